@@ -1,0 +1,218 @@
+"""Per-die tests: the one place where a die face becomes a result.
+
+A :class:`DieTest` says, for every face (or tuple of faces) of its dice, which
+labelled result it gives (``evaluate``). Both resolution paths use that same
+function:
+
+* the exact path enumerates every face tuple and counts, giving
+  :class:`fractions.Fraction` probabilities (``probabilities``, ``success``),
+  or, with array-valued parameters, float arrays for whole stat grids
+  (:func:`rates`);
+* the sampled path rolls faces with a seeded ``numpy.random.Generator`` and
+  evaluates them (:meth:`DieTest.roll`).
+
+So a rule is written once, and the Monte Carlo path is an independent check of
+the arithmetic that turns faces into distributions, not of a second copy of
+the rule.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, fields
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import numpy as np
+
+from . import validate as v
+
+__all__ = ["DieTest", "RollHigh", "RollUnder", "opposed", "rates", "roll_faces", "percent"]
+
+
+def percent(p: Fraction | float, digits: int = 1) -> str:
+    """``Fraction(5, 36)`` -> ``'13.9%'``."""
+    return f"{float(p) * 100:.{digits}f}%"
+
+
+def roll_faces(rng: np.random.Generator, sides: int, shape: tuple[int, ...]) -> np.ndarray:
+    """Roll ``shape`` fair dice with faces 1..sides (uint8, one byte a die)."""
+    return rng.integers(1, sides + 1, size=shape, dtype=np.uint8)
+
+
+@dataclass(frozen=True)
+class DieTest:
+    """A test decided by ``dice`` fair dice of ``sides`` faces each.
+
+    Subclasses set ``labels`` (the possible results, index = code),
+    ``success_labels`` (which of them count as a success) and implement
+    :meth:`evaluate`.
+    """
+
+    labels: ClassVar[tuple[str, ...]] = ("fail", "success")
+    success_labels: ClassVar[frozenset[str]] = frozenset({"success"})
+    dice: ClassVar[int] = 1
+
+    @property
+    def sides(self) -> int:  # pragma: no cover - every subclass has the field
+        raise NotImplementedError
+
+    def evaluate(self, faces: np.ndarray) -> np.ndarray:
+        """Result codes (indices into ``labels``) for ``faces[..., i]`` = die i.
+
+        Parameters may be numpy arrays; they broadcast against ``faces[..., 0]``.
+        """
+        raise NotImplementedError
+
+    # -- exact ------------------------------------------------------------
+    def all_faces(self) -> np.ndarray:
+        """Every face tuple once: shape ``(sides**dice, dice)``."""
+        grids = np.indices((self.sides,) * self.dice).reshape(self.dice, -1).T + 1
+        return grids.astype(np.int16)
+
+    @property
+    def probabilities(self) -> dict[str, Fraction]:
+        """Exact probability of each label, by counting face tuples."""
+        return dict(zip(self.labels, _counts(self)))
+
+    @property
+    def success(self) -> Fraction:
+        """Exact P(success)."""
+        return sum((p for k, p in self.probabilities.items() if k in self.success_labels), Fraction(0))
+
+    def p(self, label: str) -> Fraction:
+        return self.probabilities[label]
+
+    # -- sampled ----------------------------------------------------------
+    def roll(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        """Roll the dice ``shape`` times and return the result codes."""
+        faces = roll_faces(rng, self.sides, tuple(shape) + (self.dice,))
+        return self.evaluate(faces)
+
+    def success_codes(self) -> tuple[int, ...]:
+        return tuple(i for i, k in enumerate(self.labels) if k in self.success_labels)
+
+    def is_success(self, codes: np.ndarray) -> np.ndarray:
+        """Boolean mask of the success codes among ``codes``."""
+        ok = self.success_codes()
+        if len(ok) == 1:
+            return codes == ok[0]
+        return np.isin(codes, ok)
+
+
+@functools.lru_cache(maxsize=4096)
+def _counts(test: DieTest) -> tuple[Fraction, ...]:
+    codes = np.asarray(test.evaluate(test.all_faces()))
+    counts = np.bincount(codes.ravel(), minlength=len(test.labels))
+    total = test.sides ** test.dice
+    return tuple(Fraction(int(c), total) for c in counts)
+
+
+def rates(test: DieTest, label: str | None = None) -> np.ndarray:
+    """Float probabilities of one label (default: success) for a test whose
+    parameters are numpy arrays; shape = the parameters' broadcast shape.
+
+    It enumerates faces through the same :meth:`DieTest.evaluate`, so a grid of
+    thousands of stat cells is one vectorised call.
+    """
+    shape = np.broadcast_shapes(*(np.shape(getattr(test, f.name)) for f in fields(test)))
+    faces = test.all_faces().reshape((-1,) + (1,) * len(shape) + (test.dice,))
+    codes = test.evaluate(faces)
+    codes = np.broadcast_to(codes, (faces.shape[0],) + shape)
+    if label is None:
+        mask = np.isin(codes, test.success_codes())
+    else:
+        mask = codes == test.labels.index(label)
+    return mask.mean(axis=0)
+
+
+@dataclass(frozen=True)
+class RollHigh(DieTest):
+    """Roll one die of ``sides`` faces; ``target`` or more succeeds.
+
+    ``natural_max_always_succeeds``: the highest face succeeds whatever the
+    target; ``natural_1_always_fails``: a 1 fails whatever the target. A roll
+    exactly one short of the target is labelled ``near_miss`` (a failure).
+    """
+
+    target: Any
+    sides: int = 6
+    natural_max_always_succeeds: Any = False
+    natural_1_always_fails: Any = False
+
+    labels: ClassVar[tuple[str, ...]] = ("fail", "success", "near_miss")
+
+    def evaluate(self, faces: np.ndarray) -> np.ndarray:
+        f = faces[..., 0]
+        ok = f >= self.target
+        ok = ok | (np.asarray(self.natural_max_always_succeeds) & (f == self.sides))
+        ok = ok & ~(np.asarray(self.natural_1_always_fails) & (f == 1))
+        near = ~ok & (f == np.asarray(self.target) - 1)
+        return np.where(ok, 1, np.where(near, 2, 0)).astype(np.int8)
+
+    def describe(self, die: str | None = None) -> str:
+        """'needs 7+ on a D12' and the like."""
+        die = die or f"D{self.sides}"
+        t = int(self.target)
+        extra = []
+        if self.natural_max_always_succeeds:
+            extra.append(f"a natural {self.sides} always succeeds")
+        if self.natural_1_always_fails:
+            extra.append("a natural 1 always fails")
+        if t <= 1:
+            text = f"succeeds on any roll of a {die}"
+        elif t > self.sides:
+            text = f"needs {t}+ on a {die}, which no roll reaches"
+        else:
+            text = f"needs {t}+ on a {die}"
+        return text + ("; " + ", ".join(extra) if extra else "")
+
+
+@dataclass(frozen=True)
+class RollUnder(DieTest):
+    """The antares stat test: a d10 at or under ``value`` succeeds.
+
+    Seed (004): "a roll of a 10 is always a failure regardless, and if you need
+    to roll any number less than 1 to succeed you need a 1 followed by another
+    1"; "so long as you are testing against a value of 2 or greater any roll of
+    a 1 on the D10 is considered a critical success". Two dice are rolled; the
+    second only matters when the value is below 1 and the first die is a 1.
+    """
+
+    value: Any
+    sides: int = 10
+
+    labels: ClassVar[tuple[str, ...]] = ("fail", "success", "critical")
+    success_labels: ClassVar[frozenset[str]] = frozenset({"success", "critical"})
+    dice: ClassVar[int] = 2
+
+    def evaluate(self, faces: np.ndarray) -> np.ndarray:
+        first, second = faces[..., 0], faces[..., 1]
+        value = np.asarray(self.value)
+        ordinary = (first <= value) & (first != self.sides)
+        double_one = (first == 1) & (second == 1)
+        ok = np.where(value < 1, double_one, ordinary)
+        crit = ok & (first == 1) & (value >= 2)
+        return np.where(crit, 2, np.where(ok, 1, 0)).astype(np.int8)
+
+    def describe(self, die: str | None = None) -> str:
+        die = die or f"d{self.sides}"
+        val = int(self.value)
+        if val < 1:
+            return f"value {val} is below 1: needs a 1 on a {die} then another 1"
+        top = min(val, self.sides - 1)
+        crit = ", a 1 is a critical" if val >= 2 else ", no critical possible"
+        return f"needs {top} or less on a {die} (a {self.sides} always fails{crit})"
+
+
+def opposed(attacker: int, defender: int, *, die: int = 10, base: int = 6,
+            natural_max_always_succeeds: bool = False,
+            natural_1_always_fails: bool = False) -> RollHigh:
+    """The gunfire opposed test as the workbench reads it (RULES.md section 3):
+    success on a dX of ``base + defender - attacker`` or more; equal stats
+    with the defaults (d10, base 6) give 50%.
+    """
+    die = v.integer("die", die, 2, 100)
+    base = v.integer("base", base, -100, 100)
+    return RollHigh(target=base + defender - attacker, sides=die,
+                    natural_max_always_succeeds=v.boolean("natural_max_always_succeeds", natural_max_always_succeeds),
+                    natural_1_always_fails=v.boolean("natural_1_always_fails", natural_1_always_fails))

@@ -1,0 +1,143 @@
+"""The one outcome type every resolution returns, whatever the system."""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, Mapping
+
+import numpy as np
+
+from .dice import percent
+from .errors import InputError
+
+__all__ = ["Stage", "Outcome"]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One per-attack step: its name, exact probability, and how it is reached.
+
+    ``detail`` is plain words, e.g. "BS 5+ against cover +0 needs 5+ on a D12".
+    """
+
+    name: str
+    probability: Fraction
+    detail: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.probability, Fraction) or not 0 <= self.probability <= 1:
+            raise InputError("Stage.probability", "a Fraction from 0 to 1", self.probability)
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.probability} ({percent(self.probability)})"
+
+
+def _frozen_array(a: Any, name: str) -> np.ndarray:
+    arr = np.array(a, dtype=float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise InputError(name, "a non-empty 1-D array", a)
+    if not np.all(np.isfinite(arr)):
+        raise InputError(name, "finite numbers", a)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class Outcome:
+    """The result of one resolution.
+
+    * ``pmf[k]`` = P(exactly k models removed) (``label`` says what is counted);
+      a read-only float array that sums to 1.
+    * ``stages``: the per-attack steps in order; the product of their
+      probabilities is ``per_attack``, the chance one attack gets through the
+      last step.
+    * ``effects``: side effects (shock, suppression, wasted wounds, criticals...)
+      as probabilities or expectations, named in each system's docs.
+    * ``method``: "exact" or "sampled"; a sampled outcome also carries
+      ``samples``, ``pmf_stderr``, ``mean_stderr`` and ``effects_stderr``.
+    * ``inputs``: the arguments after validation; ``notes``: the
+      interpretations of the seed that this resolution relied on.
+    """
+
+    system: str
+    function: str
+    inputs: Mapping[str, Any]
+    pmf: np.ndarray
+    stages: tuple[Stage, ...] = ()
+    effects: Mapping[str, float] = field(default_factory=dict)
+    method: str = "exact"
+    samples: int | None = None
+    pmf_stderr: np.ndarray | None = None
+    mean_stderr: float | None = None
+    effects_stderr: Mapping[str, float] = field(default_factory=dict)
+    attacks: int | None = None
+    notes: tuple[str, ...] = ()
+    label: str = "models removed"
+
+    def __post_init__(self):
+        pmf = _frozen_array(self.pmf, "pmf")
+        if np.any(pmf < -1e-12) or not math.isclose(pmf.sum(), 1.0, abs_tol=1e-9):
+            raise InputError("pmf", "non-negative probabilities that sum to 1", pmf.tolist())
+        pmf = np.clip(pmf, 0.0, None)
+        pmf.setflags(write=False)
+        object.__setattr__(self, "pmf", pmf)
+        if self.method not in ("exact", "sampled"):
+            raise InputError("method", "'exact' or 'sampled'", self.method)
+        if self.pmf_stderr is not None:
+            object.__setattr__(self, "pmf_stderr", _frozen_array(self.pmf_stderr, "pmf_stderr"))
+        object.__setattr__(self, "inputs", MappingProxyType(dict(self.inputs)))
+        object.__setattr__(self, "effects", MappingProxyType({k: float(x) for k, x in self.effects.items()}))
+        object.__setattr__(self, "effects_stderr",
+                           MappingProxyType({k: float(x) for k, x in self.effects_stderr.items()}))
+        object.__setattr__(self, "stages", tuple(self.stages))
+        object.__setattr__(self, "notes", tuple(self.notes))
+
+    # -- reading ----------------------------------------------------------
+    @property
+    def mean(self) -> float:
+        """Expected number removed."""
+        return float(self.pmf @ np.arange(self.pmf.size))
+
+    @property
+    def max_removed(self) -> int:
+        return self.pmf.size - 1
+
+    def exactly(self, k: int) -> float:
+        """P(exactly k removed)."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise InputError("k", "a whole number 0 or more", k)
+        return float(self.pmf[k]) if k < self.pmf.size else 0.0
+
+    def at_least(self, k: int) -> float:
+        """P(k or more removed)."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise InputError("k", "a whole number 0 or more", k)
+        return float(self.pmf[k:].sum()) if k < self.pmf.size else 0.0
+
+    @property
+    def at_least_curve(self) -> np.ndarray:
+        """``[P(>=0), P(>=1), ...]`` for every count of ``pmf``."""
+        return np.cumsum(self.pmf[::-1])[::-1]
+
+    @property
+    def per_attack(self) -> Fraction | None:
+        """Product of the stage probabilities (None when there are no stages)."""
+        if not self.stages:
+            return None
+        out = Fraction(1)
+        for s in self.stages:
+            out *= s.probability
+        return out
+
+    def replace(self, **changes) -> "Outcome":
+        """A copy with some fields changed (the outcome itself is immutable)."""
+        return dataclasses.replace(self, **changes)
+
+    def __repr__(self) -> str:
+        extra = f", samples={self.samples}" if self.samples else ""
+        return (f"Outcome({self.system}.{self.function}, {self.method}{extra}, "
+                f"mean={self.mean:.4f}, per_attack={self.per_attack}, "
+                f"effects={dict(self.effects)})")

@@ -1,0 +1,158 @@
+"""Argument checks shared by every rule system.
+
+Each check returns the cleaned value or raises :class:`~workbench.errors.InputError`
+naming the argument, the allowed values and the value given. Booleans are not
+integers here, NaN is never a number, and numpy scalars are accepted.
+"""
+from __future__ import annotations
+
+import difflib
+import functools
+import inspect
+import math
+import numbers
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from .errors import InputError, UnknownArgumentError
+
+__all__ = [
+    "integer", "optional_integer", "real", "choice", "boolean", "method_args",
+    "stat_function", "forbid",
+]
+
+
+def _range_text(lo: int | float | None, hi: int | float | None) -> str:
+    if lo is not None and hi is not None:
+        return f"from {lo} to {hi}"
+    if lo is not None:
+        return f"{lo} or more"
+    if hi is not None:
+        return f"{hi} or less"
+    return "any value"
+
+
+def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
+    """A whole number in ``[lo, hi]`` (an integral float such as 5.0 is accepted)."""
+    expected = f"a whole number {_range_text(lo, hi)}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise InputError(name, expected, value)
+    if isinstance(value, numbers.Integral):
+        out = int(value)
+    else:
+        f = float(value)
+        if not math.isfinite(f) or f != int(f):
+            raise InputError(name, expected, value)
+        out = int(f)
+    if (lo is not None and out < lo) or (hi is not None and out > hi):
+        raise InputError(name, expected, value)
+    return out
+
+
+def optional_integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int | None:
+    """``None`` or a whole number in ``[lo, hi]``."""
+    if value is None:
+        return None
+    try:
+        return integer(name, value, lo, hi)
+    except InputError:
+        raise InputError(name, f"None or a whole number {_range_text(lo, hi)}", value) from None
+
+
+def real(name: str, value: Any, lo: float | None = None, hi: float | None = None,
+         *, lo_open: bool = False) -> float:
+    """A finite real number in ``[lo, hi]`` (``(lo, hi]`` with ``lo_open``)."""
+    lo_text = f"above {lo}" if lo_open else None
+    expected = f"a finite number {lo_text + (f' and at most {hi}' if hi is not None else '') if lo_text else _range_text(lo, hi)}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise InputError(name, expected, value)
+    f = float(value)
+    if not math.isfinite(f):
+        raise InputError(name, expected, value)
+    if lo is not None and (f <= lo if lo_open else f < lo):
+        raise InputError(name, expected, value)
+    if hi is not None and f > hi:
+        raise InputError(name, expected, value)
+    return f
+
+
+def choice(name: str, value: Any, allowed: Iterable[Any]) -> Any:
+    """One of ``allowed`` (compared with ``==``; strings are case-sensitive)."""
+    allowed = tuple(allowed)
+    for a in allowed:
+        if type(a) is type(value) and a == value:
+            return a
+        if isinstance(a, str) and isinstance(value, str) and a == value:
+            return a
+    hint = None
+    if isinstance(value, str):
+        close = difflib.get_close_matches(value, [a for a in allowed if isinstance(a, str)], n=1)
+        if not close:
+            close = [a for a in allowed if isinstance(a, str) and a.lower() == value.lower()]
+        if close:
+            hint = f"did you mean {close[0]!r}?"
+    raise InputError(name, "one of " + ", ".join(repr(a) for a in allowed), value, hint)
+
+
+def boolean(name: str, value: Any) -> bool:
+    """``True`` or ``False`` (numpy booleans too; not 0/1, not strings)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise InputError(name, "True or False", value)
+
+
+def forbid(name: str, value: Any, expected: str, hint: str | None = None) -> None:
+    """Raise the standard error for a combination the rules forbid."""
+    raise InputError(name, expected, value, hint)
+
+
+DEFAULT_SAMPLES = 100_000
+MAX_SAMPLES = 50_000_000
+
+
+def method_args(method: Any, samples: Any, seed: Any) -> tuple[str, int, np.random.Generator | None]:
+    """Check ``method``/``samples``/``seed``; return them with the seed as a Generator.
+
+    ``seed`` is an int (a fresh ``numpy.random.default_rng(seed)``) or a
+    ``numpy.random.Generator`` that the caller owns.
+    """
+    method = choice("method", method, ("exact", "sampled"))
+    if method == "exact":
+        return method, 0, None
+    samples = integer("samples", samples, 1, MAX_SAMPLES)
+    if isinstance(seed, np.random.Generator):
+        rng = seed
+    elif isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)) and int(seed) >= 0:
+        rng = np.random.default_rng(int(seed))
+    else:
+        raise InputError("seed", "a whole number 0 or more, or a numpy.random.Generator", seed)
+    return method, samples, rng
+
+
+def stat_function(fn: Callable) -> Callable:
+    """Decorate a stat-level function so that a wrong argument name or a
+    missing argument raises :class:`UnknownArgumentError` (a ``ValueError``
+    and a ``TypeError``) listing the accepted names, with a close match."""
+    sig = inspect.signature(fn)
+    names = [p for p in sig.parameters if sig.parameters[p].kind is not inspect.Parameter.VAR_KEYWORD]
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        for key in kwargs:
+            if key not in sig.parameters:
+                close = difflib.get_close_matches(key, names, n=1)
+                if not close:
+                    close = [n for n in names if n.lower() == key.lower()]
+                hint = f"did you mean {close[0]!r}?" if close else None
+                raise UnknownArgumentError(
+                    "argument name", f"one of {', '.join(names)} for {fn.__qualname__}()", key, hint)
+        try:
+            sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise UnknownArgumentError(
+                "arguments", f"keyword arguments as in {fn.__qualname__}{sig}", str(exc)) from None
+        return fn(*args, **kwargs)
+
+    wrapper.__signature__ = sig
+    return wrapper
