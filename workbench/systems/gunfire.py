@@ -1,0 +1,359 @@
+"""Gunfire: attacker stat against defender stat, then damage by division.
+
+Seed 003 ("Reworking Shooting A Bit", Gunfire Shadowgram) gives the sequence
+
+    1. Roll To Hit (BS vs. Ev + Modifiers)
+    2. Roll To Penetrate (AP vs. AV + Modifiers)
+    3. Divide Damage According To Strength/Toughness
+
+but never says which die is rolled or what "BS vs. Ev" needs. The workbench's
+opposed test (RULES.md section 3, :func:`workbench.dice.opposed`) succeeds on
+a dX of ``base + defender - attacker`` or more, with ``die=10`` and ``base=6``
+by default, so equal stats give 50%. ``die``, ``base``,
+``natural_max_always_succeeds`` and ``natural_1_always_fails`` are variant
+switches.
+
+Modifiers ("Ev + Modifiers", "AV + Modifiers") are added to the *defender's*
+stat: a positive ``hit_mod`` or ``pen_mod`` makes the roll harder, a negative
+one easier.
+
+Damage by division: "If your Strength is equal to, or greater than, the
+target's Toughness, then any 1 shot that penetrates the enemy unit's armor
+will kill 1 model"; otherwise "Multiply Your Hits Times The Strength Of The
+Weapon ... Divide These Damage Points by the Toughness Of The Target, Rounding
+Down". Explosive X ("some sort of 'Explosive' stat that would allow you to kill
+more than one low-toughness model with a single high-strength shot", an idea,
+not yet a rule): each penetrating hit with S >= T removes min(X, floor(S/T))
+models; with S < T it changes nothing (the seed ties it to "high-strength"
+shots against "low-toughness" models).
+
+Suppression: "Either you penetrate their armor with at least one shot, or you
+hit at least a certain percentage of that unit's models with your shots.
+Somewhere between 25-50%. Only one marker per shooting unit". P(suppressed) =
+P(at least one penetrating hit, or hits >= ceil(suppression_fraction x
+models)). Without a unit size only the penetration condition can be checked.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .. import engine, pipeline
+from .. import validate as v
+from ..dice import RollHigh, opposed, rates
+from ..errors import InputError
+from ..outcome import Outcome, Stage
+
+__all__ = ["KEY", "NAME", "SEED", "DIE", "BASE", "shooting", "shooting_table", "models_removed",
+           "TABLES", "STAT_RANGE", "MOD_RANGE"]
+
+KEY = "gunfire"
+NAME = "Gunfire"
+SEED = "003_9fc46742126cc43c.txt"
+#: the seed states no die: d10 is the workbench's default (a variant switch)
+DIE = 10
+#: equal stats need ``BASE``+ on the die (6+ on a d10: 50%)
+BASE = 6
+
+#: allowed range of BS, Ev, AP, AV, S (whole numbers)
+STAT_RANGE = (0, 20)
+#: Toughness is a divisor: 1 or more
+T_RANGE = (1, 20)
+#: allowed range of hit_mod and pen_mod
+MOD_RANGE = (-20, 20)
+MAX_SHOTS = 1000
+MAX_MODELS = 1000
+MAX_EXPLOSIVE = 20
+
+NOTES = (
+    "The seed states no die: the opposed test succeeds on a d{die} roll of "
+    "{base} + defender - attacker or more (RULES.md section 3; die and base are variant switches).",
+    "'BS vs. Ev + Modifiers' / 'AP vs. AV + Modifiers': hit_mod and pen_mod are added to the "
+    "defender's stat, so a positive modifier makes the roll harder.",
+    "Damage by division (seed): S >= T: one model per penetrating hit; S < T: "
+    "floor(penetrating hits x S / T) models, 'The leftover point is discarded'.",
+    "Explosive X (the seed's idea, not yet a rule): each penetrating hit with S >= T removes "
+    "min(X, floor(S / T)) models; with S < T it has no effect.",
+    "Suppression marker (seed): at least one shot penetrates, or hits >= ceil(suppression_fraction x "
+    "models) ('Somewhere between 25-50%'); one marker at most. Without models only penetration counts.",
+)
+
+
+# ---------------------------------------------------------------------------
+# argument checks that also accept numpy arrays (for the tables)
+# ---------------------------------------------------------------------------
+def _int_array(name: str, value: Any, lo: int, hi: int):
+    """A whole number in [lo, hi], or an array of them (returned as int64)."""
+    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
+        return v.integer(name, value, lo, hi)
+    try:
+        arr = np.asarray(value)
+    except Exception:  # ragged lists and the like
+        raise InputError(name, f"a whole number from {lo} to {hi}, or an array of them", value) from None
+    expected = f"whole numbers from {lo} to {hi}"
+    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+        raise InputError(name, expected, value)
+    if arr.size == 0:
+        raise InputError(name, "a non-empty array of " + expected, value)
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            raise InputError(name, expected, arr[bad].ravel()[0].item())
+    out = arr.astype(np.int64)
+    bad = (out < lo) | (out > hi)
+    if bad.any():
+        raise InputError(name, expected, out[bad].ravel()[0].item())
+    return out
+
+
+def _optional_int_array(name: str, value: Any, lo: int, hi: int):
+    if value is None:
+        return None
+    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
+        return v.optional_integer(name, value, lo, hi)
+    return _int_array(name, value, lo, hi)
+
+
+def _fraction_of(value: float) -> Fraction:
+    """The suppression fraction as a small rational (0.1 -> 1/10, not the binary float)."""
+    return Fraction(value).limit_denominator(1_000_000)
+
+
+# ---------------------------------------------------------------------------
+# the division step
+# ---------------------------------------------------------------------------
+def _removed(pens, s, t, explosive, models):
+    """Vectorised models removed (inputs already checked)."""
+    pens = np.asarray(pens, dtype=np.int64)
+    s = np.asarray(s, dtype=np.int64)
+    t = np.asarray(t, dtype=np.int64)
+    x = np.asarray(1 if explosive is None else explosive, dtype=np.int64)
+    per_pen = np.minimum(x, s // t)
+    out = np.where(s >= t, pens * per_pen, (pens * s) // t)
+    if models is not None:
+        out = np.minimum(out, np.asarray(models, dtype=np.int64))
+    return out
+
+
+def models_removed(pens, s, t, explosive=None, models=None):
+    """Models removed by ``pens`` penetrating hits of Strength ``s`` on Toughness ``t``.
+
+    * S >= T: one model per penetrating hit, or min(explosive, S // T) per hit
+      for an Explosive weapon;
+    * S < T: floor(pens x S / T) ("The leftover point is discarded");
+    * capped at ``models`` when given.
+
+    Seed examples: ``models_removed(3, 1, 2) == 1`` (Laansguard S1 rifles, 3
+    pens on T2 Knights); ``models_removed(4, 2, 1) == 4`` (Knights, S2, 4 pens
+    on T1 Laansguard). Scalars give an int; arrays broadcast and give an array.
+    """
+    pens = _int_array("pens", pens, 0, 1_000_000)
+    s = _int_array("s", s, *STAT_RANGE)
+    t = _int_array("t", t, *T_RANGE)
+    explosive = _optional_int_array("explosive", explosive, 1, MAX_EXPLOSIVE)
+    models = _optional_int_array("models", models, 1, MAX_MODELS)
+    out = _removed(pens, s, t, explosive, models)
+    return int(out) if out.ndim == 0 else out
+
+
+# ---------------------------------------------------------------------------
+# exact core (vectorised; the scalar path uses it too)
+# ---------------------------------------------------------------------------
+def _tests(bs, ev, ap, av, hit_mod, pen_mod, die, base, nat_max, nat_1) -> tuple[RollHigh, RollHigh]:
+    kw = dict(die=die, base=base, natural_max_always_succeeds=nat_max, natural_1_always_fails=nat_1)
+    hit = opposed(np.asarray(bs), np.asarray(ev) + np.asarray(hit_mod), **kw)
+    pen = opposed(np.asarray(ap), np.asarray(av) + np.asarray(pen_mod), **kw)
+    return hit, pen
+
+
+def _remap_cells(pmf: np.ndarray, index: np.ndarray, width: int) -> np.ndarray:
+    """Move P(count k) to ``index[..., k]`` per cell (loops over the counts, not the cells)."""
+    out = np.zeros(pmf.shape[:-1] + (width,))
+    for w in range(width):
+        out[..., w] = np.sum(np.where(index == w, pmf, 0.0), axis=-1)
+    return out
+
+
+def _exact(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, frac: Fraction,
+           die, base, nat_max, nat_1) -> dict:
+    hit_t, pen_t = _tests(bs, ev, ap, av, hit_mod, pen_mod, die, base, nat_max, nat_1)
+    shape = np.broadcast_shapes(*[np.shape(a) for a in (bs, ev, ap, av, s, t, shots, hit_mod, pen_mod,
+                                                         models, explosive) if a is not None])
+    p_hit = np.broadcast_to(rates(hit_t), shape)
+    p_pen = np.broadcast_to(rates(pen_t), shape)
+    n = np.broadcast_to(np.asarray(shots, dtype=np.int64), shape)
+    n_max = int(n.max())
+    k = np.arange(n_max + 1)
+
+    pens_pmf = engine.binomial_pmf(n, p_hit * p_pen, width=n_max + 1)
+    index = _removed(k, np.asarray(s)[..., None], np.asarray(t)[..., None],
+                     None if explosive is None else np.asarray(explosive)[..., None],
+                     None if models is None else np.asarray(models)[..., None])
+    index = np.broadcast_to(index, shape + (n_max + 1,))
+    width = int(index.max()) + 1
+    pmf = _remap_cells(pens_pmf, index, width)
+
+    # suppression: P(no penetrating hit and hits < needed)
+    hits_pmf = engine.binomial_pmf(n, p_hit, width=n_max + 1)
+    miss_all_pens = (1.0 - p_pen)[..., None] ** k
+    if models is None:
+        not_supp = np.sum(hits_pmf * miss_all_pens, axis=-1)  # = (1 - p_hit p_pen)^n
+    else:
+        needed = np.broadcast_to(-(-(frac.numerator * np.asarray(models)) // frac.denominator), shape)
+        not_supp = np.sum(np.where(k < needed[..., None], hits_pmf * miss_all_pens, 0.0), axis=-1)
+    effects = {
+        "suppressed": np.clip(1.0 - not_supp, 0.0, 1.0),
+        "hits": n * p_hit,
+        "penetrating_hits": n * p_hit * p_pen,
+    }
+    return {"pmf": pmf, "effects": effects, "tests": (hit_t, pen_t)}
+
+
+def _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
+           die, base, natural_max_always_succeeds, natural_1_always_fails, arrays: bool):
+    num = _int_array if arrays else (lambda name, x, lo, hi: v.integer(name, x, lo, hi))
+    opt = _optional_int_array if arrays else (lambda name, x, lo, hi: v.optional_integer(name, x, lo, hi))
+    return dict(
+        bs=num("bs", bs, *STAT_RANGE), ev=num("ev", ev, *STAT_RANGE),
+        ap=num("ap", ap, *STAT_RANGE), av=num("av", av, *STAT_RANGE),
+        s=num("s", s, *STAT_RANGE), t=num("t", t, *T_RANGE),
+        shots=num("shots", shots, 1, MAX_SHOTS), models=opt("models", models, 1, MAX_MODELS),
+        hit_mod=num("hit_mod", hit_mod, *MOD_RANGE), pen_mod=num("pen_mod", pen_mod, *MOD_RANGE),
+        explosive=opt("explosive", explosive, 1, MAX_EXPLOSIVE),
+        suppression_fraction=v.real("suppression_fraction", suppression_fraction, 0, 1, lo_open=True),
+        die=v.integer("die", die, 2, 100), base=v.integer("base", base, -100, 100),
+        natural_max_always_succeeds=v.boolean("natural_max_always_succeeds", natural_max_always_succeeds),
+        natural_1_always_fails=v.boolean("natural_1_always_fails", natural_1_always_fails),
+    )
+
+
+def _core_args(a: dict) -> tuple:
+    return (a["bs"], a["ev"], a["ap"], a["av"], a["s"], a["t"], a["shots"], a["models"], a["hit_mod"],
+            a["pen_mod"], a["explosive"], _fraction_of(a["suppression_fraction"]), a["die"], a["base"],
+            a["natural_max_always_succeeds"], a["natural_1_always_fails"])
+
+
+@v.stat_function
+def shooting_table(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0, explosive=None,
+                   suppression_fraction=0.25, die=DIE, base=BASE, natural_max_always_succeeds=False,
+                   natural_1_always_fails=False) -> dict:
+    """Vectorised twin of :func:`shooting` (exact only).
+
+    ``bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive`` may
+    be numpy arrays (broadcast together, shape S); the others are scalars.
+    Returns ``{"pmf": array S+(width,), "effects": {"suppressed", "hits",
+    "penetrating_hits": arrays S}}``; pmf[..., k] = P(k models removed).
+    """
+    a = _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
+               die, base, natural_max_always_succeeds, natural_1_always_fails, arrays=True)
+    out = _exact(*_core_args(a))
+    return {"pmf": out["pmf"], "effects": out["effects"]}
+
+
+TABLES = {"shooting": shooting_table}
+
+
+# ---------------------------------------------------------------------------
+# the stat-level function
+# ---------------------------------------------------------------------------
+def _ratio(p: Fraction, die: int) -> str:
+    """5/10 rather than 1/2: the count of faces out of the die."""
+    if (p * die).denominator == 1:
+        return f"{int(p * die)}/{die}"
+    return str(p)
+
+
+def _stage(name: str, att_name: str, att: int, def_name: str, dfd: int, mod: int, test: RollHigh) -> Stage:
+    p = test.success
+    against = f"{def_name} {dfd}"
+    if mod:
+        sign = "+" if mod > 0 else "−"
+        against += f" {sign} modifier {abs(mod)} = {dfd + mod}"
+    detail = f"{att_name} {att} against {against}: {test.describe(f'd{test.sides}')}: {_ratio(p, test.sides)}"
+    return Stage(name, p, detail)
+
+
+def _damage_note(s: int, t: int, explosive: int | None) -> str:
+    if s >= t:
+        if explosive is not None:
+            per = min(explosive, s // t)
+            return (f"S {s} against T {t}: Explosive {explosive}: each penetrating hit removes "
+                    f"min({explosive}, {s} // {t}) = {per} model{'s' if per != 1 else ''}")
+        return f"S {s} against T {t}: each penetrating hit removes one model"
+    extra = " (Explosive has no effect when S < T)" if explosive is not None else ""
+    return (f"S {s} against T {t}: models removed = floor(penetrating hits x {s} / {t}), "
+            f"the remainder discarded{extra}")
+
+
+@v.stat_function
+def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0, explosive=None,
+             suppression_fraction=0.25, die=DIE, base=BASE, natural_max_always_succeeds=False,
+             natural_1_always_fails=False, method="exact", samples=100_000, seed=0) -> Outcome:
+    """One unit's shots at one target unit.
+
+    Per shot: to hit, BS against Ev + ``hit_mod``; to penetrate, AP against
+    AV + ``pen_mod`` (opposed tests: a d``die`` roll of ``base + defender -
+    attacker`` or more). Then the penetrating hits are divided by S/T (see
+    :func:`models_removed`), capped at ``models`` when given.
+
+    ``effects``: ``suppressed`` = P(the target gets a suppression marker:
+    at least one penetrating hit, or hits >= ceil(suppression_fraction x
+    models); without ``models`` only penetration counts); ``hits`` and
+    ``penetrating_hits`` = expected numbers.
+    """
+    a = _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
+               die, base, natural_max_always_succeeds, natural_1_always_fails, arrays=False)
+    method, samples, rng = v.method_args(method, samples, seed)
+    core = _core_args(a)
+    hit_t, pen_t = _tests(a["bs"], a["ev"], a["ap"], a["av"], a["hit_mod"], a["pen_mod"], a["die"],
+                          a["base"], a["natural_max_always_succeeds"], a["natural_1_always_fails"])
+    hit_t = RollHigh(int(hit_t.target), hit_t.sides, hit_t.natural_max_always_succeeds,
+                     hit_t.natural_1_always_fails)
+    pen_t = RollHigh(int(pen_t.target), pen_t.sides, pen_t.natural_max_always_succeeds,
+                     pen_t.natural_1_always_fails)
+    stages = (
+        _stage("to hit", "BS", a["bs"], "Ev", a["ev"], a["hit_mod"], hit_t),
+        _stage("to penetrate", "AP", a["ap"], "AV", a["av"], a["pen_mod"], pen_t),
+    )
+    notes = (NOTES[0].format(die=a["die"], base=a["base"]),) + NOTES[1:] + (
+        _damage_note(a["s"], a["t"], a["explosive"]),)
+    if a["models"] is not None:
+        frac = _fraction_of(a["suppression_fraction"])
+        needed = -(-(frac.numerator * a["models"]) // frac.denominator)
+        notes += (f"Suppressed if a shot penetrates or {needed} or more of the {a['shots']} shots hit "
+                  f"({a['suppression_fraction']:g} of {a['models']} models, rounded up).",)
+    else:
+        notes += ("No unit size given: only 'penetrate their armor with at least one shot' can place "
+                  "the suppression marker.",)
+    inputs = dict(a, method=method)
+
+    if method == "exact":
+        out = _exact(*core)
+        return pipeline.exact_outcome(KEY, "shooting", inputs, out["pmf"], stages,
+                                      {k: float(x) for k, x in out["effects"].items()},
+                                      attacks=a["shots"], notes=notes)
+
+    shots_n, models_n = a["shots"], a["models"]
+    width = int(_removed(shots_n, a["s"], a["t"], a["explosive"], models_n)) + 1
+    frac = _fraction_of(a["suppression_fraction"])
+    needed = None if models_n is None else -(-(frac.numerator * models_n) // frac.denominator)
+
+    def one_chunk(n: int) -> dict:
+        shape = (n, shots_n)
+        hit = pipeline.passes_all(rng, (hit_t,), shape)
+        pen = pipeline.passes_all(rng, (pen_t,), shape)
+        hits = hit.sum(axis=1)
+        pens = (hit & pen).sum(axis=1)
+        suppressed = pens >= 1
+        if needed is not None:
+            suppressed |= hits >= needed
+        return {"removed": _removed(pens, a["s"], a["t"], a["explosive"], models_n),
+                "suppressed": suppressed, "hits": hits, "penetrating_hits": pens}
+
+    res = pipeline.run_sampled(samples, 2 * shots_n, one_chunk)
+    return pipeline.sampled_outcome(KEY, "shooting", inputs, res["removed"], width, stages,
+                                    {k: res[k] for k in ("suppressed", "hits", "penetrating_hits")},
+                                    attacks=shots_n, notes=notes)
