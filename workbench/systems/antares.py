@@ -1,0 +1,403 @@
+"""Antares-style d10: stat tests rolled under, criticals on a 1.
+
+Seed 004 ("DICE AND STATS"): "To test against a stat value, roll a D10 and if
+the score is equal to or less than the value you are testing against the test
+is a success." "Regardless of any modifiers applied to the stat under test, a
+D10 dice roll of a 10 is always deemed a failure." "if you need to roll any
+number less than 1 to succeed you need a 1 followed by another 1 (a 1% outside
+chance)." "so long as you are testing against a value of 2 or greater any roll
+of a 1 on the D10 is considered a critical success." The per-die rule is
+:class:`workbench.dice.RollUnder` (two dice: the second only matters for a
+value below 1).
+
+Shooting (RULES.md section 4): each shot hits on an Acc test; each hit makes
+the target take a Res test at Res + armour + cover - the weapon's strike value
+(SV) ("This value is affected by armour of various kinds as well as cover");
+a failed Res test removes a model. A critical hit "affects how casualties are
+allocated": the shooter chooses who is removed, which changes *who* but not
+*how many* by default; ``effects["critical_hits"]`` reports the expected number
+of critical hits. Variant ``critical_ignores_res=True`` (not in the seed, a
+designer's what-if) lets a critical hit remove a model without a Res test.
+
+The other tests the seed names are one stat test each: Init "when a unit
+reacts to an enemy's action" (:func:`reaction`), Cou "when checking Combat
+Status" with Com "instead of courage" for machines (:func:`combat_status`),
+Ag "for movement tests in demanding situations" (:func:`movement_test`).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .. import engine, pipeline
+from .. import validate as v
+from ..dice import RollUnder, rates
+from ..errors import InputError
+from ..outcome import Outcome, Stage
+
+__all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
+           "movement_test", "shooting", "shooting_table", "TABLES", "STAT_RANGE", "MOD_RANGE",
+           "VALUE_RANGE"]
+
+KEY = "antares"
+NAME = "Antares-style d10"
+SEED = "004_d2632203ddb2a5c8.txt"
+DIE = 10
+
+#: a stat (Acc, Res, Ag, Init, Cou, Com): the seed scores them "out of 10 with
+#: 1 being the lowest value possible and 10 the highest for this type"; other
+#: types may go further, so 0..20 is accepted
+STAT_RANGE = (0, 20)
+#: a modifier (acc_mod, a test's modifier) may lower or raise the value
+MOD_RANGE = (-20, 20)
+#: armour, cover and SV are non-negative amounts
+BONUS_RANGE = (0, 20)
+#: a test value after modifiers: every stat + modifier combination fits; any
+#: value below 1 behaves as 0 (1/100) and any value from 9 up as 9 (9/10)
+VALUE_RANGE = (-40, 40)
+MAX_SHOTS = 1000
+MAX_MODELS = 1000
+
+NOTES = (
+    "Stat test (seed): d10 equal to or less than the value succeeds; a 10 always fails; a value "
+    "below 1 needs a 1 followed by another 1; a 1 is a critical success when the value is 2 or more.",
+)
+SHOOTING_NOTES = NOTES + (
+    "Each shot hits on an Acc test at Acc + acc_mod; each hit makes the target test Res at "
+    "Res + armour + cover - SV; a failed Res test removes one model (RULES.md section 4).",
+    "Criticals on the hit roll decide who is removed ('In the case of shooting it affects how "
+    "casualties are allocated'): they do not change how many by default.",
+)
+
+
+# ---------------------------------------------------------------------------
+# argument checks (arrays allowed for the tables)
+# ---------------------------------------------------------------------------
+def _int_array(name: str, value: Any, lo: int, hi: int):
+    """A whole number in [lo, hi], or an array of them (returned as int64)."""
+    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
+        return v.integer(name, value, lo, hi)
+    try:
+        arr = np.asarray(value)
+    except Exception:
+        raise InputError(name, f"a whole number from {lo} to {hi}, or an array of them", value) from None
+    expected = f"whole numbers from {lo} to {hi}"
+    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+        raise InputError(name, expected, value)
+    if arr.size == 0:
+        raise InputError(name, "a non-empty array of " + expected, value)
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            raise InputError(name, expected, arr[bad].ravel()[0].item())
+    out = arr.astype(np.int64)
+    bad = (out < lo) | (out > hi)
+    if bad.any():
+        raise InputError(name, expected, out[bad].ravel()[0].item())
+    return out
+
+
+def _optional_int_array(name: str, value: Any, lo: int, hi: int):
+    if value is None:
+        return None
+    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
+        return v.optional_integer(name, value, lo, hi)
+    return _int_array(name, value, lo, hi)
+
+
+# ---------------------------------------------------------------------------
+# plain words
+# ---------------------------------------------------------------------------
+def _ratio(p: Fraction) -> str:
+    """3/5 -> '6/10', 1/100 -> '1/100'."""
+    for d in (10, 100):
+        if (p * d).denominator == 1:
+            return f"{int(p * d)}/{d}"
+    return str(p)
+
+
+def _pass_words(value: int) -> str:
+    if value < 1:
+        return "below 1: needs a 1 then another 1 on a d10"
+    if value >= 10:
+        return "needs 9 or less on a d10 (a 10 always fails)"
+    return f"needs {value} or less on a d10"
+
+
+def _fail_words(value: int) -> str:
+    if value < 1:
+        return "below 1: the target fails unless it rolls a 1 then another 1"
+    if value >= 10:
+        return "the target fails only on a 10"
+    return f"the target fails on {value + 1} or more"
+
+
+def _value_text(base_name: str, base: int, parts: list[tuple[str, int]]) -> tuple[int, str]:
+    """'Res 5 + armour 0 + cover 0 − SV 1 = 4' (parts carry their own sign)."""
+    total, text = base, f"{base_name} {base}"
+    for name, amount in parts:
+        total += amount
+        if name.startswith("-"):
+            text += f" − {name[1:]} {abs(amount)}"
+        else:
+            text += f" {'+' if amount >= 0 else '−'} {name} {abs(amount)}"
+    if parts:
+        text += f" = {total}"
+    return total, text
+
+
+# ---------------------------------------------------------------------------
+# the basic test
+# ---------------------------------------------------------------------------
+def test(value) -> tuple[Fraction, Fraction]:
+    """(P(success), P(critical)) of one stat test against ``value`` (after modifiers).
+
+    P(success) = 1/100 for a value below 1, value/10 from 1 to 9, 9/10 from 9
+    up; P(critical) = 1/10 for a value of 2 or more, else 0 (a critical is
+    also a success). ``value`` is a whole number from -40 to 40.
+    """
+    value = v.integer("value", value, *VALUE_RANGE)
+    die = RollUnder(value)
+    return die.success, die.p("critical")
+
+
+test.__test__ = False  # not a pytest test function when imported into a test module
+
+
+def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, method: str, samples: int,
+                  rng, inputs: dict, extra_notes: tuple[str, ...] = ()) -> Outcome:
+    value = stat + modifier
+    die = RollUnder(value)
+    p, crit = die.success, die.p("critical")
+    _, text = _value_text(stat_name, stat, [("modifier", modifier)] if modifier else [])
+    crit_text = "; a 1 is a critical success" if value >= 2 else "; no critical possible"
+    stage = Stage(f"{stat_name} test", p, f"{text}: {_pass_words(value)}{crit_text}: {_ratio(p)}")
+    notes = NOTES + extra_notes
+    if method == "exact":
+        return pipeline.exact_outcome(KEY, function, inputs, np.array([float(1 - p), float(p)]), (stage,),
+                                      {"critical": float(crit)}, attacks=1, notes=notes, label="successes")
+
+    def one_chunk(n: int) -> dict:
+        codes = die.roll(rng, (n,))
+        return {"ok": die.is_success(codes).astype(np.int8), "critical": codes == die.labels.index("critical")}
+
+    res = pipeline.run_sampled(samples, die.dice, one_chunk)
+    return pipeline.sampled_outcome(KEY, function, inputs, res["ok"], 2, (stage,),
+                                    {"critical": res["critical"]}, attacks=1, notes=notes, label="successes")
+
+
+@v.stat_function
+def stat_test(value, modifier=0, *, name="stat", method="exact", samples=100_000, seed=0) -> Outcome:
+    """One stat test at ``value + modifier`` as an Outcome.
+
+    ``pmf = [P(fail), P(success)]`` (label "successes"), one stage with the
+    exact probability and the roll needed, ``effects["critical"]`` =
+    P(critical success). ``name`` only labels the stage ("Init", "Cou"...).
+    """
+    value = v.integer("value", value, *STAT_RANGE)
+    modifier = v.integer("modifier", modifier, *MOD_RANGE)
+    if not isinstance(name, str) or not name:
+        raise InputError("name", "a non-empty string", name)
+    method, samples, rng = v.method_args(method, samples, seed)
+    inputs = {"value": value, "modifier": modifier, "name": name, "method": method}
+    return _test_outcome("stat_test", name, value, modifier, method, samples, rng, inputs)
+
+
+@v.stat_function
+def reaction(init, *, modifier=0, method="exact", samples=100_000, seed=0) -> Outcome:
+    """An Init test to react to an enemy action ("the key value that we test
+    against when a unit reacts to an enemy's action")."""
+    init = v.integer("init", init, *STAT_RANGE)
+    modifier = v.integer("modifier", modifier, *MOD_RANGE)
+    method, samples, rng = v.method_args(method, samples, seed)
+    inputs = {"init": init, "modifier": modifier, "method": method}
+    return _test_outcome("reaction", "Init", init, modifier, method, samples, rng, inputs,
+                         ("A reaction is an Init test (seed: 'the key value that we test against when a "
+                          "unit reacts to an enemy's action').",))
+
+
+@v.stat_function
+def combat_status(cou=None, machine=False, com=None, *, modifier=0, method="exact", samples=100_000,
+                  seed=0) -> Outcome:
+    """A Combat Status check: a Cou test, or a Com test for a machine.
+
+    Seed: Courage is tested "when checking Combat Status"; Compute's "principle
+    use is for WarDrones and other kinds of sentient machines, where compute is
+    generally used instead of courage". ``machine=False`` needs ``cou`` (a
+    ``com`` given as well is ignored: a living model's stat line has both);
+    ``machine=True`` needs ``com`` (``cou`` is then ignored).
+    """
+    machine = v.boolean("machine", machine)
+    modifier = v.integer("modifier", modifier, *MOD_RANGE)
+    if machine:
+        if com is None:
+            raise InputError("com", f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]} "
+                             "when machine=True", com, "machines test Com instead of Cou")
+        stat_name, stat = "Com", v.integer("com", com, *STAT_RANGE)
+        cou = v.optional_integer("cou", cou, *STAT_RANGE)
+    else:
+        if cou is None:
+            raise InputError("cou", f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]}", cou,
+                             "pass machine=True and com=... for a machine")
+        stat_name, stat = "Cou", v.integer("cou", cou, *STAT_RANGE)
+        com = v.optional_integer("com", com, *STAT_RANGE)
+    method, samples, rng = v.method_args(method, samples, seed)
+    inputs = {"cou": cou, "machine": machine, "com": com, "modifier": modifier, "method": method}
+    note = ("A machine checks Combat Status on Com ('compute is generally used instead of courage')."
+            if machine else "Combat Status is a Cou test ('We test against this value when checking "
+            "Combat Status').")
+    return _test_outcome("combat_status", stat_name, stat, modifier, method, samples, rng, inputs, (note,))
+
+
+@v.stat_function
+def movement_test(ag, *, modifier=0, method="exact", samples=100_000, seed=0) -> Outcome:
+    """An Ag test for demanding movement ("It is used mostly for movement
+    tests in demanding situations")."""
+    ag = v.integer("ag", ag, *STAT_RANGE)
+    modifier = v.integer("modifier", modifier, *MOD_RANGE)
+    method, samples, rng = v.method_args(method, samples, seed)
+    inputs = {"ag": ag, "modifier": modifier, "method": method}
+    return _test_outcome("movement_test", "Ag", ag, modifier, method, samples, rng, inputs,
+                         ("Demanding movement is an Ag test (seed: 'used mostly for movement tests in "
+                          "demanding situations').",))
+
+
+# ---------------------------------------------------------------------------
+# shooting
+# ---------------------------------------------------------------------------
+def _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays: bool) -> dict:
+    num = _int_array if arrays else (lambda name, x, lo, hi: v.integer(name, x, lo, hi))
+    opt = _optional_int_array if arrays else (lambda name, x, lo, hi: v.optional_integer(name, x, lo, hi))
+    return dict(
+        acc=num("acc", acc, *STAT_RANGE), res=num("res", res, *STAT_RANGE),
+        sv=num("sv", sv, *BONUS_RANGE), armour=num("armour", armour, *BONUS_RANGE),
+        cover=num("cover", cover, *BONUS_RANGE), acc_mod=num("acc_mod", acc_mod, *MOD_RANGE),
+        shots=num("shots", shots, 1, MAX_SHOTS), models=opt("models", models, 1, MAX_MODELS),
+        critical_ignores_res=v.boolean("critical_ignores_res", critical_ignores_res),
+    )
+
+
+def _tests(a: dict) -> tuple[RollUnder, RollUnder]:
+    hit = RollUnder(np.asarray(a["acc"]) + np.asarray(a["acc_mod"]))
+    resist = RollUnder(np.asarray(a["res"]) + np.asarray(a["armour"]) + np.asarray(a["cover"])
+                       - np.asarray(a["sv"]))
+    return hit, resist
+
+
+def _exact(a: dict) -> dict:
+    hit_t, res_t = _tests(a)
+    shape = np.broadcast_shapes(*[np.shape(a[k]) for k in
+                                  ("acc", "res", "sv", "armour", "cover", "acc_mod", "shots", "models")
+                                  if a[k] is not None])
+    p_hit = np.broadcast_to(rates(hit_t), shape)
+    p_crit = np.broadcast_to(rates(hit_t, "critical"), shape)
+    p_res = np.broadcast_to(rates(res_t), shape)
+    if a["critical_ignores_res"]:
+        p_remove = p_crit + (p_hit - p_crit) * (1.0 - p_res)
+    else:
+        p_remove = p_hit * (1.0 - p_res)
+    n = np.broadcast_to(np.asarray(a["shots"], dtype=np.int64), shape)
+    n_max = int(n.max())
+    pmf = engine.binomial_pmf(n, p_remove, width=n_max + 1)
+    if a["models"] is not None:
+        m = np.broadcast_to(np.asarray(a["models"], dtype=np.int64), shape)
+        width = min(n_max, int(m.max())) + 1
+        k = np.arange(n_max + 1)
+        # P(removed = w) = P(count = w) for w < models, P(count >= models) at w = models
+        tail = np.cumsum(pmf[..., ::-1], axis=-1)[..., ::-1]  # P(count >= k)
+        out = np.where(k < m[..., None], pmf, np.where(k == m[..., None], tail, 0.0))
+        pmf = out[..., :width]
+    effects = {
+        "critical_hits": n * p_crit,
+        "any_critical": 1.0 - (1.0 - p_crit) ** n,
+        "hits": n * p_hit,
+    }
+    return {"pmf": pmf, "effects": effects}
+
+
+@v.stat_function
+def shooting_table(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=None,
+                   critical_ignores_res=False) -> dict:
+    """Vectorised twin of :func:`shooting` (exact only).
+
+    ``acc, res, sv, armour, cover, acc_mod, shots, models`` may be numpy
+    arrays (broadcast together, shape S). Returns ``{"pmf": array S+(width,),
+    "effects": {"critical_hits", "any_critical", "hits": arrays S}}``.
+    """
+    a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=True)
+    return _exact(a)
+
+
+TABLES = {"shooting": shooting_table}
+
+
+@v.stat_function
+def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=None,
+             critical_ignores_res=False, method="exact", samples=100_000, seed=0) -> Outcome:
+    """One unit's shots at one target unit.
+
+    Per shot: an Acc test at ``acc + acc_mod`` to hit; each hit makes the
+    target test Res at ``res + armour + cover - sv``; each failed Res test
+    removes one model (capped at ``models`` when given).
+
+    ``effects``: ``critical_hits`` = expected number of critical hits (a 1 on
+    the hit roll at a value of 2 or more; they decide who is removed, not how
+    many), ``any_critical`` = P(at least one critical hit), ``hits`` =
+    expected hits. ``critical_ignores_res=True`` (a variant, not in the seed):
+    a critical hit removes a model without a Res test.
+    """
+    a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=False)
+    method, samples, rng = v.method_args(method, samples, seed)
+    hit_v, hit_text = _value_text("Acc", a["acc"], [("modifier", a["acc_mod"])] if a["acc_mod"] else [])
+    res_v, res_text = _value_text("Res", a["res"], [("armour", a["armour"]), ("cover", a["cover"]),
+                                                    ("-SV", -a["sv"])])
+    hit_t, res_t = RollUnder(hit_v), RollUnder(res_v)
+    p_hit = hit_t.success
+    crit_text = (f"; a 1 is a critical hit ({_ratio(hit_t.p('critical'))})" if hit_v >= 2
+                 else "; no critical possible")
+    stages = [Stage("to hit", p_hit, f"{hit_text}: {_pass_words(hit_v)}{crit_text}: {_ratio(p_hit)}")]
+    p_fail = 1 - res_t.success
+    if a["critical_ignores_res"]:
+        p_crit = hit_t.p("critical")
+        p_fail_given_hit = (p_crit + (p_hit - p_crit) * p_fail) / p_hit if p_hit else p_fail
+        stages.append(Stage("target fails Res", p_fail_given_hit,
+                            f"{res_text}: {_fail_words(res_v)}: {_ratio(p_fail)}; a critical hit "
+                            f"skips the Res test: {_ratio(p_fail_given_hit)} of hits remove a model"))
+    else:
+        stages.append(Stage("target fails Res", p_fail, f"{res_text}: {_fail_words(res_v)}: {_ratio(p_fail)}"))
+    notes = SHOOTING_NOTES + (
+        ("Variant critical_ignores_res: a critical hit removes a model without a Res test (not in the seed).",)
+        if a["critical_ignores_res"] else ())
+    inputs = dict(a, method=method)
+
+    if method == "exact":
+        out = _exact(a)
+        return pipeline.exact_outcome(KEY, "shooting", inputs, out["pmf"], stages,
+                                      {k: float(x) for k, x in out["effects"].items()},
+                                      attacks=a["shots"], notes=notes)
+
+    shots_n, models_n = a["shots"], a["models"]
+    width = (shots_n if models_n is None else min(shots_n, models_n)) + 1
+    crit_code = hit_t.labels.index("critical")
+
+    def one_chunk(n: int) -> dict:
+        shape = (n, shots_n)
+        codes = hit_t.roll(rng, shape)
+        hit = hit_t.is_success(codes)
+        crit = codes == crit_code
+        fails = ~res_t.is_success(res_t.roll(rng, shape))
+        if a["critical_ignores_res"]:
+            fails |= crit
+        removed = (hit & fails).sum(axis=1)
+        if models_n is not None:
+            removed = np.minimum(removed, models_n)
+        crits = crit.sum(axis=1)
+        return {"removed": removed, "critical_hits": crits, "any_critical": crits > 0,
+                "hits": hit.sum(axis=1)}
+
+    res = pipeline.run_sampled(samples, 2 * hit_t.dice * shots_n, one_chunk)
+    return pipeline.sampled_outcome(KEY, "shooting", inputs, res["removed"], width, stages,
+                                    {k: res[k] for k in ("critical_hits", "any_critical", "hits")},
+                                    attacks=shots_n, notes=notes)
