@@ -1,0 +1,265 @@
+"""Serve the dashboards, read-only, with Voila on 127.0.0.1 (``make run``).
+
+``python -m workbench.serve`` serves the five dashboard notebooks of
+``notebooks/`` (one per rule system and ``compare.ipynb``) and nothing else:
+
+* a landing page at ``/`` links each dashboard at
+  ``/voila/render/<name>.ipynb``; the port comes from ``--port`` or the
+  environment variable ``PORT`` (default 8866; ``0`` lets the system choose),
+  and the address is printed once the server listens;
+* only the dashboard notebooks are copied into a fresh temporary directory
+  that Voila serves; Voila's directory listing (``/voila/tree``), its contents
+  API (``/voila/api/contents``) and its file handler (``/voila/files``) are not
+  mounted, and the render route accepts exactly the dashboard names, so no
+  other file, notebook or listing of the project can be fetched, path
+  traversal included;
+* sources are stripped (``strip_sources``), tracebacks hidden, and the
+  template and theme cannot be overridden from the URL; Voila's standalone
+  kernel websocket forwards only comm and kernel-info messages, so a viewer
+  cannot execute code of their own (``tests/browser`` sends an
+  ``execute_request`` and checks it is refused);
+* kernels are preheated, one per dashboard, so a first render does not wait
+  for a kernel to start and the notebook to run; a dashboard reads its
+  shared-link values after ``voila.utils.wait_for_request()`` from
+  ``QUERY_STRING`` (see docs/dashboards.md);
+* pages load fully offline: the ``workbench`` template (in
+  ``workbench/voila/share/voila/templates/workbench``) is the stock ``lab``
+  template without its CDN stylesheet links;
+* nothing a viewer does writes to the project: kernels get a throw-away
+  ``IPYTHONDIR`` with history disabled, and connection files live in the
+  temporary directory, removed at exit.
+
+The committed Voila configuration is ``workbench/voila/voila.json``; no other
+``voila.json`` (current directory, ``~/.jupyter``) is read.
+"""
+from __future__ import annotations
+
+import argparse
+import html
+import os
+import shutil
+import string
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import InputError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
+VOILA_DIR = Path(__file__).resolve().parent / "voila"
+TEMPLATE_ROOT = VOILA_DIR / "share"  # a Jupyter data dir: voila/templates/workbench
+LANDING_TEMPLATE = TEMPLATE_ROOT / "voila" / "templates" / "workbench" / "landing.html"
+DEFAULT_PORT = 8866
+HOST = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    """One served notebook: its file name in ``notebooks/``, a title and a line for the landing page."""
+
+    notebook: str
+    title: str
+    blurb: str
+
+    @property
+    def path(self) -> str:
+        """URL path of the rendered dashboard."""
+        return f"/voila/render/{self.notebook}"
+
+
+DASHBOARDS: tuple[Dashboard, ...] = (
+    Dashboard("changes.ipynb", "Changes", "D12 shooting: BS, S against T, AP against SV, cover, actions and volleys."),
+    Dashboard("forgotten.ipynb", "Forgotten", "SHOOT against ATTACK POWER, movement, range, armour, shock, close combat."),
+    Dashboard("gunfire.ipynb", "Gunfire", "Opposed d10 tests: BS against EV, AP against AV, S against T, suppression."),
+    Dashboard("antares.ipynb", "Antares", "Roll-under d10: Acc, Res, armour and cover, critical hits."),
+    Dashboard("compare.ipynb", "Four systems side by side", "One matchup in each system, shared sliders, overlaid distributions."),
+)
+
+
+def dashboard_url(base: str, dashboard: Dashboard, **values) -> str:
+    """A shareable link: ``base`` + the dashboard path + ``?name=value&...`` (stat-level argument names)."""
+    from urllib.parse import urlencode
+
+    query = urlencode(values)
+    return base.rstrip("/") + dashboard.path + (f"?{query}" if query else "")
+
+
+def resolve_port(value: str | int | None) -> int:
+    """The port to listen on: ``value`` if given, else ``$PORT``, else 8866 (0 = any free port)."""
+    source = "port"
+    if value is None:
+        value = os.environ.get("PORT") or DEFAULT_PORT
+        source = "PORT"
+    try:
+        port = int(str(value).strip())
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise InputError(source, "an integer from 0 to 65535", value)
+    return port
+
+
+def stage_notebooks(source: Path, dest: Path, dashboards=DASHBOARDS) -> list[Path]:
+    """Copy exactly the dashboard notebooks from ``source`` into ``dest`` (which Voila then serves).
+
+    Voila's directory mode renders and preheats every notebook under its root;
+    staging only these files keeps every other notebook and file out of reach.
+    """
+    missing = [d.notebook for d in dashboards if not (source / d.notebook).is_file()]
+    if missing:
+        raise InputError(
+            "notebooks",
+            f"a folder holding {', '.join(d.notebook for d in dashboards)}",
+            f"{source} without {', '.join(missing)}",
+        )
+    dest.mkdir(parents=True, exist_ok=True)
+    staged = []
+    for d in dashboards:
+        target = dest / d.notebook
+        shutil.copyfile(source / d.notebook, target)
+        target.chmod(0o444)
+        staged.append(target)
+    return staged
+
+
+def landing_page(dashboards=DASHBOARDS) -> str:
+    """The HTML of ``/``: one link per dashboard, no external resource."""
+    items = "\n".join(
+        f'<li><a href="{html.escape(d.path)}">{html.escape(d.title)}</a>'
+        f"<span>{html.escape(d.blurb)}</span></li>"
+        for d in dashboards
+    )
+    return string.Template(LANDING_TEMPLATE.read_text(encoding="utf-8")).substitute(items=items)
+
+
+def _quiet_kernel_home(tmp: Path) -> Path:
+    """An IPYTHONDIR whose profile disables history, so kernels write nothing to the user's home."""
+    profile = tmp / "ipython" / "profile_default"
+    profile.mkdir(parents=True, exist_ok=True)
+    config = "c = get_config()  # noqa\nc.HistoryManager.enabled = False\n"
+    (profile / "ipython_config.py").write_text(config, encoding="utf-8")
+    (profile / "ipython_kernel_config.py").write_text(config, encoding="utf-8")
+    return tmp / "ipython"
+
+
+def _make_server_class():
+    """The Voila application, restricted to the dashboards (built lazily: importing voila is slow)."""
+    import tornado.httpserver
+    import tornado.ioloop
+    import tornado.netutil
+    import tornado.web
+    from traitlets import default
+    from voila.app import Voila
+
+    class LandingHandler(tornado.web.RequestHandler):
+        def initialize(self, page: str):
+            self.page = page
+
+        def get(self):
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.set_header("X-Content-Type-Options", "nosniff")
+            self.set_header("Cache-Control", "no-cache")
+            self.finish(self.page)
+
+    class DashboardServer(Voila):
+        """Voila serving a fixed list of dashboards, read-only, on one interface."""
+
+        name = "workbench-dashboards"
+        dashboards = DASHBOARDS
+
+        @default("config_file_paths")
+        def _config_file_paths_default(self):
+            return [str(VOILA_DIR)]  # only the committed voila.json
+
+        # Routes a viewer must never reach: listings, the contents API, raw files,
+        # and the catch-all render route (replaced by one limited to the dashboards).
+        _DROPPED = ("/voila/tree", "/voila/api/contents", "/voila/files/", "/voila/render/")
+
+        def init_handlers(self):
+            kept, render_cls, render_kwargs = [], None, None
+            for spec in super().init_handlers():
+                pattern = spec[0]
+                if pattern.startswith("/voila/render/"):
+                    render_cls, render_kwargs = spec[1], spec[2]
+                if pattern == self.server_url or any(pattern.startswith(p) for p in self._DROPPED):
+                    continue
+                kept.append(spec)
+            if render_kwargs is None:  # pragma: no cover - Voila changed its routes
+                raise RuntimeError("Voila has no /voila/render/ route to restrict")
+            names = "|".join(d.notebook.replace(".", r"\.") for d in self.dashboards)
+            kept.insert(0, (self.server_url, LandingHandler, {"page": landing_page(self.dashboards)}))
+            kept.insert(1, (self.server_url + rf"voila/render/({names})", render_cls, render_kwargs))
+            return kept
+
+        def start(self):
+            """Bind first (so ``--port 0`` is known to the preheated kernels), then serve until stopped."""
+            self.connection_dir = tempfile.mkdtemp(prefix="voila_", dir=self.connection_dir_root)
+            sockets = tornado.netutil.bind_sockets(self.port, self.ip)
+            self.port = sockets[0].getsockname()[1]
+            settings = self.init_settings()
+            self.app = tornado.web.Application(**settings)
+            self.app.settings.update(self.tornado_settings)
+            self.app.add_handlers(".*$", self.init_handlers())
+            server = tornado.httpserver.HTTPServer(self.app)
+            server.add_sockets(sockets)
+            url = f"http://{self.ip}:{self.port}/"
+            print(f"Dashboards served at {url}", flush=True)
+            for d in self.dashboards:
+                print(f"  {d.title}: {url.rstrip('/')}{d.path}", flush=True)
+            self.ioloop = tornado.ioloop.IOLoop.current()
+            try:
+                self.ioloop.start()
+            except KeyboardInterrupt:
+                self.log.info("Stopping...")
+            finally:
+                server.stop()
+                self.stop()
+
+    return DashboardServer
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve the dashboards until interrupted (Ctrl-C or SIGTERM). Returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m workbench.serve", description=__doc__.split("\n")[0])
+    parser.add_argument("--port", default=None, help=f"port on {HOST} (default: $PORT or {DEFAULT_PORT}; 0 = any free port)")
+    parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS_DIR, help="folder holding the dashboard notebooks")
+    parser.add_argument("--pool-size", type=int, default=1, help="preheated kernels per dashboard (each ~130 MB)")
+    args = parser.parse_args(argv)
+    try:
+        port = resolve_port(args.port)
+        if not 0 <= args.pool_size <= 4:
+            raise InputError("pool-size", "an integer from 0 to 4", args.pool_size)
+        tmp = Path(tempfile.mkdtemp(prefix="workbench-dashboards-"))
+        try:
+            served = tmp / "dashboards"
+            stage_notebooks(args.notebooks.resolve(), served)
+        except Exception:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    os.environ["IPYTHONDIR"] = str(_quiet_kernel_home(tmp))
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(
+        [str(TEMPLATE_ROOT)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+    )
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    server_class = _make_server_class()
+    app = server_class()
+    try:
+        app.initialize([str(served), f"--Voila.connection_dir_root={tmp}"])
+        app.ip = HOST
+        app.port = port
+        app.voila_configuration.default_pool_size = args.pool_size
+        app.voila_configuration.preheat_kernel = args.pool_size > 0
+        app.start()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
