@@ -1,0 +1,705 @@
+"""Sweeps and design diagnostics across the four rule systems.
+
+* :func:`sweep` evaluates a stat-level function over a grid of its keywords
+  and returns a tidy DataFrame (one row per cell): the cell's stats, ``mean``
+  (expected models removed), ``p_at_least_k`` for k = 1.. and the side
+  effects. It goes through the system's vectorised twin (``TABLES``) when there
+  is one: one numpy call per combination of non-numeric keywords, not one
+  Python call per cell. Without a twin (or with ``method="sampled"``) it calls
+  the function per cell, with a progress bar.
+* :func:`heatmap` and :func:`lines` build plotly figures from a sweep.
+* Diagnostics: :func:`value_of_plus_one`, :func:`granularity`,
+  :func:`equivalent` (see each docstring for the definitions used).
+"""
+from __future__ import annotations
+
+import inspect
+import itertools
+import numbers
+import statistics
+from dataclasses import dataclass
+from fractions import Fraction
+from types import ModuleType
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import systems
+from . import validate as v
+from .errors import InputError, UnknownArgumentError
+from .progress import bar
+
+__all__ = [
+    "sweep", "heatmap", "lines", "StatInfo", "STATS", "DEFAULT_MATCHUP", "stat_info",
+    "value_of_plus_one", "value_of_plus_one_figure", "Granularity", "granularity",
+    "granularity_table", "granularity_figure", "equivalent", "equivalent_figure", "DISTANCE",
+    "evaluate",
+]
+
+#: keywords a sweep passes through unchanged (they pick the method, not a stat)
+_METHOD_KEYS = ("method", "samples", "seed")
+
+#: the distance :func:`equivalent` ranks settings by
+DISTANCE = ("total variation distance between the two distributions of models removed, "
+            "TV(p, q) = 1/2 x sum over N of |p(N) - q(N)| (0 = identical, 1 = disjoint); "
+            "ties broken by |difference of expected removals|, then (same system) by the "
+            "fewest stats changed from the input")
+
+
+# ---------------------------------------------------------------------------
+# resolving a system and a function
+# ---------------------------------------------------------------------------
+def _module(system: Any) -> ModuleType:
+    if isinstance(system, ModuleType) and getattr(system, "KEY", None) in systems.KEYS:
+        return system
+    return systems.get(system)
+
+
+def _function_names(mod: ModuleType) -> list[str]:
+    tables = set(getattr(mod, "TABLES", {}).values())
+    out = []
+    for name in getattr(mod, "__all__", dir(mod)):
+        obj = getattr(mod, name, None)
+        if (callable(obj) and not isinstance(obj, type) and not name.startswith("_")
+                and not name.isupper() and obj not in tables and not name.endswith("_table")):
+            try:
+                params = inspect.signature(obj).parameters
+            except (TypeError, ValueError):
+                continue
+            if "method" in params:
+                out.append(name)
+    return out
+
+
+def _function(mod: ModuleType, function: Any):
+    if callable(function) and getattr(function, "__name__", None) in _function_names(mod):
+        function = function.__name__
+    name = v.choice("function", function, _function_names(mod))
+    return name, getattr(mod, name)
+
+
+def _params(fn) -> dict[str, inspect.Parameter]:
+    return dict(inspect.signature(fn).parameters)
+
+
+# ---------------------------------------------------------------------------
+# the grid
+# ---------------------------------------------------------------------------
+def _is_number(x: Any) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
+def _values(name: str, value: Any) -> list[Any]:
+    """A keyword's values: a scalar is one value; a list/tuple/range/1-D array is several."""
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            raise InputError(name, "a value or a flat (1-D) list of values", value)
+        value = value.tolist()
+    if isinstance(value, (list, tuple, range)):
+        vals = list(value)
+        if not vals:
+            raise InputError(name, "a value or a non-empty list of values", value)
+    elif isinstance(value, (set, frozenset, dict)):
+        raise InputError(name, "a value or a list of values (a list, tuple, range or 1-D array)", value)
+    else:
+        vals = [value]
+    out = []
+    for x in vals:
+        if isinstance(x, (list, tuple, set, dict, np.ndarray)):
+            raise InputError(name, "a value or a flat list of values (numbers, strings, True/False, None)",
+                             value)
+        if isinstance(x, np.generic):
+            x = x.item()
+        if not any(type(o) is type(x) and o == x for o in out):
+            out.append(x)
+    return out
+
+
+def _grid(name: str, fn, grid: Mapping[str, Any]) -> dict[str, list[Any]]:
+    params = _params(fn)
+    names = [p for p in params if p not in _METHOD_KEYS]
+    out: dict[str, list[Any]] = {}
+    for key, value in grid.items():
+        if key not in params:
+            import difflib
+            close = difflib.get_close_matches(key, names, n=1)
+            raise UnknownArgumentError(
+                "sweep keyword", f"one of {', '.join(names)} for {name}()", key,
+                f"did you mean {close[0]!r}?" if close else None)
+        vals = _values(key, value)
+        if key in _METHOD_KEYS and len(vals) != 1:
+            raise InputError(key, "a single value (it picks the method, it is not swept)", value)
+        out[key] = vals
+    missing = [p for p, prm in params.items()
+               if prm.default is inspect.Parameter.empty and prm.kind is inspect.Parameter.KEYWORD_ONLY
+               and p not in out]
+    if missing:
+        raise InputError(missing[0], f"a value or a list of values (required by {name}())", "nothing")
+    return out
+
+
+def _cells(grid: Mapping[str, list[Any]]) -> pd.DataFrame:
+    keys = list(grid)
+    rows = list(itertools.product(*(grid[k] for k in keys)))
+    return pd.DataFrame(rows, columns=keys)
+
+
+def _pad(pmf: np.ndarray, width: int) -> np.ndarray:
+    if pmf.shape[-1] >= width:
+        return pmf
+    pad = [(0, 0)] * (pmf.ndim - 1) + [(0, width - pmf.shape[-1])]
+    return np.pad(pmf, pad)
+
+
+def evaluate(system: Any, function: Any = "shooting", progress: bool = True,
+             **grid: Any) -> tuple[pd.DataFrame, np.ndarray, dict[str, np.ndarray], str]:
+    """The work behind :func:`sweep`: ``(cells, pmf, effects, path)``.
+
+    ``cells`` has one row per grid cell (its keyword values), ``pmf`` is
+    ``(cells, width)`` (P(exactly N removed)), ``effects`` maps each side
+    effect to one value per cell, ``path`` is ``"table"`` (vectorised twin) or
+    ``"loop"`` (one call per cell).
+    """
+    mod = _module(system)
+    name, fn = _function(mod, function)
+    qual = f"{mod.KEY}.{name}"
+    g = _grid(qual, fn, grid)
+    method = g.get("method", ["exact"])[0]
+    table = getattr(mod, "TABLES", {}).get(name)
+    if table is not None and method == "exact":
+        table_grid = {k: vals for k, vals in g.items() if k not in _METHOD_KEYS}
+        return _via_table(table, table_grid, progress) + ("table",)
+    return _via_loop(fn, g, progress, qual) + ("loop",)
+
+
+def _via_table(table, g: dict[str, list[Any]], progress: bool):
+    # numeric keywords with several values go in as arrays; the rest fix a group
+    arrays = [k for k, vals in g.items() if len(vals) > 1 and all(_is_number(x) for x in vals)]
+    while True:
+        try:
+            return _table_groups(table, g, arrays, progress)
+        except InputError as exc:
+            # a keyword the twin takes only as a scalar: group by it instead
+            if exc.field in arrays:
+                arrays = [k for k in arrays if k != exc.field]
+                continue
+            raise
+
+
+def _table_groups(table, g: dict[str, list[Any]], arrays: list[str], progress: bool):
+    keys = list(g)
+    group_keys = [k for k in keys if k not in arrays]
+    groups = list(itertools.product(*(g[k] for k in group_keys)))
+    mesh = np.meshgrid(*(np.asarray(g[k]) for k in arrays), indexing="ij") if arrays else []
+    flat = [m.ravel() for m in mesh]
+    n = flat[0].size if flat else 1
+    frames, pmfs, effects = [], [], {}
+    for combo in bar(groups, total=len(groups), desc="sweep", unit="group",
+                     enabled=progress and len(groups) > 1):
+        kwargs = dict(zip(group_keys, combo))
+        kwargs.update(zip(arrays, flat))
+        out = table(**kwargs)
+        pmf = np.asarray(out["pmf"], dtype=float)
+        pmf = np.broadcast_to(pmf, (n, pmf.shape[-1])) if pmf.ndim == 1 else pmf.reshape(n, -1)
+        pmfs.append(pmf)
+        for ename, arr in out.get("effects", {}).items():
+            effects.setdefault(ename, []).append(np.broadcast_to(np.asarray(arr, dtype=float), (n,))
+                                                 if np.ndim(arr) == 0 else np.asarray(arr, float).reshape(n))
+        frame = {k: np.repeat(np.asarray([val], dtype=object), n) for k, val in zip(group_keys, combo)}
+        frame.update({k: f for k, f in zip(arrays, flat)})
+        frames.append(pd.DataFrame(frame)[keys])
+    width = max(p.shape[-1] for p in pmfs)
+    pmf = np.concatenate([_pad(p, width) for p in pmfs], axis=0)
+    cells = pd.concat(frames, ignore_index=True)
+    for k in group_keys:
+        cells[k] = cells[k].infer_objects()
+    eff = {}
+    for ename, parts in effects.items():
+        if len(parts) == len(pmfs):
+            eff[ename] = np.concatenate(parts)
+    return cells, pmf, eff
+
+
+def _via_loop(fn, g: dict[str, list[Any]], progress: bool, qual: str):
+    cells = _cells(g)
+    records = cells.to_dict("records")
+    pmfs, effects, stderr = [], [], []
+    for kwargs in bar(records, total=len(records), desc=f"sweep {qual}", unit="cell", enabled=progress):
+        out = fn(**kwargs)
+        pmfs.append(np.asarray(out.pmf))
+        effects.append(dict(out.effects))
+        stderr.append(out.mean_stderr)
+    width = max(p.size for p in pmfs)
+    pmf = np.stack([_pad(p, width) for p in pmfs])
+    names = [k for k in effects[0] if all(k in e for e in effects)]
+    eff = {k: np.array([e[k] for e in effects], dtype=float) for k in names}
+    if any(s is not None for s in stderr):
+        eff["mean_stderr"] = np.array([np.nan if s is None else s for s in stderr], dtype=float)
+    return cells, pmf, eff
+
+
+def _frame(cells: pd.DataFrame, pmf: np.ndarray, effects: Mapping[str, np.ndarray]) -> pd.DataFrame:
+    df = cells.copy()
+    df["mean"] = pmf @ np.arange(pmf.shape[-1])
+    tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
+    for k in range(1, pmf.shape[-1]):
+        df[f"p_at_least_{k}"] = np.clip(tail[:, k], 0.0, 1.0)
+    for name, arr in effects.items():
+        col = name if name not in df.columns else f"effect_{name}"
+        df[col] = arr
+    return df
+
+
+def sweep(system: Any, function: Any = "shooting", *, progress: bool = True, **grid: Any) -> pd.DataFrame:
+    """Evaluate ``system.function`` over the cartesian grid of ``grid``.
+
+    Each keyword of ``grid`` is one value or a list (tuple, range, 1-D array)
+    of values; ``method``/``samples``/``seed`` may be given once. Returns one
+    row per cell: the cell's keywords, ``mean`` (expected models removed),
+    ``p_at_least_k`` for k = 1 .. the largest count any cell can reach, and one
+    column per side effect. ``df.attrs["path"]`` says whether the vectorised
+    twin (``"table"``) or a call per cell (``"loop"``, with a progress bar
+    after a second) was used.
+
+    Bad grids raise :class:`~workbench.errors.InputError` naming the keyword:
+    an unknown keyword, an empty list, a nested value, or a value the function
+    rejects.
+
+    >>> sweep("changes", "shooting", bs=[3, 4, 5], s=5, ap=5, t=2, sv=3)  # doctest: +SKIP
+    """
+    cells, pmf, effects, path = evaluate(system, function, progress=progress, **grid)
+    df = _frame(cells, pmf, effects)
+    df.attrs["path"] = path
+    df.attrs["system"] = _module(system).KEY
+    return df
+
+
+# ---------------------------------------------------------------------------
+# plots of a sweep
+# ---------------------------------------------------------------------------
+def _select(df: pd.DataFrame, columns: Sequence[str], where: Mapping[str, Any] | None,
+            value: str) -> pd.DataFrame:
+    if not isinstance(df, pd.DataFrame):
+        raise InputError("df", "a DataFrame returned by sweep()", type(df).__name__)
+    for role, col in zip(("x", "y/line", "value"), list(columns) + [value]):
+        if col not in df.columns:
+            raise InputError(role, "a column of the sweep: " + ", ".join(map(str, df.columns)), col)
+    where = dict(where or {})
+    for col, val in where.items():
+        if col not in df.columns:
+            raise InputError("where", "column names of the sweep: " + ", ".join(map(str, df.columns)), col)
+        df = df[df[col] == val]
+    if df.empty:
+        raise InputError("where", "values present in the sweep", where)
+    stat_cols = [c for c in df.columns if c not in columns and c != value and c in _stat_columns(df)]
+    varying = [c for c in stat_cols if df[c].nunique(dropna=False) > 1]
+    if varying:
+        raise InputError("where", f"a value for each other swept column ({', '.join(varying)})", where,
+                         "pass where={...} to fix them")
+    return df
+
+
+def _stat_columns(df: pd.DataFrame) -> list[str]:
+    out = []
+    for c in df.columns:
+        if c == "mean" or str(c).startswith("p_at_least_"):
+            break
+        out.append(c)
+    return out
+
+
+def _label(col: str) -> str:
+    if col == "mean":
+        return "expected models removed"
+    if col.startswith("p_at_least_"):
+        return f"P(at least {col[len('p_at_least_'):]} removed)"
+    return col
+
+
+def heatmap(df: pd.DataFrame, x: str, y: str, value: str = "mean", *,
+            where: Mapping[str, Any] | None = None, title: str | None = None):
+    """A plotly heatmap of ``value`` over two swept stats ``x`` and ``y``.
+
+    Every other swept stat must be constant (fix it with ``where={...}``).
+    """
+    import plotly.graph_objects as go
+
+    d = _select(df, [x, y], where, value)
+    table = d.pivot_table(index=y, columns=x, values=value, aggfunc="first").sort_index()
+    table = table[sorted(table.columns)]
+    z = table.to_numpy(dtype=float)
+    fig = go.Figure(go.Heatmap(
+        z=z, x=[str(c) for c in table.columns], y=[str(i) for i in table.index],
+        colorscale="Viridis", colorbar=dict(title=_label(value)),
+        text=np.vectorize(lambda q: f"{q:.3g}")(z), texttemplate="%{text}",
+        hovertemplate=f"{x}=%{{x}}<br>{y}=%{{y}}<br>{_label(value)}=%{{z:.4f}}<extra></extra>"))
+    fig.update_layout(title=title or f"{_label(value)} by {x} and {y}",
+                      xaxis_title=x, yaxis_title=y, xaxis_type="category", yaxis_type="category")
+    return fig
+
+
+def lines(df: pd.DataFrame, x: str, line: str, value: str = "mean", *,
+          where: Mapping[str, Any] | None = None, title: str | None = None):
+    """A plotly line chart of ``value`` against ``x``, one line per value of ``line``."""
+    import plotly.graph_objects as go
+
+    d = _select(df, [x, line], where, value)
+    fig = go.Figure()
+    for key, part in d.groupby(line, sort=True):
+        part = part.sort_values(x)
+        fig.add_trace(go.Scatter(x=part[x], y=part[value], mode="lines+markers", name=f"{line}={key}"))
+    fig.update_layout(title=title or f"{_label(value)} by {x}, one line per {line}",
+                      xaxis_title=x, yaxis_title=_label(value), legend_title=line)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# stats: ranges and which way helps their owner
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StatInfo:
+    """One shooting stat of a system for the diagnostics.
+
+    ``owner`` is "attacker" or "defender"; ``step`` is the change of the
+    number that helps the owner ("+1" in the designer's sense): -1 for a
+    target number ("5+" -> "4+"), +1 for a stat that is better when higher.
+    ``values`` is the range the diagnostics sweep.
+    """
+
+    name: str
+    owner: str
+    step: int
+    values: tuple[int, ...]
+    doc: str
+
+
+def _info(name, owner, step, values, doc):
+    return name, StatInfo(name, owner, step, tuple(values), doc)
+
+
+#: shooting stats of each system (the diagnostics' ranges and "+1" directions)
+STATS: dict[str, dict[str, StatInfo]] = {
+    "changes": dict([
+        _info("bs", "attacker", -1, range(2, 13), "BS N+ on a D12: lower is better, +1 = BS 5+ -> 4+"),
+        _info("ap", "attacker", -1, range(2, 13), "AP N+ on a D12: lower is better, +1 = AP 5+ -> 4+"),
+        _info("s", "attacker", -1, range(2, 13), "S N+ on a D12: lower is better, +1 = S 5+ -> 4+"),
+        _info("cover", "defender", +1, range(0, 7), "cover modifier: added to BS, higher is better for the target"),
+        _info("sv", "defender", +1, range(0, 7), "armour modifier: added to AP, higher is better for the target"),
+        _info("t", "defender", +1, range(0, 7), "toughness modifier: added to S, higher is better for the target"),
+    ]),
+    "forgotten": dict([
+        _info("shoot", "attacker", -1, range(2, 11),
+              "SHOOT: d10 + modifiers >= SHOOT hits; lower is better, +1 = SHOOT 6 -> 5"),
+        _info("attack_power", "attacker", -1, range(0, 10),
+              "ATTACK POWER: d10 - armour - cover > ATTACK POWER kills; lower is stronger, +1 = 5 -> 4"),
+    ]),
+    "gunfire": dict([
+        _info("bs", "attacker", +1, range(1, 11), "BS against Ev: higher is better for the firer"),
+        _info("ap", "attacker", +1, range(1, 11), "AP against AV: higher is better for the firer"),
+        _info("s", "attacker", +1, range(1, 6), "S against T (division): higher is better for the firer"),
+        _info("ev", "defender", +1, range(1, 11), "Ev against BS: higher is better for the target"),
+        _info("av", "defender", +1, range(1, 11), "AV against AP: higher is better for the target"),
+        _info("t", "defender", +1, range(1, 6), "T against S (division): higher is better for the target"),
+    ]),
+    "antares": dict([
+        _info("acc", "attacker", +1, range(0, 11), "Acc: roll under, higher is better for the firer"),
+        _info("sv", "attacker", +1, range(0, 7), "strike value: subtracted from Res, higher is better for the firer"),
+        _info("res", "defender", +1, range(0, 11), "Res: roll under, higher is better for the target"),
+        _info("armour", "defender", +1, range(0, 7), "armour: added to Res, higher is better for the target"),
+        _info("cover", "defender", +1, range(0, 7), "cover: added to Res, higher is better for the target"),
+    ]),
+}
+
+#: the seed units' matchups (profiles/), ten shots: the starting point of the diagnostics
+DEFAULT_MATCHUP: dict[str, dict[str, Any]] = {
+    # RULES.md reference: space marine, S5+ AP5+ gun, aimed, at a space marine in the open
+    "changes": dict(bs=5, s=5, ap=5, t=2, sv=3, shots=10),
+    # profiles/forgotten/trooper.toml (illustrative): SHOOT 6, rifle ATTACK POWER 5, light armour
+    "forgotten": dict(shoot=6, attack_power=5, armour="light", shots=10),
+    # profiles/gunfire: Laansguard (BS 4, rifle AP 3, S1) at Knights (Ev 3, AV 5, T2)
+    "gunfire": dict(bs=4, ev=3, ap=3, av=5, s=1, t=2, shots=10),
+    # RULES.md reference: Rever Acc 5 shoots Rever Res 5 with an SV 1 weapon
+    "antares": dict(acc=5, res=5, sv=1, shots=10),
+}
+
+
+def stat_info(system: Any, stat: str) -> StatInfo:
+    key = _module(system).KEY
+    return STATS[key][v.choice("stat", stat, tuple(STATS[key]))]
+
+
+# ---------------------------------------------------------------------------
+# value of +1
+# ---------------------------------------------------------------------------
+def value_of_plus_one(system: Any, stat: str | Sequence[str] | None = None, **matchup: Any) -> pd.DataFrame:
+    """How much one step of a stat ("+1" for its owner) changes expected removals.
+
+    For each value ``x`` of the stat's range (:data:`STATS`) whose improved
+    value ``x + step`` is also in the range: ``delta = mean(x + step) -
+    mean(x)``, all other stats as in ``matchup`` (the seed matchup
+    :data:`DEFAULT_MATCHUP` fills the rest). An attacker's +1 gives a delta
+    >= 0, a defender's +1 a delta <= 0. ``stat=None`` does every stat of the
+    system. Columns: ``stat, owner, step_text, value, improved, mean,
+    improved_mean, delta``.
+    """
+    mod = _module(system)
+    key = mod.KEY
+    names = list(STATS[key]) if stat is None else ([stat] if isinstance(stat, str) else list(stat))
+    base = {**DEFAULT_MATCHUP[key], **matchup}
+    frames = []
+    for name in names:
+        info = stat_info(key, name)
+        df = sweep(key, "shooting", progress=False, **{**base, name: list(info.values)})
+        means = dict(zip(df[name].tolist(), df["mean"].tolist()))
+        rows = []
+        for x in info.values:
+            y = x + info.step
+            if y in means:
+                rows.append(dict(stat=name, owner=info.owner,
+                                 step_text=f"{name} {x} -> {y}", value=x, improved=y,
+                                 mean=means[x], improved_mean=means[y], delta=_clean(means[y] - means[x])))
+        frames.append(pd.DataFrame(rows))
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs["system"] = key
+    out.attrs["matchup"] = base
+    return out
+
+
+def _clean(x: float) -> float:
+    """Float noise of equal means (|x| < 1e-12) shown as 0."""
+    return 0.0 if abs(x) < 1e-12 else float(x)
+
+
+def value_of_plus_one_figure(df: pd.DataFrame, title: str | None = None):
+    """Lines of ``delta`` (change of expected removals) against the starting value, one per stat."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for name, part in df.groupby("stat", sort=False):
+        fig.add_trace(go.Scatter(x=part["value"], y=part["delta"], mode="lines+markers",
+                                 name=f"{name} ({part['owner'].iloc[0]})",
+                                 customdata=part[["step_text"]],
+                                 hovertemplate="%{customdata[0]}: %{y:+.4f}<extra></extra>"))
+    fig.add_hline(y=0, line_color="grey", line_width=1)
+    sys_key = df.attrs.get("system", "")
+    fig.update_layout(title=title or f"{sys_key}: value of +1 (change of expected models removed)",
+                      xaxis_title="stat value before the step", yaxis_title="Δ expected removals")
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# granularity
+# ---------------------------------------------------------------------------
+#: the per-attack stats swept for granularity (one shot, no unit size); the
+#: rest stay at the function's defaults. Gunfire fixes S = T = 1 so that one
+#: penetrating hit removes one model (the division does not change the
+#: per-shot probability); changes sweeps the three target numbers with the
+#: target's modifiers at 0 (a modifier only shifts a target number).
+GRANULARITY_GRID: dict[str, dict[str, Any]] = {
+    "changes": dict(bs=list(range(1, 13)), s=list(range(1, 13)), ap=list(range(1, 13)), shots=1),
+    "forgotten": dict(shoot=list(range(1, 12)), attack_power=list(range(-1, 11)), shots=1),
+    "gunfire": dict(bs=list(range(0, 11)), ev=5, ap=list(range(0, 11)), av=5, s=1, t=1, shots=1),
+    "antares": dict(acc=list(range(0, 11)), res=list(range(0, 11)), sv=[0, 1], shots=1),
+}
+
+
+@dataclass(frozen=True)
+class Granularity:
+    """The distinct per-attack probabilities of a system and the steps between them."""
+
+    system: str
+    values: tuple[Fraction, ...]
+    steps: tuple[Fraction, ...]
+    grid: Mapping[str, Any]
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        steps = self.steps
+        return dict(system=self.system, distinct=len(self.values),
+                    min_step=min(steps) if steps else None,
+                    median_step=statistics.median(steps) if steps else None,
+                    max_step=max(steps) if steps else None)
+
+    def frame(self) -> pd.DataFrame:
+        """One row per distinct probability: the Fraction, its float, the step from the one below."""
+        return pd.DataFrame(dict(
+            probability=list(self.values), value=[float(x) for x in self.values],
+            step=[None] + list(self.steps)))
+
+
+def granularity(system: Any) -> Granularity:
+    """Distinct per-attack probabilities a system can produce over its stat ranges.
+
+    Per attack = the product of the stage probabilities of one shot (the chance
+    one shot removes a model). The grid is :data:`GRANULARITY_GRID`; it is
+    evaluated through the system's vectorised twin, and each distinct value is
+    then taken exactly, as a Fraction, from ``Outcome.per_attack`` of one cell
+    that produces it. ``steps`` are the differences between consecutive
+    distinct values.
+    """
+    mod = _module(system)
+    grid = GRANULARITY_GRID[mod.KEY]
+    cells, pmf, _eff, _path = evaluate(mod, "shooting", progress=False, **grid)
+    p = pmf[:, 1] if pmf.shape[1] > 1 else np.zeros(len(cells))
+    rounded = np.round(p, 12)
+    _, first = np.unique(rounded, return_index=True)
+    fn = getattr(mod, "shooting")
+    records = cells.to_dict("records")
+    values = set()
+    for i in first:
+        out = fn(**records[int(i)])
+        exact = out.per_attack
+        if exact is None or abs(float(exact) - p[i]) > 1e-9:
+            exact = Fraction(float(p[i])).limit_denominator(10 ** 6)
+        values.add(exact)
+    vals = tuple(sorted(values))
+    steps = tuple(b - a for a, b in zip(vals, vals[1:]))
+    return Granularity(mod.KEY, vals, steps, grid)
+
+
+def granularity_table(systems_: Iterable[str] | None = None) -> pd.DataFrame:
+    """One summary row per system: distinct values, min/median/max step (Fractions and %)."""
+    rows = []
+    for key in (systems_ or systems.KEYS):
+        s = granularity(key).summary
+        for k in ("min_step", "median_step", "max_step"):
+            s[k + "_pct"] = None if s[k] is None else 100 * float(s[k])
+        rows.append(s)
+    return pd.DataFrame(rows)
+
+
+def granularity_figure(systems_: Iterable[str] | None = None):
+    """A strip of the distinct per-attack probabilities of each system."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for key in (systems_ or systems.KEYS):
+        g = granularity(key)
+        fig.add_trace(go.Scatter(x=[float(x) for x in g.values], y=[key] * len(g.values), mode="markers",
+                                 marker=dict(symbol="line-ns-open", size=14), name=key,
+                                 text=[str(x) for x in g.values],
+                                 hovertemplate="%{text} (%{x:.2%})<extra>" + key + "</extra>"))
+    fig.update_layout(title="Distinct per-attack probabilities (granularity)",
+                      xaxis_title="P(one attack removes a model)", xaxis_tickformat=".0%")
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# equivalence
+# ---------------------------------------------------------------------------
+#: where :func:`equivalent` searches in each system (plus the matchup's shots
+#: and unit size; for the input's own system, plus the input's own values)
+EQUIV_SEARCH: dict[str, dict[str, list[Any]]] = {
+    "changes": dict(bs=list(range(2, 13)), s=list(range(2, 13)), ap=list(range(2, 13))),
+    "forgotten": dict(shoot=list(range(2, 11)), attack_power=list(range(0, 10))),
+    "gunfire": dict(bs=list(range(0, 11)), ev=[5], ap=list(range(0, 11)), av=[5], s=[1, 2, 3], t=[1, 2, 3]),
+    "antares": dict(acc=list(range(0, 11)), res=list(range(0, 11))),
+}
+
+
+def _defaults(fn) -> dict[str, Any]:
+    return {k: p.default for k, p in _params(fn).items() if p.default is not inspect.Parameter.empty}
+
+
+def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable[str] | None = None, *,
+               best: int = 1, function: str = "shooting") -> pd.DataFrame:
+    """Settings in other systems closest to a matchup's distribution of models removed.
+
+    The distance is :data:`DISTANCE`: the total variation distance between
+    the pmfs, ties broken by |Δ mean| and then, in the input's own system, by
+    the fewest stats changed. Each target system is searched over
+    :data:`EQUIV_SEARCH` with the matchup's ``shots`` and ``models``; in the
+    input's own system the search also contains the input's values and keeps
+    its other keywords, so the input itself is found at distance 0.
+    ``target_systems`` defaults to the other three systems.
+
+    Returns ``best`` rows per target system: ``system, rank, setting`` (a
+    dict), ``setting_text, tv_distance, mean, mean_difference`` (target mean
+    minus input mean), ``input_mean``.
+    """
+    mod = _module(system)
+    key = mod.KEY
+    name, fn = _function(mod, function)
+    if not isinstance(matchup, Mapping):
+        raise InputError("matchup", f"a dict of {key}.{name}() keywords", matchup)
+    best = v.integer("best", best, 1, 1000)
+    matchup = {k: val for k, val in matchup.items() if k not in _METHOD_KEYS}
+    for k, val in matchup.items():
+        if isinstance(val, (list, tuple, range, np.ndarray)):
+            raise InputError(k, "a single value in a matchup (use sweep() for grids)", val)
+    _c, src_pmf, _e, _p = evaluate(mod, name, progress=False, **matchup)
+    src = src_pmf[0]
+    src_mean = float(src @ np.arange(src.size))
+    if target_systems is None:
+        targets = [k for k in systems.KEYS if k != key]
+    else:
+        if isinstance(target_systems, str):
+            target_systems = [target_systems]
+        targets = [v.choice("target_systems", t, systems.KEYS) for t in target_systems]
+    shared = {k: matchup[k] for k in ("shots", "models") if k in matchup}
+    frames = []
+    for tkey in targets:
+        tmod = systems.get(tkey)
+        _tn, tfn = _function(tmod, "shooting" if tkey != key else name)
+        search = {k: list(vals) for k, vals in EQUIV_SEARCH[tkey].items()}
+        if tkey == key:
+            defaults = _defaults(fn)
+            full = {**defaults, **matchup}
+            grid = dict(matchup)
+            for k, vals in search.items():
+                own = full.get(k)
+                grid[k] = sorted(set(vals) | ({own} if own is not None else set()))
+        else:
+            grid = {**search, **{k: val for k, val in shared.items() if k in _params(tfn)}}
+        cells, pmf, _eff, _path = evaluate(tmod, _tn, progress=False, **grid)
+        width = max(pmf.shape[1], src.size)
+        q = _pad(pmf, width)
+        p = _pad(src[None, :], width)[0]
+        tv = 0.5 * np.abs(q - p).sum(axis=1)
+        tv = np.where(tv < 1e-12, 0.0, tv)  # float noise of identical distributions
+        means = q @ np.arange(width)
+        dmean = means - src_mean
+        if tkey == key:
+            full = {**_defaults(fn), **matchup}
+            changed = sum((cells[k].to_numpy() != full.get(k)).astype(int) for k in search)
+        else:
+            changed = np.zeros(len(cells), dtype=int)
+        order = np.lexsort((changed, np.round(np.abs(dmean), 12), np.round(tv, 12)))[:best]
+        shown = [k for k in grid if k in search or k in shared]
+        rows = []
+        for rank, i in enumerate(order, 1):
+            rec = cells.iloc[int(i)].to_dict()
+            setting = {k: _plain(rec[k]) for k in (grid if tkey == key else shown)}
+            rows.append(dict(system=tkey, rank=rank, setting=setting,
+                             setting_text=", ".join(f"{k}={val}" for k, val in setting.items()),
+                             tv_distance=float(tv[i]), mean=float(means[i]),
+                             mean_difference=float(dmean[i]), input_mean=src_mean))
+        frames.append(pd.DataFrame(rows))
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs["distance"] = DISTANCE
+    out.attrs["system"] = key
+    out.attrs["matchup"] = dict(matchup)
+    return out
+
+
+def _plain(x: Any) -> Any:
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def equivalent_figure(system: Any, matchup: Mapping[str, Any], result: pd.DataFrame):
+    """Bars of P(exactly N): the input matchup and the best setting found in each system."""
+    import plotly.graph_objects as go
+
+    key = _module(system).KEY
+    fig = go.Figure()
+    _c, pmf, _e, _p = evaluate(key, "shooting", progress=False,
+                               **{k: val for k, val in matchup.items() if k not in _METHOD_KEYS})
+    fig.add_trace(go.Bar(x=list(range(pmf.shape[1])), y=pmf[0], name=f"{key} (input)"))
+    for _, row in result[result["rank"] == 1].iterrows():
+        _c, q, _e, _p = evaluate(row["system"], "shooting", progress=False, **row["setting"])
+        fig.add_trace(go.Bar(x=list(range(q.shape[1])), y=q[0],
+                             name=f"{row['system']}: {row['setting_text']} (TV {row['tv_distance']:.3f})"))
+    fig.update_layout(barmode="group", title="Closest settings (total variation distance)",
+                      xaxis_title="models removed (N)", yaxis_title="P(exactly N)", yaxis_tickformat=".0%")
+    return fig
