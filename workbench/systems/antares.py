@@ -144,7 +144,7 @@ def _value_text(base_name: str, base: int, parts: list[tuple[str, int]]) -> tupl
         else:
             text += f" {'+' if amount >= 0 else '−'} {name} {abs(amount)}"
     if parts:
-        text += f" = {total}"
+        text += f" = {total}" if total >= 0 else f" = −{-total}"
     return total, text
 
 
@@ -172,8 +172,8 @@ def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, metho
     die = RollUnder(value)
     p, crit = die.success, die.p("critical")
     _, text = _value_text(stat_name, stat, [("modifier", modifier)] if modifier else [])
-    crit_text = "; a 1 is a critical success" if value >= 2 else "; no critical possible"
-    stage = Stage(f"{stat_name} test", p, f"{text}: {_pass_words(value)}{crit_text}: {_ratio(p)}")
+    crit_text = f" (a 1 is a critical success: {_ratio(crit)})" if value >= 2 else " (no critical possible)"
+    stage = Stage(f"{stat_name} test", p, f"{text}: {_pass_words(value)}: {_ratio(p)}{crit_text}")
     notes = NOTES + extra_notes
     if method == "exact":
         return pipeline.exact_outcome(KEY, function, inputs, np.array([float(1 - p), float(p)]), (stage,),
@@ -355,9 +355,9 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
                                                     ("-SV", -a["sv"])])
     hit_t, res_t = RollUnder(hit_v), RollUnder(res_v)
     p_hit = hit_t.success
-    crit_text = (f"; a 1 is a critical hit ({_ratio(hit_t.p('critical'))})" if hit_v >= 2
-                 else "; no critical possible")
-    stages = [Stage("to hit", p_hit, f"{hit_text}: {_pass_words(hit_v)}{crit_text}: {_ratio(p_hit)}")]
+    crit_text = (f" (a 1 is a critical hit: {_ratio(hit_t.p('critical'))})" if hit_v >= 2
+                 else " (no critical possible)")
+    stages = [Stage("to hit", p_hit, f"{hit_text}: {_pass_words(hit_v)}: {_ratio(p_hit)}{crit_text}")]
     p_fail = 1 - res_t.success
     if a["critical_ignores_res"]:
         p_crit = hit_t.p("critical")
