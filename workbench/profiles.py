@@ -384,11 +384,14 @@ def _stat_kwargs(system: str, attacker: Unit, weapon: Weapon, target: Unit,
         if weapon["class"] == "melee":
             raise InputError("weapon", "a ranged weapon (shooting)", weapon.name,
                              f"{weapon.name} is a melee weapon")
-        out = dict(shoot=attacker["shoot"], attack_power=weapon["attack_power"], armour=target["armour"])
+        out = dict(shoot=attacker["shoot"], attack_power=weapon["attack_power"])
         if situation.get("damage_rule") == "v1":
-            # the d6 damage v1 compares the weapon's Damage with the target's Defence
+            # the d6 damage v1 compares the weapon's Damage with the target's
+            # Defence (which already counts its armour): no armour level
             out["damage"] = weapon["damage"]
             out["defence"] = target["defence"]
+        else:
+            out["armour"] = target["armour"]
         return out
     if system == "gunfire":
         out = dict(bs=attacker["bs"], ev=target["ev"], ap=weapon["ap"], av=target["av"], s=weapon["s"],
