@@ -136,6 +136,22 @@ class Outcome:
         """A copy with some fields changed (the outcome itself is immutable)."""
         return dataclasses.replace(self, **changes)
 
+    # -- teaching export (workbench.teach) --------------------------------
+    def explain(self) -> str:
+        """The math step by step in plain words with fractions (:func:`workbench.teach.explain`)."""
+        from .teach import explain
+        return explain(self)
+
+    def to_markdown(self) -> str:
+        """Inputs and a Markdown table of P(exactly N), P(at least N) (:func:`workbench.teach.to_markdown`)."""
+        from .teach import to_markdown
+        return to_markdown(self)
+
+    def to_bbcode(self) -> str:
+        """Inputs and a BBCode [table] of P(exactly N), P(at least N) (:func:`workbench.teach.to_bbcode`)."""
+        from .teach import to_bbcode
+        return to_bbcode(self)
+
     def __repr__(self) -> str:
         extra = f", samples={self.samples}" if self.samples else ""
         return (f"Outcome({self.system}.{self.function}, {self.method}{extra}, "
