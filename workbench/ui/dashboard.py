@@ -1,0 +1,426 @@
+"""One generic dashboard for every rule system, built from the control specs.
+
+``SystemDashboard("changes").show()`` puts on the page: a mode switch
+(shooting / close combat), a profile picker, one control per argument of the
+selected stat-level function, the live plots (distribution of models removed
+with an optional sampled overlay, "at least N removed", per-stage
+probabilities as fractions), the side effects as numbers, an error line, a
+shareable link, and a ``panels`` area where other widgets can be appended.
+
+Every change of a control recomputes the exact outcome once and updates the
+figures in place (``batch_update``). A combination the rules forbid raises
+:class:`~workbench.errors.WorkbenchError` in the system module: its message is
+shown in the error line and the previous plots stay.
+"""
+from __future__ import annotations
+
+import contextlib
+import html
+from typing import Any, Iterator
+
+import ipywidgets as W
+import numpy as np
+import plotly.graph_objects as go
+
+from .. import systems
+from ..errors import InputError, WorkbenchError
+from ..outcome import Outcome
+from .plots import fraction_label, live_figure
+from .query import MODE_KEY, controls_of, format_query, parse_query as _parse_query_any, request_query
+from .specs import Control, Mode, modes_for
+
+__all__ = ["SystemDashboard", "make_control", "SAMPLED_SAMPLES", "SAMPLED_SEED"]
+
+#: the sampled overlay: a modest, fixed-seed Monte Carlo run
+SAMPLED_SAMPLES = 20_000
+SAMPLED_SEED = 20240601
+
+_SLIDER_LAYOUT = dict(width="330px")
+_STYLE = {"description_width": "150px"}
+
+
+def _css(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def make_control(c: Control) -> W.ValueWidget:
+    """The widget of one control spec, with its CSS classes:
+    ``wb-control``, ``wb-control-<name>`` and ``wb-slider-<name>`` (sliders),
+    ``wb-toggle-<name>`` (checkboxes) or ``wb-dropdown-<name>`` (dropdowns);
+    ``<name>`` is the argument name (underscores kept)."""
+    common = dict(description=c.text, style=_STYLE, layout=W.Layout(**_SLIDER_LAYOUT))
+    if c.kind == "int":
+        w = W.IntSlider(value=c.default, min=int(c.lo), max=int(c.hi), step=1, continuous_update=False, **common)
+        kind = "slider"
+    elif c.kind == "optint":
+        zero = int(c.lo) - 1
+        common["description"] = f"{c.text} ({zero}=none)"
+        w = W.IntSlider(value=zero if c.default is None else c.default, min=zero, max=int(c.hi), step=1,
+                        continuous_update=False, **common)
+        kind = "slider"
+    elif c.kind == "float":
+        w = W.FloatSlider(value=c.default, min=c.lo, max=c.hi, step=c.step, continuous_update=False,
+                          readout_format=".2f", **common)
+        kind = "slider"
+    elif c.kind == "bool":
+        w = W.Checkbox(value=c.default, indent=False, description=c.text, layout=W.Layout(**_SLIDER_LAYOUT))
+        kind = "toggle"
+    else:
+        w = W.Dropdown(options=[("none" if o is None else str(o), o) for o in c.options], value=c.default,
+                       **common)
+        kind = "dropdown"
+    if c.help:
+        w.tooltip = c.help
+    for cls in ("wb-control", f"wb-control-{c.name}", f"wb-{kind}-{c.name}"):
+        w.add_class(cls)
+    return w
+
+
+def _to_arg(c: Control, value: Any) -> Any:
+    if c.kind == "optint":
+        return None if value == int(c.lo) - 1 else int(value)
+    if c.kind == "float":
+        return round(float(value), 10)
+    return value
+
+
+def _to_widget(c: Control, value: Any) -> Any:
+    if c.kind == "optint" and value is None:
+        return int(c.lo) - 1
+    return value
+
+
+def _fmt(x: float) -> str:
+    if x == 0:
+        return "0"
+    return f"{x:.4f}" if abs(x) < 100 else f"{x:.1f}"
+
+
+class SystemDashboard:
+    """The dashboard of one rule system (``"changes"``, ``"forgotten"``,
+    ``"gunfire"``, ``"antares"``).
+
+    * ``show()`` / ``display(dashboard)``: put it on the page (``show`` first
+      applies the page's query string under Voila);
+    * ``set_values(mode=None, **values)``: set controls by argument name with
+      one recompute; ``values()`` the current arguments;
+    * ``current_outcome()``: the exact :class:`~workbench.outcome.Outcome` on
+      show; ``current_sampled()`` the sampled one when the overlay is ticked;
+    * ``query_string()``: the link to the current values; ``apply_query(qs)``;
+    * ``panels``: a ``VBox`` at the bottom for other widgets;
+    * ``controls``: argument name -> widget; ``modes``: mode key -> Mode.
+    """
+
+    def __init__(self, system: str, *, mode: str | None = None, query: str | None = None,
+                 profiles: bool = True, sampled_samples: int = SAMPLED_SAMPLES,
+                 sampled_seed: int = SAMPLED_SEED):
+        self.system = system
+        self.module = systems.get(system)
+        self.modes: dict[str, Mode] = {m.key: m for m in modes_for(system, self.module)}
+        self.specs: dict[str, Control] = controls_of(self.modes.values())
+        self.sampled_samples = sampled_samples
+        self.sampled_seed = sampled_seed
+        self.recomputes = 0
+        self._hold = 0
+        self._outcome: Outcome | None = None
+        self._sampled: Outcome | None = None
+        self._query_applied = query is not None
+        die = getattr(self.module, "DIE", None)
+        self.die = die if isinstance(die, int) else None
+
+        self.controls: dict[str, W.ValueWidget] = {}
+        for name, c in self.specs.items():
+            w = make_control(c)
+            w.observe(self._on_change, names="value")
+            self.controls[name] = w
+
+        first = next(iter(self.modes))
+        self.mode_picker = W.ToggleButtons(options=[(m.title, m.key) for m in self.modes.values()],
+                                           value=mode or first, style={"button_width": "130px"})
+        self.mode_picker.add_class("wb-mode")
+        if len(self.modes) < 2:
+            self.mode_picker.layout.display = "none"
+        self.mode_picker.observe(self._on_mode, names="value")
+
+        self.sampled_toggle = W.Checkbox(value=False, indent=False,
+                                         description=f"overlay a sampled run ({sampled_samples:,} samples, "
+                                                     f"fixed seed) with error bars")
+        self.sampled_toggle.add_class("wb-sampled")
+        self.sampled_toggle.observe(self._on_change, names="value")
+
+        self.error = W.HTML(value="")
+        self.error.add_class("wb-error")
+        self.effects = W.HTML(value="")
+        self.effects.add_class("wb-effects")
+        self.link = W.HTML(value="")
+        self.link.add_class("wb-link")
+        self.panels = W.VBox([])
+        self.panels.add_class("wb-panels")
+
+        self.fig_dist, dist_w = live_figure(self._dist_figure())
+        self.fig_at_least, at_least_w = live_figure(self._at_least_figure())
+        self.fig_stages, stages_w = live_figure(self._stages_figure())
+        dist_w.add_class("wb-plot-dist")
+        at_least_w.add_class("wb-plot-at-least")
+        stages_w.add_class("wb-plot-stages")
+
+        self.profile_picker = None
+        if profiles:
+            from .picker import ProfilePicker
+            self.profile_picker = ProfilePicker(self)
+
+        self.controls_box = W.Box(list(self.controls.values()),
+                                  layout=W.Layout(display="flex", flex_flow="row wrap"))
+        self.controls_box.add_class("wb-controls")
+        title = W.HTML(f"<h2>{html.escape(self.module.NAME)}</h2>"
+                       f"<p>Seed: <code>{html.escape(getattr(self.module, 'SEED', ''))}</code>. "
+                       "Every control is an argument of the system's stat-level function; "
+                       "plots update when a control is released.</p>")
+        title.add_class("wb-title")
+        parts = [title, self.mode_picker]
+        if self.profile_picker is not None:
+            parts.append(self.profile_picker.widget)
+        parts += [self.controls_box, self.error,
+                  W.HBox([dist_w, at_least_w], layout=W.Layout(flex_flow="row wrap")),
+                  self.sampled_toggle,
+                  W.HBox([stages_w, self.effects], layout=W.Layout(flex_flow="row wrap")),
+                  self.link, self.panels]
+        self.widget = W.VBox(parts)
+        self.widget.add_class("wb-dashboard")
+        self.widget.add_class(f"wb-dashboard-{system}")
+
+        self._show_mode_controls()
+        self.refresh()
+        if query is not None:
+            self.apply_query(query)
+
+    # -- reading -----------------------------------------------------------
+    @property
+    def mode(self) -> Mode:
+        return self.modes[self.mode_picker.value]
+
+    @property
+    def function(self):
+        return self.mode.resolve(self.module)
+
+    def values(self) -> dict[str, Any]:
+        """The current keyword arguments of the selected function."""
+        return {c.name: _to_arg(self.specs[c.name], self.controls[c.name].value) for c in self.mode.controls}
+
+    def defaults(self) -> dict[str, Any]:
+        return {c.name: c.default for c in self.mode.controls}
+
+    def current_outcome(self) -> Outcome | None:
+        """The exact outcome on show (the last valid values)."""
+        return self._outcome
+
+    def current_sampled(self) -> Outcome | None:
+        """The sampled outcome of the overlay (None when it is off)."""
+        return self._sampled
+
+    def query_string(self) -> str:
+        """``?mode=shooting&bs=5&...``: a relative link to the current values."""
+        mode = self.mode.key if len(self.modes) > 1 else None
+        return format_query(self.values(), self.specs, mode)
+
+    # -- writing -----------------------------------------------------------
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """Change several controls; recompute once at the end."""
+        self._hold += 1
+        try:
+            yield
+        finally:
+            self._hold -= 1
+        if self._hold == 0:
+            self.refresh()
+
+    def set_values(self, mode: str | None = None, **values: Any) -> bool:
+        """Set controls by argument name (and the mode), with one recompute.
+
+        A name no control has, or a value a control cannot show, raises
+        :class:`~workbench.errors.InputError` before anything changes.
+        Returns whether the new values resolved without error.
+        """
+        if mode is not None and mode not in self.modes:
+            raise InputError(MODE_KEY, "one of " + ", ".join(map(repr, self.modes)), mode)
+        checked = {}
+        for k, v in values.items():
+            if k not in self.specs:
+                raise InputError("argument", "one of " + ", ".join(self.specs), k)
+            checked[k] = self.specs[k].check(v)
+        with self.hold():
+            if mode is not None:
+                self.mode_picker.value = mode
+            for k, v in checked.items():
+                self.controls[k].value = _to_widget(self.specs[k], v)
+        return not self.error.value
+
+    def reset(self) -> None:
+        """Every control back to its default (one recompute)."""
+        with self.hold():
+            for name, c in self.specs.items():
+                self.controls[name].value = _to_widget(c, c.default)
+
+    def apply_query(self, qs: str) -> list[str]:
+        """Set the values of a query string; bad pairs are skipped and a
+        forbidden combination falls back to the defaults, with the messages
+        shown in the error line. Returns the messages."""
+        self._query_applied = True
+        errors: list[str] = []
+        values = self.parse_query(qs, errors)
+        mode = values.pop(MODE_KEY, None)
+        if values or mode:
+            ok = self.set_values(mode=mode, **values)
+            if not ok:
+                errors.append(f"the link's values are not allowed together ({_strip(self.error.value)}); "
+                              "showing the defaults")
+                self.reset()
+        if errors:
+            self._show_error("Link: " + " | ".join(errors))
+        return errors
+
+    def parse_query(self, qs: str, errors: list[str] | None = None) -> dict[str, Any]:
+        return _parse_query_any(self.system, qs, errors)
+
+    # -- display -----------------------------------------------------------
+    def show(self):
+        """Apply the page's query string (under Voila) once, then display."""
+        from IPython.display import display
+        if not self._query_applied:
+            self.apply_query(request_query())
+        display(self.widget)
+        return None
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    # -- events ------------------------------------------------------------
+    def _on_change(self, change=None) -> None:
+        if not self._hold:
+            self.refresh()
+
+    def _on_mode(self, change=None) -> None:
+        self._show_mode_controls()
+        self._on_change()
+
+    def _show_mode_controls(self) -> None:
+        names = {c.name for c in self.mode.controls}
+        for name, w in self.controls.items():
+            w.layout.display = None if name in names else "none"
+
+    def _show_error(self, message: str) -> None:
+        self.error.value = ('<div class="wb-error-message" role="alert" style="color:#b00020;'
+                            'border:1px solid #b00020;padding:4px 8px;">'
+                            f"&#9888; {html.escape(message)}</div>")
+
+    # -- the one recompute -------------------------------------------------
+    def refresh(self) -> bool:
+        """Resolve the current values once and update every view. On a
+        :class:`WorkbenchError` show its message and keep the previous plots."""
+        self.recomputes += 1
+        kwargs = self.values()
+        self._update_link()
+        fn = self.function
+        try:
+            out = fn(**kwargs)
+            sampled = (fn(**kwargs, method="sampled", samples=self.sampled_samples, seed=self.sampled_seed)
+                       if self.sampled_toggle.value else None)
+        except WorkbenchError as exc:
+            self._show_error(str(exc))
+            return False
+        self.error.value = ""
+        self._outcome, self._sampled = out, sampled
+        self._draw(out, sampled)
+        return True
+
+    def _update_link(self) -> None:
+        qs = self.query_string()
+        self.link.value = ('<span class="wb-link-label">Link to these values: </span>'
+                           f'<a class="wb-link-href" href="{html.escape(qs)}" target="_self">'
+                           f"{html.escape(qs)}</a>")
+
+    # -- figures -----------------------------------------------------------
+    @staticmethod
+    def _layout(title: str, x: str, y: str) -> dict:
+        return dict(title=dict(text=title), xaxis=dict(title=dict(text=x)), yaxis=dict(title=dict(text=y)),
+                    height=330, width=470, margin=dict(l=55, r=15, t=45, b=45), showlegend=True,
+                    legend=dict(x=0.99, xanchor="right", y=0.99), bargap=0.15)
+
+    def _dist_figure(self) -> go.Figure:
+        return go.Figure(data=[go.Bar(name="exact", x=[0], y=[1.0], marker_color="#4C72B0"),
+                               go.Scatter(name="sampled ± 2 SE", x=[0], y=[1.0], mode="markers",
+                                          marker=dict(color="#DD8452", size=8), visible=False,
+                                          error_y=dict(type="data", array=[0.0], visible=True))],
+                         layout=self._layout("Distribution", "models removed", "probability"))
+
+    def _at_least_figure(self) -> go.Figure:
+        return go.Figure(data=[go.Scatter(name="P(at least N)", x=[0], y=[1.0], mode="lines+markers",
+                                          line=dict(shape="linear", color="#55A868"))],
+                         layout=self._layout("At least N removed", "N", "probability"))
+
+    def _stages_figure(self) -> go.Figure:
+        fig = go.Figure(data=[go.Bar(name="per attack", x=["-"], y=[0.0], text=[""], textposition="auto",
+                                     customdata=[""], hovertemplate="%{x}: %{text}<br>%{customdata}<extra></extra>",
+                                     marker_color="#8172B3")],
+                        layout=self._layout("Per-attack stages", "stage", "probability"))
+        fig.update_layout(showlegend=False, yaxis=dict(range=[0, 1.05]))
+        return fig
+
+    def _draw(self, out: Outcome, sampled: Outcome | None) -> None:
+        k = np.arange(out.pmf.size)
+        with self.fig_dist.batch_update():
+            bars, dots = self.fig_dist.data
+            bars.x, bars.y = k, out.pmf
+            if sampled is not None:
+                dots.x, dots.y = np.arange(sampled.pmf.size), sampled.pmf
+                dots.error_y.array = 2 * np.asarray(sampled.pmf_stderr)
+                dots.visible = True
+            else:
+                dots.visible = False
+            self.fig_dist.layout.xaxis.title.text = out.label
+            self.fig_dist.layout.title.text = f"Distribution of {out.label} (mean {out.mean:.3f})"
+        with self.fig_at_least.batch_update():
+            line = self.fig_at_least.data[0]
+            line.x, line.y = k, out.at_least_curve
+            self.fig_at_least.layout.xaxis.title.text = f"N ({out.label})"
+        with self.fig_stages.batch_update():
+            bar = self.fig_stages.data[0]
+            stages = out.stages
+            bar.x = [s.name for s in stages] or ["(none)"]
+            bar.y = [float(s.probability) for s in stages] or [0.0]
+            bar.text = [fraction_label(s.probability, self.die) for s in stages] or [""]
+            bar.customdata = [s.detail for s in stages] or [""]
+        self.effects.value = self._effects_html(out, sampled)
+
+    def _effects_html(self, out: Outcome, sampled: Outcome | None) -> str:
+        rows = [("wb-mean", f"expected {out.label}", _fmt(out.mean)),
+                ("wb-p-any", f"P(at least 1 {out.label.split(' ')[0]})" if out.pmf.size > 1 else "P(at least 1)",
+                 _fmt(out.at_least(1)))]
+        if out.per_attack is not None and out.stages:
+            pa = out.per_attack
+            rows.append(("wb-per-attack", "per attack (all stages)",
+                         f"{pa.numerator}/{pa.denominator} ({float(pa) * 100:.1f}%)"))
+        for name, value in out.effects.items():
+            text = _fmt(value)
+            if sampled is not None and name in sampled.effects:
+                text += (f" <span class='wb-sampled-value'>(sampled {_fmt(sampled.effects[name])} ± "
+                         f"{_fmt(2 * sampled.effects_stderr.get(name, 0.0))})</span>")
+            rows.append((f"wb-effect-{_css(name)}", name.replace("_", " "), text))
+        if sampled is not None:
+            rows.append(("wb-sampled-mean", f"sampled mean ({sampled.samples:,} samples)",
+                         f"{_fmt(sampled.mean)} ± {_fmt(2 * (sampled.mean_stderr or 0.0))}"))
+        body = "".join(f'<tr class="{cls}"><th style="text-align:left;padding-right:12px">{html.escape(label)}'
+                       f'</th><td class="wb-value">{value}</td></tr>' for cls, label, value in rows)
+        notes = "".join(f"<li>{html.escape(n)}</li>" for n in out.notes)
+        details = f"<details><summary>Interpretations used</summary><ul>{notes}</ul></details>" if notes else ""
+        stages = "".join(f"<li>{html.escape(s.name)}: {fraction_label(s.probability, self.die)} — "
+                         f"{html.escape(s.detail)}</li>" for s in out.stages)
+        return (f'<div class="wb-effects-box" style="min-width:320px;max-width:520px">'
+                f"<h4>Numbers</h4><table>{body}</table>"
+                f"<ul class='wb-stage-list'>{stages}</ul>{details}</div>")
+
+
+def _strip(text: str) -> str:
+    import re
+    return html.unescape(re.sub(r"<[^>]+>", "", text)).replace("\u26a0", "").strip()
