@@ -280,9 +280,13 @@ def _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores
 
 
 def _tests(a: dict) -> tuple[RollUnder, RollUnder]:
-    hit = RollUnder(np.asarray(a["acc"]) + np.asarray(a["acc_mod"]))
-    resist = RollUnder(np.asarray(a["res"]) + np.asarray(a["armour"]) + np.asarray(a["cover"])
-                       - np.asarray(a["sv"]))
+    """The hit test and the Res test of a shot (numpy values for a grid, ints for one cell)."""
+    def plain(x):
+        return int(x) if x.ndim == 0 else x
+
+    hit = RollUnder(plain(np.asarray(a["acc"]) + np.asarray(a["acc_mod"])))
+    resist = RollUnder(plain(np.asarray(a["res"]) + np.asarray(a["armour"]) + np.asarray(a["cover"])
+                             - np.asarray(a["sv"])))
     return hit, resist
 
 
@@ -291,9 +295,13 @@ def _exact(a: dict) -> dict:
     shape = np.broadcast_shapes(*[np.shape(a[k]) for k in
                                   ("acc", "res", "sv", "armour", "cover", "acc_mod", "shots", "models")
                                   if a[k] is not None])
-    p_hit = np.broadcast_to(rates(hit_t), shape)
-    p_crit = np.broadcast_to(rates(hit_t, "critical"), shape)
-    p_res = np.broadcast_to(rates(res_t), shape)
+    if shape == ():  # one cell: the cached exact Fractions of the same tests
+        p_hit, p_crit, p_res = (np.asarray(float(x)) for x in
+                                (hit_t.success, hit_t.p("critical"), res_t.success))
+    else:
+        p_hit = np.broadcast_to(rates(hit_t), shape)
+        p_crit = np.broadcast_to(rates(hit_t, "critical"), shape)
+        p_res = np.broadcast_to(rates(res_t), shape)
     if a["critical_ignores_res"]:
         p_remove = p_crit + (p_hit - p_crit) * (1.0 - p_res)
     else:

@@ -163,18 +163,25 @@ def models_removed(pens, s, t, explosive=None, models=None):
 # exact core (vectorised; the scalar path uses it too)
 # ---------------------------------------------------------------------------
 def _tests(bs, ev, ap, av, hit_mod, pen_mod, die, base, nat_max, nat_1) -> tuple[RollHigh, RollHigh]:
+    """The two opposed tests of a shot (numpy targets for a grid, ints for one cell)."""
     kw = dict(die=die, base=base, natural_max_always_succeeds=nat_max, natural_1_always_fails=nat_1)
-    hit = opposed(np.asarray(bs), np.asarray(ev) + np.asarray(hit_mod), **kw)
-    pen = opposed(np.asarray(ap), np.asarray(av) + np.asarray(pen_mod), **kw)
+
+    def plain(x):
+        x = np.asarray(x)
+        return int(x) if x.ndim == 0 else x
+
+    hit = opposed(plain(bs), plain(np.asarray(ev) + np.asarray(hit_mod)), **kw)
+    pen = opposed(plain(ap), plain(np.asarray(av) + np.asarray(pen_mod)), **kw)
     return hit, pen
 
 
 def _remap_cells(pmf: np.ndarray, index: np.ndarray, width: int) -> np.ndarray:
-    """Move P(count k) to ``index[..., k]`` per cell (loops over the counts, not the cells)."""
-    out = np.zeros(pmf.shape[:-1] + (width,))
-    for w in range(width):
-        out[..., w] = np.sum(np.where(index == w, pmf, 0.0), axis=-1)
-    return out
+    """Move P(count k) to count ``index[..., k]`` in each cell (one scatter-add, no loop)."""
+    lead = pmf.shape[:-1]
+    cells = int(np.prod(lead, dtype=np.int64))
+    flat = np.arange(cells)[:, None] * width + np.broadcast_to(index, pmf.shape).reshape(cells, -1)
+    out = np.bincount(flat.ravel(), weights=pmf.reshape(-1), minlength=cells * width)
+    return out.reshape(lead + (width,))
 
 
 def _exact(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, frac: Fraction,
@@ -182,8 +189,11 @@ def _exact(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, fra
     hit_t, pen_t = _tests(bs, ev, ap, av, hit_mod, pen_mod, die, base, nat_max, nat_1)
     shape = np.broadcast_shapes(*[np.shape(a) for a in (bs, ev, ap, av, s, t, shots, hit_mod, pen_mod,
                                                          models, explosive) if a is not None])
-    p_hit = np.broadcast_to(rates(hit_t), shape)
-    p_pen = np.broadcast_to(rates(pen_t), shape)
+    if shape == ():  # one cell: the cached exact Fractions of the same tests
+        p_hit, p_pen = np.asarray(float(hit_t.success)), np.asarray(float(pen_t.success))
+    else:
+        p_hit = np.broadcast_to(rates(hit_t), shape)
+        p_pen = np.broadcast_to(rates(pen_t), shape)
     n = np.broadcast_to(np.asarray(shots, dtype=np.int64), shape)
     n_max = int(n.max())
     k = np.arange(n_max + 1)
@@ -310,10 +320,6 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
     core = _core_args(a)
     hit_t, pen_t = _tests(a["bs"], a["ev"], a["ap"], a["av"], a["hit_mod"], a["pen_mod"], a["die"],
                           a["base"], a["natural_max_always_succeeds"], a["natural_1_always_fails"])
-    hit_t = RollHigh(int(hit_t.target), hit_t.sides, hit_t.natural_max_always_succeeds,
-                     hit_t.natural_1_always_fails)
-    pen_t = RollHigh(int(pen_t.target), pen_t.sides, pen_t.natural_max_always_succeeds,
-                     pen_t.natural_1_always_fails)
     stages = (
         _stage("to hit", "BS", a["bs"], "Ev", a["ev"], a["hit_mod"], hit_t),
         _stage("to penetrate", "AP", a["ap"], "AV", a["av"], a["pen_mod"], pen_t),
