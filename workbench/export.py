@@ -1,0 +1,185 @@
+"""Figures for forum posts: PNG and SVG through kaleido, standalone offline HTML.
+
+* :func:`outcome_figure` draws an outcome: bars of P(exactly N) and a line of
+  P(at least N).
+* :func:`save_figure` writes an outcome or a plotly figure; the format comes
+  from the file's suffix: ``.png`` / ``.svg`` (kaleido driving the system's
+  Chromium) or ``.html`` (plotly.js inlined, no CDN, works offline).
+* :func:`figure_bytes` / :func:`figure_images` give the same bytes without a
+  file (the dashboards' download links are data: URIs).
+
+The browser: kaleido 1.x starts Chromium through ``choreographer``, which
+takes an explicit ``path`` (``Kaleido(path=...)`` is passed down to
+``choreographer.browsers.chromium.Chromium(path=...)``) and otherwise looks
+at the ``BROWSER_PATH`` environment variable, then the ``PATH``. The
+workbench passes the path explicitly: ``WORKBENCH_CHROMIUM`` if set, else
+``BROWSER_PATH`` if set, else Debian's ``/usr/bin/chromium`` (installed by
+``make browser``). It never downloads a browser. MathJax is switched off
+(kaleido would fetch it from a CDN) and plotly.js comes from the installed
+plotly package.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import InputError, WorkbenchError
+from .outcome import Outcome
+
+__all__ = ["ExportError", "CHROMIUM", "FORMATS", "browser_path", "outcome_figure", "as_figure",
+           "figure_bytes", "figure_images", "figure_html", "save_figure"]
+
+#: Debian's Chromium (scripts/install-chromium.sh)
+CHROMIUM = "/usr/bin/chromium"
+#: file suffixes save_figure understands
+FORMATS = ("png", "svg", "html")
+DEFAULT_WIDTH = 900
+DEFAULT_HEIGHT = 500
+
+
+class ExportError(WorkbenchError):
+    """A figure could not be rendered (no browser, or the browser failed)."""
+
+
+def browser_path() -> str:
+    """The Chromium kaleido drives: $WORKBENCH_CHROMIUM, $BROWSER_PATH or /usr/bin/chromium."""
+    path = os.environ.get("WORKBENCH_CHROMIUM") or os.environ.get("BROWSER_PATH") or CHROMIUM
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        raise ExportError(
+            f"PNG/SVG export needs Chromium: expected an executable at {path!r}, found none "
+            "(run `make browser` as root to install Debian's chromium, or set WORKBENCH_CHROMIUM; "
+            "HTML export works without it)")
+    return path
+
+
+# ---------------------------------------------------------------------------
+# figures
+# ---------------------------------------------------------------------------
+def outcome_figure(outcome: Outcome, title: str | None = None):
+    """Bars of P(exactly N) and a line of P(at least N) for N = 0 .. max."""
+    import plotly.graph_objects as go
+
+    from .teach import title as outcome_title
+
+    if not isinstance(outcome, Outcome):
+        raise InputError("outcome", "a workbench Outcome", type(outcome).__name__)
+    n = list(range(outcome.pmf.size))
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=n, y=outcome.pmf.tolist(), name="P(exactly N)",
+                         hovertemplate="N=%{x}: %{y:.2%}<extra>P(exactly N)</extra>"))
+    fig.add_trace(go.Scatter(x=n, y=outcome.at_least_curve.clip(0, 1).tolist(), name="P(at least N)",
+                             mode="lines+markers", line=dict(shape="hv"),
+                             hovertemplate="N=%{x}: %{y:.2%}<extra>P(at least N)</extra>"))
+    per = outcome.per_attack
+    sub = f"expected {outcome.mean:.2f} {outcome.label}"
+    if per is not None:
+        sub = f"per attack {per} ({float(per):.1%}), " + sub
+    fig.update_layout(
+        title=dict(text=f"{title or outcome_title(outcome)}<br><sup>{sub}</sup>"),
+        xaxis=dict(title=f"N ({outcome.label})", dtick=1),
+        yaxis=dict(title="probability", tickformat=".0%", range=[0, 1.05]),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+        template="plotly_white", bargap=0.2)
+    return fig
+
+
+def as_figure(obj: Any):
+    """An Outcome becomes :func:`outcome_figure`; a plotly figure (or its dict) stays as it is."""
+    import plotly.graph_objects as go
+
+    if isinstance(obj, Outcome):
+        return outcome_figure(obj)
+    if isinstance(obj, go.Figure):
+        return obj
+    if isinstance(obj, dict) and "data" in obj:
+        return go.Figure(obj)
+    raise InputError("outcome_or_figure", "a workbench Outcome or a plotly Figure", type(obj).__name__)
+
+
+def _size(name: str, value: Any) -> int:
+    from . import validate as v
+    return v.integer(name, value, 10, 10_000)
+
+
+def figure_images(obj: Any, formats: Iterable[str] = ("png", "svg"), *, width: int = DEFAULT_WIDTH,
+                  height: int = DEFAULT_HEIGHT, scale: float = 1) -> dict[str, bytes]:
+    """Render one figure to several static formats in one browser session."""
+    import kaleido
+
+    from . import validate as v
+
+    fig = as_figure(obj)
+    formats = [v.choice("format", f, ("png", "svg")) for f in formats]
+    width, height = _size("width", width), _size("height", height)
+    scale = v.real("scale", scale, 0, 10, lo_open=True)
+    path = browser_path()
+    opts = [dict(format=f, width=width, height=height, scale=scale) for f in formats]
+
+    async def run() -> list[bytes]:
+        async with kaleido.Kaleido(path=path, mathjax=False, n=1) as k:
+            return [await k.calc_fig(fig, opts=o) for o in opts]
+
+    box: dict[str, Any] = {}
+
+    def target() -> None:  # its own event loop: works inside Jupyter/Voila kernels too
+        try:
+            box["value"] = asyncio.run(run())
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="workbench-kaleido", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        exc = box["error"]
+        raise ExportError(f"rendering {'/'.join(formats)} with Chromium at {path!r} failed: "
+                          f"{type(exc).__name__}: {exc}") from exc
+    return dict(zip(formats, box["value"]))
+
+
+def figure_html(obj: Any, *, width: int | None = None, height: int | None = None) -> str:
+    """A standalone page with plotly.js inlined (no script from the network)."""
+    fig = as_figure(obj)
+    return fig.to_html(include_plotlyjs=True, include_mathjax=False, full_html=True,
+                       default_width=f"{_size('width', width)}px" if width else "100%",
+                       default_height=f"{_size('height', height)}px" if height else "100%",
+                       config={"displaylogo": False, "responsive": True})
+
+
+def figure_bytes(obj: Any, fmt: str, *, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT,
+                 scale: float = 1) -> bytes:
+    """The bytes of one format: "png", "svg" or "html"."""
+    from . import validate as v
+
+    fmt = v.choice("format", fmt, FORMATS)
+    if fmt == "html":
+        return figure_html(obj, width=width, height=height).encode("utf-8")
+    return figure_images(obj, (fmt,), width=width, height=height, scale=scale)[fmt]
+
+
+def save_figure(outcome_or_figure: Any, path: str | os.PathLike, *, width: int = DEFAULT_WIDTH,
+                height: int = DEFAULT_HEIGHT, scale: float = 1) -> Path:
+    """Write an outcome's figure (:func:`outcome_figure`) or a plotly figure to ``path``.
+
+    The format is the suffix: ``.png`` and ``.svg`` are rendered by kaleido
+    with the system's Chromium at ``width`` x ``height`` pixels (times
+    ``scale`` for PNG); ``.html`` is a standalone page with plotly.js inlined
+    that works offline. Any other suffix raises
+    :class:`~workbench.errors.InputError`. Returns the path written.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError("path", "a file path ending in .png, .svg or .html", path)
+    p = Path(path)
+    suffix = p.suffix.lower().lstrip(".")
+    if suffix not in FORMATS:
+        raise InputError("path", "a file name ending in .png, .svg or .html", str(path),
+                         "the format is taken from the suffix")
+    fig = as_figure(outcome_or_figure)
+    data = figure_bytes(fig, suffix, width=width, height=height, scale=scale)
+    if p.parent and not p.parent.exists():
+        p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(data)
+    return p
