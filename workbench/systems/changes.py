@@ -59,7 +59,7 @@ NAME = "40k Changes"
 SEED = "000_821a3f094c9e3c4f.txt"
 DIE = 12
 
-ROLL_STAT = (1, 12)        #: "5+" is written 5; 1+ .. 12+
+ROLL_STAT = (1, 13)        #: "5+" is written 5; 1+ .. 13+ (13+ passes only on a natural 12 with the variant)
 MODIFIER = (-12, 12)       #: "+2" is written 2
 MAX_DICE = 10_000          #: shots / attacks per resolution
 MAX_WOUNDS = 100
@@ -139,7 +139,7 @@ def _ints(name: str, value: Any, lo: int, hi: int):
         finite = np.isfinite(arr)
         bad = ~finite | (np.where(finite, arr, 0) != np.round(np.where(finite, arr, 0)))
         if bad.any():
-            raise InputError(name, expected, arr[bad].ravel()[0])
+            raise InputError(name, expected, arr[bad].ravel()[0].item())
         out = arr.astype(np.int64)
     else:
         raise InputError(name, expected, value, _hint(arr.ravel()[0]) if arr.size else None)
@@ -250,9 +250,11 @@ def _removal(pmf_w: np.ndarray, wounds, models):
 
 def _resolve(p_hit, p_pierce, p_wound, n, wounds, models):
     """Per-attack stage rates and attack counts -> {"pmf", "effects"} (any broadcast shape)."""
-    p_hit, p_pierce, p_wound, n, wounds = np.broadcast_arrays(p_hit, p_pierce, p_wound, n, wounds)
-    if models is not None:
-        models = np.broadcast_to(models, n.shape)
+    if models is None:
+        p_hit, p_pierce, p_wound, n, wounds = np.broadcast_arrays(p_hit, p_pierce, p_wound, n, wounds)
+    else:
+        p_hit, p_pierce, p_wound, n, wounds, models = np.broadcast_arrays(
+            p_hit, p_pierce, p_wound, n, wounds, models)
     p = p_hit * p_pierce * p_wound
     n_max = int(n.max()) if n.size else 0
     pmf_w = engine.binomial_pmf(n, p, n_max + 1)
@@ -492,7 +494,7 @@ def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool):
                              f"did you mean {close[0]!r}?" if close else None)
     for key in ATTACKER_REQUIRED:
         if key not in a:
-            raise InputError(f"{where}.{key}", "a whole number from 1 to 12 (a required key)", "missing")
+            raise InputError(f"{where}.{key}", "a whole number from 1 to 13 (a required key)", "missing")
     out = {
         "bs": _int(f"{where}.bs", a["bs"], *ROLL_STAT),
         "s": _int(f"{where}.s", a["s"], *ROLL_STAT),
