@@ -112,7 +112,8 @@ def stage_notebooks(source: Path, dest: Path, dashboards=DASHBOARDS) -> list[Pat
         raise InputError(
             "notebooks",
             f"a folder holding {', '.join(d.notebook for d in dashboards)}",
-            f"{source} without {', '.join(missing)}",
+            str(source),
+            hint=f"missing: {', '.join(missing)}",
         )
     dest.mkdir(parents=True, exist_ok=True)
     staged = []
@@ -220,6 +221,90 @@ def _make_server_class():
     return DashboardServer
 
 
+class ServerProcess:
+    """``python -m workbench.serve`` in a child process (for tests and benchmarks).
+
+    ``url`` is the base address once it listens; ``log`` collects its stderr
+    lines; :meth:`wait_pools` waits until every dashboard has a preheated
+    kernel ready; :meth:`stop` ends it (SIGTERM, then SIGKILL).
+    """
+
+    POOL_FILLED = "Kernel pool of {name} is filled"
+
+    def __init__(self, port: int = 0, notebooks: Path | None = None, pool_size: int = 1,
+                 dashboards=DASHBOARDS, timeout: float = 120.0):
+        import subprocess
+        import threading
+
+        self.dashboards = dashboards
+        argv = [sys.executable, "-m", "workbench.serve", "--port", str(port), "--pool-size", str(pool_size)]
+        if notebooks is not None:
+            argv += ["--notebooks", str(notebooks)]
+        env = {k: v for k, v in os.environ.items() if k != "PORT"}
+        self.proc = subprocess.Popen(argv, cwd=str(PROJECT_ROOT), env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.log: list[str] = []
+        self.out: list[str] = []
+        self._cond = threading.Condition()
+        for stream, sink in ((self.proc.stdout, self.out), (self.proc.stderr, self.log)):
+            threading.Thread(target=self._pump, args=(stream, sink), daemon=True).start()
+        self.url = self._wait(lambda: next((ln.split(" at ", 1)[1].strip() for ln in self.out
+                                            if ln.startswith("Dashboards served at ")), None), timeout)
+
+    def _pump(self, stream, sink):
+        for line in stream:
+            with self._cond:
+                sink.append(line.rstrip("\n"))
+                self._cond.notify_all()
+        with self._cond:
+            self._cond.notify_all()
+
+    def _wait(self, found, timeout: float):
+        import time
+
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                value = found()
+                if value:
+                    return value
+                if self.proc.poll() is not None:
+                    raise RuntimeError("the dashboard server exited:\n" + "\n".join(self.out + self.log[-40:]))
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("the dashboard server did not get ready:\n" + "\n".join(self.log[-40:]))
+                self._cond.wait(min(left, 0.5))
+
+    def pools_filled(self, name: str) -> int:
+        """How many times the pool of one notebook has been filled so far."""
+        with self._cond:
+            return sum(self.POOL_FILLED.format(name=name) in ln for ln in self.log)
+
+    def wait_pools(self, counts: dict[str, int] | None = None, timeout: float = 120.0) -> None:
+        """Wait until each dashboard's pool was filled ``counts[name]`` times (default once)."""
+        counts = counts or {d.notebook: 1 for d in self.dashboards}
+        self._wait(lambda: all(self.pools_filled(n) >= c for n, c in counts.items()), timeout)
+
+    def stop(self, timeout: float = 30.0) -> int:
+        import signal
+        import subprocess
+
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout)
+        return self.proc.returncode
+
+    def __enter__(self) -> "ServerProcess":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Serve the dashboards until interrupted (Ctrl-C or SIGTERM). Returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m workbench.serve", description=__doc__.split("\n")[0])
@@ -242,14 +327,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
-    os.environ["IPYTHONDIR"] = str(_quiet_kernel_home(tmp))
-    os.environ["JUPYTER_PATH"] = os.pathsep.join(
-        [str(TEMPLATE_ROOT)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
-    )
-    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
-    server_class = _make_server_class()
-    app = server_class()
     try:
+        os.environ["IPYTHONDIR"] = str(_quiet_kernel_home(tmp))
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(
+            [str(TEMPLATE_ROOT)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+        )
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        app = _make_server_class()()
         app.initialize([str(served), f"--Voila.connection_dir_root={tmp}"])
         app.ip = HOST
         app.port = port
