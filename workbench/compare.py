@@ -498,7 +498,7 @@ def value_of_plus_one_figure(df: pd.DataFrame, title: str | None = None):
 #: target's modifiers at 0 (a modifier only shifts a target number).
 GRANULARITY_GRID: dict[str, dict[str, Any]] = {
     "changes": dict(bs=list(range(1, 13)), s=list(range(1, 13)), ap=list(range(1, 13)), shots=1),
-    "forgotten": dict(shoot=list(range(1, 12)), attack_power=list(range(-1, 11)), shots=1),
+    "forgotten": dict(shoot=list(range(0, 12)), attack_power=list(range(0, 11)), shots=1),
     "gunfire": dict(bs=list(range(0, 11)), ev=5, ap=list(range(0, 11)), av=5, s=1, t=1, shots=1),
     "antares": dict(acc=list(range(0, 11)), res=list(range(0, 11)), sv=[0, 1], shots=1),
 }
