@@ -1,0 +1,406 @@
+"""The Forgotten (seed 002, RULES.md section 2).
+
+Expected numbers come from the brute-force enumerations in
+tests/brute_forgotten.py (every die face, itertools.product, Fractions),
+from icepool, or from the worked example in the task brief; never from the
+module under test.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import icepool
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import brute_forgotten as brute
+from workbench.errors import InputError, UnknownArgumentError
+from workbench.systems import forgotten as fg
+
+TOL = 1e-12
+
+
+def _assert_shooting(out, expected):
+    pmf = [float(x) for x in expected["pmf"]]
+    got = list(out.pmf)
+    # trailing zeros in either are allowed (the width follows shots / models)
+    width = max(len(pmf), len(got))
+    pmf += [0.0] * (width - len(pmf))
+    got += [0.0] * (width - len(got))
+    assert got == pytest.approx(pmf, abs=TOL)
+    for name in ("shock", "hits", "near_misses", "non_damaging_hits"):
+        if name in expected:
+            assert out.effects[name] == pytest.approx(float(expected[name]), abs=TOL), name
+
+
+# ---------------------------------------------------------------------------
+# module constants
+# ---------------------------------------------------------------------------
+def test_constants():
+    assert (fg.KEY, fg.NAME, fg.SEED, fg.DIE) == ("forgotten", "The Forgotten", "002_7c145f285029c8b2.txt", 10)
+    assert fg.TABLES["shooting"] is fg.shooting_table
+
+
+# ---------------------------------------------------------------------------
+# shooting against brute force
+# ---------------------------------------------------------------------------
+SHOOTING_CASES = [
+    dict(shoot=6, attack_power=5, shots=1),
+    dict(shoot=6, attack_power=5, shots=2, moved="stationary", cover=True, armour="light"),
+    dict(shoot=6, attack_power=5, shots=3, moved="normal", range="long", facing_away=True, cover_level="hard"),
+    dict(shoot=7, attack_power=4, shots=3, cover=True, flanked=True, blind_fire=True, models=2),
+    dict(shoot=5, attack_power=3, shots=3, range="close", shock_rule="pooled"),
+    dict(shoot=8, attack_power=6, shots=2, shock_rule="pooled", armour="heavy", cover_level="soft"),
+    dict(shoot=6, attack_power=5, shots=1, aimed="hit", moved="stationary"),
+    dict(shoot=6, attack_power=5, shots=1, aimed="damage"),
+    dict(shoot=6, attack_power=5, shots=2, kill_on="at_or_above", firer_wounded=True),
+    dict(shoot=4, attack_power=9, shots=3, firer_shocked=True, shock_rule="pooled"),
+    dict(shoot=1, attack_power=0, shots=2),        # everything hits and kills
+    dict(shoot=13, attack_power=5, shots=3),        # nothing hits, no near miss possible
+    dict(shoot=11, attack_power=5, shots=3),        # a 10 is a near miss
+    # damage v1
+    dict(shoot=6, attack_power=5, shots=3, damage_rule="v1", damage=3, defence=3),
+    dict(shoot=6, attack_power=5, shots=3, damage_rule="v1", damage=2, defence=4, shock_rule="pooled"),
+    dict(shoot=6, attack_power=5, shots=2, damage_rule="v1", damage=8, defence=4, aimed=None, shield=True),
+    dict(shoot=6, attack_power=5, shots=1, damage_rule="v1", damage=5, defence=4, aimed="damage"),
+    dict(shoot=6, attack_power=5, shots=2, damage_rule="v1", damage=1, defence=7, models=1),
+    # special models
+    dict(shoot=5, attack_power=3, shots=3, heroic_save=6),
+    dict(shoot=5, attack_power=3, shots=3, tough=True),
+    dict(shoot=5, attack_power=3, shots=3, tough=True, heroic_save=7, shock_rule="pooled"),
+    dict(shoot=4, attack_power=2, shots=3, tough=True, heroic_save=8, models=1),
+    dict(shoot=5, attack_power=3, shots=2, heroic_save=6, shock_rule="pooled"),
+]
+
+
+@pytest.mark.parametrize("case", SHOOTING_CASES, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_shooting_equals_brute_force(case):
+    _assert_shooting(fg.shooting(**case), brute.brute_shooting(**case))
+
+
+@pytest.mark.parametrize("case", [
+    dict(shoot=6, attack_power=5, shots=2, cover=True, moved="stationary", armour="light"),
+    dict(shoot=6, attack_power=4, shots=2, shock_rule="pooled", models=1),
+    dict(shoot=7, attack_power=5, shots=2, damage_rule="v1", damage=3, defence=5),
+])
+def test_shooting_equals_flat_enumeration(case):
+    """Every face of every die in one itertools.product (no shot-by-shot factoring)."""
+    _assert_shooting(fg.shooting(**case), brute.brute_shooting_flat(**case))
+
+
+def test_shooting_stage_details_and_fractions():
+    out = fg.shooting(shoot=6, attack_power=5, moved="stationary", cover=True, armour="light")
+    hit, kill = out.stages
+    assert hit.name == "to hit" and kill.name == "to kill"
+    # d10 + 1 - 2 >= 6 needs a 7: faces 7..10
+    assert hit.probability == Fraction(4, 10)
+    assert "SHOOT 6 with +1 stationary, \u22122 cover needs 7+ on a d10: 4/10" in hit.detail
+    # d10 - 1 > 5 needs a 7
+    assert kill.probability == Fraction(4, 10)
+    assert "ATTACK POWER 5" in kill.detail and "needs 7+ on a d10" in kill.detail
+    assert out.per_attack == Fraction(16, 100)
+    assert out.label == "models downed"
+
+
+def test_flanked_cover_is_ignored_and_said_so():
+    flanked = fg.shooting(shoot=6, attack_power=5, cover=True, flanked=True)
+    open_ground = fg.shooting(shoot=6, attack_power=5)
+    assert flanked.stages[0].probability == open_ground.stages[0].probability == Fraction(5, 10)
+    assert "cover ignored" in flanked.stages[0].detail
+
+
+def test_heroic_save_stage():
+    out = fg.shooting(shoot=6, attack_power=5, heroic_save=7)
+    assert [s.name for s in out.stages] == ["to hit", "to kill", "heroic save fails"]
+    assert out.stages[2].probability == Fraction(6, 10)   # faces 1..6 fail a 7+ save
+
+
+# ---------------------------------------------------------------------------
+# icepool cross-check, larger case
+# ---------------------------------------------------------------------------
+def _icepool_shot(shoot_target, kill_target):
+    d = icepool.d10
+
+    def cat(h, k):
+        hit = h >= shoot_target
+        return icepool.Vector((int(hit and k >= kill_target), int(hit and k < kill_target),
+                               int(h == shoot_target - 1)))
+    return icepool.map(cat, d, d)
+
+
+@pytest.mark.parametrize("shock_rule", ["seed", "pooled"])
+def test_ten_shots_against_icepool(shock_rule):
+    # SHOOT 6, stationary (+1) -> 5+; ATTACK POWER 5, light armour -> d10 - 1 > 5 -> 7+
+    total = 10 @ _icepool_shot(5, 7)
+    out = fg.shooting(shoot=6, attack_power=5, shots=10, moved="stationary", armour="light",
+                      shock_rule=shock_rule)
+    kills = total.map(lambda vec: vec[0])
+    expected = [float(kills.probability(k)) for k in range(11)]
+    assert list(out.pmf) == pytest.approx(expected, abs=TOL)
+    if shock_rule == "seed":
+        trig = total.map(lambda vec: vec[0] > 0 or vec[1] > 0 or vec[2] >= 2)
+    else:
+        trig = total.map(lambda vec: vec[0] > 0 or vec[1] + vec[2] >= 2)
+    assert out.effects["shock"] == pytest.approx(float(trig.probability(True)), abs=TOL)
+    assert out.effects["near_misses"] == pytest.approx(float(total.map(lambda vec: vec[2]).mean()), abs=TOL)
+
+
+def test_ten_shots_capped_against_icepool():
+    total = 10 @ _icepool_shot(6, 6)
+    kills = total.map(lambda vec: min(vec[0], 4))
+    out = fg.shooting(shoot=6, attack_power=5, shots=10, models=4)
+    assert out.pmf.size == 5
+    assert list(out.pmf) == pytest.approx([float(kills.probability(k)) for k in range(5)], abs=TOL)
+
+
+# ---------------------------------------------------------------------------
+# the vectorised table
+# ---------------------------------------------------------------------------
+def test_table_cells_equal_scalar_calls():
+    shoot = np.array([3, 6, 9])[:, None, None]
+    ap = np.array([2, 5])[None, :, None]
+    shots = np.array([1, 3, 4, 2])[None, None, :]
+    models = np.array([2, 5, 1, 3])
+    t = fg.shooting_table(shoot=shoot, attack_power=ap, shots=shots, models=models, cover=True,
+                          shock_rule="pooled", tough=True, heroic_save=np.array([7, 8, 9, 6]))
+    assert t["pmf"].shape == (3, 2, 4, 5)
+    for i, s in enumerate([3, 6, 9]):
+        for j, a in enumerate([2, 5]):
+            for k in range(4):
+                one = fg.shooting(shoot=s, attack_power=a, shots=int(shots.ravel()[k]), models=int(models[k]),
+                                  cover=True, shock_rule="pooled", tough=True, heroic_save=[7, 8, 9, 6][k])
+                row = t["pmf"][i, j, k]
+                assert row[: one.pmf.size] == pytest.approx(one.pmf, abs=TOL)
+                assert row[one.pmf.size:].sum() == pytest.approx(0.0, abs=TOL)
+                for name, val in one.effects.items():
+                    assert t["effects"][name][i, j, k] == pytest.approx(val, abs=TOL)
+
+
+def test_table_v1_grid_against_brute():
+    damage = np.array([1, 2, 3, 6])[:, None]
+    defence = np.array([1, 3, 4])[None, :]
+    t = fg.shooting_table(shoot=6, attack_power=5, shots=2, damage_rule="v1", damage=damage, defence=defence)
+    for i, d in enumerate([1, 2, 3, 6]):
+        for j, df in enumerate([1, 3, 4]):
+            exp = brute.brute_shooting(shoot=6, attack_power=5, shots=2, damage_rule="v1", damage=d, defence=df)
+            assert list(t["pmf"][i, j]) == pytest.approx([float(x) for x in exp["pmf"]], abs=TOL)
+            assert t["effects"]["shock"][i, j] == pytest.approx(float(exp["shock"]), abs=TOL)
+
+
+def test_table_rejects_bad_array():
+    with pytest.raises(InputError, match=r"^shoot: expected whole numbers from 0 to 20, got nan"):
+        fg.shooting_table(shoot=np.array([5.0, np.nan]), attack_power=5)
+
+
+# ---------------------------------------------------------------------------
+# sampled against exact
+# ---------------------------------------------------------------------------
+def _agree(exact, sampled, k=5.0):
+    assert sampled.method == "sampled" and sampled.samples > 0
+    width = max(exact.pmf.size, sampled.pmf.size)
+    e = np.pad(exact.pmf, (0, width - exact.pmf.size))
+    s = np.pad(sampled.pmf, (0, width - sampled.pmf.size))
+    se = np.sqrt(np.maximum(e * (1 - e), 1e-12) / sampled.samples)
+    assert np.all(np.abs(s - e) <= k * se + 1e-9), (s, e)
+    assert abs(sampled.mean - exact.mean) <= k * sampled.mean_stderr + 1e-9
+    for name, val in exact.effects.items():
+        se = max(sampled.effects_stderr[name], 1e-9)
+        assert abs(sampled.effects[name] - val) <= k * se + 1e-9, name
+
+
+@pytest.mark.parametrize("case", [
+    dict(shoot=6, attack_power=5, shots=4, moved="stationary", cover=True, armour="light", models=3),
+    dict(shoot=5, attack_power=3, shots=5, tough=True, heroic_save=6, models=2, shock_rule="pooled"),
+    dict(shoot=6, attack_power=5, shots=3, damage_rule="v1", damage=3, defence=4, shield=True),
+])
+def test_shooting_sampled_agrees_with_exact(case):
+    _agree(fg.shooting(**case), fg.shooting(**case, method="sampled", samples=60_000, seed=2024))
+
+
+def test_sampled_is_reproducible():
+    a = fg.shooting(shoot=6, attack_power=5, shots=3, method="sampled", samples=2000, seed=7)
+    b = fg.shooting(shoot=6, attack_power=5, shots=3, method="sampled", samples=2000, seed=7)
+    assert np.array_equal(a.pmf, b.pmf)
+
+
+# ---------------------------------------------------------------------------
+# close combat against brute force
+# ---------------------------------------------------------------------------
+BASE = dict(attacker_cqc=6, defender_cqc=6, attacker_phys=6, defender_phys=6)
+CC_CASES = [
+    dict(BASE),
+    dict(BASE, response="counter"),
+    dict(BASE, shield=True),
+    dict(BASE, shield=True, response="counter", shield_when_countering=True),
+    dict(BASE, dual_weapons="hit"),
+    dict(BASE, dual_weapons="damage", response="counter"),
+    dict(BASE, power_attack=True, attacker_weapon_bonus=2, defender_armour="light"),
+    dict(BASE, response="counter", defender_power_attack=True, defender_weapon_bonus=2, attacker_armour="heavy"),
+    dict(BASE, defender_dual_weapons="hit", response="counter"),
+    dict(BASE, defender_dual_weapons="damage"),
+    dict(BASE, from_rear=True, facing_away=True, outnumbered=True, defender_outnumbered=True),
+    dict(attacker_cqc=4, defender_cqc=7, attacker_phys=5, defender_phys=7, response="counter",
+         dual_weapons="hit", kill_on="at_or_above"),
+    dict(BASE, melee_phys="defender", defender_phys=4, response="counter"),
+    dict(BASE, response="counter", defender_tough=True, defender_heroic_save=8, dual_weapons="damage",
+         attacker_tough=True, attacker_heroic_save=7),
+    dict(BASE, response="counter", defender_wounded=True, defender_tough=True, attacker_wounded=True),
+    dict(BASE, response="counter", dual_weapons="hit", defender_tough=True, attacker_phys=3),
+    dict(attacker_cqc=6, defender_cqc=6, damage_rule="v1", attacker_damage=3, attacker_strength=2,
+         defender_defence=4, attacker_defence=3, defender_damage=2, defender_strength=2, response="counter",
+         power_attack=True),
+    dict(attacker_cqc=5, defender_cqc=6, damage_rule="v1", attacker_damage=1, attacker_strength=1,
+         defender_defence=4, shield=True, dual_weapons="damage"),
+]
+
+
+@pytest.mark.parametrize("case", CC_CASES, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()
+                                                                   if k not in BASE or c[k] != BASE[k]))
+def test_close_combat_equals_brute_force(case):
+    out = fg.close_combat(**case)
+    exp = brute.brute_close_combat(**case)
+    assert out.label == "defenders downed"
+    assert list(out.pmf) == pytest.approx([float(1 - exp["defender_downed"]), float(exp["defender_downed"])],
+                                          abs=TOL)
+    for name, val in exp.items():
+        assert out.effects[name] == pytest.approx(float(val), abs=TOL), name
+
+
+def test_close_combat_hand_example():
+    """Equal troopers, CQC 6 and PHYS 6, defender blocks: P(hit) = 5/10,
+    P(not blocked) = 5/10, P(d10 > 6) = 4/10 -> 1/10 downed; pushback:
+    only the attacker succeeds 1/4, only the defender 1/4, both succeed 1/4
+    (the higher of two faces among 6..10: each wins 10/25 of it, 5/25 ties)."""
+    out = fg.close_combat(**BASE)
+    assert out.effects["defender_downed"] == pytest.approx(0.1, abs=TOL)
+    assert out.effects["attacker_downed"] == 0.0
+    assert out.effects["pushback_attacker"] == pytest.approx(0.25 + 0.25 * 0.4, abs=TOL)
+    assert out.effects["pushback_none"] == pytest.approx(0.25 + 0.25 * 0.2, abs=TOL)
+    assert out.per_attack == Fraction(5, 10) * Fraction(4, 10)
+
+
+@pytest.mark.parametrize("case", [
+    dict(BASE, shield=True, dual_weapons="hit"),
+    dict(BASE, response="counter", dual_weapons="damage", defender_tough=True, defender_heroic_save=8,
+         attacker_heroic_save=7),
+    dict(attacker_cqc=6, defender_cqc=6, damage_rule="v1", attacker_damage=3, attacker_strength=2,
+         defender_defence=4, attacker_defence=3, defender_damage=2, defender_strength=2, response="counter"),
+])
+def test_close_combat_sampled_agrees_with_exact(case):
+    _agree(fg.close_combat(**case), fg.close_combat(**case, method="sampled", samples=60_000, seed=11))
+
+
+# ---------------------------------------------------------------------------
+# properties
+# ---------------------------------------------------------------------------
+shoot_st = st.integers(0, 14)
+ap_st = st.integers(0, 12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(shoot=shoot_st, ap=ap_st, shots=st.integers(1, 12), models=st.one_of(st.none(), st.integers(1, 6)),
+       moved=st.sampled_from(list(fg.MOVED)), cover=st.booleans(), tough=st.booleans(),
+       heroic=st.one_of(st.none(), st.integers(1, 11)), rule=st.sampled_from(["seed", "pooled"]))
+def test_pmf_is_valid_and_capped(shoot, ap, shots, models, moved, cover, tough, heroic, rule):
+    out = fg.shooting(shoot=shoot, attack_power=ap, shots=shots, models=models, moved=moved, cover=cover,
+                      tough=tough, heroic_save=heroic, shock_rule=rule)
+    assert np.all(out.pmf >= 0) and out.pmf.sum() == pytest.approx(1.0, abs=1e-9)
+    assert out.max_removed <= (shots if models is None else min(shots, models))
+    assert 0.0 <= out.effects["shock"] <= 1.0
+    assert all(np.isfinite(list(out.effects.values())))
+    # the pooled rule never triggers more often than the seed rule
+    other = fg.shooting(shoot=shoot, attack_power=ap, shots=shots, models=models, moved=moved, cover=cover,
+                        tough=tough, heroic_save=heroic, shock_rule="seed")
+    if rule == "pooled":
+        assert out.effects["shock"] <= other.effects["shock"] + 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(shoot=st.integers(1, 14), ap=ap_st, shots=st.integers(1, 10), models=st.one_of(st.none(), st.integers(1, 6)),
+       armour=st.sampled_from(list(fg.ARMOUR)), tough=st.booleans())
+def test_better_stats_never_lower_expected_kills(shoot, ap, shots, models, armour, tough):
+    kw = dict(shots=shots, models=models, armour=armour, tough=tough)
+    worse = fg.shooting(shoot=shoot, attack_power=ap, **kw).mean
+    assert fg.shooting(shoot=shoot - 1, attack_power=ap, **kw).mean >= worse - 1e-12
+    if ap > 0:
+        assert fg.shooting(shoot=shoot, attack_power=ap - 1, **kw).mean >= worse - 1e-12
+
+
+@settings(max_examples=40, deadline=None)
+@given(acqc=st.integers(1, 11), dcqc=st.integers(1, 11), phys=st.integers(0, 11),
+       response=st.sampled_from(["block", "counter"]), shield=st.booleans())
+def test_close_combat_probabilities_are_valid(acqc, dcqc, phys, response, shield):
+    out = fg.close_combat(attacker_cqc=acqc, defender_cqc=dcqc, attacker_phys=phys, defender_phys=phys,
+                          response=response, shield=shield)
+    assert out.pmf.sum() == pytest.approx(1.0, abs=1e-12)
+    e = out.effects
+    assert e["pushback_none"] + e["pushback_attacker"] + e["pushback_defender"] == pytest.approx(1.0, abs=1e-12)
+    assert e["defender_downed"] + e["attacker_downed"] <= 1.0 + 1e-12
+    better = fg.close_combat(attacker_cqc=acqc - 1, defender_cqc=dcqc, attacker_phys=phys, defender_phys=phys,
+                             response=response, shield=shield)
+    assert better.effects["defender_downed"] >= e["defender_downed"] - 1e-12
+
+
+# ---------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------
+def test_aimed_with_three_shots():
+    with pytest.raises(InputError, match=r"^aimed: expected None when shots is not 1, got 'hit' "
+                                         r"\(aimed fire is 'a single shot', got shots=3\)"):
+        fg.shooting(shoot=6, attack_power=5, shots=3, aimed="hit")
+
+
+def test_aimed_after_normal_move():
+    with pytest.raises(InputError, match=r"^aimed: expected None when moved='normal', got 'damage' "
+                                         r"\(aimed fire needs a firer who is stationary or moving cautiously\)"):
+        fg.shooting(shoot=6, attack_power=5, moved="normal", aimed="damage")
+
+
+def test_v1_without_defence():
+    with pytest.raises(InputError, match=r"^defence: expected a whole number from 1 to 40 with "
+                                         r"damage_rule='v1', got None"):
+        fg.shooting(shoot=6, attack_power=5, damage_rule="v1", damage=3)
+
+
+def test_v2_with_damage():
+    with pytest.raises(InputError, match=r"^damage: expected None with damage_rule='v2', got 3"):
+        fg.shooting(shoot=6, attack_power=5, damage=3)
+
+
+def test_unknown_moved_suggests():
+    with pytest.raises(InputError, match=r"^moved: expected one of 'stationary', 'cautious', 'normal', "
+                                         r"got 'stationery' \(did you mean 'stationary'\?\)"):
+        fg.shooting(shoot=6, attack_power=5, moved="stationery")
+
+
+def test_nan_and_negative_shots():
+    with pytest.raises(InputError, match=r"^shoot: expected a whole number from 0 to 20, got nan"):
+        fg.shooting(shoot=float("nan"), attack_power=5)
+    with pytest.raises(InputError, match=r"^shots: expected a whole number from 1 to 1000, got -2"):
+        fg.shooting(shoot=6, attack_power=5, shots=-2)
+
+
+def test_unknown_keyword():
+    with pytest.raises(UnknownArgumentError, match=r"did you mean 'attack_power'\?"):
+        fg.shooting(shoot=6, attackpower=5)
+
+
+def test_shield_needs_v1_when_shooting():
+    with pytest.raises(InputError, match=r"^shield: expected False with damage_rule='v2', got True"):
+        fg.shooting(shoot=6, attack_power=5, shield=True)
+
+
+def test_close_combat_errors():
+    with pytest.raises(InputError, match=r"^defender_phys: expected a whole number from 0 to 20, got None "
+                                         r"\(melee damage v2 rolls above the attacker's PHYS \(the counter too\)\)"):
+        fg.close_combat(attacker_cqc=6, defender_cqc=6, attacker_phys=6, response="counter")
+    with pytest.raises(InputError, match=r"^response: expected one of 'block', 'counter', got 'parry'"):
+        fg.close_combat(**BASE, response="parry")
+    with pytest.raises(InputError, match=r"^power_attack: expected False with dual_weapons, got True"):
+        fg.close_combat(**BASE, power_attack=True, dual_weapons="hit")
+    with pytest.raises(InputError, match=r"^dual_weapons: expected one of None, 'hit', 'damage', got 'both'"):
+        fg.close_combat(**BASE, dual_weapons="both")
+    with pytest.raises(InputError, match=r"^attacker_damage: expected a whole number from 1 to 40 with "
+                                         r"damage_rule='v1', got None"):
+        fg.close_combat(attacker_cqc=6, defender_cqc=6, damage_rule="v1")
