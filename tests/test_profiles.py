@@ -356,6 +356,13 @@ def test_forgotten_trooper_matchup_runs():
     assert v1["damage"] == 3 and v1["defence"] == 3 and "armour" not in v1
     # damage v1 (seed: "Both equal = 4+ kills" on a d6): 5/10 x 3/6
     assert systems.get("forgotten").shooting(**v1).per_attack == hit * Fraction(3, 6)
+    # a shielded target: "adds +1 DEF vs shooting" (v1 only): Defence 4 > Damage 3 -> 5+ kills
+    shielded = dataclasses.replace(get_unit("forgotten", "trooper"),
+                                   stats={**get_unit("forgotten", "trooper").stats, "shield": True})
+    v1s = matchup_kwargs("forgotten", "trooper", "Rifle", shielded, damage_rule="v1")
+    assert v1s["shield"] is True
+    assert systems.get("forgotten").shooting(**v1s).per_attack == hit * Fraction(2, 6)
+    assert "shield" not in matchup_kwargs("forgotten", "trooper", "Rifle", shielded)
 
 
 @pytest.mark.parametrize("system", systems.KEYS)

@@ -390,6 +390,9 @@ def _stat_kwargs(system: str, attacker: Unit, weapon: Weapon, target: Unit,
             # Defence (which already counts its armour): no armour level
             out["damage"] = weapon["damage"]
             out["defence"] = target["defence"]
+            if target["shield"]:
+                # seed: a shield "adds +1 DEF vs shooting" (damage v1 only)
+                out["shield"] = True
         else:
             out["armour"] = target["armour"]
         return out
