@@ -404,3 +404,18 @@ def test_close_combat_errors():
     with pytest.raises(InputError, match=r"^attacker_damage: expected a whole number from 1 to 40 with "
                                          r"damage_rule='v1', got None"):
         fg.close_combat(attacker_cqc=6, defender_cqc=6, damage_rule="v1")
+
+
+def test_illustrative_trooper_numbers_in_the_docs():
+    """docs/rules/forgotten.md, worked by hand: trooper (CQC 6, PHYS 6, light
+    armour) against trooper. Block: hit 5/10, not blocked 5/10, d10 - 1 > 6
+    needs 8+: 3/10 -> 3/40. Counter: 5/10 x 3/10 = 3/20 downed; the standing
+    defender (17/20) downs the attacker with 3/20 -> 51/400. Rifle shot,
+    stationary: 6/10 x 4/10 = 6/25."""
+    troopers = dict(attacker_cqc=6, defender_cqc=6, attacker_phys=6, defender_phys=6,
+                    attacker_armour="light", defender_armour="light")
+    assert fg.close_combat(**troopers).effects["defender_downed"] == pytest.approx(3 / 40, abs=TOL)
+    counter = fg.close_combat(**troopers, response="counter")
+    assert counter.effects["defender_downed"] == pytest.approx(3 / 20, abs=TOL)
+    assert counter.effects["attacker_downed"] == pytest.approx(51 / 400, abs=TOL)
+    assert fg.shooting(shoot=6, attack_power=5, armour="light", moved="stationary").per_attack == Fraction(6, 25)
