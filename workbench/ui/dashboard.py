@@ -257,8 +257,9 @@ class SystemDashboard:
         return not self.error.value
 
     def reset(self) -> None:
-        """Every control back to its default (one recompute)."""
+        """Every control back to its default and the first mode (one recompute)."""
         with self.hold():
+            self.mode_picker.value = next(iter(self.modes))
             for name, c in self.specs.items():
                 self.controls[name].value = _to_widget(c, c.default)
 

@@ -1,0 +1,439 @@
+"""Dashboards without a browser: controls -> one exact resolution -> figures.
+
+Expected numbers come from binomials written here with ``fractions.Fraction``
+over per-shot probabilities counted by hand from RULES.md (the changes
+reference 8/12 x 5/12 x 6/12 = 5/36, the antares reference 5/10 x 6/10), or
+from calling the system's stat-level function directly with the values the
+test set (never from the dashboard's own numbers).
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import tomllib
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from workbench.errors import InputError
+from workbench.systems import antares, changes, forgotten, gunfire
+from workbench.ui import (CONCEPTS, CompareDashboard, SystemDashboard, compare_kwargs, format_query,
+                          fraction_label, parse_query)
+from workbench.ui.dashboard import SAMPLED_SAMPLES, SAMPLED_SEED
+from workbench.ui.plots import HAVE_FIGUREWIDGET, PLOTLY_MIME, FigureView
+from workbench.ui.specs import RESERVED
+
+ROOT = Path(__file__).resolve().parents[1]
+SYSTEMS = ("changes", "forgotten", "gunfire", "antares")
+
+
+def binomial(n: int, p: Fraction, cap: int | None = None) -> list[float]:
+    """P(k successes of n), Fractions, the tail above ``cap`` folded into it."""
+    pmf = [Fraction(math.comb(n, k)) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)]
+    if cap is not None and cap < n:
+        pmf = pmf[:cap] + [sum(pmf[cap:], Fraction(0))]
+    return [float(x) for x in pmf]
+
+
+def bars(dash) -> np.ndarray:
+    return np.asarray(dash.fig_dist.data[0].y, dtype=float)
+
+
+def assert_pmf(dash, expected) -> None:
+    got = bars(dash)
+    expected = np.asarray(expected, dtype=float)
+    width = max(got.size, expected.size)
+    got = np.pad(got, (0, width - got.size))
+    expected = np.pad(expected, (0, width - expected.size))
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+    assert list(dash.fig_dist.data[0].x) == list(range(bars(dash).size))
+
+
+@pytest.fixture(scope="module")
+def dashboards():
+    return {s: SystemDashboard(s) for s in SYSTEMS}
+
+
+# -- every argument has a control ----------------------------------------------
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_every_argument_of_every_function_has_a_control(system):
+    dash = SystemDashboard(system, profiles=False)
+    module = dash.module
+    expected_modes = {"changes": {"shooting", "melee"}, "forgotten": {"shooting", "close_combat"},
+                      "gunfire": {"shooting"}, "antares": {"shooting"}}[system]
+    assert set(dash.modes) == expected_modes
+    for mode in dash.modes.values():
+        params = set(inspect.signature(getattr(module, mode.function)).parameters) - set(RESERVED)
+        assert {c.name for c in mode.controls} == params
+        for name in params:
+            assert name in dash.controls
+            assert f"wb-control-{name}" in dash.controls[name]._dom_classes
+
+
+# -- slider -> figure equals the exact result -----------------------------------
+def test_changes_bs_slider_updates_distribution_stages_and_numbers(dashboards):
+    dash = dashboards["changes"]
+    dash.reset()
+    # defaults: the RULES.md reference marine vs marine, 10 shots at 10 models: 5/36 per shot
+    assert_pmf(dash, binomial(10, Fraction(8, 12) * Fraction(5, 12) * Fraction(6, 12)))
+    before = dash.recomputes
+    dash.controls["bs"].value = 4  # the viewer drags BS to 4+
+    assert dash.recomputes == before + 1
+    p = Fraction(9, 12) * Fraction(5, 12) * Fraction(6, 12)
+    assert_pmf(dash, binomial(10, p))
+    assert list(dash.fig_stages.data[0].text) == ["9/12", "5/12", "6/12"]
+    np.testing.assert_allclose(dash.fig_stages.data[0].y, [9 / 12, 5 / 12, 6 / 12])
+    curve = np.cumsum(binomial(10, p)[::-1])[::-1]
+    np.testing.assert_allclose(dash.fig_at_least.data[0].y, curve, atol=1e-12)
+    direct = changes.shooting(bs=4, s=5, ap=5, t=2, sv=3, shots=10, models=10)
+    assert_pmf(dash, direct.pmf)
+    assert f"{direct.mean:.4f}" in dash.effects.value
+    assert "wb-effect-wasted-wounds" in dash.effects.value
+
+
+def test_antares_slider(dashboards):
+    dash = dashboards["antares"]
+    dash.reset()
+    assert_pmf(dash, binomial(10, Fraction(5, 10) * Fraction(6, 10)))  # RULES.md: 3/10 per shot
+    dash.controls["acc"].value = 7
+    assert_pmf(dash, binomial(10, Fraction(7, 10) * Fraction(6, 10)))
+    assert list(dash.fig_stages.data[0].text) == ["7/10", "6/10"]
+    assert_pmf(dash, antares.shooting(acc=7, res=5, sv=1, shots=10, models=10).pmf)
+    assert "wb-effect-critical-hits" in dash.effects.value
+
+
+def test_gunfire_slider(dashboards):
+    dash = dashboards["gunfire"]
+    dash.reset()
+    # d10 >= 6 + defender - attacker: BS 4 v Ev 3 -> 5+ (6/10), AP 3 v AV 3 -> 6+ (5/10); S1 >= T1
+    assert_pmf(dash, binomial(10, Fraction(6, 10) * Fraction(5, 10)))
+    dash.controls["bs"].value = 6  # -> 3+ (8/10)
+    assert_pmf(dash, binomial(10, Fraction(8, 10) * Fraction(5, 10)))
+    direct = gunfire.shooting(bs=6, ev=3, ap=3, av=3, s=1, t=1, shots=10, models=10)
+    assert_pmf(dash, direct.pmf)
+    assert "wb-effect-suppressed" in dash.effects.value
+
+
+def test_forgotten_slider_and_close_combat(dashboards):
+    dash = dashboards["forgotten"]
+    dash.reset()
+    dash.set_values(mode="shooting")
+    # SHOOT 6, no modifiers: 6+ on a d10 (5/10); d10 - light armour 1 > ATTACK POWER 5: 7+ (4/10)
+    assert_pmf(dash, binomial(5, Fraction(5, 10) * Fraction(4, 10)))
+    dash.controls["shoot"].value = 4
+    assert_pmf(dash, binomial(5, Fraction(7, 10) * Fraction(4, 10)))
+    assert_pmf(dash, forgotten.shooting(shoot=4, attack_power=5, shots=5, models=5, armour="light").pmf)
+    assert "wb-effect-shock" in dash.effects.value
+    dash.set_values(mode="close_combat", response="counter")
+    direct = forgotten.close_combat(attacker_cqc=6, defender_cqc=6, attacker_phys=6, defender_phys=6,
+                                    attacker_armour="light", defender_armour="light", response="counter")
+    assert_pmf(dash, direct.pmf)
+    assert dash.current_outcome().function == "close_combat"
+    assert dash.controls["shoot"].layout.display == "none"
+    assert dash.controls["attacker_cqc"].layout.display is None
+
+
+def test_changes_melee_with_furious_charge(dashboards):
+    dash = dashboards["changes"]
+    dash.reset()
+    before = dash.recomputes
+    dash.set_values(mode="melee", furious_charge=True, charging_models=5, attacks=5)
+    assert dash.recomputes == before + 1  # several controls, one recompute
+    direct = changes.melee(ws=5, s=5, ap=5, attacks=5, d=2, t=2, sv=3, models=10, furious_charge=True,
+                           charging_models=5)
+    assert_pmf(dash, direct.pmf)
+    # brute force: 10 attacks (5 + 5 free), WS 5+ against D +2 = 7+ (6/12), 5/12, 6/12
+    assert_pmf(dash, binomial(10, Fraction(6, 12) * Fraction(5, 12) * Fraction(6, 12)))
+    dash.set_values(mode="shooting")
+
+
+def test_every_control_moves_to_a_direct_call(dashboards):
+    """For each control of each mode: move it one notch; the plot equals the
+    function called directly with the dashboard's arguments (or the error is
+    the one the function raises)."""
+    for system, dash in dashboards.items():
+        for mode in dash.modes.values():
+            dash.reset()
+            dash.set_values(mode=mode.key)
+            fn = getattr(dash.module, mode.function)
+            for c in mode.controls:
+                w = dash.controls[c.name]
+                old = w.value
+                if c.kind in ("int", "optint", "float"):
+                    new = old + c.step if old + c.step <= w.max else old - c.step
+                elif c.kind == "bool":
+                    new = not old
+                else:
+                    new = [v for _, v in w.options if v != old][0]
+                w.value = new
+                kwargs = dash.values()
+                try:
+                    expected = fn(**kwargs)
+                except InputError as exc:
+                    assert str(exc) in dash.error.value.replace("&#x27;", "'").replace("&quot;", '"') or \
+                        _html(str(exc)) in dash.error.value
+                else:
+                    assert dash.error.value == "", (system, c.name, dash.error.value)
+                    assert_pmf(dash, expected.pmf)
+                w.value = old
+
+
+def _html(text: str) -> str:
+    import html
+    return html.escape(text)
+
+
+# -- a forbidden combination ----------------------------------------------------
+def test_forbidden_combination_shows_message_and_keeps_the_plot(dashboards):
+    dash = dashboards["changes"]
+    dash.reset()
+    assert dash.controls["action"].value == "aimed"
+    kept = bars(dash).copy()
+    kept_stages = list(dash.fig_stages.data[0].text)
+    kept_outcome = dash.current_outcome()
+    dash.controls["evading"].value = True  # aimed shot at an EVADING target: forbidden
+    assert "EVADING" in dash.error.value and "wb-error-message" in dash.error.value
+    assert "action" in dash.error.value
+    np.testing.assert_array_equal(bars(dash), kept)
+    assert list(dash.fig_stages.data[0].text) == kept_stages
+    assert dash.current_outcome() is kept_outcome
+    dash.controls["action"].value = "snap"  # a valid change: the dashboard keeps working
+    assert dash.error.value == ""
+    assert_pmf(dash, changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, shots=10, models=10, evading=True,
+                                      action="snap").pmf)
+    dash.reset()
+
+
+def test_set_values_rejects_bad_names_and_values_before_changing_anything():
+    dash = SystemDashboard("gunfire", profiles=False)
+    with pytest.raises(InputError, match=r"argument: expected one of bs, ev.*got 'bogus'"):
+        dash.set_values(bogus=1)
+    with pytest.raises(InputError, match=r"bs: expected a whole number from 0 to 12, got 99"):
+        dash.set_values(ev=5, bs=99)
+    assert dash.controls["ev"].value == 3
+
+
+# -- sampled overlay -------------------------------------------------------------
+def test_sampled_overlay_matches_a_direct_sampled_call_and_the_exact_result():
+    dash = SystemDashboard("antares", profiles=False)
+    assert dash.fig_dist.data[1].visible is False
+    dash.sampled_toggle.value = True
+    dots = dash.fig_dist.data[1]
+    assert dots.visible is True
+    direct = antares.shooting(acc=5, res=5, sv=1, shots=10, models=10, method="sampled",
+                              samples=SAMPLED_SAMPLES, seed=SAMPLED_SEED)
+    np.testing.assert_allclose(dots.y, direct.pmf)
+    np.testing.assert_allclose(dots.error_y.array, 2 * np.asarray(direct.pmf_stderr))
+    exact = np.asarray(binomial(10, Fraction(3, 10)))
+    se = np.sqrt(exact * (1 - exact) / SAMPLED_SAMPLES)
+    assert np.all(np.abs(np.asarray(dots.y) - exact) <= 5 * se + 1e-12)  # within 5 standard errors
+    assert "wb-sampled-mean" in dash.effects.value
+    dash.sampled_toggle.value = False
+    assert dash.fig_dist.data[1].visible is False
+
+
+# -- the query string ------------------------------------------------------------
+def test_parse_query_reads_stat_level_names():
+    got = parse_query("changes", "?bs=4&ap=6&shots=10&action=snap&models=none&evading=true&mode=shooting")
+    assert got == {"bs": 4, "ap": 6, "shots": 10, "action": "snap", "models": None, "evading": True,
+                   "mode": "shooting"}
+    assert parse_query("gunfire", "suppression_fraction=0.5&die=12&explosive=2") == {
+        "suppression_fraction": 0.5, "die": 12, "explosive": 2}
+    assert parse_query("forgotten", "aimed=hit&cover=0&mode=close_combat") == {
+        "aimed": "hit", "cover": False, "mode": "close_combat"}
+    assert parse_query("antares", "") == {}
+
+
+@pytest.mark.parametrize("qs, message", [
+    ("bs=99", r"bs: expected a whole number from 1 to 13, got 99"),
+    ("bs=4.5", r"bs: expected a whole number from 1 to 13, got 4.5"),
+    ("bs=nan", r"bs: expected a whole number from 1 to 13, got 'nan'"),
+    ("action=charge", r"action: expected one of snap, shot, aimed, got 'charge'"),
+    ("evading=maybe", r"evading: expected true or false, got 'maybe'"),
+    ("models=-3", r"models: expected a whole number from 1 to 40 or 'none', got -3"),
+    ("bogus=1", r"query key: expected one of mode, bs, .*got 'bogus'"),
+    ("mode=volley2", r"mode: expected one of shooting, melee, got 'volley2'"),
+])
+def test_parse_query_bad_values(qs, message):
+    with pytest.raises(InputError, match=message):
+        parse_query("changes", qs)
+    errors: list[str] = []
+    assert parse_query("changes", qs + "&shots=7", errors) == {"shots": 7}
+    assert len(errors) == 1
+
+
+def test_link_round_trips_through_a_new_dashboard():
+    a = SystemDashboard("forgotten", profiles=False)
+    a.set_values(shoot=4, moved="stationary", aimed="damage", shots=1, models=None, cover=True)
+    qs = a.query_string()
+    assert qs.startswith("?mode=shooting&shoot=4&")
+    assert "aimed=damage" in qs and "models=none" in qs and "cover=true" in qs
+    assert f'href="{qs.replace("&", "&amp;")}"' in a.link.value
+    b = SystemDashboard("forgotten", profiles=False, query=qs)
+    assert b.values() == a.values()
+    np.testing.assert_allclose(bars(b), bars(a))
+    assert b.error.value == ""
+
+
+def test_query_on_construction_and_fallbacks():
+    dash = SystemDashboard("changes", profiles=False, query="?bs=4&ap=6&shots=12&action=snap")
+    assert (dash.controls["bs"].value, dash.controls["ap"].value, dash.controls["shots"].value) == (4, 6, 12)
+    assert dash.controls["action"].value == "snap"
+    assert_pmf(dash, changes.shooting(bs=4, s=5, ap=6, t=2, sv=3, shots=12, models=10, action="snap").pmf)
+    # an invalid value: message shown, that value falls back to its default, the rest is applied
+    bad = SystemDashboard("changes", profiles=False, query="?bs=99&shots=3")
+    assert "bs: expected a whole number from 1 to 13, got 99" in bad.error.value
+    assert bad.controls["bs"].value == 5 and bad.controls["shots"].value == 3
+    assert_pmf(bad, binomial(3, Fraction(5, 36)))
+    # values that are each fine but forbidden together: message, and the defaults
+    forbidden = SystemDashboard("changes", profiles=False, query="?evading=true&action=aimed&bs=3")
+    assert "EVADING" in forbidden.error.value and "defaults" in forbidden.error.value
+    assert forbidden.values() == forbidden.defaults()
+    assert_pmf(forbidden, binomial(10, Fraction(5, 36)))
+
+
+def test_show_reads_query_string_from_the_environment(monkeypatch):
+    monkeypatch.setenv("QUERY_STRING", "acc=8&shots=4")
+    monkeypatch.delenv("VOILA_PREHEAT", raising=False)
+    dash = SystemDashboard("antares", profiles=False)
+    dash.show()
+    assert dash.controls["acc"].value == 8 and dash.controls["shots"].value == 4
+    assert_pmf(dash, binomial(4, Fraction(8, 10) * Fraction(6, 10)))
+
+
+def test_format_query_encodes():
+    from workbench.ui.specs import Control
+    ctl = {"a": Control("a", "choice", "x y", options=("x y", "z")), "b": Control("b", "optint", None, 1, 5)}
+    assert format_query({"a": "x y", "b": None}, ctl) == "?a=x+y&b=none"
+
+
+# -- profile picker ---------------------------------------------------------------
+def _toml(system: str, name: str) -> dict:
+    return tomllib.loads((ROOT / "profiles" / system / f"{name}.toml").read_text())
+
+
+def test_profile_picker_sets_the_sliders_from_the_files():
+    dash = SystemDashboard("gunfire")
+    knights, guard = _toml("gunfire", "knights"), _toml("gunfire", "laansguard")
+    before = dash.recomputes
+    dash.profile_picker.select("knights", "Knight Gun", "laansguard")
+    dash.profile_picker.load()
+    assert dash.recomputes == before + 1
+    gun = knights["weapons"][0]
+    want = dict(bs=knights["unit"]["bs"], ev=guard["unit"]["ev"], ap=gun["ap"], av=guard["unit"]["av"],
+                s=gun["s"], t=guard["unit"]["t"], shots=gun["shots"], models=guard["unit"]["models"])
+    assert {k: dash.values()[k] for k in want} == want
+    assert_pmf(dash, gunfire.shooting(**want).pmf)
+    assert "Loaded Knights" in dash.profile_picker.message.value
+
+
+def test_profile_picker_changes_heavy_weapon_and_melee():
+    dash = SystemDashboard("changes")
+    marine = _toml("changes", "space_marine")
+    heavy = next(w for w in marine["weapons"] if w["name"] == "Heavy Bolter")
+    dash.profile_picker.select("space_marine", "Heavy Bolter", "space_marine")
+    dash.profile_picker.load()
+    u = marine["unit"]
+    assert dash.values()["weapon"] == "heavy"
+    assert (dash.values()["s"], dash.values()["ap"], dash.values()["shots"]) == (heavy["s"], heavy["ap"], heavy["shots"])
+    assert (dash.values()["bs"], dash.values()["t"], dash.values()["sv"], dash.values()["models"]) == (
+        u["bs"], u["t"], u["sv"], u["models"])
+    knife = next(w for w in marine["weapons"] if w["name"] == "Combat Knife")
+    dash.profile_picker.select("space_marine", "Combat Knife", "space_marine")
+    dash.profile_picker.load()
+    assert dash.mode.key == "melee"
+    assert (dash.values()["ws"], dash.values()["s"], dash.values()["ap"], dash.values()["d"]) == (
+        u["ws"], knife["s"], knife["ap"], u["d"])
+    assert_pmf(dash, changes.melee(ws=u["ws"], s=knife["s"], ap=knife["ap"], attacks=u["a"] * knife["shots"],
+                                   d=u["d"], inv=u["inv"], t=u["t"], sv=u["sv"], wounds=u["w"],
+                                   models=u["models"]).pmf)
+
+
+# -- compare ------------------------------------------------------------------------
+def test_compare_concepts_move_each_systems_own_stat():
+    dash = CompareDashboard()
+    marine, trooper = _toml("changes", "space_marine"), _toml("forgotten", "trooper")
+    guard, rever = _toml("gunfire", "laansguard"), _toml("antares", "rever")
+    dash.set_values(accuracy=1, penetration=1, shots=6, models=4)
+    kw = {s: dash.kwargs(s) for s in dash.system_keys}
+    assert kw["changes"]["bs"] == marine["unit"]["bs"] - 1
+    assert kw["changes"]["ap"] == marine["weapons"][0]["ap"] - 1
+    assert kw["forgotten"]["shoot"] == trooper["unit"]["shoot"] - 1
+    assert kw["forgotten"]["attack_power"] == trooper["weapons"][0]["attack_power"] - 1
+    assert kw["gunfire"]["bs"] == guard["unit"]["bs"] + 1 and kw["gunfire"]["ap"] == guard["weapons"][0]["ap"] + 1
+    assert kw["antares"]["acc"] == rever["unit"]["acc"] + 1 and kw["antares"]["sv"] == rever["weapons"][0]["sv"] + 1
+    assert all(k["shots"] == 6 and k["models"] == 4 for k in kw.values())
+    # changes: BS 4+ (9/12), AP 4+ vs Sv +3 = 7+ (6/12), S5+ vs T+2 = 7+ (6/12); 6 shots at 4 models
+    np.testing.assert_allclose(dash.fig_dist.data[0].y,
+                               binomial(6, Fraction(9, 12) * Fraction(6, 12) * Fraction(6, 12), cap=4), atol=1e-12)
+    # antares: Acc 6 (6/10), Res 5 - SV 2 = 3: fails 7/10
+    np.testing.assert_allclose(dash.fig_dist.data[3].y, binomial(6, Fraction(6, 10) * Fraction(7, 10), cap=4),
+                               atol=1e-12)
+    for trace, s in zip(dash.fig_dist.data, dash.system_keys):
+        np.testing.assert_allclose(trace.y, getattr(__import__("workbench.systems", fromlist=[s]), s)
+                                   .shooting(**kw[s]).pmf, atol=1e-12)
+    means = [dash.current_outcomes()[s].mean for s in dash.system_keys]
+    np.testing.assert_allclose(dash.fig_means.data[0].y, means)
+    assert "BS 4+" in dash.table.value and "SHOOT 5" in dash.table.value and "Acc 6" in dash.table.value
+    assert dash.query_string() == "?accuracy=1&penetration=1&toughness=0&cover=0&shots=6&models=4"
+
+
+def test_compare_step_out_of_range_keeps_that_system_and_updates_the_others():
+    dash = CompareDashboard()
+    dash.set_values(toughness=1)  # forgotten armour light -> heavy
+    assert dash.kwargs("forgotten")["armour"] == "heavy"
+    kept = np.asarray(dash.fig_dist.data[1].y).copy()
+    dash.set_values(toughness=2)  # past heavy: forgotten cannot follow
+    assert "The Forgotten" in dash.error.value and "toughness" in dash.error.value
+    np.testing.assert_array_equal(dash.fig_dist.data[1].y, kept)
+    assert dash.current_outcomes()["changes"].inputs["t"] == _toml("changes", "space_marine")["unit"]["t"] + 2
+    dash.set_values(toughness=0, cover=2)
+    assert dash.error.value == ""
+    assert dash.kwargs("forgotten")["cover"] is True and dash.kwargs("forgotten")["cover_level"] == "hard"
+    assert dash.kwargs("gunfire")["hit_mod"] == 2
+
+
+def test_compare_query_and_concept_table():
+    dash = CompareDashboard(query="?accuracy=-1&shots=3&models=99")
+    assert dash.controls["accuracy"].value == -1 and dash.controls["shots"].value == 3
+    assert "models: expected a whole number from 1 to 20, got 99" in dash.error.value
+    assert set(CONCEPTS) == {"accuracy", "penetration", "toughness", "cover"}
+    assert all(set(v) == set(SYSTEMS) for v in CONCEPTS.values())
+    with pytest.raises(InputError, match=r"cover: expected a step from 0 to 2 for forgotten, got -1"):
+        compare_kwargs("forgotten", {"shoot": 6, "attack_power": 5}, cover=-1)
+
+
+# -- figures and labels --------------------------------------------------------------
+def test_figures_are_updated_in_place():
+    dash = SystemDashboard("gunfire", profiles=False)
+    fig, trace = dash.fig_dist, dash.fig_dist.data[0]
+    dash.controls["shots"].value = 4
+    assert dash.fig_dist is fig and dash.fig_dist.data[0] is trace
+    assert isinstance(fig, go.FigureWidget) == HAVE_FIGUREWIDGET
+    if not HAVE_FIGUREWIDGET:
+        assert isinstance(fig, FigureView)
+        y = fig.widget.outputs[0]["data"][PLOTLY_MIME]["data"][0]["y"]
+        if isinstance(y, dict):  # plotly's typed-array encoding {"dtype", "bdata"}
+            import base64
+            y = np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"])
+        np.testing.assert_allclose(y, bars(dash))
+
+
+def test_fraction_label():
+    assert fraction_label(Fraction(2, 3), 12) == "8/12"
+    assert fraction_label(Fraction(1, 2), 10) == "5/10"
+    assert fraction_label(Fraction(1, 100), 10) == "1/100"
+    assert fraction_label(Fraction(1, 3), 10) == "1/3"
+    assert fraction_label(Fraction(0), 12) == "0/12"
+
+
+def test_panels_area_takes_other_widgets():
+    import ipywidgets as W
+    dash = SystemDashboard("antares", profiles=False)
+    extra = W.HTML("hello")
+    dash.panels.children = (*dash.panels.children, extra)
+    assert extra in dash.widget.children[-1].children
+    assert dash.panels is dash.widget.children[-1]
