@@ -195,8 +195,8 @@ def _table_groups(table, g: dict[str, list[Any]], arrays: list[str], progress: b
     flat = [m.ravel() for m in mesh]
     n = flat[0].size if flat else 1
     frames, pmfs, effects = [], [], {}
-    for combo in bar(groups, total=len(groups), desc="sweep", unit="group",
-                     enabled=progress and len(groups) > 1):
+    for gi, combo in enumerate(bar(groups, total=len(groups), desc="sweep", unit="group",
+                                   enabled=progress and len(groups) > 1)):
         kwargs = dict(zip(group_keys, combo))
         kwargs.update(zip(arrays, flat))
         out = table(**kwargs)
@@ -204,8 +204,8 @@ def _table_groups(table, g: dict[str, list[Any]], arrays: list[str], progress: b
         pmf = np.broadcast_to(pmf, (n, pmf.shape[-1])) if pmf.ndim == 1 else pmf.reshape(n, -1)
         pmfs.append(pmf)
         for ename, arr in out.get("effects", {}).items():
-            effects.setdefault(ename, []).append(np.broadcast_to(np.asarray(arr, dtype=float), (n,))
-                                                 if np.ndim(arr) == 0 else np.asarray(arr, float).reshape(n))
+            arr = np.asarray(arr, dtype=float)
+            effects.setdefault(ename, {})[gi] = np.broadcast_to(arr, (n,)) if arr.ndim == 0 else arr.reshape(n)
         frame = {k: np.repeat(np.asarray([val], dtype=object), n) for k, val in zip(group_keys, combo)}
         frame.update({k: f for k, f in zip(arrays, flat)})
         frames.append(pd.DataFrame(frame)[keys])
@@ -214,10 +214,9 @@ def _table_groups(table, g: dict[str, list[Any]], arrays: list[str], progress: b
     cells = pd.concat(frames, ignore_index=True)
     for k in group_keys:
         cells[k] = cells[k].infer_objects()
-    eff = {}
-    for ename, parts in effects.items():
-        if len(parts) == len(pmfs):
-            eff[ename] = np.concatenate(parts)
+    # an effect some groups do not have (wasted_wounds without a unit size) is NaN there
+    eff = {ename: np.concatenate([parts.get(i, np.full(n, np.nan)) for i in range(len(pmfs))])
+           for ename, parts in effects.items()}
     return cells, pmf, eff
 
 
@@ -232,8 +231,8 @@ def _via_loop(fn, g: dict[str, list[Any]], progress: bool, qual: str):
         stderr.append(out.mean_stderr)
     width = max(p.size for p in pmfs)
     pmf = np.stack([_pad(p, width) for p in pmfs])
-    names = [k for k in effects[0] if all(k in e for e in effects)]
-    eff = {k: np.array([e[k] for e in effects], dtype=float) for k in names}
+    names = list(dict.fromkeys(k for e in effects for k in e))
+    eff = {k: np.array([e.get(k, np.nan) for e in effects], dtype=float) for k in names}
     if any(s is not None for s in stderr):
         eff["mean_stderr"] = np.array([np.nan if s is None else s for s in stderr], dtype=float)
     return cells, pmf, eff
@@ -258,7 +257,8 @@ def sweep(system: Any, function: Any = "shooting", *, progress: bool = True, **g
     of values; ``method``/``samples``/``seed`` may be given once. Returns one
     row per cell: the cell's keywords, ``mean`` (expected models removed),
     ``p_at_least_k`` for k = 1 .. the largest count any cell can reach, and one
-    column per side effect. ``df.attrs["path"]`` says whether the vectorised
+    column per side effect (NaN in the cells that do not have it, e.g.
+    ``wasted_wounds`` without a unit size). ``df.attrs["path"]`` says whether the vectorised
     twin (``"table"``) or a call per cell (``"loop"``, with a progress bar
     after a second) was used.
 
@@ -497,7 +497,7 @@ def value_of_plus_one_figure(df: pd.DataFrame, title: str | None = None):
 #: per-shot probability); changes sweeps the three target numbers with the
 #: target's modifiers at 0 (a modifier only shifts a target number).
 GRANULARITY_GRID: dict[str, dict[str, Any]] = {
-    "changes": dict(bs=list(range(1, 13)), s=list(range(1, 13)), ap=list(range(1, 13)), shots=1),
+    "changes": dict(bs=list(range(1, 14)), s=list(range(1, 14)), ap=list(range(1, 14)), shots=1),
     "forgotten": dict(shoot=list(range(0, 12)), attack_power=list(range(0, 11)), shots=1),
     "gunfire": dict(bs=list(range(0, 11)), ev=5, ap=list(range(0, 11)), av=5, s=1, t=1, shots=1),
     "antares": dict(acc=list(range(0, 11)), res=list(range(0, 11)), sv=[0, 1], shots=1),
@@ -607,7 +607,7 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
     """Settings in other systems closest to a matchup's distribution of models removed.
 
     The distance is :data:`DISTANCE`: the total variation distance between
-    the pmfs, ties broken by |Δ mean| and then, in the input's own system, by
+    the pmfs (below 1e-12, float noise, it is reported as 0), ties broken by |Δ mean| and then, in the input's own system, by
     the fewest stats changed. Each target system is searched over
     :data:`EQUIV_SEARCH` with the matchup's ``shots`` and ``models``; in the
     input's own system the search also contains the input's values and keeps
@@ -657,9 +657,10 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
         q = _pad(pmf, width)
         p = _pad(src[None, :], width)[0]
         tv = 0.5 * np.abs(q - p).sum(axis=1)
-        tv = np.where(tv < 1e-12, 0.0, tv)  # float noise of identical distributions
+        tv = np.where(tv < 1e-12, 0.0, tv)  # float noise of identical distributions (same for dmean)
         means = q @ np.arange(width)
         dmean = means - src_mean
+        dmean = np.where(np.abs(dmean) < 1e-12, 0.0, dmean)
         if tkey == key:
             full = {**_defaults(fn), **matchup}
             changed = sum((cells[k].to_numpy() != full.get(k)).astype(int) for k in search)
