@@ -300,20 +300,27 @@ def _shooting_tests(a: dict):
     return to_hit, to_kill, saves
 
 
+def _rate(test: RollHigh, label: str):
+    """P(label) of a RollHigh: the cached Fraction count for a single cell, rates() for a grid."""
+    if np.ndim(test.target) == 0:
+        return float(RollHigh(target=int(test.target), sides=test.sides).p(label))
+    return rates(test, label)
+
+
 def _shooting_exact(a: dict) -> dict:
     """The one exact rule path (arrays of any broadcast shape S)."""
     to_hit, to_kill, saves = _shooting_tests(a)
     numeric = [a[k] for k in ("shoot", "attack_power", "shots", "models", "damage", "defence", "heroic_save")
                if a[k] is not None]
     shape = np.broadcast_shapes(*(np.shape(x) for x in numeric))
-    p_hit = np.broadcast_to(rates(to_hit, "success"), shape)
-    p_near = np.broadcast_to(rates(to_hit, "near_miss"), shape)
-    p_killroll = np.broadcast_to(rates(to_kill, "success"), shape)
+    p_hit = np.broadcast_to(_rate(to_hit, "success"), shape)
+    p_near = np.broadcast_to(_rate(to_hit, "near_miss"), shape)
+    p_killroll = np.broadcast_to(_rate(to_kill, "success"), shape)
     if saves is None:
         s_f = s_w = np.zeros(shape)
     else:
-        s_f = np.broadcast_to(rates(saves[0], "success"), shape)
-        s_w = np.broadcast_to(rates(saves[1], "success"), shape)
+        s_f = np.broadcast_to(_rate(saves[0], "success"), shape)
+        s_w = np.broadcast_to(_rate(saves[1], "success"), shape)
     n = np.broadcast_to(np.asarray(a["shots"], dtype=np.int64), shape)
     n_max = int(n.max())
 
