@@ -393,3 +393,20 @@ def test_matchup_errors():
         matchup_kwargs("changes", "space_marine", "Boltgun", rever)
     with pytest.raises(InputError, match=r"^firers: expected a whole number 1 or more, got 0$"):
         matchup_kwargs("changes", "space_marine", "Boltgun", "space_marine", firers=0)
+
+
+def test_stats_come_from_the_right_side():
+    # attacker stats from the attacker, defensive stats and unit size from the target
+    sm = get_unit("changes", "space_marine")
+    target = dataclasses.replace(sm, models=7, stats={**sm.stats, "bs": 11, "t": 4, "sv": 1, "inv": 2, "w": 3})
+    kw = matchup_kwargs("changes", sm, "Boltgun", target)
+    assert (kw["bs"], kw["t"], kw["sv"], kw["inv"], kw["wounds"], kw["models"]) == (5, 4, 1, 2, 3, 7)
+    shooter = dataclasses.replace(sm, stats={**sm.stats, "bs": 3})
+    assert matchup_kwargs("changes", shooter, shooter.weapon("Boltgun"), sm)["bs"] == 3
+    rever = get_unit("antares", "rever")
+    tough = dataclasses.replace(rever, stats={**rever.stats, "acc": 1, "res": 8, "armour": 1})
+    kw = matchup_kwargs("antares", rever, "Carbine", tough)
+    assert (kw["acc"], kw["res"], kw["armour"], kw["sv"]) == (5, 8, 1, 1)
+    guard = get_unit("gunfire", "laansguard")
+    kw = matchup_kwargs("gunfire", guard, "Rifle", get_unit("gunfire", "knights"))
+    assert (kw["bs"], kw["ev"], kw["ap"], kw["av"], kw["s"], kw["t"]) == (4, 3, 3, 5, 1, 2)
