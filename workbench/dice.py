@@ -147,7 +147,8 @@ class RollHigh(DieTest):
         ok = ok | (np.asarray(self.natural_max_always_succeeds) & (f == self.sides))
         ok = ok & ~(np.asarray(self.natural_1_always_fails) & (f == 1))
         near = ~ok & (f == np.asarray(self.target) - 1)
-        return np.where(ok, 1, np.where(near, 2, 0)).astype(np.int8)
+        # codes 0 fail, 1 success, 2 near miss, built from byte views (no int64 temporaries)
+        return ok.view(np.int8) | (near.view(np.int8) << 1)
 
     def describe(self, die: str | None = None) -> str:
         """'needs 7+ on a D12' and the like."""
@@ -192,7 +193,8 @@ class RollUnder(DieTest):
         double_one = (first == 1) & (second == 1)
         ok = np.where(value < 1, double_one, ordinary)
         crit = ok & (first == 1) & (value >= 2)
-        return np.where(crit, 2, np.where(ok, 1, 0)).astype(np.int8)
+        # codes 0 fail, 1 success, 2 critical (a critical is a success with its own code)
+        return ok.view(np.int8) + crit.view(np.int8)
 
     def describe(self, die: str | None = None) -> str:
         die = die or f"d{self.sides}"
