@@ -365,13 +365,6 @@ def _shooting_exact(a: dict) -> dict:
     return {"pmf": pmf, "effects": effects, "tests": (to_hit, to_kill, saves)}
 
 
-_SHOOTING_DEFAULTS = dict(shots=1, models=None, moved="cautious", range="medium", facing_away=False,
-                          cover=False, flanked=False, armour="none", cover_level="none", aimed=None,
-                          blind_fire=False, damage_rule="v2", kill_on="above", shock_rule="seed",
-                          damage=None, defence=None, heroic_save=None, tough=False, shield=False,
-                          firer_wounded=False, firer_shocked=False)
-
-
 @v.stat_function
 def shooting_table(*, shoot, attack_power, shots=1, models=None, moved="cautious", range="medium",
                    facing_away=False, cover=False, flanked=False, armour="none", cover_level="none",
