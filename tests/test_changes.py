@@ -546,3 +546,13 @@ def test_error_melee_and_others():
         changes.leadership(14)
     with pytest.raises(InputError, match=r"^target: expected a whole number"):
         changes.test(float("nan"))
+
+
+def test_scalar_functions_take_numpy_scalars_and_refuse_arrays():
+    a = changes.shooting(bs=np.int64(5), s=np.array(5), ap=5, t=np.int8(2), sv=3, shots=np.array(10))
+    b = changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, shots=10)
+    close(a.pmf, b.pmf)
+    with pytest.raises(InputError, match=r"^bs: expected a whole number from 1 to 13, got \[5, 6\]$"):
+        changes.shooting(bs=[5, 6], s=5, ap=5)
+    with pytest.raises(InputError, match=r"^ws: expected a whole number from 1 to 13, got array"):
+        changes.melee(ws=np.array([5, 6]), s=5, ap=5)

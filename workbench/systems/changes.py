@@ -129,6 +129,8 @@ def _int(name: str, value: Any, lo: int, hi: int) -> int:
 
 def _ints(name: str, value: Any, lo: int, hi: int):
     """A whole number or a numpy array of whole numbers in ``[lo, hi]``."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
     if not isinstance(value, (np.ndarray, list, tuple)):
         return _int(name, value, lo, hi)
     expected = f"whole numbers from {lo} to {hi}"
@@ -152,11 +154,18 @@ def _ints(name: str, value: Any, lo: int, hi: int):
     return out
 
 
-def _optional_ints(name, value, lo, hi):
+def _scalar(name: str, value: Any, lo: int, hi: int) -> int:
+    """A scalar whole number (a 0-d numpy array counts as one)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    return _int(name, value, lo, hi)
+
+
+def _optional_ints(name, value, lo, hi, table=True):
     if value is None:
         return None
     try:
-        return _ints(name, value, lo, hi)
+        return (_ints if table else _scalar)(name, value, lo, hi)
     except InputError as exc:
         raise InputError(name, "None or " + exc.expected, exc.got, exc.hint) from None
 
@@ -265,24 +274,25 @@ def _resolve(p_hit, p_pierce, p_wound, n, wounds, models):
 
 # -- shooting ------------------------------------------------------------------
 def _shooting_setup(bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action,
-                    go_to_ground, evading, firer_gone_to_ground, firer_cover, n12, n1):
+                    go_to_ground, evading, firer_gone_to_ground, firer_cover, n12, n1, table=False):
     """Validate shooting arguments (scalars or arrays) and return the three targets and notes."""
-    bs = _ints("bs", bs, *ROLL_STAT)
-    s = _ints("s", s, *ROLL_STAT)
-    ap = _ints("ap", ap, *ROLL_STAT)
-    t = _ints("t", t, *MODIFIER)
-    sv = _ints("sv", sv, *MODIFIER)
-    inv = _ints("inv", inv, *MODIFIER)
-    cover = _ints("cover", cover, *MODIFIER)
-    shots = _ints("shots", shots, 0, MAX_DICE)
-    models = _optional_ints("models", models, 1, MAX_MODELS)
-    wounds = _ints("wounds", wounds, 1, MAX_WOUNDS)
+    I = _ints if table else _scalar
+    bs = I("bs", bs, *ROLL_STAT)
+    s = I("s", s, *ROLL_STAT)
+    ap = I("ap", ap, *ROLL_STAT)
+    t = I("t", t, *MODIFIER)
+    sv = I("sv", sv, *MODIFIER)
+    inv = I("inv", inv, *MODIFIER)
+    cover = I("cover", cover, *MODIFIER)
+    shots = I("shots", shots, 0, MAX_DICE)
+    models = _optional_ints("models", models, 1, MAX_MODELS, table)
+    wounds = I("wounds", wounds, 1, MAX_WOUNDS)
     weapon = v.choice("weapon", weapon, WEAPONS)
     action = v.choice("action", action, ACTIONS)
     go_to_ground = v.boolean("go_to_ground", go_to_ground)
     evading = v.boolean("evading", evading)
     firer_gone_to_ground = v.boolean("firer_gone_to_ground", firer_gone_to_ground)
-    firer_cover = _ints("firer_cover", firer_cover, *MODIFIER)
+    firer_cover = I("firer_cover", firer_cover, *MODIFIER)
     n12, n1 = _flags(n12, n1)
     _check_action(weapon, action, evading, firer_gone_to_ground)
     notes = [NOTE_HIT]
@@ -332,7 +342,8 @@ def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None
     """
     args, (bs_pen, eff_cover, inv_), _notes, _pen, _c = _shooting_setup(
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
-        firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails)
+        firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
+        table=True)
     return _shooting_core(args, bs_pen, eff_cover)
 
 
@@ -631,19 +642,20 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
 
 # -- melee ---------------------------------------------------------------------
 def _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_charge,
-                 charging_models, blocked, n12, n1):
-    ws = _ints("ws", ws, *ROLL_STAT)
-    s = _ints("s", s, *ROLL_STAT)
-    ap = _ints("ap", ap, *ROLL_STAT)
-    attacks = _ints("attacks", attacks, 0, MAX_DICE)
-    d = _ints("d", d, *MODIFIER)
-    inv = _ints("inv", inv, *MODIFIER)
-    t = _ints("t", t, *MODIFIER)
-    sv = _ints("sv", sv, *MODIFIER)
-    models = _optional_ints("models", models, 1, MAX_MODELS)
-    wounds = _ints("wounds", wounds, 1, MAX_WOUNDS)
+                 charging_models, blocked, n12, n1, table=False):
+    I = _ints if table else _scalar
+    ws = I("ws", ws, *ROLL_STAT)
+    s = I("s", s, *ROLL_STAT)
+    ap = I("ap", ap, *ROLL_STAT)
+    attacks = I("attacks", attacks, 0, MAX_DICE)
+    d = I("d", d, *MODIFIER)
+    inv = I("inv", inv, *MODIFIER)
+    t = I("t", t, *MODIFIER)
+    sv = I("sv", sv, *MODIFIER)
+    models = _optional_ints("models", models, 1, MAX_MODELS, table)
+    wounds = I("wounds", wounds, 1, MAX_WOUNDS)
     furious_charge = v.boolean("furious_charge", furious_charge)
-    charging_models = _ints("charging_models", charging_models, 0, MAX_DICE)
+    charging_models = I("charging_models", charging_models, 0, MAX_DICE)
     blocked = v.boolean("blocked", blocked)
     n12, n1 = _flags(n12, n1)
     if blocked and not furious_charge:
@@ -674,7 +686,7 @@ def melee_table(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wou
     """Vectorised :func:`melee` (numeric stats may be numpy arrays)."""
     args, free, _ = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_charge,
                                  charging_models, blocked, natural_12_always_succeeds,
-                                 natural_1_always_fails)
+                                 natural_1_always_fails, table=True)
     return _melee_core(args, free)
 
 
