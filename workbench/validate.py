@@ -137,22 +137,37 @@ def stat_function(fn: Callable) -> Callable:
     sig = inspect.signature(fn)
     names = [p for p in sig.parameters if sig.parameters[p].kind is not inspect.Parameter.VAR_KEYWORD]
 
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    known = frozenset(names)
+
+    def bad_arguments(args, kwargs) -> UnknownArgumentError | None:
         for key in kwargs:
-            if key not in sig.parameters:
+            if key not in known:
                 close = difflib.get_close_matches(key, names, n=1)
                 if not close:
                     close = [n for n in names if n.lower() == key.lower()]
                 hint = f"did you mean {close[0]!r}?" if close else None
-                raise UnknownArgumentError(
+                return UnknownArgumentError(
                     "argument name", f"one of {', '.join(names)} for {fn.__qualname__}()", key, hint)
         try:
             sig.bind(*args, **kwargs)
         except TypeError as exc:
-            raise UnknownArgumentError(
-                "arguments", f"keyword arguments as in {fn.__qualname__}{sig}", str(exc)) from None
-        return fn(*args, **kwargs)
+            return UnknownArgumentError(
+                "arguments", f"keyword arguments as in {fn.__qualname__}{sig}", str(exc))
+        return None
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        # Fast path: names are checked against a set; the signature is only
+        # bound (slow) when the names are wrong or the call itself fails.
+        if not known.issuperset(kwargs):
+            raise bad_arguments(args, kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except TypeError:
+            error = bad_arguments(args, kwargs)
+            if error is not None:
+                raise error from None
+            raise
 
     wrapper.__signature__ = sig
     return wrapper
