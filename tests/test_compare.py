@@ -301,3 +301,27 @@ def test_equivalent_bad_input():
         compare.equivalent("antares", dict(acc=[5, 6], res=5))
     with pytest.raises(InputError, match=r"^matchup: expected a dict"):
         compare.equivalent("antares", [("acc", 5)])
+
+
+# -- the diagnostics dashboard ----------------------------------------------
+def test_diagnostics_dashboard_follows_its_controls():
+    from workbench.ui.diagnostics import DiagnosticsDashboard
+
+    d = DiagnosticsDashboard("antares")
+    d.sw_x.value, d.sw_y.value = "acc", "res"
+    df = d.update_sweep()
+    heat = np.array(d.sw_heat.figure.data[0].z)
+    # one cell by brute force: Acc 5 vs Res 5 - SV 1, 10 shots (RULES.md: 3/10 a shot)
+    i, j = list(compare.STATS["antares"]["res"].values).index(5), list(compare.STATS["antares"]["acc"].values).index(5)
+    assert heat[i, j] == pytest.approx(10 * 0.3, abs=1e-12)
+    assert len(df) == 11 * 11
+    d.sw_y.value = "acc"
+    assert d.update_sweep() is None and "two different stats" in d.sw_msg.value
+    d.eq_shots.value = 4
+    res = d.update_equivalence()
+    assert set(res["system"]) == {"changes", "forgotten", "gunfire"}
+    assert (res["setting"].map(lambda s: s["shots"]) == 4).all()
+    assert "total variation" in d.eq_msg.value
+    d.p1_system.value = "gunfire"
+    assert "ev" in d.p1_table.value
+    assert len(d.gr_view.figure.data) == 4
