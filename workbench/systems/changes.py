@@ -156,6 +156,8 @@ def _ints(name: str, value: Any, lo: int, hi: int):
 
 def _scalar(name: str, value: Any, lo: int, hi: int) -> int:
     """A scalar whole number (a 0-d numpy array counts as one)."""
+    if type(value) is int and lo <= value <= hi:  # the common case, checked in full below otherwise
+        return value
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
     return _int(name, value, lo, hi)
@@ -211,6 +213,8 @@ def _rate_vector(n12: bool, n1: bool) -> np.ndarray:
 def _rate(target, n12: bool, n1: bool):
     """Float P(success) for an int or an int array of targets (same RollHigh rule)."""
     vec = _rate_vector(n12, n1)
+    if isinstance(target, (int, np.integer)):  # one cell: no array arithmetic
+        return vec[min(max(int(target), 1), DIE + 1) - 1]
     return vec[np.clip(target, 1, DIE + 1) - 1]
 
 
@@ -259,6 +263,15 @@ def _removal(pmf_w: np.ndarray, wounds, models):
 
 def _resolve(p_hit, p_pierce, p_wound, n, wounds, models):
     """Per-attack stage rates and attack counts -> {"pmf", "effects"} (any broadcast shape)."""
+    if all(np.ndim(x) == 0 for x in (p_hit, p_pierce, p_wound, n, wounds, models)):
+        # one cell (the scalar functions): the same arithmetic on 0-d values
+        p = float(p_hit) * float(p_pierce) * float(p_wound)
+        n = int(n)
+        pmf_w = engine.binomial_pmf(n, p, n + 1)
+        pmf, effects = _removal(pmf_w, wounds, models)
+        effects = {"hits": n * float(p_hit), "pierced": n * float(p_hit) * float(p_pierce),
+                   "unsaved_wounds": n * p, **effects}
+        return {"pmf": pmf, "effects": effects}
     if models is None:
         p_hit, p_pierce, p_wound, n, wounds = np.broadcast_arrays(p_hit, p_pierce, p_wound, n, wounds)
     else:
@@ -675,8 +688,9 @@ def _melee_core(args, free):
     out = _resolve(_rate(hit_t, n12, n1), _rate(args["ap"] + args["sv"], n12, n1),
                    _rate(args["s"] + args["t"], n12, n1), args["attacks"] + free,
                    args["wounds"], args["models"])
-    out["effects"]["free_attacks"] = np.broadcast_to(np.asarray(free, dtype=float),
-                                                     out["effects"]["hits"].shape)
+    shape = np.shape(out["effects"]["hits"])
+    out["effects"]["free_attacks"] = (np.broadcast_to(np.asarray(free, dtype=float), shape)
+                                      if shape else float(free))
     return out
 
 
