@@ -246,7 +246,7 @@ def _removal(pmf_w: np.ndarray, wounds, models):
         effects["destroyed"] = (pmf_w * (k >= need)).sum(axis=-1)
         width = int(models.max()) + 1
     else:
-        if wounds.ndim == 0 and int(wounds) == 1:
+        if (wounds == 1).all():  # W = 1 and no cap: models removed = unsaved wounds
             return pmf_w, effects
         width = (nw - 1) // int(wounds.min()) + 1
     cdf = np.minimum(np.cumsum(pmf_w, axis=-1), 1.0)
