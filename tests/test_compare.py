@@ -325,3 +325,13 @@ def test_diagnostics_dashboard_follows_its_controls():
     d.p1_system.value = "gunfire"
     assert "ev" in d.p1_table.value
     assert len(d.gr_view.figure.data) == 4
+
+
+def test_progress_bar_is_silent_when_quiet_and_yields_everything():
+    from workbench import progress
+
+    assert list(progress.bar(range(5), total=5)) == [0, 1, 2, 3, 4]
+    with progress.quiet():
+        assert not progress.active()
+        assert list(progress.bar(range(3), total=3)) == [0, 1, 2]
+    assert progress.active()

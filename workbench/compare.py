@@ -28,7 +28,7 @@ import pandas as pd
 from . import systems
 from . import validate as v
 from .errors import InputError, UnknownArgumentError
-from .progress import bar
+from .progress import bar, quiet
 
 __all__ = [
     "sweep", "heatmap", "lines", "StatInfo", "STATS", "DEFAULT_MATCHUP", "stat_info",
@@ -225,7 +225,8 @@ def _via_loop(fn, g: dict[str, list[Any]], progress: bool, qual: str):
     records = cells.to_dict("records")
     pmfs, effects, stderr = [], [], []
     for kwargs in bar(records, total=len(records), desc=f"sweep {qual}", unit="cell", enabled=progress):
-        out = fn(**kwargs)
+        with quiet():  # the sweep's bar is the one shown, not one per sampled cell
+            out = fn(**kwargs)
         pmfs.append(np.asarray(out.pmf))
         effects.append(dict(out.effects))
         stderr.append(out.mean_stderr)

@@ -6,14 +6,34 @@ once the work has run for a second, so quick sweeps stay silent.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from typing import Iterable, Iterator, TypeVar
 
-__all__ = ["bar", "DELAY"]
+__all__ = ["bar", "DELAY", "quiet", "active"]
 
 #: seconds before a bar is drawn (shorter work shows nothing)
 DELAY = 1.0
 
 T = TypeVar("T")
+
+_QUIET = contextvars.ContextVar("workbench_progress_quiet", default=False)
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Inside this block :func:`bar` draws nothing (an outer bar already shows the work,
+    e.g. a sweep calling a sampled function once per cell)."""
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
+
+
+def active() -> bool:
+    """False inside :func:`quiet`."""
+    return not _QUIET.get()
 
 
 def bar(iterable: Iterable[T], *, total: int | None = None, desc: str = "", unit: str = "it",
@@ -22,7 +42,7 @@ def bar(iterable: Iterable[T], *, total: int | None = None, desc: str = "", unit
 
     ``enabled=False`` iterates plainly (for callers that run many small jobs).
     """
-    if not enabled:
+    if not enabled or not active():
         yield from iterable
         return
     from tqdm.auto import tqdm
