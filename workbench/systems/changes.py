@@ -34,6 +34,7 @@ See ``docs/rules/changes.md`` for every interpretation and variant switch.
 """
 from __future__ import annotations
 
+import difflib
 import math
 from fractions import Fraction
 from functools import lru_cache
@@ -512,7 +513,6 @@ def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool):
     for key in a:
         if key not in ATTACKER_KEYS:
             close = [k for k in ATTACKER_KEYS if isinstance(key, str) and k == key.lower()]
-            import difflib
             close = close or (difflib.get_close_matches(key, ATTACKER_KEYS, n=1) if isinstance(key, str) else [])
             raise InputError(f"{where} key", "one of " + ", ".join(ATTACKER_KEYS), key,
                              f"did you mean {close[0]!r}?" if close else None)
