@@ -151,3 +151,18 @@ def test_forum_panel_without_an_outcome_says_so():
     assert "bs: expected a whole number" in panel.status.value
     with pytest.raises(InputError, match=r"^get_outcome: expected a callable"):
         ForumPanel("not callable")
+
+
+def test_forum_panel_with_several_outcomes_posts_each_section():
+    """The compare dashboard's current_outcome() is a mapping of system -> Outcome."""
+    outs = {"changes": changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, shots=10),
+            "antares": antares.shooting(acc=5, res=5, sv=1, shots=10)}
+    panel = ForumPanel(lambda: outs)
+    out = panel.generate(images=False)
+    assert out["explain"].count("Per shot:") == 2
+    assert "5/36" in out["explain"] and "3/10" in out["explain"]
+    assert out["markdown"].count("| N (models removed)") == 2
+    assert out["bbcode"].count("[table]") == 2 and out["bbcode"].count("[/table]") == 2
+    fig = export.as_figure(outs)
+    assert [np.allclose(t.y, o.pmf) for t, o in zip(fig.data, outs.values())] == [True, True]
+    assert "comparison.html" in panel.links.value

@@ -24,12 +24,12 @@ import asyncio
 import os
 import threading
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from .errors import InputError, WorkbenchError
 from .outcome import Outcome
 
-__all__ = ["ExportError", "CHROMIUM", "FORMATS", "browser_path", "outcome_figure", "as_figure",
+__all__ = ["ExportError", "CHROMIUM", "FORMATS", "browser_path", "outcome_figure", "outcomes_figure", "as_figure",
            "figure_bytes", "figure_images", "figure_html", "save_figure"]
 
 #: Debian's Chromium (scripts/install-chromium.sh)
@@ -86,12 +86,33 @@ def outcome_figure(outcome: Outcome, title: str | None = None):
     return fig
 
 
+def outcomes_figure(outcomes: Mapping[str, Outcome], title: str | None = None):
+    """Several outcomes side by side (e.g. the compare dashboard's four systems):
+    grouped bars of P(exactly N), one colour per outcome."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for name, o in outcomes.items():
+        if not isinstance(o, Outcome):
+            raise InputError("outcomes", "a mapping of names to workbench Outcomes", type(o).__name__)
+        fig.add_trace(go.Bar(x=list(range(o.pmf.size)), y=o.pmf.tolist(),
+                             name=f"{name}: expected {o.mean:.2f}",
+                             hovertemplate="N=%{x}: %{y:.2%}<extra>" + str(name) + "</extra>"))
+    fig.update_layout(title=title or "P(exactly N) side by side", barmode="group",
+                      xaxis=dict(title="N (models removed)", dtick=1),
+                      yaxis=dict(title="probability", tickformat=".0%"), template="plotly_white")
+    return fig
+
+
 def as_figure(obj: Any):
-    """An Outcome becomes :func:`outcome_figure`; a plotly figure (or its dict) stays as it is."""
+    """An Outcome becomes :func:`outcome_figure`, a mapping of outcomes :func:`outcomes_figure`;
+    a plotly figure (or its dict) stays as it is."""
     import plotly.graph_objects as go
 
     if isinstance(obj, Outcome):
         return outcome_figure(obj)
+    if isinstance(obj, Mapping) and obj and all(isinstance(o, Outcome) for o in obj.values()):
+        return outcomes_figure(obj)
     if isinstance(obj, go.Figure):
         return obj
     if isinstance(obj, dict) and "data" in obj:

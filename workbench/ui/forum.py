@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import html
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import ipywidgets as W
 
@@ -49,7 +49,8 @@ class ForumPanel(W.VBox):
 
     ``get_outcome``: a callable returning the current
     :class:`~workbench.outcome.Outcome` (or ``None`` while the inputs are
-    invalid). ``images``: whether the one click also renders PNG and SVG.
+    invalid), or a mapping of names to outcomes (the compare dashboard: one
+    section per outcome and a side-by-side figure). ``images``: whether the one click also renders PNG and SVG.
     After :meth:`generate`, ``outputs`` holds the texts and the bytes of each
     download (keys ``explain, markdown, bbcode, html, png, svg``).
     """
@@ -88,20 +89,28 @@ class ForumPanel(W.VBox):
             o, why = None, str(exc)
         else:
             why = "no result for the current settings"
-        if not isinstance(o, Outcome):
+        if isinstance(o, Mapping):  # a dashboard showing several outcomes (e.g. the compare one)
+            many = {str(k): x for k, x in o.items() if isinstance(x, Outcome)}
+        else:
+            many = {"": o} if isinstance(o, Outcome) else {}
+        if not many:
             self.status.value = f"<span style='color:#b00'>Nothing to post: {html.escape(why)}.</span>"
             self.outputs = {}
             return self.outputs
         self.status.value = "Writing…"
+        sep = {"explain": "\n\n", "markdown": "\n---\n\n", "bbcode": "\n\n"}
         out: dict[str, Any] = {
-            "explain": teach.explain(o), "markdown": teach.to_markdown(o), "bbcode": teach.to_bbcode(o)}
+            "explain": sep["explain"].join(teach.explain(x) for x in many.values()),
+            "markdown": sep["markdown"].join(teach.to_markdown(x) for x in many.values()),
+            "bbcode": sep["bbcode"].join(teach.to_bbcode(x) for x in many.values())}
         self.explain_box.value = out["explain"]
         self.markdown_box.value = out["markdown"]
         self.bbcode_box.value = out["bbcode"]
-        fig = export.outcome_figure(o)
+        first = next(iter(many.values()))
+        fig = export.outcome_figure(first) if len(many) == 1 else export.outcomes_figure(many)
         width, height = self.size
         out["html"] = export.figure_html(fig).encode("utf-8")
-        stem = _stem(o)
+        stem = _stem(first) if len(many) == 1 else "comparison"
         links = [data_link(out["markdown"].encode(), f"{stem}.md", "Markdown"),
                  data_link(out["bbcode"].encode(), f"{stem}.bbcode.txt", "BBCode"),
                  data_link(out["html"], f"{stem}.html", "HTML (interactive, offline)")]
