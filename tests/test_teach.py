@@ -72,6 +72,13 @@ def every_outcome():
     yield antares.shooting(acc=0, res=12, sv=1, shots=3)
     yield antares.shooting(acc=5, res=5, sv=1, shots=3, critical_ignores_res=True, models=2)
     yield antares.shooting(acc=5, res=5, sv=1, shots=3, method="sampled", samples=2000, seed=3)
+    # the other functions: several units at once, close combat, single tests, distances
+    yield changes.volley([dict(bs=5, s=5, ap=5, shots=4), dict(bs=4, s=6, ap=4, shots=2)], t=2, sv=3,
+                         models=3)
+    yield forgotten.close_combat(attacker_cqc=6, defender_cqc=6, attacker_phys=6, defender_phys=6)
+    yield antares.reaction(5)
+    yield changes.leadership(5, 1)
+    yield changes.charge_distance()
 
 
 @pytest.mark.parametrize("o", list(every_outcome()), ids=lambda o: f"{o.system}.{o.function}")
@@ -86,8 +93,12 @@ def test_explain_names_every_stage_and_the_product(o):
         fracs = [Fraction(int(a), int(b)) for a, b in re.findall(r"(\d+)/(\d+)", line)]
         assert st.probability in fracs or (st.probability in (0, 1) and str(st.probability) in line), line
     per = o.per_attack
+    if per is None:  # no per-attack stages (a volley of several units, a distance)
+        assert not [ln for ln in lines if ln.startswith("Per ")]
+        assert f"expected {o.mean:.2f}" in text
+        return
     per_line = next(ln for ln in lines if ln.startswith("Per "))
-    shown = per_line.split("=")[-1].split("(")[0].strip()
+    shown = re.findall(r"[=:] (\d+(?:/\d+)?) \(", per_line)[-1]  # the reduced product
     assert Fraction(shown) == per
     assert f"({100 * float(per):.1f} %)" in per_line
     assert f"expected {o.mean:.2f}" in text

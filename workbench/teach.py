@@ -112,12 +112,23 @@ def input_lines(outcome: Outcome) -> list[str]:
 
 
 def _label(label: str, n: int) -> str:
-    """'models removed' -> 'model removed' for exactly one."""
-    return label.replace("models", "model", 1) if n == 1 else label
+    """'models removed' -> 'model removed' (and 'successes' -> 'success') for exactly one."""
+    if n != 1 or not label:
+        return label
+    first, _, rest = label.partition(" ")
+    if first.endswith(("sses", "ches", "shes")):
+        first = first[:-2]
+    elif first.endswith("s") and not first.endswith("ss"):
+        first = first[:-1]
+    return f"{first} {rest}".strip()
+
+
+#: what one trial is called, by function name (default: "test")
+_TRIALS = {"shooting": "shot", "volley": "shot", "melee": "attack", "close_combat": "attack"}
 
 
 def _attack_word(o: Outcome, n: int | None = None) -> str:
-    word = "shot" if o.function in ("shooting", "volley") else "attack"
+    word = _TRIALS.get(o.function, "test")
     return word if n == 1 else word + "s"
 
 
