@@ -335,3 +335,26 @@ def test_progress_bar_is_silent_when_quiet_and_yields_everything():
         assert not progress.active()
         assert list(progress.bar(range(3), total=3)) == [0, 1, 2]
     assert progress.active()
+
+
+ARRAY_GRIDS = {
+    "changes": dict(bs=[4, 6], s=5, ap=5, t=2, sv=3, shots=[3, 6], models=[2, 5], wounds=[1, 2]),
+    "forgotten": dict(shoot=[5, 7], attack_power=5, shots=[3, 6], models=[2, 5]),
+    "gunfire": dict(bs=[4, 6], ev=3, ap=4, av=4, s=[1, 3], t=2, shots=[3, 6], models=[2, 5],
+                    suppression_fraction=[0.25, 0.5]),
+    "antares": dict(acc=[4, 6], res=5, sv=1, shots=[3, 6], models=pd.Series([2, 5])),
+}
+
+
+@pytest.mark.parametrize("key", list(ARRAY_GRIDS))
+def test_sweep_with_unit_sizes_and_shots_as_arrays(key):
+    """Numeric unit sizes, shots and wounds go through the twin as arrays (or are grouped when
+    the twin takes them only as scalars, like gunfire's suppression_fraction)."""
+    grid = ARRAY_GRIDS[key]
+    df = compare.sweep(key, "shooting", progress=False, **grid)
+    assert df.attrs["path"] == "table"
+    for row in df.to_dict("records"):
+        out = MODULES[key].shooting(**{k: row[k] for k in grid})
+        assert row["mean"] == pytest.approx(out.mean, abs=1e-12)
+        for k in range(1, out.pmf.size):
+            assert row[f"p_at_least_{k}"] == pytest.approx(out.at_least(k), abs=1e-12)

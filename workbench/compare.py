@@ -92,6 +92,8 @@ def _is_number(x: Any) -> bool:
 
 def _values(name: str, value: Any) -> list[Any]:
     """A keyword's values: a scalar is one value; a list/tuple/range/1-D array is several."""
+    if isinstance(value, (pd.Series, pd.Index)):
+        value = value.to_numpy()
     if isinstance(value, np.ndarray):
         if value.ndim != 1:
             raise InputError(name, "a value or a flat (1-D) list of values", value)
