@@ -68,8 +68,9 @@ def test_every_argument_of_every_function_has_a_control(system):
     for mode in dash.modes.values():
         params = set(inspect.signature(getattr(module, mode.function)).parameters) - set(RESERVED)
         assert {c.name for c in mode.controls} == params
+        box = dash.mode_box(mode.key)
         for name in params:
-            assert name in dash.controls
+            assert dash.controls[name] in box.children
             assert f"wb-control-{name}" in dash.controls[name]._dom_classes
 
 
@@ -132,8 +133,10 @@ def test_forgotten_slider_and_close_combat(dashboards):
                                     attacker_armour="light", defender_armour="light", response="counter")
     assert_pmf(dash, direct.pmf)
     assert dash.current_outcome().function == "close_combat"
-    assert dash.controls["shoot"].layout.display == "none"
-    assert dash.controls["attacker_cqc"].layout.display is None
+    assert dash.mode_boxes["shooting"].layout.display == "none"
+    assert dash.mode_boxes["close_combat"].layout.display == "flex"
+    assert dash.controls["attacker_cqc"] in dash.mode_boxes["close_combat"].children
+    assert dash.controls["shoot"] not in dash.mode_boxes["close_combat"].children
 
 
 def test_changes_melee_with_furious_charge(dashboards):

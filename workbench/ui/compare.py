@@ -179,10 +179,11 @@ class CompareDashboard:
         self._kwargs: dict[str, dict[str, Any]] = {}
         self._errors: dict[str, str] = {}
         self._query_applied = query is not None
-        from .dashboard import make_control
+        from .dashboard import SharedLooks, make_control
         self.controls = {}
+        looks = SharedLooks()
         for name, c in COMPARE_CONTROLS.items():
-            w = make_control(c)
+            w = make_control(c, looks)
             w.add_class("wb-concept")
             w.observe(lambda change: self._on_change(), names="value")
             self.controls[name] = w

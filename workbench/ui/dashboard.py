@@ -43,12 +43,28 @@ def _css(name: str) -> str:
     return name.replace("_", "-")
 
 
-def make_control(c: Control) -> W.ValueWidget:
+class SharedLooks:
+    """One ``Layout`` and one style object per kind of control, shared by
+    every control of a dashboard: a widget's layout and style are widget
+    models of their own, so sharing them halves what the browser creates on
+    the first render."""
+
+    def __init__(self):
+        self.layout = W.Layout(**_SLIDER_LAYOUT)
+        self.slider_style = W.SliderStyle(**_STYLE)
+        from ipywidgets.widgets.widget_bool import CheckboxStyle
+        from ipywidgets.widgets.widget_description import DescriptionStyle
+        self.checkbox_style = CheckboxStyle()
+        self.dropdown_style = DescriptionStyle(**_STYLE)
+
+
+def make_control(c: Control, looks: SharedLooks | None = None) -> W.ValueWidget:
     """The widget of one control spec, with its CSS classes:
     ``wb-control``, ``wb-control-<name>`` and ``wb-slider-<name>`` (sliders),
     ``wb-toggle-<name>`` (checkboxes) or ``wb-dropdown-<name>`` (dropdowns);
     ``<name>`` is the argument name (underscores kept)."""
-    common = dict(description=c.text, style=_STYLE, layout=W.Layout(**_SLIDER_LAYOUT))
+    looks = looks or SharedLooks()
+    common = dict(description=c.text, style=looks.slider_style, layout=looks.layout)
     if c.kind == "int":
         w = W.IntSlider(value=c.default, min=int(c.lo), max=int(c.hi), step=1, continuous_update=False, **common)
         kind = "slider"
@@ -63,17 +79,36 @@ def make_control(c: Control) -> W.ValueWidget:
                           readout_format=".2f", **common)
         kind = "slider"
     elif c.kind == "bool":
-        w = W.Checkbox(value=c.default, indent=False, description=c.text, layout=W.Layout(**_SLIDER_LAYOUT))
+        w = W.Checkbox(value=c.default, indent=False, description=c.text, layout=looks.layout,
+                       style=looks.checkbox_style)
         kind = "toggle"
     else:
         w = W.Dropdown(options=[("none" if o is None else str(o), o) for o in c.options], value=c.default,
-                       **common)
+                       description=c.text, style=looks.dropdown_style, layout=looks.layout)
         kind = "dropdown"
     if c.help:
         w.tooltip = c.help
     for cls in ("wb-control", f"wb-control-{c.name}", f"wb-{kind}-{c.name}"):
         w.add_class(cls)
     return w
+
+
+class _Controls(dict):
+    """Argument name -> widget, created on first use (a mode's controls are
+    built when the mode is first shown)."""
+
+    def __init__(self, dashboard: "SystemDashboard"):
+        super().__init__()
+        self._dashboard = dashboard
+
+    def __missing__(self, name: str) -> W.ValueWidget:
+        d = self._dashboard
+        if name not in d.specs:
+            raise KeyError(name)
+        w = make_control(d.specs[name], d._looks)
+        w.observe(d._on_change, names="value")
+        self[name] = w
+        return w
 
 
 def _to_arg(c: Control, value: Any) -> Any:
@@ -108,7 +143,9 @@ class SystemDashboard:
       show; ``current_sampled()`` the sampled one when the overlay is ticked;
     * ``query_string()``: the link to the current values; ``apply_query(qs)``;
     * ``panels``: a ``VBox`` at the bottom for other widgets;
-    * ``controls``: argument name -> widget; ``modes``: mode key -> Mode.
+    * ``controls``: argument name -> widget (built on first use);
+      ``mode_boxes``: mode key -> the box of its controls; ``modes``: mode
+      key -> Mode.
     """
 
     def __init__(self, system: str, *, mode: str | None = None, query: str | None = None,
@@ -128,11 +165,9 @@ class SystemDashboard:
         die = getattr(self.module, "DIE", None)
         self.die = die if isinstance(die, int) else None
 
-        self.controls: dict[str, W.ValueWidget] = {}
-        for name, c in self.specs.items():
-            w = make_control(c)
-            w.observe(self._on_change, names="value")
-            self.controls[name] = w
+        self._looks = SharedLooks()
+        self.controls: dict[str, W.ValueWidget] = _Controls(self)
+        self.mode_boxes: dict[str, W.Box] = {}
 
         first = next(iter(self.modes))
         self.mode_picker = W.ToggleButtons(options=[(m.title, m.key) for m in self.modes.values()],
@@ -144,7 +179,8 @@ class SystemDashboard:
 
         self.sampled_toggle = W.Checkbox(value=False, indent=False,
                                          description=f"overlay a sampled run ({sampled_samples:,} samples, "
-                                                     f"fixed seed) with error bars")
+                                                     f"fixed seed) with error bars",
+                                         layout=W.Layout(width="auto"))
         self.sampled_toggle.add_class("wb-sampled")
         self.sampled_toggle.observe(self._on_change, names="value")
 
@@ -169,8 +205,7 @@ class SystemDashboard:
             from .picker import ProfilePicker
             self.profile_picker = ProfilePicker(self)
 
-        self.controls_box = W.Box(list(self.controls.values()),
-                                  layout=W.Layout(display="flex", flex_flow="row wrap"))
+        self.controls_box = W.VBox([])
         self.controls_box.add_class("wb-controls")
         title = W.HTML(f"<h2>{html.escape(self.module.NAME)}</h2>"
                        f"<p>Seed: <code>{html.escape(getattr(self.module, 'SEED', ''))}</code>. "
@@ -252,6 +287,7 @@ class SystemDashboard:
         with self.hold():
             if mode is not None:
                 self.mode_picker.value = mode
+                self._show_mode_controls()
             for k, v in checked.items():
                 self.controls[k].value = _to_widget(self.specs[k], v)
         return not self.error.value
@@ -305,10 +341,20 @@ class SystemDashboard:
         self._show_mode_controls()
         self._on_change()
 
+    def mode_box(self, key: str) -> W.Box:
+        """The box of one mode's controls (built on first use)."""
+        if key not in self.mode_boxes:
+            box = W.Box([self.controls[c.name] for c in self.modes[key].controls],
+                        layout=W.Layout(display="flex", flex_flow="row wrap"))
+            box.add_class(f"wb-controls-{key}")
+            self.mode_boxes[key] = box
+            self.controls_box.children = (*self.controls_box.children, box)
+        return self.mode_boxes[key]
+
     def _show_mode_controls(self) -> None:
-        names = {c.name for c in self.mode.controls}
-        for name, w in self.controls.items():
-            w.layout.display = None if name in names else "none"
+        self.mode_box(self.mode.key)
+        for key, box in self.mode_boxes.items():
+            box.layout.display = "flex" if key == self.mode.key else "none"
 
     def _show_error(self, message: str) -> None:
         self.error.value = ('<div class="wb-error-message" role="alert" style="color:#b00020;'

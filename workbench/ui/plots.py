@@ -42,7 +42,8 @@ class FigureView:
 
     def __init__(self, figure: go.Figure):
         self.figure = figure
-        self.widget = W.Output()
+        width = figure.layout.width
+        self.widget = W.Output(layout=W.Layout(width=f"{int(width) + 10}px" if width else "auto"))
         self._depth = 0
         self.redraw()
 
