@@ -244,3 +244,13 @@ def opposed(attacker: int, defender: int, *, die: int = 10, base: int = 6,
     return RollHigh(target=base + defender - attacker, sides=die,
                     natural_max_always_succeeds=v.boolean("natural_max_always_succeeds", natural_max_always_succeeds),
                     natural_1_always_fails=v.boolean("natural_1_always_fails", natural_1_always_fails))
+
+
+def faces_text(p: Fraction, die: int) -> str:
+    """A probability as faces out of the die, the way a player counts them:
+    ``Fraction(2, 5)`` on a d10 -> ``'4/10'``; out of die² when one die is not
+    enough (``1/100``); reduced otherwise."""
+    for d in (die, die * die):
+        if (p * d).denominator == 1:
+            return f"{int(p * d)}/{d}"
+    return str(p)

@@ -171,3 +171,41 @@ def stat_function(fn: Callable) -> Callable:
 
     wrapper.__signature__ = sig
     return wrapper
+
+
+def integers(name: str, value: Any, lo: int, hi: int):
+    """A whole number in ``[lo, hi]`` (returned as int), or an array or list of
+    them (returned as an int64 array): the check behind the vectorised tables.
+    The error names the first offending element."""
+    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
+        return integer(name, value, lo, hi)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return integer(name, value.item(), lo, hi)
+    try:
+        arr = np.asarray(value)
+    except Exception:  # ragged lists and the like
+        raise InputError(name, f"a whole number from {lo} to {hi}, or an array of them", value) from None
+    expected = f"whole numbers from {lo} to {hi}"
+    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+        raise InputError(name, expected, value)
+    if arr.size == 0:
+        raise InputError(name, "a non-empty array of " + expected, value)
+    if arr.dtype.kind == "f":
+        finite = np.isfinite(arr)
+        bad = ~finite | (np.where(finite, arr, 0) != np.round(np.where(finite, arr, 0)))
+        if bad.any():
+            raise InputError(name, expected, arr[bad].ravel()[0].item())
+    out = arr.astype(np.int64)
+    bad = (out < lo) | (out > hi)
+    if bad.any():
+        raise InputError(name, expected, out[bad].ravel()[0].item())
+    return out
+
+
+def optional_integers(name: str, value: Any, lo: int, hi: int):
+    """``None``, or what :func:`integers` accepts."""
+    if value is None:
+        return None
+    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
+        return optional_integer(name, value, lo, hi)
+    return integers(name, value, lo, hi)

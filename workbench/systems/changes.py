@@ -134,25 +134,7 @@ def _ints(name: str, value: Any, lo: int, hi: int):
         value = value.item()
     if not isinstance(value, (np.ndarray, list, tuple)):
         return _int(name, value, lo, hi)
-    expected = f"whole numbers from {lo} to {hi}"
-    arr = np.asarray(value) if not isinstance(value, np.ndarray) else value
-    if arr.dtype.kind in "iu":
-        out = arr.astype(np.int64, copy=False)
-    elif arr.dtype.kind == "f":
-        finite = np.isfinite(arr)
-        bad = ~finite | (np.where(finite, arr, 0) != np.round(np.where(finite, arr, 0)))
-        if bad.any():
-            raise InputError(name, expected, arr[bad].ravel()[0].item())
-        out = arr.astype(np.int64)
-    else:
-        raise InputError(name, expected, value, _hint(arr.ravel()[0]) if arr.size else None)
-    if out.size:
-        low, high = out < lo, out > hi
-        if low.any():
-            raise InputError(name, expected, out[low].ravel()[0].item())
-        if high.any():
-            raise InputError(name, expected, out[high].ravel()[0].item())
-    return out
+    return v.integers(name, value, lo, hi)
 
 
 def _scalar(name: str, value: Any, lo: int, hi: int) -> int:

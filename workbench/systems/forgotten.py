@@ -55,7 +55,7 @@ import numpy as np
 
 from .. import engine, pipeline
 from .. import validate as v
-from ..dice import DieTest, RollHigh, rates, roll_faces
+from ..dice import DieTest, RollHigh, rates, roll_faces, faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 
@@ -89,46 +89,14 @@ def _signed(x: int) -> str:
     return f"+{x}" if x >= 0 else f"{_MINUS}{-x}"
 
 
-def _ratio(p: Fraction, die: int) -> str:
-    """4/10 rather than 2/5: faces out of the die."""
-    if (p * die).denominator == 1:
-        return f"{int(p * die)}/{die}"
-    return str(p)
+_ratio = faces_text
 
 
 # ---------------------------------------------------------------------------
 # argument checks that also accept numpy arrays (for the table)
 # ---------------------------------------------------------------------------
-def _int_array(name: str, value: Any, lo: int, hi: int):
-    """A whole number in [lo, hi], or an array of them (returned as int64)."""
-    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
-        return v.integer(name, value, lo, hi)
-    try:
-        arr = np.asarray(value)
-    except Exception:
-        raise InputError(name, f"a whole number from {lo} to {hi}, or an array of them", value) from None
-    expected = f"whole numbers from {lo} to {hi}"
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise InputError(name, expected, value)
-    if arr.size == 0:
-        raise InputError(name, "a non-empty array of " + expected, value)
-    if arr.dtype.kind == "f":
-        bad = ~np.isfinite(arr) | (arr != np.round(arr))
-        if bad.any():
-            raise InputError(name, expected, arr[bad].ravel()[0].item())
-    out = arr.astype(np.int64)
-    bad = (out < lo) | (out > hi)
-    if bad.any():
-        raise InputError(name, expected, out[bad].ravel()[0].item())
-    return out
-
-
-def _opt_int_array(name: str, value: Any, lo: int, hi: int):
-    if value is None:
-        return None
-    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
-        return v.optional_integer(name, value, lo, hi)
-    return _int_array(name, value, lo, hi)
+_int_array = v.integers
+_opt_int_array = v.optional_integers
 
 
 def _scalar_int(name, value, lo, hi):

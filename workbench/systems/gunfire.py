@@ -43,7 +43,7 @@ import numpy as np
 
 from .. import engine, pipeline
 from .. import validate as v
-from ..dice import RollHigh, opposed, rates
+from ..dice import RollHigh, opposed, rates, faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 
@@ -85,36 +85,8 @@ NOTES = (
 # ---------------------------------------------------------------------------
 # argument checks that also accept numpy arrays (for the tables)
 # ---------------------------------------------------------------------------
-def _int_array(name: str, value: Any, lo: int, hi: int):
-    """A whole number in [lo, hi], or an array of them (returned as int64)."""
-    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
-        return v.integer(name, value, lo, hi)
-    try:
-        arr = np.asarray(value)
-    except Exception:  # ragged lists and the like
-        raise InputError(name, f"a whole number from {lo} to {hi}, or an array of them", value) from None
-    expected = f"whole numbers from {lo} to {hi}"
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise InputError(name, expected, value)
-    if arr.size == 0:
-        raise InputError(name, "a non-empty array of " + expected, value)
-    if arr.dtype.kind == "f":
-        bad = ~np.isfinite(arr) | (arr != np.round(arr))
-        if bad.any():
-            raise InputError(name, expected, arr[bad].ravel()[0].item())
-    out = arr.astype(np.int64)
-    bad = (out < lo) | (out > hi)
-    if bad.any():
-        raise InputError(name, expected, out[bad].ravel()[0].item())
-    return out
-
-
-def _optional_int_array(name: str, value: Any, lo: int, hi: int):
-    if value is None:
-        return None
-    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
-        return v.optional_integer(name, value, lo, hi)
-    return _int_array(name, value, lo, hi)
+_int_array = v.integers
+_optional_int_array = v.optional_integers
 
 
 def _fraction_of(value: float) -> Fraction:
@@ -269,11 +241,7 @@ TABLES = {"shooting": shooting_table}
 # ---------------------------------------------------------------------------
 # the stat-level function
 # ---------------------------------------------------------------------------
-def _ratio(p: Fraction, die: int) -> str:
-    """5/10 rather than 1/2: the count of faces out of the die."""
-    if (p * die).denominator == 1:
-        return f"{int(p * die)}/{die}"
-    return str(p)
+_ratio = faces_text
 
 
 def _stage(name: str, att_name: str, att: int, def_name: str, dfd: int, mod: int, test: RollHigh) -> Stage:
