@@ -62,11 +62,14 @@ def dashboards():
 def test_every_argument_of_every_function_has_a_control(system):
     dash = SystemDashboard(system, profiles=False)
     module = dash.module
-    expected_modes = {"changes": {"shooting", "melee"}, "forgotten": {"shooting", "close_combat"},
+    expected_modes = {"changes": {"shooting", "melee", "volley"}, "forgotten": {"shooting", "close_combat"},
                       "gunfire": {"shooting"}, "antares": {"shooting"}}[system]
     assert set(dash.modes) == expected_modes
     for mode in dash.modes.values():
         params = set(inspect.signature(getattr(module, mode.function)).parameters) - set(RESERVED)
+        if mode.key == "volley":  # attackers: up to three units, each key written u<i>_<key>
+            params = (params - {"attackers"}) | {"units"} | {
+                f"u{i}_{k}" for i in (1, 2, 3) for k in changes.ATTACKER_KEYS}
         assert {c.name for c in mode.controls} == params
         box = dash.mode_box(mode.key)
         for name in params:
@@ -153,6 +156,38 @@ def test_changes_melee_with_furious_charge(dashboards):
     dash.set_values(mode="shooting")
 
 
+def convolve(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
+    out = [Fraction(0)] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            out[i + j] += x * y
+    return out
+
+
+def test_changes_volley_two_units_resolved_together(dashboards):
+    dash = dashboards["changes"]
+    dash.reset()
+    dash.set_values(mode="volley", units=2, u1_shots=4, u2_shots=3, models=5)
+    # unit 1: BS 5+ (8/12), AP 5+ vs Sv +3 = 8+ (5/12), S 5+ vs T +2 = 7+ (6/12)
+    # unit 2: heavy, aimed: BS 5+ (8/12), AP 4+ vs +3 = 7+ (6/12), S 4+ vs +2 = 6+ (7/12)
+    p1 = Fraction(8, 12) * Fraction(5, 12) * Fraction(6, 12)
+    p2 = Fraction(8, 12) * Fraction(6, 12) * Fraction(7, 12)
+    b = lambda n, p: [Fraction(math.comb(n, k)) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)]
+    wounds = convolve(b(4, p1), b(3, p2))  # 0..7 wounds
+    removed = wounds[:5] + [sum(wounds[5:], Fraction(0))]
+    assert_pmf(dash, [float(x) for x in removed])
+    wasted = sum((k - 5) * w for k, w in enumerate(wounds) if k > 5)
+    assert abs(dash.current_outcome().effects["wasted_wounds"] - float(wasted)) < 1e-12
+    direct = changes.volley([dict(bs=5, s=5, ap=5, shots=4, weapon="light", action="aimed"),
+                             dict(bs=5, s=4, ap=4, shots=3, weapon="heavy", action="aimed")],
+                            t=2, sv=3, models=5)
+    assert_pmf(dash, direct.pmf)
+    assert "mode=volley" in dash.query_string() and "u2_weapon=heavy" in dash.query_string()
+    dash.set_values(units=1)
+    assert_pmf(dash, binomial(4, p1))
+    dash.reset()
+
+
 def test_every_control_moves_to_a_direct_call(dashboards):
     """For each control of each mode: move it one notch; the plot equals the
     function called directly with the dashboard's arguments (or the error is
@@ -161,7 +196,6 @@ def test_every_control_moves_to_a_direct_call(dashboards):
         for mode in dash.modes.values():
             dash.reset()
             dash.set_values(mode=mode.key)
-            fn = getattr(dash.module, mode.function)
             for c in mode.controls:
                 w = dash.controls[c.name]
                 old = w.value
@@ -174,7 +208,7 @@ def test_every_control_moves_to_a_direct_call(dashboards):
                 w.value = new
                 kwargs = dash.values()
                 try:
-                    expected = fn(**kwargs)
+                    expected = mode.run(dash.module, kwargs)
                 except InputError as exc:
                     assert str(exc) in dash.error.value.replace("&#x27;", "'").replace("&quot;", '"') or \
                         _html(str(exc)) in dash.error.value
@@ -258,7 +292,7 @@ def test_parse_query_reads_stat_level_names():
     ("evading=maybe", r"evading: expected true or false, got 'maybe'"),
     ("models=-3", r"models: expected a whole number from 1 to 40 or 'none', got -3"),
     ("bogus=1", r"query key: expected one of mode, bs, .*got 'bogus'"),
-    ("mode=volley2", r"mode: expected one of shooting, melee, got 'volley2'"),
+    ("mode=volley2", r"mode: expected one of shooting, melee, volley, got 'volley2'"),
 ])
 def test_parse_query_bad_values(qs, message):
     with pytest.raises(InputError, match=message):

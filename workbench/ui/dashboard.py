@@ -40,7 +40,8 @@ _STYLE = {"description_width": "150px"}
 
 
 def _css(name: str) -> str:
-    return name.replace("_", "-")
+    import re
+    return re.sub(r"[^A-Za-z0-9-]+", "-", name.replace("_", "-")).strip("-")
 
 
 class SharedLooks:
@@ -368,10 +369,11 @@ class SystemDashboard:
         self.recomputes += 1
         kwargs = self.values()
         self._update_link()
-        fn = self.function
+        mode = self.mode
         try:
-            out = fn(**kwargs)
-            sampled = (fn(**kwargs, method="sampled", samples=self.sampled_samples, seed=self.sampled_seed)
+            out = mode.run(self.module, kwargs)
+            sampled = (mode.run(self.module, kwargs, method="sampled", samples=self.sampled_samples,
+                                seed=self.sampled_seed)
                        if self.sampled_toggle.value else None)
         except WorkbenchError as exc:
             self._show_error(str(exc))

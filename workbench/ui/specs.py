@@ -139,9 +139,19 @@ class Mode:
     function: str          # attribute of the system module
     title: str
     controls: tuple[Control, ...] = field(default_factory=tuple)
+    #: how control values become a call, for a function whose arguments are
+    #: not flat (changes.volley): ``call(fn, values, **extra) -> Outcome``;
+    #: None = ``fn(**values, **extra)``. Its controls are taken as given.
+    call: Callable | None = None
 
     def resolve(self, module) -> Callable:
         return getattr(module, self.function)
+
+    def run(self, module, values: dict[str, Any], **extra: Any):
+        fn = self.resolve(module)
+        if self.call is not None:
+            return self.call(fn, values, **extra)
+        return fn(**values, **extra)
 
 
 def _i(name, default, lo, hi, label="", help=""):
@@ -201,6 +211,55 @@ _CHANGES_MELEE = Mode("melee", "melee", "Melee", (
     _i("charging_models", 1, 0, 40, "charging models", "one free attack each with Furious Charge"),
     _b("blocked", False, "Blocked (no free attacks)"),
 ) + _CHANGES_DEFENCE)
+
+#: changes volley: up to three units fire at one target, resolved together
+VOLLEY_UNITS = 3
+VOLLEY_UNIT_KEYS = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
+_VOLLEY_DEFAULTS = {1: dict(bs=5, s=5, ap=5, shots=5, weapon="light", action="aimed"),
+                    2: dict(bs=5, s=4, ap=4, shots=3, weapon="heavy", action="aimed"),
+                    3: dict(bs=5, s=5, ap=5, shots=5, weapon="light", action="aimed")}
+_VOLLEY_UNIT = re.compile(r"^u(\d+)_(.+)$")
+
+
+def _volley_unit(i: int) -> tuple[Control, ...]:
+    d = _VOLLEY_DEFAULTS[i]
+    return (
+        _i(f"u{i}_bs", d["bs"], 1, 13, f"unit {i} BS (N+)"),
+        _i(f"u{i}_s", d["s"], 1, 13, f"unit {i} S (N+)"),
+        _i(f"u{i}_ap", d["ap"], 1, 13, f"unit {i} AP (N+)"),
+        _i(f"u{i}_shots", d["shots"], 1, 40, f"unit {i} shots"),
+        _c(f"u{i}_weapon", d["weapon"], ("light", "heavy"), f"unit {i} weapon"),
+        _c(f"u{i}_action", d["action"], ("snap", "shot", "aimed"), f"unit {i} action"),
+        _b(f"u{i}_firer_gone_to_ground", False, f"unit {i} gone to ground"),
+        _i(f"u{i}_firer_cover", 0, -2, 8, f"unit {i} cover (+)"),
+    )
+
+
+def volley_call(fn: Callable, values: dict[str, Any], **extra: Any):
+    """``changes.volley`` from flat control values: ``units`` firing units,
+    unit i's keys written ``u<i>_<key>`` (``u1_bs``, ``u2_action``...)."""
+    n = values["units"]
+    attackers = [{} for _ in range(n)]
+    rest = {}
+    for k, v in values.items():
+        m = _VOLLEY_UNIT.match(k)
+        if m:
+            i = int(m.group(1))
+            if i <= n:
+                attackers[i - 1][m.group(2)] = v
+        elif k != "units":
+            rest[k] = v
+    return fn(attackers, **rest, **extra)
+
+
+_CHANGES_VOLLEY = Mode("volley", "volley", "Volley", (
+    _i("units", 2, 1, VOLLEY_UNITS, "firing units", "units declared at the target, resolved together"),
+) + sum((_volley_unit(i) for i in range(1, VOLLEY_UNITS + 1)), ()) + (
+    _i("cover", 0, 0, 8, "cover (+)"),
+    _i("models", 10, 1, 40, "models", "target unit size"),
+    _b("go_to_ground", False, "target gone to ground"),
+    _b("evading", False, "target EVADING (snap shots only)"),
+) + tuple(c for c in _CHANGES_DEFENCE if c.name != "models"), call=volley_call)
 
 _FORGOTTEN_SHOOTING = Mode("shooting", "shooting", "Shooting", (
     _i("shoot", 6, 1, 12, "SHOOT", "d10 + modifiers must reach SHOOT (lower is better)"),
@@ -294,7 +353,7 @@ _ANTARES_SHOOTING = Mode("shooting", "shooting", "Shooting", (
 #: the modes of each system, in display order (close combat added when the
 #: module has it; its controls are completed from its signature)
 SPECS: dict[str, tuple[Mode, ...]] = {
-    "changes": (_CHANGES_SHOOTING, _CHANGES_MELEE),
+    "changes": (_CHANGES_SHOOTING, _CHANGES_MELEE, _CHANGES_VOLLEY),
     "forgotten": (_FORGOTTEN_SHOOTING, _FORGOTTEN_CC),
     "gunfire": (_GUNFIRE_SHOOTING,),
     "antares": (_ANTARES_SHOOTING,),
@@ -356,6 +415,9 @@ def modes_for(system: str, module) -> tuple[Mode, ...]:
     for mode in SPECS[system]:
         fn = getattr(module, mode.function, None)
         if fn is None:
+            continue
+        if mode.call is not None:
+            out.append(mode)
             continue
         spec = {c.name: c for c in mode.controls}
         params = [p for p in inspect.signature(fn).parameters.values()
