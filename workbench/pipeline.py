@@ -80,8 +80,12 @@ def run_sampled(samples: int, dice_per_sample: int,
                 one_chunk: Callable[[int], Mapping[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """Call ``one_chunk(n)`` for chunks of the samples and concatenate what it
     returns (a mapping name -> one value per sample)."""
+    from .progress import bar
+
+    sizes = list(chunks(samples, dice_per_sample))
     parts: dict[str, list[np.ndarray]] = {}
-    for n in chunks(samples, dice_per_sample):
+    # a bar appears only when the run lasts over a second (and never inside a sweep's bar)
+    for n in bar(sizes, total=len(sizes), desc="sampling", unit="chunk", enabled=len(sizes) > 1):
         for k, arr in one_chunk(n).items():
             parts.setdefault(k, []).append(np.asarray(arr))
     return {k: np.concatenate(v) for k, v in parts.items()}
