@@ -444,8 +444,7 @@ class SystemDashboard:
 
     def _effects_html(self, out: Outcome, sampled: Outcome | None) -> str:
         rows = [("wb-mean", f"expected {out.label}", _fmt(out.mean)),
-                ("wb-p-any", f"P(at least 1 {out.label.split(' ')[0]})" if out.pmf.size > 1 else "P(at least 1)",
-                 _fmt(out.at_least(1)))]
+                ("wb-p-any", f"P({out.label} ≥ 1)", _fmt(out.at_least(1)))]
         if out.per_attack is not None and out.stages:
             pa = out.per_attack
             rows.append(("wb-per-attack", "per attack (all stages)",
