@@ -194,7 +194,8 @@ class CompareDashboard:
         self.effects = self.table
         self.link = W.HTML("")
         self.link.add_class("wb-link")
-        self.panels = W.VBox([])
+        from .forum import ForumPanel  # the one-click forum post of issue 4
+        self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
         layout = dict(height=360, width=560, margin=dict(l=55, r=15, t=45, b=45), bargap=0.15,
                       legend=dict(x=0.99, xanchor="right", y=0.99))

@@ -191,7 +191,8 @@ class SystemDashboard:
         self.effects.add_class("wb-effects")
         self.link = W.HTML(value="")
         self.link.add_class("wb-link")
-        self.panels = W.VBox([])
+        from .forum import ForumPanel  # the one-click forum post of issue 4
+        self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
 
         self.fig_dist, dist_w = live_figure(self._dist_figure())

@@ -20,6 +20,8 @@ import ipywidgets as W
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from ..dice import faces_text
+
 __all__ = ["live_figure", "FigureView", "HAVE_FIGUREWIDGET", "fraction_label"]
 
 
@@ -93,8 +95,4 @@ def live_figure(figure: go.Figure) -> tuple[object, W.DOMWidget]:
 def fraction_label(p: Fraction, die: int | None = None) -> str:
     """A stage probability as faces out of the die when it is one ("8/12"
     rather than "2/3"), else as the lowest-terms fraction ("1/100")."""
-    p = Fraction(p)
-    for d in ([die] if die else []) + [d * d for d in ([die] if die else [])]:
-        if d and (p * d).denominator == 1:
-            return f"{int(p * d)}/{d}"
-    return f"{p.numerator}/{p.denominator}"
+    return faces_text(Fraction(p), die) if die else str(Fraction(p))
