@@ -135,6 +135,31 @@ def landing_page(dashboards=DASHBOARDS) -> str:
     return string.Template(LANDING_TEMPLATE.read_text(encoding="utf-8")).substitute(items=items)
 
 
+#: where the server publishes plotly's FigureWidget module, and the environment
+#: variable (inherited by the kernels) that holds its full URL. A FigureWidget
+#: otherwise carries the whole 5 MB module in its widget state, once per figure
+#: and page view; with ``fig._esm = os.environ[PLOTLY_ESM_ENV]`` the browser
+#: loads it once from this server (still 127.0.0.1) and caches it.
+PLOTLY_ESM_PATH = "/workbench/static/plotly-widgetbundle.js"
+PLOTLY_ESM_ENV = "WORKBENCH_PLOTLY_ESM_URL"
+
+
+def plotly_widget_bundle() -> Path | None:
+    """The file of plotly's FigureWidget ES module, if this plotly ships one."""
+    try:
+        import plotly
+    except ImportError:  # pragma: no cover - plotly is a dependency
+        return None
+    path = Path(plotly.__file__).parent / "package_data" / "widgetbundle.js"
+    return path if path.is_file() else None
+
+
+def _have_anywidget() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("anywidget") is not None
+
+
 def _quiet_kernel_home(tmp: Path) -> Path:
     """An IPYTHONDIR whose profile disables history, so kernels write nothing to the user's home."""
     profile = tmp / "ipython" / "profile_default"
@@ -164,6 +189,13 @@ def _make_server_class():
             self.set_header("Cache-Control", "no-cache")
             self.finish(self.page)
 
+    class PlotlyBundleHandler(tornado.web.StaticFileHandler):
+        """plotly's FigureWidget module, served once and cached by the browser (see PLOTLY_ESM_ENV)."""
+
+        def set_extra_headers(self, path):
+            self.set_header("Access-Control-Allow-Origin", "*")  # an ES module import from the page's origin
+            self.set_header("Cache-Control", "public, max-age=86400")
+
     class DashboardServer(Voila):
         """Voila serving a fixed list of dashboards, read-only, on one interface."""
 
@@ -191,6 +223,11 @@ def _make_server_class():
                 raise RuntimeError("Voila has no /voila/render/ route to restrict")
             names = "|".join(d.notebook.replace(".", r"\.") for d in self.dashboards)
             kept.insert(0, (self.server_url, LandingHandler, {"page": landing_page(self.dashboards)}))
+            bundle = plotly_widget_bundle()
+            if bundle is not None:
+                route = self.server_url + PLOTLY_ESM_PATH.lstrip("/").replace("plotly-widgetbundle.js",
+                                                                              r"plotly-(widgetbundle\.js)")
+                kept.insert(1, (route, PlotlyBundleHandler, {"path": str(bundle.parent)}))
             kept.insert(1, (self.server_url + rf"voila/render/({names})", render_cls, render_kwargs))
             return kept
 
@@ -199,6 +236,8 @@ def _make_server_class():
             self.connection_dir = tempfile.mkdtemp(prefix="voila_", dir=self.connection_dir_root)
             sockets = tornado.netutil.bind_sockets(self.port, self.ip)
             self.port = sockets[0].getsockname()[1]
+            if plotly_widget_bundle() is not None:  # read by workbench.ui in the (preheated) kernels
+                os.environ[PLOTLY_ESM_ENV] = f"http://{self.ip}:{self.port}{PLOTLY_ESM_PATH}"
             settings = self.init_settings()
             self.app = tornado.web.Application(**settings)
             self.app.settings.update(self.tornado_settings)
@@ -339,6 +378,9 @@ def main(argv: list[str] | None = None) -> int:
         app.port = port
         app.voila_configuration.default_pool_size = args.pool_size
         app.voila_configuration.preheat_kernel = args.pool_size > 0
+        if _have_anywidget():  # plots are FigureWidgets: the 5 MB plotly mime renderer is never used
+            app.voila_configuration.extension_denylist = [
+                *(app.voila_configuration.extension_denylist or []), "jupyterlab-plotly"]
         app.start()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

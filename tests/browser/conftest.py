@@ -1,0 +1,55 @@
+"""Fixtures of the real-browser tests: a live dashboard server and Debian's Chromium.
+
+* ``server``: ``python -m workbench.serve --port 0`` (the real notebooks of
+  ``notebooks/``) on a free port of 127.0.0.1, started once per session and
+  stopped at teardown; the fixture waits until every dashboard has a
+  preheated kernel.
+* ``browser``: ``/usr/bin/chromium`` driven by Playwright's sync API (never a
+  downloaded browser). Where it is missing the browser tests skip, except
+  under ``CI``, where they fail.
+* ``page``: a fresh browser context whose every request and websocket URL is
+  recorded in ``page.seen_urls`` (to check that none leaves 127.0.0.1).
+"""
+from __future__ import annotations
+
+import pytest
+
+from workbench.serve import ServerProcess
+
+from browserkit import CHROMIUM_ARGS, VIEWPORT, chromium_or_skip
+
+
+@pytest.fixture(scope="session")
+def server():
+    with ServerProcess(port=0, timeout=120) as srv:
+        srv.wait_pools(timeout=240)
+        yield srv
+    assert srv.proc.returncode == 0, "the dashboard server did not stop cleanly:\n" + "\n".join(srv.log[-30:])
+
+
+@pytest.fixture(scope="session")
+def browser():
+    path = chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport=VIEWPORT)
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    seen: list[str] = []
+    pg.on("request", lambda r: seen.append(r.url))
+    pg.on("websocket", lambda ws: seen.append(ws.url))
+    pg.seen_urls = seen
+    try:
+        yield pg
+    finally:
+        context.close()

@@ -1,0 +1,189 @@
+"""The dashboards in a real browser (Debian's Chromium through Playwright),
+served by ``python -m workbench.serve`` from the real notebooks.
+
+A viewer opens each dashboard, moves a slider with the keyboard, and the plot
+and the numbers change; the new plot equals the exact result of the system's
+stat-level function for the values in the page's own link; no request leaves
+127.0.0.1; a shared link sets the sliders; a combination the rules forbid
+shows its message and a later valid change still redraws the plot.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from workbench import systems
+from workbench.ui.query import parse_query
+
+from browserkit import off_machine, screenshot_path
+
+pytestmark = pytest.mark.browser
+
+# plot traces as the page drew them: visibility, x and y of each trace (plotly's full data)
+SIG_JS = "el => JSON.stringify((el._fullData || []).map(t => [t.visible, Array.from(t.x || []), Array.from(t.y || [])]))"
+TRACES_JS = "el => (el._fullData || []).map(t => ({name: t.name, x: Array.from(t.x || []), y: Array.from(t.y || [])}))"
+
+# dashboard -> (slider a viewer moves, plot that must redraw, element holding the numbers)
+DASHBOARDS = {
+    "changes": ("bs", ".wb-plot-dist", ".wb-effects"),
+    "forgotten": ("shoot", ".wb-plot-dist", ".wb-effects"),
+    "gunfire": ("bs", ".wb-plot-dist", ".wb-effects"),
+    "antares": ("acc", ".wb-plot-dist", ".wb-effects"),
+    "compare": ("accuracy", ".wb-plot-compare", ".wb-compare-table"),
+}
+
+
+def plotly_el(plot: str) -> str:
+    """The plotly graph div of a plot: the widget itself (FigureWidget) or inside it (mime output)."""
+    return f"{plot}.js-plotly-plot, {plot} .js-plotly-plot"
+
+
+def open_dashboard(page, server, name: str, query: str = "") -> None:
+    page.goto(f"{server.url}voila/render/{name}.ipynb{query}")
+    page.wait_for_selector(f"{DASHBOARDS[name][1]} .main-svg")
+
+
+def plot_sig(page, plot: str) -> str:
+    return page.eval_on_selector(plotly_el(plot), SIG_JS)
+
+
+def wait_plot_changed(page, plot: str, before: str, timeout: float = 15_000) -> str:
+    page.wait_for_function(
+        "([sel, before]) => { const el = document.querySelector(sel);"
+        f" return el && ({SIG_JS})(el) !== before; }}",
+        arg=[plotly_el(plot), before], timeout=timeout)
+    return plot_sig(page, plot)
+
+
+def readout(page, name: str) -> str:
+    return page.inner_text(f".wb-slider-{name} .widget-readout").strip()
+
+
+def press_slider(page, name: str, key: str) -> None:
+    """As a person would: focus the slider's handle and press an arrow key."""
+    page.locator(f".wb-slider-{name} .noUi-handle").focus()
+    page.keyboard.press(key)
+
+
+def link_query(page) -> str:
+    return page.get_attribute(".wb-link .wb-link-href", "href")
+
+
+def exact_pmf(system: str, query: str) -> np.ndarray:
+    """The exact distribution of the link's values, straight from the system module."""
+    values = parse_query(system, query)
+    mode = values.pop("mode", "shooting")
+    assert mode == "shooting", query
+    return systems.get(system).shooting(**values).pmf
+
+
+def dist_bars(page) -> tuple[list, list]:
+    traces = page.eval_on_selector(plotly_el(".wb-plot-dist"), TRACES_JS)
+    exact = next(t for t in traces if t["name"] == "exact")
+    return exact["x"], exact["y"]
+
+
+@pytest.mark.parametrize("name", list(DASHBOARDS))
+def test_slider_moves_the_plot_and_the_numbers(page, server, name):
+    slider, plot, numbers = DASHBOARDS[name]
+    open_dashboard(page, server, name)
+    plot0, numbers0, value0 = plot_sig(page, plot), page.inner_text(numbers), readout(page, slider)
+    assert numbers0.strip()
+
+    key = "ArrowRight"
+    press_slider(page, slider, key)
+    plot1 = wait_plot_changed(page, plot, plot0)
+    page.wait_for_function("([sel, before]) => document.querySelector(sel).innerText !== before",
+                           arg=[numbers, numbers0])
+    value1 = readout(page, slider)
+    assert plot1 != plot0
+    assert page.inner_text(numbers) != numbers0
+    assert int(value1) == int(value0) + 1, (value0, value1)
+    page.wait_for_timeout(300)  # let plotly finish painting before the picture
+    page.screenshot(path=str(screenshot_path(name)), full_page=True)
+
+    if name != "compare":  # the drawn bars are the exact pmf of the link's values
+        query = link_query(page)
+        assert f"{slider}={value1}" in query
+        x, y = dist_bars(page)
+        expected = exact_pmf(name, query)
+        assert x == list(range(expected.size))
+        np.testing.assert_allclose(y, expected, rtol=0, atol=1e-12)
+
+    assert off_machine(page.seen_urls) == []
+    assert any("/api/kernels/" in u and u.startswith("ws://127.0.0.1") for u in page.seen_urls)
+
+
+def test_landing_page_links_every_dashboard(page, server):
+    page.goto(server.url)
+    hrefs = page.eval_on_selector_all("ul.dashboards a", "els => els.map(a => a.getAttribute('href'))")
+    assert hrefs == [f"/voila/render/{n}.ipynb" for n in DASHBOARDS]
+    page.click("text=Gunfire")
+    page.wait_for_selector(".wb-dashboard-gunfire .wb-plot-dist .main-svg")
+    assert off_machine(page.seen_urls) == []
+
+
+def test_shared_link_sets_the_sliders(page, server):
+    query = "?bs=4&ap=6&shots=10"
+    open_dashboard(page, server, "changes", query)
+    assert (readout(page, "bs"), readout(page, "ap"), readout(page, "shots")) == ("4", "6", "10")
+    own = link_query(page)
+    assert re.search(r"[?&]bs=4(&|$)", own) and re.search(r"[?&]ap=6(&|$)", own) and "shots=10" in own
+    x, y = dist_bars(page)
+    np.testing.assert_allclose(y, exact_pmf("changes", own), rtol=0, atol=1e-12)
+    # the page's own link reopens the same values in a new page
+    page.goto(f"{server.url}voila/render/changes.ipynb{own}")
+    page.wait_for_selector(".wb-plot-dist .main-svg")
+    assert (readout(page, "bs"), readout(page, "ap"), readout(page, "shots")) == ("4", "6", "10")
+    assert dist_bars(page)[1] == y
+    assert off_machine(page.seen_urls) == []
+
+
+def test_shared_link_sets_the_compare_sliders(page, server):
+    open_dashboard(page, server, "compare", "?accuracy=2&shots=3")
+    assert (readout(page, "accuracy"), readout(page, "shots")) == ("2", "3")
+
+
+def test_forbidden_combination_shows_the_message_and_the_dashboard_keeps_working(page, server):
+    open_dashboard(page, server, "changes")
+    plot0 = plot_sig(page, ".wb-plot-dist")
+    assert not page.query_selector(".wb-error .wb-error-message")
+    # the seed: enemy units can only fire at an EVADING unit with SNAP SHOTS; the default action is aimed
+    page.check(".wb-toggle-evading input")
+    page.wait_for_selector(".wb-error .wb-error-message")
+    message = page.inner_text(".wb-error")
+    assert "action" in message and "EVADING" in message and "snap" in message, message
+    assert plot_sig(page, ".wb-plot-dist") == plot0  # the last valid plot stays
+    page.screenshot(path=str(screenshot_path("changes-forbidden")), full_page=True)
+    # a valid change: snap shots (at full BS, RULES.md) at the evading target clear the message
+    page.select_option(".wb-dropdown-action select", "snap")
+    page.wait_for_function("() => !document.querySelector('.wb-error .wb-error-message')")
+    page.wait_for_function("() => document.querySelector('.wb-link .wb-link-href').getAttribute('href')"
+                           ".includes('action=snap')")
+    query = link_query(page)
+    assert "evading=true" in query
+    page.wait_for_timeout(300)
+    np.testing.assert_allclose(dist_bars(page)[1], exact_pmf("changes", query), rtol=0, atol=1e-12)
+    # and a later change still redraws the plot
+    plot1 = plot_sig(page, ".wb-plot-dist")
+    press_slider(page, "shots", "ArrowLeft")
+    assert wait_plot_changed(page, ".wb-plot-dist", plot1) != plot1
+    assert readout(page, "shots") == "9"
+    query = link_query(page)
+    assert "shots=9" in query and "action=snap" in query and "evading=true" in query
+    np.testing.assert_allclose(dist_bars(page)[1], exact_pmf("changes", query), rtol=0, atol=1e-12)
+    assert not page.query_selector(".wb-error .wb-error-message")
+    assert off_machine(page.seen_urls) == []
+
+
+def test_bad_link_value_shows_a_message_and_the_dashboard_works(page, server):
+    open_dashboard(page, server, "gunfire", "?bs=banana&shots=3")
+    page.wait_for_selector(".wb-error .wb-error-message")
+    assert "bs" in page.inner_text(".wb-error")
+    assert readout(page, "shots") == "3"
+    plot0 = plot_sig(page, ".wb-plot-dist")
+    press_slider(page, "shots", "ArrowRight")
+    wait_plot_changed(page, ".wb-plot-dist", plot0)
+    assert readout(page, "shots") == "4"
