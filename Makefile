@@ -19,7 +19,8 @@ browser:
 	bash scripts/install-chromium.sh
 
 run: setup
-	$(PY) -m workbench
+	-bash scripts/install-chromium.sh
+	$(PY) -m workbench.serve
 
 test: setup browser
 	$(PY) -m pytest
