@@ -13,7 +13,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 SCREENSHOTS = PROJECT_ROOT / "output" / "screenshots"
-VIEWPORT = {"width": 1360, "height": 1000}
+VIEWPORT = {"width": 1360, "height": 1800}  # tall enough for a whole dashboard in a screenshot
 
 
 def chromium_or_skip() -> str:
