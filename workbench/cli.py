@@ -8,13 +8,12 @@
 """
 from __future__ import annotations
 
-import importlib
 import sys
 from fractions import Fraction
 from typing import Sequence
 
 from . import profiles, systems
-from .dice import percent
+from .dice import faces_text, percent
 from .errors import WorkbenchError
 
 __all__ = ["main", "comparison_rows", "comparison_table"]
@@ -35,16 +34,12 @@ def comparison_rows(shot_counts: Sequence[int] = SHOT_COUNTS) -> list[dict]:
     rows = []
     for key in systems.KEYS:
         attacker, weapon, target = profiles.basic_matchup(key)
-        try:
-            module = systems.get(key)
-        except ModuleNotFoundError:
-            rows.append({"system": key, "missing": True,
-                         "matchup": f"{attacker.name} ({weapon.name}) at {target.name}"})
-            continue
+        module = systems.get(key)
         row = {"system": key, "name": getattr(module, "NAME", key),
                "matchup": f"{attacker.name} ({weapon.name}) at {target.name}"}
         one = module.shooting(**profiles.matchup_kwargs(key, attacker, weapon, target, shots=1, models=None))
-        row["stages"] = [(s.name, s.probability, s.detail) for s in one.stages]
+        row["stages"] = [(s.name, faces_text(s.probability, module.DIE), s.probability, s.detail)
+                         for s in one.stages]
         row["per_shot"] = one.per_attack if one.per_attack is not None else Fraction(0)
         row["expected"] = {}
         for n in shot_counts:
@@ -63,8 +58,7 @@ def comparison_table(shot_counts: Sequence[int] = SHOT_COUNTS) -> str:
     head = ["system", "matchup", "per shot", "%"] + [f"E[removed] {n} shot{'s' if n > 1 else ''}"
                                                      for n in shot_counts]
     body = [[r["system"], r["matchup"], str(r["per_shot"]), percent(r["per_shot"])]
-            + [f"{r['expected'][n]:.3f}" for n in shot_counts] if "missing" not in r
-            else [r["system"], r["matchup"], "n/a"] for r in rows]
+            + [f"{r['expected'][n]:.3f}" for n in shot_counts] for r in rows]
     widths = [max(len(b[i]) if i < len(b) else 0 for b in [head] + body) for i in range(len(head))]
     fmt = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
     lines += [fmt(head), fmt(["-" * w for w in widths])] + [fmt(b) for b in body]
@@ -72,12 +66,9 @@ def comparison_table(shot_counts: Sequence[int] = SHOT_COUNTS) -> str:
     lines.append("Per-shot stages:")
     name_w = max([len("effects (1 shot)")] + [len(st[0]) for r in rows for st in r.get("stages", [])])
     for r in rows:
-        if "missing" in r:
-            lines.append(f"  {r['system']}: module not available yet")
-            continue
         lines.append(f"  {r['system']} ({r['name']}): {r['matchup']}")
-        for name, p, detail in r["stages"]:
-            lines.append(f"    {name:<{name_w}} {str(p):>7}  {percent(p):>6}  {detail}")
+        for name, faces, p, detail in r["stages"]:
+            lines.append(f"    {name:<{name_w}} {faces:>7}  {percent(p):>6}  {detail}")
         lines.append(f"    {'per shot':<{name_w}} {str(r['per_shot']):>7}  {percent(r['per_shot']):>6}")
         if r["effects"]:
             eff = ", ".join(f"{k} {v:.3f}" for k, v in r["effects"].items())
@@ -101,13 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         return 0
     if command == "serve":
-        try:
-            serve = importlib.import_module("workbench.serve")
-        except ModuleNotFoundError as exc:
-            if exc.name != "workbench.serve":
-                raise
-            print("serve: the dashboards are not available yet (workbench/serve.py is missing)", file=sys.stderr)
-            return 2
+        from . import serve
         return serve.main(argv[1:]) or 0
     print(f"unknown command {command!r}\n\n{USAGE}", file=sys.stderr)
     return 2
