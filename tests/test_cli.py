@@ -48,7 +48,7 @@ def test_changes_reference_row(table):
     assert row[2] == "5/36" and row[3] == "13.9%"
     assert float(row[4]) == pytest.approx(5 / 36, abs=5e-4)
     assert float(row[5]) == pytest.approx(10 * 5 / 36, abs=5e-4)
-    for frac in ("2/3", "5/12", "1/2"):  # 8/12, 5/12, 6/12 in lowest terms
+    for frac in ("8/12", "5/12", "6/12"):  # RULES.md writes them as faces out of the D12
         assert re.search(rf"^\s+to \w+\s+{re.escape(frac)}\s", table, re.M)
 
 
