@@ -189,6 +189,17 @@ def _make_server_class():
             self.set_header("Cache-Control", "no-cache")
             self.finish(self.page)
 
+    def _not_found_on_error(cls):
+        class Guarded(cls):
+            async def get(self, path, include_body=True):
+                try:
+                    return await super().get(path, include_body)
+                except (AssertionError, ValueError):  # Voila asserts on paths it cannot place
+                    raise tornado.web.HTTPError(404) from None
+
+        Guarded.__name__ = f"Guarded{cls.__name__}"
+        return Guarded
+
     class PlotlyBundleHandler(tornado.web.StaticFileHandler):
         """plotly's FigureWidget module, served once and cached by the browser (see PLOTLY_ESM_ENV)."""
 
@@ -218,6 +229,8 @@ def _make_server_class():
                     render_cls, render_kwargs = spec[1], spec[2]
                 if pattern == self.server_url or any(pattern.startswith(p) for p in self._DROPPED):
                     continue
+                if pattern.startswith("/voila/templates/"):  # a malformed path is a 404, not a 500
+                    spec = (pattern, _not_found_on_error(spec[1]), *spec[2:])
                 kept.append(spec)
             if render_kwargs is None:  # pragma: no cover - Voila changed its routes
                 raise RuntimeError("Voila has no /voila/render/ route to restrict")
