@@ -310,7 +310,7 @@ def test_diagnostics_dashboard_follows_its_controls():
     d = DiagnosticsDashboard("antares")
     d.sw_x.value, d.sw_y.value = "acc", "res"
     df = d.update_sweep()
-    heat = np.array(d.sw_heat.figure.data[0].z)
+    heat = np.array(d.sw_heat.data[0].z)
     # one cell by brute force: Acc 5 vs Res 5 - SV 1, 10 shots (RULES.md: 3/10 a shot)
     i, j = list(compare.STATS["antares"]["res"].values).index(5), list(compare.STATS["antares"]["acc"].values).index(5)
     assert heat[i, j] == pytest.approx(10 * 0.3, abs=1e-12)
@@ -324,7 +324,7 @@ def test_diagnostics_dashboard_follows_its_controls():
     assert "total variation" in d.eq_msg.value
     d.p1_system.value = "gunfire"
     assert "ev" in d.p1_table.value
-    assert len(d.gr_view.figure.data) == 4
+    assert len(d.gr_view.data) == 4
 
 
 def test_progress_bar_is_silent_when_quiet_and_yields_everything():

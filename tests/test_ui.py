@@ -23,7 +23,6 @@ from workbench.systems import antares, changes, forgotten, gunfire
 from workbench.ui import (CONCEPTS, CompareDashboard, SystemDashboard, compare_kwargs, format_query,
                           fraction_label, parse_query)
 from workbench.ui.dashboard import SAMPLED_SAMPLES, SAMPLED_SEED
-from workbench.ui.plots import HAVE_FIGUREWIDGET, PLOTLY_MIME, FigureView
 from workbench.ui.specs import RESERVED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -449,14 +448,23 @@ def test_figures_are_updated_in_place():
     fig, trace = dash.fig_dist, dash.fig_dist.data[0]
     dash.controls["shots"].value = 4
     assert dash.fig_dist is fig and dash.fig_dist.data[0] is trace
-    assert isinstance(fig, go.FigureWidget) == HAVE_FIGUREWIDGET
-    if not HAVE_FIGUREWIDGET:
-        assert isinstance(fig, FigureView)
-        y = fig.widget.outputs[0]["data"][PLOTLY_MIME]["data"][0]["y"]
-        if isinstance(y, dict):  # plotly's typed-array encoding {"dtype", "bdata"}
-            import base64
-            y = np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"])
-        np.testing.assert_allclose(y, bars(dash))
+    assert isinstance(fig, go.FigureWidget)
+    np.testing.assert_allclose(fig.data[0].y, bars(dash))
+
+
+def test_show_sends_the_current_figures_not_the_ones_first_built(monkeypatch):
+    """A FigureWidget inside a VBox syncs its full state only at display: the
+    dashboard must bring every figure up to date first (else the page shows
+    the placeholder figure it was built with)."""
+    import IPython.display
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda w: shown.append(w))
+    dash = SystemDashboard("gunfire", profiles=False)
+    dash.controls["shots"].value = 4
+    dash.show()
+    assert shown == [dash.widget]
+    np.testing.assert_allclose(dash.fig_dist._widget_data[0]["y"], bars(dash))
+    assert list(dash.fig_dist._widget_data[0]["x"]) == list(range(len(bars(dash))))
 
 
 def test_fraction_label():

@@ -75,6 +75,7 @@ DASHBOARDS: tuple[Dashboard, ...] = (
     Dashboard("gunfire.ipynb", "Gunfire", "Opposed d10 tests: BS against EV, AP against AV, S against T, suppression."),
     Dashboard("antares.ipynb", "Antares", "Roll-under d10: Acc, Res, armour and cover, critical hits."),
     Dashboard("compare.ipynb", "Four systems side by side", "One matchup in each system, shared sliders, overlaid distributions."),
+    Dashboard("diagnostics.ipynb", "Design diagnostics", "Sweeps over two stats, the value of +1, granularity, equivalent settings across systems."),
 )
 
 

@@ -9,6 +9,7 @@ shows its message and a later valid change still redraws the plot.
 """
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -119,7 +120,7 @@ def test_slider_moves_the_plot_and_the_numbers(page, server, name):
 def test_landing_page_links_every_dashboard(page, server):
     page.goto(server.url)
     hrefs = page.eval_on_selector_all("ul.dashboards a", "els => els.map(a => a.getAttribute('href'))")
-    assert hrefs == [f"/voila/render/{n}.ipynb" for n in DASHBOARDS]
+    assert hrefs == [f"/voila/render/{n}.ipynb" for n in [*DASHBOARDS, "diagnostics"]]
     page.click("text=Gunfire")
     page.wait_for_selector(".wb-dashboard-gunfire .wb-plot-dist .main-svg")
     assert off_machine(page.seen_urls) == []
@@ -187,3 +188,26 @@ def test_bad_link_value_shows_a_message_and_the_dashboard_works(page, server):
     press_slider(page, "shots", "ArrowRight")
     wait_plot_changed(page, ".wb-plot-dist", plot0)
     assert readout(page, "shots") == "4"
+
+
+def test_diagnostics_dashboard_sweeps_as_a_slider_moves(page, server):
+    """The design-diagnostics page (issue 4) renders offline, and moving its
+    shots slider redraws the sweep heatmap with the new expected removals."""
+    page.goto(f"{server.url}voila/render/diagnostics.ipynb")
+    page.wait_for_selector(".wb-plot-heatmap .main-svg", timeout=60_000)
+    z_js = "el => JSON.stringify((el._fullData || []).map(t => t.z))"
+    heat = plotly_el(".wb-plot-heatmap")
+    before = page.eval_on_selector(heat, z_js)
+    assert readout(page, "shots") == "10"
+    press_slider(page, "shots", "ArrowRight")
+    page.wait_for_function(
+        "([sel, before]) => { const el = document.querySelector(sel);"
+        f" return el && ({z_js})(el) !== before; }}", arg=[heat, before], timeout=15_000)
+    assert readout(page, "shots") == "11"
+    # expected removals grow in proportion to shots: every cell x 11/10
+    z0 = np.array(json.loads(before)[0], dtype=float)
+    z1 = np.array(json.loads(page.eval_on_selector(heat, z_js))[0], dtype=float)
+    np.testing.assert_allclose(z1, z0 * 11 / 10, rtol=1e-9)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(screenshot_path("diagnostics")), full_page=True)
+    assert off_machine(page.seen_urls) == []

@@ -18,12 +18,11 @@ A notebook builds a dashboard in one line::
 from .compare import CONCEPTS, CompareDashboard, compare_kwargs
 from .dashboard import SystemDashboard
 from .picker import ProfilePicker
-from .plots import HAVE_FIGUREWIDGET, fraction_label
+from .plots import fraction_label
 from .query import format_query, parse_query, request_query
 from .specs import SPECS, Control, Mode, modes_for
 
 __all__ = [
     "SystemDashboard", "CompareDashboard", "ProfilePicker", "parse_query", "format_query", "request_query",
     "compare_kwargs", "CONCEPTS", "SPECS", "Control", "Mode", "modes_for", "fraction_label",
-    "HAVE_FIGUREWIDGET",
 ]

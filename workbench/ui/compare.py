@@ -37,7 +37,8 @@ import plotly.graph_objects as go
 from .. import systems
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
-from .plots import live_figure
+from .query import link_html, request_query
+from .plots import live_figure, show_widget
 from .specs import Control
 
 __all__ = ["Step", "CONCEPTS", "COMPARE_CONTROLS", "CompareDashboard", "base_kwargs", "compare_kwargs",
@@ -283,14 +284,13 @@ class CompareDashboard:
         return errors
 
     def show(self):
-        from IPython.display import display
-        from .query import request_query
+        """Apply the page's query string (under Voila) once, then display."""
         if not self._query_applied:
             self.apply_query(request_query())
-        display(self.widget)
+        show_widget(self.widget)
 
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+    def _ipython_display_(self):
+        show_widget(self.widget)
 
     def _on_change(self) -> None:
         if not self._hold:
@@ -312,8 +312,7 @@ class CompareDashboard:
             self._kwargs[s], self._outcomes[s] = kw, out
         self._draw()
         qs = self.query_string()
-        self.link.value = ('<span class="wb-link-label">Link to these values: </span>'
-                           f'<a class="wb-link-href" href="{html.escape(qs)}" target="_self">{html.escape(qs)}</a>')
+        self.link.value = link_html(qs)
         self.error.value = _error_html(" | ".join(f"{self.names[s]}: {m}" for s, m in self._errors.items())) \
             if self._errors else ""
         return not self._errors

@@ -25,8 +25,8 @@ import plotly.graph_objects as go
 from .. import systems
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
-from .plots import fraction_label, live_figure
-from .query import MODE_KEY, controls_of, format_query, parse_query as _parse_query_any, request_query
+from .plots import fraction_label, live_figure, show_widget
+from .query import MODE_KEY, controls_of, format_query, link_html, parse_query as _parse_query_any, request_query
 from .specs import Control, Mode, modes_for
 
 __all__ = ["SystemDashboard", "make_control", "SAMPLED_SAMPLES", "SAMPLED_SEED"]
@@ -325,14 +325,12 @@ class SystemDashboard:
     # -- display -----------------------------------------------------------
     def show(self):
         """Apply the page's query string (under Voila) once, then display."""
-        from IPython.display import display
         if not self._query_applied:
             self.apply_query(request_query())
-        display(self.widget)
-        return None
+        show_widget(self.widget)
 
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+    def _ipython_display_(self):
+        show_widget(self.widget)
 
     # -- events ------------------------------------------------------------
     def _on_change(self, change=None) -> None:
@@ -386,9 +384,7 @@ class SystemDashboard:
 
     def _update_link(self) -> None:
         qs = self.query_string()
-        self.link.value = ('<span class="wb-link-label">Link to these values: </span>'
-                           f'<a class="wb-link-href" href="{html.escape(qs)}" target="_self">'
-                           f"{html.escape(qs)}</a>")
+        self.link.value = link_html(qs)
 
     # -- figures -----------------------------------------------------------
     @staticmethod

@@ -15,8 +15,8 @@ thin layer over :mod:`workbench.compare`:
 * **Equivalence**: sliders for one system's matchup; the closest settings in
   the other systems (total variation distance) as a table and bar plot.
 
-Every figure is a plain ``go.Figure`` shown through the plotly mime bundle
-(:class:`workbench.ui.plots.FigureView`), so the page works offline in Voila.
+Every plot is one ``FigureWidget`` whose content is replaced in place
+(:func:`workbench.ui.plots.replace_figure`), so the page works offline in Voila.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ import pandas as pd
 from .. import compare
 from ..errors import WorkbenchError
 from ..systems import KEYS
-from .plots import FigureView
+from .plots import figure_widget, replace_figure, show_widget
 
 __all__ = ["DiagnosticsDashboard", "VALUES"]
 
@@ -48,14 +48,8 @@ def _table(df: pd.DataFrame, columns: list[str], floats: str = "{:.4f}") -> str:
     return shown.to_html(index=False, escape=True, classes="wb-table", border=0)
 
 
-def _view() -> FigureView:
-    import plotly.graph_objects as go
-    return FigureView(go.Figure())
-
-
-def _show(view: FigureView, fig) -> None:
-    view.figure = fig
-    view.redraw()
+_view = figure_widget
+_show = replace_figure
 
 
 def _error(box: W.HTML, exc: Exception) -> None:
@@ -87,13 +81,16 @@ class DiagnosticsDashboard(W.VBox):
         self.sw_shots = W.IntSlider(value=10, min=1, max=30, description="shots", continuous_update=False)
         self.sw_msg = W.HTML("")
         self.sw_heat, self.sw_lines = _view(), _view()
+        for w, name in ((self.sw_system, "wb-dropdown-system"), (self.sw_shots, "wb-slider-shots"),
+                        (self.sw_heat, "wb-plot-heatmap"), (self.sw_lines, "wb-plot-lines")):
+            w.add_class(name)
         self._sweep_stats()
         self.sw_system.observe(lambda _c: (self._sweep_stats(), self.update_sweep()), "value")
         for w in (self.sw_x, self.sw_y, self.sw_value, self.sw_shots):
             w.observe(lambda _c: self.update_sweep(), "value")
         controls = W.HBox([W.VBox([self.sw_system, self.sw_value]), W.VBox([self.sw_x, self.sw_y]),
                            W.VBox([self.sw_shots])])
-        return W.VBox([controls, self.sw_msg, self.sw_heat.widget, self.sw_lines.widget])
+        return W.VBox([controls, self.sw_msg, self.sw_heat, self.sw_lines])
 
     def _sweep_stats(self) -> None:
         names = list(compare.STATS[self.sw_system.value])
@@ -137,7 +134,7 @@ class DiagnosticsDashboard(W.VBox):
         self.p1_doc = W.HTML("")
         for w in (self.p1_system, self.p1_shots):
             w.observe(lambda _c: self.update_plus_one(), "value")
-        return W.VBox([W.HBox([self.p1_system, self.p1_shots]), self.p1_doc, self.p1_view.widget,
+        return W.VBox([W.HBox([self.p1_system, self.p1_shots]), self.p1_doc, self.p1_view,
                        self.p1_table])
 
     def update_plus_one(self) -> pd.DataFrame:
@@ -154,7 +151,7 @@ class DiagnosticsDashboard(W.VBox):
     def _granularity_tab(self) -> W.Widget:
         self.gr_view = _view()
         self.gr_table = W.HTML("")
-        return W.VBox([self.gr_view.widget, self.gr_table])
+        return W.VBox([self.gr_view, self.gr_table])
 
     def update_granularity(self) -> pd.DataFrame:
         table = compare.granularity_table()
@@ -179,7 +176,7 @@ class DiagnosticsDashboard(W.VBox):
         for w in (self.eq_shots, self.eq_models):
             w.observe(lambda _c: self.update_equivalence(), "value")
         return W.VBox([W.HBox([W.VBox([self.eq_system, self.eq_shots, self.eq_models]), self.eq_sliders]),
-                       self.eq_msg, self.eq_table, self.eq_view.widget])
+                       self.eq_msg, self.eq_table, self.eq_view])
 
     def _eq_build(self) -> None:
         key = self.eq_system.value
@@ -216,6 +213,5 @@ class DiagnosticsDashboard(W.VBox):
         return res
 
     def show(self):
-        from IPython.display import display
-        display(self)
+        show_widget(self)
         return self

@@ -1,95 +1,83 @@
 """Live plotly figures, updated in place, and the text helpers of the plots.
 
-:func:`live_figure` returns a ``plotly.graph_objects.FigureWidget`` (updated
-in place by ``batch_update``: one message to the browser per change). Plotly
-6+ builds ``FigureWidget`` on the ``anywidget`` package; when that package is
-missing, :class:`FigureView` stands in with the same interface (``data``,
-``layout``, ``batch_update()``, ``add_class``): it keeps a ``go.Figure`` and,
-when a batch ends, replaces the plotly mime bundle of an ``ipywidgets.Output``
-(rendered offline by the ``jupyterlab-plotly`` mime extension). Either way
-the figure object is built once and its traces are updated, never rebuilt.
+Every plot on a dashboard is a ``plotly.graph_objects.FigureWidget`` built
+once and changed with ``batch_update()`` (one message to the browser per
+change), never rebuilt.
+
+Two details of plotly's widget matter on a served page:
+
+* a ``FigureWidget`` sends its full state only when it is displayed *itself*;
+  shown inside a ``VBox`` the browser would get the state it had when it was
+  built and only the later deltas. :func:`show_widget` brings every figure in a
+  widget tree up to date before display;
+* each figure carries plotly's 5 MB widget module. When the dashboard server
+  publishes that module at a local URL (``WORKBENCH_PLOTLY_ESM_URL``, set by
+  :mod:`workbench.serve`), figures point at it so a page loads it once.
 """
 from __future__ import annotations
 
-import contextlib
-import json
+import copy
+import os
 from fractions import Fraction
 from typing import Iterator
 
 import ipywidgets as W
 import plotly.graph_objects as go
-import plotly.io as pio
 
 from ..dice import faces_text
 
-__all__ = ["live_figure", "FigureView", "HAVE_FIGUREWIDGET", "fraction_label"]
+__all__ = ["live_figure", "replace_figure", "figures_in", "show_widget", "figure_widget", "fraction_label"]
+
+#: set by workbench.serve: where the page can load plotly's widget module from
+PLOTLY_ESM_ENV = "WORKBENCH_PLOTLY_ESM_URL"
 
 
-def _have_anywidget() -> bool:
-    try:
-        import anywidget  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def figure_widget(figure: go.Figure | None = None) -> go.FigureWidget:
+    """A ``FigureWidget`` of ``figure`` (the module served locally when it can be)."""
+    fw = go.FigureWidget(figure if figure is not None else go.Figure())
+    url = os.environ.get(PLOTLY_ESM_ENV)
+    if url:
+        fw._esm = url
+    return fw
 
 
-HAVE_FIGUREWIDGET = _have_anywidget()
-
-PLOTLY_MIME = "application/vnd.plotly.v1+json"
-
-
-class FigureView:
-    """A ``go.Figure`` shown in an ``ipywidgets.Output``; the stand-in for
-    ``go.FigureWidget`` when ``anywidget`` is not installed."""
-
-    def __init__(self, figure: go.Figure):
-        self.figure = figure
-        width = figure.layout.width
-        self.widget = W.Output(layout=W.Layout(width=f"{int(width) + 10}px" if width else "auto"))
-        self._depth = 0
-        self.redraw()
-
-    @property
-    def data(self):
-        return self.figure.data
-
-    @property
-    def layout(self):
-        return self.figure.layout
-
-    def add_class(self, name: str) -> "FigureView":
-        self.widget.add_class(name)
-        return self
-
-    @contextlib.contextmanager
-    def batch_update(self) -> Iterator[None]:
-        """Change traces and layout inside; the page is redrawn once at the end."""
-        self._depth += 1
-        try:
-            with self.figure.batch_update():
-                yield
-        finally:
-            self._depth -= 1
-        if self._depth == 0:
-            self.redraw()
-
-    def bundle(self) -> dict:
-        fig = json.loads(pio.to_json(self.figure, validate=False))
-        fig["config"] = {"displaylogo": False, "responsive": True}
-        return {PLOTLY_MIME: fig, "text/plain": f"<figure: {self.figure.layout.title.text or ''}>"}
-
-    def redraw(self) -> None:
-        self.widget.outputs = ({"output_type": "display_data", "data": self.bundle(), "metadata": {}},)
+def live_figure(figure: go.Figure) -> tuple[go.FigureWidget, go.FigureWidget]:
+    """``(figure, widget)``: the object to update and the widget to put on the
+    page (the same ``FigureWidget``; the pair keeps the dashboards' code
+    independent of how figures are shown)."""
+    fw = figure_widget(figure)
+    return fw, fw
 
 
-def live_figure(figure: go.Figure) -> tuple[object, W.DOMWidget]:
-    """``(figure, widget)``: the object to update (``.data``, ``.layout``,
-    ``.batch_update()``) and the widget to put on the page."""
-    if HAVE_FIGUREWIDGET:
-        fw = go.FigureWidget(figure)
-        return fw, fw
-    view = FigureView(figure)
-    return view, view.widget
+def replace_figure(fw: go.FigureWidget, figure: go.Figure) -> None:
+    """Show another figure (other traces, another layout) in the same widget."""
+    with fw.batch_update():
+        fw.data = ()
+        fw.add_traces(list(figure.data))
+        fw.layout = figure.layout
+
+
+def figures_in(widget: W.Widget) -> Iterator[go.FigureWidget]:
+    """Every ``FigureWidget`` in a widget tree."""
+    if isinstance(widget, go.FigureWidget):
+        yield widget
+        return
+    for child in getattr(widget, "children", ()) or ():
+        yield from figures_in(child)
+
+
+def _sync(fw: go.FigureWidget) -> None:
+    # what FigureWidget._repr_mimebundle_ does when a figure is displayed alone
+    fw._widget_layout = copy.deepcopy(fw._layout_obj._props)
+    fw._widget_data = copy.deepcopy(fw._data)
+
+
+def show_widget(widget: W.Widget) -> None:
+    """Display a dashboard's widget with every figure in it up to date."""
+    from IPython.display import display
+    for fw in figures_in(widget):
+        _sync(fw)
+    display(widget)
 
 
 def fraction_label(p: Fraction, die: int | None = None) -> str:

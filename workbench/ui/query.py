@@ -100,3 +100,12 @@ def request_query() -> str:
         wait_for_request()
         _REQUEST_SEEN = True
     return os.environ.get("QUERY_STRING", "")
+
+
+def link_html(qs: str) -> str:
+    """The "link to these values" line: a relative link the viewer can copy or
+    open (wrapped, since a full set of values is a long line)."""
+    import html
+    q = html.escape(qs)
+    return ('<span class="wb-link-label">Link to these values: </span>'
+            f'<a class="wb-link-href" href="{q}" target="_self" style="word-break: break-all">{q}</a>')
