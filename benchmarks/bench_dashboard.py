@@ -33,7 +33,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run"]
 FIRST_RENDER_TARGET_S = 3.0
 REDRAW_TARGET_MS = 150.0
-PLOT = {"compare": ".wb-plot-compare"}
+PLOT = {"compare": ".wb-plot-compare", "diagnostics": ".wb-plot-heatmap"}
 
 # In the page: remember the key-press time, then poll each frame until the plot's data change.
 WATCH_JS = """
