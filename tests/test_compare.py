@@ -358,3 +358,24 @@ def test_sweep_with_unit_sizes_and_shots_as_arrays(key):
         assert row["mean"] == pytest.approx(out.mean, abs=1e-12)
         for k in range(1, out.pmf.size):
             assert row[f"p_at_least_{k}"] == pytest.approx(out.at_least(k), abs=1e-12)
+
+
+def test_diagnostics_forum_post_covers_the_matchup_and_its_closest_settings():
+    """The equivalence tab's forum post explains the input matchup and the
+    closest setting of every other system, each an exact outcome of its own
+    system's function (means as the equivalence table reports them)."""
+    from workbench import systems
+    from workbench.ui.diagnostics import DiagnosticsDashboard
+
+    d = DiagnosticsDashboard("antares")
+    outcomes = d.equivalence_outcomes()
+    m = d.matchup()
+    assert list(outcomes)[0] == "antares (input)"
+    np.testing.assert_allclose(outcomes["antares (input)"].pmf, systems.get("antares").shooting(**m).pmf)
+    table = compare.equivalent("antares", m, best=1)
+    assert sorted(k.split()[0] for k in outcomes if k.endswith("(closest)")) == sorted(table["system"])
+    for row in table.itertuples():
+        assert outcomes[f"{row.system} (closest)"].mean == pytest.approx(row.mean, abs=1e-12)
+    post = d.eq_forum.generate(images=False)
+    assert post["markdown"].count("| N (models ") == 1 + len(table)  # forgotten counts "models downed"
+    assert "Per shot: 5/10 × 6/10 = 3/10" in post["explain"]

@@ -28,6 +28,7 @@ import pandas as pd
 
 from .. import compare
 from ..errors import WorkbenchError
+from .. import systems
 from ..systems import KEYS
 from .plots import figure_widget, replace_figure, show_widget
 
@@ -175,8 +176,10 @@ class DiagnosticsDashboard(W.VBox):
         self.eq_system.observe(lambda _c: (self._eq_build(), self.update_equivalence()), "value")
         for w in (self.eq_shots, self.eq_models):
             w.observe(lambda _c: self.update_equivalence(), "value")
+        from .forum import ForumPanel  # a forum post of the matchup and its closest equivalents
+        self.eq_forum = ForumPanel(self.equivalence_outcomes)
         return W.VBox([W.HBox([W.VBox([self.eq_system, self.eq_shots, self.eq_models]), self.eq_sliders]),
-                       self.eq_msg, self.eq_table, self.eq_view])
+                       self.eq_msg, self.eq_table, self.eq_view, self.eq_forum])
 
     def _eq_build(self) -> None:
         key = self.eq_system.value
@@ -196,6 +199,16 @@ class DiagnosticsDashboard(W.VBox):
         m = {**compare.DEFAULT_MATCHUP[key], "shots": self.eq_shots.value, "models": self.eq_models.value}
         m.update({s.description: s.value for s in self.eq_sliders.children})
         return m
+
+    def equivalence_outcomes(self) -> dict[str, Any]:
+        """The equivalence tab's matchup and the closest setting in each other
+        system, as exact outcomes (what its forum post explains)."""
+        key, m = self.eq_system.value, self.matchup()
+        res = compare.equivalent(key, m, best=1)
+        out = {f"{key} (input)": systems.get(key).shooting(**m)}
+        for row in res.itertuples():
+            out[f"{row.system} (closest)"] = systems.get(row.system).shooting(**row.setting)
+        return out
 
     def update_equivalence(self) -> pd.DataFrame | None:
         key, m = self.eq_system.value, self.matchup()
