@@ -1,7 +1,7 @@
 """Serve the dashboards, read-only, with Voila on 127.0.0.1 (``make run``).
 
-``python -m workbench.serve`` serves the five dashboard notebooks of
-``notebooks/`` (one per rule system and ``compare.ipynb``) and nothing else:
+``python -m workbench.serve`` serves the six dashboard notebooks of
+``notebooks/`` (one per rule system, ``compare.ipynb`` and ``diagnostics.ipynb``) and nothing else:
 
 * a landing page at ``/`` links each dashboard at
   ``/voila/render/<name>.ipynb``; the port comes from ``--port`` or the
