@@ -27,7 +27,6 @@ Ag "for movement tests in demanding situations" (:func:`movement_test`).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 

@@ -49,14 +49,13 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
 from .. import engine, pipeline
 from .. import validate as v
 from ..dice import DieTest, RollHigh, rates, roll_faces, faces_text
-from ..errors import InputError
 from ..outcome import Outcome, Stage
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "DAMAGE_V1_DIE", "shooting", "shooting_table", "close_combat",

@@ -35,16 +35,13 @@ models)). Without a unit size only the penetration condition can be checked.
 """
 from __future__ import annotations
 
-import math
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
 from .. import engine, pipeline
 from .. import validate as v
 from ..dice import RollHigh, opposed, rates, faces_text
-from ..errors import InputError
 from ..outcome import Outcome, Stage
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "BASE", "shooting", "shooting_table", "models_removed",

@@ -27,9 +27,8 @@ from __future__ import annotations
 import html
 import inspect
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
-import contextlib
 import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
@@ -37,8 +36,9 @@ import plotly.graph_objects as go
 from .. import systems
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
-from .query import link_html, request_query
-from .plots import live_figure, show_widget
+from .query import link_html
+from .live import LiveDashboard
+from .plots import live_figure
 from .specs import Control
 
 __all__ = ["Step", "CONCEPTS", "COMPARE_CONTROLS", "CompareDashboard", "base_kwargs", "compare_kwargs",
@@ -163,7 +163,7 @@ def stat_text(system: str, concept: str, kwargs: dict[str, Any]) -> str:
     return f"{step.label} {v}"
 
 
-class CompareDashboard:
+class CompareDashboard(LiveDashboard):
     """The four systems on one matchup. Controls ``controls`` (name -> slider,
     classes ``wb-slider-<concept>``), the overlaid distributions
     (``fig_dist``), the expected removals (``fig_means``), the table of stats
@@ -251,15 +251,6 @@ class CompareDashboard:
         return format_query(self.values(), COMPARE_CONTROLS)
 
     # -- writing -----------------------------------------------------------
-    @contextlib.contextmanager
-    def hold(self) -> Iterator[None]:
-        self._hold += 1
-        try:
-            yield
-        finally:
-            self._hold -= 1
-        if self._hold == 0:
-            self.refresh()
 
     def set_values(self, **values: Any) -> bool:
         checked = {}
@@ -283,18 +274,6 @@ class CompareDashboard:
             self.error.value = _error_html("Link: " + " | ".join(errors))
         return errors
 
-    def show(self):
-        """Apply the page's query string (under Voila) once, then display."""
-        if not self._query_applied:
-            self.apply_query(request_query())
-        show_widget(self.widget)
-
-    def _ipython_display_(self):
-        show_widget(self.widget)
-
-    def _on_change(self) -> None:
-        if not self._hold:
-            self.refresh()
 
     # -- the one recompute -------------------------------------------------
     def refresh(self) -> bool:

@@ -14,9 +14,8 @@ shown in the error line and the previous plots stay.
 """
 from __future__ import annotations
 
-import contextlib
 import html
-from typing import Any, Iterator
+from typing import Any
 
 import ipywidgets as W
 import numpy as np
@@ -25,8 +24,9 @@ import plotly.graph_objects as go
 from .. import systems
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
-from .plots import fraction_label, live_figure, show_widget
-from .query import MODE_KEY, controls_of, format_query, link_html, parse_query as _parse_query_any, request_query
+from .live import LiveDashboard
+from .plots import fraction_label, live_figure
+from .query import MODE_KEY, controls_of, format_query, link_html, parse_query as _parse_query_any
 from .specs import Control, Mode, modes_for
 
 __all__ = ["SystemDashboard", "make_control", "SAMPLED_SAMPLES", "SAMPLED_SEED"]
@@ -132,7 +132,7 @@ def _fmt(x: float) -> str:
     return f"{x:.4f}" if abs(x) < 100 else f"{x:.1f}"
 
 
-class SystemDashboard:
+class SystemDashboard(LiveDashboard):
     """The dashboard of one rule system (``"changes"``, ``"forgotten"``,
     ``"gunfire"``, ``"antares"``).
 
@@ -261,16 +261,6 @@ class SystemDashboard:
         return format_query(self.values(), self.specs, mode)
 
     # -- writing -----------------------------------------------------------
-    @contextlib.contextmanager
-    def hold(self) -> Iterator[None]:
-        """Change several controls; recompute once at the end."""
-        self._hold += 1
-        try:
-            yield
-        finally:
-            self._hold -= 1
-        if self._hold == 0:
-            self.refresh()
 
     def set_values(self, mode: str | None = None, **values: Any) -> bool:
         """Set controls by argument name (and the mode), with one recompute.
@@ -323,20 +313,8 @@ class SystemDashboard:
         return _parse_query_any(self.system, qs, errors)
 
     # -- display -----------------------------------------------------------
-    def show(self):
-        """Apply the page's query string (under Voila) once, then display."""
-        if not self._query_applied:
-            self.apply_query(request_query())
-        show_widget(self.widget)
-
-    def _ipython_display_(self):
-        show_widget(self.widget)
 
     # -- events ------------------------------------------------------------
-    def _on_change(self, change=None) -> None:
-        if not self._hold:
-            self.refresh()
-
     def _on_mode(self, change=None) -> None:
         self._show_mode_controls()
         self._on_change()
