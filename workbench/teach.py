@@ -178,7 +178,8 @@ def explain(outcome: Outcome) -> str:
     out.append(f"{start}expected {o.mean:.2f} {label}{se}; P(at least 1) = {pct(o.at_least(1))}.")
     mode = int(np.argmax(o.pmf))
     out.append(f"Most likely: {mode} {_label(label, mode)}, P(exactly {mode}) = {pct(o.pmf[mode])}; "
-               f"at most {o.max_removed} {_label(label, o.max_removed)} can happen.")
+               f"the most possible, {o.max_removed} {_label(label, o.max_removed)}, "
+               f"has P = {pct(o.pmf[-1])}.")
     if o.effects:
         texts = [_effect_text(k, val, o.effects_stderr.get(k)) for k, val in o.effects.items()]
         out.append("Side effects: " + "; ".join(texts) + ".")
