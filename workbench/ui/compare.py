@@ -198,8 +198,9 @@ class CompareDashboard(LiveDashboard):
         from .forum import ForumPanel  # the one-click forum post of issue 4
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
-        layout = dict(height=360, width=560, margin=dict(l=55, r=15, t=45, b=45), bargap=0.15,
-                      legend=dict(x=0.99, xanchor="right", y=0.99))
+        # the legend sits under the axis, where it hides no bar
+        layout = dict(height=400, width=560, margin=dict(l=55, r=15, t=45, b=95), bargap=0.15,
+                      legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
         self.fig_dist, dist_w = live_figure(go.Figure(
             data=[go.Bar(name=self.names[s], x=[0], y=[1.0], marker_color=COLORS.get(s)) for s in self.system_keys],
             layout=dict(title=dict(text="Models removed, four systems"), barmode="group",
