@@ -482,3 +482,20 @@ def test_panels_area_takes_other_widgets():
     dash.panels.children = (*dash.panels.children, extra)
     assert extra in dash.widget.children[-1].children
     assert dash.panels is dash.widget.children[-1]
+
+
+def test_a_none_choice_shows_as_none_and_round_trips():
+    """forgotten's aimed=None (no aimed fire) must show a selected 'none', not
+    an empty dropdown (ipywidgets reads a None value as nothing selected)."""
+    dash = SystemDashboard("forgotten", profiles=False)
+    assert dash.controls["aimed"].label == "none" and dash.values()["aimed"] is None
+    dash.set_values(aimed="hit", shots=1)
+    assert dash.controls["aimed"].label == "hit" and dash.values()["aimed"] == "hit"
+    assert dash.current_outcome().stages[0].probability > forgotten_hit(dash, aimed=None)
+    dash.set_values(aimed=None)
+    assert dash.controls["aimed"].label == "none" and dash.values()["aimed"] is None
+
+
+def forgotten_hit(dash, **change):
+    from workbench.systems import forgotten
+    return forgotten.shooting(**{**dash.values(), **change}).stages[0].probability

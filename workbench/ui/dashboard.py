@@ -84,7 +84,9 @@ def make_control(c: Control, looks: SharedLooks | None = None) -> W.ValueWidget:
                        style=looks.checkbox_style)
         kind = "toggle"
     else:
-        w = W.Dropdown(options=[("none" if o is None else str(o), o) for o in c.options], value=c.default,
+        # ipywidgets reads a None value as "nothing selected": None travels as _NONE
+        w = W.Dropdown(options=[("none", _NONE) if o is None else (str(o), o) for o in c.options],
+                       value=_to_widget(c, c.default),
                        description=c.text, style=looks.dropdown_style, layout=looks.layout)
         kind = "dropdown"
     if c.help:
@@ -112,7 +114,13 @@ class _Controls(dict):
         return w
 
 
+#: the dropdown value standing for None (an argument's "no choice", e.g. forgotten's aimed=None)
+_NONE = "(none)"
+
+
 def _to_arg(c: Control, value: Any) -> Any:
+    if value is _NONE or (isinstance(value, str) and value == _NONE):
+        return None
     if c.kind == "optint":
         return None if value == int(c.lo) - 1 else int(value)
     if c.kind == "float":
@@ -123,6 +131,8 @@ def _to_arg(c: Control, value: Any) -> Any:
 def _to_widget(c: Control, value: Any) -> Any:
     if c.kind == "optint" and value is None:
         return int(c.lo) - 1
+    if value is None and c.options and None in c.options:
+        return _NONE
     return value
 
 
@@ -408,6 +418,7 @@ class SystemDashboard(LiveDashboard):
             line = self.fig_at_least.data[0]
             line.x, line.y = k, out.at_least_curve
             self.fig_at_least.layout.xaxis.title.text = f"N ({out.label})"
+            self.fig_at_least.layout.title.text = f"At least N {out.label}"
         with self.fig_stages.batch_update():
             bar = self.fig_stages.data[0]
             stages = out.stages
