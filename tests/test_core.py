@@ -496,3 +496,14 @@ def test_exact_outcome_builder():
                                {"e": 0.5}, attacks=2, notes=("n",))
     assert o.method == "exact" and o.attacks == 2 and o.notes == ("n",) and o.effects["e"] == 0.5
     assert o.pmf.tolist() == pytest.approx([0.25, 0.5, 0.25])
+
+
+@pytest.mark.parametrize("test", [RollHigh(7, 12), RollHigh(1, 6, True, True), RollHigh(11, 10, True, False),
+                                  RollUnder(5), RollUnder(0), RollUnder(1), RollUnder(12)])
+def test_roll_success_is_roll_then_is_success_on_the_same_draws(test):
+    """The sampled paths' per-face lookup gives exactly what evaluating every
+    rolled face gives, die for die, for one- and two-dice tests."""
+    a = test.roll_success(np.random.default_rng(11), (300, 7))
+    b = test.is_success(test.evaluate(roll_faces(np.random.default_rng(11), test.sides, (300, 7, test.dice))))
+    assert a.dtype == bool and a.shape == (300, 7)
+    assert np.array_equal(a, b)

@@ -94,12 +94,18 @@ class DieTest:
             table = _face_table(self)
         except TypeError:  # array-valued parameters are not hashable
             return self.evaluate(faces)
-        index = faces[..., 0]
-        if self.dice > 1:
-            index = index.astype(np.uint32)
-            for i in range(1, self.dice):
-                index = index * (self.sides + 1) + faces[..., i]
-        return table[index]
+        return table[_face_index(self, faces)]
+
+    def roll_success(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        """Roll the dice ``shape`` times and say which rolls succeed: the same
+        draws and results as ``is_success(roll(rng, shape))``, one table
+        lookup per roll."""
+        faces = roll_faces(rng, self.sides, tuple(shape) + (self.dice,))
+        try:
+            table = _success_table(self)
+        except TypeError:  # array-valued parameters are not hashable
+            return self.is_success(self.evaluate(faces))
+        return table[_face_index(self, faces)]
 
     def success_codes(self) -> tuple[int, ...]:
         return tuple(i for i, k in enumerate(self.labels) if k in self.success_labels)
@@ -118,6 +124,24 @@ def _counts(test: DieTest) -> tuple[Fraction, ...]:
     counts = np.bincount(codes.ravel(), minlength=len(test.labels))
     total = test.sides ** test.dice
     return tuple(Fraction(int(c), total) for c in counts)
+
+
+def _face_index(test: DieTest, faces: np.ndarray) -> np.ndarray:
+    """Rolled face tuples as indices into the face tables (base sides+1)."""
+    index = faces[..., 0]
+    if test.dice > 1:
+        index = index.astype(np.uint32)
+        for i in range(1, test.dice):
+            index = index * (test.sides + 1) + faces[..., i]
+    return index
+
+
+@functools.lru_cache(maxsize=4096)
+def _success_table(test: DieTest) -> np.ndarray:
+    """Does each face tuple succeed, indexed like :func:`_face_table`."""
+    table = test.is_success(_face_table(test))
+    table.setflags(write=False)
+    return table
 
 
 @functools.lru_cache(maxsize=4096)

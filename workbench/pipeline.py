@@ -37,7 +37,7 @@ def passes_all(rng: np.random.Generator, tests: Sequence[DieTest], shape: tuple[
     rolled and ignored, which changes no probability)."""
     ok = np.ones(shape, dtype=bool)
     for t in tests:
-        ok &= t.is_success(t.roll(rng, shape))
+        ok &= t.roll_success(rng, shape)
     return ok
 
 

@@ -427,36 +427,15 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
                             args["models"], stages, notes, samples, rng)
 
 
-@lru_cache(maxsize=4096)
-def _success_by_face(test: RollHigh) -> np.ndarray:
-    """``out[f]`` = does face f pass ``test`` (index 0 unused), from the test's own evaluate()."""
-    faces = test.all_faces()
-    out = np.zeros(test.sides + 1, dtype=bool)
-    out[faces[:, 0]] = test.is_success(test.evaluate(faces))
-    out.setflags(write=False)
-    return out
-
-
-def _roll_passes(rng: np.random.Generator, test: RollHigh, shape: tuple[int, ...]) -> np.ndarray:
-    """Roll one die per attack in ``shape`` and say which pass.
-
-    The same draws and the same results as ``test.is_success(test.roll(rng,
-    shape))``, but each rolled face is looked up in the test's per-face results
-    (computed once by ``test.evaluate``) instead of re-evaluating the
-    comparison for every die, which is about four times faster.
-    """
-    return _success_by_face(test)[roll_faces(rng, test.sides, shape)]
-
-
 def _roll_counts(rng, tests, shape):
     """Roll every die of every attack; return hits, pierced and wounds per sample.
 
     Every attack rolls its three dice, in stage order, even after a failed
     stage (the later dice are ignored), as ``pipeline.passes_all`` does.
     """
-    h = _roll_passes(rng, tests[0], shape)
-    p = h & _roll_passes(rng, tests[1], shape)
-    w = p & _roll_passes(rng, tests[2], shape)
+    h = tests[0].roll_success(rng, shape)
+    p = h & tests[1].roll_success(rng, shape)
+    w = p & tests[2].roll_success(rng, shape)
     return (np.count_nonzero(h, axis=-1), np.count_nonzero(p, axis=-1), np.count_nonzero(w, axis=-1))
 
 
