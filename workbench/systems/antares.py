@@ -72,13 +72,6 @@ SHOOTING_NOTES = NOTES + (
 
 
 # ---------------------------------------------------------------------------
-# argument checks (arrays allowed for the tables)
-# ---------------------------------------------------------------------------
-_int_array = v.integers
-_optional_int_array = v.optional_integers
-
-
-# ---------------------------------------------------------------------------
 # plain words
 # ---------------------------------------------------------------------------
 def _ratio(p: Fraction) -> str:
@@ -235,8 +228,8 @@ def movement_test(ag, *, modifier=0, method="exact", samples=100_000, seed=0) ->
 # shooting
 # ---------------------------------------------------------------------------
 def _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays: bool) -> dict:
-    num = _int_array if arrays else (lambda name, x, lo, hi: v.integer(name, x, lo, hi))
-    opt = _optional_int_array if arrays else (lambda name, x, lo, hi: v.optional_integer(name, x, lo, hi))
+    num = v.integers if arrays else (lambda name, x, lo, hi: v.integer(name, x, lo, hi))
+    opt = v.optional_integers if arrays else (lambda name, x, lo, hi: v.optional_integer(name, x, lo, hi))
     return dict(
         acc=num("acc", acc, *STAT_RANGE), res=num("res", res, *STAT_RANGE),
         sv=num("sv", sv, *BONUS_RANGE), armour=num("armour", armour, *BONUS_RANGE),

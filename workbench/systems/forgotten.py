@@ -91,11 +91,10 @@ def _signed(x: int) -> str:
 _ratio = faces_text
 
 
-# ---------------------------------------------------------------------------
-# argument checks that also accept numpy arrays (for the table)
-# ---------------------------------------------------------------------------
-_int_array = v.integers
-_opt_int_array = v.optional_integers
+def _judge_both(pair, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One rolled die judged by two tests (e.g. a save before and after the
+    model is wounded at -1): which rolls pass each."""
+    return tuple(t.is_success(t.evaluate(faces)) for t in pair)
 
 
 def _scalar_int(name, value, lo, hi):
@@ -168,8 +167,8 @@ def _cap_cells(pmf: np.ndarray, models) -> np.ndarray:
 # shooting
 # ---------------------------------------------------------------------------
 def _check_shooting(kw: dict, arrays: bool) -> dict:
-    num = _int_array if arrays else _scalar_int
-    opt = _opt_int_array if arrays else _scalar_opt
+    num = v.integers if arrays else _scalar_int
+    opt = v.optional_integers if arrays else _scalar_opt
     a = {}
     a["shoot"] = num("shoot", kw["shoot"], *STAT_RANGE)
     a["attack_power"] = num("attack_power", kw["attack_power"], *STAT_RANGE)
@@ -479,8 +478,7 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
             wounded = np.zeros(m, dtype=bool)
             save_faces = roll_faces(rng, DIE, (m, n_shots, 1))
             if saves is not None:
-                ok_f = saves[0].is_success(saves[0].evaluate(save_faces))
-                ok_w = saves[1].is_success(saves[1].evaluate(save_faces))
+                ok_f, ok_w = _judge_both(saves, save_faces)
             for t in builtins.range(n_shots):
                 k = kill[:, t]
                 if saves is not None:
@@ -851,24 +849,21 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
         sf = sw = None
         if d_saves is not None:
             faces = roll_faces(rng, DIE, (m, n_att, 1))
-            sf = d_saves[0].is_success(d_saves[0].evaluate(faces))
-            sw = d_saves[1].is_success(d_saves[1].evaluate(faces))
+            sf, sw = _judge_both(d_saves, faces)
         d_down, d_new = _chain_sample(kills, sf, sw, a["defender_tough"], a["defender_wounded"])
         a_down = np.zeros(m, dtype=bool)
         a_new = np.zeros(m, dtype=bool)
         if counters is not None:
             n_c = len(exchange.counter_mods)
             faces = roll_faces(rng, counters[0].sides, (m, n_c, 1))
-            ok_same = counters[0].is_success(counters[0].evaluate(faces))
-            ok_new = counters[1].is_success(counters[1].evaluate(faces))
+            ok_same, ok_new = _judge_both(counters, faces)
             n_hits = np.where(d_new, cw, c)
             ok = np.where(d_new[:, None], ok_new, ok_same)
             ckills = ok & (np.arange(n_c) < n_hits[:, None]) & ~d_down[:, None]
             sf = sw = None
             if a_saves is not None:
                 sfaces = roll_faces(rng, DIE, (m, n_c, 1))
-                sf = a_saves[0].is_success(a_saves[0].evaluate(sfaces))
-                sw = a_saves[1].is_success(a_saves[1].evaluate(sfaces))
+                sf, sw = _judge_both(a_saves, sfaces)
             a_down, a_new = _chain_sample(ckills, sf, sw, a["attacker_tough"], a["attacker_wounded"])
         return {"removed": d_down.astype(np.int64), "defender_downed": d_down, "attacker_downed": a_down,
                 "defender_newly_wounded": d_new, "attacker_newly_wounded": a_new,

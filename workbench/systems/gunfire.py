@@ -79,13 +79,6 @@ NOTES = (
 )
 
 
-# ---------------------------------------------------------------------------
-# argument checks that also accept numpy arrays (for the tables)
-# ---------------------------------------------------------------------------
-_int_array = v.integers
-_optional_int_array = v.optional_integers
-
-
 def _fraction_of(value: float) -> Fraction:
     """The suppression fraction as a small rational (0.1 -> 1/10, not the binary float)."""
     return Fraction(value).limit_denominator(1_000_000)
@@ -119,11 +112,11 @@ def models_removed(pens, s, t, explosive=None, models=None):
     pens on T2 Knights); ``models_removed(4, 2, 1) == 4`` (Knights, S2, 4 pens
     on T1 Laansguard). Scalars give an int; arrays broadcast and give an array.
     """
-    pens = _int_array("pens", pens, 0, 1_000_000)
-    s = _int_array("s", s, *STAT_RANGE)
-    t = _int_array("t", t, *T_RANGE)
-    explosive = _optional_int_array("explosive", explosive, 1, MAX_EXPLOSIVE)
-    models = _optional_int_array("models", models, 1, MAX_MODELS)
+    pens = v.integers("pens", pens, 0, 1_000_000)
+    s = v.integers("s", s, *STAT_RANGE)
+    t = v.integers("t", t, *T_RANGE)
+    explosive = v.optional_integers("explosive", explosive, 1, MAX_EXPLOSIVE)
+    models = v.optional_integers("models", models, 1, MAX_MODELS)
     out = _removed(pens, s, t, explosive, models)
     return int(out) if out.ndim == 0 else out
 
@@ -193,8 +186,8 @@ def _exact(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, fra
 
 def _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
            die, base, natural_max_always_succeeds, natural_1_always_fails, arrays: bool):
-    num = _int_array if arrays else (lambda name, x, lo, hi: v.integer(name, x, lo, hi))
-    opt = _optional_int_array if arrays else (lambda name, x, lo, hi: v.optional_integer(name, x, lo, hi))
+    num = v.integers if arrays else (lambda name, x, lo, hi: v.integer(name, x, lo, hi))
+    opt = v.optional_integers if arrays else (lambda name, x, lo, hi: v.optional_integer(name, x, lo, hi))
     return dict(
         bs=num("bs", bs, *STAT_RANGE), ev=num("ev", ev, *STAT_RANGE),
         ap=num("ap", ap, *STAT_RANGE), av=num("av", av, *STAT_RANGE),
