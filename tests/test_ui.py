@@ -452,6 +452,32 @@ def test_figures_are_updated_in_place():
     np.testing.assert_allclose(fig.data[0].y, bars(dash))
 
 
+def _browser_messages(fw: go.FigureWidget) -> list[str]:
+    """Record which kinds of message the widget sends to the browser."""
+    sent = []
+    for kind in ("deleteTraces", "addTraces", "update", "restyle", "relayout"):
+        setattr(fw, f"_send_{kind}_msg", lambda *a, _kind=kind, **k: sent.append(_kind))
+    return sent
+
+
+def test_replace_figure_restyles_in_place_and_never_sends_an_empty_plot():
+    """A redraw with the same traces must not delete and re-add them: the
+    browser would draw an empty plot in between (seen in CI as a heatmap with
+    no data right after a slider moved)."""
+    from workbench.ui.plots import replace_figure
+    fw = go.FigureWidget(go.Figure(go.Heatmap(z=[[1, 2], [3, 4]], text=[["a", "b"], ["c", "d"]])))
+    sent = _browser_messages(fw)
+    replace_figure(fw, go.Figure(go.Heatmap(z=[[5, 6], [7, 8]]), layout={"title": "B"}))
+    assert "deleteTraces" not in sent and "update" in sent
+    assert [list(r) for r in fw.data[0].z] == [[5, 6], [7, 8]]
+    assert fw.data[0].text is None  # what the new figure lacks is cleared
+    assert fw.layout.title.text == "B"
+    # other traces (count or type): replaced
+    replace_figure(fw, go.Figure([go.Bar(y=[1]), go.Bar(y=[2], name="two")]))
+    assert [t.type for t in fw.data] == ["bar", "bar"] and fw.data[1].name == "two"
+    assert "deleteTraces" in sent and "addTraces" in sent
+
+
 def test_show_sends_the_current_figures_not_the_ones_first_built(monkeypatch):
     """A FigureWidget inside a VBox syncs its full state only at display: the
     dashboard must bring every figure up to date first (else the page shows

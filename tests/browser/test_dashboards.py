@@ -44,18 +44,26 @@ def plotly_el(plot: str) -> str:
 def open_dashboard(page, server, name: str, query: str = "") -> None:
     page.goto(f"{server.url}voila/render/{name}.ipynb{query}")
     page.wait_for_selector(f"{DASHBOARDS[name][1]} .main-svg")
+    wait_plot_changed(page, DASHBOARDS[name][1], "")  # drawn, with its traces
 
 
 def plot_sig(page, plot: str) -> str:
     return page.eval_on_selector(plotly_el(plot), SIG_JS)
 
 
-def wait_plot_changed(page, plot: str, before: str, timeout: float = 15_000) -> str:
-    page.wait_for_function(
+def wait_changed(page, plot: str, sig_js: str, before: str, timeout: float = 15_000) -> str:
+    """Wait until the plot draws traces that differ from ``before``, and return
+    them as read in that same moment (a plot with no traces is not a redraw)."""
+    handle = page.wait_for_function(
         "([sel, before]) => { const el = document.querySelector(sel);"
-        f" return el && ({SIG_JS})(el) !== before; }}",
+        " if (!el || !(el._fullData || []).length) return false;"
+        f" const now = ({sig_js})(el); return now !== before && now; }}",
         arg=[plotly_el(plot), before], timeout=timeout)
-    return plot_sig(page, plot)
+    return handle.json_value()
+
+
+def wait_plot_changed(page, plot: str, before: str, timeout: float = 15_000) -> str:
+    return wait_changed(page, plot, SIG_JS, before, timeout)
 
 
 def readout(page, name: str) -> str:
@@ -196,17 +204,14 @@ def test_diagnostics_dashboard_sweeps_as_a_slider_moves(page, server):
     page.goto(f"{server.url}voila/render/diagnostics.ipynb")
     page.wait_for_selector(".wb-plot-heatmap .main-svg", timeout=60_000)
     z_js = "el => JSON.stringify((el._fullData || []).map(t => t.z))"
-    heat = plotly_el(".wb-plot-heatmap")
-    before = page.eval_on_selector(heat, z_js)
+    before = wait_changed(page, ".wb-plot-heatmap", z_js, "", timeout=60_000)
     assert readout(page, "shots") == "10"
     press_slider(page, "shots", "ArrowRight")
-    page.wait_for_function(
-        "([sel, before]) => { const el = document.querySelector(sel);"
-        f" return el && ({z_js})(el) !== before; }}", arg=[heat, before], timeout=15_000)
+    after = wait_changed(page, ".wb-plot-heatmap", z_js, before)
     assert readout(page, "shots") == "11"
     # expected removals grow in proportion to shots: every cell x 11/10
     z0 = np.array(json.loads(before)[0], dtype=float)
-    z1 = np.array(json.loads(page.eval_on_selector(heat, z_js))[0], dtype=float)
+    z1 = np.array(json.loads(after)[0], dtype=float)
     np.testing.assert_allclose(z1, z0 * 11 / 10, rtol=1e-9)
     page.wait_for_timeout(300)
     page.screenshot(path=str(screenshot_path("diagnostics")), full_page=True)

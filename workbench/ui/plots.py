@@ -50,11 +50,33 @@ def live_figure(figure: go.Figure) -> tuple[go.FigureWidget, go.FigureWidget]:
 
 
 def replace_figure(fw: go.FigureWidget, figure: go.Figure) -> None:
-    """Show another figure (other traces, another layout) in the same widget."""
+    """Show another figure (other traces, another layout) in the same widget.
+
+    When the new figure has as many traces of the same types, the traces are
+    restyled in place: the browser gets one update and never draws an empty
+    plot in between (deleting and re-adding traces would flash a blank plot
+    and let a reader, or a test, see it). Otherwise the traces are replaced.
+    """
+    new = list(figure.data)
+    same_shape = len(new) == len(fw.data) and all(
+        a.type == b.type for a, b in zip(fw.data, new))
     with fw.batch_update():
-        fw.data = ()
-        fw.add_traces(list(figure.data))
+        if same_shape:
+            for trace, target in zip(fw.data, new):
+                _restyle(trace, target)
+        else:
+            fw.data = ()
+            fw.add_traces(new)
         fw.layout = figure.layout
+
+
+def _restyle(trace, target) -> None:
+    """Make ``trace`` equal to ``target``: set what differs, clear what ``target`` lacks."""
+    have = trace.to_plotly_json()
+    want = target.to_plotly_json()
+    for key in have.keys() - want.keys() - {"uid", "type"}:
+        trace[key] = None
+    trace.update(want, overwrite=True)
 
 
 def figures_in(widget: W.Widget) -> Iterator[go.FigureWidget]:
