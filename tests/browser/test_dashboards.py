@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from workbench import systems
 from workbench.ui.query import parse_query
@@ -92,6 +93,20 @@ def dist_bars(page) -> tuple[list, list]:
     traces = page.eval_on_selector(plotly_el(".wb-plot-dist"), TRACES_JS)
     exact = next(t for t in traces if t["name"] == "exact")
     return exact["x"], exact["y"]
+
+
+def assert_bars_become(page, expected: np.ndarray, timeout: float = 15_000) -> None:
+    """The drawn exact bars equal ``expected`` once the page has caught up (the
+    link is updated before the plot, so a plot may still be on its way)."""
+    try:
+        page.wait_for_function(
+            "([sel, want]) => { const el = document.querySelector(sel);"
+            " const t = ((el && el._fullData) || []).find(t => t.name === 'exact');"
+            " return !!t && t.y.length === want.length && want.every((v, i) => Math.abs(t.y[i] - v) <= 1e-12); }",
+            arg=[plotly_el(".wb-plot-dist"), [float(v) for v in expected]], timeout=timeout)
+    except PlaywrightTimeout:  # show the difference rather than a bare timeout
+        pass
+    np.testing.assert_allclose(dist_bars(page)[1], expected, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", list(DASHBOARDS))
@@ -173,8 +188,7 @@ def test_forbidden_combination_shows_the_message_and_the_dashboard_keeps_working
                            ".includes('action=snap')")
     query = link_query(page)
     assert "evading=true" in query
-    page.wait_for_timeout(300)
-    np.testing.assert_allclose(dist_bars(page)[1], exact_pmf("changes", query), rtol=0, atol=1e-12)
+    assert_bars_become(page, exact_pmf("changes", query))
     # and a later change still redraws the plot
     plot1 = plot_sig(page, ".wb-plot-dist")
     press_slider(page, "shots", "ArrowLeft")
@@ -182,7 +196,7 @@ def test_forbidden_combination_shows_the_message_and_the_dashboard_keeps_working
     assert readout(page, "shots") == "9"
     query = link_query(page)
     assert "shots=9" in query and "action=snap" in query and "evading=true" in query
-    np.testing.assert_allclose(dist_bars(page)[1], exact_pmf("changes", query), rtol=0, atol=1e-12)
+    assert_bars_become(page, exact_pmf("changes", query))
     assert not page.query_selector(".wb-error .wb-error-message")
     assert off_machine(page.seen_urls) == []
 
