@@ -279,7 +279,8 @@ class ServerProcess:
 
     ``url`` is the base address once it listens; ``log`` collects its stderr
     lines; :meth:`wait_pools` waits until every dashboard has a preheated
-    kernel ready; :meth:`stop` ends it (SIGTERM, then SIGKILL).
+    kernel ready; :meth:`wait_quiet` until the server and its kernels are idle;
+    :meth:`stop` ends it (SIGTERM, then SIGKILL).
     """
 
     POOL_FILLED = "Kernel pool of {name} is filled"
@@ -337,6 +338,42 @@ class ServerProcess:
         """Wait until each dashboard's pool was filled ``counts[name]`` times (default once)."""
         counts = counts or {d.notebook: 1 for d in self.dashboards}
         self._wait(lambda: all(self.pools_filled(n) >= c for n, c in counts.items()), timeout)
+
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by the server and every process under it (its kernels)."""
+        import psutil
+
+        total = 0.0
+        try:
+            root = psutil.Process(self.proc.pid)
+            procs = [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return total
+        for p in procs:
+            try:
+                t = p.cpu_times()
+                total += t.user + t.system
+            except psutil.NoSuchProcess:  # a kernel that ended meanwhile
+                pass
+        return total
+
+    def wait_quiet(self, busy: float = 0.1, window: float = 1.0, timeout: float = 300.0) -> float:
+        """Wait until the server and its kernels use less than ``busy`` of one
+        core over ``window`` seconds (kernels started, notebooks pre-executed),
+        so that what is measured next does not compete with them. Returns the
+        seconds waited."""
+        import time
+
+        start = time.monotonic()
+        before = self.cpu_seconds()
+        while True:
+            time.sleep(window)
+            now = self.cpu_seconds()
+            if now - before < busy * window:
+                return time.monotonic() - start
+            if time.monotonic() - start > timeout:
+                raise TimeoutError(f"the dashboard server stayed busy for {timeout:.0f} s")
+            before = now
 
     def stop(self, timeout: float = 30.0) -> int:
         import signal
