@@ -94,6 +94,8 @@ def test_committed_voila_config_is_read_only_and_preheated():
     assert vc["allow_template_override"] == "NO" and vc["allow_theme_override"] == "NO"
     assert vc["file_allowlist"] == [] and vc["template"] == "workbench"
     assert conf["Voila"]["ip"] == "127.0.0.1"
+    # a taken kernel's replacement starts after a typical first render (~2.3 s), not during it
+    assert conf["VoilaKernelManager"]["fill_delay"] >= 2.5
 
 
 def test_template_drops_every_cdn_link_of_the_stock_lab_template():
