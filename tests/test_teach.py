@@ -13,6 +13,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from workbench import teach
 from workbench.errors import InputError
@@ -110,6 +112,26 @@ def test_explain_names_every_stage_and_the_product(o):
         assert "Sampled: 2,000" in text
 
 
+def pct_range(cell: str) -> tuple[float, float]:
+    """The interval of percentages a table cell allows: "12.34 %" -> its
+    rounding interval, "< 0.000001 %" -> (0, 0.000001), "> 99.999999 %" -> (99.999999, 100)."""
+    text = cell.strip().removesuffix("%").strip()
+    if text.startswith("<"):
+        return 0.0, float(text[1:])
+    if text.startswith(">"):
+        return float(text[1:]), 100.0
+    half = 0.5 * 10 ** -(len(text.split(".")[1]) if "." in text else 0)
+    return float(text) - half - 1e-9, float(text) + half + 1e-9
+
+
+def assert_pct(cell: str, p: float) -> None:
+    lo, hi = pct_range(cell)
+    assert lo <= 100 * p <= hi, (cell, 100 * p)
+    text = cell.strip().removesuffix("%").strip()
+    if 0 < p < 1 and text[0].isdigit():  # a possible, uncertain result never reads as impossible or certain
+        assert float(text) not in (0.0, 100.0), (cell, p)
+
+
 def parse_markdown(md: str):
     lines = md.splitlines()
     start = next(i for i, ln in enumerate(lines) if ln.startswith("| N"))
@@ -120,7 +142,7 @@ def parse_markdown(md: str):
             break
         cells = [c.strip() for c in ln.strip("|").split("|")]
         assert len(cells) == 3
-        rows.append((int(cells[0]), float(cells[1].rstrip(" %")), float(cells[2].rstrip(" %"))))
+        rows.append((int(cells[0]), cells[1], cells[2]))
     return lines[:start], rows
 
 
@@ -145,8 +167,8 @@ def test_markdown_table_equals_the_pmf(o):
     assert [r[0] for r in rows] == list(range(o.pmf.size))
     tail = np.cumsum(o.pmf[::-1])[::-1]
     for n, exactly, at_least in rows:
-        assert exactly == pytest.approx(100 * o.pmf[n], abs=0.005 + 1e-9)
-        assert at_least == pytest.approx(100 * tail[n], abs=0.005 + 1e-9)
+        assert_pct(exactly, o.pmf[n])
+        assert_pct(at_least, min(1.0, tail[n]))
     # the inputs are listed above the table
     above = "\n".join(head)
     for k in o.inputs:
@@ -167,8 +189,8 @@ def test_bbcode_tags_match_and_numbers_equal_the_pmf(o):
     for n, row in enumerate(rows[1:]):
         cells = re.findall(r"\[td\](.*?)\[/td\]", row)
         assert int(cells[0]) == n
-        assert float(cells[1].rstrip(" %")) == pytest.approx(100 * o.pmf[n], abs=0.005 + 1e-9)
-        assert float(cells[2].rstrip(" %")) == pytest.approx(100 * tail[n], abs=0.005 + 1e-9)
+        assert_pct(cells[1], o.pmf[n])
+        assert_pct(cells[2], min(1.0, tail[n]))
     above = bb[:bb.index("[table]")]
     for k in o.inputs:
         if k not in ("method", "samples", "seed"):
@@ -180,7 +202,23 @@ def test_markdown_of_the_reference_matches_a_binomial():
     _head, rows = parse_markdown(marine().to_markdown())
     p = 5 / 36
     for n, exactly, _ in rows:
-        assert exactly == pytest.approx(100 * math.comb(10, n) * p ** n * (1 - p) ** (10 - n), abs=0.005)
+        assert_pct(exactly, math.comb(10, n) * p ** n * (1 - p) ** (10 - n))
+    assert rows[10][1] == "< 0.000001 %"  # (5/36)^10 = 2.7e-9: rare, not impossible
+
+
+@pytest.mark.parametrize("p, text", [
+    (0, "0.0 %"), (1, "100.0 %"), (Fraction(5, 36), "13.9 %"),
+    (Fraction(1, 3125), "0.032 %"),          # (1/5)^5: five of five downed
+    (1 - Fraction(1, 3125), "99.968 %"),
+    (Fraction(1, 10 ** 12), "< 0.000001 %"), (1 - Fraction(1, 10 ** 12), "> 99.999999 %"),
+])
+def test_pct_never_rounds_a_possible_result_to_impossible_or_certain(p, text):
+    assert teach.pct(p) == text
+
+
+@given(st.floats(min_value=0.0, max_value=1.0), st.integers(min_value=0, max_value=3))
+def test_pct_is_within_its_last_digit_and_never_falsely_0_or_100(p, digits):
+    assert_pct(teach.pct(p, digits), p)
 
 
 def test_bbcode_checker_catches_a_mismatch():

@@ -14,6 +14,7 @@ Everything is built from the :class:`~workbench.outcome.Outcome` alone
 """
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 from typing import Any
@@ -41,9 +42,29 @@ def _check(outcome: Any) -> Outcome:
     return outcome
 
 
+#: below this many percent a chance is written as a bound ("< 0.000001 %")
+PCT_FLOOR = 1e-6
+
+
 def pct(p: float | Fraction, digits: int = 1) -> str:
-    """``0.13888`` -> ``'13.9 %'``."""
-    return f"{float(p) * 100:.{digits}f} %"
+    """A chance as a percentage for a reader: ``0.13888`` -> ``'13.9 %'``.
+
+    Only an impossible result reads "0.0 %" and only a certain one "100.0 %":
+    a chance that would round to either is written with two significant
+    digits of its distance from it (``0.00032`` -> ``'0.032 %'``,
+    ``0.99968`` -> ``'99.968 %'``), or as a bound beyond
+    :data:`PCT_FLOOR` (``'< 0.000001 %'``, ``'> 99.999999 %'``), so a forum
+    reader never takes a rare result for an impossible one.
+    """
+    x = float(p) * 100
+    text = f"{x:.{digits}f}"
+    if 0 < x < 100 and float(text) in (0.0, 100.0):
+        gap = x if float(text) == 0.0 else 100 - x
+        if gap < PCT_FLOOR:
+            bound = f"{PCT_FLOOR:.{-int(math.floor(math.log10(PCT_FLOOR)))}f}"
+            return f"< {bound} %" if x < 50 else f"> {100 - PCT_FLOOR:.{len(bound) - 2}f} %"
+        text = f"{x:.{max(digits, 1 - int(math.floor(math.log10(gap))))}f}"
+    return f"{text} %"
 
 
 def ratio(p: Fraction, detail: str = "") -> str:
@@ -194,8 +215,7 @@ def explain(outcome: Outcome) -> str:
 
 def _rows(o: Outcome, digits: int) -> list[tuple[str, str, str]]:
     tail = o.at_least_curve
-    return [(str(n), f"{100 * float(o.pmf[n]):.{digits}f} %", f"{100 * float(min(1.0, tail[n])):.{digits}f} %")
-            for n in range(o.pmf.size)]
+    return [(str(n), pct(o.pmf[n], digits), pct(min(1.0, tail[n]), digits)) for n in range(o.pmf.size)]
 
 
 def _summary(o: Outcome) -> str:
