@@ -19,7 +19,7 @@ from .errors import InputError, UnknownArgumentError
 
 __all__ = [
     "integer", "optional_integer", "real", "choice", "boolean", "method_args",
-    "stat_function", "forbid",
+    "stat_function", "forbid", "integers", "optional_integers", "integer_checks",
 ]
 
 
@@ -209,3 +209,11 @@ def optional_integers(name: str, value: Any, lo: int, hi: int):
     if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
         return optional_integer(name, value, lo, hi)
     return integers(name, value, lo, hi)
+
+
+def integer_checks(arrays: bool):
+    """``(whole, optional)``, the two integer checks of a system's argument
+    check: :func:`integers` and :func:`optional_integers` for its vectorised
+    tables (arrays allowed), :func:`integer` and :func:`optional_integer` for a
+    scalar call."""
+    return (integers, optional_integers) if arrays else (integer, optional_integer)

@@ -228,8 +228,7 @@ def movement_test(ag, *, modifier=0, method="exact", samples=100_000, seed=0) ->
 # shooting
 # ---------------------------------------------------------------------------
 def _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays: bool) -> dict:
-    num = v.integers if arrays else (lambda name, x, lo, hi: v.integer(name, x, lo, hi))
-    opt = v.optional_integers if arrays else (lambda name, x, lo, hi: v.optional_integer(name, x, lo, hi))
+    num, opt = v.integer_checks(arrays)
     return dict(
         acc=num("acc", acc, *STAT_RANGE), res=num("res", res, *STAT_RANGE),
         sv=num("sv", sv, *BONUS_RANGE), armour=num("armour", armour, *BONUS_RANGE),

@@ -97,14 +97,6 @@ def _judge_both(pair, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return tuple(t.is_success(t.evaluate(faces)) for t in pair)
 
 
-def _scalar_int(name, value, lo, hi):
-    return v.integer(name, value, lo, hi)
-
-
-def _scalar_opt(name, value, lo, hi):
-    return v.optional_integer(name, value, lo, hi)
-
-
 # ---------------------------------------------------------------------------
 # shared rule pieces
 # ---------------------------------------------------------------------------
@@ -167,8 +159,7 @@ def _cap_cells(pmf: np.ndarray, models) -> np.ndarray:
 # shooting
 # ---------------------------------------------------------------------------
 def _check_shooting(kw: dict, arrays: bool) -> dict:
-    num = v.integers if arrays else _scalar_int
-    opt = v.optional_integers if arrays else _scalar_opt
+    num, opt = v.integer_checks(arrays)
     a = {}
     a["shoot"] = num("shoot", kw["shoot"], *STAT_RANGE)
     a["attack_power"] = num("attack_power", kw["attack_power"], *STAT_RANGE)

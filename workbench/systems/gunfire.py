@@ -186,8 +186,7 @@ def _exact(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, fra
 
 def _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
            die, base, natural_max_always_succeeds, natural_1_always_fails, arrays: bool):
-    num = v.integers if arrays else (lambda name, x, lo, hi: v.integer(name, x, lo, hi))
-    opt = v.optional_integers if arrays else (lambda name, x, lo, hi: v.optional_integer(name, x, lo, hi))
+    num, opt = v.integer_checks(arrays)
     return dict(
         bs=num("bs", bs, *STAT_RANGE), ev=num("ev", ev, *STAT_RANGE),
         ap=num("ap", ap, *STAT_RANGE), av=num("av", av, *STAT_RANGE),
