@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from pmfcheck import assert_pmf_equal as _assert_pmf
 from workbench.errors import InputError, UnknownArgumentError
 from workbench.systems import antares as a
 
@@ -86,15 +87,6 @@ def brute_shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, mod
     assert sum(removed.values()) == total
     pmf = [Fraction(removed[k], total) for k in range(max(removed) + 1)]
     return pmf, Fraction(crits_total, total), Fraction(any_crit, total), Fraction(hits_total, total)
-
-
-def _assert_pmf(pmf, expected):
-    n = max(len(pmf), len(expected))
-    x = np.zeros(n)
-    x[: len(pmf)] = pmf
-    y = np.zeros(n)
-    y[: len(expected)] = [float(e) for e in expected]
-    np.testing.assert_allclose(x, y, rtol=0, atol=TOL)
 
 
 # ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from pmfcheck import assert_pmf_equal as _assert_pmf
 from workbench.errors import InputError, UnknownArgumentError
 from workbench.systems import gunfire as g
 
@@ -63,15 +64,6 @@ def brute(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0, e
     width = max(removed) + 1
     pmf = [Fraction(removed[k], total) for k in range(width)]
     return pmf, Fraction(supp, total), Fraction(hits_total, total), Fraction(pens_total, total)
-
-
-def _assert_pmf(pmf, expected):
-    n = max(len(pmf), len(expected))
-    a = np.zeros(n)
-    a[: len(pmf)] = pmf
-    b = np.zeros(n)
-    b[: len(expected)] = [float(x) for x in expected]
-    np.testing.assert_allclose(a, b, rtol=0, atol=TOL)
 
 
 CASES = [
