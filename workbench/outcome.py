@@ -10,10 +10,27 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .dice import percent
+from .dice import faces_text, percent
 from .errors import InputError
 
-__all__ = ["Stage", "Outcome"]
+__all__ = ["Stage", "Outcome", "register_terms", "EFFECT_KINDS"]
+
+#: what a side effect is: a probability or an expected count
+EFFECT_KINDS = ("probability", "expected")
+
+#: system key -> (name, effect kinds, function -> word for one attack); filled by
+#: each system's description (workbench.systems.description) when it is created
+_TERMS: dict[str, tuple[str, Mapping[str, str], Mapping[str, str]]] = {}
+
+
+def register_terms(system: str, name: str, effect_kinds: Mapping[str, str], trials: Mapping[str, str]) -> None:
+    """What outcomes of ``system`` say about themselves: the system's name,
+    which side effects are probabilities (the others are expected counts) and
+    the word for one attack of each function ("shot", "attack")."""
+    for effect, kind in effect_kinds.items():
+        if kind not in EFFECT_KINDS:
+            raise InputError(f"effect_kinds[{effect!r}]", "one of " + ", ".join(map(repr, EFFECT_KINDS)), kind)
+    _TERMS[system] = (name, MappingProxyType(dict(effect_kinds)), MappingProxyType(dict(trials)))
 
 
 @dataclass(frozen=True)
@@ -21,15 +38,28 @@ class Stage:
     """One per-attack step: its name, exact probability, and how it is reached.
 
     ``detail`` is plain words, e.g. "BS 5+ against cover +0 needs 5+ on a D12".
+    ``faces``: the number of faces of the die the step rolls (None when it is
+    not one die's roll), so that its probability reads as a player counts it
+    ("3/6" on a d6, "8/12" on a D12).
     """
 
     name: str
     probability: Fraction
     detail: str = ""
+    faces: int | None = None
 
     def __post_init__(self):
         if not isinstance(self.probability, Fraction) or not 0 <= self.probability <= 1:
             raise InputError("Stage.probability", "a Fraction from 0 to 1", self.probability)
+        if self.faces is not None and (isinstance(self.faces, bool) or not isinstance(self.faces, int)
+                                       or self.faces < 2):
+            raise InputError("Stage.faces", "a whole number of faces, 2 or more, or None", self.faces)
+
+    @property
+    def ratio(self) -> str:
+        """The probability as faces out of the die ("3/6"), or out of faces² for
+        a two-dice test, else in lowest terms ("5/36")."""
+        return faces_text(self.probability, self.faces) if self.faces else str(self.probability)
 
     def __str__(self) -> str:
         return f"{self.name}: {self.probability} ({percent(self.probability)})"
@@ -55,7 +85,12 @@ class Outcome:
       probabilities is ``per_attack``, the chance one attack gets through the
       last step.
     * ``effects``: side effects (shock, suppression, wasted wounds, criticals...)
-      as probabilities or expectations, named in each system's docs.
+      as probabilities or expectations, named in each system's docs;
+      ``effect_kinds`` says which: effect name -> "probability" or
+      "expected" (taken from the system's description when not given; an
+      effect not listed is an expected count).
+    * ``trial``: the word for one attack ("shot", "attack"; from the
+      description when not given).
     * ``method``: "exact" or "sampled"; a sampled outcome also carries
       ``samples``, ``pmf_stderr``, ``mean_stderr`` and ``effects_stderr``.
     * ``inputs``: the arguments after validation; ``notes``: the
@@ -76,6 +111,8 @@ class Outcome:
     attacks: int | None = None
     notes: tuple[str, ...] = ()
     label: str = "models removed"
+    effect_kinds: Mapping[str, str] | None = None
+    trial: str | None = None
 
     def __post_init__(self):
         pmf = _frozen_array(self.pmf, "pmf")
@@ -94,12 +131,29 @@ class Outcome:
                            MappingProxyType({k: float(x) for k, x in self.effects_stderr.items()}))
         object.__setattr__(self, "stages", tuple(self.stages))
         object.__setattr__(self, "notes", tuple(self.notes))
+        _name, kinds, trials = _TERMS.get(self.system, (None, {}, {}))
+        given = dict(kinds if self.effect_kinds is None else self.effect_kinds)
+        for effect, kind in given.items():
+            if kind not in EFFECT_KINDS:
+                raise InputError(f"effect_kinds[{effect!r}]", "one of " + ", ".join(map(repr, EFFECT_KINDS)), kind)
+        object.__setattr__(self, "effect_kinds", MappingProxyType(given))
+        if self.trial is None:
+            object.__setattr__(self, "trial", trials.get(self.function, "test"))
 
     # -- reading ----------------------------------------------------------
     @property
     def mean(self) -> float:
         """Expected number removed."""
         return float(self.pmf @ np.arange(self.pmf.size))
+
+    @property
+    def system_name(self) -> str:
+        """The system's name ("40k Changes"), or its key when no description is known."""
+        return _TERMS.get(self.system, (self.system,))[0]
+
+    def effect_kind(self, name: str) -> str:
+        """"probability" or "expected" (an expected count) for one side effect."""
+        return self.effect_kinds.get(name, "expected")
 
     @property
     def max_removed(self) -> int:

@@ -1,23 +1,128 @@
-"""The four rule systems, one module each (see docs/rules.md).
+"""The registry of rule systems: the four built-ins and the designers' rule files.
 
-``SYSTEMS`` maps each key to its module; every module exposes ``KEY``,
-``NAME``, ``SEED`` (the seed file it implements), its stat-level functions,
-and ``TABLES``: vectorised twins of some functions for sweeps.
+``get(key)`` returns a system's :class:`~workbench.systems.description.SystemDescription`
+(its functions, dashboards, diagnostics, profiles...; see docs/rules.md for
+the rules themselves); ``keys()`` lists every system that loaded, built-ins
+first. The built-ins are the modules named in :data:`BUILTINS`, each ending in
+``SYSTEM = SystemDescription(...)``. Rule files (``*.toml``, format
+``RULEFILE.md``) are read from the checkout's ``rules/`` folder and from each
+folder of the ``WORKBENCH_RULES`` environment variable (separated by
+``os.pathsep``, as ``PATH``), through ``workbench.rules.load`` when that
+module is installed. A rule file that does not load is kept in
+:func:`broken` with its message and never stops the others.
+
+Adding a built-in system: write its module with its ``SYSTEM`` description
+at the end and add its key to :data:`BUILTINS`.
 """
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+import os
+from pathlib import Path
 
-KEYS = ("changes", "forgotten", "gunfire", "antares")
+from ..errors import InputError, WorkbenchError
+from .description import BrokenSystem, SystemDescription, describe_rules
+
+__all__ = ["get", "keys", "broken", "builtins", "rule_folders", "BUILTINS", "RULES_ENV", "SystemDescription",
+           "BrokenSystem"]
+
+#: the built-in systems, in display order: one module each, named by its key
+BUILTINS = ("changes", "forgotten", "gunfire", "antares")
+#: the environment variable naming more folders of rule files
+RULES_ENV = "WORKBENCH_RULES"
+#: colours of the rule-file systems on shared plots, in turn
+RULE_COLOURS = ("#8172B3", "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD")
 
 
-def get(key: str) -> ModuleType:
-    """The module of one rule system, by key."""
-    from ..validate import choice
-    key = choice("system", key, KEYS)
-    return importlib.import_module(f"{__name__}.{key}")
+def builtins() -> dict[str, SystemDescription]:
+    """The built-in systems' descriptions, in :data:`BUILTINS` order."""
+    return {k: importlib.import_module(f"{__name__}.{k}").SYSTEM for k in BUILTINS}
 
 
-def all_systems() -> dict[str, ModuleType]:
-    return {k: get(k) for k in KEYS}
+def rule_folders() -> list[Path]:
+    """Where rule files are looked for: ``rules/`` of the checkout, then each folder of ``$WORKBENCH_RULES``."""
+    folders = [Path(__file__).resolve().parents[2] / "rules"]
+    folders += [Path(p) for p in os.environ.get(RULES_ENV, "").split(os.pathsep) if p.strip()]
+    return folders
+
+
+def _rule_files() -> list[Path]:
+    out, seen = [], set()
+    for folder in rule_folders():
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.toml")):
+                real = path.resolve()
+                if real not in seen:
+                    seen.add(real)
+                    out.append(path)
+    return out
+
+
+#: (path, modification time, size) of every rule file -> what they loaded to
+_CACHE: dict[tuple, tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...]]] = {}
+
+
+def _load_rules() -> tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...]]:
+    files = _rule_files()
+    if not files:
+        return {}, ()
+    try:
+        from .. import rules
+    except ImportError:  # the rule-file engine is not installed: built-ins only
+        return {}, ()
+    stamp = []
+    for p in files:
+        try:
+            st = p.stat()
+            stamp.append((str(p), st.st_mtime_ns, st.st_size))
+        except OSError:
+            stamp.append((str(p), None, None))
+    stamp = tuple(stamp)
+    if stamp in _CACHE:
+        return _CACHE[stamp]
+    taken = set(BUILTINS)
+    found: dict[str, SystemDescription] = {}
+    bad: list[BrokenSystem] = []
+    for path in files:
+        try:
+            rs = rules.load(path)
+            if rs.key in taken:
+                where = "a built-in system" if rs.key in BUILTINS else str(found[rs.key].path)
+                raise WorkbenchError(f"{path}: system.key: expected a key no other system uses, "
+                                     f"got {rs.key!r} (already used by {where})")
+            desc = describe_rules(rs, RULE_COLOURS[len(found) % len(RULE_COLOURS)])
+        except (WorkbenchError, OSError) as exc:
+            bad.append(BrokenSystem(path=path, message=str(exc) or type(exc).__name__))
+            continue
+        taken.add(rs.key)
+        found[rs.key] = desc
+    _CACHE.clear()
+    _CACHE[stamp] = (found, tuple(bad))
+    return _CACHE[stamp]
+
+
+def _all() -> dict[str, SystemDescription]:
+    return {**builtins(), **_load_rules()[0]}
+
+
+def keys() -> tuple[str, ...]:
+    """Every system that loaded: the built-ins, then the rule files (by folder, then file name)."""
+    return tuple(_all())
+
+
+def broken() -> tuple[BrokenSystem, ...]:
+    """The rule files that did not load, each with its path and message."""
+    return _load_rules()[1]
+
+
+def get(key: str) -> SystemDescription:
+    """The description of one system, by key (an unknown key is an
+    :class:`~workbench.errors.InputError` listing the keys)."""
+    if isinstance(key, SystemDescription):
+        return key
+    if isinstance(key, str) and key in BUILTINS:
+        return importlib.import_module(f"{__name__}.{key}").SYSTEM
+    systems = _all()
+    if key not in systems:
+        raise InputError("system", "one of " + ", ".join(repr(k) for k in systems), key)
+    return systems[key]

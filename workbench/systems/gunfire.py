@@ -320,3 +320,86 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
     return pipeline.sampled_outcome(KEY, "shooting", inputs, res["removed"], width, stages,
                                     {k: res[k] for k in ("suppressed", "hits", "penetrating_hits")},
                                     attacks=shots_n, notes=notes)
+
+
+# ---------------------------------------------------------------------------
+# the system's description (workbench.systems): dashboards, diagnostics,
+# compare page, profiles and forum posts read it
+# ---------------------------------------------------------------------------
+import sys as _sys
+
+from ..controls import (dropdown as _dropdown, fine_slider as _fine, optional_slider as _optional,
+                        slider as _slider, toggle as _toggle)
+from .description import (Mode as _Mode, ProfileField as _Field, Profiles as _Profiles, StatInfo as _Stat,
+                          Step as _Step, SystemDescription as _Description)
+
+_SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
+    _slider("bs", 4, 0, 12, "BS", "the firer's ballistic skill, tested against the target's Ev (higher is better)"),
+    _slider("ev", 3, 0, 12, "Ev", "the target's evasion, tested against BS (higher is harder to hit)"),
+    _slider("ap", 3, 0, 12, "AP", "the weapon's armour piercing, tested against the target's AV"),
+    _slider("av", 3, 0, 12, "AV", "the target's armour value, tested against AP"),
+    _slider("s", 1, 0, 12, "S", "the weapon's strength: penetrating hits divided by the target's T remove models"),
+    _slider("t", 1, 1, 12, "T", "the target's toughness: penetrating hits needed per model removed"),
+    _slider("shots", 10, 1, 40, "shots", "dice rolled to hit, all models together"),
+    _optional("models", 10, 1, 40, "models in the target unit", "the target unit's size; the leftmost notch means "
+              "no limit on how many can be removed"),
+    _slider("hit_mod", 0, -6, 6, "hit modifier", "added to Ev (positive makes hitting harder)"),
+    _slider("pen_mod", 0, -6, 6, "penetration modifier", "added to AV (positive makes penetrating harder)"),
+    _optional("explosive", None, 1, 6, "Explosive X", "an explosive weapon's X; the leftmost notch means not "
+              "explosive"),
+    _fine("suppression_fraction", 0.25, 0.05, 1.0, 0.05, "suppression fraction",
+          "the share of the unit that must be hit for it to be suppressed"),
+    _dropdown("die", 10, (6, 8, 10, 12, 20), "die", "the die every test rolls"),
+    _slider("base", 6, 1, 20, "base roll", "the roll needed when the two stats are equal"),
+    _toggle("natural_max_always_succeeds", False, "the highest face always succeeds",
+            "variant: the die's highest face passes every test"),
+    _toggle("natural_1_always_fails", False, "a natural 1 always fails", "variant: a roll of 1 fails every test"),
+), trial="shot")
+
+
+def _stat(doc: str) -> _Field:
+    return _Field("int", 0, 20, doc=doc)
+
+
+def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
+    """``("shooting", keyword arguments of :func:`shooting`)`` for ``attacker``
+    firing ``weapon`` at ``target``."""
+    out = dict(bs=attacker["bs"], ev=target["ev"], ap=weapon["ap"], av=target["av"], s=weapon["s"], t=target["t"])
+    if weapon["explosive"] is not None:
+        out["explosive"] = weapon["explosive"]
+    return "shooting", out
+
+
+SYSTEM = _Description(
+    key=KEY, name=NAME, module=_sys.modules[__name__], die=DIE, seed=SEED,
+    title="Gunfire",
+    blurb="Opposed d10 tests: BS against EV, AP against AV, S against T, suppression.",
+    colour="#55A868",
+    modes=(_SHOOTING_MODE,),
+    effects={"suppressed": "probability"},
+    stats=(
+        _Stat("bs", "attacker", +1, range(1, 11), "BS against Ev: higher is better for the firer"),
+        _Stat("ap", "attacker", +1, range(1, 11), "AP against AV: higher is better for the firer"),
+        _Stat("s", "attacker", +1, range(1, 6), "S against T (division): higher is better for the firer"),
+        _Stat("ev", "defender", +1, range(1, 11), "Ev against BS: higher is better for the target"),
+        _Stat("av", "defender", +1, range(1, 11), "AV against AP: higher is better for the target"),
+        _Stat("t", "defender", +1, range(1, 6), "T against S (division): higher is better for the target"),
+    ),
+    # profiles/gunfire: the basic matchup, Laansguard (BS 4, rifle AP 3, S1) at Laansguard (Ev 3, AV 3, T1)
+    seed_matchup=dict(bs=4, ev=3, ap=3, av=3, s=1, t=1, shots=10),
+    # S = T = 1 so that one penetrating hit removes one model (the division
+    # does not change the per-shot probability)
+    granularity_grid=dict(bs=list(range(0, 11)), ev=5, ap=list(range(0, 11)), av=5, s=1, t=1, shots=1),
+    equivalence_search=dict(bs=list(range(0, 11)), ev=[5], ap=list(range(0, 11)), av=[5], s=[1, 2, 3],
+                            t=[1, 2, 3]),
+    concepts={"accuracy": _Step("bs", "BS", +1), "penetration": _Step("ap", "AP", +1),
+              "toughness": _Step("t", "T", +1), "cover": _Step("hit_mod", "hit modifier", +1, "mod")},
+    profiles=_Profiles(
+        unit={"bs": _stat("Ballistic Skill"), "ev": _stat("Evasion"), "av": _stat("Armour Value"),
+              "t": _Field("int", 1, 20, doc="Toughness")},
+        weapon={"s": _Field("int", 1, 20, doc="Strength"), "ap": _stat("Armour Piercing"),
+                "shots": _Field("int", 1, 100, doc="dice per model"),
+                "explosive": _Field("int", 1, 20, default=None, doc="Explosive X")},
+        basic=("laansguard", "Rifle", "laansguard"),
+        to_kwargs=profile_kwargs),
+)

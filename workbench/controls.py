@@ -1,0 +1,164 @@
+"""What one argument of a stat-level function may hold, and how a page shows it.
+
+A :class:`Control` is one argument of a system's stat-level function as a
+playtester meets it: its kind (a slider, a slider whose lowest notch means
+"none", a checkbox, a dropdown), its range, its starting value, its label
+("BS (roll needed)") and a line of help in a playtester's words. It also
+reads and writes the argument's value as text (the shareable link's
+``?bs=4``). Every system's description (:mod:`workbench.systems`) lists its
+controls; the dashboards only draw them.
+
+The short constructors :func:`slider`, :func:`optional_slider`,
+:func:`toggle`, :func:`dropdown` and :func:`fine_slider` keep a system's list
+of controls readable.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import InputError
+
+__all__ = ["Control", "NONE_TOKEN", "RESERVED", "KINDS", "slider", "optional_slider", "toggle", "dropdown",
+           "fine_slider"]
+
+#: how ``None`` is written in a query string and shown in a dropdown
+NONE_TOKEN = "none"
+
+#: arguments every stat-level function ends with; never a control
+RESERVED = ("method", "samples", "seed")
+
+
+#: the kinds of control
+KINDS = ("int", "float", "optint", "bool", "choice")
+
+
+@dataclass(frozen=True)
+class Control:
+    """One dashboard control for one stat-level argument.
+
+    * ``kind``: ``"int"`` (slider), ``"float"`` (slider), ``"optint"`` (a
+      slider whose lowest position, ``lo - 1``, means ``None``: "no cap",
+      "not used"), ``"bool"`` (checkbox) or ``"choice"`` (dropdown of
+      ``options``).
+    * ``default``: the dashboard's starting value (``None`` allowed for
+      ``optint`` and for a choice that lists ``None``).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    lo: float | None = None
+    hi: float | None = None
+    step: float = 1
+    options: tuple = ()
+    label: str = ""
+    help: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise InputError(f"{self.name}.kind", "one of " + ", ".join(map(repr, KINDS)), self.kind)
+        if self.kind in ("int", "float", "optint") and not (
+                isinstance(self.lo, (int, float)) and isinstance(self.hi, (int, float)) and self.lo <= self.hi):
+            raise InputError(f"{self.name}.lo/hi", "two numbers with lo <= hi", (self.lo, self.hi))
+        if not self.help.strip():
+            raise InputError(f"{self.name}.help", "a line of help in a playtester's words", self.help)
+        if self.kind == "choice" and self.default not in self.options:
+            raise InputError(f"{self.name}.default", "one of " + ", ".join(map(repr, self.options)),
+                             self.default)
+
+    @property
+    def text(self) -> str:
+        return self.label or self.name
+
+    # -- values <-> query text ---------------------------------------------
+    def check(self, value: Any) -> Any:
+        """``value`` if this control can show it, else :class:`InputError`."""
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            raise InputError(self.name, "true or false", value)
+        if self.kind == "choice":
+            for o in self.options:
+                if o == value and type(o) is type(value):
+                    return o
+            raise InputError(self.name, "one of " + ", ".join(_token(o) for o in self.options), value)
+        if self.kind == "optint" and value is None:
+            return None
+        number_ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if self.kind in ("int", "optint") and number_ok and float(value) != int(value):
+            number_ok = False
+        if not number_ok or not (self.lo <= value <= self.hi):
+            expected = f"a {'whole ' if self.kind != 'float' else ''}number from {_num(self.lo)} to {_num(self.hi)}"
+            if self.kind == "optint":
+                expected += f" or {NONE_TOKEN!r}"
+            raise InputError(self.name, expected, value)
+        return float(value) if self.kind == "float" else int(value)
+
+    def parse(self, text: str) -> Any:
+        """The value written ``text`` in a query string (checked)."""
+        raw = text.strip()
+        if self.kind == "bool":
+            low = raw.lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise InputError(self.name, "true or false", raw)
+        if self.kind == "choice":
+            for o in self.options:
+                if _token(o) == raw:
+                    return o
+            raise InputError(self.name, "one of " + ", ".join(_token(o) for o in self.options), raw)
+        if self.kind == "optint" and raw.lower() == NONE_TOKEN:
+            return None
+        try:
+            number = float(raw)
+        except ValueError:
+            number = None
+        if number is None or number != number:  # NaN
+            return self.check(raw)  # raises with the expected text
+        if self.kind != "float" and number == int(number):
+            number = int(number)
+        return self.check(number)
+
+    def format(self, value: Any) -> str:
+        """The query-string text of ``value``."""
+        if self.kind == "bool":
+            return "true" if value else "false"
+        if self.kind == "float":
+            return f"{value:g}"
+        return _token(value)
+
+
+def _token(value: Any) -> str:
+    return NONE_TOKEN if value is None else str(value)
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def slider(name: str, default: int, lo: int, hi: int, label: str, help: str) -> Control:
+    """A whole-number slider from ``lo`` to ``hi``."""
+    return Control(name, "int", default, lo, hi, 1, label=label, help=help)
+
+
+def optional_slider(name: str, default: int | None, lo: int, hi: int, label: str, help: str) -> Control:
+    """A whole-number slider whose lowest notch (``lo - 1``) means "none" (no cap, not used)."""
+    return Control(name, "optint", default, lo, hi, 1, label=label, help=help)
+
+
+def toggle(name: str, default: bool, label: str, help: str) -> Control:
+    """A yes/no checkbox."""
+    return Control(name, "bool", default, label=label, help=help)
+
+
+def dropdown(name: str, default: Any, options, label: str, help: str) -> Control:
+    """A dropdown of ``options`` (``None`` among them reads "none")."""
+    return Control(name, "choice", default, options=tuple(options), label=label, help=help)
+
+
+def fine_slider(name: str, default: float, lo: float, hi: float, step: float, label: str, help: str) -> Control:
+    """A slider of decimal numbers."""
+    return Control(name, "float", default, lo, hi, step, label=label, help=help)

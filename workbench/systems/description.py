@@ -1,0 +1,463 @@
+"""One description per rule system: every fact a consumer needs, in one record.
+
+A :class:`SystemDescription` holds what the dashboards, the compare page, the
+diagnostics, the profiles, the forum posts and the command line know about a
+system: its name and die, the landing page's title and blurb, its colour, the
+dashboard modes with their controls, which side effects are probabilities and
+which expected counts, the stats the diagnostics step through, the seed
+matchup, the grids of the granularity and equivalence searches, how the
+compare page's shared concepts move its stats, and its unit profiles' fields
+with the function that turns a profile pair into stat-level arguments.
+
+Each built-in system module ends with ``SYSTEM = SystemDescription(...)``;
+a rule file gets its description from :func:`describe_rules`. The registry
+(:mod:`workbench.systems`) hands these records out by key. Every record is
+frozen and checks its fields on creation: a bad field raises
+:class:`~workbench.errors.InputError` naming the record's field, what is
+allowed and the value given.
+"""
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
+
+import attrs
+
+from ..controls import Control, dropdown, slider, toggle
+from ..errors import InputError
+from ..outcome import register_terms
+
+__all__ = ["Mode", "StatInfo", "Rung", "Step", "ProfileField", "Profiles", "SystemDescription",
+           "BrokenSystem", "describe_rules", "EFFECT_KINDS", "CONCEPT_NAMES", "OWNERS", "MISSING"]
+
+#: what a side effect is: a probability ("P(shock) = 35.0 %") or an expected count
+EFFECT_KINDS = ("probability", "expected")
+#: the compare page's shared concepts, in its order
+CONCEPT_NAMES = ("accuracy", "penetration", "toughness", "cover")
+#: whose stat it is ("either": the system does not say which way helps whom)
+OWNERS = ("attacker", "defender", "either")
+
+
+def _fail(record: Any, attribute: attrs.Attribute, expected: str, value: Any) -> None:
+    raise InputError(f"{type(record).__name__}.{attribute.name}", expected, value)
+
+
+def _text(record, attribute, value) -> None:
+    if not isinstance(value, str) or not value.strip():
+        _fail(record, attribute, "a non-empty text", value)
+
+
+def _one_of(*allowed: Any) -> Callable:
+    def check(record, attribute, value) -> None:
+        if value not in allowed:
+            _fail(record, attribute, "one of " + ", ".join(map(repr, allowed)), value)
+    return check
+
+
+def _tuple_of(kind: type, what: str) -> Callable:
+    def check(record, attribute, value) -> None:
+        if not isinstance(value, tuple) or not all(isinstance(x, kind) for x in value):
+            _fail(record, attribute, f"a tuple of {what}", value)
+    return check
+
+
+def _whole(lo: int, hi: int | None = None) -> Callable:
+    def check(record, attribute, value) -> None:
+        if (isinstance(value, bool) or not isinstance(value, int) or value < lo
+                or (hi is not None and value > hi)):
+            _fail(record, attribute, f"a whole number from {lo}" + (f" to {hi}" if hi is not None else " up"),
+                  value)
+    return check
+
+
+def _frozen_map(value: Any) -> Mapping:
+    return MappingProxyType(dict(value))
+
+
+def _optional_map(value: Any) -> Mapping | None:
+    return None if value is None else MappingProxyType(dict(value))
+
+
+# ---------------------------------------------------------------------------
+# dashboard modes
+# ---------------------------------------------------------------------------
+@attrs.frozen
+class Mode:
+    """One stat-level function on a dashboard (``changes.shooting``, ``forgotten.close_combat``).
+
+    ``controls`` are its arguments as a playtester meets them, in order;
+    ``trial`` is the word for one attack of it ("shot", "attack").
+    ``call(fn, values, **extra) -> Outcome`` turns flat control values into a
+    call for a function whose arguments are not flat (changes.volley); None:
+    ``fn(**values, **extra)``.
+    """
+
+    key: str = attrs.field(validator=_text)
+    function: str = attrs.field(validator=_text)
+    title: str = attrs.field(validator=_text)
+    controls: tuple[Control, ...] = attrs.field(converter=tuple, validator=_tuple_of(Control, "Controls"))
+    trial: str = attrs.field(default="attack", validator=_text)
+    call: Callable | None = attrs.field(default=None)
+
+    def resolve(self, module) -> Callable:
+        return getattr(module, self.function)
+
+    def run(self, module, values: dict[str, Any], **extra: Any):
+        fn = self.resolve(module)
+        if self.call is not None:
+            return self.call(fn, values, **extra)
+        return fn(**values, **extra)
+
+
+# ---------------------------------------------------------------------------
+# the diagnostics' stats and the compare page's concepts
+# ---------------------------------------------------------------------------
+@attrs.frozen
+class StatInfo:
+    """One stat of a system for the diagnostics (value of +1, sweeps, equivalence sliders).
+
+    ``owner`` is "attacker" or "defender" ("either" when the system does not
+    say); ``step`` is the change of the number that helps the owner ("+1" in
+    the designer's sense): -1 for a target number ("5+" -> "4+"), +1 for a
+    stat that is better when higher. ``values`` is the range the diagnostics
+    sweep; ``doc`` says it in a playtester's words.
+    """
+
+    name: str = attrs.field(validator=_text)
+    owner: str = attrs.field(validator=_one_of(*OWNERS))
+    step: int = attrs.field(validator=_one_of(-1, 1))
+    values: tuple[int, ...] = attrs.field(converter=tuple, validator=_tuple_of(int, "whole numbers"))
+    doc: str = attrs.field(validator=_text)
+
+    @values.validator
+    def _two_values(self, attribute, value) -> None:
+        if len(value) < 2:
+            _fail(self, attribute, "at least two values to step between", value)
+
+
+@attrs.frozen
+class Rung:
+    """One setting on a concept's ladder: the arguments it sets and how it reads ("in cover (soft)")."""
+
+    settings: tuple[tuple[str, Any], ...] = attrs.field(converter=lambda s: tuple(tuple(x) for x in s))
+    text: str = attrs.field(validator=_text)
+
+
+@attrs.frozen
+class Step:
+    """How one compare-page concept moves one system's stat.
+
+    ``stat`` (argument name) changes by ``sign`` per notch; or, with
+    ``ladder``, the arguments move along an ordered list of settings.
+    ``style``: how the value is written ("plus" = roll stat "5+", "mod" =
+    modifier "+2", "plain").
+    """
+
+    stat: str = attrs.field(validator=_text)
+    label: str = attrs.field(validator=_text)
+    sign: int = attrs.field(default=1, validator=_one_of(-1, 1))
+    style: str = attrs.field(default="plain", validator=_one_of("plus", "mod", "plain"))
+    ladder: tuple[Rung, ...] = attrs.field(default=(), converter=tuple, validator=_tuple_of(Rung, "Rungs"))
+
+    def text(self, value: Any) -> str:
+        """How ``value`` of the stat reads: "BS 4+", "T +3", "Res 6"."""
+        if self.style == "plus":
+            return f"{self.label} {value}+"
+        if self.style == "mod":
+            return f"{self.label} {value:+d}"
+        return f"{self.label} {value}"
+
+
+# ---------------------------------------------------------------------------
+# unit profiles
+# ---------------------------------------------------------------------------
+class _MissingType:
+    def __repr__(self) -> str:
+        return "nothing (the key is missing)"
+
+
+#: a profile field with this default is required
+MISSING = _MissingType()
+
+
+@attrs.frozen
+class ProfileField:
+    """What one field of a unit or weapon profile (TOML) may hold."""
+
+    kind: str = attrs.field(validator=_one_of("int", "str", "bool", "choice"))
+    lo: int | None = None
+    hi: int | None = None
+    allowed: tuple = attrs.field(default=(), converter=tuple)
+    default: Any = MISSING
+    doc: str = ""
+
+    def expected(self) -> str:
+        if self.kind == "int":
+            if self.lo is not None and self.hi is not None:
+                text = f"a whole number from {self.lo} to {self.hi}"
+            elif self.lo is not None:
+                text = f"a whole number {self.lo} or more"
+            else:
+                text = "a whole number"
+        elif self.kind == "str":
+            text = "a non-empty string"
+        elif self.kind == "bool":
+            text = "true or false"
+        else:
+            text = "one of " + ", ".join(repr(a) for a in self.allowed)
+        return text + (f" ({self.doc})" if self.doc else "")
+
+    def check(self, value: Any) -> bool:
+        if self.kind == "int":
+            return (isinstance(value, int) and not isinstance(value, bool)
+                    and (self.lo is None or value >= self.lo) and (self.hi is None or value <= self.hi))
+        if self.kind == "str":
+            return isinstance(value, str) and value.strip() != ""
+        if self.kind == "bool":
+            return isinstance(value, bool)
+        return isinstance(value, str) and value in self.allowed
+
+
+@attrs.frozen
+class Profiles:
+    """A system's unit profiles: the fields of its units and weapons, its
+    basic matchup (attacker file, weapon name, target file: a basic trooper
+    firing its basic gun at a basic trooper) and ``to_kwargs(attacker,
+    weapon, target, situation) -> (mode, kwargs)``, the stat-level arguments
+    of one profile pair (mode "shooting", or e.g. "melee" for a melee weapon)."""
+
+    unit: Mapping[str, ProfileField] = attrs.field(converter=_frozen_map)
+    weapon: Mapping[str, ProfileField] = attrs.field(converter=_frozen_map)
+    basic: tuple[str, str, str] = attrs.field(converter=tuple)
+    to_kwargs: Callable = attrs.field()
+
+    @basic.validator
+    def _three_names(self, attribute, value) -> None:
+        if len(value) != 3 or not all(isinstance(x, str) and x for x in value):
+            _fail(self, attribute, "(attacker file, weapon name, target file)", value)
+
+    @to_kwargs.validator
+    def _callable(self, attribute, value) -> None:
+        if not callable(value):
+            _fail(self, attribute, "a function (attacker, weapon, target, situation) -> (mode, kwargs)", value)
+
+
+# ---------------------------------------------------------------------------
+# the description
+# ---------------------------------------------------------------------------
+def _is_key(record, attribute, value) -> None:
+    if not (isinstance(value, str) and value[:1].isalpha() and value.replace("_", "a").isalnum()
+            and value == value.lower()):
+        _fail(record, attribute, "a key of lower-case letters, digits and _ starting with a letter", value)
+
+
+def _colour(record, attribute, value) -> None:
+    if not (isinstance(value, str) and len(value) == 7 and value[0] == "#"
+            and all(c in "0123456789abcdefABCDEF" for c in value[1:])):
+        _fail(record, attribute, "a colour written #rrggbb", value)
+
+
+def _function_names(module) -> tuple[str, ...]:
+    """The stat-level functions of a module: public callables that take ``method``."""
+    tables = set(getattr(module, "TABLES", {}).values())
+    out = []
+    for name in getattr(module, "__all__", dir(module)):
+        obj = getattr(module, name, None)
+        if (callable(obj) and not isinstance(obj, type) and not name.startswith("_")
+                and not name.isupper() and obj not in tables and not name.endswith("_table")):
+            try:
+                params = inspect.signature(obj).parameters
+            except (TypeError, ValueError):
+                continue
+            if "method" in params:
+                out.append(name)
+    return tuple(out)
+
+
+@attrs.frozen
+class SystemDescription:
+    """Everything the workbench knows about one rule system (see the module docstring).
+
+    * ``key``, ``name``, ``die`` (faces of its main die), ``seed`` (the forum
+      post it implements; None for a rule file), ``path`` (a rule file's path);
+    * ``module``: the object holding its stat-level functions (a system module
+      or a loaded rule file); ``functions``: their names;
+    * ``title``, ``blurb``: the landing page's words; ``colour``: its colour
+      on shared plots;
+    * ``modes``: the dashboard's modes with their controls;
+    * ``effects``: side-effect name -> "probability" | "expected" (an effect
+      not listed is an expected count);
+    * ``stats``: the diagnostics' stats (:class:`StatInfo`);
+      ``seed_matchup``: the seed profiles' matchup the diagnostics start
+      from; ``granularity_grid`` and ``equivalence_search``: the grids those
+      searches sweep (None: the system is left out of them);
+    * ``concepts``: compare-page concept -> :class:`Step` (a concept a
+      system lacks leaves it unmoved);
+    * ``profiles``: its unit profiles (:class:`Profiles`; None: no profiles).
+
+    Attribute access falls through to the stat-level functions and ``TABLES``
+    of ``module``: ``systems.get("changes").shooting(bs=5, ...)``.
+    """
+
+    key: str = attrs.field(validator=_is_key)
+    name: str = attrs.field(validator=_text)
+    module: Any = attrs.field()
+    die: int = attrs.field(validator=_whole(2, 1000))
+    title: str = attrs.field(validator=_text)
+    blurb: str = attrs.field(validator=_text)
+    colour: str = attrs.field(validator=_colour)
+    modes: tuple[Mode, ...] = attrs.field(converter=tuple, validator=_tuple_of(Mode, "Modes"))
+    effects: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_map)
+    stats: tuple[StatInfo, ...] = attrs.field(default=(), converter=tuple,
+                                              validator=_tuple_of(StatInfo, "StatInfos"))
+    seed_matchup: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_map)
+    granularity_grid: Mapping[str, Any] | None = attrs.field(default=None, converter=_optional_map)
+    equivalence_search: Mapping[str, Any] | None = attrs.field(default=None, converter=_optional_map)
+    concepts: Mapping[str, Step] = attrs.field(factory=dict, converter=_frozen_map)
+    profiles: Profiles | None = attrs.field(default=None)
+    seed: str | None = None
+    path: Path | None = None
+    functions: tuple[str, ...] = attrs.field()
+
+    @functions.default
+    def _functions(self) -> tuple[str, ...]:
+        return _function_names(self.module)
+
+    @modes.validator
+    def _some_modes(self, attribute, value) -> None:
+        if not value:
+            _fail(self, attribute, "at least one dashboard mode", value)
+        for m in value:
+            if m.function not in self.functions:
+                _fail(self, attribute, "modes of the stat-level functions " + ", ".join(self.functions),
+                      m.function)
+
+    @effects.validator
+    def _effect_kinds(self, attribute, value) -> None:
+        for name, kind in value.items():
+            if kind not in EFFECT_KINDS:
+                _fail(self, attribute, f"{name!r} -> one of " + ", ".join(map(repr, EFFECT_KINDS)), kind)
+
+    @concepts.validator
+    def _concepts(self, attribute, value) -> None:
+        for name, step in value.items():
+            if name not in CONCEPT_NAMES or not isinstance(step, Step):
+                _fail(self, attribute, "concept -> Step, the concepts being " + ", ".join(CONCEPT_NAMES),
+                      (name, step))
+
+    @profiles.validator
+    def _profiles(self, attribute, value) -> None:
+        if value is not None and not isinstance(value, Profiles):
+            _fail(self, attribute, "a Profiles record or None", value)
+
+    def __attrs_post_init__(self) -> None:
+        # every Outcome of this system then carries its effect kinds and the word for one attack
+        register_terms(self.key, self.name, self.effects, {m.function: m.trial for m in self.modes})
+
+    # -- reading -----------------------------------------------------------
+    def __getattr__(self, name: str) -> Any:
+        # only reached for names the record lacks: the stat-level functions and TABLES
+        if name == "TABLES" or name in object.__getattribute__(self, "functions"):
+            return getattr(object.__getattribute__(self, "module"), name)
+        raise AttributeError(f"{type(self).__name__} of {object.__getattribute__(self, 'key')!r} "
+                             f"has no attribute {name!r}")
+
+    @property
+    def tables(self) -> Mapping[str, Callable]:
+        """Function name -> its vectorised twin (docs/architecture.md, ``TABLES``)."""
+        return MappingProxyType(dict(getattr(self.module, "TABLES", {}) or {}))
+
+    def function(self, name: str) -> Callable:
+        """A stat-level function by name (an unknown name is an InputError listing them)."""
+        if name not in self.functions:
+            raise InputError("function", f"one of {', '.join(self.functions)} (functions of {self.key})", name)
+        return getattr(self.module, name)
+
+    def mode(self, key: str) -> Mode:
+        for m in self.modes:
+            if m.key == key:
+                return m
+        raise InputError("mode", "one of " + ", ".join(m.key for m in self.modes), key)
+
+    def stat(self, name: str) -> StatInfo:
+        for s in self.stats:
+            if s.name == name:
+                return s
+        raise InputError("stat", "one of " + ", ".join(s.name for s in self.stats) + f" (stats of {self.key})",
+                         name)
+
+    def effect_kind(self, name: str) -> str:
+        return self.effects.get(name, "expected")
+
+    def controls(self, function: str) -> tuple[Control, ...]:
+        """The controls of the first mode of ``function`` (empty when it has no mode)."""
+        for m in self.modes:
+            if m.function == function:
+                return m.controls
+        return ()
+
+    def arguments(self, function: str) -> dict[str, Any]:
+        """Keyword name -> default (``inspect.Parameter.empty`` when required) of one
+        stat-level function. A function taking ``**stats`` (a rule file's
+        ``attack``) lists its controls' names and defaults instead."""
+        fn = self.function(function)
+        params = inspect.signature(fn).parameters
+        out = {k: p.default for k, p in params.items() if p.kind is not p.VAR_KEYWORD}
+        if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            for c in self.controls(function):
+                out.setdefault(c.name, c.default)
+        return out
+
+
+@attrs.frozen
+class BrokenSystem:
+    """A rule file that did not load: its path and the loader's message."""
+
+    path: Path
+    message: str = attrs.field(validator=_text)
+    key: str | None = None
+
+
+# ---------------------------------------------------------------------------
+# a rule file's description
+# ---------------------------------------------------------------------------
+def _stat_control(stat: Any) -> Control:
+    label = stat.label or stat.name
+    if stat.kind == "bool":
+        return toggle(stat.name, bool(stat.default), label, stat.help or f"{label}: on or off")
+    if stat.kind == "choice":
+        names = tuple(name for name, _ in stat.options)
+        return dropdown(stat.name, stat.default, names, label,
+                        stat.help or f"{label}: one of " + ", ".join(names))
+    lo = stat.min if stat.min is not None else min(0, stat.default)
+    hi = stat.max if stat.max is not None else max(stat.default + 10, 2 * stat.default)
+    return slider(stat.name, stat.default, lo, hi, label,
+                  stat.help or f"{label}: a whole number from {lo} to {hi}")
+
+
+def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
+    """The description of a loaded rule file (a ``RuleSystem``, see
+    ``workbench.rules``): one mode, "attack", with a control per stat
+    (its kind, range, label and help); its whole-number stats step through
+    their ranges in the diagnostics, with no side said to be helped
+    (owner "either", step +1); the seed matchup is every stat at its
+    default. It has no profiles, no compare-page concepts and no granularity
+    or equivalence grid (which stat counts attacks is not known)."""
+    controls = tuple(_stat_control(s) for s in rule_system.stats)
+    stats = tuple(
+        StatInfo(s.name, "either", +1, tuple(range(c.lo, c.hi + 1)),
+                 (s.help or (s.label or s.name)) + "; the rule file says not which side a higher value helps")
+        for s, c in zip(rule_system.stats, controls) if s.kind == "int" and c.hi > c.lo)
+    notes = tuple(getattr(rule_system, "notes", ()) or ())
+    path = Path(rule_system.path) if getattr(rule_system, "path", None) else None
+    blurb = notes[0] if notes else f"A designer's rule file ({path.name if path else rule_system.key})."
+    return SystemDescription(
+        key=rule_system.key, name=rule_system.name, module=rule_system, die=rule_system.die,
+        title=rule_system.name, blurb=blurb, colour=colour,
+        modes=(Mode("attack", "attack", "Attack", controls, trial="attack"),),
+        effects={"criticals": "expected", "wasted_damage": "expected"},
+        stats=stats, seed_matchup={c.name: c.default for c in controls},
+        path=path, functions=("attack",))
+
