@@ -35,7 +35,7 @@ def summary_row(text: str, system: str) -> list[str]:
 
 
 def test_table_lists_every_system(table):
-    for key in systems.KEYS:
+    for key in systems.BUILTINS:
         row = summary_row(table, key)
         assert len(row) == 6, row  # system, matchup, per shot, %, E[1], E[10]
         assert row[2] != "n/a"
@@ -62,7 +62,7 @@ def test_antares_reference_row(table):
 
 def test_expected_removals_are_shots_times_per_shot(table):
     # every basic matchup is one model per success, uncapped: E[10 shots] = 10 x per shot
-    for key in systems.KEYS:
+    for key in systems.BUILTINS:
         row = summary_row(table, key)
         p = Fraction(row[2])
         assert float(row[4]) == pytest.approx(float(p), abs=5e-4)

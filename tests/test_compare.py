@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench import compare
+from workbench import compare, systems
 from workbench.errors import InputError, UnknownArgumentError
 from workbench.systems import antares, changes, forgotten, gunfire
 
@@ -198,16 +198,17 @@ def test_value_of_plus_one_gunfire_av_from_brute_force():
         assert row["delta"] == pytest.approx(float(after - before), abs=1e-12)
 
 
-@pytest.mark.parametrize("key", list(compare.STATS))
+@pytest.mark.parametrize("key", systems.BUILTINS)
 def test_a_plus_one_never_hurts_its_owner(key):
     df = compare.value_of_plus_one(key)
-    assert set(df["stat"]) == set(compare.STATS[key])
+    stats = [s.name for s in systems.get(key).stats]
+    assert set(df["stat"]) == set(stats)
     att = df[df["owner"] == "attacker"]["delta"]
     dfd = df[df["owner"] == "defender"]["delta"]
     assert (att >= 0).all() and (dfd <= 0).all()
     assert (df["delta"] != 0).any()
     fig = compare.value_of_plus_one_figure(df)
-    assert len(fig.data) == len(compare.STATS[key])
+    assert len(fig.data) == len(stats)
 
 
 def test_value_of_plus_one_rejects_unknown_stat():
@@ -312,7 +313,8 @@ def test_diagnostics_dashboard_follows_its_controls():
     df = d.update_sweep()
     heat = np.array(d.sw_heat.data[0].z)
     # one cell by brute force: Acc 5 vs Res 5 - SV 1, 10 shots (RULES.md: 3/10 a shot)
-    i, j = list(compare.STATS["antares"]["res"].values).index(5), list(compare.STATS["antares"]["acc"].values).index(5)
+    antares_ = systems.get("antares")
+    i, j = antares_.stat("res").values.index(5), antares_.stat("acc").values.index(5)
     assert heat[i, j] == pytest.approx(10 * 0.3, abs=1e-12)
     assert len(df) == 11 * 11
     d.sw_y.value = "acc"

@@ -1,8 +1,8 @@
 """Command line: ``python -m workbench [table | serve ...]``.
 
-* ``table`` (also the default with no argument): a comparison of the four
-  systems for their seed profiles, a basic trooper firing at a basic trooper
-  (:data:`workbench.profiles.BASIC_MATCHUPS`): per-shot stage probabilities as
+* ``table`` (also the default with no argument): a comparison of the systems
+  with profiles, a basic trooper firing at a basic trooper (each
+  description's basic matchup): per-shot stage probabilities as
   fractions and percentages, and expected removals for 1 and 10 shots.
 * ``serve``: the dashboards, handed to ``workbench.serve.main(argv)``.
 """
@@ -13,14 +13,15 @@ from fractions import Fraction
 from typing import Sequence
 
 from . import profiles, systems
-from .dice import faces_text, percent
+from .dice import percent
 from .errors import WorkbenchError
+from .teach import ratio
 
 __all__ = ["main", "comparison_rows", "comparison_table"]
 
 USAGE = """usage: python -m workbench [table | serve ...]
 
-  table   print the four systems side by side for their seed profiles (default)
+  table   print the systems side by side for their seed profiles (default)
   serve   serve the dashboards (see workbench/serve.py)
 """
 
@@ -32,13 +33,13 @@ def comparison_rows(shot_counts: Sequence[int] = SHOT_COUNTS) -> list[dict]:
     per-shot probability) and the expected removals for each shot count
     (uncapped: ``models=None``, so the numbers compare across systems)."""
     rows = []
-    for key in systems.KEYS:
+    for key in profiles.profile_systems():
         attacker, weapon, target = profiles.basic_matchup(key)
         module = systems.get(key)
-        row = {"system": key, "name": getattr(module, "NAME", key),
+        row = {"system": key, "name": module.name,
                "matchup": f"{attacker.name} ({weapon.name}) at {target.name}"}
         one = module.shooting(**profiles.matchup_kwargs(key, attacker, weapon, target, shots=1, models=None))
-        row["stages"] = [(s.name, faces_text(s.probability, module.DIE), s.probability, s.detail)
+        row["stages"] = [(s.name, ratio(s.probability, s.detail, s.faces), s.probability, s.detail)
                          for s in one.stages]
         row["per_shot"] = one.per_attack if one.per_attack is not None else Fraction(0)
         row["expected"] = {}
@@ -54,7 +55,7 @@ def comparison_rows(shot_counts: Sequence[int] = SHOT_COUNTS) -> list[dict]:
 def comparison_table(shot_counts: Sequence[int] = SHOT_COUNTS) -> str:
     """The text printed by ``python -m workbench table``."""
     rows = comparison_rows(shot_counts)
-    lines = ["Four rule systems, a basic trooper firing at a basic trooper (seed profiles, exact)", ""]
+    lines = ["The rule systems, a basic trooper firing at a basic trooper (seed profiles, exact)", ""]
     head = ["system", "matchup", "per shot", "%"] + [f"E[removed] {n} shot{'s' if n > 1 else ''}"
                                                      for n in shot_counts]
     body = [[r["system"], r["matchup"], str(r["per_shot"]), percent(r["per_shot"])]

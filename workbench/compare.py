@@ -1,4 +1,4 @@
-"""Sweeps and design diagnostics across the four rule systems.
+"""Sweeps and design diagnostics across the rule systems.
 
 * :func:`sweep` evaluates a stat-level function over a grid of its keywords
   and returns a tidy DataFrame (one row per cell): the cell's stats, ``mean``
@@ -10,6 +10,12 @@
 * :func:`heatmap` and :func:`lines` build plotly figures from a sweep.
 * Diagnostics: :func:`value_of_plus_one`, :func:`granularity`,
   :func:`equivalent` (see each docstring for the definitions used).
+
+What they know of a system (its functions, its stats and their "+1"
+directions, its seed matchup, its granularity and equivalence grids) comes
+from its description (:mod:`workbench.systems`). A system is given by key or
+by description; a function by name (the system's first dashboard mode's when
+not given: ``"shooting"`` for a built-in, ``"attack"`` for a rule file).
 """
 from __future__ import annotations
 
@@ -19,7 +25,6 @@ import numbers
 import statistics
 from dataclasses import dataclass
 from fractions import Fraction
-from types import ModuleType
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -29,9 +34,10 @@ from . import systems
 from . import validate as v
 from .errors import InputError, UnknownArgumentError
 from .progress import bar, quiet
+from .systems import SystemDescription
 
 __all__ = [
-    "sweep", "heatmap", "lines", "StatInfo", "STATS", "DEFAULT_MATCHUP", "stat_info",
+    "sweep", "heatmap", "lines",
     "value_of_plus_one", "value_of_plus_one_figure", "Granularity", "granularity",
     "granularity_table", "granularity_figure", "equivalent", "equivalent_figure", "DISTANCE",
     "evaluate",
@@ -50,37 +56,18 @@ DISTANCE = ("total variation distance between the two distributions of models re
 # ---------------------------------------------------------------------------
 # resolving a system and a function
 # ---------------------------------------------------------------------------
-def _module(system: Any) -> ModuleType:
-    if isinstance(system, ModuleType) and getattr(system, "KEY", None) in systems.KEYS:
-        return system
+def _system(system: Any) -> SystemDescription:
     return systems.get(system)
 
 
-def _function_names(mod: ModuleType) -> list[str]:
-    tables = set(getattr(mod, "TABLES", {}).values())
-    out = []
-    for name in getattr(mod, "__all__", dir(mod)):
-        obj = getattr(mod, name, None)
-        if (callable(obj) and not isinstance(obj, type) and not name.startswith("_")
-                and not name.isupper() and obj not in tables and not name.endswith("_table")):
-            try:
-                params = inspect.signature(obj).parameters
-            except (TypeError, ValueError):
-                continue
-            if "method" in params:
-                out.append(name)
-    return out
-
-
-def _function(mod: ModuleType, function: Any):
-    if callable(function) and getattr(function, "__name__", None) in _function_names(mod):
+def _function(desc: SystemDescription, function: Any):
+    """``(name, function)``: by name, by the function itself, or (None) the first mode's."""
+    if function is None:
+        function = desc.modes[0].function
+    if callable(function) and getattr(function, "__name__", None) in desc.functions:
         function = function.__name__
-    name = v.choice("function", function, _function_names(mod))
-    return name, getattr(mod, name)
-
-
-def _params(fn) -> dict[str, inspect.Parameter]:
-    return dict(inspect.signature(fn).parameters)
+    name = v.choice("function", function, desc.functions)
+    return name, desc.function(name)
 
 
 # ---------------------------------------------------------------------------
@@ -118,8 +105,8 @@ def _values(name: str, value: Any) -> list[Any]:
     return out
 
 
-def _grid(name: str, fn, grid: Mapping[str, Any]) -> dict[str, list[Any]]:
-    params = _params(fn)
+def _grid(name: str, params: Mapping[str, Any], grid: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """Check ``grid`` against ``params`` (keyword -> default, ``inspect.Parameter.empty`` when required)."""
     names = [p for p in params if p not in _METHOD_KEYS]
     out: dict[str, list[Any]] = {}
     for key, value in grid.items():
@@ -133,9 +120,7 @@ def _grid(name: str, fn, grid: Mapping[str, Any]) -> dict[str, list[Any]]:
         if key in _METHOD_KEYS and len(vals) != 1:
             raise InputError(key, "a single value (it picks the method, it is not swept)", value)
         out[key] = vals
-    missing = [p for p, prm in params.items()
-               if prm.default is inspect.Parameter.empty and prm.kind is inspect.Parameter.KEYWORD_ONLY
-               and p not in out]
+    missing = [p for p, default in params.items() if default is inspect.Parameter.empty and p not in out]
     if missing:
         raise InputError(missing[0], f"a value or a list of values (required by {name}())", "nothing")
     return out
@@ -154,7 +139,7 @@ def _pad(pmf: np.ndarray, width: int) -> np.ndarray:
     return np.pad(pmf, pad)
 
 
-def evaluate(system: Any, function: Any = "shooting", progress: bool = True,
+def evaluate(system: Any, function: Any = None, progress: bool = True,
              **grid: Any) -> tuple[pd.DataFrame, np.ndarray, dict[str, np.ndarray], str]:
     """The work behind :func:`sweep`: ``(cells, pmf, effects, path)``.
 
@@ -163,12 +148,12 @@ def evaluate(system: Any, function: Any = "shooting", progress: bool = True,
     effect to one value per cell, ``path`` is ``"table"`` (vectorised twin) or
     ``"loop"`` (one call per cell).
     """
-    mod = _module(system)
-    name, fn = _function(mod, function)
-    qual = f"{mod.KEY}.{name}"
-    g = _grid(qual, fn, grid)
+    desc = _system(system)
+    name, fn = _function(desc, function)
+    qual = f"{desc.key}.{name}"
+    g = _grid(qual, desc.arguments(name), grid)
     method = g.get("method", ["exact"])[0]
-    table = getattr(mod, "TABLES", {}).get(name)
+    table = desc.tables.get(name)
     if table is not None and method == "exact":
         table_grid = {k: vals for k, vals in g.items() if k not in _METHOD_KEYS}
         return _via_table(table, table_grid, progress) + ("table",)
@@ -253,7 +238,7 @@ def _frame(cells: pd.DataFrame, pmf: np.ndarray, effects: Mapping[str, np.ndarra
     return df
 
 
-def sweep(system: Any, function: Any = "shooting", *, progress: bool = True, **grid: Any) -> pd.DataFrame:
+def sweep(system: Any, function: Any = None, *, progress: bool = True, **grid: Any) -> pd.DataFrame:
     """Evaluate ``system.function`` over the cartesian grid of ``grid``.
 
     Each keyword of ``grid`` is one value or a list (tuple, range, 1-D array)
@@ -274,7 +259,7 @@ def sweep(system: Any, function: Any = "shooting", *, progress: bool = True, **g
     cells, pmf, effects, path = evaluate(system, function, progress=progress, **grid)
     df = _frame(cells, pmf, effects)
     df.attrs["path"] = path
-    df.attrs["system"] = _module(system).KEY
+    df.attrs["system"] = _system(system).key
     return df
 
 
@@ -358,102 +343,29 @@ def lines(df: pd.DataFrame, x: str, line: str, value: str = "mean", *,
 
 
 # ---------------------------------------------------------------------------
-# stats: ranges and which way helps their owner
-# ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class StatInfo:
-    """One shooting stat of a system for the diagnostics.
-
-    ``owner`` is "attacker" or "defender"; ``step`` is the change of the
-    number that helps the owner ("+1" in the designer's sense): -1 for a
-    target number ("5+" -> "4+"), +1 for a stat that is better when higher.
-    ``values`` is the range the diagnostics sweep.
-    """
-
-    name: str
-    owner: str
-    step: int
-    values: tuple[int, ...]
-    doc: str
-
-
-def _info(name, owner, step, values, doc):
-    return name, StatInfo(name, owner, step, tuple(values), doc)
-
-
-#: shooting stats of each system (the diagnostics' ranges and "+1" directions)
-STATS: dict[str, dict[str, StatInfo]] = {
-    "changes": dict([
-        _info("bs", "attacker", -1, range(2, 13), "BS N+ on a D12: lower is better, +1 = BS 5+ -> 4+"),
-        _info("ap", "attacker", -1, range(2, 13), "AP N+ on a D12: lower is better, +1 = AP 5+ -> 4+"),
-        _info("s", "attacker", -1, range(2, 13), "S N+ on a D12: lower is better, +1 = S 5+ -> 4+"),
-        _info("cover", "defender", +1, range(0, 7), "cover modifier: added to BS, higher is better for the target"),
-        _info("sv", "defender", +1, range(0, 7), "armour modifier: added to AP, higher is better for the target"),
-        _info("t", "defender", +1, range(0, 7), "toughness modifier: added to S, higher is better for the target"),
-    ]),
-    "forgotten": dict([
-        _info("shoot", "attacker", -1, range(2, 11),
-              "SHOOT: d10 + modifiers >= SHOOT hits; lower is better, +1 = SHOOT 6 -> 5"),
-        _info("attack_power", "attacker", -1, range(0, 10),
-              "ATTACK POWER: d10 - armour - cover > ATTACK POWER kills; lower is stronger, +1 = 5 -> 4"),
-    ]),
-    "gunfire": dict([
-        _info("bs", "attacker", +1, range(1, 11), "BS against Ev: higher is better for the firer"),
-        _info("ap", "attacker", +1, range(1, 11), "AP against AV: higher is better for the firer"),
-        _info("s", "attacker", +1, range(1, 6), "S against T (division): higher is better for the firer"),
-        _info("ev", "defender", +1, range(1, 11), "Ev against BS: higher is better for the target"),
-        _info("av", "defender", +1, range(1, 11), "AV against AP: higher is better for the target"),
-        _info("t", "defender", +1, range(1, 6), "T against S (division): higher is better for the target"),
-    ]),
-    "antares": dict([
-        _info("acc", "attacker", +1, range(0, 11), "Acc: roll under, higher is better for the firer"),
-        _info("sv", "attacker", +1, range(0, 7), "strike value: subtracted from Res, higher is better for the firer"),
-        _info("res", "defender", +1, range(0, 11), "Res: roll under, higher is better for the target"),
-        _info("armour", "defender", +1, range(0, 7), "armour: added to Res, higher is better for the target"),
-        _info("cover", "defender", +1, range(0, 7), "cover: added to Res, higher is better for the target"),
-    ]),
-}
-
-#: the seed units' matchups (profiles/), ten shots: the starting point of the diagnostics
-DEFAULT_MATCHUP: dict[str, dict[str, Any]] = {
-    # RULES.md reference: space marine, S5+ AP5+ gun, aimed, at a space marine in the open
-    "changes": dict(bs=5, s=5, ap=5, t=2, sv=3, shots=10),
-    # profiles/forgotten/trooper.toml (illustrative): SHOOT 6, rifle ATTACK POWER 5, light armour
-    "forgotten": dict(shoot=6, attack_power=5, armour="light", shots=10),
-    # profiles/gunfire: Laansguard (BS 4, rifle AP 3, S1) at Knights (Ev 3, AV 5, T2)
-    "gunfire": dict(bs=4, ev=3, ap=3, av=5, s=1, t=2, shots=10),
-    # RULES.md reference: Rever Acc 5 shoots Rever Res 5 with an SV 1 weapon
-    "antares": dict(acc=5, res=5, sv=1, shots=10),
-}
-
-
-def stat_info(system: Any, stat: str) -> StatInfo:
-    key = _module(system).KEY
-    return STATS[key][v.choice("stat", stat, tuple(STATS[key]))]
-
-
-# ---------------------------------------------------------------------------
 # value of +1
 # ---------------------------------------------------------------------------
 def value_of_plus_one(system: Any, stat: str | Sequence[str] | None = None, **matchup: Any) -> pd.DataFrame:
     """How much one step of a stat ("+1" for its owner) changes expected removals.
 
-    For each value ``x`` of the stat's range (:data:`STATS`) whose improved
-    value ``x + step`` is also in the range: ``delta = mean(x + step) -
-    mean(x)``, all other stats as in ``matchup`` (the seed matchup
-    :data:`DEFAULT_MATCHUP` fills the rest). An attacker's +1 gives a delta
+    For each value ``x`` of the stat's range (the description's ``stats``)
+    whose improved value ``x + step`` is also in the range: ``delta = mean(x
+    + step) - mean(x)``, all other stats as in ``matchup`` (the description's
+    ``seed_matchup`` fills the rest). An attacker's +1 gives a delta
     >= 0, a defender's +1 a delta <= 0. ``stat=None`` does every stat of the
     system. Columns: ``stat, owner, step_text, value, improved, mean,
     improved_mean, delta``.
     """
-    mod = _module(system)
-    key = mod.KEY
-    names = list(STATS[key]) if stat is None else ([stat] if isinstance(stat, str) else list(stat))
-    base = {**DEFAULT_MATCHUP[key], **matchup}
+    desc = _system(system)
+    key = desc.key
+    if not desc.stats:
+        raise InputError("system", "a system whose description lists diagnostics stats", key)
+    names = [s.name for s in desc.stats] if stat is None else ([stat] if isinstance(stat, str) else list(stat))
+    base = {**desc.seed_matchup, **matchup}
     frames = []
     for name in names:
-        info = stat_info(key, name)
-        df = sweep(key, "shooting", progress=False, **{**base, name: list(info.values)})
+        info = desc.stat(name)
+        df = sweep(key, None, progress=False, **{**base, name: list(info.values)})
         means = dict(zip(df[name].tolist(), df["mean"].tolist()))
         rows = []
         for x in info.values:
@@ -494,19 +406,6 @@ def value_of_plus_one_figure(df: pd.DataFrame, title: str | None = None):
 # ---------------------------------------------------------------------------
 # granularity
 # ---------------------------------------------------------------------------
-#: the per-attack stats swept for granularity (one shot, no unit size); the
-#: rest stay at the function's defaults. Gunfire fixes S = T = 1 so that one
-#: penetrating hit removes one model (the division does not change the
-#: per-shot probability); changes sweeps the three target numbers with the
-#: target's modifiers at 0 (a modifier only shifts a target number).
-GRANULARITY_GRID: dict[str, dict[str, Any]] = {
-    "changes": dict(bs=list(range(1, 14)), s=list(range(1, 14)), ap=list(range(1, 14)), shots=1),
-    "forgotten": dict(shoot=list(range(0, 12)), attack_power=list(range(0, 11)), shots=1),
-    "gunfire": dict(bs=list(range(0, 11)), ev=5, ap=list(range(0, 11)), av=5, s=1, t=1, shots=1),
-    "antares": dict(acc=list(range(0, 11)), res=list(range(0, 11)), sv=[0, 1], shots=1),
-}
-
-
 @dataclass(frozen=True)
 class Granularity:
     """The distinct per-attack probabilities of a system and the steps between them."""
@@ -535,19 +434,23 @@ def granularity(system: Any) -> Granularity:
     """Distinct per-attack probabilities a system can produce over its stat ranges.
 
     Per attack = the product of the stage probabilities of one shot (the chance
-    one shot removes a model). The grid is :data:`GRANULARITY_GRID`; it is
+    one shot removes a model). The grid is the description's
+    ``granularity_grid`` (one shot, no unit size); it is
     evaluated through the system's vectorised twin, and each distinct value is
     then taken exactly, as a Fraction, from ``Outcome.per_attack`` of one cell
     that produces it. ``steps`` are the differences between consecutive
     distinct values.
     """
-    mod = _module(system)
-    grid = GRANULARITY_GRID[mod.KEY]
-    cells, pmf, _eff, _path = evaluate(mod, "shooting", progress=False, **grid)
+    desc = _system(system)
+    if desc.granularity_grid is None:
+        raise InputError("system", "a system with a granularity grid: " + ", ".join(_with("granularity_grid")),
+                         desc.key)
+    grid = dict(desc.granularity_grid)
+    name, fn = _function(desc, None)
+    cells, pmf, _eff, _path = evaluate(desc, name, progress=False, **grid)
     p = pmf[:, 1] if pmf.shape[1] > 1 else np.zeros(len(cells))
     rounded = np.round(p, 12)
     _, first = np.unique(rounded, return_index=True)
-    fn = getattr(mod, "shooting")
     records = cells.to_dict("records")
     values = set()
     for i in first:
@@ -558,13 +461,18 @@ def granularity(system: Any) -> Granularity:
         values.add(exact)
     vals = tuple(sorted(values))
     steps = tuple(b - a for a, b in zip(vals, vals[1:]))
-    return Granularity(mod.KEY, vals, steps, grid)
+    return Granularity(desc.key, vals, steps, grid)
+
+
+def _with(field: str) -> list[str]:
+    """The systems whose description has ``field`` (a granularity grid, an equivalence search)."""
+    return [k for k in systems.keys() if getattr(systems.get(k), field) is not None]
 
 
 def granularity_table(systems_: Iterable[str] | None = None) -> pd.DataFrame:
     """One summary row per system: distinct values, min/median/max step (Fractions and %)."""
     rows = []
-    for key in (systems_ or systems.KEYS):
+    for key in (systems_ or _with("granularity_grid")):
         s = granularity(key).summary
         for k in ("min_step", "median_step", "max_step"):
             s[k + "_pct"] = None if s[k] is None else 100 * float(s[k])
@@ -577,7 +485,7 @@ def granularity_figure(systems_: Iterable[str] | None = None):
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    for key in (systems_ or systems.KEYS):
+    for key in (systems_ or _with("granularity_grid")):
         g = granularity(key)
         fig.add_trace(go.Scatter(x=[float(x) for x in g.values], y=[key] * len(g.values), mode="markers",
                                  marker=dict(symbol="line-ns-open", size=14), name=key,
@@ -591,39 +499,31 @@ def granularity_figure(systems_: Iterable[str] | None = None):
 # ---------------------------------------------------------------------------
 # equivalence
 # ---------------------------------------------------------------------------
-#: where :func:`equivalent` searches in each system (plus the matchup's shots
-#: and unit size; for the input's own system, plus the input's own values)
-EQUIV_SEARCH: dict[str, dict[str, list[Any]]] = {
-    "changes": dict(bs=list(range(2, 13)), s=list(range(2, 13)), ap=list(range(2, 13))),
-    "forgotten": dict(shoot=list(range(2, 11)), attack_power=list(range(0, 10))),
-    "gunfire": dict(bs=list(range(0, 11)), ev=[5], ap=list(range(0, 11)), av=[5], s=[1, 2, 3], t=[1, 2, 3]),
-    "antares": dict(acc=list(range(0, 11)), res=list(range(0, 11))),
-}
-
-
-def _defaults(fn) -> dict[str, Any]:
-    return {k: p.default for k, p in _params(fn).items() if p.default is not inspect.Parameter.empty}
+def _defaults(desc: SystemDescription, function: str) -> dict[str, Any]:
+    return {k: d for k, d in desc.arguments(function).items() if d is not inspect.Parameter.empty}
 
 
 def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable[str] | None = None, *,
-               best: int = 1, function: str = "shooting") -> pd.DataFrame:
+               best: int = 1, function: str | None = None) -> pd.DataFrame:
     """Settings in other systems closest to a matchup's distribution of models removed.
 
     The distance is :data:`DISTANCE`: the total variation distance between
     the pmfs (below 1e-12, float noise, it is reported as 0), ties broken by |Δ mean| and then, in the input's own system, by
     the fewest stats changed. Each target system is searched over
-    :data:`EQUIV_SEARCH` with the matchup's ``shots`` and ``models``; in the
+    its description's ``equivalence_search`` with the matchup's ``shots`` and
+    ``models`` (through its first mode's function); in the
     input's own system the search also contains the input's values and keeps
     its other keywords, so the input itself is found at distance 0.
-    ``target_systems`` defaults to the other three systems.
+    ``target_systems`` defaults to every other system with an equivalence search.
 
     Returns ``best`` rows per target system: ``system, rank, setting`` (a
     dict), ``setting_text, tv_distance, mean, mean_difference`` (target mean
     minus input mean), ``input_mean``.
     """
-    mod = _module(system)
-    key = mod.KEY
-    name, fn = _function(mod, function)
+    desc = _system(system)
+    key = desc.key
+    name, fn = _function(desc, function)
+    searchable = _with("equivalence_search")
     if not isinstance(matchup, Mapping):
         raise InputError("matchup", f"a dict of {key}.{name}() keywords", matchup)
     best = v.integer("best", best, 1, 1000)
@@ -631,31 +531,31 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
     for k, val in matchup.items():
         if isinstance(val, (list, tuple, range, np.ndarray)):
             raise InputError(k, "a single value in a matchup (use sweep() for grids)", val)
-    _c, src_pmf, _e, _p = evaluate(mod, name, progress=False, **matchup)
+    _c, src_pmf, _e, _p = evaluate(desc, name, progress=False, **matchup)
     src = src_pmf[0]
     src_mean = float(src @ np.arange(src.size))
     if target_systems is None:
-        targets = [k for k in systems.KEYS if k != key]
+        targets = [k for k in searchable if k != key]
     else:
         if isinstance(target_systems, str):
             target_systems = [target_systems]
-        targets = [v.choice("target_systems", t, systems.KEYS) for t in target_systems]
+        targets = [v.choice("target_systems", t, searchable) for t in target_systems]
     shared = {k: matchup[k] for k in ("shots", "models") if k in matchup}
     frames = []
     for tkey in targets:
-        tmod = systems.get(tkey)
-        _tn, tfn = _function(tmod, "shooting" if tkey != key else name)
-        search = {k: list(vals) for k, vals in EQUIV_SEARCH[tkey].items()}
+        tdesc = systems.get(tkey)
+        _tn, tfn = _function(tdesc, None if tkey != key else name)
+        search = {k: list(vals) for k, vals in (tdesc.equivalence_search or {}).items()}
         if tkey == key:
-            defaults = _defaults(fn)
+            defaults = _defaults(desc, name)
             full = {**defaults, **matchup}
             grid = dict(matchup)
             for k, vals in search.items():
                 own = full.get(k)
                 grid[k] = sorted(set(vals) | ({own} if own is not None else set()))
         else:
-            grid = {**search, **{k: val for k, val in shared.items() if k in _params(tfn)}}
-        cells, pmf, _eff, _path = evaluate(tmod, _tn, progress=False, **grid)
+            grid = {**search, **{k: val for k, val in shared.items() if k in tdesc.arguments(_tn)}}
+        cells, pmf, _eff, _path = evaluate(tdesc, _tn, progress=False, **grid)
         width = max(pmf.shape[1], src.size)
         q = _pad(pmf, width)
         p = _pad(src[None, :], width)[0]
@@ -665,7 +565,7 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
         dmean = means - src_mean
         dmean = np.where(np.abs(dmean) < 1e-12, 0.0, dmean)
         if tkey == key:
-            full = {**_defaults(fn), **matchup}
+            full = {**_defaults(desc, name), **matchup}
             changed = sum((cells[k].to_numpy() != full.get(k)).astype(int) for k in search)
         else:
             changed = np.zeros(len(cells), dtype=int)
@@ -695,13 +595,13 @@ def equivalent_figure(system: Any, matchup: Mapping[str, Any], result: pd.DataFr
     """Bars of P(exactly N): the input matchup and the best setting found in each system."""
     import plotly.graph_objects as go
 
-    key = _module(system).KEY
+    key = _system(system).key
     fig = go.Figure()
-    _c, pmf, _e, _p = evaluate(key, "shooting", progress=False,
+    _c, pmf, _e, _p = evaluate(key, None, progress=False,
                                **{k: val for k, val in matchup.items() if k not in _METHOD_KEYS})
     fig.add_trace(go.Bar(x=list(range(pmf.shape[1])), y=pmf[0], name=f"{key} (input)"))
     for _, row in result[result["rank"] == 1].iterrows():
-        _c, q, _e, _p = evaluate(row["system"], "shooting", progress=False, **row["setting"])
+        _c, q, _e, _p = evaluate(row["system"], None, progress=False, **row["setting"])
         fig.add_trace(go.Bar(x=list(range(q.shape[1])), y=q[0],
                              name=f"{row['system']}: {row['setting_text']} (TV {row['tv_distance']:.3f})"))
     fig.update_layout(barmode="group", title="Closest settings (total variation distance)",

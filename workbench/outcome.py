@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .dice import faces_text, percent
+from .dice import percent
 from .errors import InputError
 
 __all__ = ["Stage", "Outcome", "register_terms", "EFFECT_KINDS"]
@@ -54,12 +54,6 @@ class Stage:
         if self.faces is not None and (isinstance(self.faces, bool) or not isinstance(self.faces, int)
                                        or self.faces < 2):
             raise InputError("Stage.faces", "a whole number of faces, 2 or more, or None", self.faces)
-
-    @property
-    def ratio(self) -> str:
-        """The probability as faces out of the die ("3/6"), or out of faces² for
-        a two-dice test, else in lowest terms ("5/36")."""
-        return faces_text(self.probability, self.faces) if self.faces else str(self.probability)
 
     def __str__(self) -> str:
         return f"{self.name}: {self.probability} ({percent(self.probability)})"

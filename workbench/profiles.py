@@ -9,7 +9,7 @@ Layout: one file per unit, ``profiles/<system>/<key>.toml``::
     note = "..."                  # optional free text
     illustrative = ["i"]          # optional: stats invented for the workbench
     models = 5                    # unit size used by matchups (the cap)
-    bs = 5                        # the system's own stats (see SCHEMAS)
+    bs = 5                        # the system's own stats (see its description)
     ...
 
     [[weapons]]                   # at least one
@@ -25,7 +25,8 @@ designer's). ``illustrative`` lists single stats that are invented inside an
 otherwise seeded profile (gunfire's Laansguard has the seed's T1 but an
 invented BS).
 
-Stat conventions (see :data:`SCHEMAS` for every field and its range):
+Stat conventions (each system's description, ``profiles.unit`` and
+``profiles.weapon``, lists every field and its range):
 
 * changes: a *roll stat* is stored as its target number, ``bs = 5`` means
   "BS 5+" on a D12; a *modifier stat* is stored as the number added,
@@ -41,7 +42,6 @@ naming the file, the field, what was expected and what was found.
 from __future__ import annotations
 
 import difflib
-import inspect
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -49,132 +49,38 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from . import systems
 from .errors import InputError, ProfileError
+from .systems.description import MISSING, ProfileField
 
 __all__ = [
-    "Unit", "Weapon", "SCHEMAS", "SOURCES", "BASIC_MATCHUPS", "profiles_dir", "load_unit",
-    "list_units", "get_unit", "matchup_kwargs", "basic_matchup",
+    "Unit", "Weapon", "SOURCES", "profiles_dir", "load_unit", "list_units", "get_unit", "profile_kwargs",
+    "matchup_kwargs", "basic_matchup", "profile_systems",
 ]
 
-SYSTEM_KEYS = ("changes", "forgotten", "gunfire", "antares")
 SOURCES = ("seed", "rules", "illustrative")
 
 
-class _MissingType:
-    def __repr__(self) -> str:
-        return "nothing (the key is missing)"
+def profile_systems() -> tuple[str, ...]:
+    """The systems whose description has unit profiles."""
+    return tuple(k for k in systems.keys() if systems.get(k).profiles is not None)
 
 
-MISSING = _MissingType()
+def _schema(system: str):
+    return systems.get(_system(system)).profiles
 
 
-@dataclass(frozen=True)
-class Spec:
-    """What one TOML field may hold."""
-
-    kind: str                      # "int" | "str" | "bool" | "choice"
-    lo: int | None = None
-    hi: int | None = None
-    allowed: tuple = ()
-    default: Any = MISSING         # MISSING: required
-    doc: str = ""
-
-    def expected(self) -> str:
-        if self.kind == "int":
-            if self.lo is not None and self.hi is not None:
-                text = f"a whole number from {self.lo} to {self.hi}"
-            elif self.lo is not None:
-                text = f"a whole number {self.lo} or more"
-            else:
-                text = "a whole number"
-        elif self.kind == "str":
-            text = "a non-empty string"
-        elif self.kind == "bool":
-            text = "true or false"
-        else:
-            text = "one of " + ", ".join(repr(a) for a in self.allowed)
-        return text + (f" ({self.doc})" if self.doc else "")
-
-    def check(self, value: Any) -> bool:
-        if self.kind == "int":
-            return (isinstance(value, int) and not isinstance(value, bool)
-                    and (self.lo is None or value >= self.lo) and (self.hi is None or value <= self.hi))
-        if self.kind == "str":
-            return isinstance(value, str) and value.strip() != ""
-        if self.kind == "bool":
-            return isinstance(value, bool)
-        return isinstance(value, str) and value in self.allowed
-
-
-def _roll(doc: str) -> Spec:
-    return Spec("int", 1, 13, doc=f"{doc}; the D12 target, 5 means 5+")
-
-
-def _mod(doc: str) -> Spec:
-    return Spec("int", -12, 12, doc=f"{doc}; the modifier added, 2 means +2")
-
-
-def _d10(doc: str) -> Spec:
-    return Spec("int", 1, 11, doc=f"{doc}; d10 target number, 6 means 6+")
-
-
-def _out_of_10(doc: str) -> Spec:
-    return Spec("int", 0, 10, doc=f"{doc}; out of 10")
-
-
-def _g(doc: str) -> Spec:
-    return Spec("int", 0, 20, doc=doc)
-
-
-_SHOTS = Spec("int", 1, 100, doc="dice per model")
-
-#: per system: (unit stats, weapon stats). Common keys (name, source, note,
-#: illustrative, system, models) are checked for every system.
-SCHEMAS: dict[str, tuple[dict[str, Spec], dict[str, Spec]]] = {
-    "changes": (
-        {"ws": _roll("Weapon Skill"), "bs": _roll("Ballistic Skill"), "s": _roll("Strength"),
-         "t": _mod("Toughness"), "w": Spec("int", 1, 100, doc="Wounds"),
-         "i": Spec("int", 0, 20, doc="Initiative"), "a": Spec("int", 0, 100, doc="Attacks"),
-         "ld": _roll("Leadership"), "sv": _mod("armour Save"), "d": _mod("Dodge"),
-         "inv": _mod("Invulnerable")},
-        {"s": _roll("Strength"), "ap": _roll("Armour Piercing"), "shots": _SHOTS,
-         "class": Spec("choice", allowed=("light", "heavy", "melee"), doc="weapon class")},
-    ),
-    "forgotten": (
-        {"shoot": _d10("SHOOT"), "cqc": _d10("CQC"), "phys": _d10("PHYS"),
-         "armour": Spec("choice", allowed=("none", "light", "heavy"), doc="armour level"),
-         "defence": Spec("int", 0, 20, default=None, doc="damage v1 Defence"),
-         "shield": Spec("bool", default=False, doc="carries a shield")},
-        {"shots": _SHOTS, "attack_power": Spec("int", 0, 11, doc="ATTACK POWER, roll above it to kill"),
-         "damage": Spec("int", 0, 20, default=None, doc="damage v1 Damage"),
-         "class": Spec("choice", allowed=("ranged", "melee"), default="ranged", doc="weapon class")},
-    ),
-    "gunfire": (
-        {"bs": _g("Ballistic Skill"), "ev": _g("Evasion"), "av": _g("Armour Value"),
-         "t": Spec("int", 1, 20, doc="Toughness")},
-        {"s": Spec("int", 1, 20, doc="Strength"), "ap": _g("Armour Piercing"), "shots": _SHOTS,
-         "explosive": Spec("int", 1, 20, default=None, doc="Explosive X")},
-    ),
-    "antares": (
-        {"ag": _out_of_10("Agility"), "acc": _out_of_10("Accuracy"), "res": _out_of_10("Resist"),
-         "str": _out_of_10("Strength"), "init": _out_of_10("Initiative"), "cou": _out_of_10("Courage"),
-         "tech": _out_of_10("Technology"), "com": _out_of_10("Compute"),
-         "armour": Spec("int", 0, 10, default=0, doc="armour bonus to Res")},
-        {"sv": Spec("int", 0, 10, doc="strike value, subtracted from Res"), "shots": _SHOTS},
-    ),
-}
-
+#: the fields every unit has (and ``system``, one of :func:`profile_systems`)
 _UNIT_COMMON = {
-    "system": Spec("choice", allowed=SYSTEM_KEYS),
-    "name": Spec("str"),
-    "source": Spec("choice", allowed=SOURCES),
-    "note": Spec("str", default=""),
-    "models": Spec("int", 1, 1000, doc="unit size"),
+    "name": ProfileField("str"),
+    "source": ProfileField("choice", allowed=SOURCES),
+    "note": ProfileField("str", default=""),
+    "models": ProfileField("int", 1, 1000, doc="unit size"),
 }
 _WEAPON_COMMON = {
-    "name": Spec("str"),
-    "source": Spec("choice", allowed=SOURCES),
-    "note": Spec("str", default=""),
+    "name": ProfileField("str"),
+    "source": ProfileField("choice", allowed=SOURCES),
+    "note": ProfileField("str", default=""),
 }
 
 
@@ -233,7 +139,7 @@ def profiles_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[1] / "profiles"
 
 
-def _check_table(path: Path, where: str, table: Any, specs: dict[str, Spec],
+def _check_table(path: Path, where: str, table: Any, specs: Mapping[str, ProfileField],
                  extra_ok: tuple[str, ...] = ()) -> dict[str, Any]:
     if not isinstance(table, dict):
         raise ProfileError(path, where, "a table", table)
@@ -293,13 +199,16 @@ def load_unit(path: str | os.PathLike) -> Unit:
     if not isinstance(unit, dict):
         raise ProfileError(path, "unit", "a [unit] table", unit)
     system = unit.get("system", MISSING)
-    if not _UNIT_COMMON["system"].check(system):
-        raise ProfileError(path, "unit.system", _UNIT_COMMON["system"].expected(), system)
+    known = profile_systems()
+    system_field = ProfileField("choice", allowed=known)
+    if not system_field.check(system):
+        raise ProfileError(path, "unit.system", system_field.expected(), system)
     folder = path.parent.name
-    if folder in SYSTEM_KEYS and folder != system:
+    if folder in known and folder != system:
         raise ProfileError(path, "unit.system", f"{folder!r} (the folder the file is in)", system)
-    unit_specs, weapon_specs = SCHEMAS[system]
-    specs = {**_UNIT_COMMON, **unit_specs}
+    schema = systems.get(system).profiles
+    unit_specs, weapon_specs = schema.unit, schema.weapon
+    specs = {"system": system_field, **_UNIT_COMMON, **unit_specs}
     checked = _check_table(path, "unit", unit, specs, extra_ok=("illustrative",))
     ill = _illustrative(path, "unit", unit.get("illustrative", MISSING), list(unit_specs) + ["models"])
 
@@ -325,12 +234,9 @@ def load_unit(path: str | os.PathLike) -> Unit:
 
 def list_units(system: str | None = None) -> list[Unit]:
     """Every shipped unit (of one system, or of all), sorted by system then file name."""
-    if system is None:
-        systems = SYSTEM_KEYS
-    else:
-        systems = (_system(system),)
+    keys = profile_systems() if system is None else (_system(system),)
     out = []
-    for s in systems:
+    for s in keys:
         folder = profiles_dir() / s
         if folder.is_dir():
             out.extend(load_unit(p) for p in sorted(folder.glob("*.toml")))
@@ -338,8 +244,13 @@ def list_units(system: str | None = None) -> list[Unit]:
 
 
 def _system(system: Any) -> str:
-    if system not in SYSTEM_KEYS:
-        raise InputError("system", "one of " + ", ".join(repr(k) for k in SYSTEM_KEYS), system)
+    """``system`` if it is a system with profiles, else an InputError naming those systems."""
+    known = profile_systems()
+    if system not in known:
+        hint = (f"{system!r} has no unit profiles" if isinstance(system, str) and system in systems.keys()
+                else None)
+        raise InputError("system", "one of " + ", ".join(repr(k) for k in known) + " (the systems with profiles)",
+                         system, hint)
     return system
 
 
@@ -355,54 +266,45 @@ def get_unit(system: str, name: str) -> Unit:
 
 
 # -- matchups ----------------------------------------------------------------
-#: the "basic trooper fires at a basic trooper" matchup of each system:
-#: (attacker file, weapon name, target file)
-BASIC_MATCHUPS: dict[str, tuple[str, str, str]] = {
-    "changes": ("space_marine", "Boltgun", "space_marine"),
-    "forgotten": ("trooper", "Rifle", "trooper"),
-    "gunfire": ("laansguard", "Rifle", "laansguard"),
-    "antares": ("rever", "Carbine", "rever"),
-}
-
-
 def basic_matchup(system: str) -> tuple[Unit, Weapon, Unit]:
-    """(attacker, weapon, target) of :data:`BASIC_MATCHUPS` for one system."""
-    a, w, t = BASIC_MATCHUPS[_system(system)]
+    """(attacker, weapon, target) of the system's basic matchup (a basic
+    trooper firing its basic gun at a basic trooper; its description's
+    ``profiles.basic``)."""
+    a, w, t = _schema(system).basic
     attacker = get_unit(system, a)
     return attacker, attacker.weapon(w), get_unit(system, t)
 
 
-def _stat_kwargs(system: str, attacker: Unit, weapon: Weapon, target: Unit,
-                 situation: Mapping[str, Any]) -> dict[str, Any]:
-    if system == "changes":
-        if weapon["class"] == "melee":
-            raise InputError("weapon", "a light or heavy weapon (shooting)", weapon.name,
-                             f"{weapon.name} is a melee weapon")
-        return dict(bs=attacker["bs"], s=weapon["s"], ap=weapon["ap"], t=target["t"], sv=target["sv"],
-                    inv=target["inv"], wounds=target["w"], weapon=weapon["class"])
-    if system == "forgotten":
-        if weapon["class"] == "melee":
-            raise InputError("weapon", "a ranged weapon (shooting)", weapon.name,
-                             f"{weapon.name} is a melee weapon")
-        out = dict(shoot=attacker["shoot"], attack_power=weapon["attack_power"])
-        if situation.get("damage_rule") == "v1":
-            # the d6 damage v1 compares the weapon's Damage with the target's
-            # Defence (which already counts its armour): no armour level
-            out["damage"] = weapon["damage"]
-            out["defence"] = target["defence"]
-            if target["shield"]:
-                # seed: a shield "adds +1 DEF vs shooting" (damage v1 only)
-                out["shield"] = True
-        else:
-            out["armour"] = target["armour"]
-        return out
-    if system == "gunfire":
-        out = dict(bs=attacker["bs"], ev=target["ev"], ap=weapon["ap"], av=target["av"], s=weapon["s"],
-                   t=target["t"])
-        if weapon["explosive"] is not None:
-            out["explosive"] = weapon["explosive"]
-        return out
-    return dict(acc=attacker["acc"], res=target["res"], sv=weapon["sv"], armour=target["armour"])
+def _checked_pair(system: str, attacker, weapon, target) -> tuple[Unit, Weapon, Unit]:
+    if isinstance(attacker, str):
+        attacker = get_unit(system, attacker)
+    if isinstance(target, str):
+        target = get_unit(system, target)
+    for role, u in (("attacker", attacker), ("target", target)):
+        if not isinstance(u, Unit):
+            raise InputError(role, "a Unit or a unit name", u)
+        if u.system != system:
+            raise InputError(role, f"a unit of {system!r}", f"{u.name} ({u.system})")
+    if isinstance(weapon, str):
+        weapon = attacker.weapon(weapon)
+    if not isinstance(weapon, Weapon):
+        raise InputError("weapon", "a Weapon or a weapon name", weapon)
+    return attacker, weapon, target
+
+
+def profile_kwargs(system: str, attacker: Unit | str, weapon: Weapon | str, target: Unit | str,
+                   **situation: Any) -> tuple[str, dict[str, Any]]:
+    """``(mode, keyword arguments)`` for ``attacker`` using ``weapon`` on
+    ``target``, as the system's description maps them (its
+    ``profiles.to_kwargs``): the mode is the dashboard mode the weapon loads
+    ("shooting"; "melee" for a changes melee weapon). ``models`` is the
+    target's unit size."""
+    system = _system(system)
+    attacker, weapon, target = _checked_pair(system, attacker, weapon, target)
+    mode, out = _schema(system).to_kwargs(attacker, weapon, target, situation)
+    out = dict(out)
+    out["models"] = target.models
+    return mode, out
 
 
 def matchup_kwargs(system: str, attacker: Unit | str, weapon: Weapon | str, target: Unit | str,
@@ -419,40 +321,18 @@ def matchup_kwargs(system: str, attacker: Unit | str, weapon: Weapon | str, targ
     ``shooting`` does not take raises :class:`InputError`.
     """
     system = _system(system)
-    if isinstance(attacker, str):
-        attacker = get_unit(system, attacker)
-    if isinstance(target, str):
-        target = get_unit(system, target)
-    for role, u in (("attacker", attacker), ("target", target)):
-        if not isinstance(u, Unit):
-            raise InputError(role, "a Unit or a unit name", u)
-        if u.system != system:
-            raise InputError(role, f"a unit of {system!r}", f"{u.name} ({u.system})")
-    if isinstance(weapon, str):
-        weapon = attacker.weapon(weapon)
-    if not isinstance(weapon, Weapon):
-        raise InputError("weapon", "a Weapon or a weapon name", weapon)
+    attacker, weapon, target = _checked_pair(system, attacker, weapon, target)
     if isinstance(firers, bool) or not isinstance(firers, int) or firers < 1:
         raise InputError("firers", "a whole number 1 or more", firers)
-    out = _stat_kwargs(system, attacker, weapon, target, situation)
+    mode, out = profile_kwargs(system, attacker, weapon, target, **situation)
+    if mode != "shooting":
+        raise InputError("weapon", "a shooting weapon", weapon.name, f"{weapon.name} is a {mode} weapon")
     out["shots"] = weapon["shots"] * firers
-    out["models"] = target.models
-    accepted = _shooting_parameters(system)
-    if accepted is not None:
-        for key in situation:
-            if key not in accepted:
-                close = difflib.get_close_matches(key, sorted(accepted), n=1)
-                raise InputError("situation", f"a keyword of {system}.shooting: " + ", ".join(sorted(accepted)),
-                                 key, f"did you mean {close[0]!r}?" if close else None)
+    accepted = set(systems.get(system).arguments("shooting"))
+    for key in situation:
+        if key not in accepted:
+            close = difflib.get_close_matches(key, sorted(accepted), n=1)
+            raise InputError("situation", f"a keyword of {system}.shooting: " + ", ".join(sorted(accepted)),
+                             key, f"did you mean {close[0]!r}?" if close else None)
     out.update(situation)
     return out
-
-
-def _shooting_parameters(system: str) -> set[str] | None:
-    """Parameter names of ``<system>.shooting``, or None if the module is not there."""
-    try:
-        from . import systems
-        fn = systems.get(system).shooting
-    except (ImportError, AttributeError):
-        return None
-    return set(inspect.signature(fn).parameters)

@@ -69,11 +69,13 @@ class Dashboard:
         return f"/voila/render/{self.notebook}"
 
 
-DASHBOARDS: tuple[Dashboard, ...] = (
-    Dashboard("changes.ipynb", "Changes", "D12 shooting: BS, S against T, AP against SV, cover, actions and volleys."),
-    Dashboard("forgotten.ipynb", "Forgotten", "SHOOT against ATTACK POWER, movement, range, armour, shock, close combat."),
-    Dashboard("gunfire.ipynb", "Gunfire", "Opposed d10 tests: BS against EV, AP against AV, S against T, suppression."),
-    Dashboard("antares.ipynb", "Antares", "Roll-under d10: Acc, Res, armour and cover, critical hits."),
+def _system_dashboards() -> tuple[Dashboard, ...]:
+    """One dashboard per built-in system, titled and described by its description (workbench.systems)."""
+    from . import systems
+    return tuple(Dashboard(f"{key}.ipynb", d.title, d.blurb) for key, d in systems.builtins().items())
+
+
+DASHBOARDS: tuple[Dashboard, ...] = _system_dashboards() + (
     Dashboard("compare.ipynb", "Four systems side by side", "One matchup in each system, shared sliders, overlaid distributions."),
     Dashboard("diagnostics.ipynb", "Design diagnostics", "Sweeps over two stats, the value of +1, granularity, equivalent settings across systems."),
 )

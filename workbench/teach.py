@@ -9,8 +9,10 @@
   P(exactly N), P(at least N) for every N the pmf holds.
 
 Everything is built from the :class:`~workbench.outcome.Outcome` alone
-(``stages[].detail``, ``.probability``, ``attacks``, ``inputs``, ``effects``,
-``notes``), so it works for every system, function and variant.
+(``stages[].detail``, ``.probability``, ``.faces``, ``attacks``, ``inputs``,
+``effects`` with ``effect_kinds``, ``trial``, ``system_name``, ``notes``),
+so it works for every system, function and variant; what the outcome says
+about its system comes from that system's description.
 """
 from __future__ import annotations
 
@@ -22,21 +24,17 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError
-from .outcome import Outcome
 
-__all__ = ["explain", "to_markdown", "to_bbcode", "ratio", "pct", "title", "input_lines",
-           "PROBABILITY_EFFECTS"]
-
-#: side effects that are probabilities (the others are expected counts)
-PROBABILITY_EFFECTS = frozenset({"suppressed", "shock", "any_critical", "destroyed", "downed",
-                                 "attacker_downed", "defender_downed"})
+__all__ = ["explain", "to_markdown", "to_bbcode", "ratio", "pct", "title", "input_lines"]
 
 _DIE = re.compile(r"\b[dD](\d{1,3})\b")
 _FRACTION = re.compile(r"(?<![\d/])(\d+)/(\d+)(?![\d/])")
 
 
-def _check(outcome: Any) -> Outcome:
-    if not isinstance(outcome, Outcome):
+def _check(outcome: Any):
+    # an Outcome is recognised by what it carries: importing the class would tie
+    # workbench.outcome (whose explain() calls this module) and this module in a circle
+    if not all(hasattr(outcome, a) for a in ("pmf", "stages", "effect_kinds", "trial", "system_name")):
         raise InputError("outcome", "a workbench Outcome (the result of a stat-level function)",
                          type(outcome).__name__)
     return outcome
@@ -67,12 +65,12 @@ def pct(p: float | Fraction, digits: int = 1) -> str:
     return f"{text} %"
 
 
-def ratio(p: Fraction, detail: str = "") -> str:
-    """A stage probability as a player counts it: out of the die's faces named
-    in ``detail`` ("8/12" for "on a D12"), or out of faces squared for a
-    two-dice test ("1/100"); otherwise reduced ("5/36")."""
+def ratio(p: Fraction, detail: str = "", faces: int | None = None) -> str:
+    """A stage probability as a player counts it: out of the die's ``faces``
+    or the faces named in ``detail`` ("8/12" for "on a D12"), or out of faces
+    squared for a two-dice test ("1/100"); otherwise reduced ("5/36")."""
     p = Fraction(p)
-    sides = [int(m) for m in _DIE.findall(detail)]
+    sides = ([faces] if faces else []) + [int(m) for m in _DIE.findall(detail)]
     for s in sides:
         for d in (s, s * s):
             if d > 1 and (p * d).denominator == 1:
@@ -89,27 +87,19 @@ def _has_ratio(detail: str, p: Fraction) -> bool:
     return False
 
 
-def _ratio_in(detail: str, p: Fraction) -> str:
+def _ratio_in(detail: str, p: Fraction, faces: int | None = None) -> str:
     """The ratio the detail already shows for ``p`` (e.g. "5/10"), else :func:`ratio`."""
     for a, b in _FRACTION.findall(detail):
         if int(b) and Fraction(int(a), int(b)) == p:
             return f"{a}/{b}"
-    return ratio(p, detail)
+    return ratio(p, detail, faces)
 
 
-def _system_name(key: str) -> str:
-    try:
-        from . import systems
-        return getattr(systems.get(key), "NAME", key)
-    except Exception:  # a system defined elsewhere (a later issue): its key will do
-        return key
-
-
-def title(outcome: Outcome) -> str:
+def title(outcome) -> str:
     """'40k Changes: shooting (exact)' / '... (sampled, 100000 samples)'."""
     o = _check(outcome)
     how = o.method if o.method == "exact" else f"sampled, {o.samples:,} samples"
-    return f"{_system_name(o.system)}: {o.function} ({how})"
+    return f"{o.system_name}: {o.function} ({how})"
 
 
 def _show(value: Any) -> str:
@@ -126,7 +116,7 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def input_lines(outcome: Outcome) -> list[str]:
+def input_lines(outcome) -> list[str]:
     """'name: value' for every input except the method (the title says it)."""
     o = _check(outcome)
     return [f"{k}: {_show(v)}" for k, v in o.inputs.items() if k not in ("method", "samples", "seed")]
@@ -144,25 +134,21 @@ def _label(label: str, n: int) -> str:
     return f"{first} {rest}".strip()
 
 
-#: what one trial is called, by function name (default: "test")
-_TRIALS = {"shooting": "shot", "volley": "shot", "melee": "attack", "close_combat": "attack"}
-
-
-def _attack_word(o: Outcome, n: int | None = None) -> str:
-    word = _TRIALS.get(o.function, "test")
+def _attack_word(o, n: int | None = None) -> str:
+    word = o.trial
     return word if n == 1 else word + "s"
 
 
-def _effect_text(name: str, value: float, stderr: float | None) -> str:
+def _effect_text(name: str, kind: str, value: float, stderr: float | None) -> str:
     words = name.replace("_", " ")
-    if name in PROBABILITY_EFFECTS:
+    if kind == "probability":
         se = f" (± {100 * stderr:.2g} points)" if stderr else ""
         return f"P({words}) = {pct(value)}{se}"
     se = f" (± {stderr:.2g})" if stderr else ""
     return f"expected {words}: {value:.3f}{se}"
 
 
-def explain(outcome: Outcome) -> str:
+def explain(outcome) -> str:
     """The math of ``outcome`` step by step, in plain words with fractions.
 
     One line per stage ("To hit: BS 5+ against cover +0 needs 5+ on a D12:
@@ -182,13 +168,13 @@ def explain(outcome: Outcome) -> str:
         if detail and _has_ratio(detail, st.probability):
             out.append(f"{name}: {detail}.")
         elif detail:
-            out.append(f"{name}: {detail}: {ratio(st.probability, detail)}.")
+            out.append(f"{name}: {detail}: {ratio(st.probability, detail, st.faces)}.")
         else:
-            out.append(f"{name}: {ratio(st.probability)}.")
+            out.append(f"{name}: {ratio(st.probability, '', st.faces)}.")
     per = o.per_attack
     word = _attack_word(o, 1)
     if per is not None:
-        parts = [_ratio_in(st.detail, st.probability) for st in o.stages]
+        parts = [_ratio_in(st.detail, st.probability, st.faces) for st in o.stages]
         reduced = f"{per.numerator}/{per.denominator}" if per.denominator != 1 else str(per.numerator)
         chain = " × ".join(parts)
         product = reduced if len(parts) == 1 and parts[0] == reduced else f"{chain} = {reduced}"
@@ -202,7 +188,7 @@ def explain(outcome: Outcome) -> str:
                f"the most possible, {o.max_removed} {_label(label, o.max_removed)}, "
                f"has P = {pct(o.pmf[-1])}.")
     if o.effects:
-        texts = [_effect_text(k, val, o.effects_stderr.get(k)) for k, val in o.effects.items()]
+        texts = [_effect_text(k, o.effect_kind(k), val, o.effects_stderr.get(k)) for k, val in o.effects.items()]
         out.append("Side effects: " + "; ".join(texts) + ".")
     if o.method == "sampled":
         out.append(f"Sampled: {o.samples:,} simulated volleys, every die rolled as a player would; "
@@ -213,12 +199,12 @@ def explain(outcome: Outcome) -> str:
     return "\n".join(out)
 
 
-def _rows(o: Outcome, digits: int) -> list[tuple[str, str, str]]:
+def _rows(o, digits: int) -> list[tuple[str, str, str]]:
     tail = o.at_least_curve
     return [(str(n), pct(o.pmf[n], digits), pct(min(1.0, tail[n]), digits)) for n in range(o.pmf.size)]
 
 
-def _summary(o: Outcome) -> str:
+def _summary(o) -> str:
     parts = []
     if o.per_attack is not None:
         per = o.per_attack
@@ -229,7 +215,7 @@ def _summary(o: Outcome) -> str:
     return ", ".join(parts)
 
 
-def to_markdown(outcome: Outcome, digits: int = 2) -> str:
+def to_markdown(outcome, digits: int = 2) -> str:
     """The inputs as a list, then a table of N, P(exactly N), P(at least N) (percent)."""
     o = _check(outcome)
     lines = [f"**{title(o)}**", ""]
@@ -240,7 +226,7 @@ def to_markdown(outcome: Outcome, digits: int = 2) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_bbcode(outcome: Outcome, digits: int = 2) -> str:
+def to_bbcode(outcome, digits: int = 2) -> str:
     """The inputs, then a [table] of N, P(exactly N), P(at least N) (percent); every tag closed."""
     o = _check(outcome)
     lines = [f"[b]{title(o)}[/b]"]

@@ -133,7 +133,7 @@ def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, metho
     p, crit = die.success, die.p("critical")
     _, text = _value_text(stat_name, stat, [("modifier", modifier)] if modifier else [])
     crit_text = f" (a 1 is a critical success: {_ratio(crit)})" if value >= 2 else " (no critical possible)"
-    stage = Stage(f"{stat_name} test", p, f"{text}: {_pass_words(value)}: {_ratio(p)}{crit_text}")
+    stage = Stage(f"{stat_name} test", p, f"{text}: {_pass_words(value)}: {_ratio(p)}{crit_text}", faces=DIE)
     notes = NOTES + extra_notes
     if method == "exact":
         return pipeline.exact_outcome(KEY, function, inputs, np.array([float(1 - p), float(p)]), (stage,),
@@ -324,16 +324,17 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
     p_hit = hit_t.success
     crit_text = (f" (a 1 is a critical hit: {_ratio(hit_t.p('critical'))})" if hit_v >= 2
                  else " (no critical possible)")
-    stages = [Stage("to hit", p_hit, f"{hit_text}: {_pass_words(hit_v)}: {_ratio(p_hit)}{crit_text}")]
+    stages = [Stage("to hit", p_hit, f"{hit_text}: {_pass_words(hit_v)}: {_ratio(p_hit)}{crit_text}", faces=DIE)]
     p_fail = 1 - res_t.success
     if a["critical_ignores_res"]:
         p_crit = hit_t.p("critical")
         p_fail_given_hit = (p_crit + (p_hit - p_crit) * p_fail) / p_hit if p_hit else p_fail
         stages.append(Stage("target fails Res", p_fail_given_hit,
                             f"{res_text}: {_fail_words(res_v)}: {_ratio(p_fail)}; a critical hit "
-                            f"skips the Res test: {_ratio(p_fail_given_hit)} of hits remove a model"))
+                            f"skips the Res test: {_ratio(p_fail_given_hit)} of hits remove a model", faces=DIE))
     else:
-        stages.append(Stage("target fails Res", p_fail, f"{res_text}: {_fail_words(res_v)}: {_ratio(p_fail)}"))
+        stages.append(Stage("target fails Res", p_fail, f"{res_text}: {_fail_words(res_v)}: {_ratio(p_fail)}",
+                            faces=DIE))
     notes = SHOOTING_NOTES + (
         ("Variant critical_ignores_res: a critical hit removes a model without a Res test (not in the seed).",)
         if a["critical_ignores_res"] else ())

@@ -204,7 +204,7 @@ def _rate(target, n12: bool, n1: bool):
 @lru_cache(maxsize=4096)
 def _stage(name: str, target: int, n12: bool, n1: bool, words: str) -> Stage:
     t = _test(target, n12, n1)
-    return Stage(name, t.success, f"{words} {t.describe()}")
+    return Stage(name, t.success, f"{words} {t.describe()}", faces=t.sides)
 
 
 def _mod(x: int) -> str:
@@ -892,6 +892,11 @@ _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
             "the firing unit has gone to ground: it may only take snap shots"),
     _slider("firer_cover", 0, -2, 8, "firer's cover",
             "the firing unit's own cover, given to its target when it has gone to ground"),
+    _dropdown("firer_cover_rule", "same", ("same", "better"), "target cover when the firer has gone to ground",
+              "same: the target gets the firer's cover +2, as the rules say; better: the target keeps its own "
+              "if better"),
+    _dropdown("heavy_shot", "bs_plus_4", ("bs_plus_4", "flat_4"), "heavy weapon in a SHOT action",
+              "BALLISTIC SKILL U+4 read as BS +4 (bs_plus_4) or as a flat 4+ (flat_4)"),
 ) + _DEFENCE_CONTROLS, trial="shot")
 
 _MELEE_MODE = _Mode("melee", "melee", "Melee", (

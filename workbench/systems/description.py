@@ -385,7 +385,7 @@ class SystemDescription:
         for s in self.stats:
             if s.name == name:
                 return s
-        raise InputError("stat", "one of " + ", ".join(s.name for s in self.stats) + f" (stats of {self.key})",
+        raise InputError("stat", "one of " + ", ".join(repr(s.name) for s in self.stats) + f" (stats of {self.key})",
                          name)
 
     def effect_kind(self, name: str) -> str:

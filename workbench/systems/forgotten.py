@@ -352,7 +352,7 @@ def _shooting_stages(a: dict, to_hit: RollHigh, to_kill: RollHigh, saves) -> tup
     p_near = to_hit.p("near_miss")
     hit_detail = (f"SHOOT {a['shoot']}{with_text} {to_hit.describe('d10')}: {_ratio(p_hit, DIE)}"
                   f" (near miss on {int(to_hit.target) - 1}: {_ratio(p_near, DIE)})")
-    stages = [Stage("to hit", p_hit, hit_detail)]
+    stages = [Stage("to hit", p_hit, hit_detail, faces=to_hit.sides)]
     dmod = _damage_mod(a)
     extra = []
     if a["aimed"] == "damage":
@@ -376,12 +376,12 @@ def _shooting_stages(a: dict, to_hit: RollHigh, to_kill: RollHigh, saves) -> tup
         mod = f" with {', '.join(extra)}" if dmod else ""
         detail = (f"damage v1: Damage {a['damage']} against Defence {defence}{sh} kills on {base}+{mod}: "
                   f"{to_kill.describe('d6')}: {_ratio(p_kill, DAMAGE_V1_DIE)}")
-    stages.append(Stage("to kill", p_kill, detail))
+    stages.append(Stage("to kill", p_kill, detail, faces=to_kill.sides))
     if saves is not None and not a["tough"]:
         s = saves[0].success
         stages.append(Stage("heroic save fails", 1 - s,
                             f"heroic save d10 >= {a['heroic_save']} ignores the kill: saves "
-                            f"{_ratio(s, DIE)}, fails {_ratio(1 - s, DIE)}"))
+                            f"{_ratio(s, DIE)}, fails {_ratio(1 - s, DIE)}", faces=saves[0].sides))
     return tuple(stages)
 
 
@@ -939,6 +939,10 @@ _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
     _toggle("shield", False, "target has a shield", "a shield adds +1 Defence against shooting (damage rule v1)"),
     _toggle("firer_wounded", False, "firer wounded", "a wounded firer has -1 to hit"),
     _toggle("firer_shocked", False, "firer shocked", "a shocked firer shoots worse"),
+    _toggle("blast", False, "blast weapon", "a blast weapon may blind fire with fewer than 3 shots"),
+    _dropdown("blind_fire_rule", "seed", ("seed", "any"), "blind fire allowed",
+              "seed: only at medium range with 3 or more shots or a blast weapon; any: always"),
+    _toggle("aimed_fire_team", False, "a fire team may aim", "one aimed shot per soldier of a fire team"),
 ), trial="shot")
 
 

@@ -240,7 +240,7 @@ def _stage(name: str, att_name: str, att: int, def_name: str, dfd: int, mod: int
         sign = "+" if mod > 0 else "−"
         against += f" {sign} modifier {abs(mod)} = {dfd + mod}"
     detail = f"{att_name} {att} against {against}: {test.describe(f'd{test.sides}')}: {_ratio(p, test.sides)}"
-    return Stage(name, p, detail)
+    return Stage(name, p, detail, faces=test.sides)
 
 
 def _damage_note(s: int, t: int, explosive: int | None) -> str:

@@ -8,21 +8,20 @@ A notebook builds a dashboard in one line::
     from workbench.ui import CompareDashboard
     CompareDashboard().show()
 
-* :class:`SystemDashboard`: one generic dashboard, built from the declarative
-  control specs of :mod:`workbench.ui.specs` (one per system and function);
-* :class:`CompareDashboard`: the four systems side by side on shared concepts
+* :class:`SystemDashboard`: one generic dashboard, built from a system's
+  description (:mod:`workbench.systems`: its modes and controls);
+* :class:`CompareDashboard`: the systems side by side on shared concepts
   (:mod:`workbench.ui.compare`);
 * :func:`parse_query` / :func:`format_query`: the shareable-link scheme
   (``?bs=4&ap=6&shots=10&action=snap``), testable without Voila.
 """
-from .compare import CONCEPTS, CompareDashboard, compare_kwargs
+from .compare import CompareDashboard, compare_kwargs, concept_table
 from .dashboard import SystemDashboard
 from .picker import ProfilePicker
-from .plots import fraction_label
 from .query import format_query, parse_query, request_query
-from .specs import SPECS, Control, Mode, modes_for
+from .specs import Control, Mode, modes_for
 
 __all__ = [
     "SystemDashboard", "CompareDashboard", "ProfilePicker", "parse_query", "format_query", "request_query",
-    "compare_kwargs", "CONCEPTS", "SPECS", "Control", "Mode", "modes_for", "fraction_label",
+    "compare_kwargs", "concept_table", "Control", "Mode", "modes_for",
 ]

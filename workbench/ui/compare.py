@@ -1,32 +1,20 @@
-"""The four systems side by side: one matchup, shared concepts, overlaid results.
+"""Every system side by side: one matchup, shared concepts, overlaid results.
 
-Each system starts from its basic matchup (``workbench.profiles.BASIC_MATCHUPS``:
-a basic trooper firing its basic gun at a basic trooper). The shared concept
-sliders move each system's **own** stat by one step per notch, in the
-direction that means the same thing everywhere:
-
-============ ========================= ========================= ======================= ======================
-concept      changes (D12, N+)         forgotten (d10)           gunfire (opposed d10)   antares (d10 under)
-============ ========================= ========================= ======================= ======================
-accuracy +1  BS −1 (5+ -> 4+)          SHOOT −1                  BS +1                   Acc +1
-penetr. +1   AP −1 (5+ -> 4+)          ATTACK POWER −1           AP +1                   SV +1
-toughness +1 T +1 (+2 -> +3)           armour one step           T +1                    Res +1
-                                       (none -> light -> heavy)
-cover +1     cover +1 (+0 -> +1)       cover one step (open ->   hit_mod +1 (added to    cover +1
-                                       in cover & soft -> in     Ev)
-                                       cover & hard)
-============ ========================= ========================= ======================= ======================
-
-"accuracy" and "penetration" +1 favour the firer; "toughness" and "cover" +1
-favour the target. ``shots`` and ``models`` (unit size) are the same number in
-every system. A step that leaves a system's allowed range shows that system's
-error and keeps its previous result; the other systems carry on.
+Each system starts from its basic matchup (its description's profiles: a
+basic trooper firing its basic gun at a basic trooper; a system without
+profiles starts from its seed matchup). The shared concept sliders
+(accuracy, penetration, toughness, cover) move each system's **own** stat by
+one step per notch, in the direction that means the same thing everywhere,
+as each description's ``concepts`` say (e.g. accuracy +1 = changes BS 5+ ->
+4+, gunfire BS +1). "accuracy" and "penetration" +1 favour the firer;
+"toughness" and "cover" +1 favour the target. ``shots`` and ``models`` (unit
+size) are the same number in every system. A step that leaves a system's
+allowed range shows that system's error and keeps its previous result; the
+other systems carry on. A system without a concept is not moved by it.
 """
 from __future__ import annotations
 
 import html
-import inspect
-from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as W
@@ -34,67 +22,24 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .. import systems
+from ..controls import Control
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
-from .query import link_html
+from ..systems.description import CONCEPT_NAMES, Step
 from .live import LiveDashboard
 from .plots import live_figure
-from .specs import Control
+from .query import format_query, link_html, parse_values
 
-__all__ = ["Step", "CONCEPTS", "COMPARE_CONTROLS", "CompareDashboard", "base_kwargs", "compare_kwargs",
+__all__ = ["COMPARE_CONTROLS", "CompareDashboard", "base_kwargs", "compare_kwargs", "concept_table",
            "stat_text"]
 
-COLORS = {"changes": "#4C72B0", "forgotten": "#DD8452", "gunfire": "#55A868", "antares": "#C44E52"}
 
+def concept_table(system_keys=None) -> dict[str, dict[str, Step]]:
+    """concept -> system -> :class:`~workbench.systems.description.Step`, from the descriptions."""
+    keys = systems.keys() if system_keys is None else tuple(system_keys)
+    descs = [systems.get(k) for k in keys]
+    return {c: {d.key: d.concepts[c] for d in descs if c in d.concepts} for c in CONCEPT_NAMES}
 
-@dataclass(frozen=True)
-class Step:
-    """How one concept moves one system's stat: ``stat`` (argument name)
-    changes by ``sign`` per notch; or, with ``ladder``, the arguments move
-    along an ordered list of settings. ``style``: how the value is written
-    ("plus" = roll stat "5+", "mod" = modifier "+2", "plain")."""
-
-    stat: str
-    label: str
-    sign: int = 1
-    style: str = "plain"
-    ladder: tuple[tuple[tuple[str, Any], ...], ...] = ()
-
-
-_FORGOTTEN_COVER = (
-    (("cover", False), ("cover_level", "none")),
-    (("cover", True), ("cover_level", "soft")),
-    (("cover", True), ("cover_level", "hard")),
-)
-_FORGOTTEN_ARMOUR = tuple(((("armour", a),) for a in ("none", "light", "heavy")))
-
-#: concept -> system -> Step (see the module docstring for the table)
-CONCEPTS: dict[str, dict[str, Step]] = {
-    "accuracy": {
-        "changes": Step("bs", "BS", -1, "plus"),
-        "forgotten": Step("shoot", "SHOOT", -1),
-        "gunfire": Step("bs", "BS", +1),
-        "antares": Step("acc", "Acc", +1),
-    },
-    "penetration": {
-        "changes": Step("ap", "AP", -1, "plus"),
-        "forgotten": Step("attack_power", "ATTACK POWER", -1),
-        "gunfire": Step("ap", "AP", +1),
-        "antares": Step("sv", "SV", +1),
-    },
-    "toughness": {
-        "changes": Step("t", "T", +1, "mod"),
-        "forgotten": Step("armour", "armour", +1, ladder=_FORGOTTEN_ARMOUR),
-        "gunfire": Step("t", "T", +1),
-        "antares": Step("res", "Res", +1),
-    },
-    "cover": {
-        "changes": Step("cover", "cover", +1, "mod"),
-        "forgotten": Step("cover_level", "cover", +1, ladder=_FORGOTTEN_COVER),
-        "gunfire": Step("hit_mod", "hit_mod", +1, "mod"),
-        "antares": Step("cover", "cover", +1),
-    },
-}
 
 #: the compare dashboard's own controls (also its query-string keys)
 COMPARE_CONTROLS: dict[str, Control] = {c.name: c for c in (
@@ -102,22 +47,29 @@ COMPARE_CONTROLS: dict[str, Control] = {c.name: c for c in (
     Control("penetration", "int", 0, -4, 4, label="penetration", help="+1 = the weapon beats armour more easily"),
     Control("toughness", "int", 0, -2, 4, label="toughness / resist", help="+1 = the target is tougher"),
     Control("cover", "int", 0, 0, 2, label="cover", help="+1 = the target is better covered"),
-    Control("shots", "int", 10, 1, 40, label="shots"),
-    Control("models", "int", 5, 1, 20, label="unit size"),
+    Control("shots", "int", 10, 1, 40, label="shots", help="dice rolled to hit in every system"),
+    Control("models", "int", 5, 1, 20, label="unit size", help="models in the target unit in every system"),
 )}
 
 
 def base_kwargs(system: str) -> dict[str, Any]:
-    """The stat-level arguments of the system's basic matchup (from profiles)."""
+    """The stat-level arguments of the system's basic matchup (from its
+    profiles; its seed matchup when it has none)."""
+    d = systems.get(system)
+    if d.profiles is None:
+        return dict(d.seed_matchup)
     from .. import profiles
     attacker, weapon, target = profiles.basic_matchup(system)
     return profiles.matchup_kwargs(system, attacker, weapon, target)
 
 
+def _function(system: str) -> str:
+    """The function the compare page resolves: the system's first dashboard mode's."""
+    return systems.get(system).modes[0].function
+
+
 def _default(system: str, name: str) -> Any:
-    fn = systems.get(system).shooting
-    p = inspect.signature(fn).parameters[name]
-    return p.default
+    return systems.get(system).arguments(_function(system))[name]
 
 
 def compare_kwargs(system: str, base: dict[str, Any], *, accuracy: int = 0, penetration: int = 0,
@@ -127,40 +79,42 @@ def compare_kwargs(system: str, base: dict[str, Any], *, accuracy: int = 0, pene
     models set). A ladder step past its end raises
     :class:`~workbench.errors.InputError` naming the concept."""
     out = dict(base)
+    desc = systems.get(system)
     for concept, offset in (("accuracy", accuracy), ("penetration", penetration),
                             ("toughness", toughness), ("cover", cover)):
-        step = CONCEPTS[concept][system]
+        step = desc.concepts.get(concept)
+        if step is None:
+            continue
         if step.ladder:
-            names = [k for k, _ in step.ladder[0]]
+            settings = [r.settings for r in step.ladder]
+            names = [k for k, _ in settings[0]]
             current = tuple((k, out.get(k, _default(system, k))) for k in names)
-            start = step.ladder.index(current) if current in step.ladder else 0
+            start = settings.index(current) if current in settings else 0
             i = start + step.sign * offset
-            if not 0 <= i < len(step.ladder):
-                raise InputError(concept, f"a step from {-start} to {len(step.ladder) - 1 - start} for {system}",
-                                 offset, f"{system} has {len(step.ladder)} {step.label} settings")
-            out.update(dict(step.ladder[i]))
+            if not 0 <= i < len(settings):
+                raise InputError(concept, f"a step from {-start} to {len(settings) - 1 - start} for {system}",
+                                 offset, f"{system} has {len(settings)} {step.label} settings")
+            out.update(dict(settings[i]))
         else:
             out[step.stat] = out.get(step.stat, _default(system, step.stat)) + step.sign * offset
-    if shots is not None:
-        out["shots"] = shots
-    if models is not None:
-        out["models"] = models
+    accepted = desc.arguments(_function(system))
+    for name, value in (("shots", shots), ("models", models)):
+        if value is not None and name in accepted:
+            out[name] = value
     return out
 
 
 def stat_text(system: str, concept: str, kwargs: dict[str, Any]) -> str:
-    """How the concept's stat reads in the system: "BS 4+", "T +3", "armour light"."""
-    step = CONCEPTS[concept][system]
+    """How the concept's stat reads in the system: "BS 4+", "T +3", "armour light" ("–" without the concept)."""
+    step = systems.get(system).concepts.get(concept)
+    if step is None:
+        return "–"
     if step.ladder:
-        if concept == "cover" and system == "forgotten":
-            return "open" if not kwargs.get("cover") else f"in cover ({kwargs.get('cover_level')})"
-        return " ".join(f"{step.label} {kwargs.get(k)}" for k, _ in step.ladder[0])
-    v = kwargs.get(step.stat, _default(system, step.stat))
-    if step.style == "plus":
-        return f"{step.label} {v}+"
-    if step.style == "mod":
-        return f"{step.label} {v:+d}"
-    return f"{step.label} {v}"
+        for rung in step.ladder:
+            if all(kwargs.get(k, _default(system, k)) == v for k, v in rung.settings):
+                return rung.text
+        return " ".join(f"{k} {kwargs.get(k)}" for k, _ in step.ladder[0].settings)
+    return step.text(kwargs.get(step.stat, _default(system, step.stat)))
 
 
 class CompareDashboard(LiveDashboard):
@@ -170,10 +124,11 @@ class CompareDashboard(LiveDashboard):
     and results (``table``, class ``wb-compare-table``), ``error``, ``link``,
     ``panels``; ``current_outcomes()`` maps system -> exact Outcome."""
 
-    def __init__(self, *, query: str | None = None, system_keys: tuple[str, ...] = systems.KEYS):
-        self.system_keys = tuple(system_keys)
+    def __init__(self, *, query: str | None = None, system_keys: tuple[str, ...] | None = None):
+        self.system_keys = tuple(systems.builtins() if system_keys is None else system_keys)
         self.bases = {s: base_kwargs(s) for s in self.system_keys}
-        self.names = {s: systems.get(s).NAME for s in self.system_keys}
+        self.names = {s: systems.get(s).name for s in self.system_keys}
+        self.colours = {s: systems.get(s).colour for s in self.system_keys}
         self.recomputes = 0
         self._hold = 0
         self._outcomes: dict[str, Outcome] = {}
@@ -202,25 +157,21 @@ class CompareDashboard(LiveDashboard):
         layout = dict(height=400, width=560, margin=dict(l=55, r=15, t=45, b=95), bargap=0.15,
                       legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
         self.fig_dist, dist_w = live_figure(go.Figure(
-            data=[go.Bar(name=self.names[s], x=[0], y=[1.0], marker_color=COLORS.get(s)) for s in self.system_keys],
-            layout=dict(title=dict(text="Models removed, four systems"), barmode="group",
+            data=[go.Bar(name=self.names[s], x=[0], y=[1.0], marker_color=self.colours[s]) for s in self.system_keys],
+            layout=dict(title=dict(text="Models removed, side by side"), barmode="group",
                         xaxis=dict(title=dict(text="models removed")), yaxis=dict(title=dict(text="probability")),
                         **layout)))
         self.fig_means, means_w = live_figure(go.Figure(
             data=[go.Bar(name="expected removals", x=[self.names[s] for s in self.system_keys],
                          y=[0.0] * len(self.system_keys), text=[""] * len(self.system_keys), textposition="auto",
-                         marker_color=[COLORS.get(s) for s in self.system_keys])],
+                         marker_color=[self.colours[s] for s in self.system_keys])],
             layout=dict(title=dict(text="Expected models removed"), showlegend=False,
                         yaxis=dict(title=dict(text="expected models removed")), **layout)))
         dist_w.add_class("wb-plot-compare")
         means_w.add_class("wb-plot-means")
-        intro = W.HTML("<h2>Four systems, one matchup</h2><p>A basic trooper fires its basic gun at a basic "
+        intro = W.HTML("<h2>Every system, one matchup</h2><p>A basic trooper fires its basic gun at a basic "
                        "trooper in each system (profiles/). Each concept slider moves every system's own stat "
-                       "by one step: accuracy +1 = changes BS −1 (N+), forgotten SHOOT −1, gunfire BS +1, "
-                       "antares Acc +1; penetration +1 = changes AP −1, forgotten ATTACK POWER −1, gunfire AP +1, "
-                       "antares SV +1; toughness +1 = changes T +1, forgotten armour one step, gunfire T +1, "
-                       "antares Res +1; cover +1 = changes cover +1, forgotten open → cover (soft) → cover (hard), "
-                       "gunfire hit_mod +1, antares cover +1.</p>")
+                       f"by one step: {html.escape(_concept_words(self.system_keys))}.</p>")
         intro.add_class("wb-title")
         box = W.Box(list(self.controls.values()), layout=W.Layout(display="flex", flex_flow="row wrap"))
         box.add_class("wb-controls")
@@ -248,7 +199,6 @@ class CompareDashboard(LiveDashboard):
         return self.current_outcomes()
 
     def query_string(self) -> str:
-        from .query import format_query
         return format_query(self.values(), COMPARE_CONTROLS)
 
     # -- writing -----------------------------------------------------------
@@ -265,10 +215,9 @@ class CompareDashboard(LiveDashboard):
         return not self._errors
 
     def apply_query(self, qs: str) -> list[str]:
-        from .query import parse_query
         self._query_applied = True
         errors: list[str] = []
-        values = parse_query("compare", qs, errors)
+        values = parse_values(qs, COMPARE_CONTROLS, (), errors)
         if values:
             self.set_values(**values)
         if errors:
@@ -285,7 +234,7 @@ class CompareDashboard(LiveDashboard):
         for s in self.system_keys:
             try:
                 kw = self.kwargs(s)
-                out = systems.get(s).shooting(**kw)
+                out = systems.get(s).function(_function(s))(**kw)
             except WorkbenchError as exc:
                 self._errors[s] = str(exc)
                 continue
@@ -315,7 +264,7 @@ class CompareDashboard(LiveDashboard):
             kw = self._kwargs.get(s, {})
             out = self._outcomes.get(s)
             cells = [html.escape(self.names[s])]
-            cells += [html.escape(stat_text(s, c, kw)) for c in CONCEPTS]
+            cells += [html.escape(stat_text(s, c, kw)) for c in CONCEPT_NAMES]
             cells += [str(kw.get("shots")), str(kw.get("models"))]
             cells += [f"{out.mean:.3f}", f"{out.at_least(1):.3f}"] if out else ["–", "–"]
             if s in self._errors:
@@ -323,6 +272,21 @@ class CompareDashboard(LiveDashboard):
             rows.append(f'<tr class="wb-row-{s}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         self.table.value = (f"<table class='wb-compare'><thead><tr>{head}</tr></thead>"
                             f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _concept_words(system_keys) -> str:
+    """"accuracy +1 = 40k Changes BS −1, ...; penetration +1 = ..." from the descriptions."""
+    parts = []
+    for concept, steps in concept_table(system_keys).items():
+        moves = []
+        for key, step in steps.items():
+            name = systems.get(key).name
+            if step.ladder:
+                moves.append(f"{name} " + " → ".join(r.text for r in step.ladder))
+            else:
+                moves.append(f"{name} {step.label} {'+' if step.sign > 0 else '−'}1")
+        parts.append(f"{concept} +1 = " + ", ".join(moves))
+    return "; ".join(parts)
 
 
 def _error_html(message: str) -> str:

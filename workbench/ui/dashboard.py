@@ -24,8 +24,9 @@ import plotly.graph_objects as go
 from .. import systems
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
+from ..teach import ratio
 from .live import LiveDashboard
-from .plots import fraction_label, live_figure
+from .plots import live_figure
 from .query import MODE_KEY, controls_of, format_query, link_html, parse_query as _parse_query_any
 from .specs import Control, Mode, modes_for
 
@@ -162,9 +163,10 @@ class SystemDashboard(LiveDashboard):
     def __init__(self, system: str, *, mode: str | None = None, query: str | None = None,
                  profiles: bool = True, sampled_samples: int = SAMPLED_SAMPLES,
                  sampled_seed: int = SAMPLED_SEED):
-        self.system = system
-        self.module = systems.get(system)
-        self.modes: dict[str, Mode] = {m.key: m for m in modes_for(system, self.module)}
+        self.description = systems.get(system)
+        self.system = self.description.key
+        self.module = self.description.module
+        self.modes: dict[str, Mode] = {m.key: m for m in modes_for(self.description)}
         self.specs: dict[str, Control] = controls_of(self.modes.values())
         self.sampled_samples = sampled_samples
         self.sampled_seed = sampled_seed
@@ -173,8 +175,6 @@ class SystemDashboard(LiveDashboard):
         self._outcome: Outcome | None = None
         self._sampled: Outcome | None = None
         self._query_applied = query is not None
-        die = getattr(self.module, "DIE", None)
-        self.die = die if isinstance(die, int) else None
 
         self._looks = SharedLooks()
         self.controls: dict[str, W.ValueWidget] = _Controls(self)
@@ -219,10 +219,12 @@ class SystemDashboard(LiveDashboard):
 
         self.controls_box = W.VBox([])
         self.controls_box.add_class("wb-controls")
-        title = W.HTML(f"<h2>{html.escape(self.module.NAME)}</h2>"
-                       f"<p>Seed: <code>{html.escape(getattr(self.module, 'SEED', ''))}</code>. "
-                       "Every control is an argument of the system's stat-level function; "
-                       "plots update when a control is released.</p>")
+        d = self.description
+        source = (f"Seed: <code>{html.escape(d.seed)}</code>. " if d.seed else
+                  f"Rule file: <code>{html.escape(d.path.name)}</code>. " if d.path else "")
+        title = W.HTML(f"<h2>{html.escape(d.name)}</h2>"
+                       f"<p>{html.escape(d.blurb)} {source}"
+                       "Plots update when a control is released.</p>")
         title.add_class("wb-title")
         parts = [title, self.mode_picker]
         if self.profile_picker is not None:
@@ -424,7 +426,7 @@ class SystemDashboard(LiveDashboard):
             stages = out.stages
             bar.x = [s.name for s in stages] or ["(none)"]
             bar.y = [float(s.probability) for s in stages] or [0.0]
-            bar.text = [fraction_label(s.probability, self.die) for s in stages] or [""]
+            bar.text = [ratio(s.probability, s.detail, s.faces) for s in stages] or [""]
             bar.customdata = [s.detail for s in stages] or [""]
         self.effects.value = self._effects_html(out, sampled)
 
@@ -440,7 +442,9 @@ class SystemDashboard(LiveDashboard):
             if sampled is not None and name in sampled.effects:
                 text += (f" <span class='wb-sampled-value'>(sampled {_fmt(sampled.effects[name])} ± "
                          f"{_fmt(2 * sampled.effects_stderr.get(name, 0.0))})</span>")
-            rows.append((f"wb-effect-{_css(name)}", name.replace("_", " "), text))
+            words = name.replace("_", " ")
+            label = f"P({words})" if out.effect_kind(name) == "probability" else f"expected {words}"
+            rows.append((f"wb-effect-{_css(name)}", label, text))
         if sampled is not None:
             rows.append(("wb-sampled-mean", f"sampled mean ({sampled.samples:,} samples)",
                          f"{_fmt(sampled.mean)} ± {_fmt(2 * (sampled.mean_stderr or 0.0))}"))
@@ -448,7 +452,7 @@ class SystemDashboard(LiveDashboard):
                        f'</th><td class="wb-value">{value}</td></tr>' for cls, label, value in rows)
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in out.notes)
         details = f"<details><summary>Interpretations used</summary><ul>{notes}</ul></details>" if notes else ""
-        stages = "".join(f"<li>{html.escape(s.name)}: {fraction_label(s.probability, self.die)} — "
+        stages = "".join(f"<li>{html.escape(s.name)}: {ratio(s.probability, s.detail, s.faces)} — "
                          f"{html.escape(s.detail)}</li>" for s in out.stages)
         return (f'<div class="wb-effects-box" style="min-width:320px;max-width:520px">'
                 f"<h4>Numbers</h4><table>{body}</table>"

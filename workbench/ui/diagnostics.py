@@ -6,7 +6,7 @@ thin layer over :mod:`workbench.compare`:
 * **Sweep**: a system, two of its stats (x and y), the value shown (expected
   removals or P(at least k)) and the number of shots; a heatmap over (x, y)
   and lines of the value against x, one per y. The other stats stay at the
-  seed matchup (:data:`workbench.compare.DEFAULT_MATCHUP`).
+  system's seed matchup (its description's ``seed_matchup``).
 * **Value of +1**: per system, how much one step of each stat (in the
   direction that helps its owner) changes expected removals, as a plot and a
   table.
@@ -26,10 +26,8 @@ from typing import Any
 import ipywidgets as W
 import pandas as pd
 
-from .. import compare
+from .. import compare, systems
 from ..errors import WorkbenchError
-from .. import systems
-from ..systems import KEYS
 from .plots import figure_widget, replace_figure, show_widget
 
 __all__ = ["DiagnosticsDashboard", "VALUES"]
@@ -37,6 +35,16 @@ __all__ = ["DiagnosticsDashboard", "VALUES"]
 #: what the sweep tab can show
 VALUES = {"expected removals": "mean", "P(at least 1)": "p_at_least_1", "P(at least 2)": "p_at_least_2",
           "P(at least 3)": "p_at_least_3"}
+
+
+def _with_stats() -> list[str]:
+    """The systems the sweep and value-of-+1 tabs can show: those with diagnostics stats."""
+    return [k for k in systems.keys() if systems.get(k).stats]
+
+
+def _shots(desc, shots: int) -> dict[str, int]:
+    """``{"shots": shots}`` when the system's first function takes shots."""
+    return {"shots": shots} if "shots" in desc.arguments(desc.modes[0].function) else {}
 
 
 def _table(df: pd.DataFrame, columns: list[str], floats: str = "{:.4f}") -> str:
@@ -75,7 +83,7 @@ class DiagnosticsDashboard(W.VBox):
 
     # -- sweep -------------------------------------------------------------
     def _sweep_tab(self, system: str) -> W.Widget:
-        self.sw_system = W.Dropdown(options=list(KEYS), value=system, description="system")
+        self.sw_system = W.Dropdown(options=list(_with_stats()), value=system, description="system")
         self.sw_x = W.Dropdown(description="x")
         self.sw_y = W.Dropdown(description="y")
         self.sw_value = W.Dropdown(options=list(VALUES), value="expected removals", description="show")
@@ -94,7 +102,7 @@ class DiagnosticsDashboard(W.VBox):
         return W.VBox([controls, self.sw_msg, self.sw_heat, self.sw_lines])
 
     def _sweep_stats(self) -> None:
-        names = list(compare.STATS[self.sw_system.value])
+        names = [s.name for s in systems.get(self.sw_system.value).stats]
         self._busy = True
         self.sw_x.options, self.sw_y.options = names, names
         self.sw_x.value, self.sw_y.value = names[0], names[-1] if len(names) > 1 else names[0]
@@ -108,12 +116,12 @@ class DiagnosticsDashboard(W.VBox):
         if x == y:
             self.sw_msg.value = "Pick two different stats for x and y."
             return None
-        stats = compare.STATS[key]
-        grid = {**compare.DEFAULT_MATCHUP[key], "shots": self.sw_shots.value,
-                x: list(stats[x].values), y: list(stats[y].values)}
+        desc = systems.get(key)
+        grid = {**desc.seed_matchup, **_shots(desc, self.sw_shots.value),
+                x: list(desc.stat(x).values), y: list(desc.stat(y).values)}
         value = VALUES[self.sw_value.value]
         try:
-            df = compare.sweep(key, "shooting", progress=False, **grid)
+            df = compare.sweep(key, desc.modes[0].function, progress=False, **grid)
             if value not in df.columns:
                 df[value] = 0.0
             _show(self.sw_heat, compare.heatmap(df, x, y, value))
@@ -121,14 +129,14 @@ class DiagnosticsDashboard(W.VBox):
         except WorkbenchError as exc:
             _error(self.sw_msg, exc)
             return None
-        fixed = {k: v for k, v in compare.DEFAULT_MATCHUP[key].items() if k not in (x, y, "shots")}
+        fixed = {k: v for k, v in desc.seed_matchup.items() if k not in (x, y, "shots")}
         self.sw_msg.value = ("Other stats at the seed matchup: "
                              + html.escape(", ".join(f"{k}={v}" for k, v in fixed.items())))
         return df
 
     # -- value of +1 ---------------------------------------------------------
     def _plus_one_tab(self, system: str) -> W.Widget:
-        self.p1_system = W.Dropdown(options=list(KEYS), value=system, description="system")
+        self.p1_system = W.Dropdown(options=list(_with_stats()), value=system, description="system")
         self.p1_shots = W.IntSlider(value=10, min=1, max=30, description="shots", continuous_update=False)
         self.p1_view = _view()
         self.p1_table = W.HTML("")
@@ -140,11 +148,11 @@ class DiagnosticsDashboard(W.VBox):
 
     def update_plus_one(self) -> pd.DataFrame:
         key = self.p1_system.value
-        df = compare.value_of_plus_one(key, shots=self.p1_shots.value)
+        df = compare.value_of_plus_one(key, **_shots(systems.get(key), self.p1_shots.value))
         _show(self.p1_view, compare.value_of_plus_one_figure(df))
         self.p1_doc.value = "<ul>" + "".join(
             f"<li><b>{html.escape(s.name)}</b> ({s.owner}): {html.escape(s.doc)}</li>"
-            for s in compare.STATS[key].values()) + "</ul>"
+            for s in systems.get(key).stats) + "</ul>"
         self.p1_table.value = _table(df, ["stat", "owner", "step_text", "mean", "improved_mean", "delta"])
         return df
 
@@ -165,7 +173,8 @@ class DiagnosticsDashboard(W.VBox):
 
     # -- equivalence -----------------------------------------------------------
     def _equivalence_tab(self, system: str) -> W.Widget:
-        self.eq_system = W.Dropdown(options=list(KEYS), value=system, description="system")
+        self.eq_system = W.Dropdown(options=[k for k in systems.keys() if systems.get(k).equivalence_search],
+                                    value=system, description="system")
         self.eq_shots = W.IntSlider(value=10, min=1, max=30, description="shots", continuous_update=False)
         self.eq_models = W.IntSlider(value=5, min=1, max=20, description="models", continuous_update=False)
         self.eq_sliders = W.VBox([])
@@ -183,9 +192,10 @@ class DiagnosticsDashboard(W.VBox):
 
     def _eq_build(self) -> None:
         key = self.eq_system.value
-        base = compare.DEFAULT_MATCHUP[key]
+        base = systems.get(key).seed_matchup
         sliders = []
-        for name, info in compare.STATS[key].items():
+        for info in systems.get(key).stats:
+            name = info.name
             start = base.get(name, info.values[0])
             s = W.IntSlider(value=start, min=min(info.values), max=max(info.values), description=name,
                             continuous_update=False)
@@ -196,7 +206,7 @@ class DiagnosticsDashboard(W.VBox):
     def matchup(self) -> dict[str, Any]:
         """The equivalence tab's matchup (seed matchup + sliders)."""
         key = self.eq_system.value
-        m = {**compare.DEFAULT_MATCHUP[key], "shots": self.eq_shots.value, "models": self.eq_models.value}
+        m = {**systems.get(key).seed_matchup, "shots": self.eq_shots.value, "models": self.eq_models.value}
         m.update({s.description: s.value for s in self.eq_sliders.children})
         return m
 
@@ -205,9 +215,11 @@ class DiagnosticsDashboard(W.VBox):
         system, as exact outcomes (what its forum post explains)."""
         key, m = self.eq_system.value, self.matchup()
         res = compare.equivalent(key, m, best=1)
-        out = {f"{key} (input)": systems.get(key).shooting(**m)}
+        first = systems.get(key).modes[0].function
+        out = {f"{key} (input)": systems.get(key).function(first)(**m)}
         for row in res.itertuples():
-            out[f"{row.system} (closest)"] = systems.get(row.system).shooting(**row.setting)
+            other = systems.get(row.system)
+            out[f"{row.system} (closest)"] = other.function(other.modes[0].function)(**row.setting)
         return out
 
     def update_equivalence(self) -> pd.DataFrame | None:

@@ -3,8 +3,8 @@
 Attacker, weapon and target dropdowns list the system's shipped units
 (``workbench.profiles.list_units``); "Load" turns the pair into stat-level
 arguments with ``workbench.profiles.matchup_kwargs`` and sets the matching
-controls with one recompute. A changes melee weapon loads the melee mode
-(WS, the weapon's S and AP, the attacker's A, the target's D/Inv/T/Sv/W).
+controls with one recompute. The system's description says which mode a
+weapon loads (a changes melee weapon loads the melee mode).
 """
 from __future__ import annotations
 
@@ -19,14 +19,10 @@ __all__ = ["ProfilePicker", "profile_kwargs"]
 
 
 def profile_kwargs(system: str, attacker, weapon, target) -> tuple[str, dict[str, Any]]:
-    """``(mode, kwargs)`` of a profile pair: shooting via
-    ``profiles.matchup_kwargs``; for a changes melee weapon, melee."""
+    """``(mode, kwargs)`` of a profile pair (``profiles.profile_kwargs``: the
+    system's description says which mode a weapon loads, e.g. changes' melee)."""
     from .. import profiles
-    if system == "changes" and weapon.stats.get("class") == "melee":
-        return "melee", dict(ws=attacker["ws"], s=weapon["s"], ap=weapon["ap"],
-                             attacks=attacker["a"] * weapon["shots"], d=target["d"], inv=target["inv"],
-                             t=target["t"], sv=target["sv"], wounds=target["w"], models=target.models)
-    return "shooting", profiles.matchup_kwargs(system, attacker, weapon, target)
+    return profiles.profile_kwargs(system, attacker, weapon, target)
 
 
 class ProfilePicker:

@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import copy
 import os
-from fractions import Fraction
 from typing import Iterator
 
 import ipywidgets as W
 import plotly.graph_objects as go
 
-from ..dice import faces_text
 
-__all__ = ["live_figure", "replace_figure", "figures_in", "show_widget", "figure_widget", "fraction_label"]
+__all__ = ["live_figure", "replace_figure", "figures_in", "show_widget", "figure_widget"]
 
 #: set by workbench.serve: where the page can load plotly's widget module from
 PLOTLY_ESM_ENV = "WORKBENCH_PLOTLY_ESM_URL"
@@ -101,8 +99,3 @@ def show_widget(widget: W.Widget) -> None:
         _sync(fw)
     display(widget)
 
-
-def fraction_label(p: Fraction, die: int | None = None) -> str:
-    """A stage probability as faces out of the die when it is one ("8/12"
-    rather than "2/3"), else as the lowest-terms fraction ("1/100")."""
-    return faces_text(Fraction(p), die) if die else str(Fraction(p))

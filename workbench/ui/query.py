@@ -21,7 +21,7 @@ from typing import Any, Iterable
 from ..errors import InputError
 from .specs import Control, Mode, modes_for
 
-__all__ = ["parse_query", "format_query", "request_query", "controls_of", "MODE_KEY"]
+__all__ = ["parse_query", "parse_values", "format_query", "request_query", "controls_of", "MODE_KEY"]
 
 MODE_KEY = "mode"
 
@@ -35,28 +35,26 @@ def controls_of(modes: Iterable[Mode]) -> dict[str, Control]:
     return out
 
 
-def _modes(system: str) -> tuple[Mode, ...]:
-    from .. import systems
-    return modes_for(system, systems.get(system))
-
-
 def parse_query(system: str, qs: str, errors: list[str] | None = None) -> dict[str, Any]:
-    """The dashboard values written in the query string ``qs`` (with or
-    without its leading ``?``), by stat-level argument name, plus ``mode``.
+    """The dashboard values of ``system`` (a key of :mod:`workbench.systems`)
+    written in the query string ``qs`` (with or without its leading ``?``),
+    by stat-level argument name, plus ``mode``.
 
     A bad key or value raises :class:`~workbench.errors.InputError` naming
     the key, what is allowed and what was given; when a list is passed as
     ``errors`` the message is appended there instead and the pair is skipped
-    (so that the dashboard keeps its default for it). ``system="compare"``
-    reads the compare dashboard's keys (accuracy, penetration, toughness,
-    cover, shots, models).
+    (so that the dashboard keeps its default for it).
     """
-    if system == "compare":
-        from .compare import COMPARE_CONTROLS
-        modes, controls = (), dict(COMPARE_CONTROLS)
-    else:
-        modes = _modes(system)
-        controls = controls_of(modes)
+    from .. import systems
+    modes = modes_for(systems.get(system))
+    return parse_values(qs, controls_of(modes), modes, errors)
+
+
+def parse_values(qs: str, controls: dict[str, Control], modes: Iterable[Mode] = (),
+                 errors: list[str] | None = None) -> dict[str, Any]:
+    """The values of ``controls`` (and ``mode``, one of ``modes``) written in
+    the query string ``qs``; errors as :func:`parse_query`."""
+    modes = tuple(modes)
     out: dict[str, Any] = {}
     text = (qs or "").lstrip("?")
     pairs = urllib.parse.parse_qsl(text, keep_blank_values=True)
