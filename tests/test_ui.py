@@ -20,10 +20,9 @@ import pytest
 
 from workbench.errors import InputError
 from workbench.systems import antares, changes, forgotten, gunfire
-from workbench.ui import (CONCEPTS, CompareDashboard, SystemDashboard, compare_kwargs, format_query,
-                          fraction_label, parse_query)
+from workbench.ui import CompareDashboard, SystemDashboard, compare_kwargs, concept_table, format_query, parse_query
 from workbench.ui.dashboard import SAMPLED_SAMPLES, SAMPLED_SEED
-from workbench.ui.specs import RESERVED
+from workbench.controls import RESERVED
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = ("changes", "forgotten", "gunfire", "antares")
@@ -341,8 +340,9 @@ def test_show_reads_query_string_from_the_environment(monkeypatch):
 
 
 def test_format_query_encodes():
-    from workbench.ui.specs import Control
-    ctl = {"a": Control("a", "choice", "x y", options=("x y", "z")), "b": Control("b", "optint", None, 1, 5)}
+    from workbench.controls import Control
+    ctl = {"a": Control("a", "choice", "x y", options=("x y", "z"), help="a word"),
+           "b": Control("b", "optint", None, 1, 5, help="a number or none")}
     assert format_query({"a": "x y", "b": None}, ctl) == "?a=x+y&b=none"
 
 
@@ -436,8 +436,9 @@ def test_compare_query_and_concept_table():
     dash = CompareDashboard(query="?accuracy=-1&shots=3&models=99")
     assert dash.controls["accuracy"].value == -1 and dash.controls["shots"].value == 3
     assert "models: expected a whole number from 1 to 20, got 99" in dash.error.value
-    assert set(CONCEPTS) == {"accuracy", "penetration", "toughness", "cover"}
-    assert all(set(v) == set(SYSTEMS) for v in CONCEPTS.values())
+    concepts = concept_table(SYSTEMS)
+    assert set(concepts) == {"accuracy", "penetration", "toughness", "cover"}
+    assert all(set(v) == set(SYSTEMS) for v in concepts.values())
     with pytest.raises(InputError, match=r"cover: expected a step from 0 to 2 for forgotten, got -1"):
         compare_kwargs("forgotten", {"shoot": 6, "attack_power": 5}, cover=-1)
 
@@ -493,12 +494,14 @@ def test_show_sends_the_current_figures_not_the_ones_first_built(monkeypatch):
     assert list(dash.fig_dist._widget_data[0]["x"]) == list(range(len(bars(dash))))
 
 
-def test_fraction_label():
-    assert fraction_label(Fraction(2, 3), 12) == "8/12"
-    assert fraction_label(Fraction(1, 2), 10) == "5/10"
-    assert fraction_label(Fraction(1, 100), 10) == "1/100"
-    assert fraction_label(Fraction(1, 3), 10) == "1/3"
-    assert fraction_label(Fraction(0), 12) == "0/12"
+def test_stage_bars_count_faces_of_the_die_rolled():
+    """Gunfire on a d6: BS 4 against Ev 3 needs 6 + 3 - 4 = 5+ (faces 5, 6), AP 3 against
+    AV 3 needs 6+ (face 6): the bars read "2/6" and "1/6", not tenths of the system's d10."""
+    dash = SystemDashboard("gunfire", profiles=False)
+    dash.set_values(die=6, bs=4, ev=3, ap=3, av=3)
+    assert list(dash.fig_stages.data[0].text) == ["2/6", "1/6"]
+    dash.set_values(die=10)  # on a d10: 5+ is faces 5..10, 6+ is faces 6..10
+    assert list(dash.fig_stages.data[0].text) == ["6/10", "5/10"]
 
 
 def test_panels_area_takes_other_widgets():

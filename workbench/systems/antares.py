@@ -403,7 +403,8 @@ def _out_of_10(doc: str) -> _Field:
 def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
     """``("shooting", keyword arguments of :func:`shooting`)`` for ``attacker``
     firing ``weapon`` at ``target``."""
-    return "shooting", dict(acc=attacker["acc"], res=target["res"], sv=weapon["sv"], armour=target["armour"])
+    return "shooting", dict(acc=attacker["acc"], res=target["res"], sv=weapon["sv"], armour=target["armour"],
+                            shots=weapon["shots"])
 
 
 SYSTEM = _Description(

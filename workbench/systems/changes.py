@@ -978,7 +978,7 @@ def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
                              t=target["t"], sv=target["sv"], wounds=target["w"],
                              attacks=attacker["a"] * weapon["shots"])
     return "shooting", dict(bs=attacker["bs"], s=weapon["s"], ap=weapon["ap"], t=target["t"], sv=target["sv"],
-                            inv=target["inv"], wounds=target["w"], weapon=weapon["class"])
+                            inv=target["inv"], wounds=target["w"], weapon=weapon["class"], shots=weapon["shots"])
 
 
 SYSTEM = _Description(

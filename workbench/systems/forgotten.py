@@ -995,7 +995,7 @@ def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
     if weapon["class"] == "melee":
         from ..errors import InputError
         raise InputError("weapon", "a ranged weapon (shooting)", weapon.name, f"{weapon.name} is a melee weapon")
-    out = dict(shoot=attacker["shoot"], attack_power=weapon["attack_power"])
+    out = dict(shoot=attacker["shoot"], attack_power=weapon["attack_power"], shots=weapon["shots"])
     if situation.get("damage_rule") == "v1":
         # the d6 damage v1 compares the weapon's Damage with the target's
         # Defence (which already counts its armour): no armour level

@@ -364,7 +364,8 @@ def _stat(doc: str) -> _Field:
 def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
     """``("shooting", keyword arguments of :func:`shooting`)`` for ``attacker``
     firing ``weapon`` at ``target``."""
-    out = dict(bs=attacker["bs"], ev=target["ev"], ap=weapon["ap"], av=target["av"], s=weapon["s"], t=target["t"])
+    out = dict(bs=attacker["bs"], ev=target["ev"], ap=weapon["ap"], av=target["av"], s=weapon["s"], t=target["t"],
+               shots=weapon["shots"])
     if weapon["explosive"] is not None:
         out["explosive"] = weapon["explosive"]
     return "shooting", out
