@@ -68,7 +68,8 @@ def _error(box: W.HTML, exc: Exception) -> None:
 class DiagnosticsDashboard(W.VBox):
     """Four tabs of design diagnostics; see the module docstring."""
 
-    def __init__(self, system: str = "changes"):
+    def __init__(self, system: str | None = None):
+        system = system or systems.keys()[0]
         self.message = W.HTML("")
         self.tabs = W.Tab(children=[self._sweep_tab(system), self._plus_one_tab(system),
                                     self._granularity_tab(), self._equivalence_tab(system)])
