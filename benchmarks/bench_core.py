@@ -125,7 +125,7 @@ def bench_one() -> None:
     print(f"    target: <= {TARGET_ONE_MS} ms per call")
     print(f"    {'system':<10} {'workbench':>12} {'(cpu)':>10} {'icepool':>12} {'ratio':>8}  {'max |diff|':>10}  verdict")
     missed = []
-    for key in systems.KEYS:
+    for key in systems.BUILTINS:
         try:
             mod = systems.get(key)
             kw = profiles.matchup_kwargs(key, *profiles.basic_matchup(key), shots=100, models=None)
@@ -220,7 +220,7 @@ def bench_sampled() -> None:
           "median of 3 runs")
     print(f"    target: >= {TARGET_DICE_PER_S / 1e6:.0f} M dice/s (changes: 3 D12 per shot; others for information:"
           " forgotten 2 d10, gunfire 2 d10, antares 2 tests x 2 d10 as counted by the roll-under rule)")
-    for key in systems.KEYS:
+    for key in systems.BUILTINS:
         try:
             mod = systems.get(key)
             kw = profiles.matchup_kwargs(key, *profiles.basic_matchup(key), shots=shots, models=None,
