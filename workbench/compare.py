@@ -443,8 +443,8 @@ def granularity(system: Any) -> Granularity:
     """
     desc = _system(system)
     if desc.granularity_grid is None:
-        raise InputError("system", "a system with a granularity grid: " + ", ".join(_with("granularity_grid")),
-                         desc.key)
+        raise InputError("system", "a system with a granularity grid: "
+                         + ", ".join(_with("granularity_grid")), desc.key)
     grid = dict(desc.granularity_grid)
     name, fn = _function(desc, None)
     cells, pmf, _eff, _path = evaluate(desc, name, progress=False, **grid)

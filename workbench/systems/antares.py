@@ -377,7 +377,7 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
 # ---------------------------------------------------------------------------
 import sys as _sys
 
-from ..controls import optional_slider as _optional, slider as _slider, toggle as _toggle
+from ..controls import shots_slider as _shots, slider as _slider, toggle as _toggle, unit_size_slider as _unit_size
 from .description import (Mode as _Mode, ProfileField as _Field, Profiles as _Profiles, StatInfo as _Stat,
                           Step as _Step, SystemDescription as _Description)
 
@@ -388,9 +388,8 @@ _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
     _slider("armour", 0, 0, 8, "armour", "the target's armour, added to its Res"),
     _slider("cover", 0, 0, 8, "cover", "the target's cover, added to its Res"),
     _slider("acc_mod", 0, -6, 6, "Acc modifier", "added to the firer's Acc"),
-    _slider("shots", 10, 1, 40, "shots", "dice rolled to hit, all models together"),
-    _optional("models", 10, 1, 40, "models in the target unit", "the target unit's size; the leftmost notch means "
-              "no limit on how many can be removed"),
+    _shots(10),
+    _unit_size(10),
     _toggle("critical_ignores_res", False, "critical hit ignores Res",
             "variant: a critical hit (a roll of 1) removes a model without a Res test"),
 ), trial="shot")

@@ -857,7 +857,8 @@ TABLES = {"shooting": shooting_table, "melee": melee_table}
 # ---------------------------------------------------------------------------
 import sys as _sys
 
-from ..controls import dropdown as _dropdown, optional_slider as _optional, slider as _slider, toggle as _toggle
+from ..controls import (dropdown as _dropdown, shots_slider as _shots, slider as _slider, toggle as _toggle,
+                        unit_size_slider as _unit_size)
 from .description import (Mode as _Mode, ProfileField as _Field, Profiles as _Profiles, StatInfo as _Stat,
                           Step as _Step, SystemDescription as _Description)
 
@@ -868,8 +869,7 @@ _DEFENCE_CONTROLS = (
     _slider("sv", 3, -2, 8, "Sv (added to AP)", "the target's armour save, added to the AP roll needed to pierce"),
     _slider("inv", 0, 0, 8, "Inv (added to BS or WS)",
             "the target's invulnerable modifier; the better of cover (or dodge) and Inv is added to the hit roll"),
-    _optional("models", 10, 1, 40, "models in the target unit", "the target unit's size; the leftmost notch means "
-              "no limit on how many can be removed"),
+    _unit_size(10),
     _slider("wounds", 1, 1, 6, "W (wounds per model)", "wounds each target model takes before it is removed"),
     _toggle("natural_12_always_succeeds", False, "a natural 12 always succeeds",
             "variant: a roll of 12 passes every test, however hard"),
@@ -883,7 +883,7 @@ _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
     _slider("ap", 5, 1, 13, "AP (roll needed)",
             f"armour piercing: pierces on {_ROLL_HELP}, plus the target's Sv"),
     _slider("cover", 0, 0, 8, "cover (added to BS)", "the target's cover, added to the BS roll needed"),
-    _slider("shots", 10, 1, 40, "shots", "dice rolled to hit, all models together"),
+    _shots(10),
     _dropdown("weapon", "light", WEAPONS, "weapon class", "a heavy weapon fires at BS +4 in a SHOT action"),
     _dropdown("action", "aimed", ACTIONS, "action", "the firing unit's action this turn: snap, shot or aimed"),
     _toggle("go_to_ground", False, "target gone to ground", "the target has gone to ground: +2 cover"),

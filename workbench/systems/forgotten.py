@@ -904,16 +904,16 @@ def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int) -> t
 # ---------------------------------------------------------------------------
 import sys as _sys
 
-from ..controls import dropdown as _dropdown, optional_slider as _optional, slider as _slider, toggle as _toggle
+from ..controls import (dropdown as _dropdown, optional_slider as _optional, shots_slider as _shots, slider as _slider,
+                        toggle as _toggle, unit_size_slider as _unit_size)
 from .description import (Mode as _Mode, ProfileField as _Field, Profiles as _Profiles, Rung as _Rung,
                           StatInfo as _Stat, Step as _Step, SystemDescription as _Description)
 
 _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
     _slider("shoot", 6, 1, 12, "SHOOT (roll needed)", "hits when a d10 plus modifiers reaches SHOOT (lower is better)"),
     _slider("attack_power", 5, 0, 10, "ATTACK POWER", "the weapon kills when a d10 beats it (lower is stronger)"),
-    _slider("shots", 5, 1, 40, "shots", "dice rolled to hit, all models together"),
-    _optional("models", 5, 1, 40, "models in the target unit", "the target unit's size; the leftmost notch means "
-              "no limit on how many can be downed"),
+    _shots(5),
+    _unit_size(5),
     _dropdown("moved", "cautious", tuple(MOVED), "firer moved", "how far the firer moved: stationary +1, normal -1"),
     _dropdown("range", "medium", tuple(RANGES), "range", "close +1, long -1 to hit"),
     _toggle("facing_away", False, "target facing away", "the target faces away from the firer"),

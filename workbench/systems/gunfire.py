@@ -328,8 +328,8 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
 # ---------------------------------------------------------------------------
 import sys as _sys
 
-from ..controls import (dropdown as _dropdown, fine_slider as _fine, optional_slider as _optional,
-                        slider as _slider, toggle as _toggle)
+from ..controls import (dropdown as _dropdown, fine_slider as _fine, optional_slider as _optional, shots_slider as _shots,
+                        slider as _slider, toggle as _toggle, unit_size_slider as _unit_size)
 from .description import (Mode as _Mode, ProfileField as _Field, Profiles as _Profiles, StatInfo as _Stat,
                           Step as _Step, SystemDescription as _Description)
 
@@ -340,9 +340,8 @@ _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
     _slider("av", 3, 0, 12, "AV", "the target's armour value, tested against AP"),
     _slider("s", 1, 0, 12, "S", "the weapon's strength: penetrating hits divided by the target's T remove models"),
     _slider("t", 1, 1, 12, "T", "the target's toughness: penetrating hits needed per model removed"),
-    _slider("shots", 10, 1, 40, "shots", "dice rolled to hit, all models together"),
-    _optional("models", 10, 1, 40, "models in the target unit", "the target unit's size; the leftmost notch means "
-              "no limit on how many can be removed"),
+    _shots(10),
+    _unit_size(10),
     _slider("hit_mod", 0, -6, 6, "hit modifier", "added to Ev (positive makes hitting harder)"),
     _slider("pen_mod", 0, -6, 6, "penetration modifier", "added to AV (positive makes penetrating harder)"),
     _optional("explosive", None, 1, 6, "Explosive X", "an explosive weapon's X; the leftmost notch means not "
