@@ -207,6 +207,18 @@ def test_a_rule_file_gets_controls_from_its_stats(rule_folder):
     np.testing.assert_allclose(np.asarray(dash.fig_dist.data[0].y, dtype=float),
                                [float(x) for x in brute(5, 0, 2, 2)], atol=1e-12)
     assert list(dash.fig_stages.data[0].text) == ["2/6"]
+    assert dash.profile_picker is None  # a rule file has no unit profiles: no picker
+
+
+def test_the_compare_page_takes_a_rule_file_beside_the_builtins(rule_folder):
+    from workbench.ui import CompareDashboard
+    keys = systems.BUILTINS + ("fake6",)
+    dash = CompareDashboard(system_keys=keys)
+    dash.set_values(accuracy=1, shots=2, models=2)
+    # no concept moves the rule file (it names none): BS 4 stays, 2 shots at 2 models
+    got = dash.current_outcomes()["fake6"].pmf
+    np.testing.assert_allclose(got, [float(x) for x in brute(4, 0, 2, 2)], atol=1e-12)
+    assert "fake6" in dash.table.value and len(dash.fig_dist.data) == 5
 
 
 def test_diagnostics_step_a_rule_files_stats(rule_folder):

@@ -213,7 +213,7 @@ class SystemDashboard(LiveDashboard):
         stages_w.add_class("wb-plot-stages")
 
         self.profile_picker = None
-        if profiles:
+        if profiles and self.description.profiles is not None:
             from .picker import ProfilePicker
             self.profile_picker = ProfilePicker(self)
 
