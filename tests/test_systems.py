@@ -238,6 +238,7 @@ def test_a_broken_rule_file_is_kept_with_its_message_and_keeps_the_others(rule_f
     broken = {b.path.name: b.message for b in systems.broken()}
     assert "system.broken: expected nothing, got 'on purpose'" in broken["bad.toml"]
     assert "already used by a built-in system" in broken["clash.toml"]
+    assert {b.path.name: b.key for b in systems.broken()} == {"bad.toml": None, "clash.toml": "gunfire"}
 
 
 def test_profiles_of_an_unknown_system_or_one_without_profiles_are_clear_errors(rule_folder):

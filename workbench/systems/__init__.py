@@ -84,15 +84,17 @@ def _load_rules() -> tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...
     found: dict[str, SystemDescription] = {}
     bad: list[BrokenSystem] = []
     for path in files:
+        key = None
         try:
             rs = rules.load(path)
-            if rs.key in taken:
-                where = "a built-in system" if rs.key in BUILTINS else str(found[rs.key].path)
+            key = rs.key
+            if key in taken:
+                where = "a built-in system" if key in BUILTINS else str(found[key].path)
                 raise WorkbenchError(f"{path}: system.key: expected a key no other system uses, "
-                                     f"got {rs.key!r} (already used by {where})")
+                                     f"got {key!r} (already used by {where})")
             desc = describe_rules(rs, RULE_COLOURS[len(found) % len(RULE_COLOURS)])
         except (WorkbenchError, OSError) as exc:
-            bad.append(BrokenSystem(path=path, message=str(exc) or type(exc).__name__))
+            bad.append(BrokenSystem(path=path, message=str(exc) or type(exc).__name__, key=key))
             continue
         taken.add(rs.key)
         found[rs.key] = desc

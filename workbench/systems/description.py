@@ -413,7 +413,8 @@ class SystemDescription:
 
 @attrs.frozen
 class BrokenSystem:
-    """A rule file that did not load: its path and the loader's message."""
+    """A rule file that did not load: its path, the loader's message and,
+    when the file got that far, its key."""
 
     path: Path
     message: str = attrs.field(validator=_text)

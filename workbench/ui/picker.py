@@ -15,14 +15,7 @@ import ipywidgets as W
 
 from ..errors import WorkbenchError
 
-__all__ = ["ProfilePicker", "profile_kwargs"]
-
-
-def profile_kwargs(system: str, attacker, weapon, target) -> tuple[str, dict[str, Any]]:
-    """``(mode, kwargs)`` of a profile pair (``profiles.profile_kwargs``: the
-    system's description says which mode a weapon loads, e.g. changes' melee)."""
-    from .. import profiles
-    return profiles.profile_kwargs(system, attacker, weapon, target)
+__all__ = ["ProfilePicker"]
 
 
 class ProfilePicker:
@@ -96,7 +89,8 @@ class ProfilePicker:
             return False
         weapon = attacker.weapon(self.weapon.value)
         try:
-            mode, kwargs = profile_kwargs(self.system, attacker, weapon, target)
+            from .. import profiles
+            mode, kwargs = profiles.profile_kwargs(self.system, attacker, weapon, target)
             if mode not in self.dashboard.modes:
                 raise WorkbenchError(f"{self.system} has no {mode} dashboard")
             names = {c.name for c in self.dashboard.modes[mode].controls}
