@@ -317,3 +317,13 @@ def test_no_module_outside_a_systems_own_file_names_a_system_key():
             if isinstance(node, ast.Constant) and node.value in keys:
                 offenders.append(f"{rel}:{node.lineno}: {node.value!r}")
     assert offenders == []
+
+
+def test_outcome_effect_kinds_and_stage_faces_are_checked():
+    with pytest.raises(InputError, match=r"^effect_kinds\['x'\]: expected one of 'probability', 'expected', "
+                                         r"got 'maybe'$"):
+        Outcome("s", "f", {}, [1.0], effects={"x": 0.5}, effect_kinds={"x": "maybe"})
+    with pytest.raises(InputError, match=r"^Stage.faces: expected a whole number of faces, 2 or more"):
+        Stage("to hit", Fraction(1, 2), faces=1)
+    o = Outcome("s", "f", {}, [0.5, 0.5], effects={"x": 0.5}, effect_kinds={"x": "probability"})
+    assert "P(x) = 50.0 %" in o.explain() and o.trial == "test"

@@ -27,10 +27,14 @@ def register_terms(system: str, name: str, effect_kinds: Mapping[str, str], tria
     """What outcomes of ``system`` say about themselves: the system's name,
     which side effects are probabilities (the others are expected counts) and
     the word for one attack of each function ("shot", "attack")."""
+    _TERMS[system] = (name, _checked_kinds(effect_kinds), MappingProxyType(dict(trials)))
+
+
+def _checked_kinds(effect_kinds: Mapping[str, str]) -> Mapping[str, str]:
     for effect, kind in effect_kinds.items():
         if kind not in EFFECT_KINDS:
             raise InputError(f"effect_kinds[{effect!r}]", "one of " + ", ".join(map(repr, EFFECT_KINDS)), kind)
-    _TERMS[system] = (name, MappingProxyType(dict(effect_kinds)), MappingProxyType(dict(trials)))
+    return MappingProxyType(dict(effect_kinds))
 
 
 @dataclass(frozen=True)
@@ -126,11 +130,8 @@ class Outcome:
         object.__setattr__(self, "stages", tuple(self.stages))
         object.__setattr__(self, "notes", tuple(self.notes))
         _name, kinds, trials = _TERMS.get(self.system, (None, {}, {}))
-        given = dict(kinds if self.effect_kinds is None else self.effect_kinds)
-        for effect, kind in given.items():
-            if kind not in EFFECT_KINDS:
-                raise InputError(f"effect_kinds[{effect!r}]", "one of " + ", ".join(map(repr, EFFECT_KINDS)), kind)
-        object.__setattr__(self, "effect_kinds", MappingProxyType(given))
+        object.__setattr__(self, "effect_kinds", _checked_kinds(kinds if self.effect_kinds is None
+                                                                else self.effect_kinds))
         if self.trial is None:
             object.__setattr__(self, "trial", trials.get(self.function, "test"))
 

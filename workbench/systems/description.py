@@ -27,13 +27,11 @@ import attrs
 
 from ..controls import Control, dropdown, slider, toggle
 from ..errors import InputError
-from ..outcome import register_terms
+from ..outcome import EFFECT_KINDS, register_terms
 
 __all__ = ["Mode", "StatInfo", "Rung", "Step", "ProfileField", "Profiles", "SystemDescription",
            "BrokenSystem", "describe_rules", "EFFECT_KINDS", "CONCEPT_NAMES", "OWNERS", "MISSING"]
 
-#: what a side effect is: a probability ("P(shock) = 35.0 %") or an expected count
-EFFECT_KINDS = ("probability", "expected")
 #: the compare page's shared concepts, in its order
 CONCEPT_NAMES = ("accuracy", "penetration", "toughness", "cover")
 #: whose stat it is ("either": the system does not say which way helps whom)
