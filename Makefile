@@ -63,7 +63,7 @@ test: setup-test browser
 
 # JupyterLab on the notebooks; jupyter/jupyter_server_config.py strips outputs on save
 lab: setup-lab
-	JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" $(VENV)/bin/jupyter lab notebooks
+	JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" $(VENV)/bin/jupyter lab notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 # rewrite the lock files after a change of pyproject.toml (each one constrained
 # by the one before, so that the packages they share have one version)
