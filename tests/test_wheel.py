@@ -21,7 +21,7 @@ from wheelkit import REQUIREMENTS, ROOT, build_wheel, clean_env, make_venv, run
 
 pytestmark = pytest.mark.slow
 
-DATA = {"profiles": "*/*.toml", "notebooks": "*.ipynb", "rules": "*.toml"}
+DATA = {"profiles": "**/*.toml", "notebooks": "*.ipynb", "rules": "**/*.toml"}
 TEMPLATE = ROOT / "workbench" / "voila"
 
 
