@@ -282,3 +282,24 @@ def test_sweep_lists_and_words_to_stdout(capsys):
     lines = out.strip().splitlines()
     assert len(lines) == 3  # a header and one row per action
     assert {line.split()[lines[0].split().index("action")] for line in lines[1:]} == {"snap", "aimed"}
+
+
+def test_serve_without_voila_says_what_to_install(capsys, monkeypatch):
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "voila" else real(name, *a))
+    code, out, err = cli_run(capsys, "serve", "--port", "0")
+    assert code == 1 and out == ""
+    assert "pip install 'dice-workbench[dashboard]'" in err
+
+
+def test_output_cut_short_by_a_pipe_is_not_an_error():
+    # `dice-workbench sweep ... | head -1`: the reader closes the pipe early; the
+    # table (about 2,000 rows) is larger than the pipe's buffer, so the writer meets the closed pipe
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "sweep", "changes", "shooting", "bs=1..13",
+                             "s=1..13", "ap=1..13"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert len(proc.stdout.readline()) > 10
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(120) == 0
+    assert "Traceback" not in err and "BrokenPipeError" not in err

@@ -266,8 +266,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 a usage mistake or a refused value)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "serve":  # the server's options live in one place: workbench.serve
+        import importlib.util
+        if importlib.util.find_spec("voila") is None:
+            print(f"{PROG} serve: error: the dashboards need Voila, which is not installed here: "
+                  "pip install 'dice-workbench[dashboard]'", file=sys.stderr)
+            return 1
         from . import serve
         return serve.main(argv[1:]) or 0
+    try:
+        return _run(argv)
+    except BrokenPipeError:  # `dice-workbench table | head`: the reader left, nothing is wrong
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _run(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     command = args.command or "table"
