@@ -1,19 +1,55 @@
 # The two commands of the README: `make run` and `make test`.
-# Both create the virtual environment .venv in the checkout on first use.
+# Both create the virtual environment .venv in the checkout on first use and
+# install the locked versions of requirements/*.txt into it (uv reads them;
+# `make lock` rewrites them from pyproject.toml):
+#   requirements/run.txt   the workbench and its dashboards      (make setup, make run)
+#   requirements/lab.txt   + JupyterLab and nbstripout            (make lab)
+#   requirements/test.txt  + the test tools                       (make setup-test, make test)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-stamp
+UV := $(VENV)/bin/uv
+UV_PIP := $(UV) pip install --python $(PY)
+RUN_STAMP := $(VENV)/.installed-run
+LAB_STAMP := $(VENV)/.installed-lab
+TEST_STAMP := $(VENV)/.installed-test
+# the uv release the lock files were written with (requirements/test.txt pins it)
+UV_PIN := $(shell grep -m1 '^uv==' requirements/test.txt | cut -d' ' -f1)
 
-.PHONY: run test setup browser bench clean
+.PHONY: run test setup setup-lab setup-test lab lock browser bench clean
 
-$(STAMP): pyproject.toml
+$(PY):
+	@echo "== [1/4] creating the virtual environment $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]' 2>&1 | grep -v "is ignored: it is neither a file nor a directory" || true
-	$(PY) -c "import workbench, numpy, voila, icepool, playwright" 
-	touch $(STAMP)
 
-setup: $(STAMP)
+$(UV): | $(PY)
+	@echo "== [2/4] installing $(UV_PIN), which installs the locked versions"
+	$(PY) -m pip install --disable-pip-version-check --progress-bar on '$(UV_PIN)'
+
+$(RUN_STAMP): requirements/run.txt pyproject.toml setup.py | $(UV)
+	@echo "== [3/4] installing the workbench's locked dependencies (requirements/run.txt)"
+	$(UV_PIP) -r requirements/run.txt
+	@echo "== [4/4] installing the workbench itself (editable: your edits apply at once)"
+	$(UV_PIP) --no-deps -e .
+	$(PY) -c "import workbench, voila; print('workbench', workbench.__version__, 'is installed in $(VENV)')"
+	touch $@
+
+$(LAB_STAMP): requirements/lab.txt $(RUN_STAMP)
+	@echo "== installing JupyterLab and nbstripout (requirements/lab.txt)"
+	$(UV_PIP) -r requirements/lab.txt
+	touch $@
+
+$(TEST_STAMP): requirements/test.txt $(LAB_STAMP)
+	@echo "== installing the test tools (requirements/test.txt)"
+	$(UV_PIP) -r requirements/test.txt
+	$(PY) -c "import pytest, icepool, playwright, psutil"
+	touch $@
+
+setup: $(RUN_STAMP)
+
+setup-lab: $(LAB_STAMP)
+
+setup-test: $(TEST_STAMP)
 
 browser:
 	bash scripts/install-chromium.sh
@@ -22,11 +58,23 @@ run: setup
 	-bash scripts/install-chromium.sh
 	$(PY) -m workbench.serve
 
-test: setup browser
+test: setup-test browser
 	$(PY) -m pytest
 
-bench: setup
+# JupyterLab on the notebooks; jupyter/jupyter_server_config.py strips outputs on save
+lab: setup-lab
+	JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" $(VENV)/bin/jupyter lab notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+
+# rewrite the lock files after a change of pyproject.toml (each one constrained
+# by the one before, so that the packages they share have one version)
+lock: setup
+	$(UV) pip compile pyproject.toml --extra dashboard --universal --python-version 3.11 -o requirements/run.txt
+	$(UV) pip compile pyproject.toml --extra dashboard --extra lab --universal --python-version 3.11 -c requirements/run.txt -o requirements/lab.txt
+	$(UV) pip compile pyproject.toml --extra dashboard --extra lab --extra test --universal --python-version 3.11 -c requirements/lab.txt -o requirements/test.txt
+	$(UV) pip compile pyproject.toml --extra dashboard --resolution lowest-direct --python-version 3.11 -o requirements/floors.txt
+
+bench: setup-test
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info output
+	rm -rf $(VENV) build dist *.egg-info output

@@ -103,8 +103,8 @@ def test_unknown_suffix_and_bad_objects(tmp_path, outcome):
 
 def test_missing_browser_is_a_clear_error(tmp_path, outcome, monkeypatch):
     monkeypatch.setenv("WORKBENCH_CHROMIUM", str(tmp_path / "no-chromium"))
-    with pytest.raises(export.ExportError, match=r"PNG/SVG export needs Chromium: expected an executable "
-                                                 r"at '.*no-chromium'"):
+    with pytest.raises(export.ExportError, match=r"PNG/SVG export: WORKBENCH_CHROMIUM is '.*no-chromium', "
+                                                 r"which is not an executable browser"):
         export.save_figure(outcome, tmp_path / "x.png")
     # HTML does not need a browser
     assert export.save_figure(outcome, tmp_path / "x.html").stat().st_size > 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -119,10 +120,45 @@ def test_profiles_are_immutable():
     assert u == get_unit("changes", "space_marine")
 
 
-def test_profiles_dir_from_environment(tmp_path, monkeypatch):
-    write(tmp_path, GOOD_CHANGES, name="marine.toml")
+def test_designer_folder_adds_to_the_shipped_profiles(tmp_path, monkeypatch):
+    shipped = [(u.system, u.key) for u in list_units()]
+    write(tmp_path, GOOD_CHANGES.replace('name = "Space Marine"', 'name = "Home Marine"'), name="marine.toml")
     monkeypatch.setenv("WORKBENCH_PROFILES", str(tmp_path))
-    assert [u.key for u in list_units()] == ["marine"]
+    keys = [(u.system, u.key) for u in list_units()]
+    assert set(keys) == set(shipped) | {("changes", "marine")}
+    assert len(keys) == len(shipped) + 1
+    assert get_unit("changes", "Home Marine").path == str(tmp_path / "changes" / "marine.toml")
+
+
+def test_designer_unit_with_a_shipped_file_name_replaces_it(tmp_path, monkeypatch):
+    shipped = get_unit("changes", "space_marine")
+    text = GOOD_CHANGES.replace('name = "Space Marine"', 'name = "Veteran Marine"').replace("bs = 5", "bs = 3")
+    write(tmp_path, text, name="space_marine.toml")
+    monkeypatch.setenv("WORKBENCH_PROFILES", str(tmp_path))
+    mine = get_unit("changes", "space_marine")
+    assert (mine.name, mine["bs"]) == ("Veteran Marine", 3)
+    assert mine.path != shipped.path
+    assert [u.key for u in list_units("changes")].count("space_marine") == 1
+
+
+def test_several_designer_folders_first_one_wins(tmp_path, monkeypatch):
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir(), second.mkdir()
+    write(first, GOOD_CHANGES.replace('name = "Space Marine"', 'name = "From first"'), name="m.toml")
+    write(second, GOOD_CHANGES.replace('name = "Space Marine"', 'name = "From second"'), name="m.toml")
+    write(second, GOOD_CHANGES.replace('name = "Space Marine"', 'name = "Only second"'), name="n.toml")
+    monkeypatch.setenv("WORKBENCH_PROFILES", os.pathsep.join([str(first), "", str(second)]))
+    assert get_unit("changes", "m").name == "From first"
+    assert get_unit("changes", "n").name == "Only second"
+    assert profiles.profiles_dirs() == [first, second, profiles.profiles_dir()]
+
+
+def test_designer_folder_that_does_not_exist(tmp_path, monkeypatch):
+    missing = tmp_path / "nope"
+    monkeypatch.setenv("WORKBENCH_PROFILES", str(missing))
+    with pytest.raises(ProfileError, match=pinned(missing, "WORKBENCH_PROFILES", "an existing folder of profiles "
+                                                  "(<folder>/<system>/<unit>.toml)", "'no such folder'")):
+        list_units()
 
 
 # -- broken files ----------------------------------------------------------------

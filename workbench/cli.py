@@ -1,29 +1,50 @@
-"""Command line: ``python -m workbench [table | serve ...]``.
+"""Command line: ``dice-workbench`` (also ``python -m workbench``).
+
+Subcommands (each has ``--help``):
 
 * ``table`` (also the default with no argument): a comparison of the systems
   with profiles, a basic trooper firing at a basic trooper (each
   description's basic matchup): per-shot stage probabilities as
   fractions and percentages, and expected removals for 1 and 10 shots.
-* ``serve``: the dashboards, handed to ``workbench.serve.main(argv)``.
+* ``explain SYSTEM [QUERY]``: the math of one matchup step by step
+  (:func:`workbench.teach.explain`). ``QUERY`` is what a dashboard link
+  carries after its ``?`` (``'bs=4&shots=10'``, ``'mode=melee&ws=3'``), read
+  by :func:`workbench.ui.query.parse_query`; what it leaves out keeps the
+  dashboard's default.
+* ``post SYSTEM [QUERY] --format text|md|bbcode|png|svg|html [--out FILE]``:
+  a forum post of the same matchup: text, Markdown or BBCode from
+  :mod:`workbench.teach`, a PNG/SVG picture or an offline HTML page from
+  :mod:`workbench.export`.
+* ``sweep SYSTEM FUNCTION STAT=VALUES ... [--csv FILE]``: a grid of one
+  function (:func:`workbench.compare.sweep`); ``VALUES`` is one value, a
+  range ``1..6`` (both ends included) or a list ``3,4,5``.
+* ``serve ...``: the dashboards; every option is the server's own
+  (:func:`workbench.serve.main`).
+
+A usage mistake (an unknown subcommand or option, a missing argument) exits
+with status 2 and names it, as argparse does; a value the library refuses
+(``bs=14``, an unknown query key) exits with status 2 and the library's own
+message.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 from fractions import Fraction
-from typing import Sequence
+from pathlib import Path
+from typing import Any, Sequence
 
 from . import profiles, systems
 from .dice import percent
-from .errors import WorkbenchError
+from .errors import InputError, WorkbenchError
 from .teach import ratio
 
-__all__ = ["main", "comparison_rows", "comparison_table"]
+__all__ = ["main", "build_parser", "comparison_rows", "comparison_table", "matchup_outcome", "parse_grid",
+           "POST_FORMATS"]
 
-USAGE = """usage: python -m workbench [table | serve ...]
-
-  table   print the systems side by side for their seed profiles (default)
-  serve   serve the dashboards (see workbench/serve.py)
-"""
+PROG = "dice-workbench"
+#: the formats of ``post``: text ones from workbench.teach, pictures and pages from workbench.export
+POST_FORMATS = ("text", "md", "bbcode", "png", "svg", "html")
 
 SHOT_COUNTS = (1, 10)
 
@@ -79,21 +100,213 @@ def comparison_table(shot_counts: Sequence[int] = SHOT_COUNTS) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    command = argv[0] if argv else "table"
-    if command in ("-h", "--help", "help"):
-        print(USAGE)
-        return 0
-    if command == "table":
+# ---------------------------------------------------------------------------
+# explain / post: one matchup from a dashboard link's query
+# ---------------------------------------------------------------------------
+def matchup_outcome(system: str, query: str = "", *, samples: int | None = None, seed: int = 1):
+    """The outcome a dashboard shows for the link query ``query`` of ``system``.
+
+    The query picks the function (``mode=``, else the dashboard's first one)
+    and sets stats; every stat it leaves out keeps the dashboard's default
+    (:mod:`workbench.ui.specs`). A key the chosen function does not take
+    raises :class:`~workbench.errors.InputError`. ``samples``: resolve by
+    sampling that many volleys with ``seed`` instead of exactly.
+    """
+    from .ui.query import MODE_KEY, parse_query
+    from .ui.specs import modes_for
+
+    description = systems.get(system)
+    values = parse_query(system, query)
+    modes = {m.key: m for m in modes_for(description)}
+    mode = modes[values.pop(MODE_KEY, next(iter(modes)))]
+    names = [c.name for c in mode.controls]
+    for key in values:
+        if key not in names:
+            raise InputError("query key", f"one of {', '.join(names)} (the {mode.key} controls)", key)
+    args = {c.name: c.default for c in mode.controls}
+    args.update(values)
+    extra = {} if samples is None else dict(method="sampled", samples=samples, seed=seed)
+    return mode.run(description.module, args, **extra)
+
+
+def _post_bytes(outcome, fmt: str) -> bytes:
+    from . import teach
+
+    if fmt == "text":
+        return (teach.explain(outcome) + "\n").encode("utf-8")
+    if fmt == "md":
+        return teach.to_markdown(outcome).encode("utf-8")
+    if fmt == "bbcode":
+        return teach.to_bbcode(outcome).encode("utf-8")
+    from .export import figure_bytes
+    return figure_bytes(outcome, fmt)
+
+
+# ---------------------------------------------------------------------------
+# sweep: STAT=VALUES arguments
+# ---------------------------------------------------------------------------
+_WORDS = {"true": True, "false": False, "none": None}
+
+
+def _scalar(text: str) -> Any:
+    low = text.strip().lower()
+    if low in _WORDS:
+        return _WORDS[low]
+    for kind in (int, float):
         try:
-            print(comparison_table())
-        except WorkbenchError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            return kind(text)
+        except ValueError:
+            pass
+    return text.strip()
+
+
+def _values(name: str, text: str) -> Any:
+    if ".." in text:
+        lo, _, hi = text.partition("..")
+        try:
+            a, b = int(lo), int(hi)
+        except ValueError:
+            raise InputError(name, "a range of whole numbers like 1..6", text) from None
+        if a > b:
+            raise InputError(name, "a range from low to high like 1..6", text)
+        return list(range(a, b + 1))
+    if "," in text:
+        return [_scalar(x) for x in text.split(",") if x.strip()]
+    return _scalar(text)
+
+
+def parse_grid(items: Sequence[str]) -> dict[str, Any]:
+    """``["bs=3..5", "s=5", "action=snap,aimed"]`` -> ``{"bs": [3, 4, 5], "s": 5, "action": ["snap", "aimed"]}``.
+
+    A value is a whole number, a number, ``true``/``false``, ``none`` or a
+    word; ``a..b`` is every whole number from a to b; ``x,y,z`` a list.
+    """
+    grid: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip() or not text.strip():
+            raise InputError("sweep argument", "STAT=VALUES, e.g. bs=1..6 or action=snap,aimed", item)
+        name = name.strip()
+        if name in grid:
+            raise InputError(name, "the stat given once", item)
+        grid[name] = _values(name, text.strip())
+    return grid
+
+
+# ---------------------------------------------------------------------------
+# the parser
+# ---------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Dice design workbench: exact and sampled dice odds for four wargame rule systems.",
+        epilog="Run '%(prog)s COMMAND --help' for the options of one command. "
+               "With no command, the comparison table is printed.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.set_defaults(parser=parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("table", help="the four systems side by side for their seed profiles",
+                       description="The four systems side by side: a basic trooper firing at a basic trooper "
+                                   "(seed profiles, exact odds).")
+    p.set_defaults(parser=p)
+
+    def matchup_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("system", choices=systems.keys(), help="the rule system")
+        p.add_argument("query", nargs="?", default="",
+                       help="the values of a dashboard link, e.g. 'bs=4&shots=10' or '?mode=melee&ws=3' "
+                            "(quote it: & means something to the shell); left out: the dashboard's defaults")
+        p.add_argument("--sampled", type=int, metavar="VOLLEYS", default=None,
+                       help="resolve by simulating this many volleys instead of exactly")
+        p.add_argument("--seed", type=int, default=1, help="the seed of --sampled (default 1)")
+
+    p = sub.add_parser("explain", help="the math of one matchup, step by step",
+                       description="The math of one matchup, step by step, with fractions.")
+    matchup_args(p)
+    p.set_defaults(parser=p)
+
+    p = sub.add_parser("post", help="a forum post of one matchup (text, Markdown, BBCode, PNG, SVG, HTML)",
+                       description="A forum post of one matchup: text, Markdown or BBCode to paste, "
+                                   "a PNG or SVG picture, or an HTML page that works offline.")
+    matchup_args(p)
+    p.add_argument("--format", "-f", choices=POST_FORMATS, default="text", help="default: text")
+    p.add_argument("--out", "-o", type=Path, default=None,
+                   help="the file to write (text formats: standard output when left out; png/svg/html need it)")
+    p.set_defaults(parser=p)
+
+    p = sub.add_parser("sweep", help="one function over a grid of stats, as a table or CSV",
+                       description="Evaluate one function over every combination of the given stat values.",
+                       epilog="Example: %(prog)s changes shooting bs=1..6 s=5 ap=5 t=2 sv=3 --csv bs.csv")
+    p.add_argument("system", choices=systems.keys(), help="the rule system")
+    p.add_argument("function", help="the function, e.g. shooting or melee")
+    p.add_argument("stats", nargs="+", metavar="STAT=VALUES",
+                   help="a value (5), a range (1..6, both ends included) or a list (snap,aimed)")
+    p.add_argument("--csv", type=Path, default=None, help="write the table as CSV to this file")
+    p.set_defaults(parser=p)
+
+    sub.add_parser("serve", help="serve the read-only dashboards (options: serve --help)", add_help=False,
+                   description="Serve the dashboards; see 'serve --help'.")
+    return parser
+
+
+def _version() -> str:
+    from . import __version__
+    return __version__
+
+
+def _write(out: Path | None, data: bytes) -> None:
+    if out is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+        print(f"wrote {out}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 2 a usage mistake or a refused value)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "serve":  # the server's options live in one place: workbench.serve
+        import importlib.util
+        if importlib.util.find_spec("voila") is None:
+            print(f"{PROG} serve: error: the dashboards need Voila, which is not installed here: "
+                  "pip install 'dice-workbench[dashboard]'", file=sys.stderr)
             return 1
-        return 0
-    if command == "serve":
         from . import serve
         return serve.main(argv[1:]) or 0
-    print(f"unknown command {command!r}\n\n{USAGE}", file=sys.stderr)
-    return 2
+    try:
+        return _run(argv)
+    except BrokenPipeError:  # `dice-workbench table | head`: the reader left, nothing is wrong
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _run(argv: list[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = args.command or "table"
+    sub = args.parser  # the subcommand's own parser, so that its errors carry its name
+    try:
+        if command == "table":
+            print(comparison_table())
+        elif command == "explain":
+            from .teach import explain
+            print(explain(matchup_outcome(args.system, args.query, samples=args.sampled, seed=args.seed)))
+        elif command == "post":
+            if args.format in ("png", "svg", "html") and args.out is None:
+                sub.error(f"--format {args.format} needs --out FILE")
+            outcome = matchup_outcome(args.system, args.query, samples=args.sampled, seed=args.seed)
+            _write(args.out, _post_bytes(outcome, args.format))
+        elif command == "sweep":
+            from .compare import sweep
+            df = sweep(args.system, args.function, progress=False, **parse_grid(args.stats))
+            if args.csv is None:
+                print(df.to_string(index=False))
+            else:
+                args.csv.parent.mkdir(parents=True, exist_ok=True)
+                df.to_csv(args.csv, index=False)
+                print(f"wrote {args.csv} ({len(df)} rows)", file=sys.stderr)
+    except WorkbenchError as exc:
+        sub.exit(2, f"{sub.prog}: error: {exc}\n")
+    return 0

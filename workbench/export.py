@@ -8,20 +8,24 @@
 * :func:`figure_bytes` / :func:`figure_images` give the same bytes without a
   file (the dashboards' download links are data: URIs).
 
-The browser: kaleido 1.x starts Chromium through ``choreographer``, which
-takes an explicit ``path`` (``Kaleido(path=...)`` is passed down to
-``choreographer.browsers.chromium.Chromium(path=...)``) and otherwise looks
-at the ``BROWSER_PATH`` environment variable, then the ``PATH``. The
-workbench passes the path explicitly: ``WORKBENCH_CHROMIUM`` if set, else
-``BROWSER_PATH`` if set, else Debian's ``/usr/bin/chromium`` (installed by
-``make browser``). It never downloads a browser. MathJax is switched off
-(kaleido would fetch it from a CDN) and plotly.js comes from the installed
-plotly package.
+The browser: kaleido 1.x starts a Chrome-family browser through
+``choreographer``. :func:`browser_path` finds it as choreographer does on
+each OS (``Chromium.find_browser``: a browser fetched by
+``kaleido_get_chrome`` / ``plotly_get_chrome``, then Chrome, Chromium, Edge,
+Brave or Vivaldi on the ``PATH``, in the Windows registry and in each OS's
+usual install folders), and only then falls back to Debian's
+``/usr/bin/chromium`` on Linux (installed by ``make browser``). An explicit
+choice wins over the search: ``WORKBENCH_CHROMIUM``, else ``BROWSER_PATH``
+(the variable choreographer itself reads). Without any browser, an
+:class:`ExportError` says what to install. The workbench never downloads a
+browser itself. MathJax is switched off (kaleido would fetch it from a CDN)
+and plotly.js comes from the installed plotly package.
 """
 from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -29,30 +33,67 @@ from typing import Any, Iterable, Mapping
 from .errors import InputError, WorkbenchError
 from .outcome import Outcome
 
-__all__ = ["ExportError", "CHROMIUM", "FORMATS", "browser_path", "outcome_figure", "outcomes_figure", "as_figure",
+__all__ = ["ExportError", "CHROMIUM", "FORMATS", "INSTALL_HINT", "browser_path", "outcome_figure", "outcomes_figure", "as_figure",
            "figure_bytes", "figure_images", "figure_html", "save_figure"]
 
-#: Debian's Chromium (scripts/install-chromium.sh)
+#: Debian's Chromium (scripts/install-chromium.sh): the last resort on Linux
 CHROMIUM = "/usr/bin/chromium"
 #: file suffixes save_figure understands
 FORMATS = ("png", "svg", "html")
 DEFAULT_WIDTH = 900
 DEFAULT_HEIGHT = 500
 
+#: what to do when no browser is found
+INSTALL_HINT = ("install Google Chrome or Chromium, or fetch a private copy with `plotly_get_chrome` "
+                "(or `kaleido_get_chrome`; from Python: `kaleido.get_chrome_sync()`), or set "
+                "WORKBENCH_CHROMIUM to a Chrome-family browser; HTML export works without one")
+
 
 class ExportError(WorkbenchError):
     """A figure could not be rendered (no browser, or the browser failed)."""
 
 
+def _executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def _discover() -> str | None:
+    """The browser choreographer would pick on this OS, or None."""
+    try:
+        from choreographer.browsers.chromium import Chromium
+        found = Chromium.find_browser(skip_local=False)
+    except (ImportError, AttributeError, TypeError):  # an older choreographer: its PATH search only
+        try:
+            from choreographer.utils import browser_which
+        except ImportError:
+            return None
+        found = browser_which(["google-chrome", "chrome", "chromium", "chromium-browser", "msedge"])
+    return str(found) if found else None
+
+
 def browser_path() -> str:
-    """The Chromium kaleido drives: $WORKBENCH_CHROMIUM, $BROWSER_PATH or /usr/bin/chromium."""
-    path = os.environ.get("WORKBENCH_CHROMIUM") or os.environ.get("BROWSER_PATH") or CHROMIUM
-    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        raise ExportError(
-            f"PNG/SVG export needs Chromium: expected an executable at {path!r}, found none "
-            "(run `make browser` as root to install Debian's chromium, or set WORKBENCH_CHROMIUM; "
-            "HTML export works without it)")
-    return path
+    """The Chrome-family browser kaleido drives for PNG/SVG.
+
+    In order: ``$WORKBENCH_CHROMIUM``, ``$BROWSER_PATH``, choreographer's own
+    search (:func:`_discover`: its downloaded copy, then the ``PATH``, the
+    Windows registry and the usual install folders of each OS), then Debian's
+    ``/usr/bin/chromium`` on Linux. Raises :class:`ExportError` naming what to
+    install when none is found, or when an explicit path is not an executable.
+    """
+    for var in ("WORKBENCH_CHROMIUM", "BROWSER_PATH"):
+        path = os.environ.get(var)
+        if path:
+            if not _executable(path):
+                raise ExportError(f"PNG/SVG export: {var} is {path!r}, which is not an executable browser "
+                                  f"(point it at Chrome or Chromium, or unset it to search; {INSTALL_HINT})")
+            return path
+    found = _discover()
+    if found and _executable(found):
+        return found
+    if sys.platform.startswith("linux") and _executable(CHROMIUM):
+        return CHROMIUM
+    raise ExportError(f"PNG/SVG export needs a Chrome-family browser and found none on this computer: "
+                      f"{INSTALL_HINT}")
 
 
 # ---------------------------------------------------------------------------
@@ -156,7 +197,7 @@ def figure_images(obj: Any, formats: Iterable[str] = ("png", "svg"), *, width: i
     thread.join()
     if "error" in box:
         exc = box["error"]
-        raise ExportError(f"rendering {'/'.join(formats)} with Chromium at {path!r} failed: "
+        raise ExportError(f"rendering {'/'.join(formats)} with the browser at {path!r} failed: "
                           f"{type(exc).__name__}: {exc}") from exc
     return dict(zip(formats, box["value"]))
 
@@ -186,7 +227,7 @@ def save_figure(outcome_or_figure: Any, path: str | os.PathLike, *, width: int =
     """Write an outcome's figure (:func:`outcome_figure`) or a plotly figure to ``path``.
 
     The format is the suffix: ``.png`` and ``.svg`` are rendered by kaleido
-    with the system's Chromium at ``width`` x ``height`` pixels (times
+    with the browser of :func:`browser_path` at ``width`` x ``height`` pixels (times
     ``scale`` for PNG); ``.html`` is a standalone page with plotly.js inlined
     that works offline. Any other suffix raises
     :class:`~workbench.errors.InputError`. Returns the path written.

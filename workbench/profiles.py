@@ -49,8 +49,8 @@ from .errors import InputError, ProfileError
 from .systems.description import MISSING, ProfileField
 
 __all__ = [
-    "Unit", "Weapon", "SOURCES", "profiles_dir", "load_unit", "list_units", "get_unit", "profile_kwargs",
-    "matchup_kwargs", "basic_matchup", "profile_systems",
+    "Unit", "Weapon", "SOURCES", "PROFILES_ENV", "profiles_dir", "profiles_dirs", "load_unit", "list_units",
+    "get_unit", "profile_kwargs", "matchup_kwargs", "basic_matchup", "profile_systems",
 ]
 
 SOURCES = ("seed", "rules", "illustrative")
@@ -129,9 +129,41 @@ class Unit:
 
 # -- loading ---------------------------------------------------------------
 def profiles_dir() -> Path:
-    """The profiles folder: ``$WORKBENCH_PROFILES`` or ``profiles/`` of the checkout."""
-    env = os.environ.get("WORKBENCH_PROFILES")
-    return Path(env) if env else Path(__file__).resolve().parents[1] / "profiles"
+    """The shipped profiles folder: ``profiles/`` of the checkout, or its copy
+    inside an installed wheel (:func:`workbench.resources.data_dir`)."""
+    from .resources import data_dir
+    return data_dir("profiles")
+
+
+#: the environment variable naming the designer's own profile folders
+PROFILES_ENV = "WORKBENCH_PROFILES"
+
+
+def profiles_dirs() -> list[Path]:
+    """The profile folders, searched in order: each folder of
+    ``$WORKBENCH_PROFILES`` (separated by ``os.pathsep``, ``:`` or ``;`` on
+    Windows, as in ``PATH``), then the shipped :func:`profiles_dir`.
+
+    A designer's folder ADDS to the shipped profiles; it has the same layout
+    (``<folder>/<system>/<key>.toml``). When two folders hold a unit of the
+    same system with the same file name, the one found first wins, so a
+    designer's ``changes/space_marine.toml`` replaces the shipped Space
+    Marine. A named folder that does not exist raises
+    :class:`~workbench.errors.ProfileError` (a typo is not silently ignored).
+    """
+    out: list[Path] = []
+    for entry in os.environ.get(PROFILES_ENV, "").split(os.pathsep):
+        if not entry.strip():
+            continue
+        folder = Path(entry).expanduser()
+        if not folder.is_dir():
+            raise ProfileError(folder, PROFILES_ENV, "an existing folder of profiles "
+                               "(<folder>/<system>/<unit>.toml)", "no such folder")
+        out.append(folder)
+    shipped = profiles_dir()
+    if all(shipped.resolve() != f.resolve() for f in out):
+        out.append(shipped)
+    return out
 
 
 def _check_table(path: Path, where: str, table: Any, specs: Mapping[str, ProfileField],
@@ -228,13 +260,20 @@ def load_unit(path: str | os.PathLike) -> Unit:
 
 
 def list_units(system: str | None = None) -> list[Unit]:
-    """Every shipped unit (of one system, or of all), sorted by system then file name."""
+    """Every unit (of one system, or of all), sorted by system then file name:
+    the shipped ones plus the designer's (:func:`profiles_dirs`; the first
+    folder holding a system/file name wins)."""
     keys = profile_systems() if system is None else (_system(system),)
+    folders = profiles_dirs()
     out = []
     for s in keys:
-        folder = profiles_dir() / s
-        if folder.is_dir():
-            out.extend(load_unit(p) for p in sorted(folder.glob("*.toml")))
+        found: dict[str, Path] = {}
+        for base in folders:
+            folder = base / s
+            if folder.is_dir():
+                for p in folder.glob("*.toml"):
+                    found.setdefault(p.stem, p)
+        out.extend(load_unit(found[k]) for k in sorted(found))
     return out
 
 

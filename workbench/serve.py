@@ -45,9 +45,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InputError
+from .resources import data_dir
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
+NOTEBOOKS_DIR = data_dir("notebooks")  # the checkout's notebooks/, or their copy in an installed wheel
 VOILA_DIR = Path(__file__).resolve().parent / "voila"
 TEMPLATE_ROOT = VOILA_DIR / "share"  # a Jupyter data dir: voila/templates/workbench
 LANDING_TEMPLATE = TEMPLATE_ROOT / "voila" / "templates" / "workbench" / "landing.html"
