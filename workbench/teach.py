@@ -290,7 +290,8 @@ _SIDES: dict[tuple[str, str], tuple[tuple, tuple, tuple]] = {
     ("changes", "shooting"): (
         (("bs", "BS", _plus),),
         (("s", "S", _plus), ("ap", "AP", _plus)),
-        (("t", "T", _mod), ("sv", "Sv", _mod), ("inv", "Inv", _mod), ("wounds", "W", str))),
+        (("t", "T", _mod), ("sv", "Sv", _mod), ("inv", "Inv", _mod), ("cover", "cover", _mod),
+         ("wounds", "W", str))),
     ("changes", "melee"): (
         (("ws", "WS", _plus),),
         (("s", "S", _plus), ("ap", "AP", _plus)),
@@ -312,10 +313,11 @@ _SIDES: dict[tuple[str, str], tuple[tuple, tuple, tuple]] = {
     ("antares", "shooting"): (
         (("acc", "Acc", str),),
         (("sv", "SV", str),),
-        (("res", "Res", str), ("armour", "armour", str))),
+        (("res", "Res", str), ("armour", "armour", str), ("cover", "cover", str))),
 }
+_SIDES[("changes", "volley")] = ((), (), _SIDES[("changes", "shooting")][2])
 #: the firing unit's keywords in changes.volley's ``attackers`` entries
-_VOLLEY_UNIT = (("bs", "BS", _plus), ("s", "S", _plus), ("ap", "AP", _plus), ("shots", "shots", str))
+_VOLLEY_UNIT = (("bs", "BS", _plus), ("s", "S", _plus), ("ap", "AP", _plus))
 #: situation keywords always written, default or not
 _ALWAYS_SHOWN = {("changes", "shooting"): ("action",)}
 #: counts written in the parentheses: (keyword, side, singular, plural)
@@ -379,7 +381,9 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
     if names is not None:
         if isinstance(names, str) or len(names) != 3 or not all(isinstance(n, str) for n in names):
             raise InputError("names", "three names: (firer, weapon, target)", names)
-    firer_name, weapon_name, target_name = names or ("Firer", "", "target")
+    hand_to_hand = o.function in ("melee", "close_combat")
+    firer_name, weapon_name, target_name = names or (("Attacker", "", "defender") if hand_to_hand
+                                                     else ("Firer", "", "target"))
     sides = _SIDES.get((o.system, o.function))
     defaults = _defaults(o)
     used: set[str] = set()
@@ -393,9 +397,9 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
             parts_firer.append(" ".join(([weapon_name] if weapon_name else []) + wtext))
         parts_target = _stat_text(target, inputs, defaults)
         used |= {k for k, _l, _h in firer + weapon + target}
-    elif isinstance(inputs.get("attackers"), (list, tuple)):  # several firing units (a volley)
+    if isinstance(inputs.get("attackers"), (list, tuple)):  # several firing units (a volley)
         units = [u for u in inputs["attackers"] if isinstance(u, Mapping)]
-        parts_firer = [" ".join(_stat_text(_VOLLEY_UNIT, u)) + " shots" for u in units]
+        parts_firer = [" ".join(_stat_text(_VOLLEY_UNIT, u) + [f"{u.get('shots')} shots"]) for u in units]
         firer_name = firer_name if names else f"{len(units)} firing units"
         used.add("attackers")
     for key, side, one, many in _COUNTS:
