@@ -11,7 +11,6 @@ import math
 import re
 from fractions import Fraction
 
-import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
