@@ -8,6 +8,7 @@ code under test.
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from fractions import Fraction
 from pathlib import Path
@@ -181,3 +182,29 @@ def test_bad_input_names_the_field(tmp_path):
     (tmp_path / "antares" / "rever.toml").write_text(src.replace("models = 5", "models = 5\npoints = 0"))
     with pytest.raises(ProfileError, match=r"unit\.points: expected a whole number from 1 to 10000"):
         profiles.load_unit(tmp_path / "antares" / "rever.toml")
+
+
+def test_compare_dashboard_shows_removed_per_100_points_by_hand():
+    """The compare page's basic changes matchup at 10 shots: ten one-shot marines (10 x 18 points)
+    fire at a unit of 5: E[min(Binomial(10, 5/36), 5)] removed per 180 points."""
+    from workbench.ui.compare import CompareDashboard
+
+    d = CompareDashboard()
+    assert d.values()["shots"] == 10 and d.values()["models"] == 5
+    row = re.search(r'<tr class="wb-row-changes">(.*?)</tr>', d.table.value).group(1)
+    cells = re.findall(r"<td>(.*?)</td>", row)
+    head = re.findall(r"<th>(.*?)</th>", d.table.value)
+    per_100 = float(cells[head.index("removed per 100 pts")])
+    hand = 100 * capped_mean(10, Fraction(5, 36), 5) / 180
+    assert per_100 == pytest.approx(float(hand), abs=0.005)
+    assert d.points.value == points.table_html(points.rank())
+
+
+def test_diagnostics_points_tab_ranks_by_the_chosen_measure():
+    from workbench.ui.diagnostics import DiagnosticsDashboard
+
+    d = DiagnosticsDashboard("antares")
+    assert d.tabs.get_title(4) == "Points"
+    d.pt_by.value = "points_removed_per_100"
+    assert d.pt_table.value == points.table_html(points.rank(by="points_removed_per_100"))
+    assert "Ranked by target points removed per 100 points" in d.pt_table.value
