@@ -386,3 +386,17 @@ def test_ratio_counts_faces():
     assert teach.ratio(Fraction(2, 3), "needs 5+ on a D12") == "8/12"
     assert teach.ratio(Fraction(1, 100), "needs a 1 on a d10 then another 1") == "1/100"
     assert teach.ratio(Fraction(5, 36)) == "5/36"
+
+
+def test_compare_post_takes_names_per_column_and_can_leave_the_settings_out():
+    outs = four_systems()
+    names = {"changes": ("Space Marine", "Boltgun", "Space Marine"), "antares": ("Rever", "Carbine", "Rever")}
+    md = teach.to_markdown(outs, names=names, inputs=False)
+    assert "- **40k Changes**: Space Marine (BS 5+, Boltgun S 5+ AP 5+, 10 shots) at Space Marine (" in md
+    assert "- **Antares-style d10**: Rever (Acc 5, Carbine SV 1, 10 shots) at Rever (" in md
+    assert "- **Gunfire**: Firer (" in md  # no names given for it
+    assert "Settings:" not in md and "Settings:" in teach.to_markdown(outs)
+    bb = teach.to_bbcode(outs, names=names, inputs=False)
+    assert "[*][b]40k Changes[/b]: Space Marine (BS 5+" in bb and "Settings:" not in bb
+    with pytest.raises(InputError, match=r"^names: expected a mapping of the outcomes' names"):
+        teach.to_markdown(outs, names=("a", "b", "c"))

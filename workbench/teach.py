@@ -367,7 +367,9 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
     """The matchup in one readable line, e.g.
 
     ``Space Marine (BS 5+, Boltgun S 5+ AP 5+, 10 shots) at Space Marine
-    (T +2, Sv +3, Inv +0, W 1, 5 models) - 40k Changes, shooting, action: aimed``
+    (T +2, Sv +3, 5 models) - 40k Changes, shooting, action: aimed``
+
+    A side's stat at its function's default (Inv +0, W 1) is left out.
 
     ``names``: optional (firer, weapon, target) names, e.g. a profile
     matchup's unit and weapon names; without them the line says "Firer" and
