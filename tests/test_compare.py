@@ -379,5 +379,7 @@ def test_diagnostics_forum_post_covers_the_matchup_and_its_closest_settings():
     for row in table.itertuples():
         assert outcomes[f"{row.system} (closest)"].mean == pytest.approx(row.mean, abs=1e-12)
     post = d.eq_forum.generate(images=False)
-    assert post["markdown"].count("| N (models ") == 1 + len(table)  # forgotten counts "models downed"
+    head = next(ln for ln in post["markdown"].splitlines() if ln.startswith("| "))  # one side-by-side table
+    assert [c.strip() for c in head.strip("|").split("|")][1:] == [
+        "Antares-style d10 (input)"] + [f"{systems.get(s).name} (closest)" for s in table["system"]]
     assert "Per shot: 5/10 × 6/10 = 3/10" in post["explain"]

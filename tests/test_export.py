@@ -1,4 +1,4 @@
-"""Figure export and the forum panel (issue 4).
+"""Figure export (the forum panel itself: tests/test_forum.py).
 
 PNG and SVG are rendered by kaleido with Debian's Chromium (/usr/bin/chromium,
 installed by `make browser`, which `make test` runs first); the files are
@@ -17,8 +17,8 @@ import pytest
 
 from workbench import compare, export
 from workbench.errors import InputError
-from workbench.systems import antares, changes, gunfire
-from workbench.ui.forum import ForumPanel, data_link
+from workbench.systems import changes
+from workbench.ui.forum import data_link
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -114,55 +114,3 @@ def test_data_link_round_trips():
     link = data_link(b"\x89PNG...", "a b.png", "PNG")
     m = re.fullmatch(r'<a download="a b.png" href="data:image/png;base64,([^"]+)" .*>PNG</a>', link)
     assert m and base64.b64decode(m.group(1)) == b"\x89PNG..."
-
-
-def test_forum_panel_one_click_produces_the_post():
-    state = {"o": gunfire.shooting(bs=4, ev=3, ap=3, av=5, s=1, t=2, shots=10, models=5)}
-    panel = ForumPanel(lambda: state["o"], width=400, height=300)
-    panel.button.click()  # the one click
-    out = panel.outputs
-    o = state["o"]
-    assert out["explain"] == o.explain() and panel.explain_box.value == o.explain()
-    assert out["markdown"] == o.to_markdown() and panel.markdown_box.value == out["markdown"]
-    assert out["bbcode"] == o.to_bbcode() and panel.bbcode_box.value == out["bbcode"]
-    assert png_size(out["png"]) == (400, 300)
-    assert svg_size(out["svg"].decode()) == (400, 300)
-    assert b"Plotly.newPlot" in out["html"]
-    for kind in ("text/markdown", "text/html", "image/png", "image/svg+xml"):
-        assert f"data:{kind};base64," in panel.links.value
-    assert "gunfire_shooting.png" in panel.links.value
-    # the panel follows the current state
-    state["o"] = antares.shooting(acc=5, res=5, sv=1, shots=2)
-    panel.generate(images=False)
-    assert "3/10" in panel.explain_box.value and "png" not in panel.outputs
-    assert "image/png" not in panel.links.value
-
-
-def test_forum_panel_without_an_outcome_says_so():
-    panel = ForumPanel(lambda: None)
-    assert panel.generate() == {}
-    assert "Nothing to post" in panel.status.value
-
-    def bad():
-        raise InputError("bs", "a whole number from 1 to 13", 0)
-
-    panel = ForumPanel(bad)
-    assert panel.generate() == {}
-    assert "bs: expected a whole number" in panel.status.value
-    with pytest.raises(InputError, match=r"^get_outcome: expected a callable"):
-        ForumPanel("not callable")
-
-
-def test_forum_panel_with_several_outcomes_posts_each_section():
-    """The compare dashboard's current_outcome() is a mapping of system -> Outcome."""
-    outs = {"changes": changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, shots=10),
-            "antares": antares.shooting(acc=5, res=5, sv=1, shots=10)}
-    panel = ForumPanel(lambda: outs)
-    out = panel.generate(images=False)
-    assert out["explain"].count("Per shot:") == 2
-    assert "5/36" in out["explain"] and "3/10" in out["explain"]
-    assert out["markdown"].count("| N (models removed)") == 2
-    assert out["bbcode"].count("[table]") == 2 and out["bbcode"].count("[/table]") == 2
-    fig = export.as_figure(outs)
-    assert [np.allclose(t.y, o.pmf) for t, o in zip(fig.data, outs.values())] == [True, True]
-    assert "comparison.html" in panel.links.value

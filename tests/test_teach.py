@@ -1,4 +1,4 @@
-"""Teaching export: explain(), Markdown and BBCode (issue 4).
+"""Teaching export: explain(), Markdown and BBCode posts.
 
 Reference numbers: RULES.md "Reference numbers" (changes 8/12 x 5/12 x 6/12
 = 5/36; antares 5/10 x 6/10 = 3/10) and the gunfire seed examples (3 pens
@@ -11,7 +11,6 @@ import math
 import re
 from fractions import Fraction
 
-import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -133,23 +132,33 @@ def assert_pct(cell: str, p: float) -> None:
 
 
 def parse_markdown(md: str):
+    """(lines above the table, rows (N, exactly, at least), lines below) of a one-outcome post."""
     lines = md.splitlines()
     start = next(i for i, ln in enumerate(lines) if ln.startswith("| N"))
     assert re.fullmatch(r"\|(-+:\|)+", lines[start + 1].replace("---:", "-:")), lines[start + 1]
     rows = []
+    end = start + 2
     for ln in lines[start + 2:]:
         if not ln.startswith("|"):
             break
         cells = [c.strip() for c in ln.strip("|").split("|")]
         assert len(cells) == 3
         rows.append((int(cells[0]), cells[1], cells[2]))
-    return lines[:start], rows
+        end += 1
+    return lines[:start], rows, lines[end:]
+
+
+#: the tags a stock phpBB 3 board renders (its BBCode FAQ); [*] needs no closing tag
+STOCK_PHPBB = {"b", "i", "u", "quote", "code", "list", "*", "url", "img", "color", "size"}
 
 
 def bbcode_tags_balanced(text: str) -> list[str]:
     stack, seen = [], []
-    for closing, tag in re.findall(r"\[(/?)([a-z]+)(?:=[^\]]*)?\]", text):
+    for closing, tag in re.findall(r"\[(/?)([a-z]+|\*)(?:=[^\]]*)?\]", text):
         seen.append(tag)
+        if tag == "*":
+            assert not closing and stack and stack[-1] == "list", "[*] outside a [list]"
+            continue
         if closing:
             assert stack and stack[-1] == tag, f"[/{tag}] closes {stack[-1:]}"
             stack.pop()
@@ -159,47 +168,185 @@ def bbcode_tags_balanced(text: str) -> list[str]:
     return seen
 
 
+def code_block_rows(bb: str) -> list[list[str]]:
+    """The rows of the aligned text table in the post's one [code] block (header, rule, rows),
+    split on runs of two or more spaces."""
+    blocks = re.findall(r"\[code\](.*?)\[/code\]", bb, flags=re.S)
+    assert len(blocks) == 1, blocks
+    lines = blocks[0].splitlines()
+    assert set(lines[1].replace(" ", "")) == {"-"}  # the rule under the header
+    return [re.split(r"\s{2,}", ln.strip()) for ln in [lines[0]] + lines[2:]]
+
+
+def assert_table(o, rows):
+    """rows: (N, P(exactly N), P(at least N)) for N = 0 .. max, checked against the pmf."""
+    assert [int(r[0]) for r in rows] == list(range(o.pmf.size))
+    for n, exactly, at_least in rows:
+        n = int(n)
+        assert_pct(exactly, o.pmf[n])
+        if n == 0:
+            assert at_least.startswith("100.0"), at_least  # P(at least 0) is certain
+        else:  # the tail summed here, not at_least_curve
+            assert_pct(at_least, min(1.0, math.fsum(o.pmf[n:])))
+
+
+def product_of(line: str) -> Fraction:
+    """The reduced per-attack product a line shows: '... = 5/36 (13.9 %)' -> 5/36."""
+    return Fraction(re.findall(r"(?:[=:]|\*\*Per \w+:|\[b\]Per \w+:) (\d+(?:/\d+)?) \(", line)[-1])
+
+
 @pytest.mark.parametrize("o", list(every_outcome()), ids=lambda o: f"{o.system}.{o.function}")
-def test_markdown_table_equals_the_pmf(o):
+def test_markdown_post_structure(o):
     md = o.to_markdown()
     assert md == teach.to_markdown(o)
-    head, rows = parse_markdown(md)
-    assert [r[0] for r in rows] == list(range(o.pmf.size))
-    tail = np.cumsum(o.pmf[::-1])[::-1]
-    for n, exactly, at_least in rows:
-        assert_pct(exactly, o.pmf[n])
-        assert_pct(at_least, min(1.0, tail[n]))
-    # the inputs are listed above the table
+    head, rows, tail = parse_markdown(md)
+    # the first line is the matchup in one bold line
+    assert head[0] == f"**{teach.matchup_line(o)}**"
+    assert "\n" not in teach.matchup_line(o) and len(head[0]) < 300
+    # the stage fractions, then the product, above the table
     above = "\n".join(head)
-    for k in o.inputs:
-        if k not in ("method", "samples", "seed"):
-            assert f"- {k}: " in above
+    for st in o.stages:
+        line = next(ln for ln in head if ln.startswith(f"- {st.name[:1].upper()}{st.name[1:]}:"))
+        fracs = [Fraction(int(a), int(b)) for a, b in re.findall(r"(\d+)/(\d+)", line)]
+        assert st.probability in fracs or (st.probability in (0, 1) and str(st.probability) in line), line
+    if o.per_attack is not None:
+        per = next(ln for ln in head if ln.startswith("- **Per "))
+        assert product_of(per) == o.per_attack
+        assert head.index(per) > max(i for i, ln in enumerate(head) if ln.startswith("- ") and ln != per)
+    assert f"expected {o.mean:.2f}" in above
+    assert_table(o, rows)
+    # every setting, in one line, comes last
+    settings = [k for k in o.inputs if k not in ("method", "samples", "seed")]
+    if settings:
+        assert tail[-1].startswith("Settings: ")
+        for k in settings:
+            assert f"{k}: " in tail[-1]
+        assert not any(ln.startswith("- bs:") for ln in head)
+    short = teach.to_markdown(o, inputs=False)
+    assert "Settings:" not in short and short.splitlines()[0] == head[0]
+    for note in o.notes:
+        assert note in md
 
 
 @pytest.mark.parametrize("o", list(every_outcome()), ids=lambda o: f"{o.system}.{o.function}")
-def test_bbcode_tags_match_and_numbers_equal_the_pmf(o):
+def test_bbcode_post_is_stock_phpbb_and_its_numbers_equal_the_pmf(o):
     bb = o.to_bbcode()
     assert bb == teach.to_bbcode(o)
     tags = bbcode_tags_balanced(bb)
-    assert tags.count("table") == 2
-    body = bb[bb.index("[table]"):]
-    rows = re.findall(r"\[tr\](.*?)\[/tr\]", body)
+    assert set(tags) <= STOCK_PHPBB, set(tags) - STOCK_PHPBB
+    assert "[table]" not in bb and "[td]" not in bb
+    lines = bb.splitlines()
+    assert lines[0] == f"[b]{teach.matchup_line(o)}[/b]"
+    table_at = next(i for i, ln in enumerate(lines) if ln.startswith("[code]"))
+    for st in o.stages:
+        i = next(i for i, ln in enumerate(lines) if ln.startswith(f"[*]{st.name[:1].upper()}{st.name[1:]}:"))
+        assert i < table_at
+    if o.per_attack is not None:
+        i = next(i for i, ln in enumerate(lines) if ln.startswith("[b]Per "))
+        assert i < table_at and product_of(lines[i]) == o.per_attack
+    rows = code_block_rows(bb)
+    assert rows[0] == [f"N ({o.label})", "P(exactly N)", "P(at least N)"]
+    assert_table(o, rows[1:])
+    if any(k not in ("method", "samples", "seed") for k in o.inputs):
+        assert lines[-1].startswith("[size=85]Settings: ")
+
+
+@pytest.mark.parametrize("o", [marine(), antares.shooting(acc=5, res=5, sv=1, shots=3)], ids=["changes", "antares"])
+def test_bbcode_tables_switch_writes_a_table(o):
+    bb = teach.to_bbcode(o, tables=True)
+    tags = bbcode_tags_balanced(bb)
+    assert tags.count("table") == 2 and "[code]" not in bb
+    rows = re.findall(r"\[tr\](.*?)\[/tr\]", bb[bb.index("[table]"):])
     assert len(rows) == o.pmf.size + 1  # header + one row per N
-    tail = np.cumsum(o.pmf[::-1])[::-1]
-    for n, row in enumerate(rows[1:]):
-        cells = re.findall(r"\[td\](.*?)\[/td\]", row)
-        assert int(cells[0]) == n
-        assert_pct(cells[1], o.pmf[n])
-        assert_pct(cells[2], min(1.0, tail[n]))
-    above = bb[:bb.index("[table]")]
-    for k in o.inputs:
-        if k not in ("method", "samples", "seed"):
-            assert f"\n{k}: " in above
+    assert_table(o, [re.findall(r"\[td\](.*?)\[/td\]", r) for r in rows[1:]])
+
+
+def test_matchup_line_reads_like_the_table_talk():
+    o = marine()
+    assert teach.matchup_line(o, ("Space Marine", "Boltgun", "Space Marines")) == (
+        "Space Marine (BS 5+, Boltgun S 5+ AP 5+, 10 shots) at Space Marines (T +2, Sv +3) "
+        "- 40k Changes, shooting, action: aimed")
+    assert teach.matchup_line(marine(models=5, cover=1, go_to_ground=True)) == (
+        "Firer (BS 5+, S 5+ AP 5+, 10 shots) at target (T +2, Sv +3, cover +1, 5 models) "
+        "- 40k Changes, shooting, action: aimed, go to ground")
+    assert teach.matchup_line(antares.shooting(acc=5, res=5, sv=1, shots=3), system=False) == (
+        "Firer (Acc 5, SV 1, 3 shots) at target (Res 5) - shooting")
+    assert teach.matchup_line(gunfire.shooting(bs=4, ev=3, ap=3, av=5, s=1, t=2, shots=10, models=5)) == (
+        "Firer (BS 4, S 1 AP 3, 10 shots) at target (Ev 3, AV 5, T 2, 5 models) - Gunfire, shooting")
+    assert teach.matchup_line(forgotten.shooting(shoot=6, attack_power=5, shots=3, armour="light")).startswith(
+        "Firer (SHOOT 6+, ATTACK POWER 5, 3 shots) at target (light armour")
+    with pytest.raises(InputError, match=r"^names: expected three names: \(firer, weapon, target\)"):
+        teach.matchup_line(o, ("Space Marine", "Space Marines"))
+
+
+def four_systems():
+    """The compare page's four basic matchups (RULES.md reference numbers for changes and antares)."""
+    return {"changes": marine(models=5),
+            "forgotten": forgotten.shooting(shoot=6, attack_power=5, shots=10, armour="light", models=5),
+            "gunfire": gunfire.shooting(bs=4, ev=3, ap=3, av=5, s=1, t=2, shots=10, models=5),
+            "antares": antares.shooting(acc=5, res=5, sv=1, shots=10, models=5)}
+
+
+NAMES = {"changes": "40k Changes", "forgotten": "The Forgotten", "gunfire": "Gunfire", "antares": "Antares-style d10"}
+
+
+def test_compare_markdown_is_one_table_with_a_column_per_system():
+    outs = four_systems()
+    md = teach.to_markdown(outs)
+    lines = md.splitlines()
+    tables = [i for i, ln in enumerate(lines) if ln.startswith("|") and (i == 0 or not lines[i - 1].startswith("|"))]
+    assert len(tables) == 1, "one table"
+    start = tables[0]
+    head = [c.strip() for c in lines[start].strip("|").split("|")]
+    assert head == [""] + [NAMES[k] for k in outs]
+    body = {}
+    for ln in lines[start + 2:]:
+        if not ln.startswith("|"):
+            break
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        assert len(cells) == 5
+        body[cells[0]] = cells[1:]
+    # one matchup line per system above the table
+    above = lines[:start]
+    for k, o in outs.items():
+        assert f"- **{NAMES[k]}**: {teach.matchup_line(o, system=False)}" in above
+    # rows: expected removed, P(at least 1), per attack, the stages
+    expected = next(v for r, v in body.items() if r.startswith("expected "))
+    assert expected == [f"{o.mean:.2f}" for o in outs.values()]
+    for cell, o in zip(body["P(at least 1)"], outs.values()):
+        assert_pct(cell, o.at_least(1))
+    assert [Fraction(c.split()[0]) for c in body["per shot"]] == [Fraction(5, 36), Fraction(1, 5),
+                                                                  Fraction(3, 5) * Fraction(3, 10),
+                                                                  Fraction(3, 10)]
+    assert body["to hit"] == ["8/12", "5/10", "6/10", "5/10"]
+    assert body["to pierce"] == ["5/12", "–", "–", "–"]
+    assert body["target fails Res"] == ["–", "–", "–", "6/10"]
+    assert len(teach.to_markdown(outs, inputs=False).splitlines()) < 40
+
+
+def test_compare_bbcode_is_one_stock_code_table():
+    outs = four_systems()
+    bb = teach.to_bbcode(outs)
+    assert set(bbcode_tags_balanced(bb)) <= STOCK_PHPBB and "[table]" not in bb
+    rows = code_block_rows(bb)
+    header = rows[0]
+    assert header == [NAMES[k] for k in outs]  # the empty corner cell is stripped
+    by_name = {r[0]: r[1:] for r in rows[1:]}
+    assert by_name["to hit"] == ["8/12", "5/10", "6/10", "5/10"]
+    assert all(len(r) == 4 for r in by_name.values())
+    table = teach.to_bbcode(outs, tables=True)
+    assert bbcode_tags_balanced(table).count("table") == 2
+    assert table.count("[tr]") == len(rows)
+
+
+def test_compare_post_rejects_a_mapping_of_non_outcomes():
+    with pytest.raises(InputError, match=r"^outcome: expected a workbench Outcome or a mapping"):
+        teach.to_markdown({"changes": [1.0]})
 
 
 def test_markdown_of_the_reference_matches_a_binomial():
     """5/36 per shot, 10 shots (RULES.md): P(exactly N) = C(10, N) p^N (1-p)^(10-N)."""
-    _head, rows = parse_markdown(marine().to_markdown())
+    _head, rows, _tail = parse_markdown(marine().to_markdown())
     p = 5 / 36
     for n, exactly, _ in rows:
         assert_pct(exactly, math.comb(10, n) * p ** n * (1 - p) ** (10 - n))
@@ -224,6 +371,8 @@ def test_pct_is_within_its_last_digit_and_never_falsely_0_or_100(p, digits):
 def test_bbcode_checker_catches_a_mismatch():
     with pytest.raises(AssertionError):
         bbcode_tags_balanced("[table][tr][td]1[/tr][/td][/table]")
+    with pytest.raises(AssertionError):
+        bbcode_tags_balanced("[*]item")
 
 
 def test_teach_rejects_non_outcomes():
@@ -237,3 +386,17 @@ def test_ratio_counts_faces():
     assert teach.ratio(Fraction(2, 3), "needs 5+ on a D12") == "8/12"
     assert teach.ratio(Fraction(1, 100), "needs a 1 on a d10 then another 1") == "1/100"
     assert teach.ratio(Fraction(5, 36)) == "5/36"
+
+
+def test_compare_post_takes_names_per_column_and_can_leave_the_settings_out():
+    outs = four_systems()
+    names = {"changes": ("Space Marine", "Boltgun", "Space Marine"), "antares": ("Rever", "Carbine", "Rever")}
+    md = teach.to_markdown(outs, names=names, inputs=False)
+    assert "- **40k Changes**: Space Marine (BS 5+, Boltgun S 5+ AP 5+, 10 shots) at Space Marine (" in md
+    assert "- **Antares-style d10**: Rever (Acc 5, Carbine SV 1, 10 shots) at Rever (" in md
+    assert "- **Gunfire**: Firer (" in md  # no names given for it
+    assert "Settings:" not in md and "Settings:" in teach.to_markdown(outs)
+    bb = teach.to_bbcode(outs, names=names, inputs=False)
+    assert "[*][b]40k Changes[/b]: Space Marine (BS 5+" in bb and "Settings:" not in bb
+    with pytest.raises(InputError, match=r"^names: expected a mapping of the outcomes' names"):
+        teach.to_markdown(outs, names=("a", "b", "c"))

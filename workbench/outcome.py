@@ -191,15 +191,17 @@ class Outcome:
         from .teach import explain
         return explain(self)
 
-    def to_markdown(self) -> str:
-        """Inputs and a Markdown table of P(exactly N), P(at least N) (:func:`workbench.teach.to_markdown`)."""
+    def to_markdown(self, **options) -> str:
+        """A Markdown forum post: the matchup, the math, the table of P(exactly N), P(at least N)
+        (:func:`workbench.teach.to_markdown`, which takes the ``options``)."""
         from .teach import to_markdown
-        return to_markdown(self)
+        return to_markdown(self, **options)
 
-    def to_bbcode(self) -> str:
-        """Inputs and a BBCode [table] of P(exactly N), P(at least N) (:func:`workbench.teach.to_bbcode`)."""
+    def to_bbcode(self, **options) -> str:
+        """A BBCode forum post for a stock phpBB board (:func:`workbench.teach.to_bbcode`, which
+        takes the ``options``; ``tables=True`` for a board with [table])."""
         from .teach import to_bbcode
-        return to_bbcode(self)
+        return to_bbcode(self, **options)
 
     def __repr__(self) -> str:
         extra = f", samples={self.samples}" if self.samples else ""

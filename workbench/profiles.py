@@ -9,6 +9,7 @@ Layout: one file per unit, ``profiles/<system>/<key>.toml``::
     note = "..."                  # optional free text
     illustrative = ["i"]          # optional: stats invented for the workbench
     models = 5                    # unit size used by matchups (the cap)
+    points = 18                   # optional: points cost per model
     bs = 5                        # the system's own stats (see its description)
     ...
 
@@ -71,6 +72,7 @@ _UNIT_COMMON = {
     "source": ProfileField("choice", allowed=SOURCES),
     "note": ProfileField("str", default=""),
     "models": ProfileField("int", 1, 1000, doc="unit size"),
+    "points": ProfileField("int", 1, 10_000, default=None, doc="points cost per model"),
 }
 _WEAPON_COMMON = {
     "name": ProfileField("str"),
@@ -111,6 +113,8 @@ class Unit:
     note: str = ""
     illustrative: tuple[str, ...] = ()
     path: str = field(default="", compare=False)
+    #: points cost per model (None: the file gives none)
+    points: int | None = None
 
     def __getitem__(self, key: str) -> Any:
         return self.stats[key]
@@ -237,7 +241,7 @@ def load_unit(path: str | os.PathLike) -> Unit:
     unit_specs, weapon_specs = schema.unit, schema.weapon
     specs = {"system": system_field, **_UNIT_COMMON, **unit_specs}
     checked = _check_table(path, "unit", unit, specs, extra_ok=("illustrative",))
-    ill = _illustrative(path, "unit", unit.get("illustrative", MISSING), list(unit_specs) + ["models"])
+    ill = _illustrative(path, "unit", unit.get("illustrative", MISSING), list(unit_specs) + ["models", "points"])
 
     weapons_raw = data.get("weapons", MISSING)
     if not isinstance(weapons_raw, list) or not weapons_raw:
@@ -254,7 +258,7 @@ def load_unit(path: str | os.PathLike) -> Unit:
         weapons.append(Weapon(name=wc["name"], source=wc["source"], note=wc["note"], illustrative=wil,
                               stats=MappingProxyType({k: wc[k] for k in weapon_specs})))
     return Unit(system=system, key=path.stem, name=checked["name"], source=checked["source"],
-                models=checked["models"], note=checked["note"], illustrative=ill,
+                models=checked["models"], note=checked["note"], illustrative=ill, points=checked["points"],
                 stats=MappingProxyType({k: checked[k] for k in unit_specs}),
                 weapons=tuple(weapons), path=str(path))
 

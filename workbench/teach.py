@@ -5,36 +5,55 @@
   ("8/12 × 5/12 × 6/12 = 5/36 (13.9 %)"), then states the expected removals,
   the chances of at least one removal and the most likely count, the side
   effects and the interpretations of the seed the result relied on.
-* :func:`to_markdown` and :func:`to_bbcode`: the inputs, then a table of N,
-  P(exactly N), P(at least N) for every N the pmf holds.
+* :func:`to_markdown` and :func:`to_bbcode`: a post that opens with the
+  matchup in one readable line (:func:`matchup_line`), then the per-stage
+  math and the per-attack product, then a table of N, P(exactly N),
+  P(at least N); the full list of settings comes last (``inputs=False``
+  leaves it out). Given a mapping of outcomes (the four systems of the
+  compare page) they write one side-by-side table instead, one column per
+  outcome, under one matchup line per outcome.
+* The BBCode uses only the tags a stock phpBB 3 board knows
+  (:data:`PHPBB_TAGS`): the tables are aligned text in a ``[code]`` block.
+  ``tables=True`` writes ``[table]`` / ``[tr]`` / ``[td]`` for boards that
+  have installed those tags.
 
 Everything is built from the :class:`~workbench.outcome.Outcome` alone
-(``stages[].detail``, ``.probability``, ``.faces``, ``attacks``, ``inputs``,
-``effects`` with ``effect_kinds``, ``trial``, ``system_name``, ``notes``),
-so it works for every system, function and variant; what the outcome says
-about its system comes from that system's description.
+(``stages[].detail``, ``.probability``, ``attacks``, ``inputs``, ``effects``,
+``notes``), so it works for every system, function and variant.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
 from .errors import InputError
+if TYPE_CHECKING:  # only for annotations: outcome's explain() calls this module
+    from .outcome import Outcome
 
-__all__ = ["explain", "to_markdown", "to_bbcode", "ratio", "pct", "title", "input_lines"]
+__all__ = ["explain", "to_markdown", "to_bbcode", "ratio", "pct", "title", "input_lines",
+           "matchup_line", "per_attack_line", "PHPBB_TAGS", "effect_is_probability"]
+
+#: the BBCode tags of a stock phpBB 3 board (no [table]: that needs an extension)
+PHPBB_TAGS = ("b", "i", "u", "quote", "code", "list", "*", "url", "img", "color", "size")
+
 
 _DIE = re.compile(r"\b[dD](\d{1,3})\b")
 _FRACTION = re.compile(r"(?<![\d/])(\d+)/(\d+)(?![\d/])")
 
 
-def _check(outcome: Any):
+def _is_outcome(x: Any) -> bool:
     # an Outcome is recognised by what it carries: importing the class would tie
     # workbench.outcome (whose explain() calls this module) and this module in a circle
-    if not all(hasattr(outcome, a) for a in ("pmf", "stages", "effect_kinds", "trial", "system_name")):
+    return all(hasattr(x, a) for a in ("pmf", "stages", "effect_kinds", "trial", "system_name"))
+
+
+def _check(outcome: Any) -> Outcome:
+    if not _is_outcome(outcome):
         raise InputError("outcome", "a workbench Outcome (the result of a stat-level function)",
                          type(outcome).__name__)
     return outcome
@@ -66,9 +85,9 @@ def pct(p: float | Fraction, digits: int = 1) -> str:
 
 
 def ratio(p: Fraction, detail: str = "", faces: int | None = None) -> str:
-    """A stage probability as a player counts it: out of the die's ``faces``
-    or the faces named in ``detail`` ("8/12" for "on a D12"), or out of faces
-    squared for a two-dice test ("1/100"); otherwise reduced ("5/36")."""
+    """A stage probability as a player counts it: out of the die's faces named
+    in ``detail`` ("8/12" for "on a D12"), or out of faces squared for a
+    two-dice test ("1/100"); otherwise reduced ("5/36")."""
     p = Fraction(p)
     sides = ([faces] if faces else []) + [int(m) for m in _DIE.findall(detail)]
     for s in sides:
@@ -95,7 +114,7 @@ def _ratio_in(detail: str, p: Fraction, faces: int | None = None) -> str:
     return ratio(p, detail, faces)
 
 
-def title(outcome) -> str:
+def title(outcome: Outcome) -> str:
     """'40k Changes: shooting (exact)' / '... (sampled, 100000 samples)'."""
     o = _check(outcome)
     how = o.method if o.method == "exact" else f"sampled, {o.samples:,} samples"
@@ -116,7 +135,7 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def input_lines(outcome) -> list[str]:
+def input_lines(outcome: Outcome) -> list[str]:
     """'name: value' for every input except the method (the title says it)."""
     o = _check(outcome)
     return [f"{k}: {_show(v)}" for k, v in o.inputs.items() if k not in ("method", "samples", "seed")]
@@ -134,21 +153,82 @@ def _label(label: str, n: int) -> str:
     return f"{first} {rest}".strip()
 
 
-def _attack_word(o, n: int | None = None) -> str:
+def _attack_word(o: Outcome, n: int | None = None) -> str:
     word = o.trial
     return word if n == 1 else word + "s"
 
 
-def _effect_text(name: str, kind: str, value: float, stderr: float | None) -> str:
+def effect_is_probability(o: Outcome, name: str) -> bool:
+    """Whether side effect ``name`` of ``o`` is a probability (else an expected count).
+
+    The one place teach classifies effects: shown as "P(shock) = 50.0 %" or
+    "expected hits: 0.500"."""
+    return o.effect_kind(name) == "probability"
+
+
+def _effect_text(o: Outcome, name: str) -> str:
+    value, stderr = o.effects[name], o.effects_stderr.get(name)
     words = name.replace("_", " ")
-    if kind == "probability":
+    if effect_is_probability(o, name):
         se = f" (± {100 * stderr:.2g} points)" if stderr else ""
         return f"P({words}) = {pct(value)}{se}"
     se = f" (± {stderr:.2g})" if stderr else ""
     return f"expected {words}: {value:.3f}{se}"
 
 
-def explain(outcome) -> str:
+# ---------------------------------------------------------------------------
+# the pieces of the math, shared by explain() and the posts
+# ---------------------------------------------------------------------------
+def _stage_texts(o: Outcome) -> list[str]:
+    """'To hit: BS 5+ against cover +0 needs 5+ on a D12: 8/12.' per stage."""
+    out = []
+    for st in o.stages:
+        name = st.name[:1].upper() + st.name[1:]
+        detail = st.detail.strip().rstrip(".")
+        if detail and _has_ratio(detail, st.probability):
+            out.append(f"{name}: {detail}.")
+        elif detail:
+            out.append(f"{name}: {detail}: {ratio(st.probability, detail, st.faces)}.")
+        else:
+            out.append(f"{name}: {ratio(st.probability, '', st.faces)}.")
+    return out
+
+
+def _fraction_text(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
+
+
+def _product(o: Outcome) -> str | None:
+    """'8/12 × 5/12 × 6/12 = 5/36 (13.9 %)' (None without stages)."""
+    per = o.per_attack
+    if per is None:
+        return None
+    parts = [_ratio_in(st.detail, st.probability, st.faces) for st in o.stages]
+    reduced = _fraction_text(per)
+    chain = " × ".join(parts)
+    product = reduced if len(parts) == 1 and parts[0] == reduced else f"{chain} = {reduced}"
+    return f"{product} ({pct(per)})"
+
+
+def per_attack_line(outcome: Outcome) -> str | None:
+    """'Per shot: 8/12 × 5/12 × 6/12 = 5/36 (13.9 %).' (None when the outcome has no stages)."""
+    o = _check(outcome)
+    product = _product(o)
+    return None if product is None else f"Per {_attack_word(o, 1)}: {product}."
+
+
+def _totals_text(o: Outcome) -> str:
+    start = f"With {o.attacks} {_attack_word(o, o.attacks)}: " if o.attacks is not None else "In all: "
+    se = f" (± {o.mean_stderr:.2g})" if o.method == "sampled" and o.mean_stderr is not None else ""
+    return f"{start}expected {o.mean:.2f} {o.label}{se}; P(at least 1) = {pct(o.at_least(1))}."
+
+
+def _sampled_text(o: Outcome) -> str:
+    return (f"Sampled: {o.samples:,} simulated volleys, every die rolled as a player would; "
+            f"the numbers carry sampling error (standard errors shown with ±).")
+
+
+def explain(outcome: Outcome) -> str:
     """The math of ``outcome`` step by step, in plain words with fractions.
 
     One line per stage ("To hit: BS 5+ against cover +0 needs 5+ on a D12:
@@ -162,78 +242,394 @@ def explain(outcome) -> str:
     inputs = input_lines(o)
     if inputs:
         out.append("Inputs: " + ", ".join(inputs) + ".")
-    for st in o.stages:
-        name = st.name[:1].upper() + st.name[1:]
-        detail = st.detail.strip().rstrip(".")
-        if detail and _has_ratio(detail, st.probability):
-            out.append(f"{name}: {detail}.")
-        elif detail:
-            out.append(f"{name}: {detail}: {ratio(st.probability, detail, st.faces)}.")
-        else:
-            out.append(f"{name}: {ratio(st.probability, '', st.faces)}.")
-    per = o.per_attack
-    word = _attack_word(o, 1)
+    out += _stage_texts(o)
+    per = per_attack_line(o)
     if per is not None:
-        parts = [_ratio_in(st.detail, st.probability, st.faces) for st in o.stages]
-        reduced = f"{per.numerator}/{per.denominator}" if per.denominator != 1 else str(per.numerator)
-        chain = " × ".join(parts)
-        product = reduced if len(parts) == 1 and parts[0] == reduced else f"{chain} = {reduced}"
-        out.append(f"Per {word}: {product} ({pct(per)}).")
+        out.append(per)
     label = o.label
-    start = f"With {o.attacks} {_attack_word(o, o.attacks)}: " if o.attacks is not None else "In all: "
-    se = f" (± {o.mean_stderr:.2g})" if o.method == "sampled" and o.mean_stderr is not None else ""
-    out.append(f"{start}expected {o.mean:.2f} {label}{se}; P(at least 1) = {pct(o.at_least(1))}.")
+    out.append(_totals_text(o))
     mode = int(np.argmax(o.pmf))
     out.append(f"Most likely: {mode} {_label(label, mode)}, P(exactly {mode}) = {pct(o.pmf[mode])}; "
                f"the most possible, {o.max_removed} {_label(label, o.max_removed)}, "
                f"has P = {pct(o.pmf[-1])}.")
     if o.effects:
-        texts = [_effect_text(k, o.effect_kind(k), val, o.effects_stderr.get(k)) for k, val in o.effects.items()]
-        out.append("Side effects: " + "; ".join(texts) + ".")
+        out.append("Side effects: " + "; ".join(_effect_text(o, k) for k in o.effects) + ".")
     if o.method == "sampled":
-        out.append(f"Sampled: {o.samples:,} simulated volleys, every die rolled as a player would; "
-                   f"the numbers carry sampling error (standard errors shown with ±).")
+        out.append(_sampled_text(o))
     if o.notes:
         out.append("Rules as read:")
         out.extend(f"- {n}" for n in o.notes)
     return "\n".join(out)
 
 
-def _rows(o, digits: int) -> list[tuple[str, str, str]]:
-    tail = o.at_least_curve
+# ---------------------------------------------------------------------------
+# the matchup in one line
+# ---------------------------------------------------------------------------
+def _plus(v: int) -> str:
+    return f"{v}+"
+
+
+def _mod(v: int) -> str:
+    return f"{v:+d}"
+
+
+#: how a function's keywords read in a matchup line, per (system, function):
+#: (firer's stats, weapon's stats, target's stats), each a tuple of
+#: (keyword, label, how the value is written). Keywords not listed here are
+#: the situation: shown after the system's name when they differ from the
+#: function's default (or always, for :data:`_ALWAYS_SHOWN`).
+_SIDES: dict[tuple[str, str], tuple[tuple, tuple, tuple]] = {
+    ("changes", "shooting"): (
+        (("bs", "BS", _plus),),
+        (("s", "S", _plus), ("ap", "AP", _plus)),
+        (("t", "T", _mod), ("sv", "Sv", _mod), ("inv", "Inv", _mod), ("cover", "cover", _mod),
+         ("wounds", "W", str))),
+    ("changes", "melee"): (
+        (("ws", "WS", _plus),),
+        (("s", "S", _plus), ("ap", "AP", _plus)),
+        (("d", "D", _mod), ("t", "T", _mod), ("sv", "Sv", _mod), ("inv", "Inv", _mod), ("wounds", "W", str))),
+    ("forgotten", "shooting"): (
+        (("shoot", "SHOOT", _plus),),
+        (("attack_power", "ATTACK POWER", str), ("damage", "Damage", str)),
+        (("armour", "armour", str), ("defence", "Defence", str))),
+    ("forgotten", "close_combat"): (
+        (("attacker_cqc", "CQC", _plus), ("attacker_phys", "PHYS", _plus),
+         ("attacker_weapon_bonus", "ATTACK BONUS", _mod), ("attacker_armour", "armour", str)),
+        (),
+        (("defender_cqc", "CQC", _plus), ("defender_phys", "PHYS", _plus),
+         ("defender_weapon_bonus", "ATTACK BONUS", _mod), ("defender_armour", "armour", str))),
+    ("gunfire", "shooting"): (
+        (("bs", "BS", str),),
+        (("s", "S", str), ("ap", "AP", str), ("explosive", "Explosive", str)),
+        (("ev", "Ev", str), ("av", "AV", str), ("t", "T", str))),
+    ("antares", "shooting"): (
+        (("acc", "Acc", str),),
+        (("sv", "SV", str),),
+        (("res", "Res", str), ("armour", "armour", str), ("cover", "cover", str))),
+}
+_SIDES[("changes", "volley")] = ((), (), _SIDES[("changes", "shooting")][2])
+#: the firing unit's keywords in changes.volley's ``attackers`` entries
+_VOLLEY_UNIT = (("bs", "BS", _plus), ("s", "S", _plus), ("ap", "AP", _plus))
+#: situation keywords always written, default or not
+_ALWAYS_SHOWN = {("changes", "shooting"): ("action",)}
+#: counts written in the parentheses: (keyword, side, singular, plural)
+_COUNTS = (("shots", 0, "shot", "shots"), ("attacks", 0, "attack", "attacks"),
+           ("models", 2, "model", "models"))
+_HIDDEN = ("method", "samples", "seed")
+
+
+def _defaults(o: Outcome) -> dict[str, Any]:
+    try:
+        from . import systems
+        fn = getattr(systems.get(o.system), o.function)
+        params = inspect.signature(fn).parameters.values()
+    except Exception:  # a system or function defined elsewhere: every setting counts as chosen
+        return {}
+    return {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+
+
+def _stat_text(items: tuple, values: Mapping[str, Any], defaults: Mapping[str, Any] | None = None) -> list[str]:
+    """The stats of one side as read at the table ("BS 5+", "T +2"); a stat at
+    its function's default (Inv +0, W 1, armour 0) says nothing and is left out."""
+    out = []
+    defaults = defaults or {}
+    for key, label, how in items:
+        value = values.get(key)
+        if value is None or key not in values:
+            continue
+        if key in defaults and defaults[key] == value and type(defaults[key]) is type(value):
+            continue
+        if label == "armour" and isinstance(value, str):
+            out.append(f"{value} armour")
+        elif how is _plus:
+            out.append(f"{label} {value}+")
+        else:
+            out.append(f"{label} {how(value)}")
+    return out
+
+
+def _situation(key: str, value: Any) -> str:
+    words = key.replace("_", " ")
+    if isinstance(value, bool):
+        return words if value else f"no {words}"
+    return f"{words}: {_show(value)}"
+
+
+def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system: bool = True) -> str:
+    """The matchup in one readable line, e.g.
+
+    ``Space Marine (BS 5+, Boltgun S 5+ AP 5+, 10 shots) at Space Marine
+    (T +2, Sv +3, 5 models) - 40k Changes, shooting, action: aimed``
+
+    A side's stat at its function's default (Inv +0, W 1) is left out.
+
+    ``names``: optional (firer, weapon, target) names, e.g. a profile
+    matchup's unit and weapon names; without them the line says "Firer" and
+    "target". ``system=False`` leaves out the system's name (the compare post
+    writes it in front). Settings the line does not place with a side (range,
+    cover, variants...) follow the function's name when they differ from its
+    default.
+    """
+    o = _check(outcome)
+    inputs = {k: v for k, v in o.inputs.items() if k not in _HIDDEN}
+    if names is not None:
+        if isinstance(names, str) or len(names) != 3 or not all(isinstance(n, str) for n in names):
+            raise InputError("names", "three names: (firer, weapon, target)", names)
+    hand_to_hand = o.function in ("melee", "close_combat")
+    firer_name, weapon_name, target_name = names or (("Attacker", "", "defender") if hand_to_hand
+                                                     else ("Firer", "", "target"))
+    sides = _SIDES.get((o.system, o.function))
+    defaults = _defaults(o)
+    used: set[str] = set()
+    parts_firer: list[str] = []
+    parts_target: list[str] = []
+    if sides is not None:
+        firer, weapon, target = sides
+        parts_firer = _stat_text(firer, inputs, defaults)
+        wtext = _stat_text(weapon, inputs, defaults)
+        if wtext or weapon_name:
+            parts_firer.append(" ".join(([weapon_name] if weapon_name else []) + wtext))
+        parts_target = _stat_text(target, inputs, defaults)
+        used |= {k for k, _l, _h in firer + weapon + target}
+    if isinstance(inputs.get("attackers"), (list, tuple)):  # several firing units (a volley)
+        units = [u for u in inputs["attackers"] if isinstance(u, Mapping)]
+        parts_firer = [" ".join(_stat_text(_VOLLEY_UNIT, u) + [f"{u.get('shots')} shots"]) for u in units]
+        firer_name = firer_name if names else f"{len(units)} firing units"
+        used.add("attackers")
+    for key, side, one, many in _COUNTS:
+        if key in inputs and inputs[key] is not None:
+            n = inputs[key]
+            (parts_firer if side == 0 else parts_target).append(f"{n} {one if n == 1 else many}")
+            used.add(key)
+        elif key in inputs:
+            used.add(key)  # no unit size: no cap, nothing to say
+    always = _ALWAYS_SHOWN.get((o.system, o.function), ())
+    situation = [_situation(k, v) for k, v in inputs.items()
+                 if k not in used and (k in always or k not in defaults or defaults[k] != v)]
+    head = []
+    if parts_firer or parts_target:
+        head.append(f"{firer_name} ({', '.join(parts_firer)})" if parts_firer else firer_name)
+        head.append(f"at {target_name} ({', '.join(parts_target)})" if parts_target else f"at {target_name}")
+    tail = ([o.system_name] if system else []) + [o.function.replace("_", " ")] + situation
+    line = " ".join(head)
+    return f"{line} - {', '.join(tail)}" if line else ", ".join(tail)
+
+
+def _settings_text(o: Outcome) -> str:
+    return "Settings: " + ", ".join(input_lines(o)) + "." if input_lines(o) else ""
+
+
+def _method_text(o: Outcome) -> str:
+    if o.method == "sampled":
+        return _sampled_text(o)
+    return "Exact: every face of every die counted, no sampling."
+
+
+# ---------------------------------------------------------------------------
+# tables as text
+# ---------------------------------------------------------------------------
+def _rows(o: Outcome, digits: int) -> list[tuple[str, str, str]]:
+    tail = o.at_least_curve.copy()
+    tail[0] = 1.0  # P(at least 0) is certain, whatever the float sum says
     return [(str(n), pct(o.pmf[n], digits), pct(min(1.0, tail[n]), digits)) for n in range(o.pmf.size)]
 
 
-def _summary(o) -> str:
-    parts = []
-    if o.per_attack is not None:
-        per = o.per_attack
-        parts.append(f"per {_attack_word(o, 1)} {per.numerator}/{per.denominator} ({pct(per)})")
-    parts.append(f"expected {o.mean:.2f} {o.label}")
-    if o.attacks is not None:
-        parts.append(f"{o.attacks} {_attack_word(o, o.attacks)}")
-    return ", ".join(parts)
+def _md_table(head: Sequence[str], rows: Sequence[Sequence[str]], left: int = 0) -> list[str]:
+    """A Markdown table: the first ``left`` columns left-aligned, the others right-aligned."""
+    esc = [[str(c).replace("|", "\\|") for c in r] for r in [head, *rows]]
+    align = "|" + "|".join(":---" if i < left else "---:" for i in range(len(head))) + "|"
+    return ["| " + " | ".join(esc[0]) + " |", align] + ["| " + " | ".join(r) + " |" for r in esc[1:]]
 
 
-def to_markdown(outcome, digits: int = 2) -> str:
-    """The inputs as a list, then a table of N, P(exactly N), P(at least N) (percent)."""
+def _code_table(head: Sequence[str], rows: Sequence[Sequence[str]], left: int = 0) -> list[str]:
+    """An aligned plain-text table (for a [code] block): columns padded to one width."""
+    cells = [[str(c) for c in r] for r in [head, *rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
+
+    def line(r):
+        return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+
+    return [line(cells[0]), "  ".join("-" * w for w in widths)] + [line(r) for r in cells[1:]]
+
+
+def _bb_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A [table] for boards that have it."""
+    out = ["[table]", "[tr]" + "".join(f"[td][b]{h}[/b][/td]" for h in head) + "[/tr]"]
+    out += ["[tr]" + "".join(f"[td]{c}[/td]" for c in r) + "[/tr]" for r in rows]
+    return out + ["[/table]"]
+
+
+def _bb_block(head: Sequence[str], rows: Sequence[Sequence[str]], tables: bool, left: int = 0) -> list[str]:
+    if tables:
+        return _bb_table(head, rows)
+    body = _code_table(head, rows, left)
+    return ["[code]" + body[0]] + body[1:-1] + [body[-1] + "[/code]"] if len(body) > 1 else [f"[code]{body[0]}[/code]"]
+
+
+def _table_head(o: Outcome) -> tuple[str, str, str]:
+    return (f"N ({o.label})", "P(exactly N)", "P(at least N)")
+
+
+# ---------------------------------------------------------------------------
+# one outcome
+# ---------------------------------------------------------------------------
+def _post_parts(o: Outcome, names: Sequence[str] | None) -> tuple[str, list[str], str | None, str]:
+    return matchup_line(o, names), _stage_texts(o), per_attack_line(o), _totals_text(o)
+
+
+def _trailer(o: Outcome, inputs: bool, notes: bool = True) -> list[str]:
+    out = []
+    if o.effects:
+        out.append("Side effects: " + "; ".join(_effect_text(o, k) for k in o.effects) + ".")
+    out.append(_method_text(o))
+    if o.notes and notes:
+        out.append("Rules as read: " + " ".join(n if n.endswith(".") else n + "." for n in o.notes))
+    if inputs and _settings_text(o):
+        out.append(_settings_text(o))
+    return out
+
+
+def _outcomes(x: Any) -> Mapping[str, Outcome] | None:
+    """A mapping of names to outcomes (a side-by-side post), else None."""
+    if isinstance(x, Mapping):
+        if not x or not all(_is_outcome(v) for v in x.values()):
+            raise InputError("outcome", "a workbench Outcome or a mapping of names to Outcomes",
+                             f"a mapping of {', '.join(sorted({type(v).__name__ for v in x.values()})) or 'nothing'}")
+        return x
+    return None
+
+
+def to_markdown(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
+                names: Sequence[str] | Mapping[str, Sequence[str]] | None = None, inputs: bool = True) -> str:
+    """A Markdown post: the matchup in one bold line, the per-stage math and
+    the per-attack product, the totals, then a table of N, P(exactly N),
+    P(at least N) (percent); side effects, the method, the rules as read and
+    (unless ``inputs=False``) every setting come last.
+
+    A mapping of outcomes gives one side-by-side table instead
+    (:func:`_compare_markdown`). ``names``: (firer, weapon, target) names
+    for :func:`matchup_line` (for a mapping: a mapping of the same keys).
+    """
+    many = _outcomes(outcome)
+    if many is not None:
+        return _compare_markdown(many, digits, names, inputs)
     o = _check(outcome)
-    lines = [f"**{title(o)}**", ""]
-    lines += [f"- {line}" for line in input_lines(o)]
-    lines += ["", _summary(o) + ".", ""]
-    lines += [f"| N ({o.label}) | P(exactly N) | P(at least N) |", "|---:|---:|---:|"]
-    lines += [f"| {a} | {b} | {c} |" for a, b, c in _rows(o, digits)]
+    line, stages, per, totals = _post_parts(o, names)
+    lines = [f"**{line}**", ""]
+    lines += [f"- {s}" for s in stages]
+    if per is not None:
+        lines.append(f"- **{per}**")
+    if stages or per is not None:
+        lines.append("")
+    lines += [totals, ""]
+    lines += _md_table(_table_head(o), _rows(o, digits))
+    lines += [""] + [x for t in _trailer(o, inputs) for x in (t, "")]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def to_bbcode(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
+              names: Sequence[str] | Mapping[str, Sequence[str]] | None = None, inputs: bool = True,
+              tables: bool = False) -> str:
+    """A BBCode post for a stock phpBB board: the matchup in one bold line,
+    the per-stage math as a [list] and the product, the totals, then the
+    table of N, P(exactly N), P(at least N) as aligned text in a [code]
+    block; every setting last (unless ``inputs=False``). Only the tags of
+    :data:`PHPBB_TAGS` are used, every one closed. ``tables=True`` writes a
+    [table] instead of the [code] block, for boards that have that tag.
+
+    A mapping of outcomes gives one side-by-side table instead."""
+    many = _outcomes(outcome)
+    if many is not None:
+        return _compare_bbcode(many, digits, names, inputs, tables)
+    o = _check(outcome)
+    line, stages, per, totals = _post_parts(o, names)
+    lines = [f"[b]{line}[/b]"]
+    if stages:
+        lines += ["[list]"] + [f"[*]{s}" for s in stages] + ["[/list]"]
+    if per is not None:
+        lines.append(f"[b]{per}[/b]")
+    lines.append(totals)
+    lines += _bb_block(_table_head(o), _rows(o, digits), tables)
+    trailer = _trailer(o, inputs)
+    lines += [f"[size=85]{t}[/size]" for t in trailer]
     return "\n".join(lines) + "\n"
 
 
-def to_bbcode(outcome, digits: int = 2) -> str:
-    """The inputs, then a [table] of N, P(exactly N), P(at least N) (percent); every tag closed."""
-    o = _check(outcome)
-    lines = [f"[b]{title(o)}[/b]"]
-    lines += input_lines(o)
-    lines += [_summary(o) + "."]
-    head = "".join(f"[td][b]{h}[/b][/td]" for h in (f"N ({o.label})", "P(exactly N)", "P(at least N)"))
-    lines += ["[table]", f"[tr]{head}[/tr]"]
-    lines += ["[tr]" + "".join(f"[td]{x}[/td]" for x in row) + "[/tr]" for row in _rows(o, digits)]
-    lines += ["[/table]"]
+# ---------------------------------------------------------------------------
+# several outcomes side by side (the compare page)
+# ---------------------------------------------------------------------------
+def _column_name(key: str, o: Outcome) -> str:
+    """A column's title: the system's name for a system key ("antares (input)" -> "Antares-style d10 (input)")."""
+    if key == o.system:
+        return o.system_name
+    if key.startswith(o.system + " "):
+        return o.system_name + key[len(o.system):]
+    return key
+
+
+def _compare_rows(many: Mapping[str, Outcome], digits: int) -> tuple[list[str], list[list[str]]]:
+    outs = list(many.values())
+    head = [""] + [_column_name(k, o) for k, o in many.items()]
+    labels = {o.label for o in outs}
+    counted = labels.pop() if len(labels) == 1 else "removed"
+    rows: list[list[str]] = []
+    if len({o.label for o in outs}) > 1:
+        rows.append(["counts"] + [o.label for o in outs])
+
+    def mean(o: Outcome) -> str:
+        se = f" ± {o.mean_stderr:.2g}" if o.method == "sampled" and o.mean_stderr is not None else ""
+        return f"{o.mean:.2f}{se}"
+
+    rows.append([f"expected {counted}"] + [mean(o) for o in outs])
+    rows.append(["P(at least 1)"] + [pct(o.at_least(1), digits) for o in outs])
+    words = {_attack_word(o, 1) for o in outs}
+    word = words.pop() if len(words) == 1 else "attack"
+    rows.append([f"per {word}"] + [
+        "–" if o.per_attack is None else f"{_fraction_text(o.per_attack)} ({pct(o.per_attack, digits)})"
+        for o in outs])
+    stage_names = list(dict.fromkeys(st.name for o in outs for st in o.stages))
+    for name in stage_names:
+        row = [name]
+        for o in outs:
+            st = next((s for s in o.stages if s.name == name), None)
+            row.append("–" if st is None else _ratio_in(st.detail, st.probability, st.faces))
+        rows.append(row)
+    rows.append(["attacks"] + ["–" if o.attacks is None else str(o.attacks) for o in outs])
+    return head, rows
+
+
+def _names_for(names: Any, key: str) -> Sequence[str] | None:
+    if names is None:
+        return None
+    if not isinstance(names, Mapping):
+        raise InputError("names", "a mapping of the outcomes' names to (firer, weapon, target) names",
+                         type(names).__name__)
+    return names.get(key)
+
+
+def _compare_title(many: Mapping[str, Outcome]) -> str:
+    return "Side by side: " + ", ".join(_column_name(k, o) for k, o in many.items())
+
+
+def _compare_markdown(many: Mapping[str, Outcome], digits: int, names: Any, inputs: bool) -> str:
+    head, rows = _compare_rows(many, digits)
+    lines = [f"**{_compare_title(many)}**", ""]
+    lines += [f"- **{_column_name(k, o)}**: {matchup_line(o, _names_for(names, k), system=False)}"
+              for k, o in many.items()]
+    lines += [""] + _md_table(head, rows, left=1) + [""]
+    for k, o in many.items():
+        trailer = _trailer(o, inputs, notes=inputs)
+        lines += [f"*{_column_name(k, o)}*: " + " ".join(trailer), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _compare_bbcode(many: Mapping[str, Outcome], digits: int, names: Any, inputs: bool, tables: bool) -> str:
+    head, rows = _compare_rows(many, digits)
+    lines = [f"[b]{_compare_title(many)}[/b]", "[list]"]
+    lines += [f"[*][b]{_column_name(k, o)}[/b]: {matchup_line(o, _names_for(names, k), system=False)}"
+              for k, o in many.items()]
+    lines += ["[/list]"]
+    lines += _bb_block(head, rows, tables, left=1)
+    for k, o in many.items():
+        lines.append(f"[size=85][i]{_column_name(k, o)}[/i]: " + " ".join(_trailer(o, inputs, notes=inputs)) + "[/size]")
     return "\n".join(lines) + "\n"

@@ -150,7 +150,12 @@ class CompareDashboard(LiveDashboard):
         self.effects = self.table
         self.link = W.HTML("")
         self.link.add_class("wb-link")
-        from .forum import ForumPanel  # the one-click forum post of issue 4
+        from .. import points, profiles
+        with_profiles = [s for s in self.system_keys if s in profiles.profile_systems()]
+        self.units = {s: profiles.basic_matchup(s) for s in with_profiles}  # for the points column
+        self.points = W.HTML(points.table_html(points.rank(systems_=with_profiles)))
+        self.points.add_class("wb-points-table")
+        from .forum import ForumPanel
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
         # the legend sits under the axis, where it hides no bar
@@ -177,7 +182,7 @@ class CompareDashboard(LiveDashboard):
         box.add_class("wb-controls")
         self.widget = W.VBox([intro, box, self.error, self.table,
                               W.HBox([dist_w, means_w], layout=W.Layout(flex_flow="row wrap")),
-                              self.link, self.panels])
+                              self.link, self.points, self.panels])
         self.widget.add_class("wb-dashboard")
         self.widget.add_class("wb-dashboard-compare")
         self.refresh()
@@ -258,7 +263,8 @@ class CompareDashboard(LiveDashboard):
             bar.y = means
             bar.text = [f"{m:.2f}" for m in means]
         head = "".join(f"<th>{h}</th>" for h in ("system", "accuracy", "penetration", "toughness", "cover",
-                                                 "shots", "models", "expected removed", "P(≥1)"))
+                                                 "shots", "models", "expected removed", "P(≥1)",
+                                                 "removed per 100 pts"))
         rows = []
         for s in self.system_keys:
             kw = self._kwargs.get(s, {})
@@ -266,12 +272,23 @@ class CompareDashboard(LiveDashboard):
             cells = [html.escape(self.names[s])]
             cells += [html.escape(stat_text(s, c, kw)) for c in CONCEPT_NAMES]
             cells += [str(kw.get("shots")), str(kw.get("models"))]
-            cells += [f"{out.mean:.3f}", f"{out.at_least(1):.3f}"] if out else ["–", "–"]
+            cells += [f"{out.mean:.3f}", f"{out.at_least(1):.3f}", self._per_100(s, out)] if out else ["–"] * 3
             if s in self._errors:
                 cells[0] += " <span class='wb-stale' title='kept: the new value is out of range'>(kept)</span>"
             rows.append(f'<tr class="wb-row-{s}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         self.table.value = (f"<table class='wb-compare'><thead><tr>{head}</tr></thead>"
                             f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+    def _per_100(self, system: str, out: Outcome) -> str:
+        """Models removed per 100 points of the firing models (the basic matchup's illustrative costs)."""
+        from ..points import efficiency
+        if system not in self.units:  # a rule file: no unit profiles, no points
+            return "–"
+        attacker, weapon, _target = self.units[system]
+        if attacker.points is None:
+            return "–"
+        return f"{efficiency(out, attacker, weapon=weapon).removed_per_100:.2f}"
 
 
 def _concept_words(system_keys) -> str:

@@ -72,8 +72,8 @@ class DiagnosticsDashboard(W.VBox):
         system = system or systems.keys()[0]
         self.message = W.HTML("")
         self.tabs = W.Tab(children=[self._sweep_tab(system), self._plus_one_tab(system),
-                                    self._granularity_tab(), self._equivalence_tab(system)])
-        for i, name in enumerate(("Sweep", "Value of +1", "Granularity", "Equivalence")):
+                                    self._granularity_tab(), self._equivalence_tab(system), self._points_tab()])
+        for i, name in enumerate(("Sweep", "Value of +1", "Granularity", "Equivalence", "Points")):
             self.tabs.set_title(i, name)
         super().__init__([W.HTML("<h2>Design diagnostics</h2>"), self.message, self.tabs])
         self.add_class("wb-diagnostics")
@@ -81,6 +81,7 @@ class DiagnosticsDashboard(W.VBox):
         self.update_plus_one()
         self.update_granularity()
         self.update_equivalence()
+        self.update_points()
 
     # -- sweep -------------------------------------------------------------
     def _sweep_tab(self, system: str) -> W.Widget:
@@ -237,6 +238,22 @@ class DiagnosticsDashboard(W.VBox):
                                            "mean_difference"])
         _show(self.eq_view, compare.equivalent_figure(key, m, res))
         return res
+
+    # -- points ------------------------------------------------------------------
+    def _points_tab(self) -> W.Widget:
+        from .. import points
+        self.pt_by = W.Dropdown(options={v: k for k, v in points.BY.items()}, value="removed_per_100",
+                                description="rank by", style={"description_width": "initial"})
+        self.pt_table = W.HTML("")
+        self.pt_by.observe(lambda _c: self.update_points(), "value")
+        return W.VBox([self.pt_by, self.pt_table])
+
+    def update_points(self) -> pd.DataFrame:
+        """Every shipped matchup of the four systems ranked by points efficiency."""
+        from .. import points
+        df = points.rank(by=self.pt_by.value)
+        self.pt_table.value = points.table_html(df)
+        return df
 
     def show(self):
         show_widget(self)

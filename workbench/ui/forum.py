@@ -2,33 +2,206 @@
 
 ``ForumPanel(get_outcome)`` is an ipywidgets ``VBox``: one click on "Forum
 post" takes the dashboard's current outcome (``get_outcome()``, e.g.
-``dashboard.current_outcome``) and fills three text boxes ready to copy (the
-explanation in plain words, Markdown, BBCode) and a row of download links
-(Markdown, BBCode, HTML and, when "with images" is ticked, PNG and SVG).
+``dashboard.current_outcome``) and fills three tabs ready to paste: the
+explanation in plain words, Markdown and BBCode (:mod:`workbench.teach`; a
+mapping of outcomes, as on the compare page, gives one side-by-side table).
 
-Downloads are ``data:`` URIs in ``<a download=...>`` anchors: nothing is
-written to disk and no file server is needed, so they work in Voila as in
-JupyterLab. PNG/SVG rendering starts Chromium through kaleido and takes a few
-seconds; without a browser the texts and the HTML are still produced and the
-panel says why the images are missing.
+* Each tab has a **Copy** button and a **Download** button
+  (:class:`CopyButton`, a small anywidget): the browser copies the text it
+  already holds with ``navigator.clipboard`` (or, where the page is not a
+  secure context, through a hidden textarea and ``document.execCommand``)
+  and downloads it as a file from a Blob. Nothing more crosses the websocket.
+* The figure downloads (PNG, SVG, and an HTML page that works offline, with
+  plotly.js inlined once) are **files**: the kernel writes them under
+  :func:`downloads_dir` and the panel links to them at the URL prefix in
+  ``$WORKBENCH_DOWNLOAD_URL``, where the dashboard server serves that folder
+  with :class:`DownloadHandler` (:func:`download_route`). A link is a few
+  dozen bytes, not a multi-megabyte data URI. Without a download route (a
+  notebook in JupyterLab), the panel falls back to ``data:`` links.
+
+PNG/SVG rendering starts Chromium through kaleido and takes a few seconds;
+without a browser the texts and the HTML are still produced and the panel
+says why the images are missing.
 """
 from __future__ import annotations
 
 import base64
 import html
+import os
 import re
+import secrets
+import shutil
+import tempfile
+import time
+from pathlib import Path
 from typing import Any, Callable, Mapping
+from urllib.parse import quote
 
+import anywidget
 import ipywidgets as W
+import tornado.web
+import traitlets
 
 from .. import export, teach
-from ..errors import WorkbenchError
+from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
 
-__all__ = ["ForumPanel", "data_link"]
+__all__ = ["ForumPanel", "CopyButton", "data_link", "file_link", "downloads_dir", "publish",
+           "DownloadHandler", "download_route", "DOWNLOAD_ENV", "DOWNLOAD_DIR_ENV", "DOWNLOAD_PATH"]
 
 _MIME = {"png": "image/png", "svg": "image/svg+xml", "html": "text/html", "md": "text/markdown",
          "txt": "text/plain"}
+
+#: where the server publishes :func:`downloads_dir` (a URL prefix, read by the kernels)
+DOWNLOAD_ENV = "WORKBENCH_DOWNLOAD_URL"
+#: the folder the kernels write downloads to and the server serves (default: a per-user temp folder)
+DOWNLOAD_DIR_ENV = "WORKBENCH_DOWNLOAD_DIR"
+#: the route's path under the server's base URL
+DOWNLOAD_PATH = "workbench/download"
+#: downloads older than this many seconds are removed when new ones are written
+KEEP_SECONDS = 24 * 3600
+
+
+# ---------------------------------------------------------------------------
+# copy and download in the browser
+# ---------------------------------------------------------------------------
+_COPY_ESM = r"""
+function fallbackCopy(text) {
+  const ta = document.createElement("textarea");
+  ta.value = text;
+  ta.setAttribute("readonly", "");
+  ta.style.position = "fixed";
+  ta.style.top = "-1000px";
+  ta.style.opacity = "0";
+  document.body.appendChild(ta);
+  ta.select();
+  ta.setSelectionRange(0, text.length);
+  let ok = false;
+  try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+  document.body.removeChild(ta);
+  return ok;
+}
+
+async function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    try { await navigator.clipboard.writeText(text); return true; } catch (e) { /* fall back */ }
+  }
+  return fallbackCopy(text);
+}
+
+function render({ model, el }) {
+  el.classList.add("wb-copy");
+  const copy = document.createElement("button");
+  copy.className = "wb-copy-button jupyter-button";
+  const save = document.createElement("button");
+  save.className = "wb-save-button jupyter-button";
+  const note = document.createElement("span");
+  note.className = "wb-copy-note";
+  note.style.marginLeft = "0.5em";
+  const sync = () => {
+    const text = model.get("text");
+    copy.textContent = model.get("label");
+    copy.disabled = !text;
+    save.textContent = "Download " + (model.get("filename") || "");
+    save.disabled = !text;
+    save.style.display = model.get("filename") ? "" : "none";
+  };
+  copy.addEventListener("click", async () => {
+    const ok = await copyText(model.get("text"));
+    note.textContent = ok ? "Copied." : "Copying was blocked: select the text below and press Ctrl+C.";
+    if (ok) {
+      model.set("copies", model.get("copies") + 1);
+      model.save_changes();
+    }
+  });
+  save.addEventListener("click", () => {
+    const blob = new Blob([model.get("text")], { type: model.get("mime") + ";charset=utf-8" });
+    const url = URL.createObjectURL(blob);
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = model.get("filename");
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  });
+  model.on("change:text", () => { note.textContent = ""; sync(); });
+  model.on("change:label", sync);
+  model.on("change:filename", sync);
+  sync();
+  el.append(copy, save, note);
+}
+
+export default { render };
+"""
+
+
+class CopyButton(anywidget.AnyWidget):
+    """A "Copy" button (and a "Download" one when ``filename`` is set) for ``text``.
+
+    The browser copies the text it holds (``navigator.clipboard``, or a
+    hidden textarea where the page is not a secure context) and downloads it
+    from a Blob; ``copies`` counts the copies the browser reported.
+    """
+
+    _esm = _COPY_ESM
+    text = traitlets.Unicode("").tag(sync=True)
+    label = traitlets.Unicode("Copy").tag(sync=True)
+    filename = traitlets.Unicode("").tag(sync=True)
+    mime = traitlets.Unicode("text/plain").tag(sync=True)
+    copies = traitlets.Int(0).tag(sync=True)
+
+
+# ---------------------------------------------------------------------------
+# files the server serves
+# ---------------------------------------------------------------------------
+def downloads_dir() -> Path:
+    """The folder downloads are written to: ``$WORKBENCH_DOWNLOAD_DIR`` or a
+    per-user folder in the system's temp directory (the same for the server
+    and its kernels, which run as the same user on the same machine)."""
+    env = os.environ.get(DOWNLOAD_DIR_ENV)
+    if env:
+        return Path(env)
+    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return Path(tempfile.gettempdir()) / f"workbench-downloads-{user}"
+
+
+def _prune(folder: Path, keep: float = KEEP_SECONDS) -> None:
+    cutoff = time.time() - keep
+    for sub in folder.iterdir() if folder.is_dir() else ():
+        try:
+            if sub.is_dir() and sub.stat().st_mtime < cutoff:
+                shutil.rmtree(sub, ignore_errors=True)
+        except OSError:
+            pass
+
+
+def _safe_name(filename: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(filename))
+    name = re.sub(r"_+", "_", re.sub(r"\.\.+", "", name)).strip("._")
+    if not name:
+        raise InputError("filename", "a file name with letters or digits", filename)
+    return name
+
+
+def publish(data: bytes, filename: str) -> str | None:
+    """Write ``data`` as ``filename`` in a new, unguessable folder of
+    :func:`downloads_dir`; return its URL under ``$WORKBENCH_DOWNLOAD_URL``,
+    or None when no server publishes the folder (the variable is unset)."""
+    base = os.environ.get(DOWNLOAD_ENV)
+    if not base:
+        return None
+    if not isinstance(data, (bytes, bytearray)):
+        raise InputError("data", "bytes", type(data).__name__)
+    root = downloads_dir()
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _prune(root)
+    token = secrets.token_hex(16)
+    name = _safe_name(filename)
+    folder = root / token
+    folder.mkdir(mode=0o700)
+    (folder / name).write_bytes(bytes(data))
+    return f"{base.rstrip('/')}/{token}/{quote(name)}"
 
 
 def data_link(data: bytes, filename: str, label: str | None = None) -> str:
@@ -40,8 +213,53 @@ def data_link(data: bytes, filename: str, label: str | None = None) -> str:
             f'target="_blank" class="wb-download">{html.escape(label or filename)}</a>')
 
 
+def file_link(data: bytes, filename: str, label: str | None = None) -> str:
+    """An anchor to ``data`` written as a served file (:func:`publish`), or a
+    :func:`data_link` when no server publishes downloads."""
+    url = publish(data, filename)
+    if url is None:
+        return data_link(data, filename, label)
+    return (f'<a download="{html.escape(_safe_name(filename))}" href="{html.escape(url)}" '
+            f'target="_blank" class="wb-download">{html.escape(label or filename)}</a>')
+
+
+class DownloadHandler(tornado.web.StaticFileHandler):
+    """Serves :func:`downloads_dir` as attachments; nothing is listed, and a
+    path outside the folder is refused (tornado's static-file checks)."""
+
+    def set_extra_headers(self, path):
+        name = Path(path).name
+        self.set_header("Content-Disposition", f"attachment; filename=\"{name}\"")
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.set_header("Cache-Control", "private, max-age=3600")
+
+    def validate_absolute_path(self, root, absolute_path):
+        if os.path.isdir(absolute_path):
+            raise tornado.web.HTTPError(404)
+        return super().validate_absolute_path(root, absolute_path)
+
+
+def download_route(server_url: str = "/") -> tuple[str, type, dict[str, str]]:
+    """The tornado route that serves the panel's downloads:
+    ``(pattern, DownloadHandler, {"path": downloads_dir()})``. The server
+    adds it to its handlers and sets ``$WORKBENCH_DOWNLOAD_URL`` to
+    ``<server url>workbench/download`` before the kernels start."""
+    base = server_url if server_url.endswith("/") else server_url + "/"
+    folder = downloads_dir()
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return (f"{base}{DOWNLOAD_PATH}/(.*)", DownloadHandler, {"path": str(folder)})
+
+
+# ---------------------------------------------------------------------------
+# the panel
+# ---------------------------------------------------------------------------
 def _stem(o: Outcome) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", f"{o.system}_{o.function}").strip("_") or "outcome"
+
+
+_FORMATS = (("explain", "Explain", "Copy text", "txt", "text/plain"),
+            ("markdown", "Markdown", "Copy Markdown", "md", "text/markdown"),
+            ("bbcode", "BBCode", "Copy BBCode", "bbcode.txt", "text/plain"))
 
 
 class ForumPanel(W.VBox):
@@ -50,38 +268,64 @@ class ForumPanel(W.VBox):
     ``get_outcome``: a callable returning the current
     :class:`~workbench.outcome.Outcome` (or ``None`` while the inputs are
     invalid), or a mapping of names to outcomes (the compare dashboard: one
-    section per outcome and a side-by-side figure). ``images``: whether the one click also renders PNG and SVG.
-    After :meth:`generate`, ``outputs`` holds the texts and the bytes of each
-    download (keys ``explain, markdown, bbcode, html, png, svg``).
+    side-by-side table and figure). ``images``: whether the one click also
+    renders PNG and SVG. After :meth:`generate`, ``outputs`` holds the texts
+    and the bytes of each figure download (keys ``explain, markdown, bbcode,
+    html, png, svg``); ``copy`` maps ``explain``/``markdown``/``bbcode`` to
+    the tab's :class:`CopyButton`.
     """
 
     def __init__(self, get_outcome: Callable[[], Outcome | None], *, images: bool = True,
                  width: int = export.DEFAULT_WIDTH, height: int = export.DEFAULT_HEIGHT):
         if not callable(get_outcome):
-            from ..errors import InputError
             raise InputError("get_outcome", "a callable returning the current Outcome",
                              type(get_outcome).__name__)
         self.get_outcome = get_outcome
         self.size = (width, height)
         self.outputs: dict[str, Any] = {}
+        self._current: Any = None
         self.button = W.Button(description="Forum post", icon="comment", button_style="primary",
                                tooltip="Explain the current result and make Markdown, BBCode and figures")
         self.images = W.Checkbox(value=images, description="with PNG/SVG (a few seconds)", indent=False)
+        self.tables = W.Checkbox(value=False, description="my board has [table]", indent=False,
+                                 tooltip="BBCode tables as [table] instead of an aligned [code] block "
+                                         "(a stock phpBB board has no [table])")
         self.status = W.HTML("")
         box = dict(layout=W.Layout(width="100%", height="16em"))
         self.explain_box = W.Textarea(**box)
         self.markdown_box = W.Textarea(**box)
         self.bbcode_box = W.Textarea(**box)
-        self.tabs = W.Tab(children=[self.explain_box, self.markdown_box, self.bbcode_box])
-        for i, name in enumerate(("Explain", "Markdown", "BBCode")):
-            self.tabs.set_title(i, name)
+        boxes = {"explain": self.explain_box, "markdown": self.markdown_box, "bbcode": self.bbcode_box}
+        self.copy: dict[str, CopyButton] = {}
+        pages = []
+        for key, _title, label, _ext, mime in _FORMATS:
+            btn = CopyButton(label=label, mime=mime)
+            btn.add_class(f"wb-copy-{key}")
+            self.copy[key] = btn
+            pages.append(W.VBox([btn, boxes[key]]))
+        self.tabs = W.Tab(children=pages)
+        for i, (_k, title, *_rest) in enumerate(_FORMATS):
+            self.tabs.set_title(i, title)
         self.links = W.HTML("")
         self.button.on_click(lambda _b: self.generate())
-        super().__init__([W.HBox([self.button, self.images, self.status]), self.tabs, self.links])
+        self.tables.observe(lambda _c: self._rewrite_bbcode(), names="value")
+        super().__init__([W.HBox([self.button, self.images, self.tables, self.status]), self.tabs, self.links])
         self.add_class("wb-forum")
 
+    def _set_text(self, key: str, text: str, filename: str) -> None:
+        {"explain": self.explain_box, "markdown": self.markdown_box, "bbcode": self.bbcode_box}[key].value = text
+        self.copy[key].filename = filename
+        self.copy[key].text = text
+        self.outputs[key] = text
+
+    def _rewrite_bbcode(self) -> None:
+        if self._current is None:
+            return
+        target, stem = self._current
+        self._set_text("bbcode", teach.to_bbcode(target, tables=self.tables.value), f"{stem}.bbcode.txt")
+
     def generate(self, images: bool | None = None) -> dict[str, Any]:
-        """Fill the boxes and links from ``get_outcome()``; return :attr:`outputs`."""
+        """Fill the tabs and links from ``get_outcome()``; return :attr:`outputs`."""
         images = self.images.value if images is None else bool(images)
         try:
             o = self.get_outcome()
@@ -96,24 +340,21 @@ class ForumPanel(W.VBox):
         if not many:
             self.status.value = f"<span style='color:#b00'>Nothing to post: {html.escape(why)}.</span>"
             self.outputs = {}
+            self._current = None
             return self.outputs
         self.status.value = "Writing…"
-        sep = {"explain": "\n\n", "markdown": "\n---\n\n", "bbcode": "\n\n"}
-        out: dict[str, Any] = {
-            "explain": sep["explain"].join(teach.explain(x) for x in many.values()),
-            "markdown": sep["markdown"].join(teach.to_markdown(x) for x in many.values()),
-            "bbcode": sep["bbcode"].join(teach.to_bbcode(x) for x in many.values())}
-        self.explain_box.value = out["explain"]
-        self.markdown_box.value = out["markdown"]
-        self.bbcode_box.value = out["bbcode"]
         first = next(iter(many.values()))
+        target: Any = first if len(many) == 1 else many
+        stem = _stem(first) if len(many) == 1 else "comparison"
+        self.outputs = {}
+        self._current = (target, stem)
+        self._set_text("explain", "\n\n".join(teach.explain(x) for x in many.values()), f"{stem}.txt")
+        self._set_text("markdown", teach.to_markdown(target), f"{stem}.md")
+        self._set_text("bbcode", teach.to_bbcode(target, tables=self.tables.value), f"{stem}.bbcode.txt")
         fig = export.outcome_figure(first) if len(many) == 1 else export.outcomes_figure(many)
         width, height = self.size
-        out["html"] = export.figure_html(fig).encode("utf-8")
-        stem = _stem(first) if len(many) == 1 else "comparison"
-        links = [data_link(out["markdown"].encode(), f"{stem}.md", "Markdown"),
-                 data_link(out["bbcode"].encode(), f"{stem}.bbcode.txt", "BBCode"),
-                 data_link(out["html"], f"{stem}.html", "HTML (interactive, offline)")]
+        self.outputs["html"] = export.figure_html(fig).encode("utf-8")
+        links = [file_link(self.outputs["html"], f"{stem}.html", "HTML (interactive, offline)")]
         note = ""
         if images:
             self.status.value = "Rendering PNG and SVG…"
@@ -122,10 +363,9 @@ class ForumPanel(W.VBox):
             except WorkbenchError as exc:
                 note = f" <span style='color:#b00'>(no PNG/SVG: {html.escape(str(exc))})</span>"
             else:
-                out.update(imgs)
-                links += [data_link(imgs["png"], f"{stem}.png", "PNG"),
-                          data_link(imgs["svg"], f"{stem}.svg", "SVG")]
-        self.links.value = "Download: " + " · ".join(links) + note
+                self.outputs.update(imgs)
+                links += [file_link(imgs["png"], f"{stem}.png", "PNG"),
+                          file_link(imgs["svg"], f"{stem}.svg", "SVG")]
+        self.links.value = "Figure: " + " · ".join(links) + note
         self.status.value = "Ready: copy a tab or download a file."
-        self.outputs = out
-        return out
+        return self.outputs
