@@ -265,53 +265,21 @@ def explain(outcome: Outcome) -> str:
 # ---------------------------------------------------------------------------
 # the matchup in one line
 # ---------------------------------------------------------------------------
-def _plus(v: int) -> str:
-    return f"{v}+"
+_STYLE = {"plus": lambda v: f"{v}+", "mod": lambda v: f"{v:+d}", "plain": str}
 
 
-def _mod(v: int) -> str:
-    return f"{v:+d}"
+def _sides(o: Outcome):
+    """How ``o``'s keywords read in the matchup line: its mode's
+    :class:`~workbench.systems.description.Sides` in the system's description
+    (None: every keyword is the situation)."""
+    try:
+        from . import systems
+        modes = systems.get(o.system).modes
+    except Exception:  # a system that is not registered: no sides known
+        return None
+    return next((m.sides for m in modes if m.function == o.function), None)
 
 
-#: how a function's keywords read in a matchup line, per (system, function):
-#: (firer's stats, weapon's stats, target's stats), each a tuple of
-#: (keyword, label, how the value is written). Keywords not listed here are
-#: the situation: shown after the system's name when they differ from the
-#: function's default (or always, for :data:`_ALWAYS_SHOWN`).
-_SIDES: dict[tuple[str, str], tuple[tuple, tuple, tuple]] = {
-    ("changes", "shooting"): (
-        (("bs", "BS", _plus),),
-        (("s", "S", _plus), ("ap", "AP", _plus)),
-        (("t", "T", _mod), ("sv", "Sv", _mod), ("inv", "Inv", _mod), ("cover", "cover", _mod),
-         ("wounds", "W", str))),
-    ("changes", "melee"): (
-        (("ws", "WS", _plus),),
-        (("s", "S", _plus), ("ap", "AP", _plus)),
-        (("d", "D", _mod), ("t", "T", _mod), ("sv", "Sv", _mod), ("inv", "Inv", _mod), ("wounds", "W", str))),
-    ("forgotten", "shooting"): (
-        (("shoot", "SHOOT", _plus),),
-        (("attack_power", "ATTACK POWER", str), ("damage", "Damage", str)),
-        (("armour", "armour", str), ("defence", "Defence", str))),
-    ("forgotten", "close_combat"): (
-        (("attacker_cqc", "CQC", _plus), ("attacker_phys", "PHYS", _plus),
-         ("attacker_weapon_bonus", "ATTACK BONUS", _mod), ("attacker_armour", "armour", str)),
-        (),
-        (("defender_cqc", "CQC", _plus), ("defender_phys", "PHYS", _plus),
-         ("defender_weapon_bonus", "ATTACK BONUS", _mod), ("defender_armour", "armour", str))),
-    ("gunfire", "shooting"): (
-        (("bs", "BS", str),),
-        (("s", "S", str), ("ap", "AP", str), ("explosive", "Explosive", str)),
-        (("ev", "Ev", str), ("av", "AV", str), ("t", "T", str))),
-    ("antares", "shooting"): (
-        (("acc", "Acc", str),),
-        (("sv", "SV", str),),
-        (("res", "Res", str), ("armour", "armour", str), ("cover", "cover", str))),
-}
-_SIDES[("changes", "volley")] = ((), (), _SIDES[("changes", "shooting")][2])
-#: the firing unit's keywords in changes.volley's ``attackers`` entries
-_VOLLEY_UNIT = (("bs", "BS", _plus), ("s", "S", _plus), ("ap", "AP", _plus))
-#: situation keywords always written, default or not
-_ALWAYS_SHOWN = {("changes", "shooting"): ("action",)}
 #: counts written in the parentheses: (keyword, side, singular, plural)
 _COUNTS = (("shots", 0, "shot", "shots"), ("attacks", 0, "attack", "attacks"),
            ("models", 2, "model", "models"))
@@ -333,7 +301,7 @@ def _stat_text(items: tuple, values: Mapping[str, Any], defaults: Mapping[str, A
     its function's default (Inv +0, W 1, armour 0) says nothing and is left out."""
     out = []
     defaults = defaults or {}
-    for key, label, how in items:
+    for key, label, style in items:
         value = values.get(key)
         if value is None or key not in values:
             continue
@@ -341,10 +309,8 @@ def _stat_text(items: tuple, values: Mapping[str, Any], defaults: Mapping[str, A
             continue
         if label == "armour" and isinstance(value, str):
             out.append(f"{value} armour")
-        elif how is _plus:
-            out.append(f"{label} {value}+")
         else:
-            out.append(f"{label} {how(value)}")
+            out.append(f"{label} {_STYLE[style](value)}")
     return out
 
 
@@ -378,13 +344,13 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
     hand_to_hand = o.function in ("melee", "close_combat")
     firer_name, weapon_name, target_name = names or (("Attacker", "", "defender") if hand_to_hand
                                                      else ("Firer", "", "target"))
-    sides = _SIDES.get((o.system, o.function))
+    sides = _sides(o)
     defaults = _defaults(o)
     used: set[str] = set()
     parts_firer: list[str] = []
     parts_target: list[str] = []
     if sides is not None:
-        firer, weapon, target = sides
+        firer, weapon, target = sides.firer, sides.weapon, sides.target
         parts_firer = _stat_text(firer, inputs, defaults)
         wtext = _stat_text(weapon, inputs, defaults)
         if wtext or weapon_name:
@@ -393,7 +359,8 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
         used |= {k for k, _l, _h in firer + weapon + target}
     if isinstance(inputs.get("attackers"), (list, tuple)):  # several firing units (a volley)
         units = [u for u in inputs["attackers"] if isinstance(u, Mapping)]
-        parts_firer = [" ".join(_stat_text(_VOLLEY_UNIT, u) + [f"{u.get('shots')} shots"]) for u in units]
+        unit = sides.unit if sides is not None else ()
+        parts_firer = [" ".join(_stat_text(unit, u) + [f"{u.get('shots')} shots"]) for u in units]
         firer_name = firer_name if names else f"{len(units)} firing units"
         used.add("attackers")
     for key, side, one, many in _COUNTS:
@@ -403,7 +370,7 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
             used.add(key)
         elif key in inputs:
             used.add(key)  # no unit size: no cap, nothing to say
-    always = _ALWAYS_SHOWN.get((o.system, o.function), ())
+    always = sides.always if sides is not None else ()
     situation = [_situation(k, v) for k, v in inputs.items()
                  if k not in used and (k in always or k not in defaults or defaults[k] != v)]
     head = []

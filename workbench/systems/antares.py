@@ -378,7 +378,7 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
 import sys as _sys
 
 from ..controls import shots_slider as _shots, slider as _slider, toggle as _toggle, unit_size_slider as _unit_size
-from .description import (Mode as _Mode, ProfileField as _Field, Profiles as _Profiles, StatInfo as _Stat,
+from .description import (Mode as _Mode, Sides as _Sides, ProfileField as _Field, Profiles as _Profiles, StatInfo as _Stat,
                           Step as _Step, SystemDescription as _Description)
 
 _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
@@ -392,7 +392,9 @@ _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
     _unit_size(10),
     _toggle("critical_ignores_res", False, "critical hit ignores Res",
             "variant: a critical hit (a roll of 1) removes a model without a Res test"),
-), trial="shot")
+), trial="shot",
+   sides=_Sides(firer=(("acc", "Acc", "plain"),), weapon=(("sv", "SV", "plain"),),
+                target=(("res", "Res", "plain"), ("armour", "armour", "plain"), ("cover", "cover", "plain"))))
 
 
 def _out_of_10(doc: str) -> _Field:

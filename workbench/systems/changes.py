@@ -860,7 +860,7 @@ import sys as _sys
 
 from ..controls import (dropdown as _dropdown, shots_slider as _shots, slider as _slider, toggle as _toggle,
                         unit_size_slider as _unit_size)
-from .description import (Mode as _Mode, ProfileField as _Field, Profiles as _Profiles, StatInfo as _Stat,
+from .description import (Mode as _Mode, Sides as _Sides, ProfileField as _Field, Profiles as _Profiles, StatInfo as _Stat,
                           Step as _Step, SystemDescription as _Description)
 
 _ROLL_HELP = "a D12 roll of this or more (lower is better)"
@@ -887,6 +887,9 @@ _READINGS = (
               "BALLISTIC SKILL U+4 read as BS +4 (bs_plus_4) or as a flat 4+ (flat_4)"),
 )
 
+#: the target's stats in a forum post's matchup line (shooting and volley)
+_TARGET_SIDE = (("t", "T", "mod"), ("sv", "Sv", "mod"), ("inv", "Inv", "mod"), ("cover", "cover", "mod"), ("wounds", "W", "plain"))
+
 _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
     _slider("bs", 5, 1, 13, "BS (roll needed)", f"ballistic skill: hits on {_ROLL_HELP}"),
     _slider("s", 5, 1, 13, "S (roll needed)", f"weapon strength: wounds on {_ROLL_HELP}, plus the target's T"),
@@ -902,7 +905,9 @@ _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
             "the firing unit has gone to ground: it may only take snap shots"),
     _slider("firer_cover", 0, -2, 8, "firer's cover",
             "the firing unit's own cover, given to its target when it has gone to ground"),
-) + _READINGS + _DEFENCE_CONTROLS, trial="shot")
+) + _READINGS + _DEFENCE_CONTROLS, trial="shot",
+   sides=_Sides(firer=(("bs", "BS", "plus"),), weapon=(("s", "S", "plus"), ("ap", "AP", "plus")),
+                target=_TARGET_SIDE, always=("action",)))
 
 _MELEE_MODE = _Mode("melee", "melee", "Melee", (
     _slider("ws", 5, 1, 13, "WS (roll needed)", f"weapon skill: hits on {_ROLL_HELP}"),
@@ -914,7 +919,10 @@ _MELEE_MODE = _Mode("melee", "melee", "Melee", (
     _slider("charging_models", 1, 0, 40, "charging models", "models that charged: one free attack each with "
             "Furious Charge"),
     _toggle("blocked", False, "Blocked", "the target blocked this unit: no free attacks"),
-) + _DEFENCE_CONTROLS, trial="attack")
+) + _DEFENCE_CONTROLS, trial="attack",
+   sides=_Sides(firer=(("ws", "WS", "plus"),), weapon=(("s", "S", "plus"), ("ap", "AP", "plus")),
+                target=(("d", "D", "mod"), ("t", "T", "mod"), ("sv", "Sv", "mod"), ("inv", "Inv", "mod"),
+                        ("wounds", "W", "plain"))))
 
 #: the volley dashboard: up to three units fire at one target, resolved together
 VOLLEY_UNITS = 3
@@ -963,7 +971,8 @@ _VOLLEY_MODE = _Mode("volley", "volley", "Volley", (
     _toggle("go_to_ground", False, "target gone to ground", "the target has gone to ground: +2 cover"),
     _toggle("evading", False, "target EVADING", "the target is EVADING: only snap shots may be fired at it"),
 ) + tuple(c for c in _READINGS if c.name in _inspect.signature(volley).parameters)  # once volley takes them
-  + tuple(c for c in _DEFENCE_CONTROLS if c.name != "models"), trial="shot", call=volley_call)
+  + tuple(c for c in _DEFENCE_CONTROLS if c.name != "models"), trial="shot", call=volley_call,
+  sides=_Sides(target=_TARGET_SIDE, unit=(("bs", "BS", "plus"), ("s", "S", "plus"), ("ap", "AP", "plus"))))
 
 
 def _roll(doc: str) -> _Field:

@@ -29,7 +29,7 @@ from ..controls import Control, dropdown, slider, toggle
 from ..errors import InputError
 from ..outcome import EFFECT_KINDS, register_terms
 
-__all__ = ["Mode", "StatInfo", "Rung", "Step", "ProfileField", "Profiles", "SystemDescription",
+__all__ = ["Mode", "Sides", "STYLES", "StatInfo", "Rung", "Step", "ProfileField", "Profiles", "SystemDescription",
            "BrokenSystem", "describe_rules", "EFFECT_KINDS", "CONCEPT_NAMES", "OWNERS", "MISSING"]
 
 #: the compare page's shared concepts, in its order
@@ -81,6 +81,42 @@ def _optional_map(value: Any) -> Mapping | None:
 # ---------------------------------------------------------------------------
 # dashboard modes
 # ---------------------------------------------------------------------------
+#: how a stat's value is written: "plus" a roll needed ("5+"), "mod" a modifier ("+2"), "plain" as it is
+STYLES = ("plus", "mod", "plain")
+
+
+def _shown(value: Any) -> tuple[tuple[str, str, str], ...]:
+    return tuple(tuple(x) for x in value)
+
+
+def _shown_ok(record, attribute, value) -> None:
+    for item in value:
+        if len(item) != 3 or not all(isinstance(x, str) for x in item) or item[2] not in STYLES:
+            _fail(record, attribute, "(keyword, label, style) triples with style one of "
+                  + ", ".join(map(repr, STYLES)), item)
+
+
+@attrs.frozen
+class Sides:
+    """How a function's keywords read in a forum post's one-line matchup
+    ("Space Marine (BS 5+, Boltgun S 5+ AP 5+, 10 shots) at Space Marine (T +2, ...)").
+
+    ``firer``, ``weapon`` and ``target`` are the stats placed with each side,
+    each a tuple of ``(keyword, label, style)`` (style: one of :data:`STYLES`);
+    the other keywords are the situation, written after the system's name
+    when they differ from the function's default, or always when named in
+    ``always``. ``unit``: for a function firing several units at once (a
+    list of keyword tables, changes.volley's ``attackers``), how each unit's
+    stats read.
+    """
+
+    firer: tuple = attrs.field(default=(), converter=_shown, validator=_shown_ok)
+    weapon: tuple = attrs.field(default=(), converter=_shown, validator=_shown_ok)
+    target: tuple = attrs.field(default=(), converter=_shown, validator=_shown_ok)
+    always: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    unit: tuple = attrs.field(default=(), converter=_shown, validator=_shown_ok)
+
+
 @attrs.frozen
 class Mode:
     """One stat-level function on a dashboard (``changes.shooting``, ``forgotten.close_combat``).
@@ -98,6 +134,8 @@ class Mode:
     controls: tuple[Control, ...] = attrs.field(converter=tuple, validator=_tuple_of(Control, "Controls"))
     trial: str = attrs.field(default="attack", validator=_text)
     call: Callable | None = attrs.field(default=None)
+    #: how its keywords read in a forum post's matchup line (None: every keyword is the situation)
+    sides: Sides | None = attrs.field(default=None)
 
     def resolve(self, module) -> Callable:
         return getattr(module, self.function)

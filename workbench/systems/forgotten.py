@@ -906,7 +906,7 @@ import sys as _sys
 
 from ..controls import (dropdown as _dropdown, optional_slider as _optional, shots_slider as _shots, slider as _slider,
                         toggle as _toggle, unit_size_slider as _unit_size)
-from .description import (Mode as _Mode, ProfileField as _Field, Profiles as _Profiles, Rung as _Rung,
+from .description import (Mode as _Mode, Sides as _Sides, ProfileField as _Field, Profiles as _Profiles, Rung as _Rung,
                           StatInfo as _Stat, Step as _Step, SystemDescription as _Description)
 
 _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
@@ -943,7 +943,10 @@ _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
     _dropdown("blind_fire_rule", "seed", ("seed", "any"), "blind fire allowed",
               "seed: only at medium range with 3 or more shots or a blast weapon; any: always"),
     _toggle("aimed_fire_team", False, "a fire team may aim", "one aimed shot per soldier of a fire team"),
-), trial="shot")
+), trial="shot",
+   sides=_Sides(firer=(("shoot", "SHOOT", "plus"),),
+                weapon=(("attack_power", "ATTACK POWER", "plain"), ("damage", "Damage", "plain")),
+                target=(("armour", "armour", "plain"), ("defence", "Defence", "plain"))))
 
 
 def _cc_side(side: str) -> tuple:
@@ -961,6 +964,10 @@ def _cc_side(side: str) -> tuple:
         _optional(f"{side}_defence", None, 1, 12, f"{side} Defence (rule v1)", "the leftmost notch means not used"),
     )
 
+
+#: each side's stats in a forum post's close-combat matchup line
+_CC_SIDE = (("cqc", "CQC", "plus"), ("phys", "PHYS", "plus"), ("weapon_bonus", "ATTACK BONUS", "mod"),
+            ("armour", "armour", "plain"))
 
 _CC_MODE = _Mode("close_combat", "close_combat", "Close combat", _cc_side("attacker") + _cc_side("defender") + (
     _dropdown("response", "block", ("block", "counter"), "defender's response", "the defender blocks or counters"),
@@ -982,7 +989,9 @@ _CC_MODE = _Mode("close_combat", "close_combat", "Close combat", _cc_side("attac
               "whether the damage roll must beat the number or only reach it"),
     _dropdown("melee_phys", "attacker", ("attacker", "defender"), "PHYS rolled against",
               "whose PHYS the damage roll is made against"),
-), trial="attack")
+), trial="attack",
+   sides=_Sides(firer=tuple((f"attacker_{k}", label, style) for k, label, style in _CC_SIDE),
+                target=tuple((f"defender_{k}", label, style) for k, label, style in _CC_SIDE)))
 
 
 def _d10(doc: str) -> _Field:

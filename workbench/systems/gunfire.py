@@ -330,7 +330,7 @@ import sys as _sys
 
 from ..controls import (dropdown as _dropdown, fine_slider as _fine, optional_slider as _optional, shots_slider as _shots,
                         slider as _slider, toggle as _toggle, unit_size_slider as _unit_size)
-from .description import (Mode as _Mode, ProfileField as _Field, Profiles as _Profiles, StatInfo as _Stat,
+from .description import (Mode as _Mode, Sides as _Sides, ProfileField as _Field, Profiles as _Profiles, StatInfo as _Stat,
                           Step as _Step, SystemDescription as _Description)
 
 _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
@@ -353,7 +353,10 @@ _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
     _toggle("natural_max_always_succeeds", False, "the highest face always succeeds",
             "variant: the die's highest face passes every test"),
     _toggle("natural_1_always_fails", False, "a natural 1 always fails", "variant: a roll of 1 fails every test"),
-), trial="shot")
+), trial="shot",
+   sides=_Sides(firer=(("bs", "BS", "plain"),),
+                weapon=(("s", "S", "plain"), ("ap", "AP", "plain"), ("explosive", "Explosive", "plain")),
+                target=(("ev", "Ev", "plain"), ("av", "AV", "plain"), ("t", "T", "plain"))))
 
 
 def _stat(doc: str) -> _Field:
