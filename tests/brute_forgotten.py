@@ -48,7 +48,9 @@ def _kills(face: int, p) -> bool:
     if p.get("damage_rule", "v2") == "v1":
         defence = p["defence"] + (1 if p.get("shield") else 0)
         return face + roll_mod >= v1_need(p["damage"], defence)
-    total = face + roll_mod - LEVEL[p.get("armour", "none")] - LEVEL[p.get("cover_level", "none")]
+    # "if the firer is in its rear 180 the cover does not count": no cover level either
+    cover_level = 0 if p.get("flanked") else LEVEL[p.get("cover_level", "none")]
+    total = face + roll_mod - LEVEL[p.get("armour", "none")] - cover_level
     if p.get("kill_on", "above") == "above":
         return total > p["attack_power"]
     return total >= p["attack_power"]

@@ -10,7 +10,7 @@ Shooting, per shot
   to hit a target"). Modifiers: firer +1 stationary, -1 normal move, 0 moving
   cautiously; target +1 close range, -1 long range, +1 facing away, -2 in
   cover/obscured ("if the firer is in its rear 180 the cover does not count":
-  ``flanked=True`` cancels the -2); blind fire / spray -1 ("All rolls are -1 to
+  ``flanked=True`` cancels the -2 and the cover level below); blind fire / spray -1 ("All rolls are -1 to
   hit"); aimed fire "+1 to hit"; a wounded or shocked firer -1 ("-1 to all
   rolls"). The die is a :class:`~workbench.dice.RollHigh` with target
   SHOOT - modifiers.
@@ -18,7 +18,7 @@ Shooting, per shot
   (RollHigh's ``near_miss`` label).
 * **Damage v2** (default, d10): "roll above weapon's ATTACK POWER to kill",
   "- defender armour level", "- cover level": kills if d10 - armour - cover
-  level (+1 aimed for damage, -1 wounded/shocked firer) > ATTACK POWER;
+  level (none when flanked; +1 aimed for damage, -1 wounded/shocked firer) > ATTACK POWER;
   variant ``kill_on="at_or_above"`` uses >=.
 * **Damage v1** (``damage_rule="v1"``, d6, "borrowed this off Kill Team"):
   weapon Damage against the target's Defence (+1 with a shield, "adds +1 DEF
@@ -99,7 +99,7 @@ def _check_shooting(kw: dict, arrays: bool) -> dict:
     a["moved"] = v.choice("moved", kw["moved"], tuple(MOVED))
     a["range"] = v.choice("range", kw["range"], tuple(RANGES))
     for b in ("facing_away", "cover", "flanked", "blind_fire", "tough", "shield",
-              "firer_wounded", "firer_shocked"):
+              "firer_wounded", "firer_shocked", "blast", "aimed_fire_team"):
         a[b] = v.boolean(b, kw[b])
     a["armour"] = v.choice("armour", kw["armour"], tuple(ARMOUR))
     a["cover_level"] = v.choice("cover_level", kw["cover_level"], tuple(COVER_LEVEL))
@@ -108,11 +108,22 @@ def _check_shooting(kw: dict, arrays: bool) -> dict:
     a["kill_on"] = v.choice("kill_on", kw["kill_on"], ("above", "at_or_above"))
     a["shock_rule"] = v.choice("shock_rule", kw["shock_rule"], ("seed", "pooled"))
     a["heroic_save"] = opt("heroic_save", kw["heroic_save"], *STAT_RANGE)
+    a["blind_fire_rule"] = v.choice("blind_fire_rule", kw["blind_fire_rule"], ("seed", "any"))
+    if a["blind_fire"] and a["blind_fire_rule"] == "seed":
+        # "This is firing fully automatic (Rof3+) or blast weapons and may be used
+        # against a not fully-visible target at medium ranges."
+        if a["range"] != "medium":
+            v.forbid("range", a["range"], "'medium' with blind_fire=True",
+                     "the seed allows blind fire 'at medium ranges'; blind_fire_rule='any' lifts this check")
+        if not a["blast"] and np.any(np.asarray(a["shots"]) < 3):
+            v.forbid("shots", kw["shots"], "3 or more with blind_fire=True (or blast=True)",
+                     "blind fire is 'firing fully automatic (Rof3+) or blast weapons'; "
+                     "blind_fire_rule='any' lifts this check")
     if a["aimed"] is not None:
         if a["moved"] == "normal":
             v.forbid("aimed", a["aimed"], "None when moved='normal'",
                      "aimed fire needs a firer who is stationary or moving cautiously")
-        if np.any(np.asarray(a["shots"]) != 1):
+        if np.any(np.asarray(a["shots"]) != 1) and not a["aimed_fire_team"]:
             v.forbid("aimed", a["aimed"], "None when shots is not 1",
                      f"aimed fire is 'a single shot', got shots={kw['shots']!r}")
         if a["blind_fire"]:
@@ -164,6 +175,12 @@ def _hit_mods(a: dict) -> list[tuple[int, str]]:
     return mods
 
 
+def _cover_level(a: dict) -> int:
+    """The cover level taken off the damage roll: none when flanked ("if the
+    firer is in its rear 180 the cover does not count")."""
+    return 0 if a["flanked"] else COVER_LEVEL[a["cover_level"]]
+
+
 def _damage_mod(a: dict) -> int:
     return (1 if a["aimed"] == "damage" else 0) - int(a["firer_wounded"]) - int(a["firer_shocked"])
 
@@ -174,7 +191,7 @@ def _shooting_tests(a: dict):
     to_hit = RollHigh(target=np.asarray(a["shoot"]) - hit_mod, sides=DIE)
     dmod = _damage_mod(a)
     if a["damage_rule"] == "v2":
-        need = (np.asarray(a["attack_power"]) + ARMOUR[a["armour"]] + COVER_LEVEL[a["cover_level"]]
+        need = (np.asarray(a["attack_power"]) + ARMOUR[a["armour"]] + _cover_level(a)
                 + (1 if a["kill_on"] == "above" else 0) - dmod)
         to_kill = RollHigh(target=need, sides=DIE)
     else:
@@ -258,7 +275,8 @@ def shooting_table(*, shoot, attack_power, shots=1, models=None, moved="cautious
                    facing_away=False, cover=False, flanked=False, armour="none", cover_level="none",
                    aimed=None, blind_fire=False, damage_rule="v2", kill_on="above", shock_rule="seed",
                    damage=None, defence=None, heroic_save=None, tough=False, shield=False,
-                   firer_wounded=False, firer_shocked=False) -> dict:
+                   firer_wounded=False, firer_shocked=False, blast=False, blind_fire_rule="seed",
+                   aimed_fire_team=False) -> dict:
     """Vectorised twin of :func:`shooting` (exact only).
 
     ``shoot, attack_power, shots, models, damage, defence, heroic_save`` may be
@@ -297,9 +315,11 @@ def _shooting_stages(a: dict, to_hit: RollHigh, to_kill: RollHigh, saves) -> tup
         word = "above" if a["kill_on"] == "above" else "at or above"
         parts = ([f"{_MINUS}{ARMOUR[a['armour']]} {a['armour']} armour"] if ARMOUR[a["armour"]] else []) \
             + ([f"{_MINUS}{COVER_LEVEL[a['cover_level']]} {a['cover_level']} cover"]
-               if COVER_LEVEL[a["cover_level"]] else []) + extra
-        detail = (f"d10{''.join(' ' + x for x in parts)} must roll {word} ATTACK POWER {a['attack_power']}: "
-                  f"{to_kill.describe('d10')}: {_ratio(p_kill, DIE)}")
+               if _cover_level(a) else []) + extra
+        ignored = (" (cover level ignored: firer in the target's rear 180)"
+                   if a["flanked"] and COVER_LEVEL[a["cover_level"]] else "")
+        detail = (f"d10{''.join(' ' + x for x in parts)} must roll {word} ATTACK POWER {a['attack_power']}"
+                  f"{ignored}: {to_kill.describe('d10')}: {_ratio(p_kill, DIE)}")
     else:
         defence = a["defence"] + int(a["shield"])
         base = v1_target(a["damage"], defence)
@@ -319,7 +339,8 @@ def _shooting_stages(a: dict, to_hit: RollHigh, to_kill: RollHigh, saves) -> tup
 SHOOTING_NOTES = (
     "To hit: d10 + modifiers >= SHOOT; near miss = a modified roll of exactly SHOOT - 1 "
     "('shots that fail by 1').",
-    "Cover (-2) does not count when flanked: 'if the firer is in its rear 180 the cover does not count'.",
+    "Cover does not count when flanked, neither the -2 to hit nor the cover level off the damage roll: "
+    "'if the firer is in its rear 180 the cover does not count'.",
     "Aimed fire: 'A soldier who is stationary or moving cautiously can choose to fire a single shot', "
     "+1 to hit or +1 to the damage roll.",
 )
@@ -330,7 +351,8 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
              facing_away=False, cover=False, flanked=False, armour="none", cover_level="none", aimed=None,
              blind_fire=False, damage_rule="v2", kill_on="above", shock_rule="seed", damage=None,
              defence=None, heroic_save=None, tough=False, shield=False, firer_wounded=False,
-             firer_shocked=False, method="exact", samples=100_000, seed=0) -> Outcome:
+             firer_shocked=False, blast=False, blind_fire_rule="seed", aimed_fire_team=False,
+             method="exact", samples=100_000, seed=0) -> Outcome:
     """One soldier's or fire team's ``shots`` at a target unit of ``models`` models.
 
     To hit: d10 + modifiers >= ``shoot`` (see the module docstring for every
@@ -345,6 +367,19 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     first unsaved kill; kills go to the wounded model first), ``shield`` (v1
     only: +1 Defence), ``firer_wounded`` / ``firer_shocked`` (-1 to all the
     firer's rolls: to hit and to kill).
+
+    ``flanked``: the firer is in the target's rear 180, so "the cover does not
+    count": neither the -2 to hit nor the cover level off the damage roll.
+    ``blind_fire``: "firing fully automatic (Rof3+) or blast weapons ... at
+    medium ranges. ... All rolls are -1 to hit"; with the default
+    ``blind_fire_rule="seed"`` it needs ``range="medium"`` and 3 or more
+    shots (or ``blast=True``); ``blind_fire_rule="any"`` checks neither.
+    ``aimed``: "A soldier ... can choose to fire a single shot", so aimed fire
+    needs ``shots=1``; the variant ``aimed_fire_team=True`` reads ``shots`` as
+    soldiers, each firing one aimed shot.
+    With ``tough`` the outcome has no stages (no single shot downs a fresh
+    tough model, so no per-shot chance exists); the per-die steps are in the
+    notes.
 
     ``pmf[k]`` = P(k models downed), capped at ``models``. Effects: ``shock``
     = P(the target must test for shock after this volley), ``hits``,
@@ -377,6 +412,23 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     if a["tough"]:
         notes.append("Tough: each model absorbs its first unsaved kill (wounded, -1 to all rolls) and is "
                      "downed by the next; kills go to the wounded model first.")
+    if a["blind_fire"]:
+        notes.append("Blind fire / spray: 'firing fully automatic (Rof3+) or blast weapons' 'at medium ranges', "
+                     "'All rolls are -1 to hit'"
+                     + (" (variant blind_fire_rule='any': range and rate of fire not checked)."
+                        if a["blind_fire_rule"] == "any" else "."))
+    if a["aimed"] is not None and a["aimed_fire_team"]:
+        notes.append("Aimed fire by a fire team (variant aimed_fire_team=True): the seed lets 'a soldier' "
+                     "fire 'a single shot'; here each of the shots is one soldier's single aimed shot.")
+    if a["tough"]:
+        # No per-shot chance of downing a model exists: a tough model's first
+        # unsaved kill only wounds it, so what one shot does depends on the
+        # shots before it. The per-die steps go to the notes, not the stages
+        # (whose product would read as "the chance one shot downs a model").
+        notes[:0] = [f"{s.name[:1].upper()}{s.name[1:]}: {s.detail} (a kill on a tough model wounds it first: "
+                     "no single shot downs a fresh tough model)" if s.name == "to kill"
+                     else f"{s.name[:1].upper()}{s.name[1:]}: {s.detail}" for s in stages]
+        stages = ()
     inputs = dict(a, method=method)
 
     if method == "exact":

@@ -249,6 +249,12 @@ def _saves(stat):
     return RollHigh(target=stat, sides=DIE), RollHigh(target=stat + 1, sides=DIE)
 
 
+CC_NOTE_V1 = (
+    "Melee damage v1 (d6, Kill Team style): attack = weapon Damage + wielder Strength against the struck "
+    "model's Defence (Defence >= 2 x attack 6+, Defence better 5+, equal 4+, attack better 3+, attack >= 2 x "
+    "Defence 2+); the melee roll modifiers (+2 power attack, +1 from the rear, -1 dual weapons for damage, "
+    "-1 wounded) are added to the d6.")
+
 CC_NOTES = (
     "Close combat: the attacker hits on d10 + modifiers >= its CQC (+1 target facing away, -1 outnumbered, "
     "-1 power attack, -1 dual weapons for hit, -1 wounded).",
@@ -312,8 +318,10 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
     exchange, strike, counters, att_hit = _cc_dice(a)
     d_saves = _saves(a["defender_heroic_save"])
     a_saves = _saves(a["attacker_heroic_save"])
-    stages = _cc_stages(a, exchange, strike, att_hit)
-    notes = list(CC_NOTES)
+    stages = _cc_stages(a, exchange, strike, att_hit, d_saves)
+    notes = [n for n in CC_NOTES if a["damage_rule"] == "v2" or not n.startswith("Melee damage v2")]
+    if a["damage_rule"] == "v1":
+        notes.insert(3, CC_NOTE_V1)
     inputs = dict(a, method=method)
     label = "defenders downed"
 
@@ -352,7 +360,7 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
         pmf = np.array([float(1 - p_def_down), float(p_def_down)])
         return pipeline.exact_outcome(KEY, "close_combat", inputs, pmf, stages,
                                       {k: float(x) for k, x in effects.items()},
-                                      attacks=len(exchange.attack_mods), notes=notes, label=label)
+                                      attacks=1, notes=notes, label=label)
 
     def one_chunk(m: int) -> dict:
         h, c, cw, w = _decode(exchange.roll(rng, (m,)))
@@ -385,11 +393,16 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
     names = ("defender_downed", "attacker_downed", "defender_newly_wounded", "attacker_newly_wounded",
              "pushback_none", "pushback_attacker", "pushback_defender")
     return pipeline.sampled_outcome(KEY, "close_combat", inputs, res["removed"], 2, stages,
-                                    {k: res[k] for k in names}, attacks=len(exchange.attack_mods),
+                                    {k: res[k] for k in names}, attacks=1,
                                     notes=notes, label=label)
 
 
-def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int) -> tuple[Stage, ...]:
+def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int, d_saves) -> tuple[Stage, ...]:
+    """The steps of one close-combat attack, whose product is exactly
+    P(the defender is downed): to hit (at least one attack die), not blocked
+    (at least one hit left after the defender's blocks, given a hit), and the
+    damage (the kill roll and the heroic save; with two hits or a tough
+    defender, the chance the hits that got through down it)."""
     one = RollHigh(target=a["attacker_cqc"] - att_hit, sides=DIE)
     mods = []
     for on, m, text in ((a["facing_away"], 1, "target facing away"), (a["outnumbered"], -1, "outnumbered"),
@@ -399,9 +412,29 @@ def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int) -> t
             mods.append(f"{_signed(m)} {text}")
     with_text = (" with " + ", ".join(mods)) if mods else ""
     dice = len(exchange.attack_mods)
-    hit = Stage("to hit", one.success,
-                f"CQC {a['attacker_cqc']}{with_text} {one.describe('d10')}: {_ratio(one.success, DIE)}"
-                f" ({dice} attack {'die' if dice == 1 else 'dice'}; defender chose {a['response']})")
+    p_die = one.success
+    p_any = 1 - (1 - p_die) ** dice
+    hit_words = (f"CQC {a['attacker_cqc']}{with_text} {one.describe('d10')}: {_ratio(p_die, DIE)}"
+                 + (f" per die; at least one of {dice} dice hits: 1 {_MINUS} (1 {_MINUS} {p_die})^{dice}"
+                    if dice > 1 else "") + f" (defender chose {a['response']})")
+    stages = [Stage("to hit", p_any, hit_words)]
+
+    # P(h >= 1 unblocked hits) and P(defender downed), exactly, from the exchange
+    zero = Fraction(0)
+    p_through = zero
+    p_down = zero
+    sf, sw = (zero, zero) if d_saves is None else (d_saves[0].success, d_saves[1].success)
+    for label_i, p in exchange.probabilities.items():
+        h = int(_decode(exchange.labels.index(label_i))[0])
+        if p and h:
+            p_through += p
+            p_down += p * _chain_down(h, strike.success, sf, sw, a["defender_tough"], a["defender_wounded"])[0]
+    if exchange.block_mods:
+        n_b = len(exchange.block_mods)
+        stages.append(Stage("not blocked", p_through / p_any if p_any else zero,
+                            f"the defender's {n_b} blocking {'die' if n_b == 1 else 'dice'} (d10 >= CQC "
+                            f"{a['defender_cqc']}, each cancels one hit) leave at least one hit"))
+
     if a["damage_rule"] == "v2":
         phys = a["attacker_phys"] if a["melee_phys"] == "attacker" else a["defender_phys"]
         kdetail = (f"d10 {_signed(a['attacker_weapon_bonus'])} ATTACK BONUS"
@@ -414,6 +447,31 @@ def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int) -> t
                    + f" PHYS {phys} ({a['melee_phys']}'s): {strike.describe('d10')}: {_ratio(strike.success, DIE)}")
     else:
         att = a["attacker_damage"] + a["attacker_strength"]
-        kdetail = (f"damage v1: Damage + Strength {att} against Defence {a['defender_defence']}: "
-                   f"{strike.describe('d6')}: {_ratio(strike.success, DAMAGE_V1_DIE)}")
-    return (hit, Stage("to kill", strike.success, kdetail))
+        base = v1_target(att, a["defender_defence"])
+        roll = [text for on, text in ((a["power_attack"], "+2 power attack"), (a["from_rear"], "+1 from the rear"),
+                                      (a["dual_weapons"] == "damage", f"{_MINUS}1 dual weapons"),
+                                      (a["attacker_wounded"], f"{_MINUS}1 wounded")) if on]
+        kdetail = (f"damage v1: Damage + Strength {att} against Defence {a['defender_defence']} kills on {base}+"
+                   + (f" with {', '.join(roll)} on the d6" if roll else "")
+                   + f": {strike.describe('d6')}: {_ratio(strike.success, DAMAGE_V1_DIE)}")
+    simple = dice == 1 and not a["defender_tough"]
+    if simple:
+        stages.append(Stage("to kill", strike.success, kdetail))
+        if d_saves is not None:
+            s = sw if a["defender_wounded"] else sf
+            stages.append(Stage("heroic save fails", 1 - s,
+                                f"heroic save d10 >= {a['defender_heroic_save']}"
+                                + (" at -1 (wounded)" if a["defender_wounded"] else "")
+                                + f" ignores the kill: fails {_ratio(1 - s, DIE)}"))
+    else:
+        extra = []
+        if dice > 1:
+            extra.append("up to 2 hits get through")
+        if a["defender_tough"]:
+            extra.append("a tough defender is downed by its second unsaved kill"
+                         if not a["defender_wounded"] else "the wounded tough defender is downed by one")
+        if d_saves is not None:
+            extra.append(f"each kill is saved on d10 >= {a['defender_heroic_save']} (-1 once wounded)")
+        stages.append(Stage("to kill", p_down / p_through if p_through else zero,
+                            f"each hit that gets through: {kdetail}; {'; '.join(extra)}"))
+    return tuple(stages)
