@@ -81,14 +81,24 @@ NOTE_HIT = ("To hit is BS + max(cover, Inv): \"Ballistic Skill vs Cover or Invul
 NOTE_MELEE_HIT = ("To hit in melee is WS + max(D, Inv): \"Weapons Skill vs Dodge or Invulnerable\" "
                   "is read as the target using the better of the two.")
 NOTE_HEAVY_SHOT = ("A heavy weapon in a SHOT action fires at BS +4: the seed's \"BALLISTIC SKILL U+4\" "
-                   "is read as a +4 penalty to the target number, not a flat 4+; \"cover or "
-                   "invulnerable modifiers to hit still apply\".")
+                   "is read as a +4 penalty to the target number, not a flat 4+ (variant "
+                   "heavy_shot='flat_4'); \"cover or invulnerable modifiers to hit still apply\".")
+NOTE_HEAVY_SHOT_FLAT = ("A heavy weapon in a SHOT action fires at a flat 4+ (variant heavy_shot='flat_4'): the "
+                        "seed's \"BALLISTIC SKILL U+4\" read as the roll stat 4+ whatever the unit's BS; "
+                        "\"cover or invulnerable modifiers to hit still apply\".")
+HEAVY_SHOT_RULES = ("bs_plus_4", "flat_4")
+FIRER_COVER_RULES = ("same", "better")
+NOTE_ONE_MARKER = "Every unit may only have one status marker"
 NOTE_GTG = ("The target has gone to ground (seed action 10, which \"may be performed immediately "
             "when the unit is attacked\"): its cover modifier is improved by +2.")
-NOTE_FIRER_GTG = ("The firer has gone to ground: it \"may only make SNAP SHOTS\" and \"any unit it "
-                  "fires at receives the same cover modifier this unit currently has\"; read as "
-                  "target cover = max(target cover, firer cover + 2), the +2 being the firer's own "
-                  "go-to-ground bonus.")
+NOTE_FIRER_GTG = ("The firer has gone to ground: it \"may only make SNAP SHOTS\" and \"Any unit it "
+                  "fires at receives the same cover modifier this unit currently has\": the target's "
+                  "cover becomes the firer's cover + 2 (the +2 being the firer's own go-to-ground "
+                  "bonus), whatever the target's own cover.")
+NOTE_FIRER_GTG_BETTER = ("The firer has gone to ground: it \"may only make SNAP SHOTS\"; variant "
+                         "firer_cover_rule='better': the target gets the better of its own cover and the "
+                         "firer's cover + 2, where the seed says it \"receives the same cover modifier this "
+                         "unit currently has\".")
 NOTE_WOUNDS = ("Each unsaved wound removes one W; wounds go to one model until it is removed, so "
                "models removed = floor(unsaved wounds / W) (wounds left on a damaged model "
                "remove nothing).")
@@ -269,8 +279,31 @@ def _resolve(p_hit, p_pierce, p_wound, n, wounds, models):
 
 
 # -- shooting ------------------------------------------------------------------
+def _heavy_bs(bs, weapon: str, action: str, heavy_shot: str):
+    """The roll stat a shot uses: a heavy weapon in a SHOT action at BS + 4
+    (default) or a flat 4+ (``heavy_shot="flat_4"``), "BALLISTIC SKILL U+4"."""
+    if weapon == "heavy" and action == "shot":
+        return (bs + HEAVY_SHOT_PENALTY) if heavy_shot == "bs_plus_4" else bs * 0 + HEAVY_SHOT_PENALTY
+    return bs
+
+
+def _firer_cover(target_cover, firer_cover, rule: str):
+    """The target's cover when the firer has gone to ground: the firer's
+    cover + 2 ("the same cover modifier this unit currently has"), or the
+    better of that and the target's own (``firer_cover_rule="better"``)."""
+    mine = firer_cover + GO_TO_GROUND_COVER
+    return mine if rule == "same" else np.maximum(target_cover, mine)
+
+
+def _one_marker(go_to_ground: bool, evading: bool) -> None:
+    if go_to_ground and evading:
+        raise InputError("go_to_ground", "False with evading=True", go_to_ground,
+                         f"{NOTE_ONE_MARKER}: a target cannot both have gone to ground and be EVADING")
+
+
 def _shooting_setup(bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action,
-                    go_to_ground, evading, firer_gone_to_ground, firer_cover, n12, n1, table=False):
+                    go_to_ground, evading, firer_gone_to_ground, firer_cover, n12, n1, table=False,
+                    firer_cover_rule="same", heavy_shot="bs_plus_4"):
     """Validate shooting arguments (scalars or arrays) and return the three targets and notes."""
     I = _ints if table else _scalar
     bs = I("bs", bs, *ROLL_STAT)
@@ -290,21 +323,26 @@ def _shooting_setup(bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon,
     firer_gone_to_ground = v.boolean("firer_gone_to_ground", firer_gone_to_ground)
     firer_cover = I("firer_cover", firer_cover, *MODIFIER)
     n12, n1 = _flags(n12, n1)
+    firer_cover_rule = v.choice("firer_cover_rule", firer_cover_rule, FIRER_COVER_RULES)
+    heavy_shot = v.choice("heavy_shot", heavy_shot, HEAVY_SHOT_RULES)
+    _one_marker(go_to_ground, evading)
     _check_action(weapon, action, evading, firer_gone_to_ground)
     notes = [NOTE_HIT]
-    penalty = HEAVY_SHOT_PENALTY if (weapon == "heavy" and action == "shot") else 0
-    if penalty:
-        notes.append(NOTE_HEAVY_SHOT)
+    heavy = weapon == "heavy" and action == "shot"
+    penalty = _heavy_bs(bs, weapon, action, heavy_shot) - bs
+    if heavy:
+        notes.append(NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT)
     eff_cover = cover + GO_TO_GROUND_COVER if go_to_ground else cover
     if go_to_ground:
         notes.append(NOTE_GTG)
     if firer_gone_to_ground:
-        eff_cover = np.maximum(eff_cover, firer_cover + GO_TO_GROUND_COVER)
-        notes.append(NOTE_FIRER_GTG)
+        eff_cover = _firer_cover(eff_cover, firer_cover, firer_cover_rule)
+        notes.append(NOTE_FIRER_GTG if firer_cover_rule == "same" else NOTE_FIRER_GTG_BETTER)
     notes.append(NOTE_WOUND)
     args = dict(bs=bs, s=s, ap=ap, t=t, sv=sv, inv=inv, cover=cover, shots=shots, models=models,
                 wounds=wounds, weapon=weapon, action=action, go_to_ground=go_to_ground,
                 evading=evading, firer_gone_to_ground=firer_gone_to_ground, firer_cover=firer_cover,
+                firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot,
                 natural_12_always_succeeds=n12, natural_1_always_fails=n1)
     return args, (bs + penalty, eff_cover, inv), notes, penalty, eff_cover
 
@@ -328,7 +366,7 @@ def _shooting_targets(bs_pen, eff_cover, inv, ap, sv, s, t):
 def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, wounds=1,
                    weapon="light", action="aimed", go_to_ground=False, evading=False,
                    firer_gone_to_ground=False, firer_cover=0, natural_12_always_succeeds=False,
-                   natural_1_always_fails=False) -> dict:
+                   natural_1_always_fails=False, firer_cover_rule="same", heavy_shot="bs_plus_4") -> dict:
     """Vectorised :func:`shooting`: numeric stats may be numpy arrays (broadcast together).
 
     Returns ``{"pmf": array S + (width,), "effects": {name: array S}}`` where
@@ -339,7 +377,7 @@ def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None
     args, (bs_pen, eff_cover, inv_), _notes, _pen, _c = _shooting_setup(
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
         firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
-        table=True)
+        table=True, firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
     return _shooting_core(args, bs_pen, eff_cover)
 
 
@@ -361,7 +399,10 @@ def _shooting_stages(args, bs_pen, eff_cover, penalty) -> tuple[Stage, Stage, St
         against = f"cover {_mod(eff_cover)}"
         if args["go_to_ground"] or args["firer_gone_to_ground"]:
             against += " (gone to ground)"
-    bs_words = f"BS {bs}+" + (f" {_mod(penalty)} (heavy weapon, shot action)" if penalty else "")
+    if args.get("heavy_shot") == "flat_4" and args.get("weapon") == "heavy" and args.get("action") == "shot":
+        bs_words = f"flat {bs + penalty}+ (heavy weapon, shot action: \"U+4\" read as 4+)"
+    else:
+        bs_words = f"BS {bs}+" + (f" {_mod(penalty)} (heavy weapon, shot action)" if penalty else "")
     hit = _stage("to hit", bs + penalty + max(eff_cover, inv), n12, n1, f"{bs_words} against {against}")
     return (hit,) + _pierce_wound_stages(args, n12, n1)
 
@@ -386,6 +427,7 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
              weapon="light", action="aimed", go_to_ground=False, evading=False,
              firer_gone_to_ground=False, firer_cover=0,
              natural_12_always_succeeds=False, natural_1_always_fails=False,
+             firer_cover_rule="same", heavy_shot="bs_plus_4",
              method="exact", samples=100_000, seed=0) -> Outcome:
     """One unit's shots at one target: the distribution of models removed.
 
@@ -400,7 +442,12 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     ``evading``: the target is EVADING, so only "snap" is allowed.
     ``go_to_ground``: the target has gone to ground, cover +2.
     ``firer_gone_to_ground``: the firer has gone to ground, so it may only snap
-    shoot and the target's cover becomes at least ``firer_cover`` + 2.
+    shoot and "Any unit it fires at receives the same cover modifier this
+    unit currently has": the target's cover becomes ``firer_cover`` + 2
+    (``firer_cover_rule="better"``: at least that, the target's own cover if
+    better). ``heavy_shot``: "BALLISTIC SKILL U+4" read as BS + 4
+    ("bs_plus_4", default) or as a flat 4+ ("flat_4"). ``go_to_ground`` with
+    ``evading`` is refused: "Every unit may only have one status marker".
 
     Effects: ``hits``, ``pierced``, ``unsaved_wounds`` (expected counts) and,
     with ``models``, ``wasted_wounds`` (expected wounds beyond models x W) and
@@ -408,7 +455,8 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     """
     args, _targets, notes, penalty, eff_cover = _shooting_setup(
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
-        firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails)
+        firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
+        firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
     method, samples, rng = v.method_args(method, samples, seed)
     eff_cover = int(eff_cover)
     stages = _shooting_stages(args, args["bs"], eff_cover, penalty)
@@ -467,7 +515,8 @@ ATTACKER_KEYS = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_gr
 ATTACKER_REQUIRED = ("bs", "s", "ap")
 
 
-def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool):
+def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool, firer_cover_rule: str = "same",
+              heavy_shot: str = "bs_plus_4"):
     where = f"attackers[{i}]"
     if not isinstance(a, Mapping):
         raise InputError(where, "a dict with keys bs, s, ap (and optionally shots, weapon, action)", a)
@@ -491,16 +540,17 @@ def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool):
         "firer_cover": _int(f"{where}.firer_cover", a.get("firer_cover", 0), *MODIFIER),
     }
     _check_action(out["weapon"], out["action"], evading, out["firer_gone_to_ground"], f"{where}.action")
-    penalty = HEAVY_SHOT_PENALTY if (out["weapon"] == "heavy" and out["action"] == "shot") else 0
+    penalty = _heavy_bs(out["bs"], out["weapon"], out["action"], heavy_shot) - out["bs"]
     cover = cover_eff
     if out["firer_gone_to_ground"]:
-        cover = max(cover, out["firer_cover"] + GO_TO_GROUND_COVER)
+        cover = int(_firer_cover(cover, out["firer_cover"], firer_cover_rule))
     return out, penalty, cover
 
 
 @v.stat_function
 def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_ground=False,
            evading=False, natural_12_always_succeeds=False, natural_1_always_fails=False,
+           firer_cover_rule="same", heavy_shot="bs_plus_4",
            method="exact", samples=100_000, seed=0) -> Outcome:
     """Several units declared at one target and resolved together.
 
@@ -522,6 +572,10 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     after the earlier units had already destroyed the target (the units a
     remove-as-you-go player would have kept for another target), and
     ``unsaved_wounds[i]`` per unit.
+
+    ``firer_cover_rule`` and ``heavy_shot`` apply to every attacker as in
+    :func:`shooting`; ``go_to_ground`` with ``evading`` is refused ("Every
+    unit may only have one status marker").
     """
     t = _int("t", t, *MODIFIER)
     sv = _int("sv", sv, *MODIFIER)
@@ -532,6 +586,9 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     go_to_ground = v.boolean("go_to_ground", go_to_ground)
     evading = v.boolean("evading", evading)
     n12, n1 = _flags(natural_12_always_succeeds, natural_1_always_fails)
+    firer_cover_rule = v.choice("firer_cover_rule", firer_cover_rule, FIRER_COVER_RULES)
+    heavy_shot = v.choice("heavy_shot", heavy_shot, HEAVY_SHOT_RULES)
+    _one_marker(go_to_ground, evading)
     if isinstance(attackers, (str, bytes, Mapping)) or not isinstance(attackers, Sequence) or not attackers:
         raise InputError("attackers", "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action",
                          attackers)
@@ -539,8 +596,8 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     cover_eff = cover + GO_TO_GROUND_COVER if go_to_ground else cover
     units, tests, per_unit_stages, notes = [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
     for i, a in enumerate(attackers):
-        unit, penalty, c = _attacker(i, a, cover_eff, inv, evading)
-        args = dict(unit, t=t, sv=sv, inv=inv, go_to_ground=go_to_ground,
+        unit, penalty, c = _attacker(i, a, cover_eff, inv, evading, firer_cover_rule, heavy_shot)
+        args = dict(unit, t=t, sv=sv, inv=inv, go_to_ground=go_to_ground, heavy_shot=heavy_shot,
                     natural_12_always_succeeds=n12, natural_1_always_fails=n1)
         st = _shooting_stages(args, unit["bs"], c, penalty)
         units.append(unit)
@@ -551,10 +608,12 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
         notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
                      "; ".join(f"{s.name} {s.detail}: {s.probability}" for s in st) +
                      f"; per shot {per} ({percent(per)})")
-        if penalty and NOTE_HEAVY_SHOT not in notes:
-            notes.append(NOTE_HEAVY_SHOT)
-        if unit["firer_gone_to_ground"] and NOTE_FIRER_GTG not in notes:
-            notes.append(NOTE_FIRER_GTG)
+        heavy_note = NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT
+        if unit["weapon"] == "heavy" and unit["action"] == "shot" and heavy_note not in notes:
+            notes.append(heavy_note)
+        gtg_note = NOTE_FIRER_GTG if firer_cover_rule == "same" else NOTE_FIRER_GTG_BETTER
+        if unit["firer_gone_to_ground"] and gtg_note not in notes:
+            notes.append(gtg_note)
     if go_to_ground:
         notes.append(NOTE_GTG)
     notes.append(NOTE_WOUND)
@@ -568,7 +627,8 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     need = models * wounds
     inputs = dict(attackers=tuple(dict(u) for u in units), t=t, sv=sv, inv=inv, cover=cover,
                   models=models, wounds=wounds, go_to_ground=go_to_ground, evading=evading,
-                  natural_12_always_succeeds=n12, natural_1_always_fails=n1, method=method)
+                  natural_12_always_succeeds=n12, natural_1_always_fails=n1,
+                  firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot, method=method)
 
     if method == "exact":
         total = np.ones(1)
