@@ -187,6 +187,14 @@ _CHANGES_DEFENCE = (
     _b("natural_1_always_fails", False, "natural 1 always fails"),
 )
 
+#: the seed's two readings where the workbench's default could be argued
+_CHANGES_READINGS = (
+    _c("firer_cover_rule", "same", ("same", "better"), "target cover when the firer has gone to ground",
+       "same: the target gets the firer's cover +2, as the rules say; better: the target keeps its own if better"),
+    _c("heavy_shot", "bs_plus_4", ("bs_plus_4", "flat_4"), "heavy weapon in a SHOT action",
+       "BALLISTIC SKILL U+4: BS +4 (bs_plus_4) or a flat 4+ (flat_4)"),
+)
+
 _CHANGES_SHOOTING = Mode("shooting", "shooting", "Shooting", (
     _i("bs", 5, 1, 13, "BS (N+)", "ballistic skill: a D12 roll of N or more (lower is better)"),
     _i("s", 5, 1, 13, "S (N+)", "weapon strength (roll stat)"),
@@ -199,7 +207,7 @@ _CHANGES_SHOOTING = Mode("shooting", "shooting", "Shooting", (
     _b("evading", False, "target EVADING (snap shots only)"),
     _b("firer_gone_to_ground", False, "firer gone to ground (snap only)"),
     _i("firer_cover", 0, -2, 8, "firer's cover (+)", "the firer's cover modifier, given to its target when gone to ground"),
-) + _CHANGES_DEFENCE)
+) + _CHANGES_READINGS + _CHANGES_DEFENCE)
 
 _CHANGES_MELEE = Mode("melee", "melee", "Melee", (
     _i("ws", 5, 1, 13, "WS (N+)", "weapon skill: a D12 roll of N or more (lower is better)"),
@@ -259,7 +267,7 @@ _CHANGES_VOLLEY = Mode("volley", "volley", "Volley", (
     _i("models", 10, 1, 40, "models", "target unit size"),
     _b("go_to_ground", False, "target gone to ground"),
     _b("evading", False, "target EVADING (snap shots only)"),
-) + tuple(c for c in _CHANGES_DEFENCE if c.name != "models"), call=volley_call)
+) + _CHANGES_READINGS + tuple(c for c in _CHANGES_DEFENCE if c.name != "models"), call=volley_call)
 
 _FORGOTTEN_SHOOTING = Mode("shooting", "shooting", "Shooting", (
     _i("shoot", 6, 1, 12, "SHOOT", "d10 + modifiers must reach SHOOT (lower is better)"),
@@ -275,6 +283,10 @@ _FORGOTTEN_SHOOTING = Mode("shooting", "shooting", "Shooting", (
     _c("cover_level", "none", ("none", "soft", "hard"), "cover level (damage)"),
     _c("aimed", None, (None, "hit", "damage"), "aimed fire bonus"),
     _b("blind_fire", False, "blind fire / spray (-1)"),
+    _b("blast", False, "blast weapon (may blind fire with fewer than 3 shots)"),
+    _c("blind_fire_rule", "seed", ("seed", "any"), "blind fire allowed",
+       "seed: only at medium range with 3 or more shots or a blast weapon; any: always"),
+    _b("aimed_fire_team", False, "a fire team may aim (one aimed shot per soldier)"),
     _c("damage_rule", "v2", ("v2", "v1"), "damage rule"),
     _c("kill_on", "above", ("above", "at_or_above"), "kill on"),
     _c("shock_rule", "seed", ("seed", "pooled"), "shock rule"),
