@@ -431,7 +431,13 @@ def test_choice_boolean_forbid_messages():
 
 
 def test_method_args():
-    assert v.method_args("exact", 0, "ignored") == ("exact", 0, None)
+    assert v.method_args("exact", 100, 3) == ("exact", 0, None)
+    # with method="exact" the sampling arguments are still checked, never silently ignored
+    with pytest.raises(InputError, match=r"^samples: expected a whole number from 1 to 50000000, got 0$"):
+        v.method_args("exact", 0, 3)
+    with pytest.raises(InputError, match=r"^seed: expected a whole number 0 or more, or a numpy.random.Generator, "
+                                         r"got 'ignored'$"):
+        v.method_args("exact", 10, "ignored")
     method, samples, rng = v.method_args("sampled", 1000, 3)
     assert (method, samples) == ("sampled", 1000) and isinstance(rng, np.random.Generator)
     g = np.random.default_rng(1)
@@ -507,3 +513,30 @@ def test_roll_success_is_roll_then_is_success_on_the_same_draws(test):
     b = test.is_success(test.evaluate(roll_faces(np.random.default_rng(11), test.sides, (300, 7, test.dice))))
     assert a.dtype == bool and a.shape == (300, 7)
     assert np.array_equal(a, b)
+
+
+# -- bad input that used to escape as a Python or numpy error ---------------------------
+@pytest.mark.parametrize("huge", [10 ** 400, -10 ** 400, Fraction(10 ** 400), float("inf"), float("nan"), 1e400])
+def test_huge_numbers_are_input_errors(huge):
+    """A number too large for a float is refused like any other bad number,
+    never an OverflowError from inside the check."""
+    with pytest.raises(InputError, match=r"^x: expected a whole number from 0 to 5"):
+        v.integer("x", huge, 0, 5)
+    with pytest.raises(InputError, match=r"^x: expected a finite number"):
+        v.real("x", huge, 0, 1)
+    with pytest.raises(InputError, match=r"^x: expected"):
+        v.integers("x", [1, huge], 0, 5)
+
+
+def test_whole_fractions_and_ragged_lists():
+    assert v.integer("x", Fraction(4, 1), 0, 5) == 4
+    with pytest.raises(InputError, match=r"^x: expected a whole number from 0 to 5, got Fraction\(9, 2\)"):
+        v.integer("x", Fraction(9, 2), 0, 5)
+    with pytest.raises(InputError, match=r"^x: expected .*not a ragged list"):
+        v.integers("x", [[1], [1, 2]], 0, 5)
+    with pytest.raises(InputError, match=r"^x: expected whole numbers from 0 to 5, got 1e\+300"):
+        v.integers("x", np.array([1.0, 1e300]), 0, 5)
+    with pytest.raises(InputError, match=r"^arrays: expected True or False"):
+        v.integer_checks(np.array([1, 2]))
+    with pytest.raises(InputError, match=r"^fn: expected a function, got 3"):
+        v.stat_function(3)

@@ -111,6 +111,7 @@ def _value_text(base_name: str, base: int, parts: list[tuple[str, int]]) -> tupl
 # ---------------------------------------------------------------------------
 # the basic test
 # ---------------------------------------------------------------------------
+@v.stat_function
 def test(value) -> tuple[Fraction, Fraction]:
     """(P(success), P(critical)) of one stat test against ``value`` (after modifiers).
 

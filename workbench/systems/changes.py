@@ -179,6 +179,7 @@ def _test(target: int, n12: bool, n1: bool) -> RollHigh:
     return RollHigh(target=target, sides=DIE, natural_max_always_succeeds=n12, natural_1_always_fails=n1)
 
 
+@v.stat_function
 def test(target, *, natural_12_always_succeeds=False, natural_1_always_fails=False) -> RollHigh:
     """The D12 test "roll stat + modifier": succeeds on ``target`` or more.
 
@@ -363,6 +364,7 @@ def _shooting_targets(bs_pen, eff_cover, inv, ap, sv, s, t):
     return bs_pen + np.maximum(eff_cover, inv), ap + sv, s + t
 
 
+@v.stat_function
 def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, wounds=1,
                    weapon="light", action="aimed", go_to_ground=False, evading=False,
                    firer_gone_to_ground=False, firer_cover=0, natural_12_always_succeeds=False,
@@ -715,6 +717,7 @@ def _melee_core(args, free):
     return out
 
 
+@v.stat_function
 def melee_table(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
                 furious_charge=False, charging_models=1, blocked=False,
                 natural_12_always_succeeds=False, natural_1_always_fails=False) -> dict:
@@ -812,6 +815,7 @@ ACTION_DISTANCES: dict[str, tuple[int, int, str]] = {
 CHARGES = ("tactical", "furious", "desperate")
 
 
+@v.stat_function
 def distance_pmf(kind: str = "desperate_charge") -> dict[int, Fraction]:
     """Exact distribution of an action's maximum move in inches (a D3 is a fair
     three-sided die: 1, 2, 3 with 1/3 each)."""

@@ -60,7 +60,7 @@ from ..outcome import Outcome, Stage
 # close_combat`` keeps working
 from .forgotten_cc import CC_NOTES, Exchange, close_combat
 from .forgotten_rules import (ARMOUR, BONUS_RANGE, DAMAGE_V1_DIE, DIE, DUAL, STAT_RANGE, V1_RANGE, _MINUS,
-                              _absorb_step, _judge_both, _ratio, _signed, v1_target)
+                              _absorb_step, _judge_both, _ratio, _signed, _v1_need, v1_target)
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "DAMAGE_V1_DIE", "shooting", "shooting_table", "close_combat",
            "v1_target", "Exchange", "TABLES", "MOVED", "RANGES", "ARMOUR", "COVER_LEVEL"]
@@ -196,7 +196,7 @@ def _shooting_tests(a: dict):
         to_kill = RollHigh(target=need, sides=DIE)
     else:
         defence = np.asarray(a["defence"]) + int(a["shield"])
-        to_kill = RollHigh(target=np.asarray(v1_target(a["damage"], defence)) - dmod, sides=DAMAGE_V1_DIE)
+        to_kill = RollHigh(target=np.asarray(_v1_need(a["damage"], defence)) - dmod, sides=DAMAGE_V1_DIE)
     if a["heroic_save"] is None:
         saves = None
     else:
@@ -322,7 +322,7 @@ def _shooting_stages(a: dict, to_hit: RollHigh, to_kill: RollHigh, saves) -> tup
                   f"{ignored}: {to_kill.describe('d10')}: {_ratio(p_kill, DIE)}")
     else:
         defence = a["defence"] + int(a["shield"])
-        base = v1_target(a["damage"], defence)
+        base = _v1_need(a["damage"], defence)
         sh = " (+1 shield)" if a["shield"] else ""
         mod = f" with {', '.join(extra)}" if dmod else ""
         detail = (f"damage v1: Damage {a['damage']} against Defence {defence}{sh} kills on {base}+{mod}: "

@@ -16,7 +16,7 @@ from .. import validate as v
 from ..dice import DieTest, RollHigh, roll_faces
 from ..outcome import Outcome, Stage
 from .forgotten_rules import (ARMOUR, BONUS_RANGE, DAMAGE_V1_DIE, DIE, DUAL, KEY, STAT_RANGE, V1_RANGE, _MINUS,
-                              _absorb_step, _judge_both, _ratio, _signed, v1_target)
+                              _absorb_step, _judge_both, _ratio, _signed, _v1_need)
 
 __all__ = ["close_combat", "Exchange", "CC_NOTES"]
 
@@ -101,7 +101,7 @@ def _melee_kill_test(damage_rule, kill_on, phys, bonus, roll_mod, armour, v1_att
     if damage_rule == "v2":
         need = phys + (1 if kill_on == "above" else 0) - bonus - roll_mod + ARMOUR[armour]
         return RollHigh(target=need, sides=DIE)
-    return RollHigh(target=v1_target(v1_attack, v1_defence) - roll_mod, sides=DAMAGE_V1_DIE)
+    return RollHigh(target=_v1_need(v1_attack, v1_defence) - roll_mod, sides=DAMAGE_V1_DIE)
 
 
 def _chain_down(hits: int, kill: Fraction, save_f: Fraction, save_w: Fraction, tough: bool,
@@ -447,7 +447,7 @@ def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int, d_sa
                    + f" PHYS {phys} ({a['melee_phys']}'s): {strike.describe('d10')}: {_ratio(strike.success, DIE)}")
     else:
         att = a["attacker_damage"] + a["attacker_strength"]
-        base = v1_target(att, a["defender_defence"])
+        base = _v1_need(att, a["defender_defence"])
         roll = [text for on, text in ((a["power_attack"], "+2 power attack"), (a["from_rear"], "+1 from the rear"),
                                       (a["dual_weapons"] == "damage", f"{_MINUS}1 dual weapons"),
                                       (a["attacker_wounded"], f"{_MINUS}1 wounded")) if on]

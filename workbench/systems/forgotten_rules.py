@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import validate as v
 from ..dice import faces_text
+from ..errors import InputError
 
 KEY = "forgotten"
 DIE = 10
@@ -40,13 +42,32 @@ def _judge_both(pair, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------------------
 # shared rule pieces
 # ---------------------------------------------------------------------------
+#: the attack (weapon Damage, + Strength in melee) and Defence (+1 shield) v1_target accepts
+V1_TABLE_RANGE = (1, 2 * V1_RANGE[1])
+
+
+@v.stat_function
 def v1_target(attack, defence):
     """Damage v1 (d6, Kill Team style): the d6 roll needed to kill.
 
     "Defence is 2x or more better = 6+ kills; Defence is better = 5+ kills;
     Both equal = 4+ kills; Attack is better = 3+ kills; Attack is 2x or more
-    better = 2+ kills". Works on ints and numpy arrays.
+    better = 2+ kills". Works on ints and numpy arrays of whole numbers from
+    1 to 80 (attack: weapon Damage, plus Strength in melee; defence: Defence,
+    +1 with a shield).
     """
+    attack = v.integers("attack", attack, *V1_TABLE_RANGE)
+    defence = v.integers("defence", defence, *V1_TABLE_RANGE)
+    try:
+        np.broadcast_shapes(np.shape(attack), np.shape(defence))
+    except ValueError:
+        raise InputError("defence", f"an array of the same shape as attack {np.shape(attack)} "
+                         "(or one that broadcasts with it)", defence) from None
+    return _v1_need(attack, defence)
+
+
+def _v1_need(attack, defence):
+    """:func:`v1_target` without the argument checks (the rule code's own values)."""
     a = np.asarray(attack)
     d = np.asarray(defence)
     out = np.select([d >= 2 * a, d > a, d == a, a >= 2 * d], [6, 5, 4, 2], default=3)

@@ -100,6 +100,7 @@ def _removed(pens, s, t, explosive, models):
     return out
 
 
+@v.stat_function
 def models_removed(pens, s, t, explosive=None, models=None):
     """Models removed by ``pens`` penetrating hits of Strength ``s`` on Toughness ``t``.
 
