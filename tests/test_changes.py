@@ -607,3 +607,17 @@ def test_heavy_shot_reading_switch(rule, bs, cover, inv):
     assert v.per_attack == out.per_attack
     tab = changes.shooting_table(**kw, heavy_shot=rule, shots=np.array([1, 2]))
     assert tab["effects"]["unsaved_wounds"][0] == pytest.approx(float(out.per_attack), abs=TOL)
+
+
+@pytest.mark.parametrize("kw", [dict(shots=1030), dict(shots=10_000, models=10_000, wounds=3)])
+def test_ten_thousand_dice_are_computed(kw):
+    """Up to the documented 10,000 dice: no OverflowError from the binomial
+    coefficients, the pmf sums to 1 and the mean is shots x per shot."""
+    out = changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, **kw)
+    assert out.pmf.sum() == pytest.approx(1.0, abs=1e-9)
+    per = Fraction(8, 12) * Fraction(5, 12) * Fraction(6, 12)
+    expected = kw["shots"] * float(per) / kw.get("wounds", 1)
+    assert out.mean == pytest.approx(expected, rel=1e-3)
+    melee = changes.melee(ws=5, s=5, ap=5, attacks=10_000, furious_charge=True, charging_models=10_000)
+    assert melee.mean == pytest.approx(20_000 * float(Fraction(8, 12) * Fraction(8, 12) * Fraction(8, 12)),
+                                       rel=1e-9)

@@ -540,3 +540,19 @@ def test_whole_fractions_and_ragged_lists():
         v.integer_checks(np.array([1, 2]))
     with pytest.raises(InputError, match=r"^fn: expected a function, got 3"):
         v.stat_function(3)
+
+
+@pytest.mark.parametrize("n,p", [(1001, Fraction(37, 100)), (1500, Fraction(5, 36)), (10_000, Fraction(1, 2))])
+def test_binomial_beyond_float_coefficients_is_exact_enough(n, p):
+    """Above 1,000 trials C(n, k) no longer fits in a float: the log-space pmf
+    agrees with exact Fractions (math.comb) to a relative 1e-9 wherever the
+    probability is above 1e-200, and sums to 1."""
+    out = engine.binomial_pmf(n, float(p))
+    assert out.shape == (n + 1,)
+    assert out.sum() == pytest.approx(1.0, abs=1e-9)
+    for k in range(0, n + 1, max(1, n // 97)):
+        exact = math.comb(n, k) * p ** k * (1 - p) ** (n - k)
+        if exact > Fraction(1, 10 ** 200):
+            assert out[k] == pytest.approx(float(exact), rel=1e-9)
+    edge = engine.binomial_pmf(np.array([1200, 1300]), np.array([0.0, 1.0]), width=1301)
+    assert edge[0, 0] == 1.0 and edge[1, 1300] == 1.0 and edge.sum() == pytest.approx(2.0)
