@@ -556,3 +556,32 @@ def test_binomial_beyond_float_coefficients_is_exact_enough(n, p):
             assert out[k] == pytest.approx(float(exact), rel=1e-9)
     edge = engine.binomial_pmf(np.array([1200, 1300]), np.array([0.0, 1.0]), width=1301)
     assert edge[0, 0] == 1.0 and edge[1, 1300] == 1.0 and edge.sum() == pytest.approx(2.0)
+
+
+def test_sampled_memory_does_not_grow_with_samples():
+    """10 million samples are tallied chunk by chunk (histogram and sums), not
+    kept: the call's peak traced memory stays near one chunk's, far below the
+    80 MB that one 8-byte count per sample alone would take."""
+    import tracemalloc
+    from workbench.systems import changes
+    tracemalloc.start()
+    try:
+        out = changes.leadership(5, method="sampled", samples=10_000_000, seed=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out.samples == 10_000_000
+    assert out.effects["passed"] == pytest.approx(8 / 12, abs=5 * out.effects_stderr["passed"])
+    assert peak < 40e6
+
+
+def test_sampled_cost_is_bounded_and_said():
+    """A sampled call may roll at most pipeline.MAX_SAMPLED_DICE dice; the error says what a call may cost."""
+    from workbench.systems import changes
+    with pytest.raises(InputError, match=r"^samples: expected at most 33,333,333 for this call \(30 dice per "
+                                         r"sample; a sampled call rolls at most 1,000,000,000 dice"):
+        changes.shooting(bs=5, s=5, ap=5, shots=10, method="sampled", samples=50_000_000)
+    tally = pipeline.Tally(3)
+    tally.add(np.array([0, 1, 1, 2]), {"x": np.array([1.0, 2.0, 3.0, 4.0])})
+    assert list(tally.counts) == [1, 2, 1] and tally.mean_and_stderr("x")[0] == 2.5
+    assert tally.mean_and_stderr("x")[1] == pytest.approx(np.std([1, 2, 3, 4], ddof=1) / 2)

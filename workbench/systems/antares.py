@@ -142,11 +142,10 @@ def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, metho
 
     def one_chunk(n: int) -> dict:
         codes = die.roll(rng, (n,))
-        return {"ok": die.is_success(codes).astype(np.int8), "critical": codes == die.labels.index("critical")}
+        return {"removed": die.is_success(codes).astype(np.int8), "critical": codes == die.labels.index("critical")}
 
-    res = pipeline.run_sampled(samples, die.dice, one_chunk)
-    return pipeline.sampled_outcome(KEY, function, inputs, res["ok"], 2, (stage,),
-                                    {"critical": res["critical"]}, attacks=1, notes=notes, label="successes")
+    tally = pipeline.tally_sampled(samples, die.dice, one_chunk, 2)
+    return pipeline.tally_outcome(KEY, function, inputs, tally, (stage,), attacks=1, notes=notes, label="successes")
 
 
 @v.stat_function
@@ -365,7 +364,5 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
         return {"removed": removed, "critical_hits": crits, "any_critical": crits > 0,
                 "hits": hit.sum(axis=1)}
 
-    res = pipeline.run_sampled(samples, 2 * hit_t.dice * shots_n, one_chunk)
-    return pipeline.sampled_outcome(KEY, "shooting", inputs, res["removed"], width, stages,
-                                    {k: res[k] for k in ("critical_hits", "any_critical", "hits")},
-                                    attacks=shots_n, notes=notes)
+    tally = pipeline.tally_sampled(samples, 2 * hit_t.dice * shots_n, one_chunk, width)
+    return pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages, attacks=shots_n, notes=notes)

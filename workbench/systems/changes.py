@@ -493,23 +493,19 @@ def _sampled_attacks(system, function, inputs, tests, n, wounds, models, stages,
                      extra_effects=None):
     def one_chunk(k):
         h, p, w = _roll_counts(rng, tests, (k, n))
-        return {"hits": h, "pierced": p, "unsaved_wounds": w}
+        removed = w // wounds
+        effects = {"hits": h, "pierced": p, "unsaved_wounds": w}
+        if models is not None:
+            removed = np.minimum(removed, models)
+            effects["wasted_wounds"] = np.maximum(w - models * wounds, 0)
+            effects["destroyed"] = w >= models * wounds
+        if extra_effects:
+            effects.update(extra_effects(effects))
+        return {"removed": removed, **effects}
 
-    got = pipeline.run_sampled(samples, 3 * max(n, 1), one_chunk)
-    w = got["unsaved_wounds"]
-    removed = w // wounds
-    effects = {"hits": got["hits"], "pierced": got["pierced"], "unsaved_wounds": w}
-    if models is not None:
-        removed = np.minimum(removed, models)
-        effects["wasted_wounds"] = np.maximum(w - models * wounds, 0)
-        effects["destroyed"] = w >= models * wounds
-        width = models + 1
-    else:
-        width = n // wounds + 1
-    if extra_effects:
-        effects.update(extra_effects(got))
-    return pipeline.sampled_outcome(system, function, inputs, removed, width, stages, effects,
-                                    attacks=n, notes=notes)
+    width = models + 1 if models is not None else n // wounds + 1
+    tally = pipeline.tally_sampled(samples, 3 * max(n, 1), one_chunk, width)
+    return pipeline.tally_outcome(system, function, inputs, tally, stages, attacks=n, notes=notes)
 
 
 # -- volley: several units at one target, resolved together --------------------
@@ -661,19 +657,14 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
             _h, _p, w = _roll_counts(rng, ts, (k, u["shots"]))
             total += w
             out[f"unsaved_wounds[{i}]"] = w
-        out["total"] = total
-        out["units_not_needed"] = not_needed
-        return out
+        w = total
+        removed = np.minimum(w // wounds, models)
+        return {"removed": removed, "unsaved_wounds": w, "wasted_wounds": np.maximum(w - need, 0),
+                "destroyed": w >= need, "return_fire_models": np.full(w.shape, models),
+                "surviving_models": models - removed, "units_not_needed": not_needed, **out}
 
-    got = pipeline.run_sampled(samples, 3 * max(total_shots, 1), one_chunk)
-    w = got["total"]
-    removed = np.minimum(w // wounds, models)
-    effects = {"unsaved_wounds": w, "wasted_wounds": np.maximum(w - need, 0), "destroyed": w >= need,
-               "return_fire_models": np.full(w.shape, models), "surviving_models": models - removed,
-               "units_not_needed": got["units_not_needed"],
-               **{f"unsaved_wounds[{i}]": got[f"unsaved_wounds[{i}]"] for i in range(len(units))}}
-    return pipeline.sampled_outcome(KEY, "volley", inputs, removed, models + 1, stages, effects,
-                                    attacks=total_shots, notes=notes)
+    tally = pipeline.tally_sampled(samples, 3 * max(total_shots, 1), one_chunk, models + 1)
+    return pipeline.tally_outcome(KEY, "volley", inputs, tally, stages, attacks=total_shots, notes=notes)
 
 
 # -- melee ---------------------------------------------------------------------
@@ -793,9 +784,13 @@ def leadership(ld, modifier=0, *, natural_12_always_succeeds=False, natural_1_al
                                       {"passed": p}, attacks=1, notes=notes, label="tests passed")
     inputs.update(samples=samples)
     tst = _test(ld + modifier, n12, n1)
-    ok = pipeline.run_sampled(samples, 1, lambda k: {"ok": tst.is_success(tst.roll(rng, (k,)))})["ok"]
-    return pipeline.sampled_outcome(KEY, "leadership", inputs, ok.astype(np.int64), 2, (stage,),
-                                    {"passed": ok}, attacks=1, notes=notes, label="tests passed")
+    def one_chunk(k):
+        ok = tst.is_success(tst.roll(rng, (k,)))
+        return {"removed": ok.astype(np.int64), "passed": ok}
+
+    tally = pipeline.tally_sampled(samples, 1, one_chunk, 2)
+    return pipeline.tally_outcome(KEY, "leadership", inputs, tally, (stage,), attacks=1, notes=notes,
+                                  label="tests passed")
 
 
 # -- distances -----------------------------------------------------------------
@@ -840,12 +835,11 @@ def _distance_outcome(function, kind, method, samples, seed) -> Outcome:
         return pipeline.exact_outcome(KEY, function, inputs, pmf, (), {}, notes=notes,
                                       label=f"inches ({words})")
     inputs.update(samples=samples)
-    if die:
-        inches = pipeline.run_sampled(samples, 1, lambda k: {"d": base + roll_faces(rng, die, (k,))})["d"]
-    else:
-        inches = np.full(samples, base)
-    return pipeline.sampled_outcome(KEY, function, inputs, inches, width, (), {}, notes=notes,
-                                    label=f"inches ({words})")
+    def one_chunk(k):
+        return {"removed": base + roll_faces(rng, die, (k,)) if die else np.full(k, base)}
+
+    tally = pipeline.tally_sampled(samples, 1, one_chunk, width)
+    return pipeline.tally_outcome(KEY, function, inputs, tally, (), notes=notes, label=f"inches ({words})")
 
 
 @v.stat_function
@@ -904,12 +898,12 @@ def reach_probability(distance, kind="desperate_charge", *, method="exact", samp
                                       np.array([1.0 - float(p), float(p)]), (stage,),
                                       {"reached": float(p)}, label="reached")
     inputs.update(samples=samples)
-    if tst is not None:
-        ok = pipeline.run_sampled(samples, 1, lambda k: {"ok": tst.is_success(tst.roll(rng, (k,)))})["ok"]
-    else:
-        ok = np.full(samples, bool(p))
-    return pipeline.sampled_outcome(KEY, "reach_probability", inputs, ok.astype(np.int64), 2, (stage,),
-                                    {"reached": ok}, label="reached")
+    def one_chunk(k):
+        ok = tst.is_success(tst.roll(rng, (k,))) if tst is not None else np.full(k, bool(p))
+        return {"removed": ok.astype(np.int64), "reached": ok}
+
+    tally = pipeline.tally_sampled(samples, 1, one_chunk, 2)
+    return pipeline.tally_outcome(KEY, "reach_probability", inputs, tally, (stage,), label="reached")
 
 
 TABLES = {"shooting": shooting_table, "melee": melee_table}

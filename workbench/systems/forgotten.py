@@ -476,7 +476,6 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
         return {"removed": removed, "shock": shock, "hits": hits, "near_misses": nears,
                 "non_damaging_hits": nd}
 
-    res = pipeline.run_sampled(samples, 3 * n_shots, one_chunk)
-    return pipeline.sampled_outcome(KEY, "shooting", inputs, res["removed"], width, stages,
-                                    {k: res[k] for k in ("shock", "hits", "near_misses", "non_damaging_hits")},
-                                    attacks=n_shots, notes=notes, label="models downed")
+    tally = pipeline.tally_sampled(samples, 3 * n_shots, one_chunk, width)
+    return pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages, attacks=n_shots, notes=notes,
+                                  label="models downed")

@@ -389,12 +389,8 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
                 "defender_newly_wounded": d_new, "attacker_newly_wounded": a_new,
                 "pushback_none": w == 0, "pushback_attacker": w == 1, "pushback_defender": w == 2}
 
-    res = pipeline.run_sampled(samples, exchange.dice + 8, one_chunk)
-    names = ("defender_downed", "attacker_downed", "defender_newly_wounded", "attacker_newly_wounded",
-             "pushback_none", "pushback_attacker", "pushback_defender")
-    return pipeline.sampled_outcome(KEY, "close_combat", inputs, res["removed"], 2, stages,
-                                    {k: res[k] for k in names}, attacks=1,
-                                    notes=notes, label=label)
+    tally = pipeline.tally_sampled(samples, exchange.dice + 8, one_chunk, 2)
+    return pipeline.tally_outcome(KEY, "close_combat", inputs, tally, stages, attacks=1, notes=notes, label=label)
 
 
 def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int, d_saves) -> tuple[Stage, ...]:

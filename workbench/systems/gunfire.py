@@ -317,7 +317,5 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
         return {"removed": _removed(pens, a["s"], a["t"], a["explosive"], models_n),
                 "suppressed": suppressed, "hits": hits, "penetrating_hits": pens}
 
-    res = pipeline.run_sampled(samples, 2 * shots_n, one_chunk)
-    return pipeline.sampled_outcome(KEY, "shooting", inputs, res["removed"], width, stages,
-                                    {k: res[k] for k in ("suppressed", "hits", "penetrating_hits")},
-                                    attacks=shots_n, notes=notes)
+    tally = pipeline.tally_sampled(samples, 2 * shots_n, one_chunk, width)
+    return pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages, attacks=shots_n, notes=notes)
