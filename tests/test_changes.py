@@ -621,3 +621,19 @@ def test_ten_thousand_dice_are_computed(kw):
     melee = changes.melee(ws=5, s=5, ap=5, attacks=10_000, furious_charge=True, charging_models=10_000)
     assert melee.mean == pytest.approx(20_000 * float(Fraction(8, 12) * Fraction(8, 12) * Fraction(8, 12)),
                                        rel=1e-9)
+
+
+def test_sweep_volley_over_lists_of_units():
+    """compare.sweep sweeps changes.volley: a list of dicts is one volley, a
+    list of such lists several; each cell equals the direct call."""
+    from workbench import compare
+    a = dict(bs=5, s=5, ap=5, shots=4)
+    b = dict(bs=4, s=6, ap=5, shots=2, weapon="heavy")
+    df = compare.sweep("changes", "volley", progress=False, attackers=[[a], [a, b]], models=[3, 6], t=2, sv=3)
+    assert len(df) == 4 and df.attrs["path"] == "loop"
+    for _, row in df.iterrows():
+        direct = changes.volley(row["attackers"], models=row["models"], t=2, sv=3)
+        assert row["mean"] == pytest.approx(direct.mean, abs=1e-12)
+        assert row["destroyed"] == pytest.approx(direct.effects["destroyed"], abs=1e-12)
+    one = compare.sweep("changes", "volley", progress=False, attackers=[a, b], models=3, t=2, sv=3)
+    assert len(one) == 1 and one["mean"][0] == pytest.approx(changes.volley([a, b], models=3, t=2, sv=3).mean)

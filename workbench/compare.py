@@ -90,8 +90,25 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
 
 
+def _is_units(x: Any) -> bool:
+    """A list of dicts: one value of a keyword such as ``changes.volley``'s ``attackers``."""
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(u, Mapping) for u in x)
+
+
 def _values(name: str, value: Any) -> list[Any]:
-    """A keyword's values: a scalar is one value; a list/tuple/range/1-D array is several."""
+    """A keyword's values: a scalar is one value; a list/tuple/range/1-D array is several.
+
+    A list of dicts (``attackers=[dict(bs=5, s=5, ap=5), ...]``) is ONE value;
+    a list of such lists is several (``attackers=[[unit_a], [unit_a, unit_b]]``
+    sweeps a volley of one unit and one of two)."""
+    if _is_units(value):
+        return [list(value)]
+    if isinstance(value, (list, tuple)) and value and all(_is_units(x) for x in value):
+        out = []
+        for x in value:
+            if list(x) not in out:
+                out.append(list(x))
+        return out
     if isinstance(value, (pd.Series, pd.Index)):
         value = value.to_numpy()
     if isinstance(value, np.ndarray):
@@ -478,6 +495,10 @@ def value_of_plus_one_figure(df: pd.DataFrame, title: str | None = None):
     """Lines of ``delta`` (change of expected removals) against the starting value, one per stat."""
     import plotly.graph_objects as go
 
+    if not isinstance(df, pd.DataFrame) or not {"stat", "value", "delta", "owner", "step_text"} <= set(df.columns):
+        raise InputError("df", "a DataFrame returned by value_of_plus_one()", type(df).__name__)
+    if title is not None and not isinstance(title, str):
+        raise InputError("title", "None or a string", title)
     fig = go.Figure()
     for name, part in df.groupby("stat", sort=False):
         fig.add_trace(go.Scatter(x=part["value"], y=part["delta"], mode="lines+markers",
@@ -561,10 +582,22 @@ def granularity(system: Any) -> Granularity:
     return Granularity(mod.KEY, vals, steps, grid)
 
 
+def _system_keys(systems_: Any) -> tuple[str, ...]:
+    """None (every system), one key, or a list of keys."""
+    if systems_ is None:
+        return tuple(systems.KEYS)
+    if isinstance(systems_, str):
+        systems_ = [systems_]
+    if not isinstance(systems_, (list, tuple)) or not systems_:
+        raise InputError("systems_", "None, a system key or a non-empty list of them: "
+                         + ", ".join(systems.KEYS), systems_)
+    return tuple(_module(k).KEY for k in systems_)
+
+
 def granularity_table(systems_: Iterable[str] | None = None) -> pd.DataFrame:
     """One summary row per system: distinct values, min/median/max step (Fractions and %)."""
     rows = []
-    for key in (systems_ or systems.KEYS):
+    for key in _system_keys(systems_):
         s = granularity(key).summary
         for k in ("min_step", "median_step", "max_step"):
             s[k + "_pct"] = None if s[k] is None else 100 * float(s[k])
@@ -577,7 +610,7 @@ def granularity_figure(systems_: Iterable[str] | None = None):
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    for key in (systems_ or systems.KEYS):
+    for key in _system_keys(systems_):
         g = granularity(key)
         fig.add_trace(go.Scatter(x=[float(x) for x in g.values], y=[key] * len(g.values), mode="markers",
                                  marker=dict(symbol="line-ns-open", size=14), name=key,
@@ -696,6 +729,10 @@ def equivalent_figure(system: Any, matchup: Mapping[str, Any], result: pd.DataFr
     import plotly.graph_objects as go
 
     key = _module(system).KEY
+    if not isinstance(matchup, Mapping):
+        raise InputError("matchup", f"a dict of {key}.shooting() keywords", matchup)
+    if not isinstance(result, pd.DataFrame) or not {"rank", "system", "setting"} <= set(result.columns):
+        raise InputError("result", "a DataFrame returned by equivalent()", type(result).__name__)
     fig = go.Figure()
     _c, pmf, _e, _p = evaluate(key, "shooting", progress=False,
                                **{k: val for k, val in matchup.items() if k not in _METHOD_KEYS})
