@@ -19,7 +19,7 @@ from .errors import InputError, UnknownArgumentError
 
 __all__ = [
     "integer", "optional_integer", "real", "choice", "boolean", "method_args",
-    "stat_function", "forbid", "integers", "optional_integers", "integer_checks",
+    "stat_function", "forbid", "integers", "optional_integers", "integer_checks", "broadcastable",
 ]
 
 
@@ -234,3 +234,21 @@ def integer_checks(arrays: bool):
     tables (arrays allowed), :func:`integer` and :func:`optional_integer` for a
     scalar call."""
     return (integers, optional_integers) if boolean("arrays", arrays) else (integer, optional_integer)
+
+
+def broadcastable(values: dict[str, Any]) -> tuple[int, ...]:
+    """Check that the checked arrays of a vectorised table broadcast together;
+    return the common shape. The error names the first argument that does not
+    fit the ones before it."""
+    shape: tuple[int, ...] = ()
+    seen: list[str] = []
+    for name, value in values.items():
+        s = np.shape(value) if isinstance(value, np.ndarray) else ()
+        try:
+            shape = np.broadcast_shapes(shape, s)
+        except ValueError:
+            raise InputError(name, f"an array that broadcasts with {', '.join(seen)} (together shape {shape})",
+                             f"an array of shape {s}") from None
+        if s:
+            seen.append(name)
+    return shape

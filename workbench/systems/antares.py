@@ -229,13 +229,15 @@ def movement_test(ag, *, modifier=0, method="exact", samples=100_000, seed=0) ->
 # ---------------------------------------------------------------------------
 def _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays: bool) -> dict:
     num, opt = v.integer_checks(arrays)
-    return dict(
+    a = dict(
         acc=num("acc", acc, *STAT_RANGE), res=num("res", res, *STAT_RANGE),
         sv=num("sv", sv, *BONUS_RANGE), armour=num("armour", armour, *BONUS_RANGE),
         cover=num("cover", cover, *BONUS_RANGE), acc_mod=num("acc_mod", acc_mod, *MOD_RANGE),
         shots=num("shots", shots, 1, MAX_SHOTS), models=opt("models", models, 1, MAX_MODELS),
         critical_ignores_res=v.boolean("critical_ignores_res", critical_ignores_res),
     )
+    v.broadcastable({k: a[k] for k in ("acc", "res", "sv", "armour", "cover", "acc_mod", "shots", "models")})
+    return a
 
 
 def _tests(a: dict) -> tuple[RollUnder, RollUnder]:

@@ -324,6 +324,8 @@ def _shooting_setup(bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon,
     firer_gone_to_ground = v.boolean("firer_gone_to_ground", firer_gone_to_ground)
     firer_cover = I("firer_cover", firer_cover, *MODIFIER)
     n12, n1 = _flags(n12, n1)
+    v.broadcastable(dict(bs=bs, s=s, ap=ap, t=t, sv=sv, inv=inv, cover=cover, shots=shots, models=models,
+                         wounds=wounds, firer_cover=firer_cover))
     firer_cover_rule = v.choice("firer_cover_rule", firer_cover_rule, FIRER_COVER_RULES)
     heavy_shot = v.choice("heavy_shot", heavy_shot, HEAVY_SHOT_RULES)
     _one_marker(go_to_ground, evading)
@@ -685,6 +687,8 @@ def _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_char
     charging_models = I("charging_models", charging_models, 0, MAX_DICE)
     blocked = v.boolean("blocked", blocked)
     n12, n1 = _flags(n12, n1)
+    v.broadcastable(dict(ws=ws, s=s, ap=ap, attacks=attacks, d=d, inv=inv, t=t, sv=sv, models=models,
+                         wounds=wounds, charging_models=charging_models))
     if blocked and not furious_charge:
         raise InputError("blocked", "False unless furious_charge=True", blocked,
                          "BLOCK denies a unit performing a FURIOUS CHARGE its free attacks")

@@ -108,6 +108,7 @@ def _check_shooting(kw: dict, arrays: bool) -> dict:
     a["kill_on"] = v.choice("kill_on", kw["kill_on"], ("above", "at_or_above"))
     a["shock_rule"] = v.choice("shock_rule", kw["shock_rule"], ("seed", "pooled"))
     a["heroic_save"] = opt("heroic_save", kw["heroic_save"], *STAT_RANGE)
+    v.broadcastable({k: a[k] for k in ("shoot", "attack_power", "shots", "models", "heroic_save")})
     a["blind_fire_rule"] = v.choice("blind_fire_rule", kw["blind_fire_rule"], ("seed", "any"))
     if a["blind_fire"] and a["blind_fire_rule"] == "seed":
         # "This is firing fully automatic (Rof3+) or blast weapons and may be used
@@ -136,6 +137,8 @@ def _check_shooting(kw: dict, arrays: bool) -> dict:
                          "damage v1 compares the weapon's Damage with the target's Defence")
         a["damage"] = num("damage", kw["damage"], *V1_RANGE)
         a["defence"] = num("defence", kw["defence"], *V1_RANGE)
+        v.broadcastable({k: a[k] for k in ("shoot", "attack_power", "shots", "models", "heroic_save",
+                                           "damage", "defence")})
         if a["armour"] != "none":
             v.forbid("armour", a["armour"], "'none' with damage_rule='v1'",
                      "damage v1 uses the target's Defence instead of armour levels")

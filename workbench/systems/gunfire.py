@@ -118,6 +118,7 @@ def models_removed(pens, s, t, explosive=None, models=None):
     t = v.integers("t", t, *T_RANGE)
     explosive = v.optional_integers("explosive", explosive, 1, MAX_EXPLOSIVE)
     models = v.optional_integers("models", models, 1, MAX_MODELS)
+    v.broadcastable(dict(pens=pens, s=s, t=t, explosive=explosive, models=models))
     out = _removed(pens, s, t, explosive, models)
     return int(out) if out.ndim == 0 else out
 
@@ -188,7 +189,7 @@ def _exact(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, fra
 def _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
            die, base, natural_max_always_succeeds, natural_1_always_fails, arrays: bool):
     num, opt = v.integer_checks(arrays)
-    return dict(
+    a = dict(
         bs=num("bs", bs, *STAT_RANGE), ev=num("ev", ev, *STAT_RANGE),
         ap=num("ap", ap, *STAT_RANGE), av=num("av", av, *STAT_RANGE),
         s=num("s", s, *STAT_RANGE), t=num("t", t, *T_RANGE),
@@ -200,6 +201,9 @@ def _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, sup
         natural_max_always_succeeds=v.boolean("natural_max_always_succeeds", natural_max_always_succeeds),
         natural_1_always_fails=v.boolean("natural_1_always_fails", natural_1_always_fails),
     )
+    v.broadcastable({k: a[k] for k in ("bs", "ev", "ap", "av", "s", "t", "shots", "models", "hit_mod", "pen_mod",
+                                       "explosive")})
+    return a
 
 
 def _core_args(a: dict) -> tuple:
