@@ -240,6 +240,8 @@ def broadcastable(values: dict[str, Any]) -> tuple[int, ...]:
     """Check that the checked arrays of a vectorised table broadcast together;
     return the common shape. The error names the first argument that does not
     fit the ones before it."""
+    if not isinstance(values, dict):
+        raise InputError("values", "a dict of argument name -> checked value", values)
     shape: tuple[int, ...] = ()
     seen: list[str] = []
     for name, value in values.items():
