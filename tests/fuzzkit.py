@@ -64,6 +64,7 @@ BASE = {
     ("validate", "integer_checks"): dict(arrays=True),
     ("validate", "stat_function"): dict(fn=lambda *, a: a),
     ("validate", "broadcastable"): dict(values={"a": np.array([1, 2]), "b": 3}),
+    ("validate", "table_size"): dict(shape=(2, 3), width=5),
     ("compare", "evaluate"): dict(system="changes", function="shooting", progress=False, bs=[4, 5], s=5, ap=5),
     ("compare", "sweep"): dict(system="changes", function="shooting", progress=False, bs=[4, 5], s=5, ap=5),
     ("compare", "stat_info"): dict(system="changes", stat="bs"),
@@ -128,7 +129,7 @@ USER_ARGS = {
     ("validate", "method_args"): ("method", "samples", "seed"), ("validate", "forbid"): ("value",),
     ("validate", "integers"): ("value",), ("validate", "optional_integers"): ("value",),
     ("validate", "integer_checks"): ("arrays",), ("validate", "stat_function"): ("fn",),
-    ("validate", "broadcastable"): ("values",),
+    ("validate", "broadcastable"): ("values",), ("validate", "table_size"): ("width",),
 }
 #: modules whose functions check argument names (a wrong or missing keyword is a WorkbenchError)
 NAMED = ("changes", "forgotten", "gunfire", "antares")

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import fuzzkit as fk
+from workbench import compare
 from workbench.errors import InputError, UnknownArgumentError, WorkbenchError
 from workbench.systems import antares, changes, forgotten, gunfire
 
@@ -95,6 +96,15 @@ def test_every_argument_with_every_bad_value(key, name):
     lambda: forgotten.v1_target(-5, True),
     lambda: changes.shooting(bs=5, s=5, ap=5, samples=0),
     lambda: changes.shooting(bs=5, s=5, ap=5, seed="x"),
+    # costs bounded by the checks: what used to run for minutes or allocate gigabytes
+    lambda: changes.volley([dict(bs=5, s=5, ap=5, shots=1)] * 101, models=5),
+    lambda: changes.volley([dict(bs=5, s=5, ap=5, shots=5_000)] * 3, models=5),
+    lambda: changes.shooting_table(bs=np.arange(1, 14)[:, None, None], s=np.arange(1, 14)[None, :, None],
+                                   ap=np.arange(1, 14)[None, None, :], shots=10_000),
+    lambda: forgotten.shooting_table(shoot=np.arange(20), attack_power=3, shots=1000, tough=True),
+    lambda: changes.shooting(bs=5, s=5, ap=5, shots=10, method="sampled", samples=50_000_000),
+    lambda: compare.sweep("changes", "shooting", progress=False, bs=list(range(1, 14)), s=list(range(1, 14)),
+                          ap=list(range(1, 14)), t=list(range(-12, 13)), sv=list(range(-12, 13)), shots=[1, 2]),
 ])
 def test_found_by_fuzzing_now_input_errors(call):
     with pytest.raises(InputError):

@@ -39,6 +39,9 @@ __all__ = [
 
 #: keywords a sweep passes through unchanged (they pick the method, not a stat)
 _METHOD_KEYS = ("method", "samples", "seed")
+#: the largest sweeps: through a vectorised twin, and with one call per cell
+MAX_TABLE_CELLS = 1_000_000
+MAX_LOOP_CELLS = 20_000
 
 #: the distance :func:`equivalent` ranks settings by
 DISTANCE = ("total variation distance between the two distributions of models removed, "
@@ -186,9 +189,16 @@ def evaluate(system: Any, function: Any = "shooting", progress: bool = True,
     g = _grid(qual, fn, grid)
     method = g.get("method", ["exact"])[0]
     table = getattr(mod, "TABLES", {}).get(name)
+    cells = int(np.prod([len(vals) for vals in g.values()], dtype=object)) if g else 1
     if table is not None and method == "exact":
+        if cells > MAX_TABLE_CELLS:
+            raise InputError("grid", f"at most {MAX_TABLE_CELLS:,} cells (the product of the list lengths)",
+                             f"{cells:,} cells")
         table_grid = {k: vals for k, vals in g.items() if k not in _METHOD_KEYS}
         return _via_table(table, table_grid, progress) + ("table",)
+    if cells > MAX_LOOP_CELLS:
+        raise InputError("grid", f"at most {MAX_LOOP_CELLS:,} cells for {qual}() (one call per cell: "
+                         "the product of the list lengths)", f"{cells:,} cells")
     return _via_loop(fn, g, progress, qual) + ("loop",)
 
 

@@ -126,6 +126,10 @@ def convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Distribution of the sum of two independent counts (last axes; leading axes broadcast)."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
+    if a.ndim == 1 and b.ndim == 1:
+        return np.convolve(a, b)
+    if a.shape[-1] > b.shape[-1]:  # loop over the shorter count axis
+        a, b = b, a
     lead = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
     out = np.zeros(lead + (a.shape[-1] + b.shape[-1] - 1,))
     for i in range(a.shape[-1]):

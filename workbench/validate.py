@@ -20,7 +20,11 @@ from .errors import InputError, UnknownArgumentError
 __all__ = [
     "integer", "optional_integer", "real", "choice", "boolean", "method_args",
     "stat_function", "forbid", "integers", "optional_integers", "integer_checks", "broadcastable",
+    "table_size", "MAX_TABLE_SIZE",
 ]
+
+#: probabilities one vectorised table call may hold (cells x counts): 40 MB a float array
+MAX_TABLE_SIZE = 5_000_000
 
 
 def _range_text(lo: int | float | None, hi: int | float | None) -> str:
@@ -254,3 +258,14 @@ def broadcastable(values: dict[str, Any]) -> tuple[int, ...]:
         if s:
             seen.append(name)
     return shape
+
+
+def table_size(shape: tuple[int, ...], width: int, name: str = "shots", limit: int = MAX_TABLE_SIZE) -> None:
+    """Refuse a vectorised table whose cells x counts exceed ``limit`` (memory
+    and time grow with it); the error names ``name`` (the count's argument)."""
+    width = integer("width", width, 1)
+    cells = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if cells * width > limit:
+        most = max(0, limit // max(cells, 1) - 1)
+        raise InputError(name, f"at most {most:,} with {cells:,} cells (a table holds at most {limit:,} "
+                         f"probabilities: cells x counts)", f"{width - 1:,} as the largest count")

@@ -269,6 +269,7 @@ def _exact(a: dict) -> dict:
         p_remove = p_hit * (1.0 - p_res)
     n = np.broadcast_to(np.asarray(a["shots"], dtype=np.int64), shape)
     n_max = int(n.max())
+    v.table_size(shape, n_max + 1)
     pmf = engine.binomial_pmf(n, p_remove, width=n_max + 1)
     if a["models"] is not None:
         m = np.broadcast_to(np.asarray(a["models"], dtype=np.int64), shape)

@@ -65,6 +65,7 @@ MODIFIER = (-12, 12)       #: "+2" is written 2
 MAX_DICE = 10_000          #: shots / attacks per resolution
 MAX_WOUNDS = 100
 MAX_MODELS = 10_000
+MAX_UNITS = 100            #: attacking units in one volley
 HEAVY_SHOT_PENALTY = 4     #: seed: "heavy weapons with BALLISTIC SKILL U+4"
 GO_TO_GROUND_COVER = 2     #: seed: "Its COVER MODIFIER is improved by +2"
 
@@ -273,6 +274,7 @@ def _resolve(p_hit, p_pierce, p_wound, n, wounds, models):
             p_hit, p_pierce, p_wound, n, wounds, models)
     p = p_hit * p_pierce * p_wound
     n_max = int(n.max()) if n.size else 0
+    v.table_size(p.shape, n_max + 1, "shots / attacks")
     pmf_w = engine.binomial_pmf(n, p, n_max + 1)
     pmf, effects = _removal(pmf_w, wounds, models)
     effects = {"hits": n * p_hit, "pierced": n * p_hit * p_pierce, "unsaved_wounds": n * p, **effects}
@@ -592,6 +594,8 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     if isinstance(attackers, (str, bytes, Mapping)) or not isinstance(attackers, Sequence) or not attackers:
         raise InputError("attackers", "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action",
                          attackers)
+    if len(attackers) > MAX_UNITS:
+        raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
     method, samples, rng = v.method_args(method, samples, seed)
     cover_eff = cover + GO_TO_GROUND_COVER if go_to_ground else cover
     units, tests, per_unit_stages, notes = [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
@@ -624,6 +628,9 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
                for st in per_unit_stages)
     stages = per_unit_stages[0] if same else ()
     total_shots = sum(u["shots"] for u in units)
+    if total_shots > MAX_DICE:
+        raise InputError("attackers", f"{MAX_DICE:,} shots or fewer in all", f"{total_shots:,} shots",
+                         "the documented limit of dice per resolution")
     need = models * wounds
     inputs = dict(attackers=tuple(dict(u) for u in units), t=t, sv=sv, inv=inv, cover=cover,
                   models=models, wounds=wounds, go_to_ground=go_to_ground, evading=evading,

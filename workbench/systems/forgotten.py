@@ -74,6 +74,8 @@ COVER_LEVEL = {"none": 0, "soft": 1, "hard": 2}
 AIMED = (None, "hit", "damage")
 MAX_SHOTS = 1000
 MAX_MODELS = 1000
+#: cells x shots x shots a tough-target table may cost (about 2 s)
+TOUGH_TABLE_WORK = 20_000_000
 
 
 def _cap_cells(pmf: np.ndarray, models) -> np.ndarray:
@@ -231,6 +233,13 @@ def _shooting_exact(a: dict) -> dict:
         s_w = np.broadcast_to(_rate(saves[1], "success"), shape)
     n = np.broadcast_to(np.asarray(a["shots"], dtype=np.int64), shape)
     n_max = int(n.max())
+    v.table_size(shape, n_max + 1)
+    cells = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if a["tough"] and cells * (n_max + 1) * n_max > TOUGH_TABLE_WORK:
+        # a state update per shot: the work grows with cells x shots x shots
+        most = int((TOUGH_TABLE_WORK / cells) ** 0.5) - 1
+        v.forbid("shots", n_max, f"at most {most:,} with {cells:,} cells and tough=True (the exact state "
+                 f"update per shot costs cells x shots x shots, at most {TOUGH_TABLE_WORK:,})")
 
     q_kill = p_hit * p_killroll            # per shot: the damage roll kills
     q_nd = p_hit * (1.0 - p_killroll)      # per shot: hit, damage roll fails

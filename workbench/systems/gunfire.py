@@ -160,6 +160,7 @@ def _exact(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, fra
         p_pen = np.broadcast_to(rates(pen_t), shape)
     n = np.broadcast_to(np.asarray(shots, dtype=np.int64), shape)
     n_max = int(n.max())
+    v.table_size(shape, n_max + 1)
     k = np.arange(n_max + 1)
 
     pens_pmf = engine.binomial_pmf(n, p_hit * p_pen, width=n_max + 1)
