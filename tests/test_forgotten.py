@@ -537,3 +537,45 @@ def test_aimed_fire_for_a_fire_team_is_a_switch():
     out = fg.shooting(**case, aimed_fire_team=True)
     _assert_shooting(out, brute.brute_shooting(**case))
     assert any("fire team" in n for n in out.notes)
+
+
+ROUND_CASES = [
+    dict(BASE, response="counter", defender_tough=True, attacker_tough=True),
+    dict(BASE, defender_tough=True, defender_heroic_save=8),
+    dict(BASE, response="counter", attacker_tough=True, defender_phys=4, melee_phys="defender",
+         attacker_heroic_save=7),
+    dict(attacker_cqc=5, defender_cqc=6, damage_rule="v1", attacker_damage=2, attacker_strength=1,
+         defender_defence=4, attacker_defence=3, defender_damage=2, defender_strength=2, response="counter",
+         defender_tough=True),
+]
+
+
+@pytest.mark.parametrize("rounds", [1, 2, 3])
+@pytest.mark.parametrize("case", ROUND_CASES, ids=range(len(ROUND_CASES)))
+def test_close_combat_rounds_equal_brute_force(case, rounds):
+    """Seed: "otherwise they remain in CQC for their next activation": up to
+    ``rounds`` exchanges or until one side is downed; a model wounded in one
+    round is -1 to all rolls in the next."""
+    out = fg.close_combat(**case, rounds=rounds)
+    exp = brute.brute_rounds(rounds, **case)
+    assert out.effects["defender_downed"] == pytest.approx(float(exp.get("defender_downed", 0)), abs=TOL)
+    assert out.pmf[1] == pytest.approx(float(exp.get("defender_downed", 0)), abs=TOL)
+    for name in ("attacker_downed", "defender_newly_wounded", "attacker_newly_wounded"):
+        assert out.effects[name] == pytest.approx(float(exp.get(name, 0)), abs=TOL), name
+    if rounds > 1:
+        assert out.effects["rounds_fought"] == pytest.approx(float(exp["rounds_fought"]), abs=TOL)
+    single = brute.brute_close_combat(**case)
+    if rounds == 1:
+        assert out.effects["defender_downed"] == pytest.approx(float(single["defender_downed"]), abs=TOL)
+    else:  # more rounds can only down more
+        assert out.effects["defender_downed"] >= float(single["defender_downed"]) - TOL
+
+
+def test_close_combat_rounds_sampled_agrees_with_exact():
+    case = dict(ROUND_CASES[0], rounds=3)
+    _agree(fg.close_combat(**case), fg.close_combat(**case, method="sampled", samples=60_000, seed=5))
+
+
+def test_close_combat_rounds_checked():
+    with pytest.raises(InputError, match=r"^rounds: expected a whole number from 1 to 20, got 0"):
+        fg.close_combat(**BASE, rounds=0)

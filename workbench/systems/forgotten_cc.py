@@ -5,6 +5,7 @@ damage v1 table, the tough/heroic-save state update, the stat ranges) live in
 """
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import ClassVar
@@ -18,7 +19,10 @@ from ..outcome import Outcome, Stage
 from .forgotten_rules import (ARMOUR, BONUS_RANGE, DAMAGE_V1_DIE, DIE, DUAL, KEY, STAT_RANGE, V1_RANGE, _MINUS,
                               _absorb_step, _judge_both, _ratio, _signed, _v1_need)
 
-__all__ = ["close_combat", "Exchange", "CC_NOTES"]
+__all__ = ["close_combat", "Exchange", "CC_NOTES", "MAX_ROUNDS"]
+
+#: close-combat rounds one call may fight
+MAX_ROUNDS = 20
 
 # ---------------------------------------------------------------------------
 # close combat
@@ -255,6 +259,12 @@ CC_NOTE_V1 = (
     "Defence 2+); the melee roll modifiers (+2 power attack, +1 from the rear, -1 dual weapons for damage, "
     "-1 wounded) are added to the d6.")
 
+CC_NOTE_ROUNDS = (
+    "Several rounds: 'otherwise they remain in CQC for their next activation': the same exchange is fought "
+    "again (the defender keeps its response) until one side is downed or the round limit; a model wounded "
+    "in one round is -1 to all rolls in the next ('A wounded model is -1 to all rolls'). The stages are the "
+    "first round's; pushback is the first round's.")
+
 CC_NOTES = (
     "Close combat: the attacker hits on d10 + modifiers >= its CQC (+1 target facing away, -1 outnumbered, "
     "-1 power attack, -1 dual weapons for hit, -1 wounded).",
@@ -281,7 +291,7 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
                  defender_heroic_save=None, damage_rule="v2", kill_on="above", melee_phys="attacker",
                  attacker_damage=None, attacker_strength=None, attacker_defence=None,
                  defender_damage=None, defender_strength=None, defender_defence=None,
-                 method="exact", samples=100_000, seed=0) -> Outcome:
+                 rounds=1, method="exact", samples=100_000, seed=0) -> Outcome:
     """One attacker moves into base contact with one defender.
 
     * Attacker: one die (two with ``dual_weapons="hit"|"damage"``: both at -1
@@ -307,90 +317,193 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
       one unsaved kill. ``*_heroic_save``: the stat a kill is saved against
       (d10 >= it; -1 when wounded).
 
-    ``pmf`` = [P(defender standing), P(defender downed)]. Effects:
-    ``defender_downed``, ``attacker_downed`` (by a counter),
-    ``defender_newly_wounded``, ``attacker_newly_wounded``,
-    ``pushback_attacker``, ``pushback_defender``, ``pushback_none``.
+    ``rounds``: fight up to this many rounds (1 to 20), or until one side is
+    downed; ``rounds=1`` is the single exchange. The seed: "otherwise they
+    remain in CQC for their next activation". Each round repeats the exchange
+    (same response) with the fighters' current states: a model wounded in a
+    round is -1 to all rolls in the rounds after.
+
+    ``pmf`` = [P(defender standing), P(defender downed)] after the fight.
+    Effects: ``defender_downed``, ``attacker_downed`` (by a counter),
+    ``defender_newly_wounded``, ``attacker_newly_wounded`` (standing and
+    wounded at the end), ``pushback_attacker``, ``pushback_defender``,
+    ``pushback_none`` (the first round's) and, with ``rounds > 1``,
+    ``rounds_fought`` (expected).
     """
     kw = dict(locals())
     a = _check_cc(kw)
+    rounds = v.integer("rounds", rounds, 1, MAX_ROUNDS)
     method, samples, rng = v.method_args(method, samples, seed)
-    exchange, strike, counters, att_hit = _cc_dice(a)
+    exchange, strike, _counters, att_hit = _cc_dice(a)
     d_saves = _saves(a["defender_heroic_save"])
-    a_saves = _saves(a["attacker_heroic_save"])
     stages = _cc_stages(a, exchange, strike, att_hit, d_saves)
     notes = [n for n in CC_NOTES if a["damage_rule"] == "v2" or not n.startswith("Melee damage v2")]
     if a["damage_rule"] == "v1":
         notes.insert(3, CC_NOTE_V1)
-    inputs = dict(a, method=method)
+    if rounds > 1:
+        notes.append(CC_NOTE_ROUNDS)
+    inputs = dict(a, rounds=rounds, method=method)
     label = "defenders downed"
 
     if method == "exact":
-        zero = Fraction(0)
-        p_def_down = p_att_down = p_def_new = p_att_new = zero
-        push = [zero, zero, zero]
-        cache: dict = {}
+        return _close_combat_exact(a, rounds, inputs, stages, notes, label)
 
-        def chain(n, test, saves, tough, start):
-            key = (n, id(test), id(saves), tough, start)
-            if key not in cache:
-                sf, sw = (zero, zero) if saves is None else (saves[0].success, saves[1].success)
-                cache[key] = _chain_down(n, test.success, sf, sw, tough, start)
-            return cache[key]
-
-        for label_i, p in exchange.probabilities.items():
-            if p == 0:
-                continue
-            code = exchange.labels.index(label_i)
-            h, c, cw, w = (int(x) for x in _decode(code))
-            push[w] += p
-            d_down, d_new = chain(h, strike, d_saves, a["defender_tough"], a["defender_wounded"])
-            p_def_down += p * d_down
-            p_def_new += p * d_new
-            if counters is not None:
-                d_same = 1 - d_down - d_new
-                for prob, n_hits, test in ((d_same, c, counters[0]), (d_new, cw, counters[1])):
-                    if prob:
-                        a_down, a_new = chain(n_hits, test, a_saves, a["attacker_tough"], a["attacker_wounded"])
-                        p_att_down += p * prob * a_down
-                        p_att_new += p * prob * a_new
-        effects = {"defender_downed": p_def_down, "attacker_downed": p_att_down,
-                   "defender_newly_wounded": p_def_new, "attacker_newly_wounded": p_att_new,
-                   "pushback_none": push[0], "pushback_attacker": push[1], "pushback_defender": push[2]}
-        pmf = np.array([float(1 - p_def_down), float(p_def_down)])
-        return pipeline.exact_outcome(KEY, "close_combat", inputs, pmf, stages,
-                                      {k: float(x) for k, x in effects.items()},
-                                      attacks=1, notes=notes, label=label)
+    start_aw, start_dw = a["attacker_wounded"], a["defender_wounded"]
+    by_state = {(aw, dw): dict(a, attacker_wounded=aw, defender_wounded=dw)
+                for aw in (False, True) for dw in (False, True)}
+    dice_by_state = {k: _round_dice(s) for k, s in by_state.items()}
 
     def one_chunk(m: int) -> dict:
-        h, c, cw, w = _decode(exchange.roll(rng, (m,)))
-        n_att = len(exchange.attack_mods)
-        kills = strike.is_success(strike.roll(rng, (m, n_att))) & (np.arange(n_att) < h[:, None])
-        sf = sw = None
-        if d_saves is not None:
-            faces = roll_faces(rng, DIE, (m, n_att, 1))
-            sf, sw = _judge_both(d_saves, faces)
-        d_down, d_new = _chain_sample(kills, sf, sw, a["defender_tough"], a["defender_wounded"])
+        aw = np.full(m, start_aw)
+        dw = np.full(m, start_dw)
+        d_down = np.zeros(m, dtype=bool)
         a_down = np.zeros(m, dtype=bool)
-        a_new = np.zeros(m, dtype=bool)
-        if counters is not None:
-            n_c = len(exchange.counter_mods)
-            faces = roll_faces(rng, counters[0].sides, (m, n_c, 1))
-            ok_same, ok_new = _judge_both(counters, faces)
-            n_hits = np.where(d_new, cw, c)
-            ok = np.where(d_new[:, None], ok_new, ok_same)
-            ckills = ok & (np.arange(n_c) < n_hits[:, None]) & ~d_down[:, None]
-            sf = sw = None
-            if a_saves is not None:
-                sfaces = roll_faces(rng, DIE, (m, n_c, 1))
-                sf, sw = _judge_both(a_saves, sfaces)
-            a_down, a_new = _chain_sample(ckills, sf, sw, a["attacker_tough"], a["attacker_wounded"])
-        return {"removed": d_down.astype(np.int64), "defender_downed": d_down, "attacker_downed": a_down,
-                "defender_newly_wounded": d_new, "attacker_newly_wounded": a_new,
-                "pushback_none": w == 0, "pushback_attacker": w == 1, "pushback_defender": w == 2}
+        push = np.zeros(m, dtype=np.int64)
+        fought = np.zeros(m, dtype=np.int64)
+        for r in builtins.range(rounds):
+            alive = ~d_down & ~a_down
+            groups = [(key, np.nonzero(alive & (aw == key[0]) & (dw == key[1]))[0]) for key in by_state]
+            for key, idx in groups:
+                if not idx.size:
+                    continue
+                res = _round_sample(by_state[key], dice_by_state[key], idx.size, rng)
+                fought[idx] += 1
+                if r == 0:
+                    push[idx] = res["winner"]
+                d_down[idx] |= res["d_down"]
+                a_down[idx] |= res["a_down"]
+                dw[idx] |= res["d_new"]
+                aw[idx] |= res["a_new"]
+        out = {"removed": d_down.astype(np.int64), "defender_downed": d_down, "attacker_downed": a_down,
+               "defender_newly_wounded": dw & ~d_down & (not start_dw),
+               "attacker_newly_wounded": aw & ~a_down & (not start_aw),
+               "pushback_none": push == 0, "pushback_attacker": push == 1, "pushback_defender": push == 2}
+        if rounds > 1:
+            out["rounds_fought"] = fought
+        return out
 
-    tally = pipeline.tally_sampled(samples, exchange.dice + 8, one_chunk, 2)
-    return pipeline.tally_outcome(KEY, "close_combat", inputs, tally, stages, attacks=1, notes=notes, label=label)
+    tally = pipeline.tally_sampled(samples, (exchange.dice + 8) * rounds, one_chunk, 2)
+    return pipeline.tally_outcome(KEY, "close_combat", inputs, tally, stages, attacks=1 if rounds == 1 else None,
+                                  notes=notes, label=label)
+
+
+def _round_dice(a: dict):
+    """The dice of one round for the fighters' states in ``a``: the exchange,
+    the strike and counter damage tests and both fighters' heroic saves."""
+    exchange, strike, counters, _att_hit = _cc_dice(a)
+    return exchange, strike, counters, _saves(a["defender_heroic_save"]), _saves(a["attacker_heroic_save"])
+
+
+def _round_exact(a: dict):
+    """One round, exactly: the joint distribution of what happens to the
+    defender and to the attacker, {(defender, attacker): P} with each "down",
+    "wounded" (newly, standing) or "same", and P(pushback winner) 0/1/2."""
+    exchange, strike, counters, d_saves, a_saves = _round_dice(a)
+    zero = Fraction(0)
+    joint: dict = {}
+    push = [zero, zero, zero]
+    cache: dict = {}
+
+    def chain(n, test, saves, tough, start):
+        key = (n, id(test), tough, start)
+        if key not in cache:
+            sf, sw = (zero, zero) if saves is None else (saves[0].success, saves[1].success)
+            cache[key] = _chain_down(n, test.success, sf, sw, tough, start)
+        return cache[key]
+
+    def add(key, p):
+        if p:
+            joint[key] = joint.get(key, zero) + p
+
+    for label_i, p in exchange.probabilities.items():
+        if p == 0:
+            continue
+        h, c, cw, w = (int(x) for x in _decode(exchange.labels.index(label_i)))
+        push[w] += p
+        d_down, d_new = chain(h, strike, d_saves, a["defender_tough"], a["defender_wounded"])
+        add(("down", "same"), p * d_down)
+        for d_state, prob, n_hits, k in (("same", 1 - d_down - d_new, c, 0), ("wounded", d_new, cw, 1)):
+            if not prob:
+                continue
+            if counters is None:
+                add((d_state, "same"), p * prob)
+                continue
+            a_down, a_new = chain(n_hits, counters[k], a_saves, a["attacker_tough"], a["attacker_wounded"])
+            add((d_state, "down"), p * prob * a_down)
+            add((d_state, "wounded"), p * prob * a_new)
+            add((d_state, "same"), p * prob * (1 - a_down - a_new))
+    return joint, push
+
+
+def _close_combat_exact(a: dict, rounds: int, inputs, stages, notes, label) -> Outcome:
+    """Up to ``rounds`` rounds as a chain over the fighters' wounded states
+    (a model wounded in one round fights the next at -1), stopping when one
+    side is downed; Fractions throughout."""
+    zero = Fraction(0)
+    state = {(a["attacker_wounded"], a["defender_wounded"]): Fraction(1)}
+    p_def_down = p_att_down = expected_rounds = zero
+    ended: dict = {}   # fights over by a downing: (attacker wounded and standing, defender wounded and standing)
+    push_first = None
+    for _ in builtins.range(rounds):
+        nxt: dict = {}
+        for (aw, dw), ps in state.items():
+            joint, push = _round_exact(dict(a, attacker_wounded=aw, defender_wounded=dw))
+            if push_first is None:
+                push_first = push
+            expected_rounds += ps
+            for (d_state, a_state), q in joint.items():
+                key = (aw or a_state == "wounded", dw or d_state == "wounded")
+                if d_state == "down":
+                    p_def_down += ps * q
+                    ended[(key[0], False)] = ended.get((key[0], False), zero) + ps * q
+                elif a_state == "down":
+                    p_att_down += ps * q
+                    ended[(False, key[1])] = ended.get((False, key[1]), zero) + ps * q
+                else:
+                    nxt[key] = nxt.get(key, zero) + ps * q
+        state = nxt
+    # standing and wounded at the end (whether the fight ended by a downing or by the round limit)
+    finals = list(state.items()) + list(ended.items())
+    d_new = sum((p for (aw, dw), p in finals if dw), zero) if not a["defender_wounded"] else zero
+    a_new = sum((p for (aw, dw), p in finals if aw), zero) if not a["attacker_wounded"] else zero
+    effects = {"defender_downed": p_def_down, "attacker_downed": p_att_down,
+               "defender_newly_wounded": d_new, "attacker_newly_wounded": a_new,
+               "pushback_none": push_first[0], "pushback_attacker": push_first[1],
+               "pushback_defender": push_first[2]}
+    if rounds > 1:
+        effects["rounds_fought"] = expected_rounds
+    pmf = np.array([float(1 - p_def_down), float(p_def_down)])
+    return pipeline.exact_outcome(KEY, "close_combat", inputs, pmf, stages,
+                                  {k: float(x) for k, x in effects.items()},
+                                  attacks=1 if rounds == 1 else None, notes=notes, label=label)
+
+
+def _round_sample(a: dict, dice, m: int, rng) -> dict:
+    """One round for ``m`` fights in the states of ``a``, every die rolled."""
+    exchange, strike, counters, d_saves, a_saves = dice
+    h, c, cw, w = _decode(exchange.roll(rng, (m,)))
+    n_att = len(exchange.attack_mods)
+    kills = strike.is_success(strike.roll(rng, (m, n_att))) & (np.arange(n_att) < h[:, None])
+    sf = sw = None
+    if d_saves is not None:
+        faces = roll_faces(rng, DIE, (m, n_att, 1))
+        sf, sw = _judge_both(d_saves, faces)
+    d_down, d_new = _chain_sample(kills, sf, sw, a["defender_tough"], a["defender_wounded"])
+    a_down = np.zeros(m, dtype=bool)
+    a_new = np.zeros(m, dtype=bool)
+    if counters is not None:
+        n_c = len(exchange.counter_mods)
+        faces = roll_faces(rng, counters[0].sides, (m, n_c, 1))
+        ok_same, ok_new = _judge_both(counters, faces)
+        n_hits = np.where(d_new, cw, c)
+        ok = np.where(d_new[:, None], ok_new, ok_same)
+        ckills = ok & (np.arange(n_c) < n_hits[:, None]) & ~d_down[:, None]
+        sf = sw = None
+        if a_saves is not None:
+            sfaces = roll_faces(rng, DIE, (m, n_c, 1))
+            sf, sw = _judge_both(a_saves, sfaces)
+        a_down, a_new = _chain_sample(ckills, sf, sw, a["attacker_tough"], a["attacker_wounded"])
+    return {"d_down": d_down, "d_new": d_new, "a_down": a_down, "a_new": a_new, "winner": w}
 
 
 def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int, d_saves) -> tuple[Stage, ...]:
