@@ -329,6 +329,8 @@ _FORGOTTEN_CC = Mode("close_combat", "close_combat", "Close combat", _cc_side("a
     _c("damage_rule", "v2", ("v2", "v1"), "damage rule"),
     _c("kill_on", "above", ("above", "at_or_above"), "kill on"),
     _c("melee_phys", "attacker", ("attacker", "defender"), "PHYS rolled against"),
+    _i("rounds", 1, 1, 20, "rounds of close combat",
+       "fight on until one side is downed or this many rounds are fought; a wounded fighter is -1 after"),
 ))
 
 _GUNFIRE_SHOOTING = Mode("shooting", "shooting", "Shooting", (
