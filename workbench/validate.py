@@ -246,10 +246,13 @@ def broadcastable(values: dict[str, Any]) -> tuple[int, ...]:
     fit the ones before it."""
     if not isinstance(values, dict):
         raise InputError("values", "a dict of argument name -> checked value", values)
+    arrays = [(name, value.shape) for name, value in values.items()
+              if isinstance(value, np.ndarray) and value.ndim]
+    if len(arrays) < 2:  # the common scalar call: nothing to broadcast
+        return arrays[0][1] if arrays else ()
     shape: tuple[int, ...] = ()
     seen: list[str] = []
-    for name, value in values.items():
-        s = np.shape(value) if isinstance(value, np.ndarray) else ()
+    for name, s in arrays:
         try:
             shape = np.broadcast_shapes(shape, s)
         except ValueError:
