@@ -11,7 +11,10 @@ A script, not a test: it prints figures, targets and ratios and always exits 0.
     in one call vs icepool per cell (icepool on a seeded subset of cells,
     extrapolated to 4,032, as printed);
 (c) sampled dice per second: ``<system>.shooting(method="sampled")``, dice
-    counted as a player rolls them (stages x dice per test x shots x samples).
+    counted as a player rolls them (stages x dice per test x shots x samples);
+(d) the largest exact calls the argument checks allow (changes: 10,000 shots,
+    attacks or volley shots, computed in log space), against icepool's
+    ``10000 @ die`` of the same per-shot die.
 
 Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_core.py [--quick] [--no-profile]``.
 """
@@ -256,6 +259,42 @@ def bench_sampled() -> None:
     print()
 
 
+TARGET_LARGEST_S = 1.0
+
+
+def bench_largest() -> None:
+    from workbench.systems import changes
+    print("(d) the largest exact calls allowed: changes with 10,000 dice (log-space binomial)")
+    print(f"    target: <= {TARGET_LARGEST_S:.1f} s per call")
+    cases = [
+        ("shooting, shots=10000, models=10000, W=2",
+         lambda: changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, shots=10_000, models=10_000, wounds=2)),
+        ("melee, attacks=10000 + 10000 free",
+         lambda: changes.melee(ws=5, s=5, ap=5, attacks=10_000, furious_charge=True, charging_models=10_000)),
+        ("volley, 3 units x 10000 shots",
+         lambda: changes.volley([dict(bs=5, s=5, ap=5, shots=10_000)] * 3, models=10_000)),
+    ]
+    for name, fn in cases:
+        try:
+            sec = median_time(fn, number=1, repeat=1 if QUICK else 3)
+            print(f"    {name:<42} {sec * 1e3:9.2f} ms  {verdict(sec, TARGET_LARGEST_S)}")
+        except Exception:
+            print(f"    {name}: error:\n" + traceback.format_exc())
+    try:
+        p = icepool.Die({1: 5, 0: 31})  # 5/36 per shot, the first case's per-shot chance
+        start = time.perf_counter()
+        big = 500 @ p  # 1,000 @ die already exceeds Python's recursion limit inside icepool
+        ice = time.perf_counter() - start
+        ours = median_time(lambda: changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, shots=500), number=3,
+                           repeat=1 if QUICK else 3)
+        print(f"    at 500 shots (icepool's 1,000 @ die hits Python's recursion limit): icepool "
+              f"{ice * 1e3:.1f} ms, workbench {ours * 1e3:.2f} ms: ratio {ice / ours:.0f}x "
+              f"(icepool outcomes {len(big)})")
+    except Exception:
+        print("    icepool: error:\n" + traceback.format_exc())
+    print()
+
+
 def main() -> int:
     print(f"workbench core benchmark  (numpy {np.__version__}, icepool {icepool.__version__}, "
           f"{os.cpu_count()} CPUs{', --quick' if QUICK else ''})")
@@ -265,6 +304,7 @@ def main() -> int:
     bench_one()
     bench_sweep()
     bench_sampled()
+    bench_largest()
     return 0
 
 

@@ -23,13 +23,21 @@ def passes(face: int, target: int, n12: bool = False, n1: bool = False) -> bool:
 
 
 def shooting_targets(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, weapon="light", action="aimed",
-                     go_to_ground=False, firer_gone_to_ground=False, firer_cover=0, shots=None):
-    """(to hit, to pierce, to wound) target numbers from RULES.md section 1 (``shots`` is ignored)."""
+                     go_to_ground=False, firer_gone_to_ground=False, firer_cover=0, shots=None,
+                     firer_cover_rule="same", heavy_shot="bs_plus_4"):
+    """(to hit, to pierce, to wound) target numbers from RULES.md section 1 (``shots`` is ignored).
+
+    Firer gone to ground: "Any unit it fires at receives the same cover
+    modifier this unit currently has" (its cover + the +2 of going to
+    ground); the variant "better" keeps the target's own cover if better.
+    Heavy weapon in a SHOT: "BALLISTIC SKILL U+4" as BS + 4, or as a flat 4+
+    ("flat_4"); cover and invulnerable apply to both."""
     c = cover + (2 if go_to_ground else 0)
     if firer_gone_to_ground:
-        c = max(c, firer_cover + 2)
-    penalty = 4 if (weapon == "heavy" and action == "shot") else 0
-    return (bs + penalty + max(c, inv), ap + sv, s + t)
+        c = firer_cover + 2 if firer_cover_rule == "same" else max(c, firer_cover + 2)
+    heavy = weapon == "heavy" and action == "shot"
+    bs_used = (4 if heavy_shot == "flat_4" else bs + 4) if heavy else bs
+    return (bs_used + max(c, inv), ap + sv, s + t)
 
 
 def per_attack_successes(attacks, n12=False, n1=False) -> dict[tuple[int, ...], Fraction]:

@@ -48,7 +48,9 @@ def _kills(face: int, p) -> bool:
     if p.get("damage_rule", "v2") == "v1":
         defence = p["defence"] + (1 if p.get("shield") else 0)
         return face + roll_mod >= v1_need(p["damage"], defence)
-    total = face + roll_mod - LEVEL[p.get("armour", "none")] - LEVEL[p.get("cover_level", "none")]
+    # "if the firer is in its rear 180 the cover does not count": no cover level either
+    cover_level = 0 if p.get("flanked") else LEVEL[p.get("cover_level", "none")]
+    total = face + roll_mod - LEVEL[p.get("armour", "none")] - cover_level
     if p.get("kill_on", "above") == "above":
         return total > p["attack_power"]
     return total >= p["attack_power"]
@@ -263,3 +265,76 @@ def brute_close_combat(**p) -> dict:
     return {"defender_downed": d_down * f, "attacker_downed": a_down * f, "defender_newly_wounded": d_new * f,
             "attacker_newly_wounded": a_new * f, "pushback_attacker": Fraction(push["attacker"], total),
             "pushback_defender": Fraction(push["defender"], total), "pushback_none": Fraction(push["none"], total)}
+
+
+def brute_close_combat_joint(**p) -> dict:
+    """One round: {(defender, attacker): P} with each "down", "wounded"
+    (newly, standing) or "same", every face of every die enumerated."""
+    dual = p.get("dual_weapons")
+    ddual = p.get("defender_dual_weapons")
+    att_mod = (1 if p.get("facing_away") else 0) - bool(p.get("outnumbered")) - bool(p.get("power_attack")) \
+        - (dual == "hit") - bool(p.get("attacker_wounded"))
+    n_att = 2 if dual else 1
+    d_roll = -bool(p.get("defender_outnumbered")) - bool(p.get("defender_wounded"))
+    d_weapon = d_roll - (ddual == "hit")
+    n_dw = 2 if ddual else 1
+    if p.get("response", "block") == "block":
+        block = [d_weapon] * n_dw + ([d_roll] if p.get("shield") else [])
+        counter = []
+    else:
+        block = [d_roll] if p.get("shield_when_countering") else []
+        counter = [d_weapon - bool(p.get("defender_power_attack"))] * n_dw
+    a_dmg = 2 * bool(p.get("power_attack")) - (dual == "damage") + bool(p.get("from_rear")) \
+        - bool(p.get("attacker_wounded"))
+    c_dmg = 2 * bool(p.get("defender_power_attack")) - (ddual == "damage") - bool(p.get("defender_wounded"))
+    acqc, dcqc = p["attacker_cqc"], p["defender_cqc"]
+    joint = Counter()
+    total = 0
+    for faces in product(range(1, 11), repeat=n_att + len(block) + len(counter)):
+        total += 1
+        att = [f + att_mod for f in faces[:n_att]]
+        blk = [f + m for f, m in zip(faces[n_att:n_att + len(block)], block)]
+        cnt = [f + m for f, m in zip(faces[n_att + len(block):], counter)]
+        h = max(len([r for r in att if r >= acqc]) - len([r for r in blk if r >= dcqc]), 0)
+        down, new = _take_hits(h, a_dmg, p, "attacker", "defender")
+        joint[("down", "same")] += down
+        for d_state, prob, n_hits, newly in (("same", 1 - down - new, len([r for r in cnt if r >= dcqc]), False),
+                                             ("wounded", new, len([r for r in cnt if r - 1 >= dcqc]), True)):
+            if not counter:
+                joint[(d_state, "same")] += prob
+                continue
+            ad, an = _take_hits(n_hits, c_dmg, p, "defender", "attacker", newly)
+            joint[(d_state, "down")] += prob * ad
+            joint[(d_state, "wounded")] += prob * an
+            joint[(d_state, "same")] += prob * (1 - ad - an)
+    return {k: Fraction(v) / total for k, v in joint.items() if v}
+
+
+def brute_rounds(rounds: int, **p) -> dict:
+    """Up to ``rounds`` rounds, each :func:`brute_close_combat_joint` with the
+    fighters' states so far (a model wounded in a round fights on at -1)."""
+    state = {(bool(p.get("attacker_wounded")), bool(p.get("defender_wounded"))): Fraction(1)}
+    out = Counter()
+    memo = {}
+    for _ in range(rounds):
+        nxt = Counter()
+        for (aw, dw), ps in state.items():
+            if (aw, dw) not in memo:
+                memo[(aw, dw)] = brute_close_combat_joint(**dict(p, attacker_wounded=aw, defender_wounded=dw))
+            joint = memo[(aw, dw)]
+            out["rounds_fought"] += ps
+            for (d, a), q in joint.items():
+                aw2, dw2 = aw or a == "wounded", dw or d == "wounded"
+                if d == "down":
+                    out["defender_downed"] += ps * q
+                    out["attacker_newly_wounded"] += ps * q * (aw2 and not p.get("attacker_wounded"))
+                elif a == "down":
+                    out["attacker_downed"] += ps * q
+                    out["defender_newly_wounded"] += ps * q * (dw2 and not p.get("defender_wounded"))
+                else:
+                    nxt[(aw2, dw2)] += ps * q
+        state = nxt
+    for (aw, dw), ps in state.items():
+        out["attacker_newly_wounded"] += ps * (aw and not p.get("attacker_wounded"))
+        out["defender_newly_wounded"] += ps * (dw and not p.get("defender_wounded"))
+    return {k: Fraction(v) for k, v in out.items()}

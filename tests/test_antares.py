@@ -331,3 +331,73 @@ def test_bad_table_input():
         a.shooting_table(acc=np.array([5, 21]), res=5)
     with pytest.raises(InputError, match=r"res: expected whole numbers from 0 to 20, got inf"):
         a.shooting_table(acc=5, res=np.array([np.inf]))
+
+
+# ---------------------------------------------------------------------------
+# blast weapons: a random number of shots
+# ---------------------------------------------------------------------------
+def blast_counts(name):
+    """P(count) of a blast die, from the seed's way of rolling it, every face
+    counted: "D3 (half D6 roll)", "D5s (half D10 score)", "generate 1-8 by
+    re-rolling 9s and 10s" (a re-rolled face is as if never rolled)."""
+    if name == "D3":
+        faces = Counter((f + 1) // 2 for f in range(1, 7))
+    elif name == "D5":
+        faces = Counter((f + 1) // 2 for f in range(1, 11))
+    elif name == "D8":
+        faces = Counter(f for f in range(1, 11) if f <= 8)
+    else:
+        faces = Counter(range(1, int(name[1:]) + 1))
+    total = sum(faces.values())
+    return {c: Fraction(n, total) for c, n in faces.items()}
+
+
+def blast_pmf(name, *, acc, res, models=None, **kw):
+    """Mixture over the count of the binomial of one shot's removal chance
+    (every face of the shot's dice counted), as exact Fractions."""
+    classes = _one_shot_classes(acc + kw.get("acc_mod", 0),
+                                res + kw.get("armour", 0) + kw.get("cover", 0) - kw.get("sv", 0))
+    p = Fraction(sum(n for (removed, _, _), n in classes.items() if removed), 10 ** 4)
+    out = Counter()
+    for c, pc in blast_counts(name).items():
+        for k in range(c + 1):
+            out[k if models is None else min(k, models)] += pc * math.comb(c, k) * p ** k * (1 - p) ** (c - k)
+    return [out[k] for k in range(max(out) + 1)]
+
+
+@pytest.mark.parametrize("name", ["D3", "D4", "D5", "D6", "D8", "D12"])
+@pytest.mark.parametrize("case", [dict(acc=5, res=5), dict(acc=7, res=3, sv=1, models=4)])
+def test_blast_shots_are_the_mixture_over_the_count(name, case):
+    out = a.shooting(**case, shots=name)
+    _assert_pmf(out.pmf, [float(x) for x in blast_pmf(name, **case)])
+    assert out.inputs["shots"] == name and out.attacks is None
+    assert any(name in n for n in out.notes)
+
+
+def test_blast_d3_against_full_enumeration():
+    """D3 shots: every face of the D6 and of every shot's dice."""
+    expect = Counter()
+    for c, pc in blast_counts("D3").items():
+        pmf, *_ = brute_shooting(acc=6, res=4, shots=c, models=2)
+        for k, x in enumerate(pmf):
+            expect[k] += pc * x
+    out = a.shooting(acc=6, res=4, shots="D3", models=2)
+    _assert_pmf(out.pmf, [float(expect[k]) for k in range(max(expect) + 1)])
+
+
+@pytest.mark.parametrize("name", ["D3", "D8"])
+def test_blast_sampled_agrees_with_exact(name):
+    n = 60_000
+    exact = a.shooting(acc=6, res=5, shots=name, models=5)
+    sampled = a.shooting(acc=6, res=5, shots=name, models=5, method="sampled", samples=n, seed=7)
+    e = np.zeros(6)
+    e[: exact.pmf.size] = exact.pmf
+    sm = np.zeros(6)
+    sm[: sampled.pmf.size] = sampled.pmf
+    assert np.all(np.abs(sm - e) <= 5 * np.sqrt(e * (1 - e) / n) + 1e-12), (sm, e)
+    assert abs(sampled.effects["hits"] - exact.effects["hits"]) <= 5 * sampled.effects_stderr["hits"]
+
+
+def test_blast_bad_die():
+    with pytest.raises(InputError, match=r"^shots: expected one of 'D3', 'D4', 'D5', 'D6', 'D8', 'D12', got 'D7'"):
+        a.shooting(acc=5, res=5, shots="D7")

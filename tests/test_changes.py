@@ -280,7 +280,8 @@ def test_go_to_ground_cover():
     # firer gone to ground: target cover becomes max(cover, firer cover + 2)
     c = changes.shooting(bs=5, s=5, ap=5, cover=1, firer_gone_to_ground=True, firer_cover=2, action="snap")
     assert c.stages[0].probability == Fraction(13 - (5 + 4), 12)
-    d = changes.shooting(bs=5, s=5, ap=5, cover=5, firer_gone_to_ground=True, firer_cover=0, action="snap")
+    d = changes.shooting(bs=5, s=5, ap=5, cover=5, firer_gone_to_ground=True, firer_cover=0, action="snap",
+                         firer_cover_rule="better")
     assert d.stages[0].probability == Fraction(13 - (5 + 5), 12)
     assert any("firer" in n for n in c.notes)
 
@@ -556,3 +557,83 @@ def test_scalar_functions_take_numpy_scalars_and_refuse_arrays():
         changes.shooting(bs=[5, 6], s=5, ap=5)
     with pytest.raises(InputError, match=r"^ws: expected a whole number from 1 to 13, got array"):
         changes.melee(ws=np.array([5, 6]), s=5, ap=5)
+
+
+# -- one status marker, and the seed's readings as variant switches -------------------
+def test_one_status_marker_go_to_ground_and_evading_refused():
+    """Seed: "Every unit may only have one status marker": a target cannot be
+    both gone to ground and EVADING."""
+    msg = r"^go_to_ground: expected False with evading=True, got True \(Every unit may only have one status marker"
+    with pytest.raises(InputError, match=msg):
+        changes.shooting(bs=5, s=5, ap=5, go_to_ground=True, evading=True, action="snap")
+    with pytest.raises(InputError, match=msg):
+        changes.shooting_table(bs=np.array([4, 5]), s=5, ap=5, go_to_ground=True, evading=True, action="snap")
+    with pytest.raises(InputError, match=msg):
+        changes.volley([dict(bs=5, s=5, ap=5, action="snap")], models=2, go_to_ground=True, evading=True)
+
+
+@pytest.mark.parametrize("rule", ["same", "better", None])
+@pytest.mark.parametrize("cover,firer_cover", [(5, 0), (0, 3), (1, 2)])
+def test_firer_gone_to_ground_cover_rule(rule, cover, firer_cover):
+    """Seed: "Any unit it fires at receives the same cover modifier this unit
+    currently has": the default gives the target the firer's cover (+2 for
+    going to ground); the variant "better" keeps the target's if better."""
+    kw = dict(bs=5, s=5, ap=5, cover=cover, firer_gone_to_ground=True, firer_cover=firer_cover, action="snap")
+    if rule is not None:
+        kw["firer_cover_rule"] = rule
+    out = changes.shooting(**kw, shots=1)
+    targets = brute.shooting_targets(**kw)
+    expect = brute.stage_counts(targets)
+    assert out.per_attack == expect["unsaved_wounds"]
+    assert out.stages[0].probability == Fraction(len([f for f in range(1, 13) if f >= targets[0]]), 12)
+    assert any(("same cover modifier" in n) for n in out.notes)
+    v = changes.volley([dict(bs=5, s=5, ap=5, action="snap", firer_gone_to_ground=True, firer_cover=firer_cover)],
+                       cover=cover, models=1, **({"firer_cover_rule": rule} if rule else {}))
+    assert v.stages[0].probability == out.stages[0].probability
+
+
+@pytest.mark.parametrize("rule", ["bs_plus_4", "flat_4"])
+@pytest.mark.parametrize("bs,cover,inv", [(2, 1, 0), (6, 0, 2), (9, 3, 1)])
+def test_heavy_shot_reading_switch(rule, bs, cover, inv):
+    """Seed: "the unit shoots heavy weapons with BALLISTIC SKILL U+4 (cover or
+    invulnerable modifiers to hit still apply)": BS + 4 (default) or a flat 4+."""
+    kw = dict(bs=bs, s=5, ap=5, cover=cover, inv=inv, weapon="heavy", action="shot")
+    out = changes.shooting(**kw, heavy_shot=rule, shots=1)
+    targets = brute.shooting_targets(**kw, heavy_shot=rule)
+    assert out.per_attack == brute.stage_counts(targets)["unsaved_wounds"]
+    assert any("U+4" in n for n in out.notes)
+    v = changes.volley([dict(bs=bs, s=5, ap=5, weapon="heavy", action="shot")], cover=cover, inv=inv, models=1,
+                       heavy_shot=rule)
+    assert v.per_attack == out.per_attack
+    tab = changes.shooting_table(**kw, heavy_shot=rule, shots=np.array([1, 2]))
+    assert tab["effects"]["unsaved_wounds"][0] == pytest.approx(float(out.per_attack), abs=TOL)
+
+
+@pytest.mark.parametrize("kw", [dict(shots=1030), dict(shots=10_000, models=10_000, wounds=3)])
+def test_ten_thousand_dice_are_computed(kw):
+    """Up to the documented 10,000 dice: no OverflowError from the binomial
+    coefficients, the pmf sums to 1 and the mean is shots x per shot."""
+    out = changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, **kw)
+    assert out.pmf.sum() == pytest.approx(1.0, abs=1e-9)
+    per = Fraction(8, 12) * Fraction(5, 12) * Fraction(6, 12)
+    expected = kw["shots"] * float(per) / kw.get("wounds", 1)
+    assert out.mean == pytest.approx(expected, rel=1e-3)
+    melee = changes.melee(ws=5, s=5, ap=5, attacks=10_000, furious_charge=True, charging_models=10_000)
+    assert melee.mean == pytest.approx(20_000 * float(Fraction(8, 12) * Fraction(8, 12) * Fraction(8, 12)),
+                                       rel=1e-9)
+
+
+def test_sweep_volley_over_lists_of_units():
+    """compare.sweep sweeps changes.volley: a list of dicts is one volley, a
+    list of such lists several; each cell equals the direct call."""
+    from workbench import compare
+    a = dict(bs=5, s=5, ap=5, shots=4)
+    b = dict(bs=4, s=6, ap=5, shots=2, weapon="heavy")
+    df = compare.sweep("changes", "volley", progress=False, attackers=[[a], [a, b]], models=[3, 6], t=2, sv=3)
+    assert len(df) == 4 and df.attrs["path"] == "loop"
+    for _, row in df.iterrows():
+        direct = changes.volley(row["attackers"], models=row["models"], t=2, sv=3)
+        assert row["mean"] == pytest.approx(direct.mean, abs=1e-12)
+        assert row["destroyed"] == pytest.approx(direct.effects["destroyed"], abs=1e-12)
+    one = compare.sweep("changes", "volley", progress=False, attackers=[a, b], models=3, t=2, sv=3)
+    assert len(one) == 1 and one["mean"][0] == pytest.approx(changes.volley([a, b], models=3, t=2, sv=3).mean)

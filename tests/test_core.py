@@ -431,7 +431,13 @@ def test_choice_boolean_forbid_messages():
 
 
 def test_method_args():
-    assert v.method_args("exact", 0, "ignored") == ("exact", 0, None)
+    assert v.method_args("exact", 100, 3) == ("exact", 0, None)
+    # with method="exact" the sampling arguments are still checked, never silently ignored
+    with pytest.raises(InputError, match=r"^samples: expected a whole number from 1 to 50000000, got 0$"):
+        v.method_args("exact", 0, 3)
+    with pytest.raises(InputError, match=r"^seed: expected a whole number 0 or more, or a numpy.random.Generator, "
+                                         r"got 'ignored'$"):
+        v.method_args("exact", 10, "ignored")
     method, samples, rng = v.method_args("sampled", 1000, 3)
     assert (method, samples) == ("sampled", 1000) and isinstance(rng, np.random.Generator)
     g = np.random.default_rng(1)
@@ -507,3 +513,75 @@ def test_roll_success_is_roll_then_is_success_on_the_same_draws(test):
     b = test.is_success(test.evaluate(roll_faces(np.random.default_rng(11), test.sides, (300, 7, test.dice))))
     assert a.dtype == bool and a.shape == (300, 7)
     assert np.array_equal(a, b)
+
+
+# -- bad input that used to escape as a Python or numpy error ---------------------------
+@pytest.mark.parametrize("huge", [10 ** 400, -10 ** 400, Fraction(10 ** 400), float("inf"), float("nan"), 1e400])
+def test_huge_numbers_are_input_errors(huge):
+    """A number too large for a float is refused like any other bad number,
+    never an OverflowError from inside the check."""
+    with pytest.raises(InputError, match=r"^x: expected a whole number from 0 to 5"):
+        v.integer("x", huge, 0, 5)
+    with pytest.raises(InputError, match=r"^x: expected a finite number"):
+        v.real("x", huge, 0, 1)
+    with pytest.raises(InputError, match=r"^x: expected"):
+        v.integers("x", [1, huge], 0, 5)
+
+
+def test_whole_fractions_and_ragged_lists():
+    assert v.integer("x", Fraction(4, 1), 0, 5) == 4
+    with pytest.raises(InputError, match=r"^x: expected a whole number from 0 to 5, got Fraction\(9, 2\)"):
+        v.integer("x", Fraction(9, 2), 0, 5)
+    with pytest.raises(InputError, match=r"^x: expected .*not a ragged list"):
+        v.integers("x", [[1], [1, 2]], 0, 5)
+    with pytest.raises(InputError, match=r"^x: expected whole numbers from 0 to 5, got 1e\+300"):
+        v.integers("x", np.array([1.0, 1e300]), 0, 5)
+    with pytest.raises(InputError, match=r"^arrays: expected True or False"):
+        v.integer_checks(np.array([1, 2]))
+    with pytest.raises(InputError, match=r"^fn: expected a function, got 3"):
+        v.stat_function(3)
+
+
+@pytest.mark.parametrize("n,p", [(1001, Fraction(37, 100)), (1500, Fraction(5, 36)), (10_000, Fraction(1, 2))])
+def test_binomial_beyond_float_coefficients_is_exact_enough(n, p):
+    """Above 1,000 trials C(n, k) no longer fits in a float: the log-space pmf
+    agrees with exact Fractions (math.comb) to a relative 1e-9 wherever the
+    probability is above 1e-200, and sums to 1."""
+    out = engine.binomial_pmf(n, float(p))
+    assert out.shape == (n + 1,)
+    assert out.sum() == pytest.approx(1.0, abs=1e-9)
+    for k in range(0, n + 1, max(1, n // 97)):
+        exact = math.comb(n, k) * p ** k * (1 - p) ** (n - k)
+        if exact > Fraction(1, 10 ** 200):
+            assert out[k] == pytest.approx(float(exact), rel=1e-9)
+    edge = engine.binomial_pmf(np.array([1200, 1300]), np.array([0.0, 1.0]), width=1301)
+    assert edge[0, 0] == 1.0 and edge[1, 1300] == 1.0 and edge.sum() == pytest.approx(2.0)
+
+
+def test_sampled_memory_does_not_grow_with_samples():
+    """10 million samples are tallied chunk by chunk (histogram and sums), not
+    kept: the call's peak traced memory stays near one chunk's, far below the
+    80 MB that one 8-byte count per sample alone would take."""
+    import tracemalloc
+    from workbench.systems import changes
+    tracemalloc.start()
+    try:
+        out = changes.leadership(5, method="sampled", samples=10_000_000, seed=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out.samples == 10_000_000
+    assert out.effects["passed"] == pytest.approx(8 / 12, abs=5 * out.effects_stderr["passed"])
+    assert peak < 40e6
+
+
+def test_sampled_cost_is_bounded_and_said():
+    """A sampled call may roll at most pipeline.MAX_SAMPLED_DICE dice; the error says what a call may cost."""
+    from workbench.systems import changes
+    with pytest.raises(InputError, match=r"^samples: expected at most 33,333,333 for this call \(30 dice per "
+                                         r"sample; a sampled call rolls at most 1,000,000,000 dice"):
+        changes.shooting(bs=5, s=5, ap=5, shots=10, method="sampled", samples=50_000_000)
+    tally = pipeline.Tally(3)
+    tally.add(np.array([0, 1, 1, 2]), {"x": np.array([1.0, 2.0, 3.0, 4.0])})
+    assert list(tally.counts) == [1, 2, 1] and tally.mean_and_stderr("x")[0] == 2.5
+    assert tally.mean_and_stderr("x")[1] == pytest.approx(np.std([1, 2, 3, 4], ddof=1) / 2)

@@ -277,7 +277,9 @@ def test_close_combat_hand_example():
     assert out.effects["attacker_downed"] == 0.0
     assert out.effects["pushback_attacker"] == pytest.approx(0.25 + 0.25 * 0.4, abs=TOL)
     assert out.effects["pushback_none"] == pytest.approx(0.25 + 0.25 * 0.2, abs=TOL)
-    assert out.per_attack == Fraction(5, 10) * Fraction(4, 10)
+    # the stages multiply to the chance the attack downs the defender: hit x not blocked x kill
+    assert [s.name for s in out.stages] == ["to hit", "not blocked", "to kill"]
+    assert out.per_attack == Fraction(5, 10) * Fraction(5, 10) * Fraction(4, 10)
 
 
 @pytest.mark.parametrize("case", [
@@ -419,3 +421,161 @@ def test_illustrative_trooper_numbers_in_the_docs():
     assert counter.effects["defender_downed"] == pytest.approx(3 / 20, abs=TOL)
     assert counter.effects["attacker_downed"] == pytest.approx(51 / 400, abs=TOL)
     assert fg.shooting(shoot=6, attack_power=5, armour="light", moved="stationary").per_attack == Fraction(6, 25)
+
+
+# ---------------------------------------------------------------------------
+# fixes: flanked cover, explain() agreeing with its numbers, variant switches
+# ---------------------------------------------------------------------------
+def test_flanked_cover_level_does_not_count():
+    """Seed: "if the firer is in its rear 180 the cover does not count": the
+    hard cover level comes off the damage roll only when the cover counts.
+    SHOOT 6: 5/10 to hit; ATTACK POWER 5: d10 > 5, 5/10 -> 1/4 (not 5/10 x 3/10)."""
+    case = dict(shoot=6, attack_power=5, cover=True, cover_level="hard", flanked=True)
+    out = fg.shooting(**case)
+    exp = brute.brute_shooting(**case)
+    assert exp["pmf"][1] == Fraction(1, 4)
+    _assert_shooting(out, exp)
+    assert out.per_attack == Fraction(1, 4)
+    text = out.explain()
+    assert "hard cover" not in text.split("Rules as read")[0].replace("cover ignored", "")
+    # not flanked: the cover counts, both on the to-hit and on the damage roll
+    covered = fg.shooting(shoot=6, attack_power=5, cover=True, cover_level="hard")
+    assert covered.per_attack == Fraction(3, 10) * Fraction(3, 10)
+
+
+@pytest.mark.parametrize("case", [
+    dict(shoot=6, attack_power=5, tough=True),
+    dict(shoot=6, attack_power=5, tough=True, heroic_save=7),
+    dict(shoot=6, attack_power=5, heroic_save=7),
+    dict(shoot=6, attack_power=5, cover=True, cover_level="soft"),
+    dict(shoot=6, attack_power=5, damage_rule="v1", damage=3, defence=4, shield=True),
+])
+def test_per_shot_is_the_chance_one_shot_downs_a_model(case):
+    """explain() prints "Per shot: <product of the stages>": with one shot
+    that product must be the chance the shot downs a model (a tough model
+    is never downed by one shot, so no per-shot chain may claim 1/4)."""
+    out = fg.shooting(**case)
+    exp = brute.brute_shooting(**case)
+    downed = sum(exp["pmf"][1:], Fraction(0))
+    if out.per_attack is not None:
+        assert out.per_attack == downed
+        assert "Per shot" in out.explain()
+    else:
+        assert "Per shot" not in out.explain()
+        assert case.get("tough")
+
+
+CC_PER_ATTACK = [
+    dict(BASE),
+    dict(BASE, shield=True),
+    dict(BASE, defender_dual_weapons="hit"),
+    dict(BASE, dual_weapons="hit"),
+    dict(BASE, dual_weapons="damage", shield=True),
+    dict(BASE, defender_heroic_save=7),
+    dict(BASE, defender_tough=True, dual_weapons="damage"),
+    dict(BASE, defender_tough=True),
+    dict(BASE, defender_wounded=True, defender_tough=True, defender_heroic_save=8),
+    dict(BASE, response="counter", shield=True, shield_when_countering=True),
+    dict(attacker_cqc=6, defender_cqc=6, damage_rule="v1", attacker_damage=3, attacker_strength=2,
+         defender_defence=4, power_attack=True),
+]
+
+
+@pytest.mark.parametrize("case", CC_PER_ATTACK, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()
+                                                                        if k not in BASE or c[k] != BASE[k]))
+def test_close_combat_per_attack_is_the_chance_the_defender_is_downed(case):
+    """The "Per attack" line of explain() is the product of the stages; it
+    must equal the brute-force chance that the attack downs the defender
+    (a blocking defender cancels hits, so "to hit x to kill" alone overstates it)."""
+    out = fg.close_combat(**case)
+    exp = brute.brute_close_combat(**case)
+    assert out.per_attack == exp["defender_downed"]
+    assert out.attacks == 1
+    per_line = [line for line in out.explain().splitlines() if line.startswith("Per attack")]
+    assert len(per_line) == 1 and f"{exp['defender_downed'].numerator}/{exp['defender_downed'].denominator}" \
+        in per_line[0]
+
+
+def test_close_combat_v1_power_attack_is_explained():
+    """Damage v1 with a power attack: the d6 roll gets the +2 (attack 5 vs
+    Defence 4 kills on 3+, +2: 1+ -> every face), and the notes describe v1,
+    not v2's PHYS roll."""
+    case = dict(attacker_cqc=6, defender_cqc=6, damage_rule="v1", attacker_damage=3, attacker_strength=2,
+                defender_defence=4, power_attack=True)
+    out = fg.close_combat(**case)
+    kill = [s for s in out.stages if s.name == "to kill"][0]
+    assert "+2 power attack" in kill.detail
+    assert kill.probability == Fraction(1)
+    assert not any("Melee damage v2" in n for n in out.notes)
+    assert any("damage v1" in n.lower() for n in out.notes)
+    v2 = fg.close_combat(**BASE)
+    assert any("Melee damage v2" in n for n in v2.notes)
+
+
+def test_blind_fire_only_at_medium_range_with_rof_3_or_a_blast():
+    """Seed: "This is firing fully automatic (Rof3+) or blast weapons and may
+    be used against a not fully-visible target at medium ranges"."""
+    with pytest.raises(InputError, match=r"^range: expected 'medium' with blind_fire=True"):
+        fg.shooting(shoot=6, attack_power=5, shots=3, blind_fire=True, range="long")
+    with pytest.raises(InputError, match=r"^shots: expected 3 or more with blind_fire=True"):
+        fg.shooting(shoot=6, attack_power=5, shots=1, blind_fire=True)
+    blast = fg.shooting(shoot=6, attack_power=5, shots=1, blind_fire=True, blast=True)
+    assert blast.stages[0].probability == Fraction(4, 10)
+    # the variant lifts the check
+    case = dict(shoot=6, attack_power=5, shots=2, blind_fire=True, range="close")
+    out = fg.shooting(**case, blind_fire_rule="any")
+    _assert_shooting(out, brute.brute_shooting(**case))
+
+
+def test_aimed_fire_for_a_fire_team_is_a_switch():
+    """Seed: "A soldier ... can choose to fire a single shot": by default a
+    fire team cannot aim; aimed_fire_team=True lets each soldier fire one
+    aimed shot (shots = soldiers)."""
+    with pytest.raises(InputError, match=r"^aimed: expected None when shots is not 1"):
+        fg.shooting(shoot=6, attack_power=5, shots=3, aimed="hit")
+    case = dict(shoot=6, attack_power=5, shots=3, aimed="hit")
+    out = fg.shooting(**case, aimed_fire_team=True)
+    _assert_shooting(out, brute.brute_shooting(**case))
+    assert any("fire team" in n for n in out.notes)
+
+
+ROUND_CASES = [
+    dict(BASE, response="counter", defender_tough=True, attacker_tough=True),
+    dict(BASE, defender_tough=True, defender_heroic_save=8),
+    dict(BASE, response="counter", attacker_tough=True, defender_phys=4, melee_phys="defender",
+         attacker_heroic_save=7),
+    dict(attacker_cqc=5, defender_cqc=6, damage_rule="v1", attacker_damage=2, attacker_strength=1,
+         defender_defence=4, attacker_defence=3, defender_damage=2, defender_strength=2, response="counter",
+         defender_tough=True),
+]
+
+
+@pytest.mark.parametrize("rounds", [1, 2, 3])
+@pytest.mark.parametrize("case", ROUND_CASES, ids=range(len(ROUND_CASES)))
+def test_close_combat_rounds_equal_brute_force(case, rounds):
+    """Seed: "otherwise they remain in CQC for their next activation": up to
+    ``rounds`` exchanges or until one side is downed; a model wounded in one
+    round is -1 to all rolls in the next."""
+    out = fg.close_combat(**case, rounds=rounds)
+    exp = brute.brute_rounds(rounds, **case)
+    assert out.effects["defender_downed"] == pytest.approx(float(exp.get("defender_downed", 0)), abs=TOL)
+    assert out.pmf[1] == pytest.approx(float(exp.get("defender_downed", 0)), abs=TOL)
+    for name in ("attacker_downed", "defender_newly_wounded", "attacker_newly_wounded"):
+        assert out.effects[name] == pytest.approx(float(exp.get(name, 0)), abs=TOL), name
+    if rounds > 1:
+        assert out.effects["rounds_fought"] == pytest.approx(float(exp["rounds_fought"]), abs=TOL)
+    single = brute.brute_close_combat(**case)
+    if rounds == 1:
+        assert out.effects["defender_downed"] == pytest.approx(float(single["defender_downed"]), abs=TOL)
+    else:  # more rounds can only down more
+        assert out.effects["defender_downed"] >= float(single["defender_downed"]) - TOL
+
+
+def test_close_combat_rounds_sampled_agrees_with_exact():
+    case = dict(ROUND_CASES[0], rounds=3)
+    _agree(fg.close_combat(**case), fg.close_combat(**case, method="sampled", samples=60_000, seed=5))
+
+
+def test_close_combat_rounds_checked():
+    with pytest.raises(InputError, match=r"^rounds: expected a whole number from 1 to 20, got 0"):
+        fg.close_combat(**BASE, rounds=0)

@@ -45,6 +45,9 @@ __all__ = [
 
 #: keywords a sweep passes through unchanged (they pick the method, not a stat)
 _METHOD_KEYS = ("method", "samples", "seed")
+#: the largest sweeps: through a vectorised twin, and with one call per cell
+MAX_TABLE_CELLS = 1_000_000
+MAX_LOOP_CELLS = 20_000
 
 #: the distance :func:`equivalent` ranks settings by
 DISTANCE = ("total variation distance between the two distributions of models removed, "
@@ -77,8 +80,25 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
 
 
+def _is_units(x: Any) -> bool:
+    """A list of dicts: one value of a keyword such as ``changes.volley``'s ``attackers``."""
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(u, Mapping) for u in x)
+
+
 def _values(name: str, value: Any) -> list[Any]:
-    """A keyword's values: a scalar is one value; a list/tuple/range/1-D array is several."""
+    """A keyword's values: a scalar is one value; a list/tuple/range/1-D array is several.
+
+    A list of dicts (``attackers=[dict(bs=5, s=5, ap=5), ...]``) is ONE value;
+    a list of such lists is several (``attackers=[[unit_a], [unit_a, unit_b]]``
+    sweeps a volley of one unit and one of two)."""
+    if _is_units(value):
+        return [list(value)]
+    if isinstance(value, (list, tuple)) and value and all(_is_units(x) for x in value):
+        out = []
+        for x in value:
+            if list(x) not in out:
+                out.append(list(x))
+        return out
     if isinstance(value, (pd.Series, pd.Index)):
         value = value.to_numpy()
     if isinstance(value, np.ndarray):
@@ -154,9 +174,16 @@ def evaluate(system: Any, function: Any = None, progress: bool = True,
     g = _grid(qual, desc.arguments(name), grid)
     method = g.get("method", ["exact"])[0]
     table = desc.tables.get(name)
+    cells = int(np.prod([len(vals) for vals in g.values()], dtype=object)) if g else 1
     if table is not None and method == "exact":
+        if cells > MAX_TABLE_CELLS:
+            raise InputError("grid", f"at most {MAX_TABLE_CELLS:,} cells (the product of the list lengths)",
+                             f"{cells:,} cells")
         table_grid = {k: vals for k, vals in g.items() if k not in _METHOD_KEYS}
         return _via_table(table, table_grid, progress) + ("table",)
+    if cells > MAX_LOOP_CELLS:
+        raise InputError("grid", f"at most {MAX_LOOP_CELLS:,} cells for {qual}() (one call per cell: "
+                         "the product of the list lengths)", f"{cells:,} cells")
     return _via_loop(fn, g, progress, qual) + ("loop",)
 
 
@@ -390,6 +417,10 @@ def value_of_plus_one_figure(df: pd.DataFrame, title: str | None = None):
     """Lines of ``delta`` (change of expected removals) against the starting value, one per stat."""
     import plotly.graph_objects as go
 
+    if not isinstance(df, pd.DataFrame) or not {"stat", "value", "delta", "owner", "step_text"} <= set(df.columns):
+        raise InputError("df", "a DataFrame returned by value_of_plus_one()", type(df).__name__)
+    if title is not None and not isinstance(title, str):
+        raise InputError("title", "None or a string", title)
     fig = go.Figure()
     for name, part in df.groupby("stat", sort=False):
         fig.add_trace(go.Scatter(x=part["value"], y=part["delta"], mode="lines+markers",
@@ -469,10 +500,22 @@ def _with(field: str) -> list[str]:
     return [k for k in systems.keys() if getattr(systems.get(k), field) is not None]
 
 
+def _system_keys(systems_: Any, field: str) -> tuple[str, ...]:
+    """None (every system whose description has ``field``), one key, or a list of keys."""
+    if systems_ is None:
+        return tuple(_with(field))
+    if isinstance(systems_, str):
+        systems_ = [systems_]
+    if not isinstance(systems_, (list, tuple)) or not systems_:
+        raise InputError("systems_", "None, a system key or a non-empty list of them: "
+                         + ", ".join(_with(field)), systems_)
+    return tuple(_system(k).key for k in systems_)
+
+
 def granularity_table(systems_: Iterable[str] | None = None) -> pd.DataFrame:
     """One summary row per system: distinct values, min/median/max step (Fractions and %)."""
     rows = []
-    for key in (systems_ or _with("granularity_grid")):
+    for key in _system_keys(systems_, "granularity_grid"):
         s = granularity(key).summary
         for k in ("min_step", "median_step", "max_step"):
             s[k + "_pct"] = None if s[k] is None else 100 * float(s[k])
@@ -485,7 +528,7 @@ def granularity_figure(systems_: Iterable[str] | None = None):
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    for key in (systems_ or _with("granularity_grid")):
+    for key in _system_keys(systems_, "granularity_grid"):
         g = granularity(key)
         fig.add_trace(go.Scatter(x=[float(x) for x in g.values], y=[key] * len(g.values), mode="markers",
                                  marker=dict(symbol="line-ns-open", size=14), name=key,
@@ -596,6 +639,10 @@ def equivalent_figure(system: Any, matchup: Mapping[str, Any], result: pd.DataFr
     import plotly.graph_objects as go
 
     key = _system(system).key
+    if not isinstance(matchup, Mapping):
+        raise InputError("matchup", f"a dict of {key}.shooting() keywords", matchup)
+    if not isinstance(result, pd.DataFrame) or not {"rank", "system", "setting"} <= set(result.columns):
+        raise InputError("result", "a DataFrame returned by equivalent()", type(result).__name__)
     fig = go.Figure()
     _c, pmf, _e, _p = evaluate(key, None, progress=False,
                                **{k: val for k, val in matchup.items() if k not in _METHOD_KEYS})

@@ -23,17 +23,62 @@ def _comb_row(n: int) -> np.ndarray:
     return row
 
 
+#: above this many trials the binomial is computed in log space (C(1030, 515)
+#: no longer fits in a float)
+LOG_SPACE_ABOVE = 1000
+
+_log_fact = np.zeros(1)
+
+
+def _log_factorials(n: int) -> np.ndarray:
+    """log(k!) for k = 0..n (math.lgamma, cached and grown as needed)."""
+    global _log_fact
+    if _log_fact.size <= n:
+        size = max(n + 1, 2 * _log_fact.size)
+        table = np.array([math.lgamma(k + 1.0) for k in range(size)])
+        table.setflags(write=False)
+        _log_fact = table
+    return _log_fact[: n + 1]
+
+
+def _binomial_log_space(n_arr: np.ndarray, p: np.ndarray, width: int) -> np.ndarray:
+    """The binomial pmf as exp(log C(n, k) + k log p + (n - k) log(1 - p)):
+    stable for any number of trials, p = 0 and p = 1 included."""
+    n_max = int(n_arr.max()) if n_arr.size else 0
+    lf = _log_factorials(max(n_max, width))
+    k = np.arange(width)
+    n_b = n_arr[..., None]
+    nk = n_b - k
+    valid = nk >= 0
+    nk_safe = np.where(valid, nk, 0)
+    pk = p[..., None]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        log_p = np.log(pk)
+        log_q = np.log1p(-pk)
+        term_k = np.where(k == 0, 0.0, k * log_p)
+        term_nk = np.where(nk_safe == 0, 0.0, nk_safe * log_q)
+        log_pmf = lf[np.minimum(n_b, lf.size - 1)] - lf[k] - lf[nk_safe] + term_k + term_nk
+        out = np.where(valid, np.exp(log_pmf), 0.0)
+    return out
+
+
 def binomial_pmf(n, p, width: int | None = None) -> np.ndarray:
     """P(k successes in n independent trials of probability p), k = 0..width-1.
 
     ``p`` is a float or an array (any shape S); ``n`` an int or an int array
     broadcastable to S. Result shape ``S + (width,)`` with ``width`` defaulting
-    to max(n) + 1; entries with k > n are 0.
+    to max(n) + 1; entries with k > n are 0. Up to :data:`LOG_SPACE_ABOVE`
+    trials the binomial coefficients are exact integers turned into floats;
+    above, the whole pmf is computed in log space.
     """
     p = np.asarray(p, dtype=float)
     n_arr = np.asarray(n)
     n_max = int(n_arr.max()) if n_arr.size else 0
     width = n_max + 1 if width is None else width
+    if n_max > LOG_SPACE_ABOVE:
+        if n_arr.ndim:
+            n_arr, p = np.broadcast_arrays(n_arr, p)
+        return _binomial_log_space(n_arr, p, width)
     k = np.arange(width)
     if n_arr.ndim == 0:
         n0 = int(n_arr)
@@ -81,6 +126,10 @@ def convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Distribution of the sum of two independent counts (last axes; leading axes broadcast)."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
+    if a.ndim == 1 and b.ndim == 1:
+        return np.convolve(a, b)
+    if a.shape[-1] > b.shape[-1]:  # loop over the shorter count axis
+        a, b = b, a
     lead = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
     out = np.zeros(lead + (a.shape[-1] + b.shape[-1] - 1,))
     for i in range(a.shape[-1]):

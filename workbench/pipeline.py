@@ -3,7 +3,11 @@
 * exact: per-attack probabilities (Fractions or float grids) -> binomial
   count distributions -> a mapping of counts to models removed;
 * sampled: every die rolled with a seeded Generator, in chunks that bound
-  memory, then counted the same way.
+  memory, then counted the same way. :func:`tally_sampled` keeps only running
+  counts and sums between chunks, so a call's memory does not grow with
+  ``samples``; its time does: a call may roll at most :data:`MAX_SAMPLED_DICE`
+  dice (``samples`` x dice per sample): at the 30 to 100 million dice per
+  second that benchmarks/bench_core.py (c) measures on one core, 10 to 40 s.
 """
 from __future__ import annotations
 
@@ -15,15 +19,20 @@ from . import engine
 from .dice import DieTest
 from .outcome import Outcome, Stage
 
-__all__ = ["chunks", "passes_all", "exact_outcome", "sampled_outcome", "removed_index"]
+__all__ = ["chunks", "passes_all", "exact_outcome", "sampled_outcome", "removed_index", "Tally",
+           "tally_sampled", "tally_outcome", "check_cost", "MAX_SAMPLED_DICE"]
 
 #: dice held in memory at once by the sampled path (one byte each)
 CHUNK_DICE = 8_000_000
+#: samples per chunk at most (each holds a few 8-byte counts): about 50 MB a chunk
+CHUNK_SAMPLES = 1_000_000
+#: the most dice one sampled call may roll (samples x dice per sample)
+MAX_SAMPLED_DICE = 1_000_000_000
 
 
 def chunks(samples: int, dice_per_sample: int) -> Iterator[int]:
     """Sizes of the sample chunks so that a chunk rolls about CHUNK_DICE dice."""
-    size = max(1, CHUNK_DICE // max(1, dice_per_sample))
+    size = max(1, min(CHUNK_SAMPLES, CHUNK_DICE // max(1, dice_per_sample)))
     done = 0
     while done < samples:
         n = min(size, samples - done)
@@ -89,3 +98,84 @@ def run_sampled(samples: int, dice_per_sample: int,
         for k, arr in one_chunk(n).items():
             parts.setdefault(k, []).append(np.asarray(arr))
     return {k: np.concatenate(v) for k, v in parts.items()}
+
+
+def check_cost(samples: int, dice_per_sample: int) -> None:
+    """Refuse a sampled call that would roll more than :data:`MAX_SAMPLED_DICE` dice."""
+    dice_per_sample = max(1, int(dice_per_sample))
+    if samples * dice_per_sample > MAX_SAMPLED_DICE:
+        from .errors import InputError
+        most = MAX_SAMPLED_DICE // dice_per_sample
+        raise InputError("samples", f"at most {most:,} for this call ({dice_per_sample:,} dice per sample; "
+                         f"a sampled call rolls at most {MAX_SAMPLED_DICE:,} dice, 10 to 40 s on one core)",
+                         samples, "use fewer samples, or method='exact'")
+
+
+class Tally:
+    """Running counts of a sampled call: the histogram of ``removed`` and the
+    sum and sum of squares of every side effect, so that memory stays bounded
+    by one chunk whatever the number of samples."""
+
+    def __init__(self, width: int):
+        self.width = int(width)
+        self.counts = np.zeros(self.width, dtype=np.int64)
+        self.n = 0
+        self.sums: dict[str, float] = {}
+        self.sumsq: dict[str, float] = {}
+
+    def add(self, removed: np.ndarray, effects: Mapping[str, np.ndarray]) -> None:
+        removed = np.asarray(removed).ravel().astype(np.intp)
+        self.counts += np.bincount(removed, minlength=self.width)[: self.width]
+        self.n += removed.size
+        for name, values in effects.items():
+            x = np.asarray(values, dtype=float).ravel()
+            self.sums[name] = self.sums.get(name, 0.0) + float(x.sum())
+            self.sumsq[name] = self.sumsq.get(name, 0.0) + float(np.dot(x, x))
+
+    def mean_and_stderr(self, name: str) -> tuple[float, float]:
+        n = self.n
+        mean = self.sums[name] / n
+        if n < 2:
+            return mean, float("inf")
+        var = max(0.0, (self.sumsq[name] - n * mean * mean) / (n - 1))
+        return mean, float(np.sqrt(var / n))
+
+
+def tally_sampled(samples: int, dice_per_sample: int, one_chunk: Callable[[int], Mapping[str, np.ndarray]],
+                  width: int) -> Tally:
+    """Call ``one_chunk(n)`` for chunks of the samples; each returns one value
+    per sample under ``"removed"`` (the count of the outcome's pmf, 0..width-1)
+    and under each side effect's name. Only their histogram and sums are kept."""
+    from .progress import bar
+
+    check_cost(samples, dice_per_sample)
+    tally = Tally(width)
+    sizes = list(chunks(samples, dice_per_sample))
+    for n in bar(sizes, total=len(sizes), desc="sampling", unit="chunk", enabled=len(sizes) > 1):
+        part = dict(one_chunk(n))
+        removed = part.pop("removed")
+        tally.add(removed, part)
+    return tally
+
+
+def tally_outcome(system: str, function: str, inputs: Mapping[str, Any], tally: Tally,
+                  stages: Sequence[Stage], *, attacks: int | None = None, notes: Sequence[str] = (),
+                  label: str = "models removed") -> Outcome:
+    """:func:`sampled_outcome` from a :class:`Tally`."""
+    n = tally.n
+    pmf = tally.counts / n
+    pmf_se = np.sqrt(pmf * (1.0 - pmf) / n)
+    k = np.arange(tally.width)
+    mean = float(pmf @ k)
+    if n > 1:
+        var = max(0.0, (float(tally.counts @ (k * k)) - n * mean * mean) / (n - 1))
+        mean_se = float(np.sqrt(var / n))
+    else:
+        mean_se = float("inf")
+    effects, effects_se = {}, {}
+    for name in tally.sums:
+        effects[name], effects_se[name] = tally.mean_and_stderr(name)
+    return Outcome(system=system, function=function, inputs=inputs, pmf=pmf, stages=tuple(stages),
+                   effects=effects, method="sampled", samples=n, pmf_stderr=pmf_se,
+                   mean_stderr=mean_se, effects_stderr=effects_se, attacks=attacks,
+                   notes=tuple(notes), label=label)

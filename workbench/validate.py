@@ -19,8 +19,12 @@ from .errors import InputError, UnknownArgumentError
 
 __all__ = [
     "integer", "optional_integer", "real", "choice", "boolean", "method_args",
-    "stat_function", "forbid", "integers", "optional_integers", "integer_checks",
+    "stat_function", "forbid", "integers", "optional_integers", "integer_checks", "broadcastable",
+    "table_size", "MAX_TABLE_SIZE",
 ]
+
+#: probabilities one vectorised table call may hold (cells x counts): 40 MB a float array
+MAX_TABLE_SIZE = 5_000_000
 
 
 def _range_text(lo: int | float | None, hi: int | float | None) -> str:
@@ -33,6 +37,15 @@ def _range_text(lo: int | float | None, hi: int | float | None) -> str:
     return "any value"
 
 
+def _as_float(value: Any) -> float:
+    """``float(value)``, or NaN for a number too large for a float (10**400,
+    Fraction(10**400)): it is then rejected like any non-finite number."""
+    try:
+        return float(value)
+    except (OverflowError, ValueError, TypeError):
+        return math.nan
+
+
 def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
     """A whole number in ``[lo, hi]`` (an integral float such as 5.0 is accepted)."""
     expected = f"a whole number {_range_text(lo, hi)}"
@@ -40,8 +53,12 @@ def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None)
         raise InputError(name, expected, value)
     if isinstance(value, numbers.Integral):
         out = int(value)
+    elif isinstance(value, numbers.Rational) and not isinstance(value, float):
+        if value.denominator != 1:
+            raise InputError(name, expected, value)
+        out = int(value.numerator)
     else:
-        f = float(value)
+        f = _as_float(value)
         if not math.isfinite(f) or f != int(f):
             raise InputError(name, expected, value)
         out = int(f)
@@ -67,7 +84,7 @@ def real(name: str, value: Any, lo: float | None = None, hi: float | None = None
     expected = f"a finite number {lo_text + (f' and at most {hi}' if hi is not None else '') if lo_text else _range_text(lo, hi)}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise InputError(name, expected, value)
-    f = float(value)
+    f = _as_float(value)
     if not math.isfinite(f):
         raise InputError(name, expected, value)
     if lo is not None and (f <= lo if lo_open else f < lo):
@@ -118,15 +135,15 @@ def method_args(method: Any, samples: Any, seed: Any) -> tuple[str, int, np.rand
     ``numpy.random.Generator`` that the caller owns.
     """
     method = choice("method", method, ("exact", "sampled"))
+    # checked whatever the method, so that a bad value is never silently ignored
+    samples = integer("samples", samples, 1, MAX_SAMPLES)
+    if not (isinstance(seed, np.random.Generator)
+            or (isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_))
+                and int(seed) >= 0)):
+        raise InputError("seed", "a whole number 0 or more, or a numpy.random.Generator", seed)
     if method == "exact":
         return method, 0, None
-    samples = integer("samples", samples, 1, MAX_SAMPLES)
-    if isinstance(seed, np.random.Generator):
-        rng = seed
-    elif isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)) and int(seed) >= 0:
-        rng = np.random.default_rng(int(seed))
-    else:
-        raise InputError("seed", "a whole number 0 or more, or a numpy.random.Generator", seed)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(int(seed))
     return method, samples, rng
 
 
@@ -134,6 +151,8 @@ def stat_function(fn: Callable) -> Callable:
     """Decorate a stat-level function so that a wrong argument name or a
     missing argument raises :class:`UnknownArgumentError` (a ``ValueError``
     and a ``TypeError``) listing the accepted names, with a close match."""
+    if not callable(fn):
+        raise InputError("fn", "a function", fn)
     sig = inspect.signature(fn)
     names = [p for p in sig.parameters if sig.parameters[p].kind is not inspect.Parameter.VAR_KEYWORD]
 
@@ -177,15 +196,18 @@ def integers(name: str, value: Any, lo: int, hi: int):
     """A whole number in ``[lo, hi]`` (returned as int), or an array or list of
     them (returned as an int64 array): the check behind the vectorised tables.
     The error names the first offending element."""
-    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
-        return integer(name, value, lo, hi)
     if isinstance(value, np.ndarray) and value.ndim == 0:
         return integer(name, value.item(), lo, hi)
+    if not isinstance(value, (np.ndarray, list, tuple)):
+        return integer(name, value, lo, hi)
     try:
         arr = np.asarray(value)
     except Exception:  # ragged lists and the like
-        raise InputError(name, f"a whole number from {lo} to {hi}, or an array of them", value) from None
+        raise InputError(name, f"a whole number from {lo} to {hi}, or an array of them (not a ragged list)",
+                         value) from None
     expected = f"whole numbers from {lo} to {hi}"
+    if arr.ndim == 0:
+        return integer(name, arr.item(), lo, hi)
     if arr.dtype == bool or arr.dtype.kind not in "iuf":
         raise InputError(name, expected, value)
     if arr.size == 0:
@@ -195,18 +217,17 @@ def integers(name: str, value: Any, lo: int, hi: int):
         bad = ~finite | (np.where(finite, arr, 0) != np.round(np.where(finite, arr, 0)))
         if bad.any():
             raise InputError(name, expected, arr[bad].ravel()[0].item())
-    out = arr.astype(np.int64)
-    bad = (out < lo) | (out > hi)
+    bad = (arr < lo) | (arr > hi)   # before the cast, which would wrap numbers beyond int64
     if bad.any():
-        raise InputError(name, expected, out[bad].ravel()[0].item())
-    return out
+        raise InputError(name, expected, arr[bad].ravel()[0].item())
+    return arr.astype(np.int64)
 
 
 def optional_integers(name: str, value: Any, lo: int, hi: int):
     """``None``, or what :func:`integers` accepts."""
     if value is None:
         return None
-    if np.ndim(value) == 0 and not isinstance(value, np.ndarray):
+    if not isinstance(value, (np.ndarray, list, tuple)):
         return optional_integer(name, value, lo, hi)
     return integers(name, value, lo, hi)
 
@@ -216,4 +237,38 @@ def integer_checks(arrays: bool):
     check: :func:`integers` and :func:`optional_integers` for its vectorised
     tables (arrays allowed), :func:`integer` and :func:`optional_integer` for a
     scalar call."""
-    return (integers, optional_integers) if arrays else (integer, optional_integer)
+    return (integers, optional_integers) if boolean("arrays", arrays) else (integer, optional_integer)
+
+
+def broadcastable(values: dict[str, Any]) -> tuple[int, ...]:
+    """Check that the checked arrays of a vectorised table broadcast together;
+    return the common shape. The error names the first argument that does not
+    fit the ones before it."""
+    if not isinstance(values, dict):
+        raise InputError("values", "a dict of argument name -> checked value", values)
+    arrays = [(name, value.shape) for name, value in values.items()
+              if isinstance(value, np.ndarray) and value.ndim]
+    if len(arrays) < 2:  # the common scalar call: nothing to broadcast
+        return arrays[0][1] if arrays else ()
+    shape: tuple[int, ...] = ()
+    seen: list[str] = []
+    for name, s in arrays:
+        try:
+            shape = np.broadcast_shapes(shape, s)
+        except ValueError:
+            raise InputError(name, f"an array that broadcasts with {', '.join(seen)} (together shape {shape})",
+                             f"an array of shape {s}") from None
+        if s:
+            seen.append(name)
+    return shape
+
+
+def table_size(shape: tuple[int, ...], width: int, name: str = "shots", limit: int = MAX_TABLE_SIZE) -> None:
+    """Refuse a vectorised table whose cells x counts exceed ``limit`` (memory
+    and time grow with it); the error names ``name`` (the count's argument)."""
+    width = integer("width", width, 1)
+    cells = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if cells * width > limit:
+        most = max(0, limit // max(cells, 1) - 1)
+        raise InputError(name, f"at most {most:,} with {cells:,} cells (a table holds at most {limit:,} "
+                         f"probabilities: cells x counts)", f"{width - 1:,} as the largest count")

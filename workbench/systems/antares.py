@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import engine, pipeline
 from .. import validate as v
-from ..dice import RollUnder, rates, faces_text
+from ..dice import RollUnder, faces_text, rates, roll_faces
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 
@@ -111,6 +111,7 @@ def _value_text(base_name: str, base: int, parts: list[tuple[str, int]]) -> tupl
 # ---------------------------------------------------------------------------
 # the basic test
 # ---------------------------------------------------------------------------
+@v.stat_function
 def test(value) -> tuple[Fraction, Fraction]:
     """(P(success), P(critical)) of one stat test against ``value`` (after modifiers).
 
@@ -141,11 +142,10 @@ def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, metho
 
     def one_chunk(n: int) -> dict:
         codes = die.roll(rng, (n,))
-        return {"ok": die.is_success(codes).astype(np.int8), "critical": codes == die.labels.index("critical")}
+        return {"removed": die.is_success(codes).astype(np.int8), "critical": codes == die.labels.index("critical")}
 
-    res = pipeline.run_sampled(samples, die.dice, one_chunk)
-    return pipeline.sampled_outcome(KEY, function, inputs, res["ok"], 2, (stage,),
-                                    {"critical": res["critical"]}, attacks=1, notes=notes, label="successes")
+    tally = pipeline.tally_sampled(samples, die.dice, one_chunk, 2)
+    return pipeline.tally_outcome(KEY, function, inputs, tally, (stage,), attacks=1, notes=notes, label="successes")
 
 
 @v.stat_function
@@ -229,13 +229,15 @@ def movement_test(ag, *, modifier=0, method="exact", samples=100_000, seed=0) ->
 # ---------------------------------------------------------------------------
 def _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays: bool) -> dict:
     num, opt = v.integer_checks(arrays)
-    return dict(
+    a = dict(
         acc=num("acc", acc, *STAT_RANGE), res=num("res", res, *STAT_RANGE),
         sv=num("sv", sv, *BONUS_RANGE), armour=num("armour", armour, *BONUS_RANGE),
         cover=num("cover", cover, *BONUS_RANGE), acc_mod=num("acc_mod", acc_mod, *MOD_RANGE),
         shots=num("shots", shots, 1, MAX_SHOTS), models=opt("models", models, 1, MAX_MODELS),
         critical_ignores_res=v.boolean("critical_ignores_res", critical_ignores_res),
     )
+    v.broadcastable({k: a[k] for k in ("acc", "res", "sv", "armour", "cover", "acc_mod", "shots", "models")})
+    return a
 
 
 def _tests(a: dict) -> tuple[RollUnder, RollUnder]:
@@ -267,6 +269,7 @@ def _exact(a: dict) -> dict:
         p_remove = p_hit * (1.0 - p_res)
     n = np.broadcast_to(np.asarray(a["shots"], dtype=np.int64), shape)
     n_max = int(n.max())
+    v.table_size(shape, n_max + 1)
     pmf = engine.binomial_pmf(n, p_remove, width=n_max + 1)
     if a["models"] is not None:
         m = np.broadcast_to(np.asarray(a["models"], dtype=np.int64), shape)
@@ -309,12 +312,21 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
     target test Res at ``res + armour + cover - sv``; each failed Res test
     removes one model (capped at ``models`` when given).
 
+    ``shots`` may also be a blast weapon's random number of shots: "D3",
+    "D4", "D5", "D6", "D8" or "D12" (seed: "generate 1-8 by re-rolling 9s and
+    10s", "D3 (half D6 roll) and D5s (half D10 score)"), each count equally
+    likely; the exact result is the mixture over the count.
+
     ``effects``: ``critical_hits`` = expected number of critical hits (a 1 on
     the hit roll at a value of 2 or more; they decide who is removed, not how
     many), ``any_critical`` = P(at least one critical hit), ``hits`` =
     expected hits. ``critical_ignores_res=True`` (a variant, not in the seed):
     a critical hit removes a model without a Res test.
     """
+    blast = None
+    if isinstance(shots, str):
+        blast = v.choice("shots", shots, tuple(BLAST_DICE))
+        shots = BLAST_DICE[blast][0]
     a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=False)
     method, samples, rng = v.method_args(method, samples, seed)
     hit_v, hit_text = _value_text("Acc", a["acc"], [("modifier", a["acc_mod"])] if a["acc_mod"] else [])
@@ -339,12 +351,19 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
         ("Variant critical_ignores_res: a critical hit removes a model without a Res test (not in the seed).",)
         if a["critical_ignores_res"] else ())
     inputs = dict(a, method=method)
+    if blast is not None:
+        inputs["shots"] = blast
+        notes = notes + (BLAST_NOTE + f" {blast}: {BLAST_DICE[blast][1]}.",)
 
     if method == "exact":
-        out = _exact(a)
-        return pipeline.exact_outcome(KEY, "shooting", inputs, out["pmf"], stages,
-                                      {k: float(x) for k, x in out["effects"].items()},
-                                      attacks=a["shots"], notes=notes)
+        if blast is None:
+            out = _exact(a)
+            pmf, effects = out["pmf"], out["effects"]
+        else:
+            pmf, effects = _blast_exact(a)
+        return pipeline.exact_outcome(KEY, "shooting", inputs, pmf, stages,
+                                      {k: float(x) for k, x in effects.items()},
+                                      attacks=a["shots"] if blast is None else None, notes=notes)
 
     shots_n, models_n = a["shots"], a["models"]
     width = (shots_n if models_n is None else min(shots_n, models_n)) + 1
@@ -353,6 +372,9 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
     def one_chunk(n: int) -> dict:
         shape = (n, shots_n)
         codes = hit_t.roll(rng, shape)
+        if blast is not None:  # shots beyond the rolled count are not fired
+            codes = np.where(np.arange(shots_n) < _roll_blast(rng, blast, n)[:, None], codes,
+                             hit_t.labels.index("fail"))
         hit = hit_t.is_success(codes)
         crit = codes == crit_code
         fails = ~res_t.is_success(res_t.roll(rng, shape))
@@ -365,10 +387,50 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
         return {"removed": removed, "critical_hits": crits, "any_critical": crits > 0,
                 "hits": hit.sum(axis=1)}
 
-    res = pipeline.run_sampled(samples, 2 * hit_t.dice * shots_n, one_chunk)
-    return pipeline.sampled_outcome(KEY, "shooting", inputs, res["removed"], width, stages,
-                                    {k: res[k] for k in ("critical_hits", "any_critical", "hits")},
-                                    attacks=shots_n, notes=notes)
+    tally = pipeline.tally_sampled(samples, 2 * hit_t.dice * shots_n + 1, one_chunk, width)
+    return pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages,
+                                  attacks=shots_n if blast is None else None, notes=notes)
+
+
+#: blast weapons' random number of hits: "D4s, D6s, D8s and D12s are also used to generate random
+#: values, most commonly for weapons with blast effects ... generate 1-8 by re-rolling 9s and 10s ...
+#: D3 (half D6 roll) and D5s (half D10 score)": name -> (largest count, how it is rolled)
+BLAST_DICE = {
+    "D3": (3, "a D6 halved, rounded up"),
+    "D4": (4, "a D4"),
+    "D5": (5, "a D10 halved, rounded up"),
+    "D6": (6, "a D6"),
+    "D8": (8, "a D10 re-rolling 9s and 10s"),
+    "D12": (12, "a D12"),
+}
+BLAST_NOTE = ("Blast weapon: the number of shots is rolled first ('most commonly for weapons with blast "
+              "effects'), each count 1..N equally likely; the result is the mixture over the count. Rolled as")
+
+
+def _roll_blast(rng, blast: str, n: int) -> np.ndarray:
+    """The number of shots of ``n`` blast attacks, rolled as a player does."""
+    if blast == "D3":
+        return (roll_faces(rng, 6, (n,)).astype(np.int64) + 1) // 2
+    if blast == "D5":
+        return (roll_faces(rng, 10, (n,)).astype(np.int64) + 1) // 2
+    if blast == "D8":
+        faces = roll_faces(rng, 10, (n,)).astype(np.int64)
+        again = faces > 8
+        while again.any():  # re-roll 9s and 10s
+            faces[again] = roll_faces(rng, 10, (int(again.sum()),))
+            again = faces > 8
+        return faces
+    return roll_faces(rng, BLAST_DICE[blast][0], (n,)).astype(np.int64)
+
+
+def _blast_exact(a: dict):
+    """The mixture over the count: each of 1..N shots with probability 1/N."""
+    top = a["shots"]
+    counts = np.arange(1, top + 1)
+    out = _exact(dict(a, shots=counts))
+    pmf = out["pmf"].mean(axis=0)
+    effects = {k: float(np.mean(x)) for k, x in out["effects"].items()}
+    return pmf, effects
 
 
 # ---------------------------------------------------------------------------

@@ -65,6 +65,7 @@ MODIFIER = (-12, 12)       #: "+2" is written 2
 MAX_DICE = 10_000          #: shots / attacks per resolution
 MAX_WOUNDS = 100
 MAX_MODELS = 10_000
+MAX_UNITS = 100            #: attacking units in one volley
 HEAVY_SHOT_PENALTY = 4     #: seed: "heavy weapons with BALLISTIC SKILL U+4"
 GO_TO_GROUND_COVER = 2     #: seed: "Its COVER MODIFIER is improved by +2"
 
@@ -81,14 +82,24 @@ NOTE_HIT = ("To hit is BS + max(cover, Inv): \"Ballistic Skill vs Cover or Invul
 NOTE_MELEE_HIT = ("To hit in melee is WS + max(D, Inv): \"Weapons Skill vs Dodge or Invulnerable\" "
                   "is read as the target using the better of the two.")
 NOTE_HEAVY_SHOT = ("A heavy weapon in a SHOT action fires at BS +4: the seed's \"BALLISTIC SKILL U+4\" "
-                   "is read as a +4 penalty to the target number, not a flat 4+; \"cover or "
-                   "invulnerable modifiers to hit still apply\".")
+                   "is read as a +4 penalty to the target number, not a flat 4+ (variant "
+                   "heavy_shot='flat_4'); \"cover or invulnerable modifiers to hit still apply\".")
+NOTE_HEAVY_SHOT_FLAT = ("A heavy weapon in a SHOT action fires at a flat 4+ (variant heavy_shot='flat_4'): the "
+                        "seed's \"BALLISTIC SKILL U+4\" read as the roll stat 4+ whatever the unit's BS; "
+                        "\"cover or invulnerable modifiers to hit still apply\".")
+HEAVY_SHOT_RULES = ("bs_plus_4", "flat_4")
+FIRER_COVER_RULES = ("same", "better")
+NOTE_ONE_MARKER = "Every unit may only have one status marker"
 NOTE_GTG = ("The target has gone to ground (seed action 10, which \"may be performed immediately "
             "when the unit is attacked\"): its cover modifier is improved by +2.")
-NOTE_FIRER_GTG = ("The firer has gone to ground: it \"may only make SNAP SHOTS\" and \"any unit it "
-                  "fires at receives the same cover modifier this unit currently has\"; read as "
-                  "target cover = max(target cover, firer cover + 2), the +2 being the firer's own "
-                  "go-to-ground bonus.")
+NOTE_FIRER_GTG = ("The firer has gone to ground: it \"may only make SNAP SHOTS\" and \"Any unit it "
+                  "fires at receives the same cover modifier this unit currently has\": the target's "
+                  "cover becomes the firer's cover + 2 (the +2 being the firer's own go-to-ground "
+                  "bonus), whatever the target's own cover.")
+NOTE_FIRER_GTG_BETTER = ("The firer has gone to ground: it \"may only make SNAP SHOTS\"; variant "
+                         "firer_cover_rule='better': the target gets the better of its own cover and the "
+                         "firer's cover + 2, where the seed says it \"receives the same cover modifier this "
+                         "unit currently has\".")
 NOTE_WOUNDS = ("Each unsaved wound removes one W; wounds go to one model until it is removed, so "
                "models removed = floor(unsaved wounds / W) (wounds left on a damaged model "
                "remove nothing).")
@@ -169,6 +180,7 @@ def _test(target: int, n12: bool, n1: bool) -> RollHigh:
     return RollHigh(target=target, sides=DIE, natural_max_always_succeeds=n12, natural_1_always_fails=n1)
 
 
+@v.stat_function
 def test(target, *, natural_12_always_succeeds=False, natural_1_always_fails=False) -> RollHigh:
     """The D12 test "roll stat + modifier": succeeds on ``target`` or more.
 
@@ -262,6 +274,7 @@ def _resolve(p_hit, p_pierce, p_wound, n, wounds, models):
             p_hit, p_pierce, p_wound, n, wounds, models)
     p = p_hit * p_pierce * p_wound
     n_max = int(n.max()) if n.size else 0
+    v.table_size(p.shape, n_max + 1, "shots / attacks")
     pmf_w = engine.binomial_pmf(n, p, n_max + 1)
     pmf, effects = _removal(pmf_w, wounds, models)
     effects = {"hits": n * p_hit, "pierced": n * p_hit * p_pierce, "unsaved_wounds": n * p, **effects}
@@ -269,8 +282,31 @@ def _resolve(p_hit, p_pierce, p_wound, n, wounds, models):
 
 
 # -- shooting ------------------------------------------------------------------
+def _heavy_bs(bs, weapon: str, action: str, heavy_shot: str):
+    """The roll stat a shot uses: a heavy weapon in a SHOT action at BS + 4
+    (default) or a flat 4+ (``heavy_shot="flat_4"``), "BALLISTIC SKILL U+4"."""
+    if weapon == "heavy" and action == "shot":
+        return (bs + HEAVY_SHOT_PENALTY) if heavy_shot == "bs_plus_4" else bs * 0 + HEAVY_SHOT_PENALTY
+    return bs
+
+
+def _firer_cover(target_cover, firer_cover, rule: str):
+    """The target's cover when the firer has gone to ground: the firer's
+    cover + 2 ("the same cover modifier this unit currently has"), or the
+    better of that and the target's own (``firer_cover_rule="better"``)."""
+    mine = firer_cover + GO_TO_GROUND_COVER
+    return mine if rule == "same" else np.maximum(target_cover, mine)
+
+
+def _one_marker(go_to_ground: bool, evading: bool) -> None:
+    if go_to_ground and evading:
+        raise InputError("go_to_ground", "False with evading=True", go_to_ground,
+                         f"{NOTE_ONE_MARKER}: a target cannot both have gone to ground and be EVADING")
+
+
 def _shooting_setup(bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action,
-                    go_to_ground, evading, firer_gone_to_ground, firer_cover, n12, n1, table=False):
+                    go_to_ground, evading, firer_gone_to_ground, firer_cover, n12, n1, table=False,
+                    firer_cover_rule="same", heavy_shot="bs_plus_4"):
     """Validate shooting arguments (scalars or arrays) and return the three targets and notes."""
     I = _ints if table else _scalar
     bs = I("bs", bs, *ROLL_STAT)
@@ -290,21 +326,28 @@ def _shooting_setup(bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon,
     firer_gone_to_ground = v.boolean("firer_gone_to_ground", firer_gone_to_ground)
     firer_cover = I("firer_cover", firer_cover, *MODIFIER)
     n12, n1 = _flags(n12, n1)
+    v.broadcastable(dict(bs=bs, s=s, ap=ap, t=t, sv=sv, inv=inv, cover=cover, shots=shots, models=models,
+                         wounds=wounds, firer_cover=firer_cover))
+    firer_cover_rule = v.choice("firer_cover_rule", firer_cover_rule, FIRER_COVER_RULES)
+    heavy_shot = v.choice("heavy_shot", heavy_shot, HEAVY_SHOT_RULES)
+    _one_marker(go_to_ground, evading)
     _check_action(weapon, action, evading, firer_gone_to_ground)
     notes = [NOTE_HIT]
-    penalty = HEAVY_SHOT_PENALTY if (weapon == "heavy" and action == "shot") else 0
-    if penalty:
-        notes.append(NOTE_HEAVY_SHOT)
+    heavy = weapon == "heavy" and action == "shot"
+    penalty = _heavy_bs(bs, weapon, action, heavy_shot) - bs
+    if heavy:
+        notes.append(NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT)
     eff_cover = cover + GO_TO_GROUND_COVER if go_to_ground else cover
     if go_to_ground:
         notes.append(NOTE_GTG)
     if firer_gone_to_ground:
-        eff_cover = np.maximum(eff_cover, firer_cover + GO_TO_GROUND_COVER)
-        notes.append(NOTE_FIRER_GTG)
+        eff_cover = _firer_cover(eff_cover, firer_cover, firer_cover_rule)
+        notes.append(NOTE_FIRER_GTG if firer_cover_rule == "same" else NOTE_FIRER_GTG_BETTER)
     notes.append(NOTE_WOUND)
     args = dict(bs=bs, s=s, ap=ap, t=t, sv=sv, inv=inv, cover=cover, shots=shots, models=models,
                 wounds=wounds, weapon=weapon, action=action, go_to_ground=go_to_ground,
                 evading=evading, firer_gone_to_ground=firer_gone_to_ground, firer_cover=firer_cover,
+                firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot,
                 natural_12_always_succeeds=n12, natural_1_always_fails=n1)
     return args, (bs + penalty, eff_cover, inv), notes, penalty, eff_cover
 
@@ -325,10 +368,11 @@ def _shooting_targets(bs_pen, eff_cover, inv, ap, sv, s, t):
     return bs_pen + np.maximum(eff_cover, inv), ap + sv, s + t
 
 
+@v.stat_function
 def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, wounds=1,
                    weapon="light", action="aimed", go_to_ground=False, evading=False,
                    firer_gone_to_ground=False, firer_cover=0, natural_12_always_succeeds=False,
-                   natural_1_always_fails=False) -> dict:
+                   natural_1_always_fails=False, firer_cover_rule="same", heavy_shot="bs_plus_4") -> dict:
     """Vectorised :func:`shooting`: numeric stats may be numpy arrays (broadcast together).
 
     Returns ``{"pmf": array S + (width,), "effects": {name: array S}}`` where
@@ -339,7 +383,7 @@ def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None
     args, (bs_pen, eff_cover, inv_), _notes, _pen, _c = _shooting_setup(
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
         firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
-        table=True)
+        table=True, firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
     return _shooting_core(args, bs_pen, eff_cover)
 
 
@@ -361,7 +405,10 @@ def _shooting_stages(args, bs_pen, eff_cover, penalty) -> tuple[Stage, Stage, St
         against = f"cover {_mod(eff_cover)}"
         if args["go_to_ground"] or args["firer_gone_to_ground"]:
             against += " (gone to ground)"
-    bs_words = f"BS {bs}+" + (f" {_mod(penalty)} (heavy weapon, shot action)" if penalty else "")
+    if args.get("heavy_shot") == "flat_4" and args.get("weapon") == "heavy" and args.get("action") == "shot":
+        bs_words = f"flat {bs + penalty}+ (heavy weapon, shot action: \"U+4\" read as 4+)"
+    else:
+        bs_words = f"BS {bs}+" + (f" {_mod(penalty)} (heavy weapon, shot action)" if penalty else "")
     hit = _stage("to hit", bs + penalty + max(eff_cover, inv), n12, n1, f"{bs_words} against {against}")
     return (hit,) + _pierce_wound_stages(args, n12, n1)
 
@@ -386,6 +433,7 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
              weapon="light", action="aimed", go_to_ground=False, evading=False,
              firer_gone_to_ground=False, firer_cover=0,
              natural_12_always_succeeds=False, natural_1_always_fails=False,
+             firer_cover_rule="same", heavy_shot="bs_plus_4",
              method="exact", samples=100_000, seed=0) -> Outcome:
     """One unit's shots at one target: the distribution of models removed.
 
@@ -400,7 +448,12 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     ``evading``: the target is EVADING, so only "snap" is allowed.
     ``go_to_ground``: the target has gone to ground, cover +2.
     ``firer_gone_to_ground``: the firer has gone to ground, so it may only snap
-    shoot and the target's cover becomes at least ``firer_cover`` + 2.
+    shoot and "Any unit it fires at receives the same cover modifier this
+    unit currently has": the target's cover becomes ``firer_cover`` + 2
+    (``firer_cover_rule="better"``: at least that, the target's own cover if
+    better). ``heavy_shot``: "BALLISTIC SKILL U+4" read as BS + 4
+    ("bs_plus_4", default) or as a flat 4+ ("flat_4"). ``go_to_ground`` with
+    ``evading`` is refused: "Every unit may only have one status marker".
 
     Effects: ``hits``, ``pierced``, ``unsaved_wounds`` (expected counts) and,
     with ``models``, ``wasted_wounds`` (expected wounds beyond models x W) and
@@ -408,7 +461,8 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     """
     args, _targets, notes, penalty, eff_cover = _shooting_setup(
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
-        firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails)
+        firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
+        firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
     method, samples, rng = v.method_args(method, samples, seed)
     eff_cover = int(eff_cover)
     stages = _shooting_stages(args, args["bs"], eff_cover, penalty)
@@ -443,23 +497,19 @@ def _sampled_attacks(system, function, inputs, tests, n, wounds, models, stages,
                      extra_effects=None):
     def one_chunk(k):
         h, p, w = _roll_counts(rng, tests, (k, n))
-        return {"hits": h, "pierced": p, "unsaved_wounds": w}
+        removed = w // wounds
+        effects = {"hits": h, "pierced": p, "unsaved_wounds": w}
+        if models is not None:
+            removed = np.minimum(removed, models)
+            effects["wasted_wounds"] = np.maximum(w - models * wounds, 0)
+            effects["destroyed"] = w >= models * wounds
+        if extra_effects:
+            effects.update(extra_effects(effects))
+        return {"removed": removed, **effects}
 
-    got = pipeline.run_sampled(samples, 3 * max(n, 1), one_chunk)
-    w = got["unsaved_wounds"]
-    removed = w // wounds
-    effects = {"hits": got["hits"], "pierced": got["pierced"], "unsaved_wounds": w}
-    if models is not None:
-        removed = np.minimum(removed, models)
-        effects["wasted_wounds"] = np.maximum(w - models * wounds, 0)
-        effects["destroyed"] = w >= models * wounds
-        width = models + 1
-    else:
-        width = n // wounds + 1
-    if extra_effects:
-        effects.update(extra_effects(got))
-    return pipeline.sampled_outcome(system, function, inputs, removed, width, stages, effects,
-                                    attacks=n, notes=notes)
+    width = models + 1 if models is not None else n // wounds + 1
+    tally = pipeline.tally_sampled(samples, 3 * max(n, 1), one_chunk, width)
+    return pipeline.tally_outcome(system, function, inputs, tally, stages, attacks=n, notes=notes)
 
 
 # -- volley: several units at one target, resolved together --------------------
@@ -467,7 +517,8 @@ ATTACKER_KEYS = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_gr
 ATTACKER_REQUIRED = ("bs", "s", "ap")
 
 
-def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool):
+def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool, firer_cover_rule: str = "same",
+              heavy_shot: str = "bs_plus_4"):
     where = f"attackers[{i}]"
     if not isinstance(a, Mapping):
         raise InputError(where, "a dict with keys bs, s, ap (and optionally shots, weapon, action)", a)
@@ -491,16 +542,17 @@ def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool):
         "firer_cover": _int(f"{where}.firer_cover", a.get("firer_cover", 0), *MODIFIER),
     }
     _check_action(out["weapon"], out["action"], evading, out["firer_gone_to_ground"], f"{where}.action")
-    penalty = HEAVY_SHOT_PENALTY if (out["weapon"] == "heavy" and out["action"] == "shot") else 0
+    penalty = _heavy_bs(out["bs"], out["weapon"], out["action"], heavy_shot) - out["bs"]
     cover = cover_eff
     if out["firer_gone_to_ground"]:
-        cover = max(cover, out["firer_cover"] + GO_TO_GROUND_COVER)
+        cover = int(_firer_cover(cover, out["firer_cover"], firer_cover_rule))
     return out, penalty, cover
 
 
 @v.stat_function
 def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_ground=False,
            evading=False, natural_12_always_succeeds=False, natural_1_always_fails=False,
+           firer_cover_rule="same", heavy_shot="bs_plus_4",
            method="exact", samples=100_000, seed=0) -> Outcome:
     """Several units declared at one target and resolved together.
 
@@ -522,6 +574,10 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     after the earlier units had already destroyed the target (the units a
     remove-as-you-go player would have kept for another target), and
     ``unsaved_wounds[i]`` per unit.
+
+    ``firer_cover_rule`` and ``heavy_shot`` apply to every attacker as in
+    :func:`shooting`; ``go_to_ground`` with ``evading`` is refused ("Every
+    unit may only have one status marker").
     """
     t = _int("t", t, *MODIFIER)
     sv = _int("sv", sv, *MODIFIER)
@@ -532,15 +588,20 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     go_to_ground = v.boolean("go_to_ground", go_to_ground)
     evading = v.boolean("evading", evading)
     n12, n1 = _flags(natural_12_always_succeeds, natural_1_always_fails)
+    firer_cover_rule = v.choice("firer_cover_rule", firer_cover_rule, FIRER_COVER_RULES)
+    heavy_shot = v.choice("heavy_shot", heavy_shot, HEAVY_SHOT_RULES)
+    _one_marker(go_to_ground, evading)
     if isinstance(attackers, (str, bytes, Mapping)) or not isinstance(attackers, Sequence) or not attackers:
         raise InputError("attackers", "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action",
                          attackers)
+    if len(attackers) > MAX_UNITS:
+        raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
     method, samples, rng = v.method_args(method, samples, seed)
     cover_eff = cover + GO_TO_GROUND_COVER if go_to_ground else cover
     units, tests, per_unit_stages, notes = [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
     for i, a in enumerate(attackers):
-        unit, penalty, c = _attacker(i, a, cover_eff, inv, evading)
-        args = dict(unit, t=t, sv=sv, inv=inv, go_to_ground=go_to_ground,
+        unit, penalty, c = _attacker(i, a, cover_eff, inv, evading, firer_cover_rule, heavy_shot)
+        args = dict(unit, t=t, sv=sv, inv=inv, go_to_ground=go_to_ground, heavy_shot=heavy_shot,
                     natural_12_always_succeeds=n12, natural_1_always_fails=n1)
         st = _shooting_stages(args, unit["bs"], c, penalty)
         units.append(unit)
@@ -551,10 +612,12 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
         notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
                      "; ".join(f"{s.name} {s.detail}: {s.probability}" for s in st) +
                      f"; per shot {per} ({percent(per)})")
-        if penalty and NOTE_HEAVY_SHOT not in notes:
-            notes.append(NOTE_HEAVY_SHOT)
-        if unit["firer_gone_to_ground"] and NOTE_FIRER_GTG not in notes:
-            notes.append(NOTE_FIRER_GTG)
+        heavy_note = NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT
+        if unit["weapon"] == "heavy" and unit["action"] == "shot" and heavy_note not in notes:
+            notes.append(heavy_note)
+        gtg_note = NOTE_FIRER_GTG if firer_cover_rule == "same" else NOTE_FIRER_GTG_BETTER
+        if unit["firer_gone_to_ground"] and gtg_note not in notes:
+            notes.append(gtg_note)
     if go_to_ground:
         notes.append(NOTE_GTG)
     notes.append(NOTE_WOUND)
@@ -565,10 +628,14 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
                for st in per_unit_stages)
     stages = per_unit_stages[0] if same else ()
     total_shots = sum(u["shots"] for u in units)
+    if total_shots > MAX_DICE:
+        raise InputError("attackers", f"{MAX_DICE:,} shots or fewer in all", f"{total_shots:,} shots",
+                         "the documented limit of dice per resolution")
     need = models * wounds
     inputs = dict(attackers=tuple(dict(u) for u in units), t=t, sv=sv, inv=inv, cover=cover,
                   models=models, wounds=wounds, go_to_ground=go_to_ground, evading=evading,
-                  natural_12_always_succeeds=n12, natural_1_always_fails=n1, method=method)
+                  natural_12_always_succeeds=n12, natural_1_always_fails=n1,
+                  firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot, method=method)
 
     if method == "exact":
         total = np.ones(1)
@@ -599,19 +666,14 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
             _h, _p, w = _roll_counts(rng, ts, (k, u["shots"]))
             total += w
             out[f"unsaved_wounds[{i}]"] = w
-        out["total"] = total
-        out["units_not_needed"] = not_needed
-        return out
+        w = total
+        removed = np.minimum(w // wounds, models)
+        return {"removed": removed, "unsaved_wounds": w, "wasted_wounds": np.maximum(w - need, 0),
+                "destroyed": w >= need, "return_fire_models": np.full(w.shape, models),
+                "surviving_models": models - removed, "units_not_needed": not_needed, **out}
 
-    got = pipeline.run_sampled(samples, 3 * max(total_shots, 1), one_chunk)
-    w = got["total"]
-    removed = np.minimum(w // wounds, models)
-    effects = {"unsaved_wounds": w, "wasted_wounds": np.maximum(w - need, 0), "destroyed": w >= need,
-               "return_fire_models": np.full(w.shape, models), "surviving_models": models - removed,
-               "units_not_needed": got["units_not_needed"],
-               **{f"unsaved_wounds[{i}]": got[f"unsaved_wounds[{i}]"] for i in range(len(units))}}
-    return pipeline.sampled_outcome(KEY, "volley", inputs, removed, models + 1, stages, effects,
-                                    attacks=total_shots, notes=notes)
+    tally = pipeline.tally_sampled(samples, 3 * max(total_shots, 1), one_chunk, models + 1)
+    return pipeline.tally_outcome(KEY, "volley", inputs, tally, stages, attacks=total_shots, notes=notes)
 
 
 # -- melee ---------------------------------------------------------------------
@@ -632,6 +694,8 @@ def _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_char
     charging_models = I("charging_models", charging_models, 0, MAX_DICE)
     blocked = v.boolean("blocked", blocked)
     n12, n1 = _flags(n12, n1)
+    v.broadcastable(dict(ws=ws, s=s, ap=ap, attacks=attacks, d=d, inv=inv, t=t, sv=sv, models=models,
+                         wounds=wounds, charging_models=charging_models))
     if blocked and not furious_charge:
         raise InputError("blocked", "False unless furious_charge=True", blocked,
                          "BLOCK denies a unit performing a FURIOUS CHARGE its free attacks")
@@ -655,6 +719,7 @@ def _melee_core(args, free):
     return out
 
 
+@v.stat_function
 def melee_table(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
                 furious_charge=False, charging_models=1, blocked=False,
                 natural_12_always_succeeds=False, natural_1_always_fails=False) -> dict:
@@ -730,9 +795,13 @@ def leadership(ld, modifier=0, *, natural_12_always_succeeds=False, natural_1_al
                                       {"passed": p}, attacks=1, notes=notes, label="tests passed")
     inputs.update(samples=samples)
     tst = _test(ld + modifier, n12, n1)
-    ok = pipeline.run_sampled(samples, 1, lambda k: {"ok": tst.is_success(tst.roll(rng, (k,)))})["ok"]
-    return pipeline.sampled_outcome(KEY, "leadership", inputs, ok.astype(np.int64), 2, (stage,),
-                                    {"passed": ok}, attacks=1, notes=notes, label="tests passed")
+    def one_chunk(k):
+        ok = tst.is_success(tst.roll(rng, (k,)))
+        return {"removed": ok.astype(np.int64), "passed": ok}
+
+    tally = pipeline.tally_sampled(samples, 1, one_chunk, 2)
+    return pipeline.tally_outcome(KEY, "leadership", inputs, tally, (stage,), attacks=1, notes=notes,
+                                  label="tests passed")
 
 
 # -- distances -----------------------------------------------------------------
@@ -752,6 +821,7 @@ ACTION_DISTANCES: dict[str, tuple[int, int, str]] = {
 CHARGES = ("tactical", "furious", "desperate")
 
 
+@v.stat_function
 def distance_pmf(kind: str = "desperate_charge") -> dict[int, Fraction]:
     """Exact distribution of an action's maximum move in inches (a D3 is a fair
     three-sided die: 1, 2, 3 with 1/3 each)."""
@@ -776,12 +846,11 @@ def _distance_outcome(function, kind, method, samples, seed) -> Outcome:
         return pipeline.exact_outcome(KEY, function, inputs, pmf, (), {}, notes=notes,
                                       label=f"inches ({words})")
     inputs.update(samples=samples)
-    if die:
-        inches = pipeline.run_sampled(samples, 1, lambda k: {"d": base + roll_faces(rng, die, (k,))})["d"]
-    else:
-        inches = np.full(samples, base)
-    return pipeline.sampled_outcome(KEY, function, inputs, inches, width, (), {}, notes=notes,
-                                    label=f"inches ({words})")
+    def one_chunk(k):
+        return {"removed": base + roll_faces(rng, die, (k,)) if die else np.full(k, base)}
+
+    tally = pipeline.tally_sampled(samples, 1, one_chunk, width)
+    return pipeline.tally_outcome(KEY, function, inputs, tally, (), notes=notes, label=f"inches ({words})")
 
 
 @v.stat_function
@@ -840,12 +909,12 @@ def reach_probability(distance, kind="desperate_charge", *, method="exact", samp
                                       np.array([1.0 - float(p), float(p)]), (stage,),
                                       {"reached": float(p)}, label="reached")
     inputs.update(samples=samples)
-    if tst is not None:
-        ok = pipeline.run_sampled(samples, 1, lambda k: {"ok": tst.is_success(tst.roll(rng, (k,)))})["ok"]
-    else:
-        ok = np.full(samples, bool(p))
-    return pipeline.sampled_outcome(KEY, "reach_probability", inputs, ok.astype(np.int64), 2, (stage,),
-                                    {"reached": ok}, label="reached")
+    def one_chunk(k):
+        ok = tst.is_success(tst.roll(rng, (k,))) if tst is not None else np.full(k, bool(p))
+        return {"removed": ok.astype(np.int64), "reached": ok}
+
+    tally = pipeline.tally_sampled(samples, 1, one_chunk, 2)
+    return pipeline.tally_outcome(KEY, "reach_probability", inputs, tally, (stage,), label="reached")
 
 
 TABLES = {"shooting": shooting_table, "melee": melee_table}

@@ -100,6 +100,7 @@ def _removed(pens, s, t, explosive, models):
     return out
 
 
+@v.stat_function
 def models_removed(pens, s, t, explosive=None, models=None):
     """Models removed by ``pens`` penetrating hits of Strength ``s`` on Toughness ``t``.
 
@@ -117,6 +118,7 @@ def models_removed(pens, s, t, explosive=None, models=None):
     t = v.integers("t", t, *T_RANGE)
     explosive = v.optional_integers("explosive", explosive, 1, MAX_EXPLOSIVE)
     models = v.optional_integers("models", models, 1, MAX_MODELS)
+    v.broadcastable(dict(pens=pens, s=s, t=t, explosive=explosive, models=models))
     out = _removed(pens, s, t, explosive, models)
     return int(out) if out.ndim == 0 else out
 
@@ -158,6 +160,7 @@ def _exact(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, fra
         p_pen = np.broadcast_to(rates(pen_t), shape)
     n = np.broadcast_to(np.asarray(shots, dtype=np.int64), shape)
     n_max = int(n.max())
+    v.table_size(shape, n_max + 1)
     k = np.arange(n_max + 1)
 
     pens_pmf = engine.binomial_pmf(n, p_hit * p_pen, width=n_max + 1)
@@ -187,7 +190,7 @@ def _exact(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, fra
 def _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
            die, base, natural_max_always_succeeds, natural_1_always_fails, arrays: bool):
     num, opt = v.integer_checks(arrays)
-    return dict(
+    a = dict(
         bs=num("bs", bs, *STAT_RANGE), ev=num("ev", ev, *STAT_RANGE),
         ap=num("ap", ap, *STAT_RANGE), av=num("av", av, *STAT_RANGE),
         s=num("s", s, *STAT_RANGE), t=num("t", t, *T_RANGE),
@@ -199,6 +202,9 @@ def _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, sup
         natural_max_always_succeeds=v.boolean("natural_max_always_succeeds", natural_max_always_succeeds),
         natural_1_always_fails=v.boolean("natural_1_always_fails", natural_1_always_fails),
     )
+    v.broadcastable({k: a[k] for k in ("bs", "ev", "ap", "av", "s", "t", "shots", "models", "hit_mod", "pen_mod",
+                                       "explosive")})
+    return a
 
 
 def _core_args(a: dict) -> tuple:
@@ -316,10 +322,8 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
         return {"removed": _removed(pens, a["s"], a["t"], a["explosive"], models_n),
                 "suppressed": suppressed, "hits": hits, "penetrating_hits": pens}
 
-    res = pipeline.run_sampled(samples, 2 * shots_n, one_chunk)
-    return pipeline.sampled_outcome(KEY, "shooting", inputs, res["removed"], width, stages,
-                                    {k: res[k] for k in ("suppressed", "hits", "penetrating_hits")},
-                                    attacks=shots_n, notes=notes)
+    tally = pipeline.tally_sampled(samples, 2 * shots_n, one_chunk, width)
+    return pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages, attacks=shots_n, notes=notes)
 
 
 # ---------------------------------------------------------------------------

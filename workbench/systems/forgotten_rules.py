@@ -1,0 +1,106 @@
+"""The Forgotten: the rule pieces its shooting (:mod:`workbench.systems.forgotten`)
+and its close combat (:mod:`workbench.systems.forgotten_cc`) share: the dice,
+the stat ranges, the damage v1 table, and the state update of a model taking a
+kill (heroic save, tough). Seed 002, RULES.md section 2.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import validate as v
+from ..dice import faces_text
+from ..errors import InputError
+
+KEY = "forgotten"
+DIE = 10
+#: damage v1 rolls a d6 ("Original DAMAGE v1 (using d6s)")
+DAMAGE_V1_DIE = 6
+
+ARMOUR = {"none": 0, "light": 1, "heavy": 2}
+DUAL = (None, "hit", "damage")
+
+STAT_RANGE = (0, 20)      # SHOOT, CQC, PHYS, ATTACK POWER, heroic save stat
+V1_RANGE = (1, 40)        # Damage, Defence, Strength
+BONUS_RANGE = (-10, 10)   # melee ATTACK BONUS
+
+_MINUS = "\u2212"
+
+
+def _signed(x: int) -> str:
+    return f"+{x}" if x >= 0 else f"{_MINUS}{-x}"
+
+
+_ratio = faces_text
+
+
+def _judge_both(pair, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One rolled die judged by two tests (e.g. a save before and after the
+    model is wounded at -1): which rolls pass each."""
+    return tuple(t.is_success(t.evaluate(faces)) for t in pair)
+
+
+# ---------------------------------------------------------------------------
+# shared rule pieces
+# ---------------------------------------------------------------------------
+#: the attack (weapon Damage, + Strength in melee) and Defence (+1 shield) v1_target accepts
+V1_TABLE_RANGE = (1, 2 * V1_RANGE[1])
+
+
+@v.stat_function
+def v1_target(attack, defence):
+    """Damage v1 (d6, Kill Team style): the d6 roll needed to kill.
+
+    "Defence is 2x or more better = 6+ kills; Defence is better = 5+ kills;
+    Both equal = 4+ kills; Attack is better = 3+ kills; Attack is 2x or more
+    better = 2+ kills". Works on ints and numpy arrays of whole numbers from
+    1 to 80 (attack: weapon Damage, plus Strength in melee; defence: Defence,
+    +1 with a shield).
+    """
+    attack = v.integers("attack", attack, *V1_TABLE_RANGE)
+    defence = v.integers("defence", defence, *V1_TABLE_RANGE)
+    try:
+        np.broadcast_shapes(np.shape(attack), np.shape(defence))
+    except ValueError:
+        raise InputError("defence", f"an array of the same shape as attack {np.shape(attack)} "
+                         "(or one that broadcasts with it)", defence) from None
+    return _v1_need(attack, defence)
+
+
+def _v1_need(attack, defence):
+    """:func:`v1_target` without the argument checks (the rule code's own values)."""
+    a = np.asarray(attack)
+    d = np.asarray(defence)
+    out = np.select([d >= 2 * a, d > a, d == a, a >= 2 * d], [6, 5, 4, 2], default=3)
+    return int(out) if out.ndim == 0 else out
+
+
+def _absorb_step(state, kill, save_fresh, save_wounded, tough: bool):
+    """One possible kill on the target, as a state update.
+
+    ``state[..., d, w]`` = P(d models downed so far, w = the model in front is
+    wounded). With probability ``kill`` a kill lands; the hero saves with
+    ``save_fresh`` (unwounded) or ``save_wounded`` (wounded: -1); an unsaved
+    kill wounds a fresh tough model, otherwise downs the model (d + 1, the next
+    model is fresh). The last count absorbs overflow. Works on float arrays and
+    on object arrays of Fractions alike.
+    """
+    p0 = state[..., 0]
+    p1 = state[..., 1]
+    k = kill[..., None] if np.ndim(kill) else kill
+    sf = save_fresh[..., None] if np.ndim(save_fresh) else save_fresh
+    sw = save_wounded[..., None] if np.ndim(save_wounded) else save_wounded
+    hit_fresh = k * (1 - sf)       # unsaved kill on a fresh model
+    hit_wounded = k * (1 - sw)     # unsaved kill on a wounded model
+    new = np.zeros_like(state)
+    if tough:
+        down_from_fresh = p0 * 0
+        new[..., 1] = p1 * (1 - hit_wounded) + p0 * hit_fresh
+        new[..., 0] = p0 * (1 - hit_fresh)
+    else:
+        down_from_fresh = p0 * hit_fresh
+        new[..., 1] = p1 * (1 - hit_wounded)
+        new[..., 0] = p0 * (1 - hit_fresh)
+    downs = down_from_fresh + p1 * hit_wounded   # move to d + 1, fresh
+    new[..., 1:, 0] = new[..., 1:, 0] + downs[..., :-1]
+    new[..., -1, 0] = new[..., -1, 0] + downs[..., -1]
+    return new
