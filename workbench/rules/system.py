@@ -247,21 +247,21 @@ class RuleSystem:
                                           attacks=count, notes=self.notes)
         record["samples"] = samples
         flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
-        count = int(engine.check_value(self.count, flat, "attack.count", 0, engine.MAX_ATTACKS,
-                                       "a number of attacks")[0])
+
+        def one(expr, field, lo, hi, what) -> int:
+            return int(np.ravel(engine.check_value(expr, flat, field, lo, hi, what))[0])
+
+        count = one(self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
         dice = engine.stage_dice(self.stages, {k: int(x) for k, x in env.items()})
         stages = self._stages(dice)
         r = self.removal
         models = wounds = damage = None
         if r.models is not None:
-            models = int(engine.check_value(r.models, flat, "removal.models", 0, engine.MAX_STATES,
-                                            "a number of models")[0])
+            models = one(r.models, "removal.models", 0, engine.MAX_STATES, "a number of models")
         if not r.pooled:
-            wounds = int(engine.check_value(r.wounds, flat, "removal.wounds", 1, engine.MAX_STATES,
-                                            "wounds per model")[0])
+            wounds = one(r.wounds, "removal.wounds", 1, engine.MAX_STATES, "wounds per model")
             if r.damage is not None:
-                damage = int(engine.check_value(r.damage, flat, "removal.damage", 0, engine.MAX_STATES,
-                                                "damage per success")[0])
+                damage = one(r.damage, "removal.damage", 0, engine.MAX_STATES, "damage per success")
         got = simulate(rng, samples, self.stages, dice, count, r, env, models, wounds, damage)
         removed = got["removed"]
         width = (models if models is not None else int(removed.max(initial=0))) + 1
