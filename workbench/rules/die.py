@@ -53,13 +53,19 @@ class StageDie:
         target = np.asarray(self.target, dtype=np.int64)
         ok = score >= target if self.roll_high else score <= target
         if self.always_succeed:
-            ok = ok | np.isin(f, self.always_succeed)
+            ok = ok | self._flags(self.always_succeed)[f]
         if self.always_fail:
-            ok = ok & ~np.isin(f, self.always_fail)
+            ok = ok & ~self._flags(self.always_fail)[f]
         code = ok.astype(np.int8)
         if self.critical:
-            code = np.where(np.isin(f, self.critical), np.int8(CRITICAL), code)
+            code = np.where(self._flags(self.critical)[f], np.int8(CRITICAL), code)
         return code
+
+    def _flags(self, faces: tuple[int, ...]) -> np.ndarray:
+        """A lookup by natural face (index 0 unused): is the face in ``faces``."""
+        out = np.zeros(self.sides + 1, dtype=bool)
+        out[list(faces)] = True
+        return out
 
     def rerolled(self, faces: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """Which first rolls are rolled again."""

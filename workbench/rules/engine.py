@@ -260,17 +260,21 @@ def _chain(unit: _Unit, n_max: int) -> tuple[np.ndarray, np.ndarray]:
         wexp += q * waste
     start = np.zeros(n_states)
     start[M * W if M == 0 else 0] = 1.0
-    V = np.empty((n_max + 1, n_states))
     if n_states <= DENSE_STATES:
         T = np.zeros((n_states, n_states))
+        rows_idx = np.arange(n_states)
         for dest, q in moves:
-            np.add.at(T, (np.arange(n_states), dest), q)
-        v = start
-        for n in range(n_max + 1):
-            V[n] = v
-            if n < n_max:
-                v = v @ T
+            T[rows_idx, dest] += q       # one destination per state and damage value
+        # V[n] = start T^n for n = 0..n_max by doubling: [V; V T^k] with k = len(V)
+        V = start[None, :]
+        power = T
+        while V.shape[0] < n_max + 1:
+            V = np.concatenate([V, V @ power])
+            if V.shape[0] < n_max + 1:
+                power = power @ power
+        V = V[: n_max + 1]
     else:
+        V = np.empty((n_max + 1, n_states))
         v = start
         for n in range(n_max + 1):
             V[n] = v
@@ -366,9 +370,10 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
     cells = max([np.size(v) for v in env.values()] + [1])
     count = np.broadcast_to(count, (cells,))
     dice = stage_dice(stages, env)
-    probs = []
+    probs, all_counts = [], []
     for die in dice:
         counts, denom = die.counts()
+        all_counts.append((counts, denom))
         probs.append(np.broadcast_to(counts / denom, (3,) + (cells,)) if counts.ndim > 1
                      else np.broadcast_to((counts / denom)[:, None], (3, cells)))
     g0 = per_attack(stages, probs)
@@ -398,4 +403,5 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
     effects = {"criticals": count * crits, "wasted_damage": wasted}
     for st, p in zip(stages, passes):
         effects[st.name] = count * p
-    return {"pmf": pmf, "effects": effects, "dice": dice, "count": count, "successes": p_n}
+    return {"pmf": pmf, "effects": effects, "dice": dice, "counts": all_counts, "count": count,
+            "successes": p_n}

@@ -220,13 +220,19 @@ class RuleSystem:
         effects = {k: np.asarray(x, dtype=float).reshape(shape) for k, x in out["effects"].items()}
         return {"pmf": pmf, "effects": effects}
 
-    def _stages(self, dice) -> tuple[Stage, ...]:
+    def _stages(self, dice, counts=None) -> tuple[Stage, ...]:
+        """The outcome's stages: each one's chance that a token rolling there goes on, as a
+        Fraction of the die's face counts, with the rule in words."""
         out = []
         for i, (st, die) in enumerate(zip(self.stages, dice)):
             scalar = StageDie(die.sides, die.roll_high, int(np.asarray(die.target).ravel()[0]),
                               int(np.asarray(die.modifier).ravel()[0]), die.always_fail,
                               die.always_succeed, die.critical, die.reroll)
-            pf, ps, pc = scalar.fractions()
+            if counts is None:
+                pf, ps, pc = scalar.fractions()
+            else:
+                c, denom = counts[i]
+                pf, ps, pc = (Fraction(int(np.ravel(x)[0]), denom) for x in c)
             p = pf if st.passes_on == "fail" else ps + pc
             following = self.stages[i + 1].name if i + 1 < len(self.stages) else None
             words = stage_words(st, scalar, following)
@@ -241,7 +247,7 @@ class RuleSystem:
         if method == "exact":
             out, _ = self._resolve(env)
             count = int(out["count"][0])
-            stages = self._stages(out["dice"])
+            stages = self._stages(out["dice"], out["counts"])
             effects = {k: float(x[0]) for k, x in out["effects"].items()}
             return pipeline.exact_outcome(self.key, "attack", record, out["pmf"][0], stages, effects,
                                           attacks=count, notes=self.notes)
