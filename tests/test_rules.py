@@ -337,3 +337,21 @@ def test_explain_markdown_and_bbcode_carry_the_files_notes_and_stage_words():
 
 def test_errors_are_workbench_errors():
     assert issubclass(rules.RuleFileError, WorkbenchError)
+
+
+def _toml_blocks(path: Path) -> list[str]:
+    text = path.read_text()
+    return [b.split("```", 1)[0] for b in text.split("```toml\n")[1:]]
+
+
+@pytest.mark.parametrize("path", [Path(__file__).resolve().parents[1] / "docs" / "rulefiles.md",
+                                  Path("/work/shared/RULEFILE.md")])
+def test_the_documented_examples_load_and_resolve(path):
+    if not path.exists():  # the shared format page lives outside the checkout
+        path = Path(__file__).resolve().parents[1] / "docs" / "rulefiles.md"
+    (block,) = _toml_blocks(path)[:1]
+    sysm = rules.loads(block, path.name)
+    o = sysm.attack()
+    assert o.pmf.sum() == pytest.approx(1.0) and len(o.stages) == len(sysm.stages)
+    s = sysm.attack(method="sampled", samples=20_000, seed=2)
+    assert abs(s.mean - o.mean) <= 5 * s.mean_stderr + 1e-12
