@@ -374,3 +374,12 @@ def test_a_rule_system_fits_compare_sweeps_contract(monkeypatch):
         assert row["to hit"] == pytest.approx(o.effects["to hit"], abs=TOL)
     with pytest.raises(UnknownArgumentError):
         compare.sweep(k6, "attack", progress=False, bss=[2, 3])
+
+
+def test_a_rule_system_pickles_as_its_text():
+    import pickle
+
+    k6 = rules.load(RULES / "kill6.toml")
+    again = pickle.loads(pickle.dumps(k6))
+    assert again.key == k6.key and again.source == k6.source and again.path == k6.path
+    assert np.array_equal(again.attack(shots=9).pmf, k6.attack(shots=9).pmf)

@@ -48,8 +48,10 @@ __all__ = ["stage_dice", "resolve", "check_value", "MAX_ATTACKS", "MAX_SUCCESSES
            "damage_distribution"]
 
 MAX_ATTACKS = 5_000
-MAX_SUCCESSES = 50_000
+MAX_SUCCESSES = 10_000
 MAX_STATES = 20_000
+#: numbers held by one distribution table (successes x unit states, cells x successes): about 160 MB
+MAX_TABLE = 20_000_000
 #: a dense transition matrix up to this many unit states, a sparse update beyond
 DENSE_STATES = 1_500
 
@@ -258,6 +260,10 @@ def _chain(unit: _Unit, n_max: int) -> tuple[np.ndarray, np.ndarray]:
         waste = np.where(dead, d, np.where(kill, d - w, 0))
         moves.append((dest, q))
         wexp += q * waste
+    if (n_max + 1) * n_states > MAX_TABLE:
+        raise InputError("removal", f"at most {MAX_TABLE} (successes x model-wound states) to resolve "
+                         "exactly (method='sampled' has no such limit)",
+                         f"{n_max} successes x {n_states} states")
     start = np.zeros(n_states)
     start[M * W if M == 0 else 0] = 1.0
     if n_states <= DENSE_STATES:
@@ -291,6 +297,9 @@ def _spill(unit: _Unit, n_max: int) -> tuple[np.ndarray, np.ndarray]:
     """Total damage of n successes // wounds models removed; damage beyond the
     whole unit (models x wounds) is wasted."""
     dmax = max(d for d, _ in unit.damage)
+    if (n_max + 1) * (n_max * dmax + 1) > MAX_TABLE:
+        raise InputError("removal", f"at most {MAX_TABLE} (successes x total damage) to resolve exactly "
+                         "(method='sampled' has no such limit)", f"{n_max} successes x {n_max * dmax} damage")
     one = np.zeros(dmax + 1)
     for d, q in unit.damage:
         one[d] += q
@@ -378,9 +387,10 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
                      else np.broadcast_to((counts / denom)[:, None], (3, cells)))
     g0 = per_attack(stages, probs)
     width_n = int(count.max()) * (_trim(g0).shape[-1] - 1) + 1
-    if width_n > MAX_SUCCESSES:
-        raise InputError("attack.count", f"at most {MAX_SUCCESSES} possible final successes in all",
-                         f"{width_n - 1} ({int(count.max())} attacks)")
+    if width_n > MAX_SUCCESSES or width_n * cells > MAX_TABLE:
+        raise InputError("attack.count", f"at most {MAX_SUCCESSES} possible final successes in all "
+                         f"(and {MAX_TABLE} over all cells of a sweep) to resolve exactly",
+                         f"{width_n - 1} ({int(count.max())} attacks, {cells} cells)")
     p_n = successes(g0, count)
     models = None
     if removal.models is not None:

@@ -143,6 +143,11 @@ class RuleSystem:
     def __repr__(self) -> str:
         return f"RuleSystem({self.key!r}, {self.name!r}, {str(self.path)!r})"
 
+    def __reduce__(self):
+        # pickled as its text (for worker processes): loading it again gives the same system
+        from . import loads
+        return (loads, (self.source, str(self.path)))
+
     # -- stats ---------------------------------------------------------------
     def stat(self, name: str) -> RuleStat:
         return self._by_name[name]
