@@ -283,11 +283,9 @@ def _stage(r: _Reader, i: int, sd: Any, die: int, names) -> RuleStage:
     if crit_fail:
         r.fail(f"{field}.critical", "faces not in always_fail (a critical always succeeds)", crit_fail[0])
     on_critical = r.option(sd, "on_critical", field, ON_CRITICAL, "none")
-    extra = r.integer(sd, "extra", field, 1, MAX_EXTRA, 1)
-    if "extra" in sd and on_critical != "extra":
-        r.fail(f"{field}.extra", 'on_critical = "extra" alongside it', f'on_critical = "{on_critical}"')
-    if on_critical != "none" and not critical:
-        r.fail(f"{field}.critical", f'a list of critical faces for on_critical = "{on_critical}"', [])
+    # extra without an "extra" critical, or on_critical without critical faces, is allowed and
+    # changes nothing (a designer switching a rule off need not delete its settings)
+    extra = r.integer(sd, "extra", field, 0, MAX_EXTRA, 1)
     reroll = r.option(sd, "reroll", field, REROLL, "none")
     passes_on = r.option(sd, "passes_on", field, ("success", "fail"), "success")
     if passes_on == "fail" and critical:
