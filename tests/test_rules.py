@@ -332,7 +332,18 @@ def test_explain_markdown_and_bbcode_carry_the_files_notes_and_stage_words():
     text = o.explain()
     assert "Sustained hits" in text and "needs 4+ on a d6" in text
     assert "[table]" in o.to_bbcode() and "|" in o.to_markdown()
-    assert o.notes == k6.notes
+    assert o.notes[: len(k6.notes)] == k6.notes
+    assert "product of the stage chances" in o.notes[-1]
+    plain = rules.loads(to_toml([stage(name="hit")], 1, dict(damage=1)), "plain.toml")
+    assert plain.attack().notes == plain.notes == ()
+
+
+def test_positional_arguments_are_refused_with_the_workbench_error():
+    k6 = rules.load(RULES / "kill6.toml")
+    with pytest.raises(UnknownArgumentError, match="keywords"):
+        k6.attack(4)
+    with pytest.raises(UnknownArgumentError):
+        k6.attack_table(4)
 
 
 def test_errors_are_workbench_errors():

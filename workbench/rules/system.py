@@ -116,10 +116,12 @@ class RuleSystem:
                inspect.Parameter("samples", inspect.Parameter.KEYWORD_ONLY, default=100_000),
                inspect.Parameter("seed", inspect.Parameter.KEYWORD_ONLY, default=0)]
 
-        def attack(*, method="exact", samples=100_000, seed=0, **stats) -> Outcome:
+        def attack(*args, method="exact", samples=100_000, seed=0, **stats) -> Outcome:
+            self._keywords_only(args)
             return self._attack(method, samples, seed, stats)
 
-        def attack_table(**stats) -> dict:
+        def attack_table(*args, **stats) -> dict:
+            self._keywords_only(args)
             return self._table(stats)
 
         attack.__signature__ = inspect.Signature(params + run, return_annotation=Outcome)
@@ -147,6 +149,20 @@ class RuleSystem:
         # pickled as its text (for worker processes): loading it again gives the same system
         from . import loads
         return (loads, (self.source, str(self.path)))
+
+    def _keywords_only(self, args: tuple) -> None:
+        if args:
+            raise UnknownArgumentError("arguments", f"stats as keywords for {self.key}.attack(), e.g. "
+                                       f"{self.stats[0].name if self.stats else 'method'}=...", args)
+
+    def outcome_notes(self) -> tuple[str, ...]:
+        """The file's notes, then what the engine adds: a reminder when criticals change the token count."""
+        notes = self.notes
+        if any(st.critical and st.on_critical != "none" for st in self.stages):
+            notes += ("With criticals that add, skip or end tokens, the product of the stage chances is not "
+                      "one attack's chance of getting through; the distribution counts every critical "
+                      "exactly.",)
+        return notes
 
     # -- stats ---------------------------------------------------------------
     def stat(self, name: str) -> RuleStat:
@@ -255,7 +271,7 @@ class RuleSystem:
             stages = self._stages(out["dice"], out["counts"])
             effects = {k: float(x[0]) for k, x in out["effects"].items()}
             return pipeline.exact_outcome(self.key, "attack", record, out["pmf"][0], stages, effects,
-                                          attacks=count, notes=self.notes)
+                                          attacks=count, notes=self.outcome_notes())
         record["samples"] = samples
         flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
 
@@ -279,4 +295,4 @@ class RuleSystem:
         effects = {"criticals": got["criticals"], "wasted_damage": got["wasted_damage"],
                    **{st.name: got[st.name] for st in self.stages}}
         return pipeline.sampled_outcome(self.key, "attack", record, removed, width, stages, effects,
-                                        attacks=count, notes=self.notes)
+                                        attacks=count, notes=self.outcome_notes())
