@@ -26,7 +26,6 @@ from ..outcome import Outcome, Stage
 from . import engine
 from .die import StageDie
 from .errors import ForbiddenError
-from .expr import _cells
 from .sampled import simulate
 from .spec import RuleStage, RuleStat
 
