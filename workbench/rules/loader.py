@@ -9,7 +9,6 @@ typo never passes silently.
 from __future__ import annotations
 
 import keyword
-import pkgutil
 import re
 import tomllib
 from pathlib import Path
@@ -44,9 +43,10 @@ REROLL = ("none", "ones", "failed")
 
 
 def _builtin_keys() -> tuple[str, ...]:
-    """The keys of the hand-written systems (their modules in workbench.systems)."""
+    """The keys of the hand-written systems (``workbench.systems.BUILTINS``, or ``KEYS`` where
+    the registry names them so)."""
     from .. import systems
-    return tuple(m.name for m in pkgutil.iter_modules(systems.__path__) if not m.name.startswith("_"))
+    return tuple(getattr(systems, "BUILTINS", None) or getattr(systems, "KEYS", ()))
 
 
 class _Reader:

@@ -10,6 +10,7 @@ modules take a rule system as it is.
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import inspect
 from fractions import Fraction
@@ -32,6 +33,7 @@ from .spec import RuleStage, RuleStat
 __all__ = ["RuleSystem"]
 
 _METHOD = ("method", "samples", "seed")
+_STAGE_FIELDS = frozenset(f.name for f in dataclasses.fields(Stage))
 
 
 def _signed(x: int) -> str:
@@ -256,7 +258,9 @@ class RuleSystem:
             p = pf if st.passes_on == "fail" else ps + pc
             following = self.stages[i + 1].name if i + 1 < len(self.stages) else None
             words = stage_words(st, scalar, following)
-            out.append(Stage(st.name, p, f"{words}: goes on {faces_text(p, st.die)}"))
+            # the die's faces go with the stage where the outcome type records them
+            faces = {"faces": st.die} if "faces" in _STAGE_FIELDS else {}
+            out.append(Stage(st.name, p, f"{words}: goes on {faces_text(p, st.die)}", **faces))
         return tuple(out)
 
     def _attack(self, method, samples, seed, given) -> Outcome:
