@@ -409,6 +409,8 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
             damage = np.broadcast_to(check_value(removal.damage, env, "removal.damage", 0, MAX_STATES,
                                                  "damage per success"), (cells,))
         pmf, wasted = per_success_removal(p_n, models, wounds, damage, roll, removal.spill)
+    if models is not None:  # with a unit size the pmf runs 0..models, as the built-in systems' do
+        pmf = _pad(pmf, int(models.max()) + 1)
     passes, crits = expected_tokens(stages, probs)
     effects = {"criticals": count * crits, "wasted_damage": wasted}
     for st, p in zip(stages, passes):

@@ -25,6 +25,12 @@ def _per_sample(idx: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(idx, weights=weights, minlength=n).astype(np.int64)
 
 
+def _group_sums(flags: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Sums of ``flags`` over consecutive groups: group i is ``flags[bounds[i]:bounds[i + 1]]``."""
+    cs = np.concatenate([[0], np.cumsum(flags, dtype=np.int64)])
+    return cs[bounds[1:]] - cs[bounds[:-1]]
+
+
 def _damage(rng: np.random.Generator, roll: DamageRoll, n: int) -> np.ndarray:
     if n == 0:
         return np.zeros(0, dtype=np.int64)
@@ -40,15 +46,16 @@ def _tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int) -> dict[
     crits = np.zeros(n, dtype=np.int64)
     out: dict[str, np.ndarray] = {}
     for st, die in zip(stages, dice):
-        idx = np.repeat(np.arange(n), rolling)
-        codes = die.roll(rng, idx.size)
+        # each sample's tokens roll consecutive dice: sample i owns dice bounds[i]..bounds[i + 1]
+        bounds = np.concatenate([[0], np.cumsum(rolling)])
+        codes = die.roll(rng, int(bounds[-1]))
         crit = codes == CRITICAL
         if st.passes_on == "fail":
             go = codes == FAIL
         else:
             go = codes != FAIL
-        n_go = _per_sample(idx, go, n)
-        n_crit = _per_sample(idx, crit, n)
+        n_go = _group_sums(go, bounds)
+        n_crit = _group_sums(crit, bounds)
         out[st.name] = n_go + skipping + to_end
         crits += n_crit
         nxt_skip = np.zeros(n, dtype=np.int64)
