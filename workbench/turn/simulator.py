@@ -244,6 +244,16 @@ class Battle:
                 return u
         raise InputError("unit", f"a unit of side {side}", name)
 
+    def lock(self, a_name: str, b_name: str, *, fighting: bool = True) -> None:
+        """Set up two units already LOCKED IN CLOSE COMBAT (A's ``a_name`` and B's
+        ``b_name``) before a turn, with FIGHTING markers unless ``fighting=False``."""
+        a, b = self.unit("A", a_name), self.unit("B", b_name)
+        a.locked.add(b)
+        b.locked.add(a)
+        if fighting:
+            a.place(FIGHTING)
+            b.place(FIGHTING)
+
     def models(self, side: str) -> int:
         return sum(u.models for u in self.units[side])
 
