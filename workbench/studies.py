@@ -165,7 +165,7 @@ def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool 
     mod = compare._module(system)
     name, fn = compare._function(mod, function)
     g = compare._grid(f"{mod.KEY}.{name}", fn, grid)
-    method = g.get("method", ["sampled"])[0]
+    method = g.get("method", ["exact"])[0]
     if method != "sampled":
         raise InputError("method", "'sampled' (only sampled sweeps are cut into blocks)", method)
     samples = g.get("samples", [100_000])[0]
