@@ -285,3 +285,17 @@ def test_profiles_make_units_and_a_summary_reads_them():
     df = study([m.with_(name="A1")], [m.with_(name="B1")], turns=50, seed=0, progress=False)
     s = summary(df)
     assert s.loc[0, "turns"] == 50 and s.loc[0, "lost_B"] == pytest.approx(df["lost_B"].mean())
+
+
+@pytest.mark.parametrize("response, snaps", [("under_fire", True), ("engage", False)])
+def test_postponed_units_snap_shoot_at_a_passive_unit_taking_part_in_the_remaining_phase(response, snaps):
+    """Greedy needs one unit for the sure kill chance asked, so A2 is left READY and
+    is POSTPONED; it may snap shoot only at a passive unit that acts in the
+    remaining units phase (an UNDER FIRE unit does, an OCCUPIED one does not)."""
+    pol = {"A": get_policy(("greedy", {"kill_probability": 0.01})),
+           "B": get_policy(("focus", {"response": response}))}
+    b = Battle([marine("A1"), marine("A2")], [marine("B1", models=10)], log=True)
+    t = b.turn("A", pol, np.random.default_rng(1))
+    assert b.unit("A", "A2").status == "POSTPONED"
+    assert any(e.startswith("A:A2 snap at B:B1") for e in t.events) == snaps
+    assert any(e.startswith("B:B1 aimed at") for e in t.events)

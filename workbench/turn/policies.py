@@ -262,10 +262,9 @@ class Greedy(Policy):
             if not options:
                 break
             reached, _, _, foe, units = max(options, key=lambda o: o[:3])
-            if not reached:
-                if plan:
-                    break  # the units left cannot make a second sure kill: keep them for a later phase
-                units = ready  # no sure kill anywhere: everything at the likeliest one
+            if not reached and plan:
+                break  # the units left cannot make a second sure kill: keep them for a later phase
+            # (no sure kill anywhere: every unit that can hurt it goes at the likeliest one)
             plan.append((foe, list(units)))
             ready = [u for u in ready if u not in units]
             foes = [f for f in foes if f is not foe]

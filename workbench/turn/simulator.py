@@ -641,6 +641,8 @@ class Battle:
         """REMAINING UNITS PHASE (steps 1-4)."""
         locked_now: set[Unit] = set()
         fc: list = []
+        for u in self.units[passive]:
+            u.took_part = False  # "a PASSIVE UNIT that takes part in this phase"
         for u in self.side(passive):
             if u.status not in (READY, EVADING, UNDER_FIRE):
                 continue
