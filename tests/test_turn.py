@@ -79,7 +79,7 @@ def _exact_volley():
 
 @pytest.mark.parametrize("response", ["under_fire", "engage"])
 def test_one_phase_casualties_match_the_exact_volley(response):
-    n = 4000
+    n = 2000
     df = study(ATTACKERS, [TARGET], policy_a="focus", policy_b=("focus", {"response": response}),
                turns=n, seed=11, progress=False)
     assert (df["phases"] == 1).all() and (df["declared_units"] == 3).all()
@@ -93,7 +93,7 @@ def test_one_phase_casualties_match_the_exact_volley(response):
 
 def test_an_engaged_target_fires_back_at_full_strength():
     """Step 8 removes casualties after the passive unit's reply, so its whole unit shoots."""
-    n = 3000
+    n = 1500
     df = study(ATTACKERS, [TARGET], policy_a="focus", policy_b=("focus", {"response": "engage"}),
                turns=n, seed=5, progress=False)
     # B1 answers the attacker it hurts most: all three have T +2, Sv +3, cover 0, so the first
@@ -108,7 +108,7 @@ def test_shots_are_wasted_as_often_as_the_first_unit_destroys_the_target():
     first = brute("A1", models=2, weapons=(Weapon("g", s=5, ap=5, shots=1),))
     second = marine("A2", models=3)
     target = marine("B1", models=1)
-    n = 4000
+    n = 2000
     df = study([first, second], [target], policy_a="focus", policy_b=("focus", {"response": "under_fire"}),
                turns=n, seed=2, progress=False)
     # focus declares the units in the force's order; A2 is wasted when A1's two shots kill alone
@@ -301,3 +301,29 @@ def test_postponed_units_snap_shoot_at_a_passive_unit_taking_part_in_the_remaini
     assert b.unit("A", "A1").status == "POSTPONED"
     assert any(e.startswith("A:A1 snap at B:B1") for e in t.events) == snaps
     assert any(e.startswith("B:B1 aimed at") for e in t.events)
+
+
+def test_a_targeted_evading_unit_snap_shoots_and_becomes_occupied():
+    # B1 kills its opponent in the early combats, so it is EVADING when A2 targets it
+    b = Battle([soft("A1", models=1), marine("A2", models=5, weapons=(BOLTER, HEAVY))],
+               [brute("B1", models=3, weapons=(SURE, SURE_BLADE))], log=True)
+    b.lock("A1", "B1")
+    t = b.turn("A", {"A": get_policy("focus"), "B": get_policy("focus")}, np.random.default_rng(0))
+    assert "B:B1 after early combat: EVADING" in t.events
+    shots = [e for e in t.events if e.startswith("A:A2 ")]
+    assert shots and shots[0].startswith("A:A2 snap at B:B1: 5 dice")  # the heavy bolter stays silent
+    assert any(e.startswith("B:B1 snap at A:A2") for e in t.events)
+    assert b.unit("B", "B1").status == OCCUPIED or not b.unit("B", "B1").alive
+
+
+def test_going_to_ground_when_attacked_gives_cover_against_the_phase():
+    n = 1500
+    df = study(ATTACKERS, [TARGET], policy_a="focus", policy_b=("focus", {"response": "go_to_ground"}),
+               turns=n, seed=4, progress=False)
+    entries = [dict(bs=5, s=5, ap=5, shots=5), dict(bs=5, s=4, ap=4, shots=12, weapon="heavy"),
+               dict(bs=5, s=5, ap=5, shots=6)]
+    exact = changes.volley(entries, t=2, sv=3, cover=1, models=6, go_to_ground=True)
+    mean = float(np.asarray(exact.pmf) @ np.arange(len(exact.pmf)))
+    assert abs(df["lost_B"].mean() - mean) < 5 * df["lost_B"].std(ddof=1) / math.sqrt(n)
+    assert abs(mean - float(np.asarray(_exact_volley().pmf) @ np.arange(7))) > 0.3  # the cover matters
+    assert (df["went_to_ground"] == 1).all()
