@@ -47,6 +47,9 @@ def test_a_turn_study_is_identical_on_two_processes_and_in_one(cluster):
     assert len(set(cluster.scheduler_info()["workers"])) == 2
     pd.testing.assert_frame_equal(here, there, check_exact=True)
     assert here["lost_B"].sum() > 0
+    # the same cluster reached by its scheduler address (a client opened and closed by the call)
+    by_address = study(FORCE_A, FORCE_B, client=cluster.scheduler.address, **kw)
+    pd.testing.assert_frame_equal(here, by_address, check_exact=True)
     # another seed gives other dice
     other = study(FORCE_A, FORCE_B, **{**kw, "seed": 43})
     assert not other[["lost_A", "lost_B"]].equals(here[["lost_A", "lost_B"]])

@@ -130,10 +130,12 @@ class UnitSpec:
             if not isinstance(wpn, Weapon):
                 raise InputError(f"{self.name}.weapons[{i}]", "a workbench.turn.Weapon", wpn)
         object.__setattr__(self, "weapons", weapons)
+        object.__setattr__(self, "_guns", tuple(w for w in weapons if w.kind != "melee"))
 
     @property
     def guns(self) -> tuple[Weapon, ...]:
-        return tuple(w for w in self.weapons if w.kind != "melee")
+        """The weapons that shoot (every weapon but the melee ones)."""
+        return self._guns
 
     @property
     def melee_weapon(self) -> Weapon:
