@@ -194,14 +194,16 @@ def test_the_loser_takes_a_morale_test_and_breaks_off_if_it_fails(ld, broke):
     assert b.unit("B", "B1").status == ("FIGHTING" if not broke else "READY")
 
 
-def test_morale_failures_follow_the_leadership_test():
+@pytest.mark.parametrize("morale, modifier", [("plain", 0), ("difference", 3)])
+def test_morale_failures_follow_the_leadership_test(morale, modifier):
+    """Ld 7+; with morale="difference" the 3 wounds the loser suffered more are added."""
     n, fails = 600, 0
     for seed in range(n):
-        b = Battle([brute("A1")], [soft("B1", models=10, a=0, ld=7)])
+        b = Battle([brute("A1")], [soft("B1", models=10, a=0, ld=7)], rules={"morale": morale})
         b.lock("A1", "B1")
         b.late_combats(np.random.default_rng(seed))
         fails += b.tally.broke_off
-    p = 1 - float(changes.leadership(7).pmf[1])
+    p = 1 - float(changes.leadership(7, modifier).pmf[1])
     assert abs(fails / n - p) < 5 * math.sqrt(p * (1 - p) / n)
 
 
@@ -327,3 +329,25 @@ def test_going_to_ground_when_attacked_gives_cover_against_the_phase():
     assert abs(df["lost_B"].mean() - mean) < 5 * df["lost_B"].std(ddof=1) / math.sqrt(n)
     assert abs(mean - float(np.asarray(_exact_volley().pmf) @ np.arange(7))) > 0.3  # the cover matters
     assert (df["went_to_ground"] == 1).all()
+
+
+@pytest.mark.parametrize("sees, lost", [(True, 2), (False, 1)])
+def test_passive_units_acting_one_by_one_see_the_earlier_results(sees, lost):
+    """Neither active unit can hurt anything, so both are POSTPONED; in the remaining units
+    phase B1 dooms the first choice (A2) and B2 picks A1 only if it sees B1's dice."""
+    pol = {"A": get_policy("focus"), "B": get_policy("focus")}
+    b = Battle([soft("A1", models=1), soft("A2", models=1)],
+               [brute("B1", models=1), brute("B2", models=1)], rules=Rules(passive_sees_results=sees))
+    t = b.turn("A", pol, np.random.default_rng(0))
+    assert t.lost["A"] == lost
+
+
+def test_a_charge_at_a_unit_under_fire_needs_the_literal_reading_off():
+    pol_a = get_policy(("focus", {"charge": True}))
+    pol_b = get_policy(("focus", {"response": "under_fire"}))
+    a = [marine("A1", a=0)]
+    t = Battle(a, [marine("B1", a=0)]).turn("A", {"A": pol_a, "B": pol_b}, np.random.default_rng(0))
+    assert t.fights == 1  # locked by the charge, the pair fights in the late combats
+    strict = Battle(a, [marine("B1", a=0)], rules=Rules(charge_needs_engaged_target=True))
+    with pytest.raises(InputError, match="ENGAGED enemy unit"):
+        strict.turn("A", {"A": pol_a, "B": pol_b}, np.random.default_rng(0))
