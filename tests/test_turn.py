@@ -351,3 +351,23 @@ def test_a_charge_at_a_unit_under_fire_needs_the_literal_reading_off():
     strict = Battle(a, [marine("B1", a=0)], rules=Rules(charge_needs_engaged_target=True))
     with pytest.raises(InputError, match="ENGAGED enemy unit"):
         strict.turn("A", {"A": pol_a, "B": pol_b}, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda: study(None, [marine("B1")], turns=5, progress=False), "force_a"),
+    (lambda: study([marine("A1")], [marine("A1"), marine("A1")], turns=5, progress=False), "force_b"),
+    (lambda: study([marine("A1")], [marine("B1")], turns=0, progress=False), "turns"),
+    (lambda: study([marine("A1")], [marine("B1")], turns=5, block=0, progress=False), "block"),
+    (lambda: study([marine("A1")], [marine("B1")], turns=5, seed=-1, progress=False), "seed"),
+    (lambda: study([marine("A1")], [marine("B1")], turns=5, mode="ugo", progress=False), "mode"),
+    (lambda: study([marine("A1")], [marine("B1")], turns=5, policy_a=("greedy", {"kill_probability": 2}),
+                   progress=False), "kill_probability"),
+    (lambda: UnitSpec("x", models=0), "x.models"),
+    (lambda: Weapon("w", s=5, ap=5, kind="laser"), "weapon.kind"),
+    (lambda: from_profile("Space Marine", toughness=3), "from_profile keyword"),
+    (lambda: summary(5), "df"),
+])
+def test_bad_input_names_the_field(call, field):
+    with pytest.raises(InputError) as info:
+        call()
+    assert info.value.field == field

@@ -165,6 +165,11 @@ def from_profile(unit: Any = "Space Marine", *, name: str | None = None, models:
     chosen = unit.weapons if weapons is None else tuple(unit.weapon(w) for w in weapons)
     wpns = tuple(Weapon(w.name, s=w["s"], ap=w["ap"], shots=w["shots"], kind=w["class"]) for w in chosen)
     stats = {k: unit[k] for k in _STATS}
+    known = set(UnitSpec.__dataclass_fields__) - {"name", "models", "weapons"}
+    for key in overrides:
+        if key not in known:
+            raise InputError("from_profile keyword", "one of name, models, weapons, "
+                             + ", ".join(sorted(known)), key)
     stats.update(overrides)
     return UnitSpec(name=name or unit.name, models=models or unit.models, weapons=wpns, **stats)
 

@@ -62,10 +62,20 @@ def _turn_block(force_a, force_b, policy_a, policy_b, rules, mode, active, n, se
     return out
 
 
+def _force(name: str, units: Any) -> tuple[UnitSpec, ...]:
+    if isinstance(units, UnitSpec):
+        return force(units)
+    if not isinstance(units, (list, tuple)):
+        raise InputError(name, "a list of workbench.turn.UnitSpec", units)
+    try:
+        return force(*units)
+    except InputError as exc:
+        field = name + exc.field[len("force"):] if exc.field.startswith("force") else f"{name}: {exc.field}"
+        raise InputError(field, exc.expected, exc.got, exc.hint) from None
+
+
 def _forces(force_a, force_b):
-    fa = force(*force_a) if not isinstance(force_a, UnitSpec) else force(force_a)
-    fb = force(*force_b) if not isinstance(force_b, UnitSpec) else force(force_b)
-    return fa, fb
+    return _force("force_a", force_a), _force("force_b", force_b)
 
 
 def _scenario(force_a, force_b, policy_a, policy_b, rules, mode, active) -> dict:
@@ -169,6 +179,8 @@ def design_questions(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *
     """
     force_a, force_b = _forces(force_a, force_b)
     block = v.integer("block", block, 1, MAX_TURNS)
+    if isinstance(policies, (str, bytes)) or not isinstance(policies, (list, tuple)) or not policies:
+        raise InputError("policies", "a non-empty list of policies (names such as 'focus')", policies)
     base_b = get_policy(policy_b, "policy_b")
     scenarios, labels = [], []
     for pol in policies:
