@@ -371,3 +371,15 @@ def test_bad_input_names_the_field(call, field):
     with pytest.raises(InputError) as info:
         call()
     assert info.value.field == field
+
+
+def test_a_two_turn_game_carries_close_combat_into_the_next_early_combats():
+    """Nobody can hurt anybody (Inv +12), so the charged pair stays locked: it fights in
+    turn 1's late combats, then in turn 2's early and late combats (B active)."""
+    a = [marine("A1", a=0, inv=12)]
+    b = [marine("B1", a=0, inv=12)]
+    kw = dict(policy_a=("focus", {"charge": True}), turns=3, progress=False)
+    one = study(a, b, **kw)
+    two = study(a, b, game_turns=2, **kw)
+    assert (one["fights"] == 1).all() and (two["fights"] == 3).all()
+    assert (two["phases"] == 1).all()  # in turn 2 both units are FIGHTING: no phase

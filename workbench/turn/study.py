@@ -50,15 +50,26 @@ def _row(t) -> tuple:
             t.return_fire_lost, t.fights, t.morale_tests, t.broke_off)
 
 
-def _turn_block(force_a, force_b, policy_a, policy_b, rules, mode, active, n, seed) -> np.ndarray:
-    """``n`` turns from fresh forces with one Generator; an int array (n, len(COLUMNS))."""
+def _turn_block(force_a, force_b, policy_a, policy_b, rules, mode, active, n, seed,
+                game_turns=1) -> np.ndarray:
+    """``n`` samples from fresh forces with one Generator; an int array (n, len(COLUMNS)).
+
+    A sample is ``game_turns`` turns in a row on the same table, the ACTIVE
+    PLAYER alternating from ``active`` (I-go-you-go: that many rounds, ``active``
+    first in each); its row sums the turns' tallies.
+    """
     rng = np.random.default_rng(seed)
     pols = {"A": policy_a, "B": policy_b}
-    out = np.empty((n, len(COLUMNS)), dtype=np.int64)
+    out = np.zeros((n, len(COLUMNS)), dtype=np.int64)
+    other = "B" if active == "A" else "A"
     for i in range(n):
         b = Battle(force_a, force_b, rules=rules)
-        t = b.turn(active, pols, rng) if mode == "changes" else b.igougo(active, pols, rng)
-        out[i] = _row(t)
+        for k in range(game_turns):
+            if mode == "changes":
+                t = b.turn(active if k % 2 == 0 else other, pols, rng)
+            else:
+                t = b.igougo(active, pols, rng)
+            out[i] += _row(t)
     return out
 
 
@@ -78,10 +89,11 @@ def _forces(force_a, force_b):
     return _force("force_a", force_a), _force("force_b", force_b)
 
 
-def _scenario(force_a, force_b, policy_a, policy_b, rules, mode, active) -> dict:
+def _scenario(force_a, force_b, policy_a, policy_b, rules, mode, active, game_turns=1) -> dict:
     return dict(force_a=force_a, force_b=force_b, policy_a=get_policy(policy_a, "policy_a"),
                 policy_b=get_policy(policy_b, "policy_b"), rules=_rules(rules),
-                mode=v.choice("mode", mode, ("changes", "igougo")), active=v.choice("active", active, ("A", "B")))
+                mode=v.choice("mode", mode, ("changes", "igougo")), active=v.choice("active", active, ("A", "B")),
+                game_turns=v.integer("game_turns", game_turns, 1, 100))
 
 
 def _run(scenarios: Sequence[dict], turns: int, seed: Any, client: Any, block: int,
@@ -90,7 +102,7 @@ def _run(scenarios: Sequence[dict], turns: int, seed: Any, client: Any, block: i
     sizes = studies.block_sizes(turns, block)
     seeds = studies.spawn(seed, len(sizes))  # the same dice stream for every scenario
     tasks = [(sc["force_a"], sc["force_b"], sc["policy_a"], sc["policy_b"], sc["rules"], sc["mode"],
-              sc["active"], n, ss) for sc in scenarios for n, ss in zip(sizes, seeds)]
+              sc["active"], n, ss, sc["game_turns"]) for sc in scenarios for n, ss in zip(sizes, seeds)]
     parts = studies.run(_turn_block, tasks, client=client, progress=progress, desc="turns")
     k = len(sizes)
     return [np.concatenate(parts[i * k:(i + 1) * k]) for i in range(len(scenarios))]
@@ -110,7 +122,7 @@ def _frame(sc: dict, arr: np.ndarray, block: int) -> pd.DataFrame:
 def study(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *, policy_a: Any = "focus",
           policy_b: Any = "focus", rules: Any = None, mode: str = "changes", active: str = "A",
           turns: int = 1000, seed: Any = 0, client: Any = None, block: int = DEFAULT_TURN_BLOCK,
-          progress: bool = True) -> pd.DataFrame:
+          progress: bool = True, game_turns: int = 1) -> pd.DataFrame:
     """Play ``turns`` turns (each from the starting forces) and return one row per turn.
 
     ``mode``: "changes" (the seed's turn, ``active`` the ACTIVE PLAYER) or
@@ -121,10 +133,14 @@ def study(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *, policy_a:
     ``client``: see :mod:`workbench.studies`; the result depends only on
     ``seed`` and ``block``. Columns: turn, block, mode, active, policy_a,
     policy_b, then :data:`COLUMNS` (models lost by side A and B, ...).
+    ``game_turns``: each sample plays that many turns in a row on the same
+    table, the active player alternating (close combats carry over: a unit
+    locked at the end of a turn fights in the next turn's early combats); the
+    row then sums the turns (``turns`` counts samples).
     """
     force_a, force_b = _forces(force_a, force_b)
     block = v.integer("block", block, 1, MAX_TURNS)
-    sc = _scenario(force_a, force_b, policy_a, policy_b, rules, mode, active)
+    sc = _scenario(force_a, force_b, policy_a, policy_b, rules, mode, active, game_turns)
     (arr,) = _run([sc], turns, seed, client, block, progress)
     return _frame(sc, arr, block)
 
