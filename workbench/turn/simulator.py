@@ -523,11 +523,9 @@ class Battle:
                 a.state = ENGAGED
                 a.took_part = True
         # step 3: the passive player's answer
-        responses = {}
         for tg, att in plan:
             if tg.status == READY:
                 r = v.choice("response", pol_p.response(self, tg, att), RESPONSES)
-                responses[tg] = r
                 if r == "under_fire":
                     tg.state = UNDER_FIRE
                     t.under_fire += 1
