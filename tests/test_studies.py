@@ -39,6 +39,7 @@ def test_block_sizes_and_spawned_seeds():
         studies.block_sizes(10, 0)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_turn_study_is_identical_on_two_processes_and_in_one(cluster):
     kw = dict(policy_a="greedy", policy_b="spread", turns=700, seed=42, block=100, progress=False)
@@ -55,6 +56,7 @@ def test_a_turn_study_is_identical_on_two_processes_and_in_one(cluster):
     assert not other[["lost_A", "lost_B"]].equals(here[["lost_A", "lost_B"]])
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_sampled_sweep_is_identical_on_two_processes_and_in_one(cluster):
     grid = dict(bs=[3, 5, 7], s=5, ap=5, t=2, sv=3, shots=6, models=5, method="sampled", samples=9_000,
