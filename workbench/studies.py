@@ -119,13 +119,29 @@ def run(fn: Callable, tasks: Sequence[tuple], *, client: Any = None, progress: b
 
 
 # -- sampled sweeps -----------------------------------------------------------
+def _resolve(system: Any, function: Any, grid: dict | None = None):
+    """``(key, name, fn, checked grid)`` through :mod:`workbench.compare`'s own checks,
+    whether it resolves systems as modules (``_module``) or as descriptions
+    (``_system``), so a sweep's grid is checked the same way on every path."""
+    from . import compare
+
+    if hasattr(compare, "_module"):
+        mod = compare._module(system)
+        name, fn = compare._function(mod, function)
+        key = mod.KEY
+        g = None if grid is None else compare._grid(f"{key}.{name}", fn, grid)
+    else:
+        desc = compare._system(system)
+        name, fn = compare._function(desc, function)
+        key = desc.key
+        g = None if grid is None else compare._grid(f"{key}.{name}", desc.arguments(name), grid)
+    return (key, name, fn) if grid is None else (key, name, fn, g)
+
+
 def _sweep_block(system: str, function: str, kwargs: dict, n: int,
                  seed: np.random.SeedSequence) -> dict:
     """One block of one sweep cell: counts of models removed and the effect sums."""
-    from . import compare
-
-    mod = compare._module(system)
-    _name, fn = compare._function(mod, function)
+    _key, _name, fn = _resolve(system, function)
     with quiet():
         out = fn(**kwargs, method="sampled", samples=n, seed=np.random.default_rng(seed))
     counts = np.rint(np.asarray(out.pmf) * n).astype(np.int64)
@@ -162,9 +178,7 @@ def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool 
     """
     from . import compare
 
-    mod = compare._module(system)
-    name, fn = compare._function(mod, function)
-    g = compare._grid(f"{mod.KEY}.{name}", fn, grid)
+    key, name, _fn, g = _resolve(system, function, grid)
     method = g.get("method", ["exact"])[0]
     if method != "sampled":
         raise InputError("method", "'sampled' (only sampled sweeps are cut into blocks)", method)
@@ -181,9 +195,8 @@ def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool 
     tasks = []
     for kwargs, css in zip(records, cell_seeds):
         for n, bss in zip(sizes, css.spawn(len(sizes))):
-            tasks.append((mod.KEY, name, kwargs, n, bss))
-    parts = run(_sweep_block, tasks, client=client, progress=progress,
-                desc=f"sweep {mod.KEY}.{name}")
+            tasks.append((key, name, kwargs, n, bss))
+    parts = run(_sweep_block, tasks, client=client, progress=progress, desc=f"sweep {key}.{name}")
     per_cell = [parts[i * len(sizes):(i + 1) * len(sizes)] for i in range(len(records))]
     combined = [_combine(p) for p in per_cell]
     width = max(p.size for p, _ in combined)
