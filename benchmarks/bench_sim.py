@@ -42,9 +42,10 @@ def main(argv: list[str]) -> int:
     turns = 4_000 if "--quick" in argv else 20_000
     block = 500
     print(f"Changes turn simulator: {turns} turns, blocks of {block}, {os.cpu_count()} CPUs on this machine")
-    print(f"{'where':<22} {'wall s':>8} {'turns/s':>10}")
+    print("other work on the machine skews these figures: the 1-minute load average is printed per run")
+    print(f"{'where':<22} {'wall s':>8} {'turns/s':>10} {'load':>6}")
     df0, t0 = timed(turns, None, block)
-    print(f"{'one process':<22} {t0:>8.2f} {turns / t0:>10.0f}")
+    print(f"{'one process':<22} {t0:>8.2f} {turns / t0:>10.0f} {os.getloadavg()[0]:>6.1f}")
     rates = {}
     for n in (1, 2):
         client = studies.local_cluster(n_workers=n, threads_per_worker=1, processes=True)
@@ -57,7 +58,7 @@ def main(argv: list[str]) -> int:
         rates[n] = turns / t
         same = df.equals(df0)
         print(f"{f'LocalCluster, {n} worker' + ('s' if n > 1 else ''):<22} {t:>8.2f} {rates[n]:>10.0f}"
-              f"   same DataFrame as one process: {same}")
+              f" {os.getloadavg()[0]:>6.1f}   same DataFrame as one process: {same}")
     speedup = rates[2] / rates[1]
     print(f"speed-up 2 workers / 1 worker: {speedup:.2f}x; scaling efficiency {speedup / 2:.0%}")
     print(f"1 worker against one process: {rates[1] / (turns / t0):.2f}x (the cost of shipping blocks)")
