@@ -331,7 +331,7 @@ def test_explain_markdown_and_bbcode_carry_the_files_notes_and_stage_words():
     o = k6.attack()
     text = o.explain()
     assert "Sustained hits" in text and "needs 4+ on a d6" in text
-    assert "[table]" in o.to_bbcode() and "|" in o.to_markdown()
+    assert "[code]" in o.to_bbcode() and "[table]" in o.to_bbcode(tables=True) and "|" in o.to_markdown()
     assert o.notes[: len(k6.notes)] == k6.notes
     assert "product of the stage chances" in o.notes[-1]
     plain = rules.loads(to_toml([stage(name="hit")], 1, dict(damage=1)), "plain.toml")

@@ -50,20 +50,26 @@ def test_changes_grid_of_roll_stats_and_modifiers(changes_file):
 
 def test_changes_grid_of_units_actions_and_variants(changes_file):
     actions = [("light", "snap"), ("light", "shot"), ("light", "aimed"), ("heavy", "shot"), ("heavy", "aimed")]
-    for (weapon, action), gtg, n12, n1, shots, models, wounds in itertools.product(
-            actions, (False, True), (False, True), (False, True), (0, 1, 9), (1, 4), (1, 3)):
+    for (weapon, action), gtg, n12, n1, shots, models, wounds, heavy_shot in itertools.product(
+            actions, (False, True), (False, True), (False, True), (0, 1, 9), (1, 4), (1, 3),
+            ("bs_plus_4", "flat_4")):
         kw = dict(bs=6, s=4, ap=8, t=2, sv=3, cover=1, inv=2, shots=shots, models=models, wounds=wounds,
                   weapon=weapon, action=action, go_to_ground=gtg, natural_12_always_succeeds=n12,
-                  natural_1_always_fails=n1)
+                  natural_1_always_fails=n1, heavy_shot=heavy_shot)
         _same(changes_file.attack(**kw), changes.shooting(**kw), CHANGES_EFFECTS)
-    for firer_cover, evading in itertools.product((-2, 0, 3, 6), (False, True)):
+    for firer_cover, evading, gtg, rule in itertools.product((-2, 0, 3, 6), (False, True), (False, True),
+                                                             ("same", "better")):
+        if evading and gtg:  # one status marker per unit
+            continue
         kw = dict(bs=3, s=10, ap=2, t=5, sv=-1, cover=2, shots=5, models=2, wounds=2, action="snap",
-                  firer_gone_to_ground=True, firer_cover=firer_cover, evading=evading)
+                  firer_gone_to_ground=True, firer_cover=firer_cover, evading=evading, go_to_ground=gtg,
+                  firer_cover_rule=rule)
         _same(changes_file.attack(**kw), changes.shooting(**kw), CHANGES_EFFECTS)
 
 
 @pytest.mark.parametrize("kw", [dict(weapon="heavy", action="snap"), dict(evading=True, action="aimed"),
-                                dict(firer_gone_to_ground=True, action="shot")])
+                                dict(firer_gone_to_ground=True, action="shot"),
+                                dict(go_to_ground=True, evading=True, action="snap")])
 def test_changes_forbidden_combinations_are_forbidden_in_both(changes_file, kw):
     with pytest.raises(InputError):
         changes.shooting(bs=4, s=4, ap=4, **kw)

@@ -159,8 +159,8 @@ def from_profile(unit: Any = "Space Marine", *, name: str | None = None, models:
     ``overrides``: any other field (``cover=2``, ``visible=False``...).
     """
     if not isinstance(unit, profiles.Unit):
-        unit = profiles.get_unit("changes", unit)
-    if unit.system != "changes":
+        unit = profiles.get_unit(changes.KEY, unit)
+    if unit.system != changes.KEY:
         raise InputError("unit", "a 40k Changes profile", unit.system)
     chosen = unit.weapons if weapons is None else tuple(unit.weapon(w) for w in weapons)
     wpns = tuple(Weapon(w.name, s=w["s"], ap=w["ap"], shots=w["shots"], kind=w["class"]) for w in chosen)

@@ -65,7 +65,7 @@ def _turn_block(force_a, force_b, policy_a, policy_b, rules, mode, active, n, se
     for i in range(n):
         b = Battle(force_a, force_b, rules=rules)
         for k in range(game_turns):
-            if mode == "changes":
+            if mode == "seed":
                 t = b.turn(active if k % 2 == 0 else other, pols, rng)
             else:
                 t = b.igougo(active, pols, rng)
@@ -92,7 +92,7 @@ def _forces(force_a, force_b):
 def _scenario(force_a, force_b, policy_a, policy_b, rules, mode, active, game_turns=1) -> dict:
     return dict(force_a=force_a, force_b=force_b, policy_a=get_policy(policy_a, "policy_a"),
                 policy_b=get_policy(policy_b, "policy_b"), rules=_rules(rules),
-                mode=v.choice("mode", mode, ("changes", "igougo")), active=v.choice("active", active, ("A", "B")),
+                mode=v.choice("mode", mode, ("seed", "igougo")), active=v.choice("active", active, ("A", "B")),
                 game_turns=v.integer("game_turns", game_turns, 1, 100))
 
 
@@ -120,12 +120,12 @@ def _frame(sc: dict, arr: np.ndarray, block: int) -> pd.DataFrame:
 
 
 def study(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *, policy_a: Any = "focus",
-          policy_b: Any = "focus", rules: Any = None, mode: str = "changes", active: str = "A",
+          policy_b: Any = "focus", rules: Any = None, mode: str = "seed", active: str = "A",
           turns: int = 1000, seed: Any = 0, client: Any = None, block: int = DEFAULT_TURN_BLOCK,
           progress: bool = True, game_turns: int = 1) -> pd.DataFrame:
     """Play ``turns`` turns (each from the starting forces) and return one row per turn.
 
-    ``mode``: "changes" (the seed's turn, ``active`` the ACTIVE PLAYER) or
+    ``mode``: "seed" (the Changes seed's turn, ``active`` the ACTIVE PLAYER) or
     "igougo" (``active`` shoots first, then the other side). ``policy_a`` /
     ``policy_b``: a policy name ("focus", "spread", "greedy"), a ``(name,
     options)`` pair or a :class:`~workbench.turn.policies.Policy`. ``rules``: a
@@ -203,7 +203,7 @@ def design_questions(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *
         pa = get_policy(pol, "policies")
         for response in ("engage", "under_fire"):
             pb = type(base_b)(**{**_options(base_b), "response": response})
-            scenarios.append(_scenario(force_a, force_b, pa, pb, rules, "changes", "A"))
+            scenarios.append(_scenario(force_a, force_b, pa, pb, rules, "seed", "A"))
             labels.append((f"changes, {pa.name}, passive {response}", response))
     scenarios.append(_scenario(force_a, force_b, get_policy(policies[0], "policies"), base_b, rules,
                                "igougo", "A"))
@@ -232,7 +232,7 @@ def value_of_engage(table: pd.DataFrame) -> pd.DataFrame:
     if "response" not in getattr(table, "columns", ()):
         raise InputError("table", "a DataFrame returned by design_questions()", type(table).__name__)
     rows = []
-    t = table[table["mode"] == "changes"]
+    t = table[table["mode"] == "seed"]
     for pol, g in t.groupby("policy_a", sort=False):
         e = g[g["response"] == "engage"].iloc[0]
         u = g[g["response"] == "under_fire"].iloc[0]
