@@ -22,12 +22,7 @@ from .loader import parse_text, read_file
 from .spec import RuleStage, RuleStat
 from .system import RuleSystem
 
-__all__ = ["load", "loads", "RuleSystem", "RuleStat", "RuleStage", "RuleFileError", "ForbiddenError",
-           "RULES_DIR"]
-
-#: the checkout's folder of shipped rule files
-RULES_DIR = Path(__file__).resolve().parents[2] / "rules"
-
+__all__ = ["load", "loads", "RuleSystem", "RuleStat", "RuleStage", "RuleFileError", "ForbiddenError"]
 
 def load(path: str | Path) -> RuleSystem:
     """The rule system of the TOML file at ``path`` (raises :class:`RuleFileError` if it is broken)."""

@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 
 from ..errors import InputError, WorkbenchError
+from ..resources import data_dir
 from .description import BrokenSystem, SystemDescription, describe_rules
 
 __all__ = ["get", "keys", "broken", "builtins", "rule_folders", "BUILTINS", "RULES_ENV", "CHECKOUT_RULES",
@@ -31,7 +32,7 @@ BUILTINS = ("changes", "forgotten", "gunfire", "antares")
 #: the environment variable naming more folders of rule files
 RULES_ENV = "WORKBENCH_RULES"
 #: the checkout's own folder of rule files
-CHECKOUT_RULES = Path(__file__).resolve().parents[2] / "rules"
+CHECKOUT_RULES = data_dir("rules")
 #: colours of the rule-file systems on shared plots, in turn
 RULE_COLOURS = ("#8172B3", "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD")
 
@@ -42,7 +43,8 @@ def builtins() -> dict[str, SystemDescription]:
 
 
 def rule_folders() -> list[Path]:
-    """Where rule files are looked for: ``rules/`` of the checkout, then each folder of ``$WORKBENCH_RULES``."""
+    """Where rule files are looked for: the shipped ``rules/`` (the checkout's, or the copy inside an
+    installed wheel), then each folder of ``$WORKBENCH_RULES``."""
     folders = [CHECKOUT_RULES]
     folders += [Path(p) for p in os.environ.get(RULES_ENV, "").split(os.pathsep) if p.strip()]
     return folders
