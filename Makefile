@@ -71,7 +71,7 @@ lock: setup
 	$(UV) pip compile pyproject.toml --extra dashboard --universal --python-version 3.11 -o requirements/run.txt
 	$(UV) pip compile pyproject.toml --extra dashboard --extra lab --universal --python-version 3.11 -c requirements/run.txt -o requirements/lab.txt
 	$(UV) pip compile pyproject.toml --extra dashboard --extra lab --extra test --universal --python-version 3.11 -c requirements/lab.txt -o requirements/test.txt
-	$(UV) pip compile pyproject.toml --extra dashboard --resolution lowest-direct --python-version 3.11 -o requirements/floors.txt
+	$(UV) pip compile pyproject.toml --upgrade --extra dashboard --resolution lowest-direct --python-version 3.11 -o requirements/floors.txt
 
 bench: setup-test
 	$(PY) benchmarks/run_all.py
