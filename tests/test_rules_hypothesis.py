@@ -1,0 +1,147 @@
+"""Random rule files (hypothesis): valid ones resolve to pmfs that sum to 1,
+equal the brute-force enumeration and agree with the sampled path; invalid
+ones raise RuleFileError, never another exception from inside the parser."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from brute_rules import brute, stage, to_toml
+from pmfcheck import assert_pmf_equal
+from workbench import rules
+from workbench.errors import InputError
+
+
+@st.composite
+def stages_strategy(draw):
+    n = draw(st.integers(1, 3))
+    out = []
+    for i in range(n):
+        die = draw(st.sampled_from([2, 3, 4, 6]))
+        faces = list(range(1, die + 1))
+        passes_on = draw(st.sampled_from(["success", "success", "fail"]))
+        critical = () if passes_on == "fail" else tuple(sorted(draw(st.sets(st.sampled_from(faces), max_size=1))))
+        rest = [f for f in faces if f not in critical]
+        always_fail = tuple(sorted(draw(st.sets(st.sampled_from(rest), max_size=1)))) if rest else ()
+        rest2 = [f for f in faces if f not in always_fail]
+        always_succeed = tuple(sorted(draw(st.sets(st.sampled_from(rest2), max_size=1))))
+        on_critical = draw(st.sampled_from(["none", "extra", "skip_next", "to_end"])) if critical else "none"
+        out.append(stage(name=f"s{i}", die=die, roll=draw(st.sampled_from(["high", "low"])),
+                         target=draw(st.integers(0, die + 2)), modifier=draw(st.integers(-1, 1)),
+                         always_fail=always_fail, always_succeed=always_succeed, critical=critical,
+                         on_critical=on_critical, extra=1,
+                         reroll=draw(st.sampled_from(["none", "ones", "failed"])), passes_on=passes_on))
+    return out
+
+
+@st.composite
+def removal_strategy(draw):
+    models = draw(st.one_of(st.none(), st.integers(0, 3)))
+    kind = draw(st.sampled_from(["damage", "roll", "pooled"]))
+    if kind == "pooled":
+        a, b = draw(st.integers(1, 3)), draw(st.integers(1, 2))
+        return dict(models=models, removed=lambda n, a=a, b=b: n * a // b, removed_expr=f"successes * {a} // {b}")
+    out = dict(models=models, wounds=draw(st.integers(1, 3)), spill=draw(st.booleans()))
+    if kind == "roll":
+        out["damage_roll"] = (1, draw(st.sampled_from([2, 3])), draw(st.integers(0, 1)))
+    else:
+        out["damage"] = draw(st.integers(0, 3))
+    return out
+
+
+def _tokens_bound(stages) -> int:
+    m = 1
+    for s in stages:
+        if s["on_critical"] == "extra":
+            m *= 2
+    return m
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stages=stages_strategy(), count=st.integers(0, 2), removal=removal_strategy())
+def test_random_valid_files_equal_brute_force_and_sum_to_one(stages, count, removal):
+    assume(count * _tokens_bound(stages) <= 6)
+    die = stages[0]["die"]
+    sysm = rules.loads(to_toml(stages, count, removal, die=die), "random.toml")
+    o = sysm.attack()
+    assert o.pmf.sum() == pytest.approx(1.0, abs=1e-12)
+    pmf, eff = brute(stages, count, removal)
+    assert_pmf_equal(o.pmf, pmf, 1e-12)
+    for k, v in eff.items():
+        assert o.effects[k] == pytest.approx(float(v), abs=1e-10), k
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stages=stages_strategy(), count=st.integers(0, 6), removal=removal_strategy(), seed=st.integers(0, 3))
+def test_random_valid_files_sampled_agrees_with_exact(stages, count, removal, seed):
+    sysm = rules.loads(to_toml(stages, count, removal, die=stages[0]["die"]), "random.toml")
+    e = sysm.attack()
+    n = 20_000
+    s = sysm.attack(method="sampled", samples=n, seed=seed)
+    assert s.pmf.sum() == pytest.approx(1.0, abs=1e-12)
+    width = max(e.pmf.size, s.pmf.size)
+    pe = np.zeros(width); pe[: e.pmf.size] = e.pmf
+    ps = np.zeros(width); ps[: s.pmf.size] = s.pmf
+    se = np.sqrt(np.clip(pe * (1 - pe), 0, None) / n)
+    # 5 standard errors of the exact probability; a count seen once where P is tiny is one sample's worth
+    assert np.all(np.abs(ps - pe) <= 5 * se + 1.0 / n), (ps, pe)
+    k = np.arange(width)
+    sd = np.sqrt(max(float(pe @ k ** 2 - (pe @ k) ** 2), 0.0))
+    assert abs(s.mean - e.mean) <= 5 * sd / np.sqrt(n) + (width - 1) / n
+
+
+# ---------------------------------------------------------------------------
+# invalid files
+# ---------------------------------------------------------------------------
+BASE = to_toml([stage(name="hit", critical=(6,), on_critical="extra", reroll="ones"),
+                stage(name="save", passes_on="fail")], "shots",
+               dict(models="models", wounds="2", damage_roll=(1, 3, 0)),
+               stats={"shots": {"min": 0, "max": 5, "default": 2}, "models": {"min": 1, "max": 4, "default": 2},
+                      "cover": {"options": {"none": 0, "heavy": 2}, "default": "none"},
+                      "rend": {"kind": "bool", "default": False}},
+               forbid=[{"when": "rend and cover", "message": "no"}])
+
+JUNK = st.one_of(
+    st.integers(-10 ** 20, 10 ** 20).map(str),
+    st.floats(allow_nan=True).map(lambda x: repr(x).replace("inf", "inf")),
+    st.text(max_size=30).map(lambda t: '"' + t.replace("\\", "").replace('"', "").replace("\n", " ") + '"'),
+    st.sampled_from(['"__import__(\'os\')"', '"bs.real"', '"1/0"', '"2 ** 64"', '[1, "a"]', "{ a = 1 }",
+                     '"d"', '"2d"', '"0d6"', '"d6+"', "true", "[]", '"successes"', '"shots // 0"',
+                     '"min()"', '"not"', '"(((("', "[[1]]", '"9" * 30', '"-1"', '"nope"', '"' + "x" * 600 + '"']),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_random_invalid_files_give_a_rule_file_error_or_load(data):
+    lines = BASE.splitlines()
+    kind = data.draw(st.sampled_from(["value", "delete", "insert", "text"]))
+    if kind == "value":
+        idx = [i for i, t in enumerate(lines) if " = " in t]
+        i = data.draw(st.sampled_from(idx))
+        key = lines[i].split(" = ")[0]
+        lines[i] = f"{key} = {data.draw(JUNK)}"
+    elif kind == "delete":
+        del lines[data.draw(st.integers(0, len(lines) - 1))]
+    elif kind == "insert":
+        i = data.draw(st.integers(0, len(lines)))
+        lines.insert(i, data.draw(st.sampled_from(["[[stages]]", "[stats.x]", "foo = 1", "[removal]",
+                                                   'removed = "successes"', "[[forbid]]", "die = 101",
+                                                   "[system]", "critical = [1]", "= 3", "[", '"""'])))
+    else:
+        lines = [data.draw(st.text(max_size=200))]
+    text = "\n".join(lines) + "\n"
+    try:
+        sysm = rules.loads(text, "random.toml")
+    except rules.RuleFileError as exc:
+        assert str(exc).startswith("random.toml")
+        assert exc.field and exc.expected
+        return
+    # a file that loads resolves or raises the workbench's InputError naming a field
+    try:
+        o = sysm.attack()
+    except InputError as exc:
+        assert exc.field
+        return
+    assert o.pmf.sum() == pytest.approx(1.0, abs=1e-9)

@@ -1,0 +1,331 @@
+"""Reading a rule file: TOML via :mod:`tomllib`, every key checked against the core format.
+
+Every problem raises :class:`~workbench.rules.errors.RuleFileError` naming
+the file, the field (``stages[1].target``, ``stats.bs.max``), what is allowed,
+what was found, and the line (from ``tomllib`` for a syntax error, from
+:mod:`workbench.rules.lines` for a value). Unknown keys are errors too, so a
+typo never passes silently.
+"""
+from __future__ import annotations
+
+import keyword
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .errors import ExpressionError, RuleFileError
+from .expr import MAX_LITERAL, Expr, parse
+from .lines import key_lines, line_of
+from .spec import DamageRoll, Forbid, Removal, RuleStage, RuleStat
+
+__all__ = ["parse_text", "read_file", "RESERVED", "MAX_DIE", "MAX_EXTRA", "MAX_FILE"]
+
+IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
+RESERVED = ("min", "max", "abs", "method", "samples", "seed", "successes")
+MAX_DIE = 100
+MAX_EXTRA = 20
+MAX_STATS = 64
+MAX_STAGES = 16
+MAX_FORBIDS = 64
+MAX_FILE = 200_000
+DICE = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
+
+_TOP = ("system", "stats", "attack", "stages", "removal", "forbid")
+_SYSTEM = ("key", "name", "die", "notes")
+_STAT_INT = ("kind", "min", "max", "default", "label", "help")
+_STAT_CHOICE = ("kind", "options", "default", "label", "help")
+_STAGE = ("name", "roll", "target", "modifier", "always_fail", "always_succeed", "critical",
+          "on_critical", "extra", "reroll", "passes_on", "die")
+_REMOVAL = ("models", "wounds", "damage", "damage_roll", "spill", "removed")
+ON_CRITICAL = ("none", "extra", "skip_next", "to_end")
+REROLL = ("none", "ones", "failed")
+
+
+def _builtin_keys() -> tuple[str, ...]:
+    """The keys of the hand-written systems (``workbench.systems.BUILTINS``, or ``KEYS`` where
+    the registry names them so)."""
+    from .. import systems
+    return tuple(getattr(systems, "BUILTINS", None) or getattr(systems, "KEYS", ()))
+
+
+class _Reader:
+    def __init__(self, path: Path, text: str):
+        self.path = path
+        self.text = text
+        self.lines = key_lines(text)
+
+    def fail(self, field: str, expected: str, got: Any):
+        raise RuleFileError(self.path, field, expected, got, line_of(self.lines, field))
+
+    # -- typed getters ---------------------------------------------------
+    def table(self, data: Any, field: str) -> dict:
+        if not isinstance(data, dict):
+            self.fail(field, "a table", data)
+        return data
+
+    def known(self, data: dict, field: str, keys: tuple[str, ...]):
+        for k in data:
+            if k not in keys:
+                self.fail(f"{field}.{k}" if field else k, "one of the keys " + ", ".join(keys), k)
+
+    def integer(self, data: dict, key: str, field: str, lo: int, hi: int, default: Any = ...) -> int:
+        if key not in data:
+            if default is ...:
+                self.fail(f"{field}.{key}", f"a whole number from {lo} to {hi} (required)", "nothing")
+            return default
+        x = data[key]
+        if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+            self.fail(f"{field}.{key}", f"a whole number from {lo} to {hi}", x)
+        return x
+
+    def string(self, data: dict, key: str, field: str, default: Any = ..., *, nonempty=True) -> str:
+        if key not in data:
+            if default is ...:
+                self.fail(f"{field}.{key}", "a string (required)", "nothing")
+            return default
+        x = data[key]
+        if not isinstance(x, str) or (nonempty and not x.strip()):
+            self.fail(f"{field}.{key}", "a non-empty string" if nonempty else "a string", x)
+        return x
+
+    def option(self, data: dict, key: str, field: str, allowed: tuple[str, ...], default: str) -> str:
+        x = data.get(key, default)
+        if not isinstance(x, str) or x not in allowed:
+            self.fail(f"{field}.{key}", "one of " + ", ".join(f'"{a}"' for a in allowed), x)
+        return x
+
+    def boolean(self, data: dict, key: str, field: str, default: bool) -> bool:
+        x = data.get(key, default)
+        if not isinstance(x, bool):
+            self.fail(f"{field}.{key}", "true or false", x)
+        return x
+
+    def expr(self, data: dict, key: str, field: str, names, default: Any = ...) -> Expr | None:
+        if key not in data:
+            if default is ...:
+                self.fail(f"{field}.{key}", "an expression (required)", "nothing")
+            if default is None:
+                return None
+            return parse(default, names)
+        try:
+            return parse(data[key], names)
+        except ExpressionError as exc:
+            self.fail(f"{field}.{key}", exc.expected, exc.got)
+
+    def faces(self, data: dict, key: str, field: str, die: int) -> tuple[int, ...]:
+        x = data.get(key, [])
+        if not isinstance(x, list):
+            self.fail(f"{field}.{key}", f"a list of faces from 1 to {die}", x)
+        for i, f in enumerate(x):
+            if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= die:
+                self.fail(f"{field}.{key}[{i}]", f"a face from 1 to {die}", f)
+        return tuple(sorted(set(x)))
+
+
+def read_file(path: str | Path) -> tuple[dict, str]:
+    """The checked parts of the rule file at ``path`` and its text."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise RuleFileError(path, "file", "a readable rule file", exc.strerror or str(exc)) from None
+    if len(raw) > MAX_FILE:
+        raise RuleFileError(path, "file", f"a rule file of at most {MAX_FILE} bytes", f"{len(raw)} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RuleFileError(path, "file", "UTF-8 text", f"a byte that is not UTF-8 at {exc.start}") from None
+    return parse_text(text, path), text
+
+
+def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
+    """Check a rule file's TOML text; returns its parts (see :class:`workbench.rules.RuleSystem`)."""
+    path = Path(path)
+    r = _Reader(path, text)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        line = getattr(exc, "lineno", None)
+        if line is None:
+            m = re.search(r"line (\d+)", msg)
+            line = int(m.group(1)) if m else None
+        raise RuleFileError(path, "TOML", "valid TOML", re.sub(r"\s*\(at line.*\)$", "", msg), line) from None
+    except (RecursionError, MemoryError):
+        raise RuleFileError(path, "TOML", "valid TOML of modest nesting", "a too deeply nested file") from None
+    r.known(data, "", _TOP)
+
+    # [system]
+    if "system" not in data:
+        r.fail("system", "a [system] table with key, name and die", "nothing")
+    system = r.table(data["system"], "system")
+    r.known(system, "system", _SYSTEM)
+    key = r.string(system, "key", "system")
+    if not IDENT.match(key):
+        r.fail("system.key", "a lower-case identifier ([a-z][a-z0-9_]*)", key)
+    if key in _builtin_keys():
+        r.fail("system.key", "a key not taken by a built-in system (" + ", ".join(_builtin_keys()) + ")", key)
+    name = r.string(system, "name", "system")
+    die = r.integer(system, "die", "system", 2, MAX_DIE)
+    notes = system.get("notes", [])
+    if not isinstance(notes, list):
+        r.fail("system.notes", "a list of strings", notes)
+    for i, n in enumerate(notes):
+        if not isinstance(n, str):
+            r.fail(f"system.notes[{i}]", "a string", n)
+
+    # [stats.NAME]
+    stats_data = r.table(data.get("stats", {}), "stats")
+    if len(stats_data) > MAX_STATS:
+        r.fail("stats", f"at most {MAX_STATS} stats", len(stats_data))
+    stats = []
+    for sname, sd in stats_data.items():
+        stats.append(_stat(r, sname, sd))
+    names = frozenset(s.name for s in stats)
+
+    # [attack]
+    attack = r.table(data.get("attack", {}), "attack")
+    r.known(attack, "attack", ("count",))
+    count = r.expr(attack, "count", "attack", names, "1")
+
+    # [[stages]]
+    stages_data = data.get("stages", None)
+    if not isinstance(stages_data, list) or not stages_data:
+        r.fail("stages", "one or more [[stages]] tables", stages_data if stages_data is not None else "nothing")
+    if len(stages_data) > MAX_STAGES:
+        r.fail("stages", f"at most {MAX_STAGES} stages", len(stages_data))
+    stages = tuple(_stage(r, i, sd, die, names) for i, sd in enumerate(stages_data))
+    seen: dict[str, int] = {}
+    for i, st in enumerate(stages):
+        if st.name in ("criticals", "wasted_damage") or st.name in seen:
+            r.fail(f"stages[{i}].name", "a stage name used once, other than criticals and wasted_damage",
+                   st.name)
+        seen[st.name] = i
+
+    # [removal]
+    removal = _removal(r, r.table(data.get("removal", {}), "removal"), names)
+
+    # [[forbid]]
+    forbid_data = data.get("forbid", [])
+    if not isinstance(forbid_data, list):
+        r.fail("forbid", "[[forbid]] tables with when and message", forbid_data)
+    if len(forbid_data) > MAX_FORBIDS:
+        r.fail("forbid", f"at most {MAX_FORBIDS} forbid rules", len(forbid_data))
+    forbids = []
+    for i, fd in enumerate(forbid_data):
+        field = f"forbid[{i}]"
+        fd = r.table(fd, field)
+        r.known(fd, field, ("when", "message"))
+        forbids.append(Forbid(r.expr(fd, "when", field, names), r.string(fd, "message", field), i))
+
+    return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), count=count,
+                stages=stages, removal=removal, forbids=tuple(forbids))
+
+
+def _stat(r: _Reader, sname: Any, sd: Any) -> RuleStat:
+    field = f"stats.{sname}"
+    if not isinstance(sname, str) or not IDENT.match(sname):
+        r.fail(field, "a stat name that is a lower-case identifier ([a-z][a-z0-9_]*)", sname)
+    if keyword.iskeyword(sname) or sname in RESERVED:
+        r.fail(field, "a stat name that is not a Python keyword nor one of " + ", ".join(RESERVED), sname)
+    sd = r.table(sd, field)
+    label = r.string(sd, "label", field, sname)
+    help_ = r.string(sd, "help", field, "", nonempty=False)
+    kind = sd.get("kind", "choice" if "options" in sd else "int")
+    if kind not in ("int", "bool", "choice"):
+        r.fail(f"{field}.kind", 'one of "int", "bool", "choice"', kind)
+    if kind == "bool":
+        r.known(sd, field, ("kind", "default", "label", "help"))
+        if "default" not in sd:
+            r.fail(f"{field}.default", "true or false (required)", "nothing")
+        default = r.boolean(sd, "default", field, False)
+        return RuleStat(sname, "bool", default, label=label, help=help_)
+    if kind == "choice":
+        r.known(sd, field, _STAT_CHOICE)
+        opts = sd.get("options", None)
+        if not isinstance(opts, dict) or not opts:
+            r.fail(f"{field}.options", "a table of option name = integer", opts if opts is not None else "nothing")
+        for oname, oval in opts.items():
+            if isinstance(oval, bool) or not isinstance(oval, int) or abs(oval) > MAX_LITERAL:
+                r.fail(f"{field}.options.{oname}", f"an integer up to {MAX_LITERAL} in size", oval)
+        if "default" not in sd:
+            r.fail(f"{field}.default", "one of the option names (required)", "nothing")
+        default = sd["default"]
+        if not isinstance(default, str) or default not in opts:
+            r.fail(f"{field}.default", "one of the option names " + ", ".join(map(repr, opts)), default)
+        return RuleStat(sname, "choice", default, options=tuple(opts.items()), label=label, help=help_)
+    r.known(sd, field, _STAT_INT)
+    lo = r.integer(sd, "min", field, -MAX_LITERAL, MAX_LITERAL)
+    hi = r.integer(sd, "max", field, -MAX_LITERAL, MAX_LITERAL)
+    if hi < lo:
+        r.fail(f"{field}.max", f"a whole number at least min ({lo})", hi)
+    default = r.integer(sd, "default", field, lo, hi)
+    return RuleStat(sname, "int", default, min=lo, max=hi, label=label, help=help_)
+
+
+def _stage(r: _Reader, i: int, sd: Any, die: int, names) -> RuleStage:
+    field = f"stages[{i}]"
+    sd = r.table(sd, field)
+    r.known(sd, field, _STAGE)
+    name = r.string(sd, "name", field)
+    sdie = r.integer(sd, "die", field, 2, MAX_DIE, die)
+    roll = r.option(sd, "roll", field, ("high", "low"), "high")
+    target = r.expr(sd, "target", field, names)
+    modifier = r.expr(sd, "modifier", field, names, None)
+    always_fail = r.faces(sd, "always_fail", field, sdie)
+    always_succeed = r.faces(sd, "always_succeed", field, sdie)
+    critical = r.faces(sd, "critical", field, sdie)
+    both = sorted(set(always_fail) & set(always_succeed))
+    if both:
+        r.fail(f"{field}.always_succeed", "faces not also in always_fail", both[0])
+    crit_fail = sorted(set(always_fail) & set(critical))
+    if crit_fail:
+        r.fail(f"{field}.critical", "faces not in always_fail (a critical always succeeds)", crit_fail[0])
+    on_critical = r.option(sd, "on_critical", field, ON_CRITICAL, "none")
+    # extra without an "extra" critical, or on_critical without critical faces, is allowed and
+    # changes nothing (a designer switching a rule off need not delete its settings)
+    extra = r.integer(sd, "extra", field, 0, MAX_EXTRA, 1)
+    reroll = r.option(sd, "reroll", field, REROLL, "none")
+    passes_on = r.option(sd, "passes_on", field, ("success", "fail"), "success")
+    if passes_on == "fail" and critical:
+        r.fail(f"{field}.critical", 'no critical faces on a stage with passes_on = "fail"', list(critical))
+    return RuleStage(name=name, die=sdie, target=target, roll=roll, modifier=modifier,
+                     always_fail=always_fail, always_succeed=always_succeed, critical=critical,
+                     on_critical=on_critical, extra=extra, reroll=reroll, passes_on=passes_on)
+
+
+def _dice(r: _Reader, text: Any) -> DamageRoll:
+    field = "removal.damage_roll"
+    expected = 'dice notation such as "d3", "2d6" or "d6+1"'
+    if not isinstance(text, str):
+        r.fail(field, expected, text)
+    m = DICE.match(text)
+    if not m:
+        r.fail(field, expected, text)
+    n = int(m.group(1)) if m.group(1) else 1
+    sides = int(m.group(2))
+    plus = int(m.group(4) or 0) * (-1 if m.group(3) == "-" else 1)
+    if not 1 <= n <= 10 or not 1 <= sides <= MAX_DIE or abs(plus) > 100:
+        r.fail(field, expected + f" with 1 to 10 dice of 1 to {MAX_DIE} faces and a bonus up to 100", text)
+    if n + plus < 0:
+        r.fail(field, "a roll that never gives negative damage", text)
+    return DamageRoll(n, sides, plus, text.strip())
+
+
+def _removal(r: _Reader, rd: dict, names) -> Removal:
+    r.known(rd, "removal", _REMOVAL)
+    models = r.expr(rd, "models", "removal", names, None)
+    if "removed" in rd:
+        clash = [k for k in ("wounds", "damage", "damage_roll", "spill") if k in rd]
+        if clash:
+            r.fail(f"removal.{clash[0]}", "nothing beside a pooled removed formula", rd[clash[0]])
+        removed = r.expr(rd, "removed", "removal", names | {"successes"})
+        return Removal(models=models, removed=removed)
+    if "damage" in rd and "damage_roll" in rd:
+        r.fail("removal.damage_roll", "either damage or damage_roll, not both", rd["damage_roll"])
+    wounds = r.expr(rd, "wounds", "removal", names, "1")
+    damage_roll = _dice(r, rd["damage_roll"]) if "damage_roll" in rd else None
+    damage = None if damage_roll else r.expr(rd, "damage", "removal", names, "1")
+    spill = r.boolean(rd, "spill", "removal", False)
+    return Removal(models=models, wounds=wounds, damage=damage, damage_roll=damage_roll, spill=spill)

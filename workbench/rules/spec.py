@@ -1,0 +1,95 @@
+"""The parsed parts of a rule file: plain frozen records, checked by the loader."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .expr import Expr
+
+__all__ = ["RuleStat", "RuleStage", "DamageRoll", "Removal", "Forbid"]
+
+
+@dataclass(frozen=True)
+class RuleStat:
+    """One stat: a keyword argument of the system, a control on its dashboard.
+
+    ``kind`` is "int", "bool" or "choice"; ``default`` an int, a bool or an
+    option name; ``min``/``max`` for ints only; ``options`` (name, integer)
+    pairs in file order for choices only.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    min: int | None = None
+    max: int | None = None
+    options: tuple[tuple[str, int], ...] = ()
+    label: str = ""
+    help: str = ""
+
+    def value_of(self, value: Any) -> Any:
+        """The integer an expression sees for a checked value."""
+        if self.kind == "choice":
+            return dict(self.options)[value]
+        if self.kind == "bool":
+            return int(value)
+        return value
+
+
+@dataclass(frozen=True)
+class RuleStage:
+    """One ``[[stages]]`` entry (see docs/rulefiles.md for every key)."""
+
+    name: str
+    die: int
+    target: Expr
+    roll: str = "high"
+    modifier: Expr | None = None
+    always_fail: tuple[int, ...] = ()
+    always_succeed: tuple[int, ...] = ()
+    critical: tuple[int, ...] = ()
+    on_critical: str = "none"
+    extra: int = 1
+    reroll: str = "none"
+    passes_on: str = "success"
+
+
+@dataclass(frozen=True)
+class DamageRoll:
+    """Dice notation "NdX+M": ``dice`` dice of ``sides`` faces plus ``plus``."""
+
+    dice: int
+    sides: int
+    plus: int
+    text: str
+
+    @property
+    def low(self) -> int:
+        return self.dice + self.plus
+
+    @property
+    def high(self) -> int:
+        return self.dice * self.sides + self.plus
+
+
+@dataclass(frozen=True)
+class Removal:
+    """``[removal]``: per-success damage (``removed`` is None) or a pooled formula."""
+
+    models: Expr | None = None
+    wounds: Expr | None = None
+    damage: Expr | None = None
+    damage_roll: DamageRoll | None = None
+    spill: bool = False
+    removed: Expr | None = None
+
+    @property
+    def pooled(self) -> bool:
+        return self.removed is not None
+
+
+@dataclass(frozen=True)
+class Forbid:
+    when: Expr
+    message: str
+    index: int
