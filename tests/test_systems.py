@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
+import attrs
 import numpy as np
 import pytest
 
@@ -286,6 +287,15 @@ def test_bad_description_fields_name_the_field_the_allowed_values_and_the_value(
                                          r"shooting, got 'fly'"):
         SystemDescription(key="x", name="X", module=systems.get("antares").module, die=10, title="X", blurb="x",
                           colour="#000000", modes=(Mode("fly", "fly", "Fly", ()),), functions=("shooting",))
+
+
+def test_a_description_naming_a_stat_its_function_lacks_is_refused():
+    antares_ = systems.get("antares")
+    with pytest.raises(InputError, match=r"^SystemDescription.seed_matchup: expected arguments of shooting: acc, "
+                                         r"res, .*got 'ac'$"):
+        attrs.evolve(antares_, seed_matchup={"ac": 5})
+    with pytest.raises(InputError, match=r"^SystemDescription.concepts\['cover'\]: expected arguments of shooting"):
+        attrs.evolve(antares_, concepts={"cover": Step("shelter", "shelter")})
 
 
 def test_effect_kinds_make_probabilities_read_as_probabilities():

@@ -25,16 +25,11 @@ designer's). ``illustrative`` lists single stats that are invented inside an
 otherwise seeded profile (gunfire's Laansguard has the seed's T1 but an
 invented BS).
 
-Stat conventions (each system's description, ``profiles.unit`` and
-``profiles.weapon``, lists every field and its range):
-
-* changes: a *roll stat* is stored as its target number, ``bs = 5`` means
-  "BS 5+" on a D12; a *modifier stat* is stored as the number added,
-  ``t = 2`` means "T +2"; W, I, A are plain values.
-* forgotten: every stat is a d10 target number (lower is better), armour is a
-  word ("none", "light", "heavy").
-* gunfire: plain stat values compared by the opposed test.
-* antares: stats out of 10 for the roll-under test.
+Each system's fields, their ranges and how a number is written (a D12
+target "5 means 5+", a modifier "2 means +2", a stat "out of 10"...) are in
+its description (``workbench.systems.get(key).profiles.unit`` and
+``.weapon``), with ``profiles.to_kwargs``, the mapping of a profile pair to
+stat-level arguments, and ``profiles.basic``, its basic matchup.
 
 Every problem with a file raises :class:`~workbench.errors.ProfileError`
 naming the file, the field, what was expected and what was found.

@@ -119,9 +119,12 @@ def broken() -> tuple[BrokenSystem, ...]:
 
 def get(key: str) -> SystemDescription:
     """The description of one system, by key (an unknown key is an
-    :class:`~workbench.errors.InputError` listing the keys)."""
+    :class:`~workbench.errors.InputError` listing the keys); a description
+    or a built-in system's module gives its own description."""
     if isinstance(key, SystemDescription):
         return key
+    if isinstance(getattr(key, "SYSTEM", None), SystemDescription):  # a built-in system's module
+        return key.SYSTEM
     if isinstance(key, str) and key in BUILTINS:
         return importlib.import_module(f"{__name__}.{key}").SYSTEM
     systems = _all()

@@ -351,8 +351,23 @@ class SystemDescription:
             _fail(self, attribute, "a Profiles record or None", value)
 
     def __attrs_post_init__(self) -> None:
+        self._check_names()
         # every Outcome of this system then carries its effect kinds and the word for one attack
         register_terms(self.key, self.name, self.effects, {m.function: m.trial for m in self.modes})
+
+    def _check_names(self) -> None:
+        """Every stat the diagnostics, grids and concepts name is an argument of the first mode's function."""
+        accepted = self.arguments(self.modes[0].function)
+        named = [("stats", s.name) for s in self.stats]
+        for field in ("seed_matchup", "granularity_grid", "equivalence_search"):
+            named += [(field, k) for k in (getattr(self, field) or {})]
+        for concept, step in self.concepts.items():
+            names = [k for r in step.ladder for k, _ in r.settings] if step.ladder else [step.stat]
+            named += [(f"concepts[{concept!r}]", k) for k in names]
+        for field, name in named:
+            if name not in accepted:
+                raise InputError(f"{type(self).__name__}.{field}", f"arguments of {self.modes[0].function}: "
+                                 + ", ".join(k for k in accepted if k not in ("method", "samples", "seed")), name)
 
     # -- reading -----------------------------------------------------------
     def __getattr__(self, name: str) -> Any:
