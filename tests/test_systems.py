@@ -169,6 +169,9 @@ def test_get_of_an_unknown_key_names_the_keys():
     with pytest.raises(InputError, match=r"^system: expected one of 'changes', 'forgotten', 'gunfire', "
                                          r"'antares', got 'chess'$"):
         systems.get("chess")
+    for bad in (["changes"], None, 3):
+        with pytest.raises(InputError, match=r"^system: expected one of 'changes'"):
+            systems.get(bad)
 
 
 def test_a_rule_file_in_a_workbench_rules_folder_is_registered_and_swept(rule_folder):

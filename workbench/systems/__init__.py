@@ -128,6 +128,6 @@ def get(key: str) -> SystemDescription:
     if isinstance(key, str) and key in BUILTINS:
         return importlib.import_module(f"{__name__}.{key}").SYSTEM
     systems = _all()
-    if key not in systems:
+    if not isinstance(key, str) or key not in systems:
         raise InputError("system", "one of " + ", ".join(repr(k) for k in systems), key)
     return systems[key]

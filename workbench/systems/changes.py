@@ -855,6 +855,7 @@ TABLES = {"shooting": shooting_table, "melee": melee_table}
 # the system's description (workbench.systems): dashboards, diagnostics,
 # compare page, profiles and forum posts read it
 # ---------------------------------------------------------------------------
+import inspect as _inspect
 import sys as _sys
 
 from ..controls import (dropdown as _dropdown, shots_slider as _shots, slider as _slider, toggle as _toggle,
@@ -877,6 +878,15 @@ _DEFENCE_CONTROLS = (
             "variant: a roll of 1 fails every test, however easy"),
 )
 
+#: the seed's two readings where the workbench's default could be argued
+_READINGS = (
+    _dropdown("firer_cover_rule", "same", ("same", "better"), "target cover when the firer has gone to ground",
+              "same: the target gets the firer's cover +2, as the rules say; better: the target keeps its own "
+              "if better"),
+    _dropdown("heavy_shot", "bs_plus_4", ("bs_plus_4", "flat_4"), "heavy weapon in a SHOT action",
+              "BALLISTIC SKILL U+4 read as BS +4 (bs_plus_4) or as a flat 4+ (flat_4)"),
+)
+
 _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
     _slider("bs", 5, 1, 13, "BS (roll needed)", f"ballistic skill: hits on {_ROLL_HELP}"),
     _slider("s", 5, 1, 13, "S (roll needed)", f"weapon strength: wounds on {_ROLL_HELP}, plus the target's T"),
@@ -892,12 +902,7 @@ _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
             "the firing unit has gone to ground: it may only take snap shots"),
     _slider("firer_cover", 0, -2, 8, "firer's cover",
             "the firing unit's own cover, given to its target when it has gone to ground"),
-    _dropdown("firer_cover_rule", "same", ("same", "better"), "target cover when the firer has gone to ground",
-              "same: the target gets the firer's cover +2, as the rules say; better: the target keeps its own "
-              "if better"),
-    _dropdown("heavy_shot", "bs_plus_4", ("bs_plus_4", "flat_4"), "heavy weapon in a SHOT action",
-              "BALLISTIC SKILL U+4 read as BS +4 (bs_plus_4) or as a flat 4+ (flat_4)"),
-) + _DEFENCE_CONTROLS, trial="shot")
+) + _READINGS + _DEFENCE_CONTROLS, trial="shot")
 
 _MELEE_MODE = _Mode("melee", "melee", "Melee", (
     _slider("ws", 5, 1, 13, "WS (roll needed)", f"weapon skill: hits on {_ROLL_HELP}"),
@@ -957,7 +962,8 @@ _VOLLEY_MODE = _Mode("volley", "volley", "Volley", (
     _slider("models", 10, 1, 40, "models in the target unit", "the target unit's size"),
     _toggle("go_to_ground", False, "target gone to ground", "the target has gone to ground: +2 cover"),
     _toggle("evading", False, "target EVADING", "the target is EVADING: only snap shots may be fired at it"),
-) + tuple(c for c in _DEFENCE_CONTROLS if c.name != "models"), trial="shot", call=volley_call)
+) + tuple(c for c in _READINGS if c.name in _inspect.signature(volley).parameters)  # once volley takes them
+  + tuple(c for c in _DEFENCE_CONTROLS if c.name != "models"), trial="shot", call=volley_call)
 
 
 def _roll(doc: str) -> _Field:
