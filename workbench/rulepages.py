@@ -16,6 +16,7 @@ plain words, and every other page is served as usual.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,8 +38,8 @@ class RulePages:
     def landing_items(self) -> str:
         """The landing page's entries of the rule files that are not served (HTML ``<li>``s, no link)."""
         return "\n".join(
-            f'<li class="wb-broken"><strong>{html.escape(name)}</strong>'
-            f"<span>This rule file has a mistake, so it has no dashboard yet: {html.escape(message)}</span></li>"
+            f'<li class="wb-broken" style="border-color:#b00020"><strong>{html.escape(name)}</strong>'
+            f"<span>This rule file has a mistake, so it has no dashboard yet. {html.escape(message)}</span></li>"
             for name, message in self.broken)
 
 
@@ -56,11 +57,20 @@ def rule_notebook(key: str, title: str, blurb: str) -> nbformat.NotebookNode:
     return nb
 
 
+_LOADER_MESSAGE = re.compile(r"^(?:[^:]*?)(?:, line (?P<line>\d+))?: (?P<field>[^:]+): "
+                             r"expected (?P<expected>.*), got (?P<got>.*)$", re.S)
+
+
 def _plain(message: str, path: Path) -> str:
-    """The loader's message without the folders of the file (the page names the file only)."""
-    for form in (str(path), str(path.resolve())):
+    """The loader's message in a designer's words ("Line 4, at system.die: it
+    should be ..., but the file has ..."), without the folders of the file."""
+    for form in (str(path.resolve()), str(path)):
         message = message.replace(form, path.name)
-    return message
+    m = _LOADER_MESSAGE.match(message)
+    if m is None:
+        return message
+    where = f"Line {m['line']}, at {m['field']}" if m["line"] else f"At {m['field']}"
+    return f"{where}: it should be {m['expected']}, but the file has {m['got']}."
 
 
 def stage_rule_pages(dest: Path, taken: tuple[str, ...] = ()) -> RulePages:
