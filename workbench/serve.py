@@ -1,7 +1,9 @@
 """Serve the dashboards, read-only, with Voila on 127.0.0.1 (``make run``).
 
 ``python -m workbench.serve`` serves the six dashboard notebooks of
-``notebooks/`` (one per rule system, ``compare.ipynb`` and ``diagnostics.ipynb``) and nothing else:
+``notebooks/`` (one per rule system, ``compare.ipynb`` and ``diagnostics.ipynb``), one generated
+dashboard per rule file (``workbench.rulepages``: the broken ones are listed on the landing page with
+their error), and nothing else:
 
 * a landing page at ``/`` links each dashboard at
   ``/voila/render/<name>.ipynb``; the port comes from ``--port`` or the
