@@ -63,3 +63,23 @@ def test_kill6_dashboard_slider_redraws_the_rule_files_exact_pmf(page, server):
     np.testing.assert_allclose(bars0, rules.load(rules.RULES_DIR / "kill6.toml").attack().pmf,
                                rtol=0, atol=1e-12)
     assert off_machine(page.seen_urls) == []
+
+
+def test_compare_page_adds_a_rule_file_to_the_overlay(page, server):
+    page.goto(f"{server.url}voila/render/compare.ipynb?shots=4&models=3")
+    plot = ".wb-plot-compare.js-plotly-plot, .wb-plot-compare .js-plotly-plot"
+    page.wait_for_selector(".wb-plot-compare .main-svg")
+    page.wait_for_function("sel => ((document.querySelector(sel) || {})._fullData || []).length === 4", arg=plot)
+    expected = rules.load(rules.RULES_DIR / "kill6.toml").attack(shots=4, models=3).pmf
+    page.locator(".wb-add-kill6 input[type=checkbox]").check()
+    page.wait_for_function(  # the fifth trace, drawn with its results (not its placeholder)
+        "([sel, n]) => { const d = (document.querySelector(sel) || {})._fullData || [];"
+        " return d.length === 5 && (d[4].y || []).length === n; }",
+        arg=[plot, int(expected.size)], timeout=20_000)
+    traces = page.eval_on_selector(plot, TRACES_JS)
+    added = traces[-1]
+    assert added["name"] == rules.load(rules.RULES_DIR / "kill6.toml").name
+    np.testing.assert_allclose(added["y"], expected, rtol=0, atol=1e-12)
+    page.wait_for_function("() => (document.querySelector('.wb-link .wb-link-href') || {href: ''})"
+                           ".href.includes('add=kill6')", timeout=20_000)
+    assert off_machine(page.seen_urls) == []
