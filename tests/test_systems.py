@@ -140,11 +140,18 @@ def fake_load(path) -> FakeRuleSystem:
 
 @pytest.fixture
 def rule_folder(tmp_path, monkeypatch):
-    """A WORKBENCH_RULES folder holding fake6.toml, with the stand-in engine installed."""
-    monkeypatch.setitem(sys.modules, "workbench.rules", types.SimpleNamespace(load=fake_load))
-    (tmp_path / "fake6.toml").write_text('[system]\nkey = "fake6"\nname = "Fake d6"\n')
-    monkeypatch.setenv("WORKBENCH_RULES", str(tmp_path))
-    return tmp_path
+    """A WORKBENCH_RULES folder holding fake6.toml, with the stand-in engine installed
+    (in place of the real one, if any) and the checkout's own rules/ folder out of the way."""
+    import workbench
+    fake = types.SimpleNamespace(load=fake_load)
+    monkeypatch.setitem(sys.modules, "workbench.rules", fake)
+    monkeypatch.setattr(workbench, "rules", fake, raising=False)
+    monkeypatch.setattr(systems, "CHECKOUT_RULES", tmp_path / "no_checkout_rules")
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "fake6.toml").write_text('[system]\nkey = "fake6"\nname = "Fake d6"\n')
+    monkeypatch.setenv("WORKBENCH_RULES", str(folder))
+    return folder
 
 
 def brute(bs: int, cover: int, shots: int, models: int) -> list[Fraction]:
@@ -167,7 +174,7 @@ def test_the_registry_lists_the_four_builtins_first():
 
 def test_get_of_an_unknown_key_names_the_keys():
     with pytest.raises(InputError, match=r"^system: expected one of 'changes', 'forgotten', 'gunfire', "
-                                         r"'antares', got 'chess'$"):
+                                         r"'antares'(, '\w+')*, got 'chess'$"):  # and any rule files
         systems.get("chess")
     for bad in (["changes"], None, 3):
         with pytest.raises(InputError, match=r"^system: expected one of 'changes'"):

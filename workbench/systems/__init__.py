@@ -23,13 +23,15 @@ from pathlib import Path
 from ..errors import InputError, WorkbenchError
 from .description import BrokenSystem, SystemDescription, describe_rules
 
-__all__ = ["get", "keys", "broken", "builtins", "rule_folders", "BUILTINS", "RULES_ENV", "SystemDescription",
-           "BrokenSystem"]
+__all__ = ["get", "keys", "broken", "builtins", "rule_folders", "BUILTINS", "RULES_ENV", "CHECKOUT_RULES",
+           "SystemDescription", "BrokenSystem"]
 
 #: the built-in systems, in display order: one module each, named by its key
 BUILTINS = ("changes", "forgotten", "gunfire", "antares")
 #: the environment variable naming more folders of rule files
 RULES_ENV = "WORKBENCH_RULES"
+#: the checkout's own folder of rule files
+CHECKOUT_RULES = Path(__file__).resolve().parents[2] / "rules"
 #: colours of the rule-file systems on shared plots, in turn
 RULE_COLOURS = ("#8172B3", "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD")
 
@@ -41,7 +43,7 @@ def builtins() -> dict[str, SystemDescription]:
 
 def rule_folders() -> list[Path]:
     """Where rule files are looked for: ``rules/`` of the checkout, then each folder of ``$WORKBENCH_RULES``."""
-    folders = [Path(__file__).resolve().parents[2] / "rules"]
+    folders = [CHECKOUT_RULES]
     folders += [Path(p) for p in os.environ.get(RULES_ENV, "").split(os.pathsep) if p.strip()]
     return folders
 
