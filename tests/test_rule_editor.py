@@ -163,3 +163,12 @@ def test_opening_a_copy_of_kill6_leaves_the_shipped_file_alone(tmp_path):
     assert "default = 8" in copy.read_text(encoding="utf-8")
     assert ed.dashboard.values()["shots"] == 8
     assert ed.dashboard.current_outcome().pmf.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_a_value_set_by_hand_that_no_longer_fits_takes_the_new_default(simple):
+    ed = RuleEditor(simple, debounce=0)
+    ed.dashboard.set_values(skill=6, shots=4)
+    ed.text.value = SIMPLE.replace("max = 6\ndefault = 4", "max = 5\ndefault = 3")  # skill now 2..5
+    assert ed.error is None
+    assert ed.dashboard.values() == {"skill": 3, "shots": 4}
+    np.testing.assert_allclose(drawn(ed), brute_hits(3, 4), atol=1e-12)
