@@ -92,7 +92,11 @@ def stage_rule_pages(dest: Path, taken: tuple[str, ...] = ()) -> RulePages:
             broken.append((where, f"its key {key!r} is the name of another page; give it another key"))
             continue
         target = dest / name
-        nbformat.write(rule_notebook(key, d.title, d.blurb), target)
-        target.chmod(0o444)
+        try:
+            nbformat.write(rule_notebook(key, d.title, d.blurb), target)
+            target.chmod(0o444)
+        except (OSError, ValueError) as exc:  # one file's page never stops the others
+            broken.append((where, f"its page could not be written ({exc})"))
+            continue
         pages.append(Dashboard(name, d.title, f"{d.blurb} (rule file {where})"))
     return RulePages(tuple(pages), tuple(broken))
