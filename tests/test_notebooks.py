@@ -9,7 +9,7 @@ from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 ALL = sorted(NOTEBOOKS.glob("*.ipynb"))
-EXPECTED = {"changes.ipynb", "forgotten.ipynb", "gunfire.ipynb", "antares.ipynb", "compare.ipynb"}
+EXPECTED = {"changes.ipynb", "forgotten.ipynb", "gunfire.ipynb", "antares.ipynb", "compare.ipynb", "rule_editor.ipynb"}
 
 
 def test_the_dashboard_notebooks_exist():

@@ -1,7 +1,9 @@
 """Serve the dashboards, read-only, with Voila on 127.0.0.1 (``make run``).
 
 ``python -m workbench.serve`` serves the six dashboard notebooks of
-``notebooks/`` (one per rule system, ``compare.ipynb`` and ``diagnostics.ipynb``) and nothing else:
+``notebooks/`` (one per rule system, ``compare.ipynb`` and ``diagnostics.ipynb``), one generated
+dashboard per rule file (``workbench.rulepages``: the broken ones are listed on the landing page with
+their error), and nothing else:
 
 * a landing page at ``/`` links each dashboard at
   ``/voila/render/<name>.ipynb``; the port comes from ``--port`` or the
@@ -129,13 +131,13 @@ def stage_notebooks(source: Path, dest: Path, dashboards=DASHBOARDS) -> list[Pat
     return staged
 
 
-def landing_page(dashboards=DASHBOARDS) -> str:
-    """The HTML of ``/``: one link per dashboard, no external resource."""
+def landing_page(dashboards=DASHBOARDS, extra_items: str = "") -> str:
+    """The HTML of ``/``: one link per dashboard (then ``extra_items``), no external resource."""
     items = "\n".join(
         f'<li><a href="{html.escape(d.path)}">{html.escape(d.title)}</a>'
         f"<span>{html.escape(d.blurb)}</span></li>"
         for d in dashboards
-    )
+    ) + ("\n" + extra_items if extra_items else "")
     return string.Template(LANDING_TEMPLATE.read_text(encoding="utf-8")).substitute(items=items)
 
 
@@ -216,6 +218,7 @@ def _make_server_class():
 
         name = "workbench-dashboards"
         dashboards = DASHBOARDS
+        landing_extra = ""  # the rule files that are not served, with why (workbench.rulepages)
 
         @default("config_file_paths")
         def _config_file_paths_default(self):
@@ -239,7 +242,7 @@ def _make_server_class():
             if render_kwargs is None:  # pragma: no cover - Voila changed its routes
                 raise RuntimeError("Voila has no /voila/render/ route to restrict")
             names = "|".join(d.notebook.replace(".", r"\.") for d in self.dashboards)
-            kept.insert(0, (self.server_url, LandingHandler, {"page": landing_page(self.dashboards)}))
+            kept.insert(0, (self.server_url, LandingHandler, {"page": landing_page(self.dashboards, self.landing_extra)}))
             bundle = plotly_widget_bundle()
             if bundle is not None:
                 route = self.server_url + PLOTLY_ESM_PATH.lstrip("/").replace("plotly-widgetbundle.js",
@@ -413,6 +416,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             served = tmp / "dashboards"
             stage_notebooks(args.notebooks.resolve(), served)
+            from .rulepages import stage_rule_pages  # one dashboard per rule file, generated here
+            rule_pages = stage_rule_pages(served, tuple(d.notebook for d in DASHBOARDS))
         except Exception:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -427,6 +432,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
         app = _make_server_class()()
+        app.dashboards, app.landing_extra = DASHBOARDS + rule_pages.dashboards, rule_pages.landing_items()
         app.initialize([str(served), f"--Voila.connection_dir_root={tmp}"])
         app.ip = HOST
         app.port = port

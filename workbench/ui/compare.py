@@ -11,6 +11,11 @@ as each description's ``concepts`` say (e.g. accuracy +1 = changes BS 5+ ->
 size) are the same number in every system. A step that leaves a system's
 allowed range shows that system's error and keeps its previous result; the
 other systems carry on. A system without a concept is not moved by it.
+
+The page starts with the built-in systems; "Add to the overlay" puts any
+other registered system (a designer's rule file) beside them, from its seed
+matchup (its stats' defaults) with the shared ``shots`` and ``models`` when
+it has such stats. The link carries the added systems (``&add=kill6``).
 """
 from __future__ import annotations
 
@@ -180,7 +185,20 @@ class CompareDashboard(LiveDashboard):
         intro.add_class("wb-title")
         box = W.Box(list(self.controls.values()), layout=W.Layout(display="flex", flex_flow="row wrap"))
         box.add_class("wb-controls")
-        self.widget = W.VBox([intro, box, self.error, self.table,
+        self.added: tuple[str, ...] = ()
+        self.add_boxes: dict[str, W.Checkbox] = {}
+        for key in systems.keys():
+            if key not in self.system_keys:
+                cb = W.Checkbox(value=False, indent=False, description=systems.get(key).name,
+                                layout=W.Layout(width="auto"))
+                cb.add_class(f"wb-add-{key}")
+                cb.observe(lambda change, key=key: self._on_add(key, change["new"]), names="value")
+                self.add_boxes[key] = cb
+        adder = W.HBox([W.HTML("<b>Add to the overlay:</b>"), *self.add_boxes.values()],
+                       layout=W.Layout(flex_flow="row wrap", align_items="center",
+                                       display=None if self.add_boxes else "none"))
+        adder.add_class("wb-compare-add")
+        self.widget = W.VBox([intro, box, adder, self.error, self.table,
                               W.HBox([dist_w, means_w], layout=W.Layout(flex_flow="row wrap")),
                               self.link, self.points, self.panels])
         self.widget.add_class("wb-dashboard")
@@ -204,7 +222,43 @@ class CompareDashboard(LiveDashboard):
         return self.current_outcomes()
 
     def query_string(self) -> str:
-        return format_query(self.values(), COMPARE_CONTROLS)
+        qs = format_query(self.values(), COMPARE_CONTROLS)
+        return qs + (("&" if qs else "?") + "add=" + ",".join(self.added) if self.added else "")
+
+    # -- the systems shown ---------------------------------------------------
+    def _on_add(self, key: str, on: bool) -> None:
+        if on:
+            self.add_system(key)
+        else:
+            self.remove_system(key)
+
+    def add_system(self, key: str) -> None:
+        """Put a registered system beside the others (an unknown key is an InputError naming the keys)."""
+        d = systems.get(key)
+        if d.key in self.system_keys:
+            return
+        self.bases[d.key], self.names[d.key], self.colours[d.key] = base_kwargs(d.key), d.name, d.colour
+        self.system_keys += (d.key,)
+        if d.key not in self.added:
+            self.added += (d.key,)
+        self.fig_dist.add_trace(go.Bar(name=d.name, x=[0], y=[0.0], marker_color=d.colour))
+        if d.key in self.add_boxes and not self.add_boxes[d.key].value:
+            self.add_boxes[d.key].value = True  # observed: comes back here and returns above
+        self._on_change()
+
+    def remove_system(self, key: str) -> None:
+        """Take an added system off the overlay again."""
+        if key not in self.added:
+            return
+        keep = [i for i, s in enumerate(self.system_keys) if s != key]
+        self.fig_dist.data = tuple(self.fig_dist.data[i] for i in keep)
+        self.system_keys = tuple(self.system_keys[i] for i in keep)
+        self.added = tuple(s for s in self.added if s != key)
+        for table in (self._outcomes, self._kwargs, self._errors):
+            table.pop(key, None)
+        if key in self.add_boxes and self.add_boxes[key].value:
+            self.add_boxes[key].value = False
+        self._on_change()
 
     # -- writing -----------------------------------------------------------
 
@@ -222,6 +276,12 @@ class CompareDashboard(LiveDashboard):
     def apply_query(self, qs: str) -> list[str]:
         self._query_applied = True
         errors: list[str] = []
+        qs, added = _split_added(qs)
+        for key in added:
+            try:
+                self.add_system(key)
+            except InputError as exc:
+                errors.append(str(exc).replace("system:", "add:", 1))
         values = parse_values(qs, COMPARE_CONTROLS, (), errors)
         if values:
             self.set_values(**values)
@@ -260,6 +320,8 @@ class CompareDashboard(LiveDashboard):
         with self.fig_means.batch_update():
             bar = self.fig_means.data[0]
             means = [self._outcomes[s].mean if s in self._outcomes else 0.0 for s in self.system_keys]
+            bar.x = [self.names[s] for s in self.system_keys]
+            bar.marker.color = [self.colours[s] for s in self.system_keys]
             bar.y = means
             bar.text = [f"{m:.2f}" for m in means]
         head = "".join(f"<th>{h}</th>" for h in ("system", "accuracy", "penetration", "toughness", "cover",
@@ -289,6 +351,15 @@ class CompareDashboard(LiveDashboard):
         if attacker.points is None:
             return "–"
         return f"{efficiency(out, attacker, weapon=weapon).removed_per_100:.2f}"
+
+
+def _split_added(qs: str) -> tuple[str, list[str]]:
+    """The query string without its ``add=`` pairs, and the system keys they name."""
+    from urllib.parse import parse_qsl, urlencode
+    pairs = parse_qsl(qs.lstrip("?"), keep_blank_values=True)
+    added = [k for name, v in pairs if name == "add" for k in v.split(",") if k.strip()]
+    rest = urlencode([(n, v) for n, v in pairs if n != "add"])
+    return ("?" + rest if rest else ""), added
 
 
 def _concept_words(system_keys) -> str:

@@ -236,7 +236,7 @@ class SystemDashboard(LiveDashboard):
                   self.link, self.panels]
         self.widget = W.VBox(parts)
         self.widget.add_class("wb-dashboard")
-        self.widget.add_class(f"wb-dashboard-{system}")
+        self.widget.add_class(f"wb-dashboard-{self.system}")
 
         self._show_mode_controls()
         self.refresh()

@@ -1,0 +1,50 @@
+"""The rule files' dashboard notebooks, written into the server's staged folder."""
+from __future__ import annotations
+
+import stat
+
+import nbformat
+
+from workbench import serve, systems
+from workbench.rulepages import stage_rule_pages
+
+
+def test_one_read_only_notebook_per_rule_file_calling_the_package(tmp_path):
+    pages = stage_rule_pages(tmp_path, tuple(d.notebook for d in serve.DASHBOARDS))
+    rule_keys = [k for k in systems.keys() if k not in systems.builtins()]
+    assert "kill6" in rule_keys
+    assert [d.notebook for d in pages.dashboards] == [f"{k}.ipynb" for k in rule_keys]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{k}.ipynb" for k in rule_keys)
+    kill6 = next(d for d in pages.dashboards if d.notebook == "kill6.ipynb")
+    assert kill6.path == "/voila/render/kill6.ipynb" and kill6.title == systems.get("kill6").name
+    path = tmp_path / "kill6.ipynb"
+    assert not path.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "SystemDashboard('kill6')" in code and "open(" not in code and ".toml" not in code
+
+
+def test_a_broken_file_and_a_taken_key_are_listed_not_served(tmp_path, monkeypatch):
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "oops.toml").write_text('[system]\nkey = "oops"\nname = "Oops"\ndie = 1\n', encoding="utf-8")
+    (folder / "compare_rules.toml").write_text(
+        (systems.get("kill6").path.read_text(encoding="utf-8")).replace('key = "kill6"', 'key = "compare"'),
+        encoding="utf-8")
+    monkeypatch.setenv(systems.RULES_ENV, str(folder))
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    pages = stage_rule_pages(staged, tuple(d.notebook for d in serve.DASHBOARDS))
+    names = dict(pages.broken)
+    assert "oops.toml" in names and "compare_rules.toml" in names
+    assert str(folder) not in names["oops.toml"]  # the page names the file, not where it lives
+    # in a designer's words: the line, the key, what it should be, what the file has
+    assert names["oops.toml"] == "Line 4, at system.die: it should be a whole number from 2 to 100, but the file has 1."
+    assert "another page" in names["compare_rules.toml"]
+    assert not (staged / "oops.ipynb").exists() and not (staged / "compare.ipynb").exists()
+    assert (staged / "kill6.ipynb").exists()  # the others are still staged
+    items = pages.landing_items()
+    assert items.count("<li") == 2 and "href" not in items and "oops.toml" in items
+    page = serve.landing_page(serve.DASHBOARDS + pages.dashboards, items)
+    assert 'href="/voila/render/kill6.ipynb"' in page and "oops.toml" in page

@@ -1,0 +1,180 @@
+"""The rule editor: a rule file's TOML text beside its live dashboard (JupyterLab only).
+
+A designer opens a rule file in a notebook::
+
+    from workbench.ui.editor import RuleEditor
+    RuleEditor("rules/kill6.toml").show()
+
+Every edit of the text is parsed again once typing pauses (``debounce``
+seconds): a broken text shows the loader's message with its line (and that
+line's text) and keeps the last good dashboard on screen; a good one redraws
+the dashboard, keeping the control values set by hand that still fit the
+new stats (the others take the file's new defaults).
+**Save** writes the text to the file it was opened from, and only a text that
+parses (a broken file is never written over a good one).
+
+The editor writes files, so it is never part of a served page: the dashboard
+server only serves its staged notebooks (workbench.serve), and
+``notebooks/rule_editor.ipynb`` is not among them.
+"""
+from __future__ import annotations
+
+import asyncio
+import html
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as W
+
+from .. import rules
+from ..errors import WorkbenchError
+from ..systems.description import describe_rules
+from .dashboard import SystemDashboard
+
+__all__ = ["RuleEditor"]
+
+#: the colour of the edited system on its dashboard (it is not on any shared plot)
+EDITOR_COLOUR = "#8172B3"
+
+_STYLE = ("<style>.wb-rule-text textarea{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;"
+          "font-size:13px;line-height:1.35;white-space:pre;tab-size:2}</style>")
+
+
+def _message_html(kind: str, text: str) -> str:
+    colour = {"error": "#b00020", "ok": "#1b6e20", "info": "#555"}[kind]
+    return f'<div class="wb-editor-{kind}" style="color:{colour};white-space:pre-wrap">{text}</div>'
+
+
+class RuleEditor:
+    """A rule file's text (``text``, a monospaced Textarea) beside its live
+    dashboard (``dashboard``, a :class:`~workbench.ui.SystemDashboard`).
+
+    * ``text.value = ...`` (typing): parsed again after ``debounce`` seconds
+      without a keystroke (at once with ``debounce=0`` or outside a running
+      event loop); :meth:`apply` parses now;
+    * ``system``: the last :class:`~workbench.rules.RuleSystem` that parsed;
+      ``error``: the current text's :class:`~workbench.rules.RuleFileError`
+      (None when it parses); ``status``: the message shown;
+    * :meth:`save` (the **Save** button) writes the text to ``path``.
+    """
+
+    def __init__(self, path: str | Path, *, debounce: float = 0.6):
+        self.path = Path(path)
+        self.debounce = float(debounce)
+        self.redraws = 0
+        self.system = None
+        self.error: WorkbenchError | None = None
+        self.dashboard: SystemDashboard | None = None
+        self._pending: asyncio.TimerHandle | None = None
+        self._saved_text = self.path.read_text(encoding="utf-8")
+
+        self.text = W.Textarea(value=self._saved_text, continuous_update=True,
+                               layout=W.Layout(width="100%", height="44em"))
+        self.text.add_class("wb-rule-text")
+        self.status = W.HTML("")
+        self.status.add_class("wb-editor-status")
+        self.save_button = W.Button(description="Save", icon="save", button_style="primary",
+                                    tooltip=f"write the text to {self.path}")
+        self.save_button.on_click(lambda _: self.save())
+        self.saved = W.HTML("")
+        head = W.HTML(f"{_STYLE}<b>{html.escape(self.path.name)}</b> "
+                      f"<span style='color:#555'>{html.escape(str(self.path.parent))}</span>")
+        self.dashboard_box = W.VBox([], layout=W.Layout(flex="1 1 60%", min_width="420px"))
+        left = W.VBox([head, self.text, W.HBox([self.save_button, self.saved]), self.status],
+                      layout=W.Layout(flex="1 1 40%", min_width="320px"))
+        self.widget = W.HBox([left, self.dashboard_box], layout=W.Layout(flex_flow="row wrap", width="100%"))
+        self.widget.add_class("wb-rule-editor")
+        self.text.observe(self._on_edit, names="value")
+        self.apply()
+
+    # -- parsing -----------------------------------------------------------
+    def _on_edit(self, change=None) -> None:
+        self._mark_saved()
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+        if self.debounce > 0:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                loop = None
+            if loop is not None:
+                self.status.value = _message_html("info", "reading the rule file…")
+                self._pending = loop.call_later(self.debounce, self.apply)
+                return
+        self.apply()
+
+    def apply(self) -> bool:
+        """Parse the current text: redraw the dashboard if it parses, show the
+        error with its line if not. Returns whether it parsed."""
+        self._pending = None
+        text = self.text.value
+        try:
+            system = rules.loads(text, self.path)
+            description = describe_rules(system, EDITOR_COLOUR)
+            dashboard = SystemDashboard(description, profiles=False)
+        except WorkbenchError as exc:
+            self.error = exc
+            self.status.value = _message_html("error", self._error_text(exc, text))
+            return False
+        old, moved = {}, {}
+        if self.dashboard is not None:
+            old, before = self.dashboard.values(), self.dashboard.defaults()
+            moved = {k: v for k, v in old.items() if before.get(k) != v}  # what the designer set by hand
+        kept = {k: v for k, v in moved.items() if k in dashboard.specs and _fits(dashboard.specs[k], v)}
+        if kept:
+            dashboard.set_values(**kept)
+        self.system, self.error, self.dashboard = system, None, dashboard
+        self.dashboard_box.children = [dashboard.widget]
+        self.redraws += 1
+        stats = ", ".join(s.label or s.name for s in system.stats)
+        self.status.value = _message_html(
+            "ok", html.escape(f"{system.name}: {len(system.stages)} stages; stats {stats}."))
+        return True
+
+    @staticmethod
+    def _error_text(exc: WorkbenchError, text: str) -> str:
+        line = getattr(exc, "line", None)
+        out = "&#9888; " + html.escape(str(exc))
+        if line:
+            lines = text.splitlines()
+            if 1 <= line <= len(lines):
+                out += f"\n<code>line {line}: {html.escape(lines[line - 1])}</code>"
+        out += "\nThe dashboard shows the last version that worked."
+        return out
+
+    # -- saving ------------------------------------------------------------
+    def save(self) -> bool:
+        """Write the text to the file it was opened from if it parses; returns whether it wrote."""
+        if self._pending is not None:
+            self._pending.cancel()
+            self.apply()
+        elif self.error is None and self.system is not None and self.system.source != self.text.value:
+            self.apply()
+        if self.error is not None:
+            self.saved.value = _message_html("error", "not saved: fix the error first")
+            return False
+        self.path.write_text(self.text.value, encoding="utf-8")
+        self._saved_text = self.text.value
+        self._mark_saved()
+        return True
+
+    def _mark_saved(self) -> None:
+        same = self.text.value == self._saved_text
+        self.saved.value = _message_html("ok" if same else "info", "saved" if same else "unsaved changes")
+
+    # -- display -----------------------------------------------------------
+    def show(self) -> None:
+        from IPython.display import display
+        display(self.widget)
+
+    def _ipython_display_(self) -> None:
+        self.show()
+
+
+def _fits(control: Any, value: Any) -> bool:
+    try:
+        control.check(value)
+    except (WorkbenchError, ValueError, TypeError):
+        return False
+    return True
