@@ -33,11 +33,13 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import systems
+from .. import systems, teach
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
-from .query import link_html
+from . import guard
+from .link import LinkBar
 from .live import LiveDashboard
+from .looks import page_style, plot_layout
 from .plots import live_figure
 from .specs import Control
 
@@ -193,18 +195,18 @@ class CompareDashboard(LiveDashboard):
         self.table = W.HTML("")
         self.table.add_class("wb-compare-table")
         self.effects = self.table
-        self.link = W.HTML("")
+        self.link = LinkBar()
         self.link.add_class("wb-link")
         from .forum import ForumPanel  # the one-click forum post of issue 4
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
         # the legend sits under the axis, where it hides no bar
-        layout = dict(height=400, width=560, margin=dict(l=55, r=15, t=45, b=95), bargap=0.15,
-                      legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
+        layout = plot_layout(height=400, margin=dict(l=50, r=12, t=45, b=95), bargap=0.15,
+                             legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
         self.fig_dist, dist_w = live_figure(go.Figure(
             data=[go.Bar(name=self.names[s], x=[0], y=[1.0], marker_color=COLORS.get(s)) for s in self.system_keys],
             layout=dict(title=dict(text="Models removed, four systems"), barmode="group",
-                        xaxis=dict(title=dict(text="models removed")), yaxis=dict(title=dict(text="probability")),
+                        xaxis=dict(title=dict(text="models removed")), yaxis=dict(title=dict(text="chance")),
                         **layout)))
         self.fig_means, means_w = live_figure(go.Figure(
             data=[go.Bar(name="expected removals", x=[self.names[s] for s in self.system_keys],
@@ -214,19 +216,22 @@ class CompareDashboard(LiveDashboard):
                         yaxis=dict(title=dict(text="expected models removed")), **layout)))
         dist_w.add_class("wb-plot-compare")
         means_w.add_class("wb-plot-means")
-        intro = W.HTML("<h2>Four systems, one matchup</h2><p>A basic trooper fires its basic gun at a basic "
-                       "trooper in each system (profiles/). Each concept slider moves every system's own stat "
-                       "by one step: accuracy +1 = changes BS −1 (N+), forgotten SHOOT −1, gunfire BS +1, "
-                       "antares Acc +1; penetration +1 = changes AP −1, forgotten ATTACK POWER −1, gunfire AP +1, "
-                       "antares SV +1; toughness +1 = changes T +1, forgotten armour one step, gunfire T +1, "
-                       "antares Res +1; cover +1 = changes cover +1, forgotten open → cover (soft) → cover (hard), "
-                       "gunfire hit_mod +1, antares cover +1.</p>")
+        intro = W.HTML("<h2>Four systems, one matchup</h2><p>In each system a basic trooper fires its basic "
+                       "gun at a basic trooper of the same army list. Each slider moves every system's own stat "
+                       "by one step in the same direction: <b>accuracy</b> +1 makes the shooter hit more easily "
+                       "(40k Changes BS one better, The Forgotten SHOOT one lower, Gunfire BS +1, Antares Acc "
+                       "+1); <b>penetration</b> +1 makes the gun beat armour more easily (AP one better, "
+                       "ATTACK POWER one lower, AP +1, SV +1); <b>toughness</b> +1 makes the target tougher "
+                       "(T +1, armour one step heavier, T +1, Res +1); <b>cover</b> +1 puts the target in "
+                       "better cover (cover +1; open, then soft, then hard cover; the hit modifier +1; cover "
+                       "+1). The table and the charts follow when you let go of a slider.</p>")
         intro.add_class("wb-title")
-        box = W.Box(list(self.controls.values()), layout=W.Layout(display="flex", flex_flow="row wrap"))
+        box = W.Box(list(self.controls.values()), layout=W.Layout(display="flex", flex_flow="row wrap",
+                                                                  max_width="100%"))
         box.add_class("wb-controls")
-        self.widget = W.VBox([intro, box, self.error, self.table,
-                              W.HBox([dist_w, means_w], layout=W.Layout(flex_flow="row wrap")),
-                              self.link, self.panels])
+        plots = W.HBox([dist_w, means_w], layout=W.Layout(flex_flow="row wrap", width="100%", max_width="100%"))
+        plots.add_class("wb-row")
+        self.widget = W.VBox([page_style(), intro, box, self.error, self.table, plots, self.link, self.panels])
         self.widget.add_class("wb-dashboard")
         self.widget.add_class("wb-dashboard-compare")
         self.refresh()
@@ -235,7 +240,25 @@ class CompareDashboard(LiveDashboard):
 
     # -- reading -----------------------------------------------------------
     def values(self) -> dict[str, int]:
-        return {k: int(w.value) for k, w in self.controls.items()}
+        """The sliders' values, read against their declared ranges."""
+        from .dashboard import declared
+        return {k: int(declared(COMPARE_CONTROLS[k], w.value)) for k, w in self.controls.items()}
+
+    def enforce(self) -> bool:
+        """Put every slider back to its declared range (what a viewer may have
+        changed over the websocket), without a recompute."""
+        from .dashboard import enforce
+        self._hold += 1
+        try:
+            changed = False
+            for k, w in self.controls.items():
+                changed = enforce(COMPARE_CONTROLS[k], w) or changed
+            return changed
+        finally:
+            self._hold -= 1
+
+    def _show_error(self, message: str) -> None:
+        self.error.value = _error_html(message)
 
     def kwargs(self, system: str) -> dict[str, Any]:
         """The stat-level arguments of ``system`` for the current sliders."""
@@ -281,6 +304,14 @@ class CompareDashboard(LiveDashboard):
         """Resolve each system once; a system whose stats leave its range
         keeps its previous result and shows its error."""
         self.recomputes += 1
+        try:
+            return self._recompute()
+        except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
+            self._show_error(guard.plain_message(exc))
+            return False
+
+    def _recompute(self) -> bool:
+        self.enforce()
         self._errors = {}
         for s in self.system_keys:
             try:
@@ -291,10 +322,10 @@ class CompareDashboard(LiveDashboard):
                 continue
             self._kwargs[s], self._outcomes[s] = kw, out
         self._draw()
-        qs = self.query_string()
-        self.link.value = link_html(qs)
+        self.link.query = self.query_string()
         self.error.value = _error_html(" | ".join(f"{self.names[s]}: {m}" for s, m in self._errors.items())) \
             if self._errors else ""
+        self._refreshed()
         return not self._errors
 
     def _draw(self) -> None:
@@ -308,8 +339,9 @@ class CompareDashboard(LiveDashboard):
             means = [self._outcomes[s].mean if s in self._outcomes else 0.0 for s in self.system_keys]
             bar.y = means
             bar.text = [f"{m:.2f}" for m in means]
-        head = "".join(f"<th>{h}</th>" for h in ("system", "accuracy", "penetration", "toughness", "cover",
-                                                 "shots", "models", "expected removed", "P(≥1)"))
+        columns = ("system", "accuracy", "penetration", "toughness", "cover", "shots", "models",
+                   "expected models removed", "chance at least one is removed")
+        head = "".join(f"<th>{h}</th>" for h in columns)
         rows = []
         for s in self.system_keys:
             kw = self._kwargs.get(s, {})
@@ -317,10 +349,11 @@ class CompareDashboard(LiveDashboard):
             cells = [html.escape(self.names[s])]
             cells += [html.escape(stat_text(s, c, kw)) for c in CONCEPTS]
             cells += [str(kw.get("shots")), str(kw.get("models"))]
-            cells += [f"{out.mean:.3f}", f"{out.at_least(1):.3f}"] if out else ["–", "–"]
+            cells += [f"{out.mean:.2f}", teach.pct(out.at_least(1))] if out else ["–", "–"]
             if s in self._errors:
                 cells[0] += " <span class='wb-stale' title='kept: the new value is out of range'>(kept)</span>"
-            rows.append(f'<tr class="wb-row-{s}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+            rows.append(f'<tr class="wb-row-{s}">' + "".join(f'<td data-label="{h}">{c}</td>'
+                                                             for h, c in zip(columns, cells)) + "</tr>")
         self.table.value = (f"<table class='wb-compare'><thead><tr>{head}</tr></thead>"
                             f"<tbody>{''.join(rows)}</tbody></table>")
 
