@@ -679,3 +679,39 @@ def test_an_unexpected_failure_shows_a_plain_sentence_and_no_path(monkeypatch, c
     # a bad input keeps its own message
     assert guard.plain_message(InputError("acc", "a whole number from 0 to 10", 99)) == \
         "acc: expected a whole number from 0 to 10, got 99"
+
+
+# -- the diagnostics page's link -----------------------------------------------------
+def test_diagnostics_link_sets_its_controls_and_follows_them():
+    from workbench import compare
+    from workbench.ui.diagnostics import DiagnosticsDashboard
+    d = DiagnosticsDashboard("changes", query="?tab=equivalence&eq_system=antares&eq_acc=7&eq_shots=4"
+                                              "&sweep_system=gunfire&sweep_x=ap&sweep_y=t&sweep_shots=12")
+    assert d.message.value == ""
+    assert d.tabs.selected_index == 3
+    assert (d.eq_system.value, d.eq_shots.value, d.matchup()["acc"], d.matchup()["shots"]) == ("antares", 4, 7, 4)
+    assert (d.sw_system.value, d.sw_x.value, d.sw_y.value, d.sw_shots.value) == ("gunfire", "ap", "t", 12)
+    # the drawn sweep is the one of the link's settings
+    grid = {**compare.DEFAULT_MATCHUP["gunfire"], "shots": 12, "ap": list(compare.STATS["gunfire"]["ap"].values),
+            "t": list(compare.STATS["gunfire"]["t"].values)}
+    df = compare.sweep("gunfire", "shooting", progress=False, **grid)
+    np.testing.assert_allclose(np.array(d.sw_heat.data[0].z, dtype=float),
+                               df.pivot(index="t", columns="ap", values="mean").to_numpy(), atol=1e-12)
+    # its own link reopens the same page; a moved control is in the link
+    qs = d.link.query
+    assert "eq_acc=7" in qs and "tab=equivalence" in qs and "sweep_x=ap" in qs
+    d.eq_models.value = 9
+    assert "eq_models=9" in d.link.query
+    again = DiagnosticsDashboard(query=d.link.query)
+    assert again.values() == d.values()
+
+
+def test_diagnostics_bad_link_names_each_bad_value_and_keeps_working():
+    from workbench.ui.diagnostics import DiagnosticsDashboard
+    d = DiagnosticsDashboard(query="?sweep_shots=inf&eq_acc=99&sweep_x=banana&tab=nope&eq_models=3&eq_models=4")
+    text = _text(d.message.value)
+    for piece in ("sweep_shots", "'inf'", "eq_acc", "sweep_x", "'banana'", "tab", "eq_models 2 times"):
+        assert piece in text, (piece, text)
+    assert d.eq_models.value == 3 and d.sw_shots.value == 10
+    d.sw_shots.value = 11
+    assert "sweep_shots=11" in d.link.query

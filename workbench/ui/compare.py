@@ -216,7 +216,7 @@ class CompareDashboard(LiveDashboard):
                         yaxis=dict(title=dict(text="expected models removed")), **layout)))
         dist_w.add_class("wb-plot-compare")
         means_w.add_class("wb-plot-means")
-        intro = W.HTML("<h2>Four systems, one matchup</h2><p>In each system a basic trooper fires its basic "
+        intro = W.HTML("<p>In each system a basic trooper fires its basic "
                        "gun at a basic trooper of the same army list. Each slider moves every system's own stat "
                        "by one step in the same direction: <b>accuracy</b> +1 makes the shooter hit more easily "
                        "(40k Changes BS one better, The Forgotten SHOOT one lower, Gunfire BS +1, Antares Acc "

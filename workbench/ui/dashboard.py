@@ -288,8 +288,7 @@ class SystemDashboard(LiveDashboard):
 
         self.controls_box = W.VBox([])
         self.controls_box.add_class("wb-controls")
-        title = W.HTML(f"<h2>{html.escape(self.module.NAME)}</h2>"
-                       "<p>Set up the attack with the controls below, or pick units from the army lists. "
+        title = W.HTML("<p>Set up the attack with the controls below, or pick units from the army lists. "
                        "The charts and the numbers follow as soon as you let go of a control; rest the "
                        "pointer on a control to read what it means. The link at the bottom (and the "
                        "address bar) brings anyone back to exactly these settings.</p>")

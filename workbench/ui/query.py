@@ -22,7 +22,7 @@ from typing import Any, Iterable
 from ..errors import InputError
 from .specs import NONE_TOKEN, Control, Mode, modes_for
 
-__all__ = ["parse_query", "parse_value", "format_query", "request_query", "controls_of", "MODE_KEY", "IGNORED_KEYS"]
+__all__ = ["parse_query", "parse_controls", "parse_value", "format_query", "request_query", "controls_of", "MODE_KEY", "IGNORED_KEYS"]
 
 MODE_KEY = "mode"
 
@@ -89,10 +89,15 @@ def parse_query(system: str, qs: str, errors: list[str] | None = None) -> dict[s
     """
     if system == "compare":
         from .compare import COMPARE_CONTROLS
-        modes, controls = (), dict(COMPARE_CONTROLS)
-    else:
-        modes = _modes(system)
-        controls = controls_of(modes)
+        return parse_controls(qs, dict(COMPARE_CONTROLS), errors)
+    modes = _modes(system)
+    return parse_controls(qs, controls_of(modes), errors, modes=[m.key for m in modes])
+
+
+def parse_controls(qs: str, controls: dict[str, Control], errors: list[str] | None = None,
+                   modes: list[str] | None = None) -> dict[str, Any]:
+    """:func:`parse_query` for any set of controls (name -> Control), plus
+    ``mode`` when ``modes`` lists the allowed ones."""
     out: dict[str, Any] = {}
     text = (qs or "").lstrip("?")
 
@@ -114,9 +119,8 @@ def parse_query(system: str, qs: str, errors: list[str] | None = None) -> dict[s
         value = values[0]
         try:
             if key == MODE_KEY and modes:
-                keys = [m.key for m in modes]
-                if value not in keys:
-                    raise InputError(MODE_KEY, "one of " + ", ".join(keys), _short(value))
+                if value not in modes:
+                    raise InputError(MODE_KEY, "one of " + ", ".join(modes), _short(value))
                 out[MODE_KEY] = value
             elif key in controls:
                 out[key] = parse_value(controls[key], value)
