@@ -216,7 +216,7 @@ class CompareDashboard(LiveDashboard):
                         yaxis=dict(title=dict(text="expected models removed")), **layout)))
         dist_w.add_class("wb-plot-compare")
         means_w.add_class("wb-plot-means")
-        intro = W.HTML("<p>In each system a basic trooper fires its basic "
+        intro = W.HTML("<h2>Four systems, one matchup</h2><p>In each system a basic trooper fires its basic "
                        "gun at a basic trooper of the same army list. Each slider moves every system's own stat "
                        "by one step in the same direction: <b>accuracy</b> +1 makes the shooter hit more easily "
                        "(40k Changes BS one better, The Forgotten SHOOT one lower, Gunfire BS +1, Antares Acc "
@@ -229,7 +229,7 @@ class CompareDashboard(LiveDashboard):
         box = W.Box(list(self.controls.values()), layout=W.Layout(display="flex", flex_flow="row wrap",
                                                                   max_width="100%"))
         box.add_class("wb-controls")
-        plots = W.HBox([dist_w, means_w], layout=W.Layout(flex_flow="row wrap", width="100%", max_width="100%"))
+        plots = W.HBox([dist_w, means_w], layout=W.Layout(flex_flow="row wrap", max_width="100%"))
         plots.add_class("wb-row")
         self.widget = W.VBox([page_style(), intro, box, self.error, self.table, plots, self.link, self.panels])
         self.widget.add_class("wb-dashboard")

@@ -262,6 +262,7 @@ class SystemDashboard(LiveDashboard):
                                                          f"(dots, with their margin of error)",
                                              layout=W.Layout(width="auto", max_width="100%"))
         self.sampled_toggle.add_class("wb-sampled")
+        self.sampled_toggle.add_class("wb-wrap")
         self.sampled_toggle.observe(self._on_change, names="value")
 
         self.error = W.HTML(value="")
@@ -288,7 +289,8 @@ class SystemDashboard(LiveDashboard):
 
         self.controls_box = W.VBox([])
         self.controls_box.add_class("wb-controls")
-        title = W.HTML("<p>Set up the attack with the controls below, or pick units from the army lists. "
+        title = W.HTML(f"<h2>{html.escape(self.module.NAME)}</h2>"
+                       "<p>Set up the attack with the controls below, or pick units from the army lists. "
                        "The charts and the numbers follow as soon as you let go of a control; rest the "
                        "pointer on a control to read what it means. The link at the bottom (and the "
                        "address bar) brings anyone back to exactly these settings.</p>")
@@ -553,7 +555,7 @@ def _plain_note(out: Outcome, note: str) -> str:
 
 def _row(children: list[W.Widget]) -> W.HBox:
     """Plots (and the numbers) side by side on a wide screen, one under the other on a narrow one."""
-    box = W.HBox(children, layout=W.Layout(flex_flow="row wrap", width="100%", max_width="100%"))
+    box = W.HBox(children, layout=W.Layout(flex_flow="row wrap", max_width="100%"))
     box.add_class("wb-row")
     return box
 

@@ -117,7 +117,7 @@ class DiagnosticsDashboard(W.VBox):
         self.tabs.observe(lambda _c: self._update_link(), "selected_index")
         self._hold -= 1
         intro = W.HTML(
-            "<p>How the four systems respond to their stats. <b>Sweep</b>: "
+            "<h2>Design diagnostics</h2><p>How the four systems respond to their stats. <b>Sweep</b>: "
             "expected models removed (or the chance of removing at least one, two, three) over every value "
             "of two stats. <b>Value of +1</b>: what one step better of each stat is worth. <b>Granularity</b>: "
             "how finely each system's dice can tune a chance. <b>Equivalence</b>: the settings of the other "

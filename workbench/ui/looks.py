@@ -42,11 +42,18 @@ STYLE = """
 /* control labels wrap rather than being cut off; dropdowns stay readable */
 .wb-control { height: auto !important; min-height: var(--jp-widgets-inline-height, 28px); align-items: center; }
 .wb-control .widget-label, .wb-control .widget-label-basic, .wb-control .widget-label-basic span,
-.wb-concept .widget-label {
+.wb-concept .widget-label, .wb-wrap .widget-label-basic, .wb-wrap .widget-label-basic span,
+.wb-forum .widget-label-basic, .wb-forum .widget-label-basic span {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
   height: auto !important; line-height: 1.2 !important; overflow-wrap: anywhere;
 }
-.wb-control .widget-label-basic { display: flex; align-items: center; gap: 4px; }
+.wb-control .widget-label-basic, .wb-wrap .widget-label-basic, .wb-forum .widget-label-basic {
+  display: flex; align-items: center; gap: 4px; }
+.wb-wrap, .wb-forum .widget-checkbox { height: auto !important; max-width: 100%; }
+.wb-dashboard .widget-tab-contents, .wb-diagnostics .widget-tab-contents { box-sizing: border-box; max-width: 100%; }
+.wb-dashboard .widget-tab-contents > *, .wb-diagnostics .widget-tab-contents > *,
+.wb-forum .widget-textarea, .wb-forum textarea { max-width: 100%; box-sizing: border-box; }
+.wb-forum .widget-textarea { width: calc(100% - 4px) !important; }
 .wb-control select, .wb-profiles select, .wb-diagnostics select { min-width: 7em; }
 .wb-controls > .widget-box, .wb-controls.widget-box { column-gap: 16px; }
 .wb-mode .widget-toggle-button { width: auto !important; padding: 0 1em; }
@@ -68,7 +75,7 @@ STYLE = """
   .wb-plot { flex-basis: 100%; }
   .wb-effects { flex-basis: 100%; max-width: 100%; }
   /* a table becomes one block per row, each cell with its column's name */
-  .wb-compare, .wb-compare tbody, .wb-compare tr, .wb-compare td { display: block; width: 100%; }
+  .wb-compare, .wb-compare tbody, .wb-compare tr, .wb-compare td { display: block; width: 100%; box-sizing: border-box; }
   .wb-compare thead { display: none; }
   .wb-compare tr { border-top: 1px solid #ccc; padding: 4px 0; }
   .wb-compare td { padding: 1px 4px; }

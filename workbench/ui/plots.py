@@ -76,6 +76,8 @@ def replace_figure(fw: go.FigureWidget, figure: go.Figure) -> None:
         fw.layout = figure.layout
         fw.layout.width = None  # as wide as its place on the page (see workbench.ui.looks)
         fw.layout.autosize = True
+        if fw.layout.title.font.size is None:  # a title that fits a phone's width
+            fw.layout.title.font.size = 14
 
 
 def _restyle(trace, target) -> None:
