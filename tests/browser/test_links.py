@@ -25,7 +25,7 @@ def address_values(page) -> dict[str, str]:
     return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
 
 
-def wait_address(page, piece: str, timeout: float = 15_000) -> None:
+def wait_address(page, piece: str, timeout: float = 30_000) -> None:
     page.wait_for_function("piece => window.location.search.includes(piece)", arg=piece, timeout=timeout)
 
 
@@ -118,7 +118,7 @@ def test_every_bad_link_keeps_a_working_page_with_a_message(page, server, name):
     # and a slider still redraws the plot with the exact result of the page's values
     plot0 = wait_plot_changed(page, ".wb-plot-dist", "")
     press_slider(page, "shots", "ArrowRight")
-    assert wait_plot_changed(page, ".wb-plot-dist", plot0) != plot0
+    assert wait_plot_changed(page, ".wb-plot-dist", plot0, timeout=30_000) != plot0
     assert readout(page, "shots") == "4"
     wait_address(page, "shots=4")
     assert_bars_become(page, exact_pmf("changes", urllib.parse.urlsplit(page.url).query))

@@ -92,3 +92,16 @@ def test_long_control_labels_are_shown_whole(page, server, name, query):
                                        "els => els.map(e => e.textContent.trim()).filter(t => t)")
     assert len(labels) >= 20  # the check saw the mode's controls
     assert page.query_selector_all('[title="null"]') == []
+
+
+def test_plots_follow_the_window_when_it_narrows(page, server):
+    page.goto(f"{server.url}voila/render/changes.ipynb")
+    page.wait_for_selector(".wb-plot-dist .main-svg")
+    wide = page.evaluate(PLOTS_JS)
+    assert wide and max(wide) > 500, wide  # two plots to a row on a desktop, each wider than a phone
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.wb-plot .main-svg:first-of-type'))"
+                           ".filter(s => s.getBoundingClientRect().width > 0)"
+                           ".every(s => s.getBoundingClientRect().width <= window.innerWidth)", timeout=30_000)
+    narrow = page.evaluate(PLOTS_JS)
+    assert all(250 <= p <= 390 for p in narrow), narrow
