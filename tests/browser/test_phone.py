@@ -105,3 +105,22 @@ def test_plots_follow_the_window_when_it_narrows(page, server):
                            ".every(s => s.getBoundingClientRect().width <= window.innerWidth)", timeout=30_000)
     narrow = page.evaluate(PLOTS_JS)
     assert all(250 <= p <= 390 for p in narrow), narrow
+
+
+def test_every_diagnostics_tab_fits_a_phone(browser, server):
+    """Plots of a tab drawn while it was hidden fit the screen once the tab is chosen."""
+    context = browser.new_context(**PHONE)
+    try:
+        page = open_on(context, server, "diagnostics")
+        for tab in ("Value of +1", "Granularity", "Equivalence", "Sweep"):
+            page.click(f".wb-diagnostics .lm-TabBar-tab:has-text('{tab}')")
+            page.wait_for_function(
+                "() => { const w = Array.from(document.querySelectorAll('.wb-plot .main-svg:first-of-type'))"
+                ".map(s => s.getBoundingClientRect().width).filter(x => x > 0);"
+                " return w.length > 0 && w.every(x => x <= window.innerWidth); }", timeout=30_000)
+            overflow = page.evaluate(OVERFLOW_JS)
+            assert overflow["document"][0] <= 390 and overflow["scrollers"] == [] and overflow["past"] == [], \
+                (tab, overflow)
+            assert all(250 <= p <= 390 for p in page.evaluate(PLOTS_JS)), tab
+    finally:
+        context.close()

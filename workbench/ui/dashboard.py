@@ -78,13 +78,13 @@ def make_control(c: Control, looks: SharedLooks | None = None) -> W.ValueWidget:
     its value from the page (:class:`workbench.ui.guard.ViewerSafe`); its
     tooltip is the control's help, or none."""
     looks = looks or SharedLooks()
-    common = dict(description=c.text, style=looks.slider_style, layout=looks.layout)
+    common = dict(description=c.label or c.name.replace("_", " "), style=looks.slider_style, layout=looks.layout)
     if c.kind == "int":
         w = guard.IntSlider(value=c.default, min=int(c.lo), max=int(c.hi), step=1, continuous_update=False, **common)
         kind = "slider"
     elif c.kind == "optint":
         zero = int(c.lo) - 1
-        common["description"] = f"{c.text} ({zero}=none)"
+        common["description"] = f"{common['description']} ({zero}=none)"
         w = guard.IntSlider(value=zero if c.default is None else c.default, min=zero, max=int(c.hi), step=1,
                         continuous_update=False, **common)
         kind = "slider"
@@ -93,12 +93,12 @@ def make_control(c: Control, looks: SharedLooks | None = None) -> W.ValueWidget:
                           readout_format=".2f", **common)
         kind = "slider"
     elif c.kind == "bool":
-        w = guard.Checkbox(value=c.default, indent=False, description=c.text, layout=looks.layout,
+        w = guard.Checkbox(value=c.default, indent=False, description=common["description"], layout=looks.layout,
                        style=looks.checkbox_style)
         kind = "toggle"
     else:
         # ipywidgets reads a None value as "nothing selected": None travels as _NONE
-        w = guard.Dropdown(options=[("none", _NONE) if o is None else (str(o), o) for o in c.options],
+        w = guard.Dropdown(options=_choices(c),
                        value=_to_widget(c, c.default),
                        description=c.text, style=looks.dropdown_style, layout=looks.layout)
         kind = "dropdown"
@@ -128,6 +128,11 @@ class _Controls(dict):
 
 #: the dropdown value standing for None (an argument's "no choice", e.g. forgotten's aimed=None)
 _NONE = "(none)"
+
+
+def _choices(c: Control) -> list[tuple[str, Any]]:
+    """A dropdown's (label, value) pairs: labels in words ("at or above"), None as "none"."""
+    return [("none", _NONE) if o is None else (str(o).replace("_", " "), o) for o in c.options]
 
 
 def _to_arg(c: Control, value: Any) -> Any:
@@ -198,7 +203,7 @@ def enforce(c: Control, w: W.ValueWidget) -> bool:
             w.step = bounds["step"]
             changed = True
     elif c.kind == "choice":
-        want = [("none", _NONE) if o is None else (str(o), o) for o in c.options]
+        want = _choices(c)
         if [o[1] for o in w.options] != [o[1] for o in want]:
             value = w.value
             w.options = want
@@ -535,10 +540,10 @@ class SystemDashboard(LiveDashboard):
                          f"{expected_text(sampled.mean)} ± {expected_text(2 * (sampled.mean_stderr or 0.0))}"))
         body = "".join(f'<tr class="{cls}"><th style="text-align:left;padding-right:12px">{html.escape(label)}'
                        f'</th><td class="wb-value">{value}</td></tr>' for cls, label, value in rows)
-        notes = "".join(f"<li>{html.escape(_plain_note(out, n))}</li>" for n in out.notes)
+        notes = "".join(f"<li>{html.escape(_plain_note(out, n, self.specs))}</li>" for n in out.notes)
         details = f"<details><summary>How the rules were read</summary><ul>{notes}</ul></details>" if notes else ""
         stages = "".join(f"<li>{html.escape(s.name)}: {fraction_label(s.probability, self.die)} — "
-                         f"{html.escape(s.detail)}</li>" for s in out.stages)
+                         f"{html.escape(_plain_note(out, s.detail, self.specs))}</li>" for s in out.stages)
         return (f'<div class="wb-effects-box">'
                 f"<h4>Numbers</h4><table>{body}</table>"
                 f"<ul class='wb-stage-list'>{stages}</ul>{details}</div>")
@@ -547,10 +552,15 @@ class SystemDashboard(LiveDashboard):
 _EFFECT_REF = re.compile(r"effects\[['\"]([A-Za-z0-9_\[\]]+)['\"]\]")
 
 
-def _plain_note(out: Outcome, note: str) -> str:
+def _plain_note(out: Outcome, note: str, specs: dict[str, Control] | None = None) -> str:
     """A rule note as a playtester reads it: "(effects['wasted_wounds'])" -> "(the Numbers table's
-    "Expected wounds wasted beyond the unit")"."""
-    return _EFFECT_REF.sub(lambda m: f'the Numbers table\'s "{effect_label(out, m.group(1))}"', note)
+    "Expected wounds wasted beyond the unit")", and a control's argument name ("melee_phys") -> the
+    control's label ("PHYS rolled against")."""
+    note = _EFFECT_REF.sub(lambda m: f'the Numbers table\'s "{effect_label(out, m.group(1))}"', note)
+    for name, c in (specs or {}).items():
+        if "_" in name and name in note:
+            note = re.sub(rf"\b{re.escape(name)}\b", c.label or name.replace("_", " "), note)
+    return note
 
 
 def _row(children: list[W.Widget]) -> W.HBox:

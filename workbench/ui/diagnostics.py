@@ -28,6 +28,7 @@ in Voila; every callback shows a plain message on failure
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 import ipywidgets as W
@@ -74,7 +75,29 @@ def _table(df: pd.DataFrame, columns: list[str], floats: str = "{:.3f}") -> str:
 
 
 _view = figure_widget
-_show = replace_figure
+_CHANCE = re.compile(r"P\(([^()]*)\)")
+
+
+def _words(text):
+    """"P(exactly N)" -> "chance (exactly N)"; argument names in words."""
+    if not isinstance(text, str):
+        return text
+    return _CHANCE.sub(r"chance (\1)", text).replace("_", " ")
+
+
+def _show(fw, figure) -> None:
+    """Show ``figure`` in ``fw`` with its titles in a playtester's words."""
+    layout = figure.layout
+    for part in (layout.title, layout.xaxis.title, layout.yaxis.title):
+        if part.text:
+            part.text = _words(part.text)
+    for trace in figure.data:
+        bar = getattr(trace, "colorbar", None)
+        if bar is not None and bar.title.text:
+            bar.title.text = _words(bar.title.text)
+        if getattr(trace, "name", None):
+            trace.name = _words(trace.name)
+    replace_figure(fw, figure)
 
 _SHOTS = dict(min=1, max=30)
 _LOOKS = dict(style={"description_width": "110px"}, layout=W.Layout(width="300px", max_width="100%"),
@@ -114,7 +137,7 @@ class DiagnosticsDashboard(W.VBox):
                                     self._granularity_tab(), self._equivalence_tab(system)])
         for i, name in enumerate(TABS.values()):
             self.tabs.set_title(i, name)
-        self.tabs.observe(lambda _c: self._update_link(), "selected_index")
+        self.tabs.observe(self._on_tab, "selected_index")
         self._hold -= 1
         intro = W.HTML(
             "<h2>Design diagnostics</h2><p>How the four systems respond to their stats. <b>Sweep</b>: "
@@ -170,6 +193,10 @@ class DiagnosticsDashboard(W.VBox):
 
     def query_string(self) -> str:
         return format_query(self.values(), self.controls())
+
+    def _on_tab(self, _change=None) -> None:
+        self.link.refit += 1  # the plots of the tab now shown were drawn while hidden
+        self._update_link()
 
     def _update_link(self) -> None:
         if not self._hold:
@@ -379,8 +406,10 @@ class DiagnosticsDashboard(W.VBox):
         self.eq_msg.value = (f"Closest settings to {html.escape(key)} "
                              f"({html.escape(', '.join(f'{k} {v}' for k, v in m.items()))}); distance: "
                              f"{html.escape(compare.DISTANCE)}.")
-        self.eq_table.value = _table(res, ["system", "rank", "setting_text", "tv_distance", "mean",
-                                           "mean_difference"])
+        shown = res.copy()
+        shown["setting_text"] = shown["setting_text"].map(lambda t: _words(str(t)).replace("=", " "))
+        self.eq_table.value = _table(shown, ["system", "rank", "setting_text", "tv_distance", "mean",
+                                             "mean_difference"])
         _show(self.eq_view, compare.equivalent_figure(key, m, res))
         return res
 

@@ -83,9 +83,12 @@ function render({ model, el }) {
     const ok = await copyText(link.textContent);
     status.textContent = ok ? "Copied." : "Select the link above and copy it.";
   });
+  // plots drawn while hidden (another tab) fit the page once shown: plotly re-measures on resize
+  const refit = () => setTimeout(() => window.dispatchEvent(new Event("resize")), 50);
   model.on("change:query", update);
+  model.on("change:refit", refit);
   update();
-  return () => model.off("change:query", update);
+  return () => { model.off("change:query", update); model.off("change:refit", refit); };
 }
 
 export default { render };
@@ -102,13 +105,16 @@ _CSS = """
 class LinkBar(anywidget.AnyWidget):
     """``query``: the dashboard's values as ``?name=value&...``; ``keep``:
     keys of the page's own address to carry over; ``follow``: whether the
-    address bar follows ``query``."""
+    address bar follows ``query``; ``refit``: bump it to make the page's
+    plots fit their width again (after a tab with plots is shown)."""
 
     _esm = _ESM
     _css = _CSS
     query = traitlets.Unicode("").tag(sync=True)
     keep = traitlets.List(traitlets.Unicode(), default_value=["token"]).tag(sync=True)
     follow = traitlets.Bool(True).tag(sync=True)
+    #: bumped by the kernel when hidden plots are shown (a tab is chosen): the page re-measures its plots
+    refit = traitlets.Int(0).tag(sync=True)
 
     def set_state(self, sync_data):
         """The page never changes the link: only the kernel does."""
