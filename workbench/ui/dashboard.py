@@ -164,7 +164,8 @@ def declared(c: Control, value: Any) -> Any:
             return _to_widget(c, c.default)
         value = min(max(value, lo), c.hi)
         if c.kind == "float":
-            return round(lo + round((value - lo) / c.step) * c.step, 10) if c.step else float(value)
+            snapped = lo + round((value - lo) / c.step) * c.step if c.step else value
+            return float(round(min(max(snapped, lo), c.hi), 10))
         return int(round(value))
     if c.kind == "bool":
         return value if isinstance(value, bool) else c.default
