@@ -715,3 +715,11 @@ def test_diagnostics_bad_link_names_each_bad_value_and_keeps_working():
     assert d.eq_models.value == 3 and d.sw_shots.value == 10
     d.sw_shots.value = 11
     assert "sweep_shots=11" in d.link.query
+
+
+def test_compare_link_out_of_one_systems_range_keeps_its_values_and_says_which():
+    dash = CompareDashboard(query="?toughness=4&shots=3&bogus=1")
+    text = _text(dash.error.value)
+    assert "bogus" in text and "The Forgotten: toughness" in text, text
+    assert dash.values()["toughness"] == 4 and dash.values()["shots"] == 3
+    assert "toughness=4" in dash.link.query

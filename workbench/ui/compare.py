@@ -292,8 +292,9 @@ class CompareDashboard(LiveDashboard):
         self._query_applied = True
         errors: list[str] = []
         values = parse_query("compare", qs, errors)
-        if values:
-            self.set_values(**values)
+        if values and not self.set_values(**values):
+            # each system out of its range keeps its previous result, as moving the sliders there would
+            errors += [f"{self.names[s]}: {m}" for s, m in self._errors.items()]
         if errors:
             self.error.value = _error_html("Link: " + " | ".join(errors))
         return errors
