@@ -92,7 +92,8 @@ def test_changes_bs_slider_updates_distribution_stages_and_numbers(dashboards):
     np.testing.assert_allclose(dash.fig_at_least.data[0].y, curve, atol=1e-12)
     direct = changes.shooting(bs=4, s=5, ap=5, t=2, sv=3, shots=10, models=10)
     assert_pmf(dash, direct.pmf)
-    assert f"{direct.mean:.4f}" in dash.effects.value
+    assert f">{direct.mean:.2f}<" in dash.effects.value  # expected models removed, two decimals
+    assert "Expected models removed" in dash.effects.value
     assert "wb-effect-wasted-wounds" in dash.effects.value
 
 
@@ -221,6 +222,13 @@ def _html(text: str) -> str:
     return html.escape(text)
 
 
+def _text(value: str) -> str:
+    """What a reader sees of an HTML value: tags dropped, entities read."""
+    import html
+    import re
+    return html.unescape(re.sub(r"<[^>]+>", "", value)).strip()
+
+
 # -- a forbidden combination ----------------------------------------------------
 def test_forbidden_combination_shows_message_and_keeps_the_plot(dashboards):
     dash = dashboards["changes"]
@@ -289,15 +297,70 @@ def test_parse_query_reads_stat_level_names():
     ("action=charge", r"action: expected one of snap, shot, aimed, got 'charge'"),
     ("evading=maybe", r"evading: expected true or false, got 'maybe'"),
     ("models=-3", r"models: expected a whole number from 1 to 40 or 'none', got -3"),
-    ("bogus=1", r"query key: expected one of mode, bs, .*got 'bogus'"),
+    ("bogus=1", r"bogus: expected the name of a control on this page, got 'bogus=1'"),
     ("mode=volley2", r"mode: expected one of shooting, melee, volley, got 'volley2'"),
+    # numbers that float() reads but no slider can hold: refused by name, never overflowed
+    ("bs=inf", r"bs: expected a whole number from 1 to 13, got 'inf'"),
+    ("bs=-inf", r"bs: expected a whole number from 1 to 13, got '-inf'"),
+    ("bs=1e400", r"bs: expected a whole number from 1 to 13, got '1e400'"),
+    ("bs=" + "7" * 5000, r"bs: expected a whole number from 1 to 13, got '777777777777…7777 \(5,000 characters\)'"),
+    ("bs=0x10", r"bs: expected a whole number from 1 to 13, got '0x10'"),
+    ("bs=1_0", r"bs: expected a whole number from 1 to 13, got '1_0'"),
+    ("bs=\uff14", r"bs: expected a whole number from 1 to 13, got '\uff14'"),
+    ("models=" + "1" * 40, r"models: expected a whole number from 1 to 40 or 'none', got '111111111111…1111"),
+    ("suppression_fraction=nan", None),
 ])
 def test_parse_query_bad_values(qs, message):
+    if message is None:  # a gunfire key on the changes dashboard
+        message = r"suppression_fraction: expected the name of a control on this page, got 'suppression_fraction=nan'"
     with pytest.raises(InputError, match=message):
         parse_query("changes", qs)
     errors: list[str] = []
     assert parse_query("changes", qs + "&shots=7", errors) == {"shots": 7}
     assert len(errors) == 1
+
+
+def test_parse_query_repeated_key_takes_the_first_value_and_says_so():
+    errors: list[str] = []
+    assert parse_query("changes", "?bs=4&bs=5&shots=3", errors) == {"bs": 4, "shots": 3}
+    assert errors == ["bs: expected one value, got '4, 5' (the link gives bs 2 times; using the first, 4)"]
+    with pytest.raises(InputError, match="bs 2 times"):
+        parse_query("changes", "bs=4&bs=5")
+    # a bad first value is refused by name; the repeat is not read instead
+    errors = []
+    assert parse_query("changes", "bs=inf&bs=5", errors) == {}
+    assert errors == ["bs: expected a whole number from 1 to 13, got 'inf'"]
+
+
+def test_parse_query_skips_the_server_token_and_empty_pairs():
+    errors: list[str] = []
+    assert parse_query("antares", "?token=abc123&acc=7&&=", errors) == {"acc": 7}
+    assert errors == []
+
+
+@pytest.mark.parametrize("system, qs", [
+    ("changes", "bs=inf&shots=3"), ("changes", "bs=-inf&shots=3"), ("changes", "bs=nan&shots=3"),
+    ("changes", "bs=1e400&shots=3"), ("changes", "bs=" + "9" * 5000 + "&shots=3"),
+    ("changes", "bs=junk&shots=3"), ("changes", "bs=4&bs=5&shots=3"), ("changes", "nope=1&shots=3"),
+    ("gunfire", "suppression_fraction=inf&shots=3"), ("gunfire", "suppression_fraction=1e-400&shots=3"),
+    ("forgotten", "models=1e400&shots=3"), ("compare", "accuracy=inf&shots=3"),
+    ("compare", "models=" + "9" * 5000 + "&shots=3"),
+])
+def test_every_bad_link_keeps_a_working_dashboard_with_a_message(system, qs):
+    """Each bad value is named in the message, the good ones are applied, and a
+    later change still recomputes."""
+    dash = CompareDashboard(query=qs) if system == "compare" else SystemDashboard(system, profiles=False, query=qs)
+    message = _text(dash.error.value)
+    assert message.startswith("\u26a0 Link: "), message
+    bad_key = qs.split("=", 1)[0]
+    assert bad_key in message
+    if "9" * 5000 not in qs:
+        shown = qs.split("=", 1)[1].split("&", 1)[0]
+        assert shown in message, (shown, message)
+    assert dash.controls["shots"].value == 3
+    before = dash.recomputes
+    dash.controls["shots"].value = 4
+    assert dash.recomputes == before + 1 and dash.values()["shots"] == 4
 
 
 def test_link_round_trips_through_a_new_dashboard():
@@ -306,7 +369,7 @@ def test_link_round_trips_through_a_new_dashboard():
     qs = a.query_string()
     assert qs.startswith("?mode=shooting&shoot=4&")
     assert "aimed=damage" in qs and "models=none" in qs and "cover=true" in qs
-    assert f'href="{qs.replace("&", "&amp;")}"' in a.link.value
+    assert a.link.query == qs
     b = SystemDashboard("forgotten", profiles=False, query=qs)
     assert b.values() == a.values()
     np.testing.assert_allclose(bars(b), bars(a))
@@ -323,11 +386,19 @@ def test_query_on_construction_and_fallbacks():
     assert "bs: expected a whole number from 1 to 13, got 99" in bad.error.value
     assert bad.controls["bs"].value == 5 and bad.controls["shots"].value == 3
     assert_pmf(bad, binomial(3, Fraction(5, 36)))
-    # values that are each fine but forbidden together: message, and the defaults
+    # values that are each fine but forbidden together: the rule's message, and every value kept
+    # (as moving the controls there would: the last valid plot, here the defaults', stays)
     forbidden = SystemDashboard("changes", profiles=False, query="?evading=true&action=aimed&bs=3")
-    assert "EVADING" in forbidden.error.value and "defaults" in forbidden.error.value
-    assert forbidden.values() == forbidden.defaults()
+    assert "EVADING" in forbidden.error.value and "not allowed together" in forbidden.error.value
+    assert (forbidden.values()["evading"], forbidden.values()["action"], forbidden.values()["bs"]) == (
+        True, "aimed", 3)
+    assert forbidden.query_string() == format_query(
+        {**forbidden.defaults(), "evading": True, "action": "aimed", "bs": 3}, forbidden.specs, "shooting")
     assert_pmf(forbidden, binomial(10, Fraction(5, 36)))
+    forbidden.set_values(action="snap")  # the viewer fixes it: the message goes, the plot follows
+    assert forbidden.error.value == ""
+    assert_pmf(forbidden, changes.shooting(bs=3, s=5, ap=5, t=2, sv=3, shots=10, models=10, action="snap",
+                                           evading=True).pmf)
 
 
 def test_show_reads_query_string_from_the_environment(monkeypatch):
@@ -355,8 +426,8 @@ def test_profile_picker_sets_the_sliders_from_the_files():
     dash = SystemDashboard("gunfire")
     knights, guard = _toml("gunfire", "knights"), _toml("gunfire", "laansguard")
     before = dash.recomputes
+    assert dash.profile_picker.attacker.label == "custom values"  # the sliders hold no unit yet
     dash.profile_picker.select("knights", "Knight Gun", "laansguard")
-    dash.profile_picker.load()
     assert dash.recomputes == before + 1
     gun = knights["weapons"][0]
     want = dict(bs=knights["unit"]["bs"], ev=guard["unit"]["ev"], ap=gun["ap"], av=guard["unit"]["av"],
@@ -371,7 +442,6 @@ def test_profile_picker_changes_heavy_weapon_and_melee():
     marine = _toml("changes", "space_marine")
     heavy = next(w for w in marine["weapons"] if w["name"] == "Heavy Bolter")
     dash.profile_picker.select("space_marine", "Heavy Bolter", "space_marine")
-    dash.profile_picker.load()
     u = marine["unit"]
     assert dash.values()["weapon"] == "heavy"
     assert (dash.values()["s"], dash.values()["ap"], dash.values()["shots"]) == (heavy["s"], heavy["ap"], heavy["shots"])
@@ -379,13 +449,30 @@ def test_profile_picker_changes_heavy_weapon_and_melee():
         u["bs"], u["t"], u["sv"], u["models"])
     knife = next(w for w in marine["weapons"] if w["name"] == "Combat Knife")
     dash.profile_picker.select("space_marine", "Combat Knife", "space_marine")
-    dash.profile_picker.load()
     assert dash.mode.key == "melee"
     assert (dash.values()["ws"], dash.values()["s"], dash.values()["ap"], dash.values()["d"]) == (
         u["ws"], knife["s"], knife["ap"], u["d"])
     assert_pmf(dash, changes.melee(ws=u["ws"], s=knife["s"], ap=knife["ap"], attacks=u["a"] * knife["shots"],
                                    d=u["d"], inv=u["inv"], t=u["t"], sv=u["sv"], wounds=u["w"],
                                    models=u["models"]).pmf)
+
+
+def test_profile_picker_loads_on_choice_and_says_custom_once_a_slider_moves():
+    dash = SystemDashboard("antares")
+    picker = dash.profile_picker
+    rever = _toml("antares", "rever")
+    # a viewer picks a shooter, then a target: the trio loads as soon as it is complete
+    picker.attacker.value = "rever"
+    assert picker.weapon.value and picker.target.value == ""
+    before = dash.recomputes
+    picker.target.value = "rever"
+    assert dash.recomputes == before + 1
+    assert dash.values()["acc"] == rever["unit"]["acc"] and picker.holds_loaded()
+    # the sliders move away from the units: the pickers say so instead of naming them
+    dash.controls["acc"].value = dash.controls["acc"].value % 10 + 1
+    assert (picker.attacker.label, picker.weapon.label, picker.target.label) == ("custom values",) * 3
+    assert "custom" in picker.message.value and not picker.holds_loaded()
+    assert dash.error.value == ""
 
 
 # -- compare ------------------------------------------------------------------------
@@ -528,3 +615,114 @@ def test_a_none_choice_shows_as_none_and_round_trips():
 def forgotten_hit(dash, **change):
     from workbench.systems import forgotten
     return forgotten.shooting(**{**dash.values(), **change}).stages[0].probability
+
+
+# -- what a viewer can send over the websocket --------------------------------------
+def _from_page(widget, **state) -> None:
+    """A state update as the page's websocket delivers it to the kernel."""
+    widget._handle_msg({"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}})
+
+
+def test_a_viewer_cannot_widen_a_slider_or_push_a_value_past_its_range():
+    dash = SystemDashboard("changes", profiles=False)
+    shots = dash.controls["shots"]
+    _from_page(shots, max=5000, value=5000)
+    assert (shots.min, shots.max, shots.value) == (1, 40, 40)
+    assert dash.values()["shots"] == 40 and dash.error.value == ""
+    assert_pmf(dash, changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, shots=40, models=10).pmf)
+    # a widget widened on the kernel side too: the declared range wins, the widget is put back
+    with dash.hold():
+        shots.max = 5000
+        shots.value = 4000
+    assert (shots.max, shots.value, dash.values()["shots"]) == (40, 40, 40)
+    _from_page(shots, value=-7)
+    assert shots.value == 1 and dash.values()["shots"] == 1
+    # a choice: an index out of range or new options are refused, the value stays
+    action = dash.controls["action"]
+    _from_page(action, index=99)
+    _from_page(action, _options_labels=["snap", "hack"], index=1)
+    assert action.value == "shot" and dash.values()["action"] == "shot"  # index 1 of the declared options
+    assert list(action.options) == [("snap", "snap"), ("shot", "shot"), ("aimed", "aimed")]
+    # a bool and a float slider get junk: back to a value they can hold
+    _from_page(dash.controls["evading"], value="yes please")
+    assert dash.values()["evading"] is False
+    gun = SystemDashboard("gunfire", profiles=False)
+    frac = gun.controls["suppression_fraction"]
+    with gun.hold():
+        frac.value = float("nan")
+    assert gun.values()["suppression_fraction"] == 0.25 and 0.05 <= frac.value <= 1.0
+    _from_page(gun.controls["die"], index=-1)
+    assert gun.values()["die"] == 10 and gun.error.value == ""
+
+
+def test_the_mode_switch_and_the_link_take_nothing_else_from_the_page():
+    dash = SystemDashboard("changes", profiles=False)
+    _from_page(dash.mode_picker, _options_labels=["Shooting", "Anything"], index=5)
+    assert dash.mode.key == "shooting" and dash.error.value == ""
+    qs = dash.link.query
+    _from_page(dash.link, query="?bs=1")
+    assert dash.link.query == qs
+
+
+def test_an_unexpected_failure_shows_a_plain_sentence_and_no_path(monkeypatch, capfd):
+    from workbench.ui import guard
+    dash = SystemDashboard("antares", profiles=False)
+    bars_before = bars(dash).copy()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom in /srv/secret/workbench/systems/antares.py line 12")
+
+    monkeypatch.setattr(dash.module, "shooting", broken)
+    dash.controls["acc"].value = 7  # must not raise
+    text = _text(dash.error.value)
+    assert guard.SOMETHING_WENT_WRONG in text
+    assert "/srv/secret" not in dash.error.value and "Traceback" not in dash.error.value
+    np.testing.assert_array_equal(bars(dash), bars_before)  # the last valid plot stays
+    assert "/srv/secret" in capfd.readouterr().err  # the details: in the server's log only
+    # a bad input keeps its own message
+    assert guard.plain_message(InputError("acc", "a whole number from 0 to 10", 99)) == \
+        "acc: expected a whole number from 0 to 10, got 99"
+
+
+# -- the diagnostics page's link -----------------------------------------------------
+def test_diagnostics_link_sets_its_controls_and_follows_them():
+    from workbench import compare
+    from workbench.ui.diagnostics import DiagnosticsDashboard
+    d = DiagnosticsDashboard("changes", query="?tab=equivalence&eq_system=antares&eq_acc=7&eq_shots=4"
+                                              "&sweep_system=gunfire&sweep_x=ap&sweep_y=t&sweep_shots=12")
+    assert d.message.value == ""
+    assert d.tabs.selected_index == 3
+    assert (d.eq_system.value, d.eq_shots.value, d.matchup()["acc"], d.matchup()["shots"]) == ("antares", 4, 7, 4)
+    assert (d.sw_system.value, d.sw_x.value, d.sw_y.value, d.sw_shots.value) == ("gunfire", "ap", "t", 12)
+    # the drawn sweep is the one of the link's settings
+    grid = {**compare.DEFAULT_MATCHUP["gunfire"], "shots": 12, "ap": list(compare.STATS["gunfire"]["ap"].values),
+            "t": list(compare.STATS["gunfire"]["t"].values)}
+    df = compare.sweep("gunfire", "shooting", progress=False, **grid)
+    np.testing.assert_allclose(np.array(d.sw_heat.data[0].z, dtype=float),
+                               df.pivot(index="t", columns="ap", values="mean").to_numpy(), atol=1e-12)
+    # its own link reopens the same page; a moved control is in the link
+    qs = d.link.query
+    assert "eq_acc=7" in qs and "tab=equivalence" in qs and "sweep_x=ap" in qs
+    d.eq_models.value = 9
+    assert "eq_models=9" in d.link.query
+    again = DiagnosticsDashboard(query=d.link.query)
+    assert again.values() == d.values()
+
+
+def test_diagnostics_bad_link_names_each_bad_value_and_keeps_working():
+    from workbench.ui.diagnostics import DiagnosticsDashboard
+    d = DiagnosticsDashboard(query="?sweep_shots=inf&eq_acc=99&sweep_x=banana&tab=nope&eq_models=3&eq_models=4")
+    text = _text(d.message.value)
+    for piece in ("sweep_shots", "'inf'", "eq_acc", "sweep_x", "'banana'", "tab", "eq_models 2 times"):
+        assert piece in text, (piece, text)
+    assert d.eq_models.value == 3 and d.sw_shots.value == 10
+    d.sw_shots.value = 11
+    assert "sweep_shots=11" in d.link.query
+
+
+def test_compare_link_out_of_one_systems_range_keeps_its_values_and_says_which():
+    dash = CompareDashboard(query="?toughness=4&shots=3&bogus=1")
+    text = _text(dash.error.value)
+    assert "bogus" in text and "The Forgotten: toughness" in text, text
+    assert dash.values()["toughness"] == 4 and dash.values()["shots"] == 3
+    assert "toughness=4" in dash.link.query

@@ -231,3 +231,36 @@ def test_diagnostics_dashboard_sweeps_as_a_slider_moves(page, server):
     page.wait_for_timeout(300)
     page.screenshot(path=str(screenshot_path("diagnostics")), full_page=True)
     assert off_machine(page.seen_urls) == []
+
+
+def _choice(page, sel: str) -> str:
+    """The text of a dropdown's chosen option (ipywidgets writes spaces as no-break spaces)."""
+    return page.eval_on_selector(sel, "s => s.options[s.selectedIndex].text.replace(/\\u00a0/g, ' ')")
+
+
+def _choose(page, sel: str, text: str) -> None:
+    index = page.eval_on_selector(sel, "(s, t) => Array.from(s.options).findIndex(o => o.text.replace(/\\u00a0/g, ' ') === t)",
+                                  text)
+    assert index >= 0, (sel, text)
+    page.select_option(sel, index=index)
+
+
+def test_army_list_pickers_load_on_choice_and_never_disagree_with_the_sliders(page, server):
+    """Choosing units loads them at once; a slider moved away from them turns the pickers to 'custom values'."""
+    from workbench import profiles
+    rever = next(u for u in profiles.list_units("antares") if u.key == "rever")
+    open_dashboard(page, server, "antares")
+    assert _choice(page, ".wb-profile-attacker select") == "custom values"
+    plot0 = plot_sig(page, ".wb-plot-dist")
+    _choose(page, ".wb-profile-attacker select", rever.name)
+    _choose(page, ".wb-profile-target select", rever.name)
+    page.wait_for_function("want => document.querySelector('.wb-slider-acc .widget-readout').textContent.trim() === want",
+                           arg=str(rever["acc"]), timeout=30_000)
+    wait_plot_changed(page, ".wb-plot-dist", plot0, timeout=30_000)
+    page.wait_for_function("() => document.querySelector('.wb-profile-message').innerText.includes('Loaded')")
+    press_slider(page, "acc", "ArrowLeft" if rever["acc"] > 0 else "ArrowRight")
+    page.wait_for_function("() => document.querySelector('.wb-profile-attacker select').selectedOptions[0].text"
+                           ".replace(/\\u00a0/g, ' ') === 'custom values'", timeout=30_000)
+    for which in ("weapon", "target"):
+        assert _choice(page, f".wb-profile-{which} select") == "custom values"
+    assert "custom" in page.inner_text(".wb-profile-message")

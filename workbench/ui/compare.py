@@ -26,14 +26,17 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import systems
+from .. import systems, teach
 from ..controls import Control
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
 from ..systems.description import CONCEPT_NAMES, Step
+from . import guard
+from .link import LinkBar
 from .live import LiveDashboard
+from .looks import page_style, plot_layout
 from .plots import live_figure
-from .query import format_query, link_html, parse_values
+from .query import format_query, parse_values
 
 __all__ = ["COMPARE_CONTROLS", "CompareDashboard", "base_kwargs", "compare_kwargs", "concept_table",
            "stat_text"]
@@ -153,7 +156,7 @@ class CompareDashboard(LiveDashboard):
         self.table = W.HTML("")
         self.table.add_class("wb-compare-table")
         self.effects = self.table
-        self.link = W.HTML("")
+        self.link = LinkBar()
         self.link.add_class("wb-link")
         from .. import points, profiles
         with_profiles = [s for s in self.system_keys if s in profiles.profile_systems()]
@@ -164,12 +167,12 @@ class CompareDashboard(LiveDashboard):
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
         # the legend sits under the axis, where it hides no bar
-        layout = dict(height=400, width=560, margin=dict(l=55, r=15, t=45, b=95), bargap=0.15,
-                      legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
+        layout = plot_layout(height=400, margin=dict(l=50, r=12, t=45, b=95), bargap=0.15,
+                             legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
         self.fig_dist, dist_w = live_figure(go.Figure(
             data=[go.Bar(name=self.names[s], x=[0], y=[1.0], marker_color=self.colours[s]) for s in self.system_keys],
             layout=dict(title=dict(text="Models removed, side by side"), barmode="group",
-                        xaxis=dict(title=dict(text="models removed")), yaxis=dict(title=dict(text="probability")),
+                        xaxis=dict(title=dict(text="models removed")), yaxis=dict(title=dict(text="chance")),
                         **layout)))
         self.fig_means, means_w = live_figure(go.Figure(
             data=[go.Bar(name="expected removals", x=[self.names[s] for s in self.system_keys],
@@ -179,11 +182,14 @@ class CompareDashboard(LiveDashboard):
                         yaxis=dict(title=dict(text="expected models removed")), **layout)))
         dist_w.add_class("wb-plot-compare")
         means_w.add_class("wb-plot-means")
-        intro = W.HTML("<h2>Every system, one matchup</h2><p>A basic trooper fires its basic gun at a basic "
-                       "trooper in each system (profiles/). Each concept slider moves every system's own stat "
-                       f"by one step: {html.escape(_concept_words(self.system_keys))}.</p>")
+        intro = W.HTML("<h2>Every system, one matchup</h2><p>In each system a basic trooper fires its basic "
+                       "gun at a basic trooper of the same army list. Each slider moves every system's own stat "
+                       "by one step in the same direction (+1 helps the side it names): "
+                       f"{html.escape(_concept_words(self.system_keys))}. The table and the charts follow when "
+                       "you let go of a slider.</p>")
         intro.add_class("wb-title")
-        box = W.Box(list(self.controls.values()), layout=W.Layout(display="flex", flex_flow="row wrap"))
+        box = W.Box(list(self.controls.values()), layout=W.Layout(display="flex", flex_flow="row wrap",
+                                                                  max_width="100%"))
         box.add_class("wb-controls")
         self.added: tuple[str, ...] = ()
         self.add_boxes: dict[str, W.Checkbox] = {}
@@ -198,9 +204,10 @@ class CompareDashboard(LiveDashboard):
                        layout=W.Layout(flex_flow="row wrap", align_items="center",
                                        display=None if self.add_boxes else "none"))
         adder.add_class("wb-compare-add")
-        self.widget = W.VBox([intro, box, adder, self.error, self.table,
-                              W.HBox([dist_w, means_w], layout=W.Layout(flex_flow="row wrap")),
-                              self.link, self.points, self.panels])
+        plots = W.HBox([dist_w, means_w], layout=W.Layout(flex_flow="row wrap", max_width="100%"))
+        plots.add_class("wb-row")
+        self.widget = W.VBox([page_style(), intro, box, adder, self.error, self.table, plots, self.link,
+                              self.points, self.panels])
         self.widget.add_class("wb-dashboard")
         self.widget.add_class("wb-dashboard-compare")
         self.refresh()
@@ -209,7 +216,25 @@ class CompareDashboard(LiveDashboard):
 
     # -- reading -----------------------------------------------------------
     def values(self) -> dict[str, int]:
-        return {k: int(w.value) for k, w in self.controls.items()}
+        """The sliders' values, read against their declared ranges."""
+        from .dashboard import declared
+        return {k: int(declared(COMPARE_CONTROLS[k], w.value)) for k, w in self.controls.items()}
+
+    def enforce(self) -> bool:
+        """Put every slider back to its declared range (what a viewer may have
+        changed over the websocket), without a recompute."""
+        from .dashboard import enforce
+        self._hold += 1
+        try:
+            changed = False
+            for k, w in self.controls.items():
+                changed = enforce(COMPARE_CONTROLS[k], w) or changed
+            return changed
+        finally:
+            self._hold -= 1
+
+    def _show_error(self, message: str) -> None:
+        self.error.value = _error_html(message)
 
     def kwargs(self, system: str) -> dict[str, Any]:
         """The stat-level arguments of ``system`` for the current sliders."""
@@ -283,8 +308,9 @@ class CompareDashboard(LiveDashboard):
             except InputError as exc:
                 errors.append(str(exc).replace("system:", "add:", 1))
         values = parse_values(qs, COMPARE_CONTROLS, (), errors)
-        if values:
-            self.set_values(**values)
+        if values and not self.set_values(**values):
+            # each system out of its range keeps its previous result, as moving the sliders there would
+            errors += [f"{self.names[s]}: {m}" for s, m in self._errors.items()]
         if errors:
             self.error.value = _error_html("Link: " + " | ".join(errors))
         return errors
@@ -295,6 +321,14 @@ class CompareDashboard(LiveDashboard):
         """Resolve each system once; a system whose stats leave its range
         keeps its previous result and shows its error."""
         self.recomputes += 1
+        try:
+            return self._recompute()
+        except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
+            self._show_error(guard.plain_message(exc))
+            return False
+
+    def _recompute(self) -> bool:
+        self.enforce()
         self._errors = {}
         for s in self.system_keys:
             try:
@@ -305,10 +339,10 @@ class CompareDashboard(LiveDashboard):
                 continue
             self._kwargs[s], self._outcomes[s] = kw, out
         self._draw()
-        qs = self.query_string()
-        self.link.value = link_html(qs)
+        self.link.query = self.query_string()
         self.error.value = _error_html(" | ".join(f"{self.names[s]}: {m}" for s, m in self._errors.items())) \
             if self._errors else ""
+        self._refreshed()
         return not self._errors
 
     def _draw(self) -> None:
@@ -324,9 +358,10 @@ class CompareDashboard(LiveDashboard):
             bar.marker.color = [self.colours[s] for s in self.system_keys]
             bar.y = means
             bar.text = [f"{m:.2f}" for m in means]
-        head = "".join(f"<th>{h}</th>" for h in ("system", "accuracy", "penetration", "toughness", "cover",
-                                                 "shots", "models", "expected removed", "P(≥1)",
-                                                 "removed per 100 pts"))
+        columns = ("system", "accuracy", "penetration", "toughness", "cover", "shots", "models",
+                   "expected models removed", "chance at least one is removed",
+                   "models removed per 100 points")
+        head = "".join(f"<th>{h}</th>" for h in columns)
         rows = []
         for s in self.system_keys:
             kw = self._kwargs.get(s, {})
@@ -334,10 +369,11 @@ class CompareDashboard(LiveDashboard):
             cells = [html.escape(self.names[s])]
             cells += [html.escape(stat_text(s, c, kw)) for c in CONCEPT_NAMES]
             cells += [str(kw.get("shots")), str(kw.get("models"))]
-            cells += [f"{out.mean:.3f}", f"{out.at_least(1):.3f}", self._per_100(s, out)] if out else ["–"] * 3
+            cells += [f"{out.mean:.2f}", teach.pct(out.at_least(1)), self._per_100(s, out)] if out else ["–"] * 3
             if s in self._errors:
                 cells[0] += " <span class='wb-stale' title='kept: the new value is out of range'>(kept)</span>"
-            rows.append(f'<tr class="wb-row-{s}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+            rows.append(f'<tr class="wb-row-{s}">' + "".join(f'<td data-label="{h}">{c}</td>'
+                                                             for h, c in zip(columns, cells)) + "</tr>")
         self.table.value = (f"<table class='wb-compare'><thead><tr>{head}</tr></thead>"
                             f"<tbody>{''.join(rows)}</tbody></table>")
 

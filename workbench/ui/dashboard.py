@@ -11,10 +11,17 @@ Every change of a control recomputes the exact outcome once and updates the
 figures in place (``batch_update``). A combination the rules forbid raises
 :class:`~workbench.errors.WorkbenchError` in the system module: its message is
 shown in the error line and the previous plots stay.
+
+What a viewer sends over the page's websocket is read against each
+control's declared range (:meth:`SystemDashboard.values` never trusts the
+widget's own ``min``/``max``), and nothing a viewer does puts a traceback on
+the page (:mod:`workbench.ui.guard`).
 """
 from __future__ import annotations
 
 import html
+import math
+import re
 from typing import Any
 
 import ipywidgets as W
@@ -22,12 +29,16 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .. import systems
-from ..errors import InputError, WorkbenchError
+from ..errors import InputError
 from ..outcome import Outcome
 from ..teach import ratio
+from . import guard
+from .link import LinkBar
 from .live import LiveDashboard
+from .looks import PLOT_HEIGHT, page_style, plot_layout
+from .numbers import effect_label, effect_value, expected_text, number_rows
 from .plots import live_figure
-from .query import MODE_KEY, controls_of, format_query, link_html, parse_query as _parse_query_any
+from .query import MODE_KEY, controls_of, format_query, parse_query as _parse_query_any
 from .specs import Control, Mode, modes_for
 
 __all__ = ["SystemDashboard", "make_control", "SAMPLED_SAMPLES", "SAMPLED_SEED"]
@@ -36,7 +47,7 @@ __all__ = ["SystemDashboard", "make_control", "SAMPLED_SAMPLES", "SAMPLED_SEED"]
 SAMPLED_SAMPLES = 20_000
 SAMPLED_SEED = 20240601
 
-_SLIDER_LAYOUT = dict(width="330px")
+_SLIDER_LAYOUT = dict(width="340px", max_width="100%")
 _STYLE = {"description_width": "150px"}
 
 
@@ -64,34 +75,35 @@ def make_control(c: Control, looks: SharedLooks | None = None) -> W.ValueWidget:
     """The widget of one control spec, with its CSS classes:
     ``wb-control``, ``wb-control-<name>`` and ``wb-slider-<name>`` (sliders),
     ``wb-toggle-<name>`` (checkboxes) or ``wb-dropdown-<name>`` (dropdowns);
-    ``<name>`` is the argument name (underscores kept)."""
+    ``<name>`` is the argument name (underscores kept). The widget takes only
+    its value from the page (:class:`workbench.ui.guard.ViewerSafe`); its
+    tooltip is the control's help, or none."""
     looks = looks or SharedLooks()
-    common = dict(description=c.text, style=looks.slider_style, layout=looks.layout)
+    common = dict(description=c.label or c.name.replace("_", " "), style=looks.slider_style, layout=looks.layout)
     if c.kind == "int":
-        w = W.IntSlider(value=c.default, min=int(c.lo), max=int(c.hi), step=1, continuous_update=False, **common)
+        w = guard.IntSlider(value=c.default, min=int(c.lo), max=int(c.hi), step=1, continuous_update=False, **common)
         kind = "slider"
     elif c.kind == "optint":
         zero = int(c.lo) - 1
-        common["description"] = f"{c.text} ({zero}=none)"
-        w = W.IntSlider(value=zero if c.default is None else c.default, min=zero, max=int(c.hi), step=1,
+        common["description"] = f"{common['description']} ({zero}=none)"
+        w = guard.IntSlider(value=zero if c.default is None else c.default, min=zero, max=int(c.hi), step=1,
                         continuous_update=False, **common)
         kind = "slider"
     elif c.kind == "float":
-        w = W.FloatSlider(value=c.default, min=c.lo, max=c.hi, step=c.step, continuous_update=False,
+        w = guard.FloatSlider(value=c.default, min=c.lo, max=c.hi, step=c.step, continuous_update=False,
                           readout_format=".2f", **common)
         kind = "slider"
     elif c.kind == "bool":
-        w = W.Checkbox(value=c.default, indent=False, description=c.text, layout=looks.layout,
+        w = guard.Checkbox(value=c.default, indent=False, description=common["description"], layout=looks.layout,
                        style=looks.checkbox_style)
         kind = "toggle"
     else:
         # ipywidgets reads a None value as "nothing selected": None travels as _NONE
-        w = W.Dropdown(options=[("none", _NONE) if o is None else (str(o), o) for o in c.options],
+        w = guard.Dropdown(options=_choices(c),
                        value=_to_widget(c, c.default),
                        description=c.text, style=looks.dropdown_style, layout=looks.layout)
         kind = "dropdown"
-    if c.help:
-        w.tooltip = c.help
+    w.tooltip = c.help or ""  # ipywidgets shows a None tooltip as the word "null"
     for cls in ("wb-control", f"wb-control-{c.name}", f"wb-{kind}-{c.name}"):
         w.add_class(cls)
     return w
@@ -119,6 +131,11 @@ class _Controls(dict):
 _NONE = "(none)"
 
 
+def _choices(c: Control) -> list[tuple[str, Any]]:
+    """A dropdown's (label, value) pairs: labels in words ("at or above"), None as "none"."""
+    return [("none", _NONE) if o is None else (str(o).replace("_", " "), o) for o in c.options]
+
+
 def _to_arg(c: Control, value: Any) -> Any:
     if value is _NONE or (isinstance(value, str) and value == _NONE):
         return None
@@ -137,10 +154,68 @@ def _to_widget(c: Control, value: Any) -> Any:
     return value
 
 
-def _fmt(x: float) -> str:
-    if x == 0:
-        return "0"
-    return f"{x:.4f}" if abs(x) < 100 else f"{x:.1f}"
+def declared(c: Control, value: Any) -> Any:
+    """The widget value ``value`` read against the control's declared range
+    and type: a number is clamped into ``[lo, hi]`` (whole for a whole-number
+    control), anything the control cannot show (NaN, a string in a slider,
+    an option it does not list) becomes its default."""
+    if c.kind in ("int", "optint", "float"):
+        lo = int(c.lo) - 1 if c.kind == "optint" else c.lo
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return _to_widget(c, c.default)
+        value = min(max(value, lo), c.hi)
+        if c.kind == "float":
+            snapped = lo + round((value - lo) / c.step) * c.step if c.step else value
+            return float(round(min(max(snapped, lo), c.hi), 10))
+        return int(round(value))
+    if c.kind == "bool":
+        return value if isinstance(value, bool) else c.default
+    allowed = [_to_widget(c, o) for o in c.options]
+    for o in allowed:
+        if o == value and type(o) is type(value):
+            return o
+    return _to_widget(c, c.default)
+
+
+def _bounds(c: Control) -> dict[str, Any]:
+    """The declared ``min``/``max``/``step`` of a slider control (else {})."""
+    if c.kind == "int":
+        return dict(min=int(c.lo), max=int(c.hi), step=1)
+    if c.kind == "optint":
+        return dict(min=int(c.lo) - 1, max=int(c.hi), step=1)
+    if c.kind == "float":
+        return dict(min=c.lo, max=c.hi, step=c.step)
+    return {}
+
+
+def enforce(c: Control, w: W.ValueWidget) -> bool:
+    """Put widget ``w`` back to what control ``c`` declares (its range, its
+    options, a value it can show); returns whether anything changed. The
+    caller holds its recompute while this runs."""
+    changed = False
+    bounds = _bounds(c)
+    if bounds:
+        # widen first so that the value is never clamped by a stale bound, then narrow
+        if w.max != bounds["max"] or w.min != bounds["min"]:
+            w.max = max(w.max, bounds["max"])
+            w.min = min(w.min, bounds["min"])
+            w.min, w.max = bounds["min"], bounds["max"]
+            changed = True
+        if w.step != bounds["step"]:
+            w.step = bounds["step"]
+            changed = True
+    elif c.kind == "choice":
+        want = _choices(c)
+        if [o[1] for o in w.options] != [o[1] for o in want]:
+            value = w.value
+            w.options = want
+            w.value = declared(c, value)
+            changed = True
+    value = declared(c, w.value)
+    if not (value == w.value and type(value) is type(w.value)):
+        w.value = value
+        changed = True
+    return changed
 
 
 class SystemDashboard(LiveDashboard):
@@ -181,25 +256,26 @@ class SystemDashboard(LiveDashboard):
         self.mode_boxes: dict[str, W.Box] = {}
 
         first = next(iter(self.modes))
-        self.mode_picker = W.ToggleButtons(options=[(m.title, m.key) for m in self.modes.values()],
-                                           value=mode or first, style={"button_width": "130px"})
+        self.mode_picker = guard.ToggleButtons(options=[(m.title, m.key) for m in self.modes.values()],
+                                               value=mode or first, tooltips=[], style={"button_width": "auto"})
         self.mode_picker.add_class("wb-mode")
         if len(self.modes) < 2:
             self.mode_picker.layout.display = "none"
         self.mode_picker.observe(self._on_mode, names="value")
 
-        self.sampled_toggle = W.Checkbox(value=False, indent=False,
-                                         description=f"overlay a sampled run ({sampled_samples:,} samples, "
-                                                     f"fixed seed) with error bars",
-                                         layout=W.Layout(width="auto"))
+        self.sampled_toggle = guard.Checkbox(value=False, indent=False, tooltip="",
+                                             description=f"also show {sampled_samples:,} simulated games "
+                                                         f"(dots, with their margin of error)",
+                                             layout=W.Layout(width="auto", max_width="100%"))
         self.sampled_toggle.add_class("wb-sampled")
+        self.sampled_toggle.add_class("wb-wrap")
         self.sampled_toggle.observe(self._on_change, names="value")
 
         self.error = W.HTML(value="")
         self.error.add_class("wb-error")
         self.effects = W.HTML(value="")
         self.effects.add_class("wb-effects")
-        self.link = W.HTML(value="")
+        self.link = LinkBar()
         self.link.add_class("wb-link")
         from .forum import ForumPanel  # the one-click forum post of issue 4
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
@@ -220,19 +296,20 @@ class SystemDashboard(LiveDashboard):
         self.controls_box = W.VBox([])
         self.controls_box.add_class("wb-controls")
         d = self.description
-        source = (f"Seed: <code>{html.escape(d.seed)}</code>. " if d.seed else
-                  f"Rule file: <code>{html.escape(d.path.name)}</code>. " if d.path else "")
         title = W.HTML(f"<h2>{html.escape(d.name)}</h2>"
-                       f"<p>{html.escape(d.blurb)} {source}"
-                       "Plots update when a control is released.</p>")
+                       f"<p>{html.escape(d.blurb)} Set up the attack with the controls below"
+                       + (", or pick units from the army lists" if d.profiles is not None else "")
+                       + ". The charts and the numbers follow as soon as you let go of a control; rest the "
+                       "pointer on a control to read what it means. The link at the bottom (and the "
+                       "address bar) brings anyone back to exactly these settings.</p>")
         title.add_class("wb-title")
-        parts = [title, self.mode_picker]
+        parts = [page_style(), title, self.mode_picker]
         if self.profile_picker is not None:
             parts.append(self.profile_picker.widget)
         parts += [self.controls_box, self.error,
-                  W.HBox([dist_w, at_least_w], layout=W.Layout(flex_flow="row wrap")),
+                  _row([dist_w, at_least_w]),
                   self.sampled_toggle,
-                  W.HBox([stages_w, self.effects], layout=W.Layout(flex_flow="row wrap")),
+                  _row([stages_w, self.effects]),
                   self.link, self.panels]
         self.widget = W.VBox(parts)
         self.widget.add_class("wb-dashboard")
@@ -254,7 +331,24 @@ class SystemDashboard(LiveDashboard):
 
     def values(self) -> dict[str, Any]:
         """The current keyword arguments of the selected function."""
-        return {c.name: _to_arg(self.specs[c.name], self.controls[c.name].value) for c in self.mode.controls}
+        return {c.name: _to_arg(self.specs[c.name], declared(self.specs[c.name], self.controls[c.name].value))
+                for c in self.mode.controls}
+
+    def enforce(self) -> bool:
+        """Put every control of the shown mode back to its declared range,
+        options and type (what a viewer may have changed over the websocket),
+        without a recompute; returns whether any was changed."""
+        self._hold += 1
+        try:
+            changed = False
+            for c in self.mode.controls:
+                changed = enforce(self.specs[c.name], self.controls[c.name]) or changed
+            if self.mode_picker.value not in self.modes:
+                self.mode_picker.value = next(iter(self.modes))
+                changed = True
+            return changed
+        finally:
+            self._hold -= 1
 
     def defaults(self) -> dict[str, Any]:
         return {c.name: c.default for c in self.mode.controls}
@@ -304,9 +398,11 @@ class SystemDashboard(LiveDashboard):
                 self.controls[name].value = _to_widget(c, c.default)
 
     def apply_query(self, qs: str) -> list[str]:
-        """Set the values of a query string; bad pairs are skipped and a
-        forbidden combination falls back to the defaults, with the messages
-        shown in the error line. Returns the messages."""
+        """Set the values of a query string. A bad pair is skipped (its
+        control keeps its default) with a message naming it; a combination
+        the rules forbid keeps every value the link carries and shows the
+        rule's message, as moving the controls there would. Returns the
+        messages."""
         self._query_applied = True
         errors: list[str] = []
         values = self.parse_query(qs, errors)
@@ -314,9 +410,7 @@ class SystemDashboard(LiveDashboard):
         if values or mode:
             ok = self.set_values(mode=mode, **values)
             if not ok:
-                errors.append(f"the link's values are not allowed together ({_strip(self.error.value)}); "
-                              "showing the defaults")
-                self.reset()
+                errors.append(f"these settings are not allowed together: {_strip(self.error.value)}")
         if errors:
             self._show_error("Link: " + " | ".join(errors))
         return errors
@@ -327,6 +421,7 @@ class SystemDashboard(LiveDashboard):
     # -- display -----------------------------------------------------------
 
     # -- events ------------------------------------------------------------
+    @guard.guarded(lambda self, text: self._show_error(text))
     def _on_mode(self, change=None) -> None:
         self._show_mode_controls()
         self._on_change()
@@ -335,7 +430,7 @@ class SystemDashboard(LiveDashboard):
         """The box of one mode's controls (built on first use)."""
         if key not in self.mode_boxes:
             box = W.Box([self.controls[c.name] for c in self.modes[key].controls],
-                        layout=W.Layout(display="flex", flex_flow="row wrap"))
+                        layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
             box.add_class(f"wb-controls-{key}")
             self.mode_boxes[key] = box
             self.controls_box.children = (*self.controls_box.children, box)
@@ -353,53 +448,57 @@ class SystemDashboard(LiveDashboard):
 
     # -- the one recompute -------------------------------------------------
     def refresh(self) -> bool:
-        """Resolve the current values once and update every view. On a
-        :class:`WorkbenchError` show its message and keep the previous plots."""
+        """Resolve the current values once and update every view. The
+        controls are first put back to their declared ranges
+        (:meth:`enforce`). On a :class:`WorkbenchError` show its message and
+        keep the previous plots; on any other error a plain sentence (the
+        details go to the server log)."""
         self.recomputes += 1
-        kwargs = self.values()
-        self._update_link()
-        mode = self.mode
         try:
+            self.enforce()
+            kwargs = self.values()
+            self._update_link()
+            mode = self.mode
             out = mode.run(self.module, kwargs)
             sampled = (mode.run(self.module, kwargs, method="sampled", samples=self.sampled_samples,
                                 seed=self.sampled_seed)
                        if self.sampled_toggle.value else None)
-        except WorkbenchError as exc:
-            self._show_error(str(exc))
+            self._outcome, self._sampled = out, sampled
+            self._draw(out, sampled)
+        except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
+            self._show_error(guard.plain_message(exc))
             return False
         self.error.value = ""
-        self._outcome, self._sampled = out, sampled
-        self._draw(out, sampled)
+        self._refreshed()
         return True
 
     def _update_link(self) -> None:
-        qs = self.query_string()
-        self.link.value = link_html(qs)
+        self.link.query = self.query_string()
 
     # -- figures -----------------------------------------------------------
     @staticmethod
     def _layout(title: str, x: str, y: str) -> dict:
-        return dict(title=dict(text=title), xaxis=dict(title=dict(text=x)), yaxis=dict(title=dict(text=y)),
-                    height=330, width=470, margin=dict(l=55, r=15, t=45, b=45), showlegend=True,
-                    legend=dict(x=0.99, xanchor="right", y=0.99), bargap=0.15)
+        return plot_layout(title=dict(text=title), xaxis=dict(title=dict(text=x)),
+                           yaxis=dict(title=dict(text=y)), height=PLOT_HEIGHT, showlegend=True,
+                           legend=dict(x=0.99, xanchor="right", y=0.99), bargap=0.15)
 
     def _dist_figure(self) -> go.Figure:
         return go.Figure(data=[go.Bar(name="exact", x=[0], y=[1.0], marker_color="#4C72B0"),
-                               go.Scatter(name="sampled ± 2 SE", x=[0], y=[1.0], mode="markers",
+                               go.Scatter(name="simulated (± margin)", x=[0], y=[1.0], mode="markers",
                                           marker=dict(color="#DD8452", size=8), visible=False,
                                           error_y=dict(type="data", array=[0.0], visible=True))],
-                         layout=self._layout("Distribution", "models removed", "probability"))
+                         layout=self._layout("Distribution", "models removed", "chance"))
 
     def _at_least_figure(self) -> go.Figure:
-        return go.Figure(data=[go.Scatter(name="P(at least N)", x=[0], y=[1.0], mode="lines+markers",
+        return go.Figure(data=[go.Scatter(name="chance of at least N", x=[0], y=[1.0], mode="lines+markers",
                                           line=dict(shape="linear", color="#55A868"))],
-                         layout=self._layout("At least N removed", "N", "probability"))
+                         layout=self._layout("At least N removed", "N", "chance"))
 
     def _stages_figure(self) -> go.Figure:
         fig = go.Figure(data=[go.Bar(name="per attack", x=["-"], y=[0.0], text=[""], textposition="auto",
                                      customdata=[""], hovertemplate="%{x}: %{text}<br>%{customdata}<extra></extra>",
                                      marker_color="#8172B3")],
-                        layout=self._layout("Per-attack stages", "stage", "probability"))
+                        layout=self._layout("Each step of one attack", "step", "chance"))
         fig.update_layout(showlegend=False, yaxis=dict(range=[0, 1.05]))
         return fig
 
@@ -415,12 +514,12 @@ class SystemDashboard(LiveDashboard):
             else:
                 dots.visible = False
             self.fig_dist.layout.xaxis.title.text = out.label
-            self.fig_dist.layout.title.text = f"Distribution of {out.label} (mean {out.mean:.3f})"
+            self.fig_dist.layout.title.text = f"How many {out.label} (on average {out.mean:.2f})"
         with self.fig_at_least.batch_update():
             line = self.fig_at_least.data[0]
             line.x, line.y = k, out.at_least_curve
             self.fig_at_least.layout.xaxis.title.text = f"N ({out.label})"
-            self.fig_at_least.layout.title.text = f"At least N {out.label}"
+            self.fig_at_least.layout.title.text = f"Chance of at least N {out.label}"
         with self.fig_stages.batch_update():
             bar = self.fig_stages.data[0]
             stages = out.stages
@@ -431,32 +530,47 @@ class SystemDashboard(LiveDashboard):
         self.effects.value = self._effects_html(out, sampled)
 
     def _effects_html(self, out: Outcome, sampled: Outcome | None) -> str:
-        rows = [("wb-mean", f"expected {out.label}", _fmt(out.mean)),
-                ("wb-p-any", f"P({out.label} ≥ 1)", _fmt(out.at_least(1)))]
-        if out.per_attack is not None and out.stages:
-            pa = out.per_attack
-            rows.append(("wb-per-attack", "per attack (all stages)",
-                         f"{pa.numerator}/{pa.denominator} ({float(pa) * 100:.1f}%)"))
+        rows = number_rows(out)
         for name, value in out.effects.items():
-            text = _fmt(value)
+            text = effect_value(out, name, value)
             if sampled is not None and name in sampled.effects:
-                text += (f" <span class='wb-sampled-value'>(sampled {_fmt(sampled.effects[name])} ± "
-                         f"{_fmt(2 * sampled.effects_stderr.get(name, 0.0))})</span>")
-            words = name.replace("_", " ")
-            label = f"P({words})" if out.effect_kind(name) == "probability" else f"expected {words}"
-            rows.append((f"wb-effect-{_css(name)}", label, text))
+                margin = 2 * sampled.effects_stderr.get(name, 0.0)
+                text += (f" <span class='wb-sampled-value'>(simulated {effect_value(out, name, sampled.effects[name])}"
+                         f" ± {effect_value(out, name, margin)})</span>")
+            rows.append((f"wb-effect-{_css(name)}", effect_label(out, name), text))
         if sampled is not None:
-            rows.append(("wb-sampled-mean", f"sampled mean ({sampled.samples:,} samples)",
-                         f"{_fmt(sampled.mean)} ± {_fmt(2 * (sampled.mean_stderr or 0.0))}"))
+            rows.append(("wb-sampled-mean", f"Simulated average ({sampled.samples:,} games)",
+                         f"{expected_text(sampled.mean)} ± {expected_text(2 * (sampled.mean_stderr or 0.0))}"))
         body = "".join(f'<tr class="{cls}"><th style="text-align:left;padding-right:12px">{html.escape(label)}'
                        f'</th><td class="wb-value">{value}</td></tr>' for cls, label, value in rows)
-        notes = "".join(f"<li>{html.escape(n)}</li>" for n in out.notes)
-        details = f"<details><summary>Interpretations used</summary><ul>{notes}</ul></details>" if notes else ""
+        notes = "".join(f"<li>{html.escape(_plain_note(out, n, self.specs))}</li>" for n in out.notes)
+        details = f"<details><summary>How the rules were read</summary><ul>{notes}</ul></details>" if notes else ""
         stages = "".join(f"<li>{html.escape(s.name)}: {ratio(s.probability, s.detail, s.faces)} — "
-                         f"{html.escape(s.detail)}</li>" for s in out.stages)
-        return (f'<div class="wb-effects-box" style="min-width:320px;max-width:520px">'
+                         f"{html.escape(_plain_note(out, s.detail, self.specs))}</li>" for s in out.stages)
+        return (f'<div class="wb-effects-box">'
                 f"<h4>Numbers</h4><table>{body}</table>"
                 f"<ul class='wb-stage-list'>{stages}</ul>{details}</div>")
+
+
+_EFFECT_REF = re.compile(r"effects\[['\"]([A-Za-z0-9_\[\]]+)['\"]\]")
+
+
+def _plain_note(out: Outcome, note: str, specs: dict[str, Control] | None = None) -> str:
+    """A rule note as a playtester reads it: "(effects['wasted_wounds'])" -> "(the Numbers table's
+    "Expected wounds wasted beyond the unit")", and a control's argument name ("melee_phys") -> the
+    control's label ("PHYS rolled against")."""
+    note = _EFFECT_REF.sub(lambda m: f'the Numbers table\'s "{effect_label(out, m.group(1))}"', note)
+    for name, c in (specs or {}).items():
+        if "_" in name and name in note:
+            note = re.sub(rf"\b{re.escape(name)}\b", c.label or name.replace("_", " "), note)
+    return note
+
+
+def _row(children: list[W.Widget]) -> W.HBox:
+    """Plots (and the numbers) side by side on a wide screen, one under the other on a narrow one."""
+    box = W.HBox(children, layout=W.Layout(flex_flow="row wrap", max_width="100%"))
+    box.add_class("wb-row")
+    return box
 
 
 def _strip(text: str) -> str:

@@ -1,40 +1,56 @@
 """The design-diagnostics dashboard: sweeps, value of +1, granularity, equivalence.
 
-``DiagnosticsDashboard()`` is an ipywidgets ``VBox`` of four tabs, each a
-thin layer over :mod:`workbench.compare`:
+``DiagnosticsDashboard()`` is an ipywidgets ``VBox``: a title, a short
+introduction in plain words, four tabs, each a thin layer over
+:mod:`workbench.compare`, and the link to its current settings:
 
-* **Sweep**: a system, two of its stats (x and y), the value shown (expected
-  removals or P(at least k)) and the number of shots; a heatmap over (x, y)
-  and lines of the value against x, one per y. The other stats stay at the
-  system's seed matchup (its description's ``seed_matchup``).
+* **Sweep**: a system, two of its stats (across and down), the value shown
+  (expected removals or the chance of at least k) and the number of shots;
+  a heatmap over the two stats and lines of the value, one per value of the
+  second stat. The other stats stay at the system's seed matchup (its
+  description's ``seed_matchup``).
 * **Value of +1**: per system, how much one step of each stat (in the
   direction that helps its owner) changes expected removals, as a plot and a
   table.
-* **Granularity**: the distinct per-attack probabilities of every system and
-  the steps between them.
+* **Granularity**: the distinct per-attack chances of every system and the
+  steps between them.
 * **Equivalence**: sliders for one system's matchup; the closest settings in
   the other systems (total variation distance) as a table and bar plot.
 
-Every plot is one ``FigureWidget`` whose content is replaced in place
-(:func:`workbench.ui.plots.replace_figure`), so the page works offline in Voila.
+Its link works as the other dashboards' (:mod:`workbench.ui.query`): every
+control is a key of the query string (``?tab=equivalence&eq_system=antares&
+eq_acc=7``), read when the page opens and written to the address bar as the
+controls move. Every plot is one ``FigureWidget`` whose content is replaced in
+place (:func:`workbench.ui.plots.replace_figure`), so the page works offline
+in Voila; every callback shows a plain message on failure
+(:mod:`workbench.ui.guard`).
 """
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 import ipywidgets as W
 import pandas as pd
 
 from .. import compare, systems
-from ..errors import WorkbenchError
+from ..controls import Control
+from . import guard
+from .link import LinkBar
+from .looks import page_style
 from .plots import figure_widget, replace_figure, show_widget
+from .query import format_query, parse_controls, request_query
 
-__all__ = ["DiagnosticsDashboard", "VALUES"]
+__all__ = ["DiagnosticsDashboard", "VALUES", "TABS"]
 
-#: what the sweep tab can show
-VALUES = {"expected removals": "mean", "P(at least 1)": "p_at_least_1", "P(at least 2)": "p_at_least_2",
-          "P(at least 3)": "p_at_least_3"}
+#: what the sweep tab can show: sweep column -> how a reader names it
+VALUES = {"mean": "expected models removed", "p_at_least_1": "chance of at least 1 removed",
+          "p_at_least_2": "chance of at least 2 removed", "p_at_least_3": "chance of at least 3 removed"}
+
+#: the tabs, as the link names them, and their titles
+TABS = {"sweep": "Sweep", "plus_one": "Value of +1", "granularity": "Granularity",
+        "equivalence": "Equivalence", "points": "Points"}
 
 
 def _with_stats() -> list[str]:
@@ -42,118 +58,298 @@ def _with_stats() -> list[str]:
     return [k for k in systems.keys() if systems.get(k).stats]
 
 
+def _with_equivalence() -> list[str]:
+    """The systems the equivalence tab can start from: those with an equivalence search."""
+    return [k for k in systems.keys() if systems.get(k).equivalence_search]
+
+
 def _shots(desc, shots: int) -> dict[str, int]:
     """``{"shots": shots}`` when the system's first function takes shots."""
     return {"shots": shots} if "shots" in desc.arguments(desc.modes[0].function) else {}
 
 
-def _table(df: pd.DataFrame, columns: list[str], floats: str = "{:.4f}") -> str:
+def _first(desc):
+    """The system's first stat-level function (its first dashboard mode's)."""
+    return desc.function(desc.modes[0].function)
+
+#: how the tables' columns read on the page
+_HEADINGS = {"stat": "stat", "owner": "helps", "step_text": "one step", "mean": "expected removed",
+             "improved_mean": "after the step", "delta": "change", "system": "system",
+             "distinct": "different chances", "min_step": "smallest step", "median_step": "median step",
+             "max_step": "largest step", "rank": "rank", "setting_text": "setting",
+             "tv_distance": "distance (0 = same)", "mean_difference": "difference in expected removed"}
+
+
+def _table(df: pd.DataFrame, columns: list[str], floats: str = "{:.3f}") -> str:
     shown = df[columns].copy()
     for c in shown.columns:
         if shown[c].dtype.kind == "f":
             shown[c] = shown[c].map(lambda x: floats.format(x))
         else:
             shown[c] = shown[c].map(str)
-    return shown.to_html(index=False, escape=True, classes="wb-table", border=0)
+    shown.columns = [_HEADINGS.get(c, c.replace("_", " ")) for c in shown.columns]
+    table = shown.to_html(index=False, escape=True, classes="wb-table", border=0)
+    return f'<div class="wb-table-wrap">{table}</div>'
 
 
 _view = figure_widget
-_show = replace_figure
+_CHANCE = re.compile(r"P\(([^()]*)\)")
 
 
-def _error(box: W.HTML, exc: Exception) -> None:
-    box.value = f"<span style='color:#b00'>{html.escape(str(exc))}</span>"
+def _words(text):
+    """"P(exactly N)" -> "chance (exactly N)"; argument names in words."""
+    if not isinstance(text, str):
+        return text
+    return _CHANCE.sub(r"chance (\1)", text).replace("_", " ")
+
+
+def _show(fw, figure) -> None:
+    """Show ``figure`` in ``fw`` with its titles in a playtester's words."""
+    layout = figure.layout
+    for part in (layout.title, layout.xaxis.title, layout.yaxis.title):
+        if part.text:
+            part.text = _words(part.text)
+    for trace in figure.data:
+        bar = getattr(trace, "colorbar", None)
+        if bar is not None and bar.title.text:
+            bar.title.text = _words(bar.title.text)
+        if getattr(trace, "name", None):
+            trace.name = _words(trace.name)
+    replace_figure(fw, figure)
+
+_SHOTS = dict(min=1, max=30)
+_LOOKS = dict(style={"description_width": "110px"}, layout=W.Layout(width="300px", max_width="100%"),
+              tooltip="")
+
+
+def _dropdown(options, value, description: str) -> guard.Dropdown:
+    return guard.Dropdown(options=options, value=value, description=description, **_LOOKS)
+
+
+def _slider(value: int, lo: int, hi: int, description: str) -> guard.IntSlider:
+    return guard.IntSlider(value=value, min=lo, max=hi, description=description, continuous_update=False,
+                           **_LOOKS)
+
+
+def _error(box: W.HTML, text: str) -> None:
+    box.value = f"<span class='wb-error-message' role='alert' style='color:#b00020'>&#9888; {html.escape(text)}</span>"
 
 
 class DiagnosticsDashboard(W.VBox):
-    """Four tabs of design diagnostics; see the module docstring."""
+    """Four tabs of design diagnostics and their link; see the module docstring.
 
-    def __init__(self, system: str | None = None):
-        system = system or systems.keys()[0]
+    ``controls()``: link key -> Control for the current choices;
+    ``query_string()`` / ``apply_query(qs)`` as the other dashboards;
+    ``show()`` applies the page's query string (under Voila), then displays.
+    """
+
+    def __init__(self, system: str | None = None, *, query: str | None = None):
+        system = system or _with_stats()[0]
+        self._hold = 0
+        self._query_applied = query is not None
         self.message = W.HTML("")
+        self.message.add_class("wb-error")
+        self.link = LinkBar()
+        self.link.add_class("wb-link")
+        self._hold += 1
         self.tabs = W.Tab(children=[self._sweep_tab(system), self._plus_one_tab(system),
-                                    self._granularity_tab(), self._equivalence_tab(system), self._points_tab()])
-        for i, name in enumerate(("Sweep", "Value of +1", "Granularity", "Equivalence", "Points")):
+                                    self._granularity_tab(), self._equivalence_tab(system),
+                                    self._points_tab()])
+        for i, name in enumerate(TABS.values()):
             self.tabs.set_title(i, name)
-        super().__init__([W.HTML("<h2>Design diagnostics</h2>"), self.message, self.tabs])
+        self.tabs.observe(self._on_tab, "selected_index")
+        self._hold -= 1
+        intro = W.HTML(
+            "<h2>Design diagnostics</h2><p>How the systems respond to their stats. <b>Sweep</b>: "
+            "expected models removed (or the chance of removing at least one, two, three) over every value "
+            "of two stats. <b>Value of +1</b>: what one step better of each stat is worth. <b>Granularity</b>: "
+            "how finely each system's dice can tune a chance. <b>Equivalence</b>: the settings of the other "
+            "systems closest to a matchup of your choice. <b>Points</b>: the army lists' matchups ranked by models "
+            "removed per 100 points (illustrative costs). Everything follows when you let go of a control; "
+            "the link at the bottom brings anyone back to the same settings.</p>")
+        intro.add_class("wb-title")
+        super().__init__([page_style(), intro, self.message, self.tabs, self.link])
         self.add_class("wb-diagnostics")
+        self.update_all()
+        if query is not None:
+            self.apply_query(query)
+
+    # -- the link ------------------------------------------------------------
+    def controls(self) -> dict[str, Control]:
+        """Every control of the page by link key (the stats follow the chosen systems)."""
+        from .. import points
+        with_stats, with_eq = tuple(_with_stats()), tuple(_with_equivalence())
+        sweep_stats = tuple(s.name for s in systems.get(self.sw_system.value).stats)
+        out = {
+            "tab": Control("tab", "choice", "sweep", options=tuple(TABS), help="the tab shown"),
+            "sweep_system": Control("sweep_system", "choice", with_stats[0], options=with_stats, help="the system swept"),
+            "sweep_x": Control("sweep_x", "choice", sweep_stats[0], options=sweep_stats, help="the stat across the heatmap"),
+            "sweep_y": Control("sweep_y", "choice", sweep_stats[-1], options=sweep_stats, help="the stat down the heatmap, one line each"),
+            "sweep_show": Control("sweep_show", "choice", "mean", options=tuple(VALUES), help="what the heatmap shows"),
+            "sweep_shots": Control("sweep_shots", "int", 10, _SHOTS["min"], _SHOTS["max"], help="shots in each sweep cell"),
+            "plus_system": Control("plus_system", "choice", with_stats[0], options=with_stats, help="the system whose stats are stepped"),
+            "plus_shots": Control("plus_shots", "int", 10, _SHOTS["min"], _SHOTS["max"], help="shots in the value-of-+1 matchup"),
+            "eq_system": Control("eq_system", "choice", with_eq[0], options=with_eq, help="the system of the matchup"),
+            "eq_shots": Control("eq_shots", "int", 10, _SHOTS["min"], _SHOTS["max"], help="shots in the matchup"),
+            "eq_models": Control("eq_models", "int", 5, 1, 20, help="models in the target unit"),
+            "points_by": Control("points_by", "choice", "removed_per_100", options=tuple(points.BY), help="what the ranking sorts by"),
+        }
+        key = self.eq_system.value
+        base = systems.get(key).seed_matchup
+        for info in systems.get(key).stats:
+            name = info.name
+            out[f"eq_{name}"] = Control(f"eq_{name}", "int", base.get(name, info.values[0]),
+                                        min(info.values), max(info.values), help=info.doc)
+        return out
+
+    def _widgets(self) -> dict[str, W.ValueWidget]:
+        out = {"sweep_system": self.sw_system, "sweep_x": self.sw_x, "sweep_y": self.sw_y,
+               "sweep_show": self.sw_value, "sweep_shots": self.sw_shots, "plus_system": self.p1_system,
+               "plus_shots": self.p1_shots, "eq_system": self.eq_system, "eq_shots": self.eq_shots,
+               "eq_models": self.eq_models, "points_by": self.pt_by}
+        out.update({f"eq_{s.description}": s for s in self.eq_sliders.children})
+        return out
+
+    def values(self) -> dict[str, Any]:
+        """The current settings by link key."""
+        tab = list(TABS)[self.tabs.selected_index or 0]
+        return {"tab": tab, **{k: w.value for k, w in self._widgets().items()}}
+
+    def query_string(self) -> str:
+        return format_query(self.values(), self.controls())
+
+    def _on_tab(self, _change=None) -> None:
+        self.link.refit += 1  # the plots of the tab now shown were drawn while hidden
+        self._update_link()
+
+    def _update_link(self) -> None:
+        if not self._hold:
+            self.link.query = self.query_string()
+
+    @guard.guarded(lambda self, text: _error(self.message, text))
+    def apply_query(self, qs: str) -> list[str]:
+        """Set the controls of a query string (bad pairs skipped, each named
+        in the message line); returns the messages."""
+        self._query_applied = True
+        # the systems first: the stats a link may name depend on them
+        first = parse_controls(qs, self.controls(), [])
+        errors: list[str] = []
+        self._hold += 1
+        try:
+            for key, widget in (("sweep_system", self.sw_system), ("eq_system", self.eq_system)):
+                if key in first and widget.value != first[key]:
+                    widget.value = first[key]
+                    (self._sweep_stats if key == "sweep_system" else self._eq_build)()
+            values = parse_controls(qs, self.controls(), errors)
+            widgets = self._widgets()
+            for key, value in values.items():
+                if key == "tab":
+                    self.tabs.selected_index = list(TABS).index(value)
+                elif key in widgets:
+                    widgets[key].value = value
+        finally:
+            self._hold -= 1
+        self.update_all()
+        if errors:
+            _error(self.message, "Link: " + " | ".join(errors))
+        return errors
+
+    def update_all(self) -> None:
         self.update_sweep()
         self.update_plus_one()
         self.update_granularity()
         self.update_equivalence()
         self.update_points()
 
+    def _on(self, update):
+        """An observer that runs ``update`` unless the page is being set up (held)."""
+        def run(_change=None):
+            if not self._hold:
+                self._run(update)
+        return run
+
+    @guard.guarded(lambda self, text: _error(self.message, text))
+    def _run(self, update) -> None:
+        self.message.value = ""
+        update()
+
     # -- sweep -------------------------------------------------------------
     def _sweep_tab(self, system: str) -> W.Widget:
-        self.sw_system = W.Dropdown(options=list(_with_stats()), value=system, description="system")
-        self.sw_x = W.Dropdown(description="x")
-        self.sw_y = W.Dropdown(description="y")
-        self.sw_value = W.Dropdown(options=list(VALUES), value="expected removals", description="show")
-        self.sw_shots = W.IntSlider(value=10, min=1, max=30, description="shots", continuous_update=False)
+        self.sw_system = _dropdown(_with_stats(), system, "system")
+        self.sw_x = _dropdown([], None, "across (x)")
+        self.sw_y = _dropdown([], None, "one line per (y)")
+        self.sw_value = _dropdown([(label, key) for key, label in VALUES.items()], "mean", "show")
+        self.sw_shots = _slider(10, _SHOTS["min"], _SHOTS["max"], "shots")
         self.sw_msg = W.HTML("")
         self.sw_heat, self.sw_lines = _view(), _view()
         for w, name in ((self.sw_system, "wb-dropdown-system"), (self.sw_shots, "wb-slider-shots"),
                         (self.sw_heat, "wb-plot-heatmap"), (self.sw_lines, "wb-plot-lines")):
             w.add_class(name)
         self._sweep_stats()
-        self.sw_system.observe(lambda _c: (self._sweep_stats(), self.update_sweep()), "value")
+        self.sw_system.observe(self._on(lambda: (self._sweep_stats(), self.update_sweep())), "value")
         for w in (self.sw_x, self.sw_y, self.sw_value, self.sw_shots):
-            w.observe(lambda _c: self.update_sweep(), "value")
-        controls = W.HBox([W.VBox([self.sw_system, self.sw_value]), W.VBox([self.sw_x, self.sw_y]),
-                           W.VBox([self.sw_shots])])
+            w.observe(self._on(self.update_sweep), "value")
+        controls = W.HBox([self.sw_system, self.sw_value, self.sw_x, self.sw_y, self.sw_shots],
+                          layout=W.Layout(flex_flow="row wrap", max_width="100%"))
         return W.VBox([controls, self.sw_msg, self.sw_heat, self.sw_lines])
 
     def _sweep_stats(self) -> None:
         names = [s.name for s in systems.get(self.sw_system.value).stats]
-        self._busy = True
-        self.sw_x.options, self.sw_y.options = names, names
-        self.sw_x.value, self.sw_y.value = names[0], names[-1] if len(names) > 1 else names[0]
-        self._busy = False
+        self._hold += 1
+        try:
+            self.sw_x.options, self.sw_y.options = names, names
+            self.sw_x.value, self.sw_y.value = names[0], names[-1] if len(names) > 1 else names[0]
+        finally:
+            self._hold -= 1
 
     def update_sweep(self) -> pd.DataFrame | None:
         """Recompute the sweep tab; returns the sweep (None when the choice is invalid)."""
-        if getattr(self, "_busy", False):
+        self._update_link()
+        if self._hold:
             return None
         key, x, y = self.sw_system.value, self.sw_x.value, self.sw_y.value
         if x == y:
-            self.sw_msg.value = "Pick two different stats for x and y."
+            self.sw_msg.value = "Pick two different stats for across and down."
             return None
         desc = systems.get(key)
         grid = {**desc.seed_matchup, **_shots(desc, self.sw_shots.value),
                 x: list(desc.stat(x).values), y: list(desc.stat(y).values)}
-        value = VALUES[self.sw_value.value]
+        value = self.sw_value.value
         try:
             df = compare.sweep(key, desc.modes[0].function, progress=False, **grid)
             if value not in df.columns:
                 df[value] = 0.0
             _show(self.sw_heat, compare.heatmap(df, x, y, value))
             _show(self.sw_lines, compare.lines(df, x, y, value))
-        except WorkbenchError as exc:
-            _error(self.sw_msg, exc)
+        except Exception as exc:  # noqa: BLE001 - a plain message on the page, details in the log
+            _error(self.sw_msg, guard.plain_message(exc))
             return None
         fixed = {k: v for k, v in desc.seed_matchup.items() if k not in (x, y, "shots")}
-        self.sw_msg.value = ("Other stats at the seed matchup: "
-                             + html.escape(", ".join(f"{k}={v}" for k, v in fixed.items())))
+        self.sw_msg.value = ("The other stats stay at the basic matchup: "
+                             + html.escape(", ".join(f"{k} {v}" for k, v in fixed.items())) + ".")
         return df
 
     # -- value of +1 ---------------------------------------------------------
     def _plus_one_tab(self, system: str) -> W.Widget:
-        self.p1_system = W.Dropdown(options=list(_with_stats()), value=system, description="system")
-        self.p1_shots = W.IntSlider(value=10, min=1, max=30, description="shots", continuous_update=False)
+        self.p1_system = _dropdown(_with_stats(), system, "system")
+        self.p1_shots = _slider(10, _SHOTS["min"], _SHOTS["max"], "shots")
         self.p1_view = _view()
         self.p1_table = W.HTML("")
         self.p1_doc = W.HTML("")
         for w in (self.p1_system, self.p1_shots):
-            w.observe(lambda _c: self.update_plus_one(), "value")
-        return W.VBox([W.HBox([self.p1_system, self.p1_shots]), self.p1_doc, self.p1_view,
-                       self.p1_table])
+            w.observe(self._on(self.update_plus_one), "value")
+        return W.VBox([W.HBox([self.p1_system, self.p1_shots], layout=W.Layout(flex_flow="row wrap")),
+                       self.p1_doc, self.p1_view, self.p1_table])
 
-    def update_plus_one(self) -> pd.DataFrame:
+    def update_plus_one(self) -> pd.DataFrame | None:
+        self._update_link()
+        if self._hold:
+            return None
         key = self.p1_system.value
         df = compare.value_of_plus_one(key, **_shots(systems.get(key), self.p1_shots.value))
         _show(self.p1_view, compare.value_of_plus_one_figure(df))
         self.p1_doc.value = "<ul>" + "".join(
-            f"<li><b>{html.escape(s.name)}</b> ({s.owner}): {html.escape(s.doc)}</li>"
+            f"<li><b>{html.escape(s.name)}</b> (helps the {html.escape(s.owner)}): {html.escape(s.doc)}</li>"
             for s in systems.get(key).stats) + "</ul>"
         self.p1_table.value = _table(df, ["stat", "owner", "step_text", "mean", "improved_mean", "delta"])
         return df
@@ -164,7 +360,9 @@ class DiagnosticsDashboard(W.VBox):
         self.gr_table = W.HTML("")
         return W.VBox([self.gr_view, self.gr_table])
 
-    def update_granularity(self) -> pd.DataFrame:
+    def update_granularity(self) -> pd.DataFrame | None:
+        if self._hold:
+            return None
         table = compare.granularity_table()
         _show(self.gr_view, compare.granularity_figure())
         shown = table.copy()
@@ -175,21 +373,22 @@ class DiagnosticsDashboard(W.VBox):
 
     # -- equivalence -----------------------------------------------------------
     def _equivalence_tab(self, system: str) -> W.Widget:
-        self.eq_system = W.Dropdown(options=[k for k in systems.keys() if systems.get(k).equivalence_search],
-                                    value=system, description="system")
-        self.eq_shots = W.IntSlider(value=10, min=1, max=30, description="shots", continuous_update=False)
-        self.eq_models = W.IntSlider(value=5, min=1, max=20, description="models", continuous_update=False)
-        self.eq_sliders = W.VBox([])
+        self.eq_system = _dropdown(_with_equivalence(), system if system in _with_equivalence()
+                                   else _with_equivalence()[0], "system")
+        self.eq_shots = _slider(10, _SHOTS["min"], _SHOTS["max"], "shots")
+        self.eq_models = _slider(5, 1, 20, "unit size")
+        self.eq_sliders = W.Box([], layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
         self.eq_msg = W.HTML("")
         self.eq_view = _view()
         self.eq_table = W.HTML("")
         self._eq_build()
-        self.eq_system.observe(lambda _c: (self._eq_build(), self.update_equivalence()), "value")
+        self.eq_system.observe(self._on(lambda: (self._eq_build(), self.update_equivalence())), "value")
         for w in (self.eq_shots, self.eq_models):
-            w.observe(lambda _c: self.update_equivalence(), "value")
+            w.observe(self._on(self.update_equivalence), "value")
         from .forum import ForumPanel  # a forum post of the matchup and its closest equivalents
         self.eq_forum = ForumPanel(self.equivalence_outcomes)
-        return W.VBox([W.HBox([W.VBox([self.eq_system, self.eq_shots, self.eq_models]), self.eq_sliders]),
+        return W.VBox([W.HBox([self.eq_system, self.eq_shots, self.eq_models],
+                              layout=W.Layout(flex_flow="row wrap")), self.eq_sliders,
                        self.eq_msg, self.eq_table, self.eq_view, self.eq_forum])
 
     def _eq_build(self) -> None:
@@ -199,9 +398,8 @@ class DiagnosticsDashboard(W.VBox):
         for info in systems.get(key).stats:
             name = info.name
             start = base.get(name, info.values[0])
-            s = W.IntSlider(value=start, min=min(info.values), max=max(info.values), description=name,
-                            continuous_update=False)
-            s.observe(lambda _c: self.update_equivalence(), "value")
+            s = _slider(start, min(info.values), max(info.values), name)
+            s.observe(self._on(self.update_equivalence), "value")
             sliders.append(s)
         self.eq_sliders.children = sliders
 
@@ -217,44 +415,52 @@ class DiagnosticsDashboard(W.VBox):
         system, as exact outcomes (what its forum post explains)."""
         key, m = self.eq_system.value, self.matchup()
         res = compare.equivalent(key, m, best=1)
-        first = systems.get(key).modes[0].function
-        out = {f"{key} (input)": systems.get(key).function(first)(**m)}
+        out = {f"{key} (input)": _first(systems.get(key))(**m)}
         for row in res.itertuples():
-            other = systems.get(row.system)
-            out[f"{row.system} (closest)"] = other.function(other.modes[0].function)(**row.setting)
+            out[f"{row.system} (closest)"] = _first(systems.get(row.system))(**row.setting)
         return out
 
     def update_equivalence(self) -> pd.DataFrame | None:
+        self._update_link()
+        if self._hold:
+            return None
         key, m = self.eq_system.value, self.matchup()
         try:
             res = compare.equivalent(key, m, best=3)
-        except WorkbenchError as exc:
-            _error(self.eq_msg, exc)
+        except Exception as exc:  # noqa: BLE001 - a plain message on the page, details in the log
+            _error(self.eq_msg, guard.plain_message(exc))
             return None
         self.eq_msg.value = (f"Closest settings to {html.escape(key)} "
-                             f"({html.escape(', '.join(f'{k}={v}' for k, v in m.items()))}); distance: "
+                             f"({html.escape(', '.join(f'{k} {v}' for k, v in m.items()))}); distance: "
                              f"{html.escape(compare.DISTANCE)}.")
-        self.eq_table.value = _table(res, ["system", "rank", "setting_text", "tv_distance", "mean",
-                                           "mean_difference"])
+        shown = res.copy()
+        shown["setting_text"] = shown["setting_text"].map(lambda t: _words(str(t)).replace("=", " "))
+        self.eq_table.value = _table(shown, ["system", "rank", "setting_text", "tv_distance", "mean",
+                                             "mean_difference"])
         _show(self.eq_view, compare.equivalent_figure(key, m, res))
         return res
 
     # -- points ------------------------------------------------------------------
     def _points_tab(self) -> W.Widget:
         from .. import points
-        self.pt_by = W.Dropdown(options={v: k for k, v in points.BY.items()}, value="removed_per_100",
-                                description="rank by", style={"description_width": "initial"})
+        self.pt_by = _dropdown([(label, key) for key, label in points.BY.items()], "removed_per_100", "rank by")
         self.pt_table = W.HTML("")
-        self.pt_by.observe(lambda _c: self.update_points(), "value")
+        self.pt_by.observe(self._on(self.update_points), "value")
         return W.VBox([self.pt_by, self.pt_table])
 
-    def update_points(self) -> pd.DataFrame:
-        """Every shipped matchup of the four systems ranked by points efficiency."""
+    def update_points(self) -> pd.DataFrame | None:
+        """Every shipped matchup of the systems with army lists, ranked by points efficiency."""
         from .. import points
+        self._update_link()
+        if self._hold:
+            return None
         df = points.rank(by=self.pt_by.value)
         self.pt_table.value = points.table_html(df)
         return df
 
     def show(self):
+        """Apply the page's query string (under Voila) once, then display."""
+        if not self._query_applied:
+            self.apply_query(request_query())
         show_widget(self)
         return self

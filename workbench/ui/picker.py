@@ -1,10 +1,13 @@
 """Profile picker: load units from ``profiles/`` into a dashboard's controls.
 
 Attacker, weapon and target dropdowns list the system's shipped units
-(``workbench.profiles.list_units``); "Load" turns the pair into stat-level
-arguments with ``workbench.profiles.matchup_kwargs`` and sets the matching
-controls with one recompute. The system's description says which mode a
-weapon loads (a changes melee weapon loads the melee mode).
+(``workbench.profiles.list_units``). Choosing any of them loads the trio at
+once (``workbench.profiles.matchup_kwargs``, one recompute), so the picker
+never shows units the controls do not hold: a dropdown left at "custom
+values" loads nothing, and once a control is moved away from the loaded
+units the three dropdowns go back to "custom values". The system's
+description says which mode a weapon loads (a changes melee weapon loads the
+melee mode).
 """
 from __future__ import annotations
 
@@ -14,52 +17,56 @@ from typing import Any
 import ipywidgets as W
 
 from ..errors import WorkbenchError
+from . import guard
 
-__all__ = ["ProfilePicker"]
+__all__ = ["ProfilePicker", "CUSTOM"]
+
+#: what a dropdown shows while the controls hold no shipped unit (ipywidgets
+#: reads a None value as "nothing selected": the choice's value is "")
+CUSTOM = ("custom values", "")
 
 
 class ProfilePicker:
-    """Dropdowns ``wb-profile-attacker``, ``wb-profile-weapon``,
-    ``wb-profile-target`` and the button ``wb-profile-load``."""
+    """Dropdowns ``wb-profile-attacker``, ``wb-profile-weapon`` and
+    ``wb-profile-target`` (each with a "custom values" choice) and the
+    message ``wb-profile-message``. ``loaded``: the ``(mode, kwargs)`` the
+    controls were last set from, or None."""
 
     def __init__(self, dashboard):
         self.dashboard = dashboard
         self.system = dashboard.system
         self.units = []
+        self.loaded: tuple[str, dict[str, Any]] | None = None
+        self._quiet = 0
         self.message = W.HTML("")
         self.message.add_class("wb-profile-message")
         try:
             from .. import profiles
             self.units = list(profiles.list_units(self.system))
-            basic = profiles.basic_matchup(self.system)
         except (ImportError, WorkbenchError, KeyError, AttributeError) as exc:
-            basic = None
-            self.message.value = f"<i>No profiles: {html.escape(str(exc))}</i>"
-        options = [(u.name, u.key) for u in self.units] or [("(none)", None)]
-        self.attacker = W.Dropdown(options=options, description="attacker", layout=W.Layout(width="230px"),
-                                   style={"description_width": "70px"})
-        self.target = W.Dropdown(options=options, description="target", layout=W.Layout(width="230px"),
-                                 style={"description_width": "70px"})
-        self.weapon = W.Dropdown(options=[("(none)", None)], description="weapon", layout=W.Layout(width="260px"),
-                                 style={"description_width": "70px"})
-        self.load_button = W.Button(description="Load profiles", tooltip="set the controls from these profiles")
+            self.message.value = f"<i>No army lists: {html.escape(guard.plain_message(exc))}</i>"
+        options = [CUSTOM] + [(u.name, u.key) for u in self.units]
+        looks = dict(layout=W.Layout(width="250px", max_width="100%"), style={"description_width": "70px"},
+                     tooltip="")
+        self.attacker = guard.Dropdown(options=options, value="", description="shooter", **looks)
+        self.weapon = guard.Dropdown(options=[CUSTOM], value="", description="weapon", **looks)
+        self.target = guard.Dropdown(options=options, value="", description="target", **looks)
         for w, cls in ((self.attacker, "wb-profile-attacker"), (self.weapon, "wb-profile-weapon"),
-                       (self.target, "wb-profile-target"), (self.load_button, "wb-profile-load")):
+                       (self.target, "wb-profile-target")):
             w.add_class(cls)
-        self.attacker.observe(lambda change: self._fill_weapons(), names="value")
-        self.load_button.on_click(lambda _b: self.load())
-        if basic is not None:
-            a, wpn, t = basic
-            self.attacker.value = a.key
-            self._fill_weapons()
-            self.weapon.value = wpn.name
-            self.target.value = t.key
-        else:
-            self._fill_weapons()
+        self.attacker.observe(lambda change: self._on_attacker(), names="value")
+        self.weapon.observe(lambda change: self._on_choice(), names="value")
+        self.target.observe(lambda change: self._on_choice(), names="value")
+        self.dashboard.on_refresh(self._check)
         if not self.units:
-            self.load_button.disabled = True
-        self.widget = W.VBox([W.HBox([self.attacker, self.weapon, self.target, self.load_button],
-                                     layout=W.Layout(flex_flow="row wrap")), self.message])
+            for w in (self.attacker, self.weapon, self.target):
+                w.disabled = True
+        else:
+            self.message.value = "<i>Pick a shooter, a weapon and a target to load them from the army lists.</i>"
+        title = W.HTML("<b>Army lists</b>")
+        self.widget = W.VBox([W.HBox([title, self.attacker, self.weapon, self.target],
+                                     layout=W.Layout(flex_flow="row wrap", align_items="center")),
+                              self.message])
         self.widget.add_class("wb-profiles")
 
     def _unit(self, key):
@@ -70,38 +77,96 @@ class ProfilePicker:
 
     def _fill_weapons(self) -> None:
         unit = self._unit(self.attacker.value)
+        keep = self.weapon.value
         if unit is None:
-            self.weapon.options = [("(none)", None)]
+            self.weapon.options = [CUSTOM]
             return
-        self.weapon.options = [(w.name + (f" ({w.stats['class']})" if "class" in w.stats else ""), w.name)
-                               for w in unit.weapons]
+        options = [(w.name + (f" ({w.stats['class']})" if "class" in w.stats else ""), w.name)
+                   for w in unit.weapons]
+        self.weapon.options = [CUSTOM] + options
+        names = [o[1] for o in options]
+        self.weapon.value = keep if keep in names else (names[0] if names else "")
 
-    def select(self, attacker: str, weapon: str, target: str) -> None:
-        """Choose the dropdowns by unit key and weapon name."""
-        self.attacker.value = attacker
-        self.weapon.value = weapon
-        self.target.value = target
+    @guard.guarded(lambda self, text: self.dashboard._show_error(text))
+    def _on_attacker(self) -> None:
+        if self._quiet:
+            return
+        self._quiet += 1
+        try:
+            self._fill_weapons()
+        finally:
+            self._quiet -= 1
+        self._on_choice()
+
+    @guard.guarded(lambda self, text: self.dashboard._show_error(text))
+    def _on_choice(self) -> None:
+        if self._quiet:
+            return
+        if "" in (self.attacker.value, self.weapon.value, self.target.value):
+            self.message.value = "<i>Pick a shooter, a weapon and a target to load them.</i>"
+            return
+        self.load()
+
+    def select(self, attacker: str, weapon: str, target: str) -> bool:
+        """Choose the dropdowns by unit key and weapon name and load them (one recompute)."""
+        self._quiet += 1
+        try:
+            self.attacker.value = attacker
+            self._fill_weapons()
+            self.weapon.value = weapon
+            self.target.value = target
+        finally:
+            self._quiet -= 1
+        return self.load()
 
     def load(self) -> bool:
-        """Set the dashboard's controls from the chosen profiles (one recompute)."""
+        """Set the dashboard's controls from the chosen units (one recompute)."""
         attacker, target = self._unit(self.attacker.value), self._unit(self.target.value)
-        if attacker is None or target is None:
+        if attacker is None or target is None or not self.weapon.value:
             return False
         weapon = attacker.weapon(self.weapon.value)
         try:
             from .. import profiles
             mode, kwargs = profiles.profile_kwargs(self.system, attacker, weapon, target)
             if mode not in self.dashboard.modes:
-                raise WorkbenchError(f"{self.system} has no {mode} dashboard")
+                raise WorkbenchError(f"{self.system} has no {mode} page")
             names = {c.name for c in self.dashboard.modes[mode].controls}
             usable = {k: v for k, v in kwargs.items() if k in names}
             skipped = sorted(set(kwargs) - names)
+            self.loaded = (mode, usable)
             ok = self.dashboard.set_values(mode=mode, **usable)
         except WorkbenchError as exc:
-            self.dashboard._show_error(f"Profiles: {exc}")
+            self.loaded = None
+            self.dashboard._show_error(f"Army lists: {exc}")
             return False
         text = f"Loaded {html.escape(attacker.name)} ({html.escape(weapon.name)}) vs {html.escape(target.name)}."
         if skipped:
-            text += f" Not on this dashboard: {', '.join(skipped)}."
+            text += f" Not on this page: {html.escape(', '.join(skipped))}."
         self.message.value = f"<i>{text}</i>"
         return ok
+
+    def holds_loaded(self) -> bool:
+        """Whether the controls still hold the units last loaded."""
+        if self.loaded is None:
+            return False
+        mode, kwargs = self.loaded
+        d = self.dashboard
+        if d.mode.key != mode:
+            return False
+        values = d.values()
+        return all(values.get(k) == v for k, v in kwargs.items())
+
+    def _check(self) -> None:
+        """After a recompute: back to "custom values" once the controls left the loaded units."""
+        if self.loaded is None or self.holds_loaded():
+            return
+        self.loaded = None
+        self._quiet += 1
+        try:
+            self.attacker.value = ""
+            self.weapon.options = [CUSTOM]
+            self.weapon.value = ""
+            self.target.value = ""
+        finally:
+            self._quiet -= 1
+        self.message.value = "<i>The controls hold custom values; pick units to load them again.</i>"

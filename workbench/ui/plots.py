@@ -24,15 +24,21 @@ import ipywidgets as W
 import plotly.graph_objects as go
 
 
-__all__ = ["live_figure", "replace_figure", "figures_in", "show_widget", "figure_widget"]
+__all__ = ["live_figure", "replace_figure", "figures_in", "widgets_in", "no_null_tooltips", "show_widget",
+           "figure_widget"]
 
 #: set by workbench.serve: where the page can load plotly's widget module from
 PLOTLY_ESM_ENV = "WORKBENCH_PLOTLY_ESM_URL"
 
 
 def figure_widget(figure: go.Figure | None = None) -> go.FigureWidget:
-    """A ``FigureWidget`` of ``figure`` (the module served locally when it can be)."""
+    """A ``FigureWidget`` of ``figure`` (the module served locally when it can
+    be), CSS class ``wb-plot``, as wide as its place on the page."""
     fw = go.FigureWidget(figure if figure is not None else go.Figure())
+    fw.layout.width = None
+    fw.layout.autosize = True
+    fw._config = {**fw._config, "responsive": True, "displaylogo": False}
+    fw.add_class("wb-plot")
     url = os.environ.get(PLOTLY_ESM_ENV)
     if url:
         fw._esm = url
@@ -66,6 +72,10 @@ def replace_figure(fw: go.FigureWidget, figure: go.Figure) -> None:
             fw.data = ()
             fw.add_traces(new)
         fw.layout = figure.layout
+        fw.layout.width = None  # as wide as its place on the page (see workbench.ui.looks)
+        fw.layout.autosize = True
+        if fw.layout.title.font.size is None:  # a title that fits a phone's width
+            fw.layout.title.font.size = 14
 
 
 def _restyle(trace, target) -> None:
@@ -92,9 +102,26 @@ def _sync(fw: go.FigureWidget) -> None:
     fw._widget_data = copy.deepcopy(fw._data)
 
 
+def widgets_in(widget: W.Widget) -> Iterator[W.Widget]:
+    """Every widget of a widget tree, ``widget`` first."""
+    yield widget
+    for child in getattr(widget, "children", ()) or ():
+        if isinstance(child, W.Widget):
+            yield from widgets_in(child)
+
+
+def no_null_tooltips(widget: W.Widget) -> None:
+    """ipywidgets shows a tooltip of ``None`` as the word "null" on the
+    page: give every widget without one an empty tooltip (no tooltip)."""
+    for w in widgets_in(widget):
+        if w.has_trait("tooltip") and w.tooltip is None:
+            w.tooltip = ""
+
+
 def show_widget(widget: W.Widget) -> None:
-    """Display a dashboard's widget with every figure in it up to date."""
+    """Display a dashboard's widget with every figure in it up to date and no "null" tooltip."""
     from IPython.display import display
+    no_null_tooltips(widget)
     for fw in figures_in(widget):
         _sync(fw)
     display(widget)

@@ -15,13 +15,15 @@ opens the page, so :func:`request_query` first calls
 from __future__ import annotations
 
 import os
+import re
 import urllib.parse
 from typing import Any, Iterable
 
 from ..errors import InputError
-from .specs import Control, Mode, modes_for
+from .specs import NONE_TOKEN, Control, Mode, modes_for
 
-__all__ = ["parse_query", "parse_values", "format_query", "request_query", "controls_of", "MODE_KEY"]
+__all__ = ["parse_query", "parse_values", "parse_controls", "parse_value", "format_query", "request_query",
+           "controls_of", "MODE_KEY", "IGNORED_KEYS"]
 
 MODE_KEY = "mode"
 
@@ -35,6 +37,39 @@ def controls_of(modes: Iterable[Mode]) -> dict[str, Control]:
     return out
 
 
+#: a number as a link writes it: plain decimal digits, at most 12 before and after the point
+_NUMBER = re.compile(r"[+-]?[0-9]{1,12}(\.[0-9]{1,12})?", re.ASCII)
+#: keys of the page address that are not dashboard values (the server's access token)
+IGNORED_KEYS = frozenset({"token"})
+#: a longer query string is refused whole
+MAX_QUERY = 20_000
+
+
+def _short(text: str) -> str:
+    """``text`` as a message quotes it: a long value is cut, with its length."""
+    return text if len(text) <= 24 else f"{text[:12]}…{text[-4:]} ({len(text):,} characters)"
+
+
+def parse_value(control: Control, text: str) -> Any:
+    """The value of ``control`` written ``text`` in a link, or
+    :class:`~workbench.errors.InputError` naming the control, what it accepts
+    and the text given (shortened when long). A number must be written with
+    plain decimal digits: ``inf``, ``nan``, ``1e400``, ``0x10``, ``1_0`` and
+    numbers of more than twelve digits are refused, never rounded or
+    overflowed."""
+    raw = text.strip()
+    if control.kind in ("int", "optint", "float"):
+        if not (control.kind == "optint" and raw.lower() == NONE_TOKEN) and not _NUMBER.fullmatch(raw):
+            control.check(_short(raw))  # a string is never a number: raises with the expected text
+            raise InputError(control.name, "a number", _short(raw))  # pragma: no cover - check() raised
+    try:
+        return control.parse(raw)
+    except InputError as exc:
+        raise InputError(exc.field, exc.expected, _short(raw) if isinstance(exc.got, str) else exc.got) from None
+    except (ArithmeticError, ValueError, TypeError):
+        raise InputError(control.name, "a value this control can show", _short(raw)) from None
+
+
 def parse_query(system: str, qs: str, errors: list[str] | None = None) -> dict[str, Any]:
     """The dashboard values of ``system`` (a key of :mod:`workbench.systems`)
     written in the query string ``qs`` (with or without its leading ``?``),
@@ -43,7 +78,10 @@ def parse_query(system: str, qs: str, errors: list[str] | None = None) -> dict[s
     A bad key or value raises :class:`~workbench.errors.InputError` naming
     the key, what is allowed and what was given; when a list is passed as
     ``errors`` the message is appended there instead and the pair is skipped
-    (so that the dashboard keeps its default for it).
+    (so that the dashboard keeps its default for it). A key given twice
+    (``?bs=4&bs=5``) is read from its first value and the message says which
+    value was taken. The server's ``token`` is not a dashboard value and is
+    skipped.
     """
     from .. import systems
     modes = modes_for(systems.get(system))
@@ -54,25 +92,48 @@ def parse_values(qs: str, controls: dict[str, Control], modes: Iterable[Mode] = 
                  errors: list[str] | None = None) -> dict[str, Any]:
     """The values of ``controls`` (and ``mode``, one of ``modes``) written in
     the query string ``qs``; errors as :func:`parse_query`."""
-    modes = tuple(modes)
+    return parse_controls(qs, controls, errors, modes=[m.key for m in modes])
+
+
+def parse_controls(qs: str, controls: dict[str, Control], errors: list[str] | None = None,
+                   modes: list[str] | None = None) -> dict[str, Any]:
+    """:func:`parse_query` for any set of controls (name -> Control), plus
+    ``mode`` when ``modes`` lists the allowed ones."""
     out: dict[str, Any] = {}
     text = (qs or "").lstrip("?")
+
+    def refuse(exc: InputError) -> None:
+        if errors is None:
+            raise exc
+        errors.append(str(exc))
+
+    if len(text) > MAX_QUERY:
+        refuse(InputError("link", f"at most {MAX_QUERY:,} characters after the '?'", _short(text)))
+        return out
     pairs = urllib.parse.parse_qsl(text, keep_blank_values=True)
+    given: dict[str, list[str]] = {}
     for key, value in pairs:
+        given.setdefault(key, []).append(value)
+    for key, values in given.items():
+        if key in IGNORED_KEYS or (key == "" and values == [""] * len(values)):
+            continue
+        value = values[0]
         try:
             if key == MODE_KEY and modes:
-                keys = [m.key for m in modes]
-                if value not in keys:
-                    raise InputError(MODE_KEY, "one of " + ", ".join(keys), value)
+                if value not in modes:
+                    raise InputError(MODE_KEY, "one of " + ", ".join(modes), _short(value))
                 out[MODE_KEY] = value
             elif key in controls:
-                out[key] = controls[key].parse(value)
+                out[key] = parse_value(controls[key], value)
             else:
-                raise InputError("query key", "one of " + ", ".join([MODE_KEY, *controls]), key)
+                raise InputError(_short(key) or "(no name)", "the name of a control on this page",
+                                 f"{_short(key)}={_short(value)}")
         except InputError as exc:
-            if errors is None:
-                raise
-            errors.append(str(exc))
+            refuse(exc)
+            continue
+        if len(values) > 1:
+            refuse(InputError(key, "one value", ", ".join(_short(v) for v in values),
+                              f"the link gives {key} {len(values)} times; using the first, {_short(value)}"))
     return out
 
 

@@ -1,0 +1,129 @@
+"""The link to a dashboard's current values, in the address bar and on the page.
+
+:class:`LinkBar` is a small anywidget: whenever the kernel sets its
+``query`` (``?bs=4&ap=6&...``, the dashboard's values), the page
+
+* replaces the address bar's query with it (``history.replaceState`` with a
+  query-only relative URL: no reload, no new history entry, host and path
+  prefix untouched), so copying the address bar shares the exact values;
+* shows the full link, built in the browser from its own address (so the
+  host name, port and path prefix are the ones the viewer used, behind a
+  proxy too), with a "Copy link" button.
+
+Keys of the page's address listed in ``keep`` (the server's ``token``) are
+carried over into the new address and the link.
+"""
+from __future__ import annotations
+
+import anywidget
+import traitlets
+
+__all__ = ["LinkBar"]
+
+_ESM = r"""
+function relative(model) {
+  const here = new URLSearchParams(window.location.search);
+  const next = new URLSearchParams(String(model.get("query") || "").replace(/^\?/, ""));
+  for (const key of model.get("keep") || []) {
+    if (here.has(key) && !next.has(key)) next.set(key, here.get(key));
+  }
+  const qs = next.toString();
+  return qs ? "?" + qs : window.location.pathname;
+}
+
+async function copyText(text) {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch (e) { /* fall back below */ }
+  const area = document.createElement("textarea");
+  area.value = text;
+  area.setAttribute("readonly", "");
+  area.style.position = "fixed";
+  area.style.opacity = "0";
+  document.body.appendChild(area);
+  area.select();
+  let ok = false;
+  try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+  area.remove();
+  return ok;
+}
+
+function render({ model, el }) {
+  el.classList.add("wb-link-bar");
+  const label = document.createElement("span");
+  label.className = "wb-link-label";
+  label.textContent = "Link to these values: ";
+  const link = document.createElement("a");
+  link.className = "wb-link-href";
+  link.target = "_self";
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "wb-copy jupyter-button";
+  button.textContent = "Copy link";
+  const status = document.createElement("span");
+  status.className = "wb-copy-status";
+  status.setAttribute("aria-live", "polite");
+  el.append(label, link, " ", button, " ", status);
+
+  const update = () => {
+    const rel = relative(model);
+    link.setAttribute("href", rel);
+    link.textContent = new URL(rel, window.location.href).href;
+    status.textContent = "";
+    if (model.get("follow")) {
+      try {
+        window.history.replaceState(window.history.state, "", rel + window.location.hash);
+      } catch (e) { /* an address the browser refuses: the link below still works */ }
+    }
+  };
+  button.addEventListener("click", async () => {
+    const ok = await copyText(link.textContent);
+    status.textContent = ok ? "Copied." : "Select the link above and copy it.";
+  });
+  // plots drawn while hidden (another tab) fit the page once shown: plotly re-measures on resize
+  const refit = () => setTimeout(() => window.dispatchEvent(new Event("resize")), 50);
+  model.on("change:query", update);
+  model.on("change:refit", refit);
+  update();
+  return () => { model.off("change:query", update); model.off("change:refit", refit); };
+}
+
+export default { render };
+"""
+
+_CSS = """
+.wb-link-bar { max-width: 100%; line-height: 1.8; }
+.wb-link-bar .wb-link-href { word-break: break-all; overflow-wrap: anywhere; }
+.wb-link-bar .wb-copy { margin-left: 0.5em; padding: 0 0.8em; height: 28px; }
+.wb-link-bar .wb-copy-status { color: #2e7d32; margin-left: 0.5em; }
+"""
+
+
+class LinkBar(anywidget.AnyWidget):
+    """``query``: the dashboard's values as ``?name=value&...``; ``keep``:
+    keys of the page's own address to carry over; ``follow``: whether the
+    address bar follows ``query``; ``refit``: bump it to make the page's
+    plots fit their width again (after a tab with plots is shown)."""
+
+    _esm = _ESM
+    _css = _CSS
+    query = traitlets.Unicode("").tag(sync=True)
+    keep = traitlets.List(traitlets.Unicode(), default_value=["token"]).tag(sync=True)
+    follow = traitlets.Bool(True).tag(sync=True)
+    #: bumped by the kernel when hidden plots are shown (a tab is chosen): the page re-measures its plots
+    refit = traitlets.Int(0).tag(sync=True)
+
+    def set_state(self, sync_data):
+        """The page never changes the link: only the kernel does."""
+        return None
+
+    def _handle_msg(self, msg):
+        """Only a request for the state is answered; the page sends nothing else."""
+        try:
+            if msg["content"]["data"].get("method") == "request_state":
+                self.send_state()
+        except Exception:  # noqa: BLE001 - a malformed message is dropped
+            return

@@ -1,0 +1,93 @@
+"""How the dashboards fit any screen, from a desktop to a 390 px wide phone.
+
+* :func:`plot_layout`: a plotly layout with no fixed width (``autosize``):
+  a plot is as wide as its place on the page, and follows the window when it
+  is resized;
+* :func:`page_style`: one stylesheet for every dashboard, as an HTML widget
+  at the top of the dashboard. Plots share a row on a wide screen and stack
+  on a narrow one; control labels wrap instead of being cut off; dropdowns
+  keep a readable width; on a phone every control takes the full width and
+  tables become one block per row, so nothing needs sideways scrolling.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as W
+
+__all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "STYLE"]
+
+#: the height of a dashboard plot, in pixels (the width follows the page)
+PLOT_HEIGHT = 330
+
+
+def plot_layout(**layout: Any) -> dict[str, Any]:
+    """``layout`` with the width left to the page (``autosize``) and margins that fit a phone."""
+    out = dict(autosize=True, margin=dict(l=50, r=12, t=45, b=45))
+    out.update(layout)
+    out.pop("width", None)
+    return out
+
+
+STYLE = """
+.wb-dashboard, .wb-diagnostics { max-width: 100%; box-sizing: border-box; overflow-wrap: anywhere; }
+.wb-dashboard .widget-box, .wb-diagnostics .widget-box { max-width: 100%; box-sizing: border-box; }
+.wb-dashboard .widget-html-content, .wb-diagnostics .widget-html-content { white-space: normal; }
+
+/* plots: two to a row on a wide screen, one per row on a narrow one */
+.wb-plot { flex: 1 1 440px; min-width: 0 !important; max-width: 100%; width: auto; }
+.wb-row { gap: 4px 12px; align-items: flex-start; }
+.wb-effects { flex: 1 1 320px; min-width: 0; max-width: 560px; }
+
+/* control labels wrap rather than being cut off; dropdowns stay readable */
+.wb-control { height: auto !important; min-height: var(--jp-widgets-inline-height, 28px); align-items: center; }
+.wb-control .widget-label, .wb-control .widget-label-basic, .wb-control .widget-label-basic span,
+.wb-concept .widget-label, .wb-wrap .widget-label-basic, .wb-wrap .widget-label-basic span,
+.wb-forum .widget-label-basic, .wb-forum .widget-label-basic span {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+  height: auto !important; line-height: 1.2 !important; overflow-wrap: anywhere;
+}
+.wb-control .widget-label-basic, .wb-wrap .widget-label-basic, .wb-forum .widget-label-basic {
+  display: flex; align-items: center; gap: 4px; }
+.wb-wrap, .wb-forum .widget-checkbox { height: auto !important; max-width: 100%; }
+.wb-dashboard .widget-tab-contents, .wb-diagnostics .widget-tab-contents { box-sizing: border-box; max-width: 100%; }
+.wb-dashboard .widget-tab-contents > *, .wb-diagnostics .widget-tab-contents > *,
+.wb-forum .widget-textarea, .wb-forum textarea { max-width: 100%; box-sizing: border-box; }
+.wb-forum .widget-textarea { width: calc(100% - 4px) !important; }
+.wb-control select, .wb-profiles select, .wb-diagnostics select { min-width: 7em; }
+.wb-controls > .widget-box, .wb-controls.widget-box { column-gap: 16px; }
+.wb-mode .widget-toggle-button { width: auto !important; padding: 0 1em; }
+.wb-mode.widget-toggle-buttons .widget-container { flex-wrap: wrap; }
+.wb-forum .widget-hbox, .wb-profiles .widget-hbox { flex-wrap: wrap; }
+
+/* tables: readable numbers, never wider than the page */
+.wb-effects-box table, .wb-compare, .wb-table { border-collapse: collapse; max-width: 100%; }
+.wb-effects-box th, .wb-effects-box td, .wb-compare th, .wb-compare td, .wb-table th, .wb-table td {
+  padding: 2px 8px; vertical-align: top; }
+.wb-table-wrap { max-width: 100%; overflow-x: auto; }
+
+@media (max-width: 640px) {
+  .wb-control, .wb-concept, .wb-profiles .widget-dropdown, .wb-diagnostics .widget-dropdown,
+  .wb-diagnostics .widget-slider { width: 100% !important; max-width: 100% !important; }
+  .wb-control .widget-label, .wb-concept .widget-label, .wb-profiles .widget-label,
+  .wb-diagnostics .widget-label { width: 38% !important; min-width: 38% !important; max-width: 38% !important; }
+  .wb-control .widget-readout { min-width: 2.5em; }
+  .wb-plot { flex-basis: 100%; }
+  .wb-effects { flex-basis: 100%; max-width: 100%; }
+  /* a table becomes one block per row, each cell with its column's name */
+  .wb-compare, .wb-compare tbody, .wb-compare tr, .wb-compare td { display: block; width: 100%; box-sizing: border-box; }
+  .wb-compare thead { display: none; }
+  .wb-compare tr { border-top: 1px solid #ccc; padding: 4px 0; }
+  .wb-compare td { padding: 1px 4px; }
+  .wb-compare td::before { content: attr(data-label) ": "; font-weight: 600; }
+  .wb-compare td:first-child::before { content: ""; }
+  .wb-compare td:first-child { font-weight: 700; }
+}
+"""
+
+
+def page_style() -> W.HTML:
+    """The stylesheet of the dashboards, as a widget to put at the top of one."""
+    w = W.HTML(f"<style>{STYLE}</style>")
+    w.add_class("wb-style")
+    return w

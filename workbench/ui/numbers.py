@@ -1,0 +1,101 @@
+"""The Numbers table of a dashboard: expected counts and chances, each said as such.
+
+A side effect of an :class:`~workbench.outcome.Outcome` is either an
+expected count ("Expected hits: 6.67") or a chance ("Chance the unit is
+destroyed: 0.0 %", always as a percentage). Which one it is is decided in
+one place, :func:`is_chance`, so that it can follow the outcome's own
+description of its effects when the outcome carries one.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .. import teach
+from ..outcome import Outcome
+
+__all__ = ["is_chance", "effect_label", "effect_value", "number_rows"]
+
+#: how a playtester reads each effect (others: their name in words)
+_WORDS = {
+    "destroyed": "the whole unit is destroyed",
+    "suppressed": "the unit is suppressed",
+    "shock": "the unit takes shock",
+    "any_critical": "at least one critical hit",
+    "downed": "the model is downed",
+    "defender_downed": "the defender is downed",
+    "attacker_downed": "the attacker is downed (by a counter)",
+    "defender_newly_wounded": "the defender takes a new wound",
+    "attacker_newly_wounded": "the attacker takes a new wound",
+    "pushback_none": "nobody is pushed back",
+    "pushback_attacker": "the attacker is pushed back",
+    "pushback_defender": "the defender is pushed back",
+    "hits": "hits",
+    "pierced": "hits that beat the armour roll",
+    "unsaved_wounds": "unsaved wounds",
+    "wasted_wounds": "wounds wasted beyond the unit",
+    "free_attacks": "free attacks (Furious Charge)",
+    "return_fire_models": "models left to fire back (removed at the end)",
+    "surviving_models": "models left standing",
+    "units_not_needed": "firing units not needed",
+    "near_misses": "near misses",
+    "non_damaging_hits": "hits that do no damage",
+    "penetrating_hits": "hits that penetrate",
+    "critical_hits": "critical hits",
+}
+
+
+def is_chance(outcome: Outcome, name: str) -> bool:
+    """Whether effect ``name`` of ``outcome`` is a chance (else an expected
+    count), as the system's description says (``Outcome.effect_kind``); a
+    volley's per-unit value ``"unsaved_wounds[0]"`` is read by its name."""
+    return outcome.effect_kind(name.split("[", 1)[0]) == "probability"
+
+
+def _words(name: str) -> str:
+    base, _, index = name.partition("[")
+    words = _WORDS.get(base, base.replace("_", " "))
+    if index:  # per-unit values of a volley: "unsaved_wounds[0]" -> "... (unit 1)"
+        try:
+            words += f" (unit {int(index.rstrip(']')) + 1})"
+        except ValueError:
+            words += f" ({index.rstrip(']')})"
+    return words
+
+
+def effect_label(outcome: Outcome, name: str) -> str:
+    """"Chance the unit is suppressed" or "Expected hits"."""
+    words = _words(name)
+    return f"Chance {words}" if is_chance(outcome, name) else f"Expected {words}"
+
+
+def expected_text(x: float) -> str:
+    """An expected count for a reader: two decimals (``6.67``), ``0`` for none."""
+    return "0" if x == 0 else f"{x:.2f}"
+
+
+def effect_value(outcome: Outcome, name: str, value: float) -> str:
+    return teach.pct(value) if is_chance(outcome, name) else expected_text(value)
+
+
+def number_rows(out: Outcome) -> list[tuple[str, str, str]]:
+    """``(css class, label, value)`` for the totals of ``out``: expected
+    result, the chance of at least one, and the chance one attack gets
+    through every step."""
+    label = out.label
+    rows = [("wb-mean", f"Expected {label}", expected_text(out.mean)),
+            ("wb-p-any", _at_least_one(label), teach.pct(out.at_least(1)))]
+    if out.per_attack is not None and out.stages:
+        pa = Fraction(out.per_attack)
+        word = {"melee": "attack", "close_combat": "attack"}.get(out.function, "shot")
+        rows.append(("wb-per-attack", f"Chance one {word} gets through every step",
+                     f"{pa.numerator}/{pa.denominator} ({teach.pct(pa)})"))
+    return rows
+
+
+def _at_least_one(label: str) -> str:
+    """"models removed" -> "Chance at least one model is removed"."""
+    words = label.split()
+    if len(words) == 2:
+        noun = words[0][:-1] if words[0].endswith("s") else words[0]
+        return f"Chance at least one {noun} is {words[1]}"
+    return f"Chance of at least one ({label})"
