@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from workbench import rules, systems
+from workbench.resources import data_dir
 from workbench.ui import CompareDashboard
 
-KILL6 = rules.load(rules.RULES_DIR / "kill6.toml")
+KILL6 = rules.load(data_dir("rules") / "kill6.toml")
 
 
 def test_a_rule_file_is_added_to_the_overlay_and_taken_off_again():

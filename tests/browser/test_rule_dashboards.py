@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from workbench import rules
+from workbench.resources import data_dir
 from workbench.ui.query import parse_query
 
 from browserkit import off_machine
@@ -57,10 +58,10 @@ def test_kill6_dashboard_slider_redraws_the_rule_files_exact_pmf(page, server):
     values = parse_query("kill6", query.split("?", 1)[1] if "?" in query else "")
     values.pop("mode", None)
     assert values.get("bs") == int(value1)
-    expected = rules.load(rules.RULES_DIR / "kill6.toml").attack(**values).pmf
+    expected = rules.load(data_dir("rules") / "kill6.toml").attack(**values).pmf
     np.testing.assert_allclose(exact_bars(page), expected, rtol=0, atol=1e-12)
     # and the bars before the move were the file's defaults
-    np.testing.assert_allclose(bars0, rules.load(rules.RULES_DIR / "kill6.toml").attack().pmf,
+    np.testing.assert_allclose(bars0, rules.load(data_dir("rules") / "kill6.toml").attack().pmf,
                                rtol=0, atol=1e-12)
     assert off_machine(page.seen_urls) == []
 
@@ -70,7 +71,7 @@ def test_compare_page_adds_a_rule_file_to_the_overlay(page, server):
     plot = ".wb-plot-compare.js-plotly-plot, .wb-plot-compare .js-plotly-plot"
     page.wait_for_selector(".wb-plot-compare .main-svg")
     page.wait_for_function("sel => ((document.querySelector(sel) || {})._fullData || []).length === 4", arg=plot)
-    expected = rules.load(rules.RULES_DIR / "kill6.toml").attack(shots=4, models=3).pmf
+    expected = rules.load(data_dir("rules") / "kill6.toml").attack(shots=4, models=3).pmf
     page.locator(".wb-add-kill6 input[type=checkbox]").check()
     page.wait_for_function(  # the fifth trace, drawn with its results (not its placeholder)
         "([sel, n]) => { const d = (document.querySelector(sel) || {})._fullData || [];"
@@ -78,7 +79,7 @@ def test_compare_page_adds_a_rule_file_to_the_overlay(page, server):
         arg=[plot, int(expected.size)], timeout=60_000)
     traces = page.eval_on_selector(plot, TRACES_JS)
     added = traces[-1]
-    assert added["name"] == rules.load(rules.RULES_DIR / "kill6.toml").name
+    assert added["name"] == rules.load(data_dir("rules") / "kill6.toml").name
     np.testing.assert_allclose(added["y"], expected, rtol=0, atol=1e-12)
     page.wait_for_function("() => (document.querySelector('.wb-link .wb-link-href') || {href: ''})"
                            ".href.includes('add=kill6')", timeout=60_000)
