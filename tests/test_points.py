@@ -192,9 +192,9 @@ def test_compare_dashboard_shows_removed_per_100_points_by_hand():
     d = CompareDashboard()
     assert d.values()["shots"] == 10 and d.values()["models"] == 5
     row = re.search(r'<tr class="wb-row-changes">(.*?)</tr>', d.table.value).group(1)
-    cells = re.findall(r"<td>(.*?)</td>", row)
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
     head = re.findall(r"<th>(.*?)</th>", d.table.value)
-    per_100 = float(cells[head.index("removed per 100 pts")])
+    per_100 = float(cells[head.index("models removed per 100 points")])
     hand = 100 * capped_mean(10, Fraction(5, 36), 5) / 180
     assert per_100 == pytest.approx(float(hand), abs=0.005)
     assert d.points.value == points.table_html(points.rank())

@@ -695,8 +695,10 @@ def test_diagnostics_link_sets_its_controls_and_follows_them():
     assert (d.eq_system.value, d.eq_shots.value, d.matchup()["acc"], d.matchup()["shots"]) == ("antares", 4, 7, 4)
     assert (d.sw_system.value, d.sw_x.value, d.sw_y.value, d.sw_shots.value) == ("gunfire", "ap", "t", 12)
     # the drawn sweep is the one of the link's settings
-    grid = {**compare.DEFAULT_MATCHUP["gunfire"], "shots": 12, "ap": list(compare.STATS["gunfire"]["ap"].values),
-            "t": list(compare.STATS["gunfire"]["t"].values)}
+    from workbench import systems
+    gunfire = systems.get("gunfire")
+    grid = {**gunfire.seed_matchup, "shots": 12, "ap": list(gunfire.stat("ap").values),
+            "t": list(gunfire.stat("t").values)}
     df = compare.sweep("gunfire", "shooting", progress=False, **grid)
     np.testing.assert_allclose(np.array(d.sw_heat.data[0].z, dtype=float),
                                df.pivot(index="t", columns="ap", values="mean").to_numpy(), atol=1e-12)
