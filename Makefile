@@ -5,7 +5,16 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test setup browser bench clean
+.PHONY: run test setup browser nginx bench clean
+
+# Serving options (docs/dashboards.md): each is passed to the server only when set.
+HOST ?=
+PORT ?=
+BASE_URL ?=
+WORKBENCH_TOKEN ?=
+MAX_KERNELS ?=
+POOL_SIZE ?=
+export HOST PORT BASE_URL WORKBENCH_TOKEN MAX_KERNELS POOL_SIZE
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,11 +27,14 @@ setup: $(STAMP)
 browser:
 	bash scripts/install-chromium.sh
 
+nginx:
+	bash scripts/install-nginx.sh
+
 run: setup
 	-bash scripts/install-chromium.sh
 	$(PY) -m workbench.serve
 
-test: setup browser
+test: setup browser nginx
 	$(PY) -m pytest
 
 bench: setup
