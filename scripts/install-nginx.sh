@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's nginx, the reverse proxy of docs/dashboards.md ("Many
-# playtesters") and of tests/test_nginx.py, which runs it as an ordinary
+# playtesters") and of tests/browser/test_nginx.py, which runs it as an ordinary
 # foreground process with its own prefix folder (never the system service:
 # installing the package does not need it running, and the tests never touch it).
 # Under CI a missing nginx is an error; elsewhere it is a warning (the nginx
