@@ -143,7 +143,7 @@ def test_slider_moves_the_plot_and_the_numbers(page, server, name):
 def test_landing_page_links_every_dashboard(page, server):
     page.goto(server.url)
     hrefs = page.eval_on_selector_all("ul.dashboards a", "els => els.map(a => a.getAttribute('href'))")
-    assert hrefs == [f"/voila/render/{n}.ipynb" for n in [*DASHBOARDS, "diagnostics"]]
+    assert hrefs == [f"voila/render/{n}.ipynb" for n in [*DASHBOARDS, "diagnostics"]]  # relative: any base URL
     page.click("text=Gunfire")
     page.wait_for_selector(".wb-dashboard-gunfire .wb-plot-dist .main-svg")
     assert off_machine(page.seen_urls) == []
