@@ -16,7 +16,16 @@ TEST_STAMP := $(VENV)/.installed-test
 # the uv release the lock files were written with (requirements/test.txt pins it)
 UV_PIN := $(shell grep -m1 '^uv==' requirements/test.txt | cut -d' ' -f1)
 
-.PHONY: run test setup setup-lab setup-test lab lock browser bench clean
+.PHONY: run test setup setup-lab setup-test lab lock browser nginx bench clean
+
+# Serving options (docs/dashboards.md): each is passed to the server only when set.
+HOST ?=
+PORT ?=
+BASE_URL ?=
+WORKBENCH_TOKEN ?=
+MAX_KERNELS ?=
+POOL_SIZE ?=
+export HOST PORT BASE_URL WORKBENCH_TOKEN MAX_KERNELS POOL_SIZE
 
 $(PY):
 	@echo "== [1/4] creating the virtual environment $(VENV) with $(PYTHON)"
@@ -54,11 +63,14 @@ setup-test: $(TEST_STAMP)
 browser:
 	bash scripts/install-chromium.sh
 
+nginx:
+	bash scripts/install-nginx.sh
+
 run: setup
 	-bash scripts/install-chromium.sh
 	$(PY) -m workbench.serve
 
-test: setup-test browser
+test: setup-test browser nginx
 	$(PY) -m pytest
 
 # JupyterLab on the notebooks; jupyter/jupyter_server_config.py strips outputs on save

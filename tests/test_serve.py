@@ -71,10 +71,11 @@ def test_staging_names_the_missing_notebooks(tmp_path):
         serve.stage_notebooks(src, tmp_path / "served")
 
 
-def test_landing_page_links_each_dashboard_and_nothing_external():
+def test_landing_page_links_each_dashboard_relative_to_itself_and_nothing_external():
     page = serve.landing_page()
     hrefs = re.findall(r'href="([^"]+)"', page)
-    assert [h for h in hrefs if h.startswith("/voila/")] == [d.path for d in serve.DASHBOARDS]
+    assert [h for h in hrefs if h.startswith("voila/")] == [f"voila/render/{n}" for n in NAMES]
+    assert not [h for h in hrefs if h.startswith("/")]  # under any base URL
     assert not re.search(r'(src|href)="(https?:)?//', page)
     for d in serve.DASHBOARDS:
         assert d.title in page
@@ -94,6 +95,10 @@ def test_committed_voila_config_is_read_only_and_preheated():
     assert vc["allow_template_override"] == "NO" and vc["allow_theme_override"] == "NO"
     assert vc["file_allowlist"] == [] and vc["template"] == "workbench"
     assert conf["Voila"]["ip"] == "127.0.0.1"
+    # a safety net for kernels whose page never said goodbye: idle and unconnected ones are culled
+    cull = conf["MappingKernelManager"]
+    assert cull["cull_connected"] is False and cull["cull_busy"] is False
+    assert 0 < cull["cull_interval"] <= 60 and 60 <= cull["cull_idle_timeout"] <= 900
     # a taken kernel's replacement starts after a typical first render (~2.3 s), not during it
     assert conf["VoilaKernelManager"]["fill_delay"] >= 2.5
 
@@ -118,3 +123,87 @@ def test_template_drops_every_cdn_link_of_the_stock_lab_template():
     assert sorted(links) == sorted(removed)
     for r in removed:
         assert r in css_block
+
+
+@pytest.mark.parametrize("env, value, expected", [
+    ("HOST", None, "127.0.0.1"), ("HOST", "127.0.0.2", "127.0.0.2"), ("HOST", "0.0.0.0", "0.0.0.0"),
+    ("HOST", "::1", "::1"), ("HOST", "dice.local", "dice.local"),
+    ("BASE_URL", None, "/"), ("BASE_URL", "/", "/"), ("BASE_URL", "dice", "/dice/"), ("BASE_URL", "/dice", "/dice/"),
+    ("BASE_URL", "/dice/", "/dice/"), ("BASE_URL", "/club/dice-2/", "/club/dice-2/"),
+])
+def test_host_and_base_url_come_from_the_environment(monkeypatch, env, value, expected):
+    for name in ("HOST", "BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    if value is not None:
+        monkeypatch.setenv(env, value)
+    resolve = serve.resolve_host if env == "HOST" else serve.resolve_base_url
+    assert resolve(None) == expected
+
+
+def test_an_option_wins_over_its_environment_variable(monkeypatch):
+    monkeypatch.setenv("HOST", "127.0.0.3")
+    monkeypatch.setenv("BASE_URL", "/env/")
+    monkeypatch.setenv("WORKBENCH_TOKEN", "from-the-environment")
+    monkeypatch.setenv("MAX_KERNELS", "7")
+    assert serve.resolve_host("127.0.0.2") == "127.0.0.2"
+    assert serve.resolve_base_url("/dice/") == "/dice/"
+    assert serve.resolve_token("given-on-the-line") == "given-on-the-line"
+    assert serve.resolve_token(None) == "from-the-environment"
+    assert serve.resolve_int(None, "MAX_KERNELS", "max-kernels", 40, 1, 10_000) == 7
+    assert serve.resolve_int("3", "MAX_KERNELS", "max-kernels", 40, 1, 10_000) == 3
+
+
+@pytest.mark.parametrize("env, value, message", [
+    ("HOST", "not a host!", "HOST: expected an IP address or a host name"),
+    ("BASE_URL", "/../etc/", "BASE_URL: expected a URL path such as /dice/"),
+    ("BASE_URL", "/dice//x/", "BASE_URL: expected a URL path such as /dice/"),
+    ("BASE_URL", "/a b/", "BASE_URL: expected a URL path such as /dice/"),
+    ("WORKBENCH_TOKEN", "short", "WORKBENCH_TOKEN: expected at least 8 letters"),
+    ("MAX_KERNELS", "0", "MAX_KERNELS: expected an integer from 1 to 10000"),
+    ("MAX_KERNELS", "many", "MAX_KERNELS: expected an integer from 1 to 10000"),
+    ("POOL_SIZE", "17", "POOL_SIZE: expected an integer from 0 to 16"),
+])
+def test_main_names_a_bad_environment_value_and_exits_2(monkeypatch, capsys, env, value, message):
+    monkeypatch.setenv(env, value)
+    assert serve.main([]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    if env == "WORKBENCH_TOKEN":
+        assert value not in err  # a secret is never echoed
+
+
+def test_loopback_hosts():
+    assert serve.is_loopback("127.0.0.1") and serve.is_loopback("127.0.0.2") and serve.is_loopback("::1")
+    assert serve.is_loopback("localhost")
+    assert not serve.is_loopback("0.0.0.0") and not serve.is_loopback("192.168.1.20")
+    assert not serve.is_loopback("dice.example.org")
+
+
+def test_a_subset_of_dashboards_by_name():
+    assert [d.notebook for d in serve.select_dashboards("changes, antares.ipynb")] == \
+        ["changes.ipynb", "antares.ipynb"]
+    assert serve.select_dashboards(None) == serve.DASHBOARDS
+    with pytest.raises(InputError, match=r"dashboards: expected names among changes, forgotten"):
+        serve.select_dashboards("changes,secrets")
+
+
+def test_plotly_module_loader_names_no_host_and_follows_the_base_url():
+    for base in ("/", "/dice/"):
+        source = serve.plotly_esm_loader(base)
+        assert not re.search(r"https?://|127\.0\.0\.1|localhost", source)
+        assert json.dumps(base + "workbench/static/plotly-widgetbundle.js") in source
+        assert "location.href" in source and "export default" in source
+
+
+@pytest.mark.parametrize("kind, status, words", [("token", 401, "access token"), ("busy", 503, "busy")])
+def test_refusal_pages_speak_plainly(kind, status, words):
+    got_status, page = serve.notice_page(kind)
+    assert got_status == status
+    assert words in page and "<title>" in page and 'name="viewport"' in page
+    assert not re.search(r'(src|href)="(https?:)?//', page)
+
+
+def test_the_access_cookie_is_not_the_token():
+    value = serve.token_cookie_value("a-long-secret-token")
+    assert "a-long-secret-token" not in value and len(value) == 64
+    assert value == serve.token_cookie_value("a-long-secret-token") != serve.token_cookie_value("another-token")

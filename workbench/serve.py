@@ -1,32 +1,55 @@
-"""Serve the dashboards, read-only, with Voila on 127.0.0.1 (``make run``).
+"""Serve the dashboards, read-only, with Voila (``make run``).
 
 ``python -m workbench.serve`` serves the six dashboard notebooks of
-``notebooks/`` (one per rule system, ``compare.ipynb`` and ``diagnostics.ipynb``), one generated
-dashboard per rule file (``workbench.rulepages``: the broken ones are listed on the landing page with
-their error), and nothing else:
+``notebooks/`` (one per rule system, ``compare.ipynb`` and ``diagnostics.ipynb``),
+one generated dashboard per rule file (``workbench.rulepages``: the broken ones
+are listed on the landing page with their error), and nothing else. Every
+option is also an environment variable (``make run`` passes them through;
+docs/dashboards.md):
 
-* a landing page at ``/`` links each dashboard at
-  ``/voila/render/<name>.ipynb``; the port comes from ``--port`` or the
-  environment variable ``PORT`` (default 8866; ``0`` lets the system choose),
-  and the address is printed once the server listens;
+========================  ==================  =====================================================
+option                    variable            meaning
+========================  ==================  =====================================================
+``--host``                ``HOST``            interface to listen on (default 127.0.0.1)
+``--port``                ``PORT``            port (default 8866; 0 = any free port)
+``--base-url``            ``BASE_URL``        prefix of every URL, for a reverse proxy (default /)
+``--token``               ``WORKBENCH_TOKEN`` access token every request needs (default: none on
+                                              loopback, a generated one elsewhere unless --public)
+``--max-kernels``         ``MAX_KERNELS``     viewers' kernels at once; the next viewer gets 503
+``--pool-size``           ``POOL_SIZE``       preheated kernels per dashboard
+========================  ==================  =====================================================
+
+* a landing page at ``<base>`` links each dashboard at
+  ``<base>voila/render/<name>.ipynb`` (links relative to the page); the
+  address is printed once the server listens, with the token when there is
+  one. A port that is taken, or a host that is not this machine's, is one
+  line on stderr and exit status 2;
 * only the dashboard notebooks are copied into a fresh temporary directory
-  that Voila serves; Voila's directory listing (``/voila/tree``), its contents
-  API (``/voila/api/contents``) and its file handler (``/voila/files``) are not
-  mounted, and the render route accepts exactly the dashboard names, so no
-  other file, notebook or listing of the project can be fetched, path
-  traversal included;
-* sources are stripped (``strip_sources``), tracebacks hidden, and the
-  template and theme cannot be overridden from the URL; Voila's standalone
-  kernel websocket forwards only comm and kernel-info messages, so a viewer
-  cannot execute code of their own (``tests/browser`` sends an
-  ``execute_request`` and checks it is refused);
-* kernels are preheated, one per dashboard, so a first render does not wait
-  for a kernel to start and the notebook to run; a dashboard reads its
-  shared-link values after ``voila.utils.wait_for_request()`` from
-  ``QUERY_STRING`` (see docs/dashboards.md);
-* pages load fully offline: the ``workbench`` template (in
-  ``workbench/voila/share/voila/templates/workbench``) is the stock ``lab``
-  template without its CDN stylesheet links;
+  that Voila serves; Voila's directory listing, contents API and file handler
+  are not mounted, and the render route accepts exactly the dashboard names;
+* sources are stripped, tracebacks hidden, template and theme cannot be
+  overridden from the URL; the kernel websocket forwards only comm and
+  kernel-info messages, speaks only Jupyter's v1 binary framing (checked
+  before it is read) and never passes a traceback, file path or stderr text
+  to a viewer (:mod:`workbench.kernelchannel`);
+* with a token, every page, static file and websocket needs it: a link with
+  ``?token=...`` sets a cookie and is redirected to the same address without
+  the token; a request without it gets 401 (403 for a websocket) and a page
+  saying the link's token is needed, never the token;
+* kernel lifecycle: one preheated kernel per dashboard (``--pool-size``), a
+  replacement started 3 s after a viewer takes one; a closed page frees its
+  kernel (Voila's shutdown beacon, which carries the ``_xsrf`` cookie the
+  page is now given; and, if the beacon never comes, a kernel whose last
+  websocket closed is shut down after :data:`DISCONNECT_GRACE` seconds), and
+  the Jupyter server culls kernels left idle and unconnected (``voila.json``);
+  above ``--max-kernels`` viewers' kernels a new viewer gets HTTP 503 and a
+  page saying the dashboards are busy;
+* no page or figure holds an absolute URL to the server: plotly's widget
+  module is imported by a small ES module relative to the page's own address
+  (:func:`plotly_esm_loader`);
+* pages load fully offline (the ``workbench`` template is the stock ``lab``
+  template without its CDN links) and show "This dashboard lost its
+  connection: reload the page." when the kernel dies or the connection drops;
 * nothing a viewer does writes to the project: kernels get a throw-away
   ``IPYTHONDIR`` with history disabled, and connection files live in the
   temporary directory, removed at exit.
@@ -37,9 +60,17 @@ The committed Voila configuration is ``workbench/voila/voila.json``; no other
 from __future__ import annotations
 
 import argparse
+import errno
+import hashlib
+import hmac
 import html
+import ipaddress
+import json
 import os
+import re
+import secrets
 import shutil
+import socket
 import string
 import sys
 import tempfile
@@ -53,9 +84,16 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = data_dir("notebooks")  # the checkout's notebooks/, or their copy in an installed wheel
 VOILA_DIR = Path(__file__).resolve().parent / "voila"
 TEMPLATE_ROOT = VOILA_DIR / "share"  # a Jupyter data dir: voila/templates/workbench
-LANDING_TEMPLATE = TEMPLATE_ROOT / "voila" / "templates" / "workbench" / "landing.html"
+TEMPLATE_DIR = TEMPLATE_ROOT / "voila" / "templates" / "workbench"
+LANDING_TEMPLATE = TEMPLATE_DIR / "landing.html"
+NOTICE_TEMPLATE = TEMPLATE_DIR / "notice.html"
 DEFAULT_PORT = 8866
 HOST = "127.0.0.1"
+DEFAULT_MAX_KERNELS = 40
+#: seconds a kernel may stay without any websocket before it is shut down (a
+#: page that closed without Voila's shutdown beacon; a brief network drop reconnects sooner)
+DISCONNECT_GRACE = 15.0
+TOKEN_COOKIE = "workbench_token"
 
 
 @dataclass(frozen=True)
@@ -68,7 +106,7 @@ class Dashboard:
 
     @property
     def path(self) -> str:
-        """URL path of the rendered dashboard."""
+        """URL path of the rendered dashboard, below the base URL."""
         return f"/voila/render/{self.notebook}"
 
 
@@ -92,12 +130,22 @@ def dashboard_url(base: str, dashboard: Dashboard, **values) -> str:
     return base.rstrip("/") + dashboard.path + (f"?{query}" if query else "")
 
 
+# ---------------------------------------------------------------- options
+
+def _from_env(value, env: str):
+    """``(value, name)``: the option's value if given, else the environment variable's (or None)."""
+    if value is not None:
+        return value, None
+    got = os.environ.get(env)
+    return (got if got not in (None, "") else None), env
+
+
 def resolve_port(value: str | int | None) -> int:
     """The port to listen on: ``value`` if given, else ``$PORT``, else 8866 (0 = any free port)."""
-    source = "port"
+    value, env = _from_env(value, "PORT")
+    source = env or "port"
     if value is None:
-        value = os.environ.get("PORT") or DEFAULT_PORT
-        source = "PORT"
+        return DEFAULT_PORT
     try:
         port = int(str(value).strip())
     except ValueError:
@@ -106,6 +154,90 @@ def resolve_port(value: str | int | None) -> int:
         raise InputError(source, "an integer from 0 to 65535", value)
     return port
 
+
+def resolve_host(value: str | None) -> str:
+    """The interface to listen on: ``value``, else ``$HOST``, else 127.0.0.1.
+
+    An IP address (v4 or v6) or a host name of letters, digits, dots and dashes.
+    """
+    value, env = _from_env(value, "HOST")
+    if value is None:
+        return HOST
+    text = str(value).strip()
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        pass
+    if not re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?", text):
+        raise InputError(env or "host", "an IP address or a host name", value)
+    return text
+
+
+def resolve_base_url(value: str | None) -> str:
+    """The URL prefix: ``value``, else ``$BASE_URL``, else ``/``; always ``/``-framed (``dice`` -> ``/dice/``).
+
+    Letters, digits and ``-._~`` in each segment; no empty, ``.`` or ``..`` segment.
+    """
+    value, env = _from_env(value, "BASE_URL")
+    if value is None:
+        return "/"
+    segments = [s for s in str(value).strip().strip("/").split("/")]
+    if segments == [""]:
+        return "/"
+    if any(not re.fullmatch(r"[A-Za-z0-9._~-]+", s) or s in (".", "..") for s in segments):
+        raise InputError(env or "base-url", "a URL path such as /dice/ (letters, digits, - . _ ~ between slashes)",
+                         value)
+    return "/" + "/".join(segments) + "/"
+
+
+def resolve_token(value: str | None) -> str | None:
+    """The access token: ``value``, else ``$WORKBENCH_TOKEN``, else none (at least 8 printable characters)."""
+    value, env = _from_env(value, "WORKBENCH_TOKEN")
+    if value is None:
+        return None
+    text = str(value).strip()
+    if not re.fullmatch(r"[A-Za-z0-9._~-]{8,256}", text):
+        raise InputError(env or "token", "at least 8 letters, digits or - . _ ~", "a value that is not")
+    return text
+
+
+def resolve_int(value, env: str, option: str, default: int, low: int, high: int) -> int:
+    """An integer option: ``value``, else ``$env``, else ``default``, within ``low..high``."""
+    value, source = _from_env(value, env)
+    if value is None:
+        return default
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        number = low - 1
+    if not low <= number <= high:
+        raise InputError(source or option, f"an integer from {low} to {high}", value)
+    return number
+
+
+def select_dashboards(names: str | None) -> tuple[Dashboard, ...]:
+    """The dashboards named in ``names`` (comma-separated, with or without ``.ipynb``), or all of them."""
+    if names is None or not names.strip():
+        return DASHBOARDS
+    by_name = {d.notebook.removesuffix(".ipynb"): d for d in DASHBOARDS}
+    wanted = [n.strip().removesuffix(".ipynb") for n in names.split(",") if n.strip()]
+    unknown = [n for n in wanted if n not in by_name]
+    if unknown or not wanted:
+        raise InputError("dashboards", f"names among {', '.join(by_name)}", names)
+    return tuple(d for d in DASHBOARDS if d.notebook.removesuffix(".ipynb") in wanted)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+# ---------------------------------------------------------------- files and pages
 
 def stage_notebooks(source: Path, dest: Path, dashboards=DASHBOARDS) -> list[Path]:
     """Copy exactly the dashboard notebooks from ``source`` into ``dest`` (which Voila then serves).
@@ -132,22 +264,56 @@ def stage_notebooks(source: Path, dest: Path, dashboards=DASHBOARDS) -> list[Pat
 
 
 def landing_page(dashboards=DASHBOARDS, extra_items: str = "") -> str:
-    """The HTML of ``/``: one link per dashboard (then ``extra_items``), no external resource."""
+    """The HTML of the base URL: one link per dashboard, relative to the page
+    (then ``extra_items``), no external resource."""
     items = "\n".join(
-        f'<li><a href="{html.escape(d.path)}">{html.escape(d.title)}</a>'
+        f'<li><a href="{html.escape(d.path.lstrip("/"))}">{html.escape(d.title)}</a>'
         f"<span>{html.escape(d.blurb)}</span></li>"
         for d in dashboards
     ) + ("\n" + extra_items if extra_items else "")
     return string.Template(LANDING_TEMPLATE.read_text(encoding="utf-8")).substitute(items=items)
 
 
+#: the pages a refused request gets: (HTTP status, title, what to do)
+NOTICES = {
+    "token": (401, "This link needs its access token",
+              "These dashboards are shared with a token. Open the full link you were given "
+              "(it ends with ?token=...), or ask the person who shared it for that link."),
+    "busy": (503, "The dashboards are busy",
+             "Too many people are using the dashboards right now. Try again in a minute or two."),
+}
+
+
+def notice_page(kind: str) -> tuple[int, str]:
+    """``(status, html)`` of a refused request's page (``kind``: ``token`` or ``busy``)."""
+    status, title, text = NOTICES[kind]
+    page = string.Template(NOTICE_TEMPLATE.read_text(encoding="utf-8")).substitute(
+        title=html.escape(title), text=html.escape(text))
+    return status, page
+
+
 #: where the server publishes plotly's FigureWidget module, and the environment
-#: variable (inherited by the kernels) that holds its full URL. A FigureWidget
-#: otherwise carries the whole 5 MB module in its widget state, once per figure
-#: and page view; with ``fig._esm = os.environ[PLOTLY_ESM_ENV]`` the browser
-#: loads it once from this server (still 127.0.0.1) and caches it.
+#: variable (inherited by the kernels) that holds what a figure's ``_esm`` is set
+#: to. A FigureWidget otherwise carries the whole 5 MB module in its widget
+#: state, once per figure and page view.
 PLOTLY_ESM_PATH = "/workbench/static/plotly-widgetbundle.js"
 PLOTLY_ESM_ENV = "WORKBENCH_PLOTLY_ESM_URL"
+
+
+def plotly_esm_loader(base_url: str = "/") -> str:
+    """A tiny ES module that imports plotly's widget module from this server.
+
+    anywidget imports an ``_esm`` that starts with ``http(s)://`` as a URL and
+    runs anything else as module source. An absolute URL would name one host
+    and port, wrong behind a proxy or for another machine; so the figures carry
+    this source instead, which builds the URL from the page's own address
+    (``location``) and the base URL, and lets the browser fetch and cache the
+    module once.
+    """
+    path = json.dumps(base_url.rstrip("/") + PLOTLY_ESM_PATH)
+    return (f"const url = new URL({path}, globalThis.location.href).href;\n"
+            "const plotly = await import(url);\n"
+            "export default plotly.default;\n")
 
 
 def plotly_widget_bundle() -> Path | None:
@@ -176,14 +342,79 @@ def _quiet_kernel_home(tmp: Path) -> Path:
     return tmp / "ipython"
 
 
+def token_cookie_value(token: str) -> str:
+    """What the access cookie holds: a keyed hash of the token (never the token
+    itself), the same in every server process given that token, so a viewer
+    whom a proxy moves to another process stays admitted."""
+    return hmac.new(token.encode(), b"workbench dashboards access", hashlib.sha256).hexdigest()
+
+
+# ---------------------------------------------------------------- the server
+
 def _make_server_class():
     """The Voila application, restricted to the dashboards (built lazily: importing voila is slow)."""
+    import inspect
+
     import tornado.httpserver
     import tornado.ioloop
     import tornado.netutil
     import tornado.web
     from traitlets import default
     from voila.app import Voila
+    from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
+
+    from . import kernelchannel
+
+    class Gate:
+        """Mixed into every handler: the access token, when the server has one.
+
+        Accepted from ``?token=`` (then a cookie is set and a page request is
+        redirected to its address without the token, so the token never reaches
+        a kernel's ``QUERY_STRING``), an ``Authorization: token ...`` header,
+        or the cookie.
+        """
+
+        def prepare(self):
+            token = self.settings.get("workbench_token")
+            if token and not self._workbench_admitted(token):
+                return None
+            if getattr(self, "_finished", False):
+                return None
+            return super().prepare()
+
+        def _workbench_admitted(self, token: str) -> bool:
+            given = self.get_query_argument("token", None)
+            if given is not None and hmac.compare_digest(given.encode(), token.encode()):
+                self.set_cookie(TOKEN_COOKIE, token_cookie_value(token), path=self.settings["workbench_base_url"],
+                                httponly=True, samesite="Lax", expires_days=30)
+                if self.request.method in ("GET", "HEAD") and not self.request.headers.get("Upgrade"):
+                    from urllib.parse import parse_qsl, urlencode
+
+                    rest = [(k, v) for k, v in parse_qsl(self.request.query, keep_blank_values=True) if k != "token"]
+                    self.redirect(self.request.path + (f"?{urlencode(rest)}" if rest else ""))
+                    return False
+                return True
+            auth = self.request.headers.get("Authorization", "")
+            scheme, _, value = auth.partition(" ")
+            if scheme.lower() in ("token", "bearer") and hmac.compare_digest(value.strip().encode(), token.encode()):
+                return True
+            cookie = self.get_cookie(TOKEN_COOKIE)
+            if cookie and hmac.compare_digest(cookie.encode(), token_cookie_value(token).encode()):
+                return True
+            if self.request.headers.get("Upgrade", "").lower() == "websocket":
+                self.set_status(403)
+                self.finish("403: this connection needs the dashboards' access token\n")
+                return False
+            status, page = notice_page("token")
+            self.set_status(status)
+            self.set_header("WWW-Authenticate", 'Token realm="dashboards"')
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.set_header("Cache-Control", "no-store")
+            self.finish(page)
+            return False
+
+    def gated(cls):
+        return type(f"Gated{cls.__name__}", (Gate, cls), {})
 
     class LandingHandler(tornado.web.RequestHandler):
         def initialize(self, page: str):
@@ -207,11 +438,98 @@ def _make_server_class():
         return Guarded
 
     class PlotlyBundleHandler(tornado.web.StaticFileHandler):
-        """plotly's FigureWidget module, served once and cached by the browser (see PLOTLY_ESM_ENV)."""
+        """plotly's FigureWidget module, served once and cached by the browser (see plotly_esm_loader)."""
 
         def set_extra_headers(self, path):
-            self.set_header("Access-Control-Allow-Origin", "*")  # an ES module import from the page's origin
-            self.set_header("Cache-Control", "public, max-age=86400")
+            self.set_header("Cache-Control", "private, max-age=86400")
+
+    def viewer_kernels(km) -> int:
+        """Kernels handed to viewers: every running kernel but the preheated pool's."""
+        pooled = pending = 0
+        for pool in getattr(km, "_pools", {}).values():
+            for task in pool:
+                if task.done():
+                    pooled += 1 if task.exception() is None else 0
+                else:
+                    pending += 1  # started or about to be: counted as the pool's
+        return max(0, len(km.list_kernel_ids()) - pooled - pending)
+
+    def limited_render(cls):
+        """The render route: refuses a new viewer (503) when ``max_kernels`` viewers' kernels run,
+        and gives every page the ``_xsrf`` cookie Voila's shutdown beacon reads
+        (without it the beacon is refused: ``'_xsrf' argument missing``)."""
+
+        class LimitedRender(cls):
+            async def get(self, path=None):
+                limit = self.settings.get("workbench_max_kernels") or 0
+                if limit and viewer_kernels(self.kernel_manager) >= limit:
+                    status, page = notice_page("busy")
+                    self.set_status(status)
+                    self.set_header("Retry-After", "30")
+                    self.set_header("Content-Type", "text/html; charset=utf-8")
+                    self.set_header("Cache-Control", "no-store")
+                    self.finish(page)
+                    return
+                self.xsrf_token  # noqa: B018 - reading it sets the _xsrf cookie
+                return await super().get(path)
+
+        return LimitedRender
+
+    class KernelChannel(VoilaKernelWebsocketHandler):
+        """Voila's kernel websocket, guarded (see workbench.kernelchannel).
+
+        * only the v1 binary framing: an upgrade without the
+          ``v1.kernel.websocket.jupyter.org`` subprotocol is refused (400), and
+          a frame that is not well formed is dropped before anything reads it;
+        * outgoing messages lose tracebacks, file paths and stderr text;
+        * when the last websocket of a kernel closes, the kernel is shut down
+          after ``DISCONNECT_GRACE`` seconds unless a page reconnected.
+        """
+
+        async def get(self, *args, **kwargs):
+            offered = [p.strip() for p in self.request.headers.get("Sec-WebSocket-Protocol", "").split(",")]
+            if kernelchannel.V1_PROTOCOL not in offered:
+                self.set_status(400)
+                self.finish(f"400: this kernel channel speaks only {kernelchannel.V1_PROTOCOL}\n")
+                return
+            return await super().get(*args, **kwargs)
+
+        def on_message(self, message):
+            parsed = kernelchannel.parse_v1(message) if isinstance(message, bytes) else None
+            if parsed is None:
+                self.log.warning("Dropped a malformed message on the channel of kernel %s", self.kernel_id)
+                return
+            return super().on_message(message)
+
+        def write_message(self, message, binary=False):
+            if isinstance(message, bytes):
+                message = kernelchannel.scrub_frame(message)
+            elif isinstance(message, str):  # only the legacy framing, which is refused: never pass text
+                return None
+            return super().write_message(message, binary)
+
+        def on_close(self):
+            kernel_id = getattr(self, "kernel_id", None)
+            super().on_close()
+            if kernel_id:
+                tornado.ioloop.IOLoop.current().call_later(DISCONNECT_GRACE, self._shutdown_if_abandoned,
+                                                           self.kernel_manager, kernel_id, self.log)
+
+        @staticmethod
+        async def _shutdown_if_abandoned(km, kernel_id, log):
+            if kernel_id not in km or km._kernel_connections.get(kernel_id, 0) > 0:
+                return
+            for pool in getattr(km, "_pools", {}).values():
+                for task in pool:
+                    if task.done() and task.exception() is None and task.result().get("kernel_id") == kernel_id:
+                        return
+            log.info("Shutting down kernel %s: its page has been gone for %.0f s", kernel_id, DISCONNECT_GRACE)
+            try:
+                result = km.shutdown_kernel(kernel_id)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:  # already gone (beacon or culler first)
+                pass
 
     class DashboardServer(Voila):
         """Voila serving a fixed list of dashboards, read-only, on one interface."""
@@ -219,6 +537,8 @@ def _make_server_class():
         name = "workbench-dashboards"
         dashboards = DASHBOARDS
         landing_extra = ""  # the rule files that are not served, with why (workbench.rulepages)
+        workbench_token: str | None = None
+        workbench_max_kernels: int = 0
 
         @default("config_file_paths")
         def _config_file_paths_default(self):
@@ -226,48 +546,71 @@ def _make_server_class():
 
         # Routes a viewer must never reach: listings, the contents API, raw files,
         # and the catch-all render route (replaced by one limited to the dashboards).
-        _DROPPED = ("/voila/tree", "/voila/api/contents", "/voila/files/", "/voila/render/")
+        _DROPPED = ("voila/tree", "voila/api/contents", "voila/files/", "voila/render/")
+
+        def init_settings(self):
+            settings = super().init_settings()
+            settings.update(workbench_token=self.workbench_token, workbench_base_url=self.base_url,
+                            workbench_max_kernels=self.workbench_max_kernels)
+            return settings
 
         def init_handlers(self):
+            base = self.server_url
             kept, render_cls, render_kwargs = [], None, None
             for spec in super().init_handlers():
-                pattern = spec[0]
-                if pattern.startswith("/voila/render/"):
-                    render_cls, render_kwargs = spec[1], spec[2]
-                if pattern == self.server_url or any(pattern.startswith(p) for p in self._DROPPED):
+                pattern, cls = spec[0], spec[1]
+                rel = pattern[len(base):] if pattern.startswith(base) else pattern
+                if rel.startswith("voila/render/"):
+                    render_cls, render_kwargs = cls, spec[2]
+                if pattern == base or any(rel.startswith(p) for p in self._DROPPED):
                     continue
-                if pattern.startswith("/voila/templates/"):  # a malformed path is a 404, not a 500
-                    spec = (pattern, _not_found_on_error(spec[1]), *spec[2:])
-                kept.append(spec)
+                if rel.startswith("voila/templates/"):  # a malformed path is a 404, not a 500
+                    cls = _not_found_on_error(cls)
+                if rel.startswith("api/kernels/") and rel.endswith("/channels"):
+                    cls = KernelChannel
+                kept.append((pattern, gated(cls), *spec[2:]))
             if render_kwargs is None:  # pragma: no cover - Voila changed its routes
-                raise RuntimeError("Voila has no /voila/render/ route to restrict")
+                raise RuntimeError("Voila has no voila/render/ route to restrict")
             names = "|".join(d.notebook.replace(".", r"\.") for d in self.dashboards)
-            kept.insert(0, (self.server_url, LandingHandler, {"page": landing_page(self.dashboards, self.landing_extra)}))
+            front = [(base, gated(LandingHandler), {"page": landing_page(self.dashboards, self.landing_extra)}),
+                     (base + rf"voila/render/({names})", gated(limited_render(render_cls)), render_kwargs)]
             bundle = plotly_widget_bundle()
             if bundle is not None:
-                route = self.server_url + PLOTLY_ESM_PATH.lstrip("/").replace("plotly-widgetbundle.js",
-                                                                              r"plotly-(widgetbundle\.js)")
-                kept.insert(1, (route, PlotlyBundleHandler, {"path": str(bundle.parent)}))
-            kept.insert(1, (self.server_url + rf"voila/render/({names})", render_cls, render_kwargs))
-            return kept
+                route = base + PLOTLY_ESM_PATH.lstrip("/").replace("plotly-widgetbundle.js", r"plotly-(widgetbundle\.js)")
+                front.append((route, gated(PlotlyBundleHandler), {"path": str(bundle.parent)}))
+            from .ui.forum import download_route  # the forum panel's figure downloads, served as files
+            pattern, handler, kwargs = download_route(base)
+            front.append((pattern, gated(handler), kwargs))
+            if base != "/":  # the prefix without its last slash leads to the landing page
+                front.append((base.rstrip("/"), tornado.web.RedirectHandler, {"url": base}))
+            return front + kept
 
         def start(self):
-            """Bind first (so ``--port 0`` is known to the preheated kernels), then serve until stopped."""
+            """Bind first (a taken port is a clear error), then serve until stopped."""
             self.connection_dir = tempfile.mkdtemp(prefix="voila_", dir=self.connection_dir_root)
-            sockets = tornado.netutil.bind_sockets(self.port, self.ip)
+            try:
+                sockets = tornado.netutil.bind_sockets(self.port, self.ip)
+            except OSError as exc:
+                raise ListenError(_bind_error(exc, self.ip, self.port)) from None
             self.port = sockets[0].getsockname()[1]
-            if plotly_widget_bundle() is not None:  # read by workbench.ui in the (preheated) kernels
-                os.environ[PLOTLY_ESM_ENV] = f"http://{self.ip}:{self.port}{PLOTLY_ESM_PATH}"
             settings = self.init_settings()
             self.app = tornado.web.Application(**settings)
             self.app.settings.update(self.tornado_settings)
             self.app.add_handlers(".*$", self.init_handlers())
-            server = tornado.httpserver.HTTPServer(self.app)
+            server = tornado.httpserver.HTTPServer(self.app, xheaders=True)
             server.add_sockets(sockets)
-            url = f"http://{self.ip}:{self.port}/"
+            shown = self.ip
+            if shown in ("0.0.0.0", "::"):
+                shown = socket.gethostname()
+            elif ":" in shown:
+                shown = f"[{shown}]"
+            url = f"http://{shown}:{self.port}{self.base_url}"
+            query = f"?token={self.workbench_token}" if self.workbench_token else ""
             print(f"Dashboards served at {url}", flush=True)
             for d in self.dashboards:
-                print(f"  {d.title}: {url.rstrip('/')}{d.path}", flush=True)
+                print(f"  {d.title}: {url.rstrip('/')}{d.path}{query}", flush=True)
+            if self.workbench_token:
+                print(f"Access token: every link above carries it; the landing page is {url}{query}", flush=True)
             self.ioloop = tornado.ioloop.IOLoop.current()
             try:
                 self.ioloop.start()
@@ -278,8 +621,6 @@ def _make_server_class():
                 self.stop()
 
     return DashboardServer
-
-
 class ServerProcess:
     """``python -m workbench.serve`` in a child process (for tests and benchmarks).
 
@@ -292,16 +633,25 @@ class ServerProcess:
     POOL_FILLED = "Kernel pool of {name} is filled"
 
     def __init__(self, port: int = 0, notebooks: Path | None = None, pool_size: int = 1,
-                 dashboards=DASHBOARDS, timeout: float = 120.0):
+                 dashboards=DASHBOARDS, timeout: float = 120.0, host: str | None = None,
+                 base_url: str | None = None, token: str | None = None, max_kernels: int | None = None,
+                 extra_args: tuple[str, ...] = (), env: dict | None = None):
         import subprocess
         import threading
 
         self.dashboards = dashboards
+        self.token = token
         argv = [sys.executable, "-m", "workbench.serve", "--port", str(port), "--pool-size", str(pool_size)]
-        if notebooks is not None:
-            argv += ["--notebooks", str(notebooks)]
-        env = {k: v for k, v in os.environ.items() if k != "PORT"}
-        self.proc = subprocess.Popen(argv, cwd=str(PROJECT_ROOT), env=env, stdout=subprocess.PIPE,
+        for flag, value in (("--notebooks", notebooks), ("--host", host), ("--base-url", base_url),
+                            ("--token", token), ("--max-kernels", max_kernels)):
+            if value is not None:
+                argv += [flag, str(value)]
+        if tuple(dashboards) != DASHBOARDS:
+            argv += ["--dashboards", ",".join(d.notebook for d in dashboards)]
+        argv += list(extra_args)
+        served_env = {k: v for k, v in os.environ.items() if k not in self.ENV_OPTIONS}
+        served_env.update(env or {})
+        self.proc = subprocess.Popen(argv, cwd=str(PROJECT_ROOT), env=served_env, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, bufsize=1)
         self.log: list[str] = []
         self.out: list[str] = []
@@ -310,6 +660,35 @@ class ServerProcess:
             threading.Thread(target=self._pump, args=(stream, sink), daemon=True).start()
         self.url = self._wait(lambda: next((ln.split(" at ", 1)[1].strip() for ln in self.out
                                             if ln.startswith("Dashboards served at ")), None), timeout)
+
+    #: environment variables of the options: a test's server gets only what it is given
+    ENV_OPTIONS = ("PORT", "HOST", "BASE_URL", "WORKBENCH_TOKEN", "MAX_KERNELS", "POOL_SIZE")
+
+    def kernels(self) -> int:
+        """How many kernels the server runs now (its child processes)."""
+        import psutil
+
+        try:
+            return len(psutil.Process(self.proc.pid).children(recursive=False))
+        except psutil.NoSuchProcess:
+            return 0
+
+    def memory_mb(self) -> tuple[float, float]:
+        """``(server, kernels)``: resident memory in MB of the server process and of all its kernels."""
+        import psutil
+
+        try:
+            root = psutil.Process(self.proc.pid)
+            server = root.memory_info().rss
+            kernels = 0
+            for child in root.children(recursive=True):
+                try:
+                    kernels += child.memory_info().rss
+                except psutil.NoSuchProcess:
+                    pass
+        except psutil.NoSuchProcess:
+            return 0.0, 0.0
+        return server / 2**20, kernels / 2**20
 
     def _pump(self, stream, sink):
         for line in stream:
@@ -401,23 +780,63 @@ class ServerProcess:
         self.stop()
 
 
+class ListenError(Exception):
+    """The server could not listen on its host and port (the message says why, in one line)."""
+
+
+def _bind_error(exc: OSError, host: str, port: int) -> str:
+    """One line saying why the server could not listen."""
+    if exc.errno == errno.EADDRINUSE:
+        return (f"port {port} on {host} is already in use (another server?): stop it, "
+                f"or choose another port with --port or PORT")
+    if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
+        return f"{host} is not an address of this machine: choose another with --host or HOST"
+    if exc.errno == errno.EACCES:
+        return f"port {port} needs administrator rights: choose one above 1023 with --port or PORT"
+    if isinstance(exc, socket.gaierror):
+        return f"host name {host} is not known: choose another with --host or HOST"
+    return f"cannot listen on {host} port {port}: {exc.strerror or exc}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Serve the dashboards until interrupted (Ctrl-C or SIGTERM). Returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m workbench.serve", description=__doc__.split("\n")[0])
-    parser.add_argument("--port", default=None, help=f"port on {HOST} (default: $PORT or {DEFAULT_PORT}; 0 = any free port)")
+    parser.add_argument("--host", default=None, help=f"interface to listen on (default: $HOST or {HOST}; "
+                                                     "0.0.0.0 = every interface)")
+    parser.add_argument("--port", default=None, help=f"port (default: $PORT or {DEFAULT_PORT}; 0 = any free port)")
+    parser.add_argument("--base-url", default=None, help="prefix of every URL, e.g. /dice/ behind a reverse proxy "
+                                                         "(default: $BASE_URL or /)")
+    parser.add_argument("--token", default=None, help="access token every request needs (default: "
+                                                      "$WORKBENCH_TOKEN; generated when the host is not loopback)")
+    parser.add_argument("--public", action="store_true", help="serve a non-loopback host without a token")
+    parser.add_argument("--max-kernels", default=None, help="viewers' kernels at once; the next viewer gets "
+                                                            f"'busy' (default: $MAX_KERNELS or {DEFAULT_MAX_KERNELS})")
+    parser.add_argument("--dashboards", default=None, help="serve only these dashboards, e.g. changes,antares "
+                                                           "(default: all six)")
     parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS_DIR, help="folder holding the dashboard notebooks")
-    parser.add_argument("--pool-size", type=int, default=1, help="preheated kernels per dashboard (each ~130 MB)")
+    parser.add_argument("--pool-size", default=None, help="preheated kernels per dashboard, 0-16 (default: "
+                                                          "$POOL_SIZE or 1; each ~130 MB)")
     args = parser.parse_args(argv)
     try:
         port = resolve_port(args.port)
-        if not 0 <= args.pool_size <= 4:
-            raise InputError("pool-size", "an integer from 0 to 4", args.pool_size)
+        host = resolve_host(args.host)
+        base_url = resolve_base_url(args.base_url)
+        token = resolve_token(args.token)
+        max_kernels = resolve_int(args.max_kernels, "MAX_KERNELS", "max-kernels", DEFAULT_MAX_KERNELS, 1, 10_000)
+        pool_size = resolve_int(args.pool_size, "POOL_SIZE", "pool-size", 1, 0, 16)
+        dashboards = select_dashboards(args.dashboards)
+        if token is None and not is_loopback(host) and not args.public:
+            token = secrets.token_urlsafe(24)
         tmp = Path(tempfile.mkdtemp(prefix="workbench-dashboards-"))
         try:
             served = tmp / "dashboards"
-            stage_notebooks(args.notebooks.resolve(), served)
-            from .rulepages import stage_rule_pages  # one dashboard per rule file, generated here
-            rule_pages = stage_rule_pages(served, tuple(d.notebook for d in DASHBOARDS))
+            stage_notebooks(args.notebooks.resolve(), served, dashboards)
+            if not (args.dashboards or "").strip():  # every dashboard: the rule files' too, generated here
+                from .rulepages import stage_rule_pages
+                rule_pages = stage_rule_pages(served, tuple(d.notebook for d in dashboards))
+                dashboards, landing_extra = dashboards + rule_pages.dashboards, rule_pages.landing_items()
+            else:
+                landing_extra = ""
         except Exception:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -431,17 +850,31 @@ def main(argv: list[str] | None = None) -> int:
             [str(TEMPLATE_ROOT)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
         )
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        if plotly_widget_bundle() is not None:  # read by workbench.ui in the (preheated) kernels
+            os.environ[PLOTLY_ESM_ENV] = plotly_esm_loader(base_url)
+        from .ui.forum import DOWNLOAD_DIR_ENV, DOWNLOAD_ENV, DOWNLOAD_PATH
+        os.environ[DOWNLOAD_DIR_ENV] = str(tmp / "downloads")  # this server's own, removed at exit
+        os.environ[DOWNLOAD_ENV] = base_url.rstrip("/") + "/" + DOWNLOAD_PATH  # a path on the page's own host
+        for name in ("WORKBENCH_TOKEN",):  # kernels need no secret
+            os.environ.pop(name, None)
         app = _make_server_class()()
-        app.dashboards, app.landing_extra = DASHBOARDS + rule_pages.dashboards, rule_pages.landing_items()
-        app.initialize([str(served), f"--Voila.connection_dir_root={tmp}"])
-        app.ip = HOST
+        app.initialize([str(served), f"--Voila.connection_dir_root={tmp}", f"--Voila.base_url={base_url}",
+                        f"--Voila.server_url={base_url}"])
+        app.ip = host
+        app.dashboards, app.landing_extra = dashboards, landing_extra
         app.port = port
-        app.voila_configuration.default_pool_size = args.pool_size
-        app.voila_configuration.preheat_kernel = args.pool_size > 0
+        app.workbench_token = token
+        app.workbench_max_kernels = max_kernels
+        app.voila_configuration.default_pool_size = pool_size
+        app.voila_configuration.preheat_kernel = pool_size > 0
         if _have_anywidget():  # plots are FigureWidgets: the 5 MB plotly mime renderer is never used
             app.voila_configuration.extension_denylist = [
                 *(app.voila_configuration.extension_denylist or []), "jupyterlab-plotly"]
-        app.start()
+        try:
+            app.start()
+        except ListenError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

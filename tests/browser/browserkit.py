@@ -41,3 +41,76 @@ def off_machine(urls: list[str]) -> list[str]:
 def screenshot_path(name: str) -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS / f"{name}.png"
+
+
+# ---- talking to a dashboard's kernel over its websocket, as a script would (no browser)
+
+def kernel_id_of(body: str) -> str:
+    """The kernel id a rendered dashboard page carries in its page config."""
+    import json
+    import re
+
+    config = re.search(r'<script id="jupyter-config-data" type="application/json">\s*(\{.*?\})\s*</script>',
+                       body, re.S)
+    return json.loads(config.group(1))["kernelId"]
+
+
+def kernel_message(msg_type: str, content: dict, channel: str = "shell", metadata: dict | None = None) -> dict:
+    import uuid
+
+    return {"header": {"msg_id": uuid.uuid4().hex, "msg_type": msg_type, "username": "viewer",
+                       "session": uuid.uuid4().hex, "version": "5.3", "date": ""},
+            "parent_header": {}, "metadata": metadata or {}, "content": content, "channel": channel}
+
+
+def v1_frame(msg: dict) -> bytes:
+    """``msg`` in Jupyter's v1 binary websocket framing (what a browser sends)."""
+    import json
+
+    from workbench.kernelchannel import build_v1
+
+    parts = [json.dumps(msg[k]).encode() for k in ("header", "parent_header", "metadata", "content")]
+    return build_v1(msg["channel"], parts)
+
+
+def read_v1(frame) -> dict:
+    """A v1 frame from the server as a message dict (``channel`` included; text frames as they are)."""
+    import json
+
+    from workbench.kernelchannel import parse_v1
+
+    if isinstance(frame, str):
+        return {"text": frame}
+    channel, parts = parse_v1(frame, max_parts=1 << 16)
+    msg = {k: json.loads(p) for k, p in zip(("header", "parent_header", "metadata", "content"), parts)}
+    return {**msg, "channel": channel, "msg_type": msg["header"]["msg_type"]}
+
+
+V1 = "v1.kernel.websocket.jupyter.org"
+
+
+def run_in_thread(coro, timeout: float = 120):
+    """Run ``coro`` on an event loop of its own thread (Playwright's sync API may hold this thread's)."""
+    import asyncio
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result(timeout)
+
+
+async def collect(ws, seconds: float) -> list:
+    """Every message the websocket receives within ``seconds`` (until it closes)."""
+    import asyncio
+
+    got = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while loop.time() < deadline:
+        try:
+            raw = await asyncio.wait_for(ws.read_message(), deadline - loop.time())
+        except asyncio.TimeoutError:
+            break
+        if raw is None:
+            break
+        got.append(read_v1(raw))
+    return got

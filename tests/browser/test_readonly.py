@@ -4,27 +4,26 @@
   rendered markdown and widgets (so the check cannot pass on an empty page);
 * no other file, notebook or listing of the project is served, whatever the
   route or path traversal (raw paths are sent, unnormalised);
-* a viewer's ``execute_request`` over the kernel websocket is refused, while
+* a viewer's ``execute_request`` over the kernel websocket (v1 framing) is refused, while
   the same socket answers a ``kernel_info_request`` (so the check cannot pass
   on a dead socket), and the code it carried never ran;
 * using the dashboards writes nothing under ``notebooks/``.
 """
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import hashlib
 import html
 import http.client
 import json
 import re
-import uuid
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
 from workbench.serve import DASHBOARDS, PROJECT_ROOT
+
+from browserkit import V1, collect, kernel_id_of, kernel_message, run_in_thread, v1_frame
 
 pytestmark = pytest.mark.slow
 
@@ -100,51 +99,27 @@ def test_the_routes_still_serve_what_the_page_needs(server):
     assert raw_get(server, "/")[0] == 200
 
 
-def _kernel_id(body: str) -> str:
-    config = re.search(r'<script id="jupyter-config-data" type="application/json">\s*(\{.*?\})\s*</script>',
-                       body, re.S)
-    return json.loads(config.group(1))["kernelId"]
-
-
-def _message(msg_type: str, content: dict) -> dict:
-    return {"header": {"msg_id": uuid.uuid4().hex, "msg_type": msg_type, "username": "viewer",
-                       "session": uuid.uuid4().hex, "version": "5.3", "date": ""},
-            "parent_header": {}, "metadata": {}, "content": content, "channel": "shell", "buffers": []}
-
-
 def test_viewer_cannot_execute_code_in_the_kernel(server, tmp_path):
     status, body = raw_get(server, "/voila/render/antares.ipynb")
     assert status == 200
-    kernel = _kernel_id(body)
+    kernel = kernel_id_of(body)
     marker = tmp_path / "executed.txt"
     code = f"open({str(marker)!r}, 'w').write('ran'); print('VIEWER-CODE-RAN')"
 
     async def talk():
         from tornado.websocket import websocket_connect
         ws_url = server.url.replace("http://", "ws://") + f"api/kernels/{kernel}/channels"
-        ws = await websocket_connect(ws_url)
-        execute = _message("execute_request", {"code": code, "silent": False, "store_history": False,
-                                               "user_expressions": {}, "allow_stdin": False})
-        info = _message("kernel_info_request", {})
-        ws.write_message(json.dumps(execute))
-        ws.write_message(json.dumps(info))
-        got = []
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 8
-        while loop.time() < deadline:
-            try:
-                raw = await asyncio.wait_for(ws.read_message(), deadline - loop.time())
-            except asyncio.TimeoutError:
-                break
-            if raw is None:
-                break
-            got.append(json.loads(raw) if isinstance(raw, str) else {"binary": True})
+        ws = await websocket_connect(ws_url, subprotocols=[V1])
+        execute = kernel_message("execute_request", {"code": code, "silent": False, "store_history": False,
+                                                     "user_expressions": {}, "allow_stdin": False})
+        info = kernel_message("kernel_info_request", {})
+        ws.write_message(v1_frame(execute), binary=True)
+        ws.write_message(v1_frame(info), binary=True)
+        got = await collect(ws, 8)
         ws.close()
         return execute["header"]["msg_id"], info["header"]["msg_id"], got
 
-    # in a thread of its own: Playwright's sync API may hold this thread's event loop
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        exec_id, info_id, got = pool.submit(asyncio.run, talk()).result(60)
+    exec_id, info_id, got = run_in_thread(talk(), 60)
     replies = {(m.get("parent_header", {}).get("msg_id"), m.get("msg_type")) for m in got}
     assert (info_id, "kernel_info_reply") in replies  # the socket works...
     assert not [r for r in replies if r[0] == exec_id]  # ...but the execute_request got no reply, output or status

@@ -1,0 +1,167 @@
+"""Many viewers at once, and many views in a row (a benchmark, not a timed test).
+
+Real Chromium (``/usr/bin/chromium``, Playwright), servers started by
+``workbench.serve.ServerProcess`` on free loopback ports, each idle at the
+start (pools filled, process tree quiet):
+
+* **concurrent**: N viewers (N = 5, 10, 20 by default), each in a browser
+  context of its own, open one dashboard (changes) and, separately, all six
+  (round robin) at once. Reported: time to the first rendered plot (median,
+  worst), the share whose plot redraws within 2 s of a slider move (timed in
+  the page from the key press to the plot's data changing), kernels and server
+  memory (server process + kernels, RSS) idle, at the peak, and 60 s after
+  every page closed. The pool is sized to the viewers: N preheated kernels for
+  one dashboard, ceil(N/6) per dashboard for all six;
+* **sequential**: 100 open-render-close page views of one dashboard; kernels
+  and memory before and 60 s after (they must return to the idle figures).
+
+Targets on a 2-core machine (browsers included): every slider move redraws
+within 2 s; 10 viewers render within 15 s, 20 within 30 s; kernels and memory
+back to idle within 60 s of the pages closing.
+
+Usage: ``.venv/bin/python benchmarks/bench_viewers.py [--sizes 5,10,20] [--sequential 100] [--settle 60]``.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from workbench.serve import DASHBOARDS, ServerProcess  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+PLOT = {"compare": ".wb-plot-compare", "diagnostics": ".wb-plot-heatmap"}
+SLIDER = {"changes": "bs", "forgotten": "shoot", "gunfire": "bs", "antares": "acc", "compare": "accuracy"}
+REDRAW_LIMIT_S = 2.0
+
+# In the page: on the next key press, time until the plot's data change.
+WATCH_JS = """
+(sel) => {
+  const sig = () => { const el = document.querySelector(sel);
+    return el ? JSON.stringify((el._fullData || []).map(t => [Array.from(t.x || []), Array.from(t.y || [])])) : ""; };
+  window.__wb = {t0: null, t1: null};
+  document.addEventListener('keydown', () => {
+    const before = sig(); window.__wb = {t0: performance.now(), t1: null};
+    const poll = () => { if (sig() !== before) { window.__wb.t1 = performance.now(); } else { requestAnimationFrame(poll); } };
+    requestAnimationFrame(poll);
+  }, true);
+}
+"""
+
+
+def plotly_el(plot: str) -> str:
+    return f"{plot}.js-plotly-plot, {plot} .js-plotly-plot"
+
+
+def snapshot(server: ServerProcess) -> tuple[int, float]:
+    """(kernels, MB of server + kernels)."""
+    srv, kernels = server.memory_mb()
+    return server.kernels(), srv + kernels
+
+
+def concurrent(browser, n: int, names: list[str], settle: float) -> dict:
+    chosen = tuple(d for d in DASHBOARDS if d.notebook[:-6] in names)
+    pool = n if len(chosen) == 1 else math.ceil(n / len(chosen))
+    with ServerProcess(port=0, dashboards=chosen, pool_size=pool, timeout=180) as server:
+        server.wait_pools(timeout=900)
+        server.wait_quiet(timeout=900)
+        idle = snapshot(server)
+        contexts, pages, firsts = [], [], []
+        t0 = time.perf_counter()
+        for i in range(n):
+            name = chosen[i % len(chosen)].notebook[:-6]
+            context = browser.new_context()
+            page = context.new_page()
+            page.set_default_timeout(600_000)
+            page.goto(server.url + f"voila/render/{name}.ipynb", wait_until="commit")
+            contexts.append(context)
+            pages.append((name, page))
+        for name, page in pages:
+            page.wait_for_selector(f"{PLOT.get(name, '.wb-plot-dist')} .main-svg")
+            firsts.append(time.perf_counter() - t0)
+        peak = snapshot(server)
+        movable = [(name, page) for name, page in pages if name in SLIDER]
+        for name, page in movable:
+            page.evaluate(WATCH_JS, plotly_el(PLOT.get(name, ".wb-plot-dist")))
+        for name, page in movable:
+            page.locator(f".wb-slider-{SLIDER[name]} .noUi-handle").focus()
+            page.keyboard.press("ArrowRight")
+        time.sleep(REDRAW_LIMIT_S + 1)
+        in_time = 0
+        for name, page in movable:
+            t = page.evaluate("window.__wb")
+            if t and t["t1"] is not None and (t["t1"] - t["t0"]) / 1000 <= REDRAW_LIMIT_S:
+                in_time += 1
+        peak = max(peak, snapshot(server), key=lambda s: s[1])
+        for name, page in pages:
+            page.close(run_before_unload=True)
+        for context in contexts:
+            context.close()
+        time.sleep(settle)
+        after = snapshot(server)
+    return {"n": n, "dashboards": len(chosen), "pool": pool, "median": statistics.median(firsts),
+            "worst": max(firsts), "redrawn": (in_time, len(movable)), "idle": idle, "peak": peak, "after": after}
+
+
+def sequential(browser, views: int, settle: float) -> dict:
+    chosen = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
+    with ServerProcess(port=0, dashboards=chosen, pool_size=1, timeout=180) as server:
+        server.wait_pools(timeout=600)
+        server.wait_quiet(timeout=600)
+        before = snapshot(server)
+        t0 = time.perf_counter()
+        for _ in range(views):
+            context = browser.new_context()
+            page = context.new_page()
+            page.set_default_timeout(600_000)
+            page.goto(server.url + "voila/render/changes.ipynb")
+            page.wait_for_selector(".wb-plot-dist .main-svg")
+            page.close(run_before_unload=True)
+            context.close()
+        took = time.perf_counter() - t0
+        time.sleep(settle)
+        after = snapshot(server)
+    return {"views": views, "seconds": took, "before": before, "after": after}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="5,10,20", help="numbers of concurrent viewers")
+    parser.add_argument("--sequential", type=int, default=100, help="open-render-close views in a row")
+    parser.add_argument("--settle", type=float, default=60.0, help="seconds after the pages close")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    print("concurrent viewers (targets: all redraw <= 2 s; 10 render <= 15 s, 20 <= 30 s; back to idle in 60 s)")
+    print(f"{'N':>3} {'dash':>4} {'pool':>4} {'first plot median/worst s':>26} {'redrawn<=2s':>11} "
+          f"{'kernels idle/peak/after':>24} {'MB idle/peak/after':>22}")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            for names in (["changes"], [d.notebook[:-6] for d in DASHBOARDS]):
+                for n in sizes:
+                    r = concurrent(browser, n, names, args.settle)
+                    print(f"{r['n']:>3} {r['dashboards']:>4} {r['pool']:>4} {r['median']:>13.1f} / {r['worst']:<10.1f} "
+                          f"{r['redrawn'][0]:>5}/{r['redrawn'][1]:<5} "
+                          f"{r['idle'][0]:>8}/{r['peak'][0]}/{r['after'][0]:<10} "
+                          f"{r['idle'][1]:>8.0f}/{r['peak'][1]:.0f}/{r['after'][1]:.0f}", flush=True)
+            if args.sequential:
+                s = sequential(browser, args.sequential, args.settle)
+                print(f"\nsequential: {s['views']} open-render-close views in {s['seconds']:.0f} s; "
+                      f"kernels {s['before'][0]} before, {s['after'][0]} {args.settle:.0f} s after; "
+                      f"memory {s['before'][1]:.0f} MB before, {s['after'][1]:.0f} MB after")
+        finally:
+            browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

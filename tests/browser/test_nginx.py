@@ -1,0 +1,152 @@
+"""Several dashboard servers behind Debian's nginx (deploy/nginx.conf), end to end.
+
+Two ``python -m workbench.serve --base-url /dice/`` processes on free loopback
+ports, nginx (``/usr/sbin/nginx``, installed by scripts/install-nginx.sh) in
+the foreground with its own prefix folder, on a free port, configured by
+``workbench.deploy``; Debian's Chromium opens the dashboard through nginx:
+
+* pages under the prefix render, every request of a page goes through the
+  proxy under the prefix, and a slider move redraws the plot (the kernel
+  websocket goes through the proxy);
+* viewers spread over both processes, and each viewer stays with one (every
+  request of a browser carries its sticky cookie and lands where its page was
+  rendered, or its widgets could not work);
+* a browser without the cookie gets one.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+
+import pytest
+
+from workbench.deploy import write_nginx_config
+from workbench.serve import DASHBOARDS, ServerProcess
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+NGINX = "/usr/sbin/nginx"
+ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
+VIEWERS = 6
+SIG_JS = ("el => JSON.stringify((el._fullData || []).map(t => [Array.from(t.x || []), Array.from(t.y || [])]))")
+PLOTLY = ".wb-plot-dist.js-plotly-plot, .wb-plot-dist .js-plotly-plot"
+
+
+def nginx_or_skip() -> str:
+    if os.path.exists(NGINX):
+        return NGINX
+    if os.environ.get("CI"):
+        pytest.fail(f"{NGINX} is missing under CI: scripts/install-nginx.sh must install Debian's nginx")
+    pytest.skip(f"{NGINX} is missing (run scripts/install-nginx.sh as root); nginx test skipped")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def proxied(tmp_path_factory):
+    binary = nginx_or_skip()
+    servers = [ServerProcess(port=0, base_url="/dice/", dashboards=ONE, pool_size=2, timeout=120) for _ in range(2)]
+    nginx = None
+    try:
+        for srv in servers:
+            srv.wait_pools({"changes.ipynb": 1}, timeout=300)
+        port = free_port()
+        run_dir = tmp_path_factory.mktemp("nginx")
+        conf = write_nginx_config(run_dir, listen=f"127.0.0.1:{port}", base_url="/dice/",
+                                  servers=[s.url.split("/")[2] for s in servers])
+        nginx = subprocess.Popen([binary, "-p", str(run_dir), "-c", str(conf), "-e", "stderr"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if nginx.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("nginx did not start:\n" + nginx.stderr.read()) from None
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}/dice/", servers
+    finally:
+        if nginx is not None:
+            nginx.terminate()
+            try:
+                nginx.wait(15)
+            except subprocess.TimeoutExpired:
+                nginx.kill()
+        for srv in servers:
+            srv.stop()
+
+
+def handed_out(server: ServerProcess) -> int:
+    """How many page views this process has served a kernel for."""
+    return sum("Using pre-heated kernel" in ln for ln in server.log)
+
+
+def test_pages_render_through_nginx_on_both_processes(browser, proxied):
+    base, servers = proxied
+    contexts = [browser.new_context() for _ in range(VIEWERS)]
+    try:
+        pages = []
+        for i, context in enumerate(contexts):  # fixed sticky ids: the spread is the same on every run
+            context.add_cookies([{"name": "workbench_viewer", "value": f"viewer-{i}", "url": base}])
+            page = context.new_page()
+            page.set_default_timeout(180_000)
+            seen: list[str] = []
+            page.on("request", lambda r, seen=seen: seen.append(r.url))
+            page.on("websocket", lambda ws, seen=seen: seen.append(ws.url))
+            page.seen = seen
+            page.goto(base + "voila/render/changes.ipynb")
+            pages.append(page)
+        for page in pages:
+            page.wait_for_function(f"() => {{ const el = document.querySelector('{PLOTLY}');"
+                                   " return el && (el._fullData || []).length > 0; }")
+        for page in pages:
+            assert all(u.startswith((base, base.replace("http://", "ws://"), "blob:", "data:")) for u in page.seen)
+            assert any("/dice/api/kernels/" in u and u.startswith("ws://") for u in page.seen)
+    finally:
+        for context in contexts:
+            context.close()
+    counts = [handed_out(s) for s in servers]
+    assert sum(counts) == VIEWERS and min(counts) >= 1, counts
+
+
+def test_a_slider_move_redraws_through_nginx(browser, proxied):
+    base, _ = proxied
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_default_timeout(180_000)
+        page.goto(base + "voila/render/changes.ipynb?bs=3")
+        page.wait_for_function(f"() => {{ const el = document.querySelector('{PLOTLY}');"
+                               " return el && (el._fullData || []).length > 0; }")
+        before = page.eval_on_selector(PLOTLY, SIG_JS)
+        page.locator(".wb-slider-bs .noUi-handle").focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"(before) => {{ const el = document.querySelector('{PLOTLY}');"
+                               f" return el && ({SIG_JS})(el) !== before; }}", arg=before, timeout=60_000)
+    finally:
+        context.close()
+
+
+def test_a_new_browser_gets_a_sticky_cookie(browser, proxied):
+    base, _ = proxied
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_default_timeout(180_000)
+        page.goto(base + "voila/render/changes.ipynb")
+        page.wait_for_selector(".wb-plot-dist .main-svg")
+        cookies = {c["name"]: c["value"] for c in context.cookies()}
+        assert len(cookies.get("workbench_viewer", "")) >= 16
+        page.goto(base)  # the prefix's landing page, through the proxy
+        assert page.locator("ul.dashboards a").count() == len(ONE)
+        first = cookies["workbench_viewer"]
+        assert {c["name"]: c["value"] for c in context.cookies()}["workbench_viewer"] == first
+    finally:
+        context.close()

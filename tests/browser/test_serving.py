@@ -1,0 +1,253 @@
+"""Serving options on live servers (each on a free loopback port, stopped by the test).
+
+* ``--host 127.0.0.2 --base-url /dice/``: every dashboard renders, and every
+  request its page makes (Playwright records them) goes to that host, under
+  that prefix; nothing is served outside the prefix;
+* ``--token``: without it, pages, static files and the kernel websocket are
+  refused with a page that says a token is needed (never the token); a link
+  with ``?token=`` works, sets a cookie and keeps working for that browser;
+  a non-loopback host without a token gets a generated one, unless ``--public``;
+* ``--max-kernels``: the viewer above the limit gets 503 and the "busy" page;
+  a viewer leaving (Voila's shutdown beacon, with its ``_xsrf`` cookie) makes room;
+* a taken port: one line on stderr and exit status 2.
+"""
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+from http.cookies import SimpleCookie
+from urllib.parse import urlsplit
+
+import pytest
+
+from workbench.serve import DASHBOARDS, PROJECT_ROOT, ServerProcess
+
+from browserkit import V1, collect, kernel_id_of, kernel_message, run_in_thread, v1_frame
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+TOKEN = "playtest-Evening-7f3a9c"
+ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
+PLOT = ".js-plotly-plot .main-svg"
+
+
+def request(url: str, method: str = "GET", headers: dict | None = None, body: bytes | None = None,
+            timeout: float = 120):
+    """``(status, text, headers)`` of one request, redirects not followed."""
+    import http.client
+
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        conn.request(method, parts.path + (f"?{parts.query}" if parts.query else ""), body=body,
+                     headers=headers or {})
+        resp = conn.getresponse()
+        return resp.status, resp.read().decode("utf-8", "replace"), resp.headers
+    finally:
+        conn.close()
+
+
+# ---------------------------------------------------------------- host and prefix
+
+@pytest.fixture(scope="module")
+def dice_server():
+    with ServerProcess(port=0, host="127.0.0.2", base_url="/dice/", timeout=120) as srv:
+        srv.wait_pools(timeout=300)
+        yield srv
+
+
+def test_host_and_prefix_carry_every_request_of_every_dashboard(browser, dice_server):
+    base = dice_server.url
+    assert base.startswith("http://127.0.0.2:") and base.endswith("/dice/")
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_default_timeout(120_000)
+        seen: list[str] = []
+        page.on("request", lambda r: seen.append(r.url))
+        page.on("websocket", lambda ws: seen.append(ws.url))
+        page.goto(base)
+        links = page.eval_on_selector_all("ul.dashboards a", "els => els.map(a => a.href)")
+        assert links == [base + d.path.lstrip("/") for d in DASHBOARDS]
+        for link in links:
+            page.goto(link)
+            page.wait_for_selector(PLOT)
+        page.wait_for_timeout(500)
+    finally:
+        context.close()
+    prefix = {"http": base, "ws": base.replace("http://", "ws://")}
+    outside = [u for u in seen if urlsplit(u).scheme not in ("data", "blob", "about")
+               and not u.startswith(prefix["ws" if u.startswith("ws") else "http"])]
+    assert not outside, outside[:10]
+    assert any(u.startswith(base + "workbench/static/plotly-widgetbundle.js") for u in seen)  # plotly, relative
+    assert sum("/api/kernels/" in u and u.startswith("ws") for u in seen) >= len(DASHBOARDS)
+
+
+def test_pages_hold_no_absolute_address_of_the_server(dice_server):
+    host = urlsplit(dice_server.url).netloc
+    for d in DASHBOARDS:
+        status, body, _ = request(dice_server.url + d.path.lstrip("/"))
+        assert status == 200
+        assert host not in body and "127.0.0.2" not in body, d.notebook
+    status, body, _ = request(dice_server.url)
+    assert status == 200 and host not in body
+
+
+def test_nothing_is_served_outside_the_prefix(dice_server):
+    root = dice_server.url[:-len("dice/")]
+    for path in ("", "voila/render/changes.ipynb", "voila/static/voila.js", "api/kernels"):
+        assert request(root + path)[0] == 404, path
+    status, _, headers = request(root + "dice")
+    assert status in (301, 302) and headers["Location"].endswith("/dice/")
+
+
+# ---------------------------------------------------------------- token
+
+@pytest.fixture(scope="module")
+def token_server():
+    with ServerProcess(port=0, dashboards=ONE, token=TOKEN, timeout=120) as srv:
+        srv.wait_pools(timeout=300)
+        yield srv
+
+
+GUARDED = ["", "voila/render/changes.ipynb", "voila/render/changes.ipynb?bs=4", "voila/static/voila.js",
+           "voila/templates/lab/static/index.css", "workbench/static/plotly-widgetbundle.js",
+           "voila/labextensions/anywidget/package.json"]
+
+
+@pytest.mark.parametrize("path", GUARDED)
+def test_a_request_without_the_token_is_refused_with_a_plain_page(token_server, path):
+    for query in ("", "token=wrong-token-123"):
+        url = token_server.url + path + (("&" if "?" in path else "?") + query if query else "")
+        status, body, _ = request(url)
+        assert status == 401, (url, status)
+        assert "access token" in body and TOKEN not in body
+
+
+def _cookie(headers) -> str:
+    jar = SimpleCookie()
+    for value in headers.get_all("Set-Cookie") or []:
+        jar.load(value)
+    return "; ".join(f"{k}={m.value}" for k, m in jar.items())
+
+
+def test_the_token_link_sets_a_cookie_that_opens_everything(token_server):
+    status, _, headers = request(token_server.url + f"voila/render/changes.ipynb?bs=4&token={TOKEN}")
+    assert status == 302
+    assert headers["Location"] == "/voila/render/changes.ipynb?bs=4"  # the token is not kept in the address
+    cookie = _cookie(headers)
+    assert cookie and TOKEN not in cookie
+    for path in GUARDED:
+        assert request(token_server.url + path, headers={"Cookie": cookie})[0] == 200, path
+
+
+def test_the_kernel_websocket_needs_the_token_too(token_server):
+    status, _, headers = request(token_server.url + f"?token={TOKEN}")
+    cookie = _cookie(headers)
+    status, body, _ = request(token_server.url + "voila/render/changes.ipynb", headers={"Cookie": cookie})
+    assert status == 200
+    ws_url = token_server.url.replace("http://", "ws://") + f"api/kernels/{kernel_id_of(body)}/channels"
+
+    async def talk():
+        from tornado.httpclient import HTTPClientError, HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        try:
+            await websocket_connect(ws_url, subprotocols=[V1])
+            refused = None
+        except HTTPClientError as exc:
+            refused = exc.code
+        ws = await websocket_connect(HTTPRequest(ws_url, headers={"Cookie": cookie}), subprotocols=[V1])
+        info = kernel_message("kernel_info_request", {})
+        ws.write_message(v1_frame(info), binary=True)
+        got = await collect(ws, 5)
+        ws.close()
+        return refused, info["header"]["msg_id"], got
+
+    refused, info_id, got = run_in_thread(talk(), 60)
+    assert refused == 403
+    assert any(m.get("msg_type") == "kernel_info_reply" and m["parent_header"].get("msg_id") == info_id for m in got)
+
+
+def test_a_browser_with_the_link_keeps_working_and_one_without_is_told(browser, token_server):
+    with_link = browser.new_context()
+    without = browser.new_context()
+    try:
+        page = with_link.new_page()
+        page.set_default_timeout(120_000)
+        page.goto(token_server.url + f"voila/render/changes.ipynb?token={TOKEN}")
+        page.wait_for_selector(PLOT)
+        assert TOKEN not in page.url
+        assert page.goto(token_server.url).status == 200  # later visits need no token
+        stranger = without.new_page()
+        response = stranger.goto(token_server.url + "voila/render/changes.ipynb")
+        assert response.status == 401
+        assert "access token" in stranger.inner_text("body") and TOKEN not in stranger.content()
+    finally:
+        with_link.close()
+        without.close()
+
+
+def _served(extra: tuple[str, ...]) -> ServerProcess:
+    return ServerProcess(port=0, host="0.0.0.0", dashboards=ONE, pool_size=0, extra_args=extra, timeout=120)
+
+
+def test_a_non_loopback_host_gets_a_generated_token_unless_public():
+    with _served(()) as srv:
+        port = urlsplit(srv.url).port
+        links = [ln for ln in srv.out if "voila/render/changes.ipynb" in ln]
+        token = re.search(r"\?token=([A-Za-z0-9_-]{16,})$", links[0]).group(1)
+        status, body, _ = request(f"http://127.0.0.1:{port}/")
+        assert status == 401 and token not in body
+        assert request(f"http://127.0.0.1:{port}/?token={token}")[0] == 302
+    with _served(("--public",)) as srv:
+        port = urlsplit(srv.url).port
+        assert not [ln for ln in srv.out if "token" in ln]
+        assert request(f"http://127.0.0.1:{port}/")[0] == 200
+
+
+# ---------------------------------------------------------------- max kernels
+
+@pytest.fixture(scope="module")
+def small_server():
+    with ServerProcess(port=0, dashboards=ONE, max_kernels=2, timeout=120) as srv:
+        srv.wait_pools(timeout=300)
+        yield srv
+
+
+def test_the_viewer_above_max_kernels_gets_busy_and_a_leaving_viewer_makes_room(small_server):
+    page_url = small_server.url + "voila/render/changes.ipynb"
+    first = request(page_url)
+    second = request(page_url)
+    assert first[0] == 200 and second[0] == 200
+    status, body, headers = request(page_url)
+    assert status == 503 and "busy" in body and "Try again" in body and headers["Retry-After"]
+    # the first viewer closes the page: Voila's beacon, a form with the _xsrf cookie's value
+    cookie = _cookie(first[2])
+    xsrf = SimpleCookie(cookie)["_xsrf"].value
+    boundary = "----workbench"
+    form = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"_xsrf\"\r\n\r\n{xsrf}\r\n--{boundary}--\r\n")
+    status, body, _ = request(small_server.url + f"voila/api/shutdown/{kernel_id_of(first[1])}", method="POST",
+                              headers={"Cookie": cookie, "Content-Type": f"multipart/form-data; boundary={boundary}"},
+                              body=form.encode())
+    assert status == 204, body[:300]
+    assert request(page_url)[0] == 200
+
+
+# ---------------------------------------------------------------- a taken port
+
+def test_a_taken_port_is_one_clear_line_and_status_2():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-m", "workbench.serve", "--port", str(port), "--dashboards",
+                               "changes", "--pool-size", "0"], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                              timeout=120)
+    assert proc.returncode == 2
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
+    assert errors == [f"error: port {port} on 127.0.0.1 is already in use (another server?): stop it, "
+                      f"or choose another port with --port or PORT"]
+    assert "Traceback" not in proc.stderr and "OSError" not in proc.stderr
