@@ -47,4 +47,4 @@ def test_a_broken_file_and_a_taken_key_are_listed_not_served(tmp_path, monkeypat
     items = pages.landing_items()
     assert items.count("<li") == 2 and "href" not in items and "oops.toml" in items
     page = serve.landing_page(serve.DASHBOARDS + pages.dashboards, items)
-    assert 'href="/voila/render/kill6.ipynb"' in page and "oops.toml" in page
+    assert 'href="voila/render/kill6.ipynb"' in page and "oops.toml" in page

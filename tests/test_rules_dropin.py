@@ -177,8 +177,8 @@ def test_dropped_file_gets_its_own_served_dashboard(dropin):
         status, landing = _get(srv.url)
         assert status == 200
         # listed by its name and linked by its key; the shipped rule files too
-        assert 'href="/voila/render/dropin.ipynb"' in landing and "Drop-in skirmish" in landing
-        assert 'href="/voila/render/kill6.ipynb"' in landing
+        assert 'href="voila/render/dropin.ipynb"' in landing and "Drop-in skirmish" in landing
+        assert 'href="voila/render/kill6.ipynb"' in landing
         # the broken file: listed by file name with its error in words, no link, no folder shown
         assert "broken_one.toml" in landing and "sideways" in landing
         assert "/voila/render/broken_one.ipynb" not in landing
