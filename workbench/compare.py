@@ -280,7 +280,8 @@ def _frame(cells: pd.DataFrame, pmf: np.ndarray, effects: Mapping[str, np.ndarra
     return df
 
 
-def sweep(system: Any, function: Any = "shooting", *, progress: bool = True, **grid: Any) -> pd.DataFrame:
+def sweep(system: Any, function: Any = "shooting", *, progress: bool = True, client: Any = None,
+          **grid: Any) -> pd.DataFrame:
     """Evaluate ``system.function`` over the cartesian grid of ``grid``.
 
     Each keyword of ``grid`` is one value or a list (tuple, range, 1-D array)
@@ -296,9 +297,19 @@ def sweep(system: Any, function: Any = "shooting", *, progress: bool = True, **g
     an unknown keyword, an empty list, a nested value, or a value the function
     rejects.
 
+    With ``method="sampled"`` the cells are sampled in blocks, each with a seed
+    spawned from ``seed`` (:func:`workbench.studies.sampled_evaluate`), here or
+    on ``client`` (a ``dask.distributed.Client``, ``"local"`` or a scheduler
+    address): the same seed gives the same DataFrame whatever the client.
+
     >>> sweep("changes", "shooting", bs=[3, 4, 5], s=5, ap=5, t=2, sv=3)  # doctest: +SKIP
     """
-    cells, pmf, effects, path = evaluate(system, function, progress=progress, **grid)
+    if grid.get("method") == "sampled" or client is not None:
+        from .studies import sampled_evaluate
+        cells, pmf, effects, path = sampled_evaluate(system, function, progress=progress, client=client,
+                                                     **grid)
+    else:
+        cells, pmf, effects, path = evaluate(system, function, progress=progress, **grid)
     df = _frame(cells, pmf, effects)
     df.attrs["path"] = path
     df.attrs["system"] = _module(system).KEY

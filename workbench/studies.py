@@ -1,0 +1,206 @@
+"""Sampled studies past one process: blocks of samples, each with its own seed, on Dask.
+
+A sampled study (a sampled sweep, a batch of simulated turns) is cut into
+*blocks*: for a sweep, each grid cell's samples in blocks of ``block``; for
+turns, the turns in blocks of ``block``. Every block gets its own
+``numpy.random.SeedSequence`` spawned from the study's seed (cell by cell,
+then block by block), and the blocks' results are combined in a fixed order.
+So a study's result depends on its seed and its block size only, never on
+how many processes ran it or in which order the blocks finished: the same
+seed gives the same DataFrame with ``client=None`` (this process) and with a
+``dask.distributed`` client of any size.
+
+``client`` may be:
+
+* ``None``: every block runs here, one after another;
+* a ``dask.distributed.Client`` (yours: it is left open);
+* ``"local"``: a ``LocalCluster`` on this machine for this call (closed after);
+* a scheduler address such as ``"tcp://10.0.0.5:8786"``: an existing cluster.
+
+A progress bar (:func:`workbench.progress.bar`) counts finished blocks.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import validate as v
+from .errors import InputError
+from .progress import bar, quiet
+
+__all__ = ["DEFAULT_BLOCK", "spawn", "block_sizes", "connect", "run", "sampled_evaluate",
+           "local_cluster"]
+
+#: samples per block of a sampled sweep cell
+DEFAULT_BLOCK = 25_000
+
+
+def spawn(seed: Any, n: int) -> list[np.random.SeedSequence]:
+    """``n`` independent child seeds of ``seed`` (a whole number >= 0 or a SeedSequence)."""
+    if isinstance(seed, np.random.SeedSequence):
+        root = seed
+    else:
+        root = np.random.SeedSequence(v.integer("seed", seed, 0))
+    return root.spawn(n)
+
+
+def block_sizes(total: int, block: int) -> list[int]:
+    """``total`` cut into blocks of ``block`` (the last one shorter)."""
+    total = v.integer("samples", total, 1, v.MAX_SAMPLES)
+    block = v.integer("block", block, 1, v.MAX_SAMPLES)
+    full, rest = divmod(total, block)
+    return [block] * full + ([rest] if rest else [])
+
+
+def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, processes: bool = True, **kw: Any):
+    """A ``dask.distributed.Client`` on a new ``LocalCluster`` listening on 127.0.0.1
+    without a dashboard (close it with ``client.close(); client.cluster.close()``)."""
+    from dask.distributed import Client, LocalCluster
+
+    kw.setdefault("dashboard_address", None)
+    kw.setdefault("host", "127.0.0.1")
+    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
+                           processes=processes, **kw)
+    return Client(cluster)
+
+
+@contextlib.contextmanager
+def connect(client: Any) -> Iterator[Any]:
+    """``client`` as a Client (or None), closing what this call opened (see the module docstring)."""
+    if client is None:
+        yield None
+        return
+    try:
+        from dask.distributed import Client
+    except ImportError as exc:  # pragma: no cover - dask is a dependency
+        raise InputError("client", "dask.distributed installed", client) from exc
+    if isinstance(client, Client):
+        yield client
+        return
+    if client == "local":
+        opened = local_cluster()
+    elif isinstance(client, str) and client.strip():
+        try:
+            opened = Client(client, timeout="10s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InputError("client", "the address of a running Dask scheduler", client, str(exc)) from None
+    else:
+        raise InputError("client", "None, a dask.distributed.Client, 'local' or a scheduler address",
+                         client)
+    try:
+        yield opened
+    finally:
+        cluster = opened.cluster
+        opened.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def run(fn: Callable, tasks: Sequence[tuple], *, client: Any = None, progress: bool = True,
+        desc: str = "blocks") -> list:
+    """``[fn(*task) for task in tasks]``, here or on a Dask client, in the order of ``tasks``."""
+    with connect(client) as c:
+        if c is None:
+            out = []
+            for task in bar(tasks, total=len(tasks), desc=desc, unit="block", enabled=progress):
+                with quiet():
+                    out.append(fn(*task))
+            return out
+        from dask.distributed import as_completed
+
+        futures = [c.submit(fn, *task, pure=False) for task in tasks]
+        for _ in bar(as_completed(futures), total=len(futures), desc=desc, unit="block",
+                     enabled=progress):
+            pass
+        return c.gather(futures)
+
+
+# -- sampled sweeps -----------------------------------------------------------
+def _resolve(system: Any, function: Any, grid: dict | None = None):
+    """``(key, name, fn, checked grid)`` through :mod:`workbench.compare`'s own checks,
+    whether it resolves systems as modules (``_module``) or as descriptions
+    (``_system``), so a sweep's grid is checked the same way on every path."""
+    from . import compare
+
+    if hasattr(compare, "_module"):
+        mod = compare._module(system)
+        name, fn = compare._function(mod, function)
+        key = mod.KEY
+        g = None if grid is None else compare._grid(f"{key}.{name}", fn, grid)
+    else:
+        desc = compare._system(system)
+        name, fn = compare._function(desc, function)
+        key = desc.key
+        g = None if grid is None else compare._grid(f"{key}.{name}", desc.arguments(name), grid)
+    return (key, name, fn) if grid is None else (key, name, fn, g)
+
+
+def _sweep_block(system: str, function: str, kwargs: dict, n: int,
+                 seed: np.random.SeedSequence) -> dict:
+    """One block of one sweep cell: counts of models removed and the effect sums."""
+    _key, _name, fn = _resolve(system, function)
+    with quiet():
+        out = fn(**kwargs, method="sampled", samples=n, seed=np.random.default_rng(seed))
+    counts = np.rint(np.asarray(out.pmf) * n).astype(np.int64)
+    eff = {k: (float(m) * n, (float(out.effects_stderr.get(k, 0.0)) ** 2 * n) * (n - 1))
+           for k, m in out.effects.items()}
+    return {"n": n, "counts": counts, "effects": eff}
+
+
+def _combine(parts: Sequence[dict]) -> tuple[np.ndarray, dict[str, float]]:
+    """Blocks of one cell -> (pmf, effect means), in block order (Chan et al.'s pooled sums)."""
+    width = max(p["counts"].size for p in parts)
+    counts = np.zeros(width, dtype=np.int64)
+    total = 0
+    for p in parts:
+        counts[:p["counts"].size] += p["counts"]
+        total += p["n"]
+    pmf = counts / total
+    names = list(dict.fromkeys(k for p in parts for k in p["effects"]))
+    effects = {k: sum(p["effects"][k][0] for p in parts if k in p["effects"]) / total for k in names}
+    k = np.arange(width)
+    var = float(pmf @ (k * k) - (pmf @ k) ** 2) * total / max(total - 1, 1)
+    effects["mean_stderr"] = float(np.sqrt(max(var, 0.0) / total))
+    return pmf, effects
+
+
+def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool = True,
+                     client: Any = None, block: int = DEFAULT_BLOCK,
+                     **grid: Any) -> tuple[pd.DataFrame, np.ndarray, dict[str, np.ndarray], str]:
+    """The work of a sampled :func:`workbench.compare.sweep`, cell by cell and block by block.
+
+    Returns ``(cells, pmf, effects, path)`` as :func:`workbench.compare.evaluate`
+    (``path = "blocks"``). Cell i's block j is sampled with
+    ``SeedSequence(seed).spawn(cells)[i].spawn(blocks)[j]``.
+    """
+    from . import compare
+
+    key, name, _fn, g = _resolve(system, function, grid)
+    method = g.get("method", ["exact"])[0]
+    if method != "sampled":
+        raise InputError("method", "'sampled' (only sampled sweeps are cut into blocks)", method)
+    samples = g.get("samples", [100_000])[0]
+    seed = g.get("seed", [0])[0]
+    sizes = block_sizes(samples, block)
+    if isinstance(seed, np.random.Generator):
+        raise InputError("seed", "a whole number 0 or more (a sweep spawns one seed per cell and block)",
+                         seed)
+    cells = compare._cells(g)
+    records = [{k: x for k, x in r.items() if k not in compare._METHOD_KEYS}
+               for r in cells.to_dict("records")]
+    cell_seeds = spawn(seed, len(records))
+    tasks = []
+    for kwargs, css in zip(records, cell_seeds):
+        for n, bss in zip(sizes, css.spawn(len(sizes))):
+            tasks.append((key, name, kwargs, n, bss))
+    parts = run(_sweep_block, tasks, client=client, progress=progress, desc=f"sweep {key}.{name}")
+    per_cell = [parts[i * len(sizes):(i + 1) * len(sizes)] for i in range(len(records))]
+    combined = [_combine(p) for p in per_cell]
+    width = max(p.size for p, _ in combined)
+    pmf = np.stack([np.pad(p, (0, width - p.size)) for p, _ in combined])
+    names = list(dict.fromkeys(k for _, e in combined for k in e if k != "mean_stderr")) + ["mean_stderr"]
+    effects = {k: np.array([e.get(k, np.nan) for _, e in combined], dtype=float) for k in names}
+    return cells, pmf, effects, "blocks"

@@ -1,0 +1,198 @@
+"""The pieces a Changes turn is played with: units, their weapons, and the actions.
+
+A :class:`UnitSpec` is one unit as it starts a turn: the seed's stat line
+("WS BS S T W I A Ld Sv D Inv"), a unit size, its weapons, the cover it stands
+in, and two facts the seed's rules ask about but a stat line does not hold:
+whether the enemy can see it at the beginning of the turn (EVADE needs "not
+within LINE OF SIGHT of any enemy units") and how many units it carries (a
+transport "with a unit embarked on it counts as 2 units" when targets are
+chosen). Build one from a profile in ``profiles/changes`` with
+:func:`from_profile`.
+
+:data:`ACTIONS` is the seed's list of infantry actions with the name the seed
+prints, bullets included. "The following three actions may be performed right
+after the main action, if there are appropriate symbols in its name": one
+bullet a SNAP SHOT, two a SHOT, three an AIMED SHOT. :func:`shot_of` reads the
+shot from those bullets.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+from .. import profiles
+from .. import validate as v
+from ..errors import InputError
+from ..systems import changes
+
+__all__ = ["Weapon", "UnitSpec", "from_profile", "ACTIONS", "SHOTS", "shot_of", "force",
+           "target_count", "BARE_HANDS"]
+
+#: the seed's action names, word for word with their bullets (• snap, •• shot, ••• aimed)
+ACTIONS: dict[str, str] = {
+    "move": 'Move 6" ••',
+    "disembark": 'Disembark 6" ••',
+    "tactical_charge": 'Tactical Charge 6" •',
+    "furious_charge": "Furious Charge 5”",
+    "desperate_charge": 'Desperate Charge 6+D6"',
+    "hold_ground": 'Hold Ground 3" •••',
+    "move_9_d3": 'Move 9+d3"',
+    "embark": 'Embark 6"',
+    "block": "Block",
+    "go_to_ground": "Go to ground •",
+    "get_up": "Get up",
+    "postpone": 'Postpone 6"',
+    "evade": "Evade 4”",
+}
+
+#: bullets -> the shot they allow ("• SNAP SHOT", "•• SHOT", "••• AIMED SHOT")
+SHOTS = {1: "snap", 2: "shot", 3: "aimed"}
+
+
+def shot_of(action: str) -> str | None:
+    """The shot an action allows right after it, from the bullets in its name:
+    ``"snap"`` (light weapons only), ``"shot"`` (heavy weapons at BS +4),
+    ``"aimed"`` (every weapon at full BS) or None (no shot: the charges, Embark,
+    Block, Postpone, Evade, Move 9+d3"). POSTPONED and EVADING units fire their
+    snap shot later in the turn, not with the action."""
+    action = v.choice("action", action, tuple(ACTIONS))
+    bullets = ACTIONS[action].count("•")
+    return SHOTS.get(bullets)
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """One weapon: ``shots`` dice per model, roll stats ``s`` and ``ap`` (5 means
+    5+), ``kind`` "light", "heavy" or "melee" (melee weapons never shoot)."""
+
+    name: str
+    s: int
+    ap: int
+    shots: int = 1
+    kind: str = "light"
+
+    def __post_init__(self):
+        v.integer("weapon.s", self.s, *changes.ROLL_STAT)
+        v.integer("weapon.ap", self.ap, *changes.ROLL_STAT)
+        v.integer("weapon.shots", self.shots, 0, 100)
+        v.choice("weapon.kind", self.kind, ("light", "heavy", "melee"))
+
+
+#: the close combat weapon of a unit without a melee profile: the model's own
+#: Strength and an AP of 13+ (interpretation: the seed gives no AP for bare hands,
+#: so an armoured target is pierced only by a natural 12 with the variant switch)
+def BARE_HANDS(s: int) -> Weapon:
+    return Weapon("bare hands", s=s, ap=13, shots=1, kind="melee")
+
+
+_STATS = ("ws", "bs", "s", "t", "w", "i", "a", "ld", "sv", "d", "inv")
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """A unit at the start of a turn (see the module docstring)."""
+
+    name: str
+    models: int
+    ws: int = 5
+    bs: int = 5
+    s: int = 5
+    t: int = 2
+    w: int = 1
+    i: int = 9
+    a: int = 1
+    ld: int = 5
+    sv: int = 3
+    d: int = 2
+    inv: int = 0
+    weapons: tuple[Weapon, ...] = ()
+    cover: int = 0
+    visible: bool = True
+    carries: int = 0
+    gone_to_ground: bool = False
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise InputError("unit.name", "a non-empty string", self.name)
+        v.integer(f"{self.name}.models", self.models, 1, changes.MAX_MODELS)
+        for k in ("ws", "bs", "s", "ld"):
+            v.integer(f"{self.name}.{k}", getattr(self, k), *changes.ROLL_STAT)
+        for k in ("t", "sv", "d", "inv", "cover"):
+            v.integer(f"{self.name}.{k}", getattr(self, k), *changes.MODIFIER)
+        v.integer(f"{self.name}.w", self.w, 1, changes.MAX_WOUNDS)
+        v.integer(f"{self.name}.i", self.i, 0, 20)
+        v.integer(f"{self.name}.a", self.a, 0, 100)
+        v.integer(f"{self.name}.carries", self.carries, 0, 10)
+        v.boolean(f"{self.name}.visible", self.visible)
+        v.boolean(f"{self.name}.gone_to_ground", self.gone_to_ground)
+        weapons = tuple(self.weapons)
+        for i, wpn in enumerate(weapons):
+            if not isinstance(wpn, Weapon):
+                raise InputError(f"{self.name}.weapons[{i}]", "a workbench.turn.Weapon", wpn)
+        object.__setattr__(self, "weapons", weapons)
+        object.__setattr__(self, "_guns", tuple(w for w in weapons if w.kind != "melee"))
+
+    @property
+    def guns(self) -> tuple[Weapon, ...]:
+        """The weapons that shoot (every weapon but the melee ones)."""
+        return self._guns
+
+    @property
+    def melee_weapon(self) -> Weapon:
+        """The unit's melee weapon (the first one listed), or :func:`BARE_HANDS`."""
+        for w in self.weapons:
+            if w.kind == "melee":
+                return w
+        return BARE_HANDS(self.s)
+
+    def with_(self, **changes_: Any) -> "UnitSpec":
+        """A copy with some fields changed (``unit.with_(models=10, cover=2)``)."""
+        return replace(self, **changes_)
+
+
+def from_profile(unit: Any = "Space Marine", *, name: str | None = None, models: int | None = None,
+                 weapons: Sequence[str] | None = None, **overrides: Any) -> UnitSpec:
+    """A :class:`UnitSpec` from a ``profiles/changes`` unit (a Unit or its name).
+
+    ``weapons``: the names of the weapons the unit carries (default: every
+    weapon of the profile; a melee weapon is only used in a FIGHT).
+    ``overrides``: any other field (``cover=2``, ``visible=False``...).
+    """
+    if not isinstance(unit, profiles.Unit):
+        unit = profiles.get_unit("changes", unit)
+    if unit.system != "changes":
+        raise InputError("unit", "a 40k Changes profile", unit.system)
+    chosen = unit.weapons if weapons is None else tuple(unit.weapon(w) for w in weapons)
+    wpns = tuple(Weapon(w.name, s=w["s"], ap=w["ap"], shots=w["shots"], kind=w["class"]) for w in chosen)
+    stats = {k: unit[k] for k in _STATS}
+    known = set(UnitSpec.__dataclass_fields__) - {"name", "models", "weapons"}
+    for key in overrides:
+        if key not in known:
+            raise InputError("from_profile keyword", "one of name, models, weapons, "
+                             + ", ".join(sorted(known)), key)
+    stats.update(overrides)
+    return UnitSpec(name=name or unit.name, models=models or unit.models, weapons=wpns, **stats)
+
+
+def force(*units: UnitSpec) -> tuple[UnitSpec, ...]:
+    """A force: a tuple of units with distinct names (the names identify them in records)."""
+    if len(units) == 1 and isinstance(units[0], (list, tuple)):
+        units = tuple(units[0])
+    if not units:
+        raise InputError("force", "at least one unit", units)
+    for i, u in enumerate(units):
+        if not isinstance(u, UnitSpec):
+            raise InputError(f"force[{i}]", "a workbench.turn.UnitSpec", u)
+    names = [u.name for u in units]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise InputError("force", "units with distinct names", dup[0],
+                         "give each unit its own name, e.g. from_profile(..., name='Marines 2')")
+    return tuple(units)
+
+
+def target_count(units: Sequence[UnitSpec]) -> int:
+    """How many units a choice of targets counts as: one each, and "a transport
+    with a unit embarked on it counts as 2 units"."""
+    return sum(2 if u.carries else 1 for u in units)
+

@@ -1,0 +1,290 @@
+"""Named decision policies for a Changes turn, one per player.
+
+The seed's point is the decision a player must make before any die is
+rolled: "you have to decide who's shooting at a guy before you know if some
+other guy will not take him down at the same time". A policy makes every
+decision of one player:
+
+* as ACTIVE PLAYER: the targets and declared attackers of each phase
+  (:meth:`Policy.targets`), each attacker's action (:meth:`Policy.attack_action`),
+  and the snap shot of its POSTPONED and EVADING units;
+* as PASSIVE PLAYER: ENGAGE or stay UNDER FIRE (:meth:`Policy.response`),
+  the engaged unit's action (:meth:`Policy.reply`) and the remaining units
+  phase (:meth:`Policy.remaining`).
+
+The three named policies differ only in how the active player spreads its
+units over targets:
+
+* ``"focus"`` (:class:`FocusFire`): one target per phase (the enemy unit that
+  throws the most dice), every READY unit able to hurt it declared at it;
+* ``"spread"`` (:class:`SpreadFire`): fire spread over every enemy unit that
+  can be targeted, two targets a phase, the READY units dealt out evenly;
+* ``"greedy"`` (:class:`Greedy`): for each target the fewest READY units
+  (strongest first) whose volley destroys it with probability at least
+  ``kill_probability``, computed with the exact resolver
+  :func:`workbench.systems.changes.volley`; the target needing the fewest
+  units is taken first, and a second target the same way with the units left.
+
+Common options: ``response`` ("engage", "under_fire" or "go_to_ground": what a
+targeted READY unit answers), ``charge`` (units with a melee weapon make a
+Furious Charge at their target instead of shooting; FIGHTING targets can then be
+chosen, for a Tactical Charge).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from .. import validate as v
+from ..errors import InputError
+from ..systems import changes
+from .forces import target_count
+from .simulator import _rate
+
+__all__ = ["Policy", "FocusFire", "SpreadFire", "Greedy", "POLICIES", "get_policy", "expected_wounds"]
+
+FIGHTING, EVADING, READY = "FIGHTING", "EVADING", "READY"
+
+#: exact P(destroyed) of a volley, shared by every Greedy policy of the process
+_P_DESTROYED: dict = {}
+_P_MAX = 200_000
+
+
+def _shot_against(battle, unit, target, shot: str) -> str:
+    if target.status == EVADING or unit.gone_to_ground:
+        return "snap"
+    return shot
+
+
+def expected_wounds(battle, unit, target, shot: str = "aimed") -> float:
+    """Expected unsaved wounds of ``unit``'s shot at ``target`` (per-die rates of
+    :mod:`workbench.systems.changes`, times the dice)."""
+    shot = _shot_against(battle, unit, target, shot)
+    total = 0.0
+    for w in battle.weapons_for(unit, shot):
+        total += w.shots * unit.models * _rate(battle.gun_tests(unit, w, shot, target))
+    return total
+
+
+def _dice(unit) -> int:
+    return sum(w.shots for w in unit.spec.guns) * unit.models
+
+
+class Policy:
+    """The decisions of one player; subclasses choose the targets (see the module docstring)."""
+
+    name = "base"
+
+    def __init__(self, *, response: str = "engage", charge: bool = False):
+        self.response_choice = v.choice("response", response, ("engage", "under_fire", "go_to_ground"))
+        self.charge = v.boolean("charge", charge)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.options()})"
+
+    def options(self) -> str:
+        return f"response={self.response_choice!r}, charge={self.charge}"
+
+    # -- shared judgements -------------------------------------------------
+    def threat(self, battle, unit) -> tuple:
+        """Order of preference among enemy units: the most dice thrown, then the
+        most models, then the name (so every choice is reproducible)."""
+        return (_dice(unit), unit.models, unit.name)
+
+    def can_hurt(self, battle, unit, target) -> bool:
+        if target.status == FIGHTING:
+            return self.charge
+        if self.charge and unit.spec.melee_weapon.name != "bare hands":
+            return True
+        return expected_wounds(battle, unit, target) > 0
+
+    def candidates(self, battle, side) -> list:
+        foes = battle.targetable(battle.other(side))
+        if not self.charge:
+            foes = [f for f in foes if f.status != FIGHTING]
+        return foes
+
+    # -- the active player ------------------------------------------------
+    def targets(self, battle, side) -> list[tuple[Any, list]]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def attack_action(self, battle, unit, target) -> str:
+        if self.charge and not unit.gone_to_ground and (
+                target.status == FIGHTING or unit.spec.melee_weapon.name != "bare hands"):
+            return "tactical_charge" if target.status == FIGHTING else "furious_charge"
+        return "hold_ground"  # "•••": every model fires at full BS (it stays still)
+
+    def snap_target(self, battle, unit, candidates: Sequence) -> Any:
+        """POSTPONED/EVADING units' snap shot (and a targeted EVADING unit's)."""
+        useful = [c for c in candidates if expected_wounds(battle, unit, c, "snap") > 0]
+        return max(useful, key=lambda c: self.threat(battle, c)) if useful else None
+
+    # -- the passive player -------------------------------------------------
+    def response(self, battle, unit, attackers) -> str:
+        return self.response_choice
+
+    def reply(self, battle, unit, attackers) -> tuple[str | None, Any]:
+        """Step 6: a charged unit blocks a Furious Charge or charges back; any other
+        engaged unit shoots (HOLD GROUND, or a snap shot if gone to ground) at the
+        attacker it hurts most."""
+        if unit.charged_by:
+            furious = [c for c, kind in unit.charged_by if kind == "furious_charge"]
+            if furious:
+                return "block", max(furious, key=lambda c: c.models)
+            c = max((c for c, _ in unit.charged_by), key=lambda c: c.models)
+            return "tactical_charge", c
+        foes = [a for a in attackers if a.alive and a.status != FIGHTING]
+        if not foes:
+            return None, None
+        foe = max(foes, key=lambda f: (expected_wounds(battle, unit, f), self.threat(battle, f)))
+        return ("go_to_ground" if unit.gone_to_ground else "hold_ground"), foe
+
+    def remaining(self, battle, unit, foes: Sequence) -> tuple[str, Any] | None:
+        """Remaining units phase: HOLD GROUND and shoot the most threatening active
+        unit it can hurt ("He may target any ACTIVE unit")."""
+        useful = [f for f in foes if expected_wounds(battle, unit, f) > 0]
+        if not useful:
+            return None
+        return "hold_ground", max(useful, key=lambda f: self.threat(battle, f))
+
+    def igougo_target(self, battle, unit, foes: Sequence) -> Any:
+        return max(foes, key=lambda f: self.threat(battle, f))
+
+
+class FocusFire(Policy):
+    """Every READY unit at the single most threatening enemy unit each phase."""
+
+    name = "focus"
+
+    def targets(self, battle, side):
+        ready = battle.ready(side)
+        for foe in sorted(self.candidates(battle, side), key=lambda f: self.threat(battle, f), reverse=True):
+            attackers = [u for u in ready if self.can_hurt(battle, u, foe)]
+            if attackers:
+                return [(foe, attackers)]
+        return []
+
+
+class SpreadFire(Policy):
+    """Fire spread over every targetable enemy unit: two targets a phase, the
+    READY units dealt out evenly over all targetable enemies (strongest first)."""
+
+    name = "spread"
+
+    def targets(self, battle, side):
+        ready = sorted(battle.ready(side), key=lambda u: (_dice(u), u.name), reverse=True)
+        foes = sorted(self.candidates(battle, side), key=lambda f: self.threat(battle, f), reverse=True)
+        if not ready or not foes:
+            return []
+        share = math.ceil(len(ready) / len(foes))
+        plan, used = [], set()
+        for foe in foes:
+            if target_count([t.spec for t, _ in plan] + [foe.spec]) > 2:
+                continue
+            mine = [u for u in ready if u not in used and self.can_hurt(battle, u, foe)][:share]
+            if mine:
+                plan.append((foe, mine))
+                used.update(mine)
+            if len(plan) == 2:
+                break
+        return plan
+
+
+class Greedy(Policy):
+    """The fewest units that destroy a target with probability >= ``kill_probability``
+    (exact: :func:`workbench.systems.changes.volley`); see the module docstring."""
+
+    name = "greedy"
+
+    def __init__(self, kill_probability: float = 0.8, **kw: Any):
+        super().__init__(**kw)
+        self.kill_probability = v.real("kill_probability", kill_probability, 0.0, 1.0)
+
+    def options(self) -> str:
+        return f"kill_probability={self.kill_probability}, " + super().options()
+
+    def p_destroyed(self, battle, attackers: Sequence, target) -> float:
+        """P(the declared ``attackers`` destroy ``target`` this phase), exact.
+
+        A target with a damaged model is treated as undamaged (the exact volley
+        knows whole models only), which under-states the chance slightly.
+        """
+        evading = target.status == EVADING
+        entries = []
+        for u in attackers:
+            shot = _shot_against(battle, u, target, "aimed")
+            for w in battle.weapons_for(u, shot):
+                entries.append((u.spec.bs, w.s, w.ap, w.shots * u.models, w.kind, shot,
+                                u.gone_to_ground, u.spec.cover))
+        key = (tuple(sorted(entries)), battle.rules.natural_12_always_succeeds,
+               battle.rules.natural_1_always_fails, target.spec.t, target.spec.sv, target.spec.inv, target.spec.cover,
+               target.models, target.spec.w, target.gone_to_ground, evading)
+        if key not in _P_DESTROYED:
+            if len(_P_DESTROYED) > _P_MAX:
+                _P_DESTROYED.clear()
+            if not entries:
+                _P_DESTROYED[key] = 0.0
+            else:
+                keys = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
+                out = changes.volley(
+                    [dict(zip(keys, e)) for e in entries], t=target.spec.t, sv=target.spec.sv,
+                    inv=target.spec.inv, cover=target.spec.cover, models=target.models,
+                    wounds=target.spec.w, go_to_ground=target.gone_to_ground, evading=evading,
+                    natural_12_always_succeeds=battle.rules.natural_12_always_succeeds,
+                    natural_1_always_fails=battle.rules.natural_1_always_fails)
+                _P_DESTROYED[key] = float(out.effects["destroyed"])
+        return _P_DESTROYED[key]
+
+    def _fewest(self, battle, ready, foe):
+        shooters = sorted((u for u in ready if expected_wounds(battle, u, foe) > 0),
+                          key=lambda u: (expected_wounds(battle, u, foe), u.name), reverse=True)
+        best = (0.0, shooters)
+        for k in range(1, len(shooters) + 1):
+            p = self.p_destroyed(battle, shooters[:k], foe)
+            if p >= self.kill_probability:
+                return True, p, shooters[:k]
+            best = (p, shooters[:k])
+        return False, best[0], best[1]
+
+    def targets(self, battle, side):
+        ready = list(battle.ready(side))
+        foes = [f for f in self.candidates(battle, side) if f.status != FIGHTING]
+        plan = []
+        while ready and foes and len(plan) < 2:
+            options = []
+            for foe in foes:
+                if target_count([t.spec for t, _ in plan] + [foe.spec]) > 2:
+                    continue
+                reached, p, units = self._fewest(battle, ready, foe)
+                if units:
+                    options.append((reached, -len(units) if reached else p, self.threat(battle, foe),
+                                    foe, units))
+            if not options:
+                break
+            reached, _, _, foe, units = max(options, key=lambda o: o[:3])
+            if not reached and plan:
+                break  # the units left cannot make a second sure kill: keep them for a later phase
+            # (no sure kill anywhere: every unit that can hurt it goes at the likeliest one)
+            plan.append((foe, list(units)))
+            ready = [u for u in ready if u not in units]
+            foes = [f for f in foes if f is not foe]
+        return plan
+
+
+POLICIES = {"focus": FocusFire, "spread": SpreadFire, "greedy": Greedy}
+
+
+def get_policy(policy: Any, field: str = "policy") -> Policy:
+    """A policy from its name ("focus", "spread", "greedy"), a ``(name, options)``
+    pair, or a :class:`Policy` instance (returned as is)."""
+    if isinstance(policy, Policy):
+        return policy
+    opts: dict = {}
+    if isinstance(policy, tuple) and len(policy) == 2 and isinstance(policy[1], dict):
+        policy, opts = policy
+    name = v.choice(field, policy, tuple(POLICIES))
+    try:
+        return POLICIES[name](**opts)
+    except TypeError:
+        raise InputError(f"{field} options", "keywords among kill_probability (greedy), response, charge",
+                         opts) from None
