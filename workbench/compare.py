@@ -300,7 +300,8 @@ def sweep(system: Any, function: Any = "shooting", *, progress: bool = True, cli
     With ``method="sampled"`` the cells are sampled in blocks, each with a seed
     spawned from ``seed`` (:func:`workbench.studies.sampled_evaluate`), here or
     on ``client`` (a ``dask.distributed.Client``, ``"local"`` or a scheduler
-    address): the same seed gives the same DataFrame whatever the client.
+    address; ``df.attrs["path"]`` is then ``"blocks"``): the same seed gives the
+    same DataFrame whatever the client.
 
     >>> sweep("changes", "shooting", bs=[3, 4, 5], s=5, ap=5, t=2, sv=3)  # doctest: +SKIP
     """
