@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from workbench.turn import Battle, UnitSpec, Weapon
+from workbench.turn import Battle, UnitSpec, Weapon, get_policy
 from workbench.turn.policies import Policy
-from workbench.turn.simulator import EVADING, FIGHTING, POSTPONED
+from workbench.turn.simulator import EVADING, FIGHTING, OCCUPIED, POSTPONED
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "rules" / "coverage.md"
@@ -268,3 +268,15 @@ def test_a_tactical_charge_in_the_remaining_phase_ends_fighting():
     t2 = b2.turn("A", {"A": _Nobody(), "B": _Nobody()}, np.random.default_rng(0))
     assert t2.fights == 0 and b2.unit("B", "B1").marker is None
 
+
+
+def test_a_unit_that_acted_does_nothing_more_this_turn():
+    """Seed: "actions resolved, the units that performed them may not do anything in
+    this turn anymore": with three enemy units left to shoot, the one active unit is
+    declared once, is OCCUPIED after its phase, and fires no snap shot later."""
+    b = Battle([marine("A1")], [marine("B1"), marine("B2"), marine("B3")], log=True)
+    t = b.turn("A", {"A": get_policy("focus"), "B": _Nobody()}, np.random.default_rng(0))
+    assert t.phases == 1 and t.declared_units == 1
+    assert b.unit("A", "A1").status == OCCUPIED
+    assert [e for e in t.events if e.startswith("A:A1 ")] == [e for e in t.events if e.startswith("A:A1 aimed")]
+    assert len([e for e in t.events if e.startswith("A:A1 aimed")]) == 1
