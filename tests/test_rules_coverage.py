@@ -8,8 +8,9 @@ counts at the top equal the rows. The checks are plain functions of the
 page's text, so a broken copy of the page can be fed to them (see
 ``test_the_checks_catch_a_broken_page``).
 
-The last tests check three rules of the Changes turn that no other test
-covered (Get up, Evade, a Tactical Charge in the remaining units phase).
+The last tests check four rules of the Changes turn that no other test
+covered (Get up, Evade, a Tactical Charge in the remaining units phase, a
+unit that acted does nothing more).
 """
 from __future__ import annotations
 
@@ -122,6 +123,12 @@ def count_problems(text: str) -> list[str]:
     actual = {r["id"] for r in found if r["status"] == "missing"}
     if listed != actual:
         problems.append(f"the summary lists missing rows {sorted(listed)}, the table has {sorted(actual)}")
+    # and its list of rows against the seed is the rows whose note says so
+    m = re.search(r"Rows \*\*against the seed\*\*:(.*?)Rows\s+\*\*missing", text, re.S)
+    listed = set(re.findall(r"[CFGA]-\d+", m.group(1))) if m else set()
+    actual = {r["id"] for r in found if "**against the seed**" in r["note"]}
+    if listed != actual:
+        problems.append(f"the summary lists rows against the seed {sorted(listed)}, the table has {sorted(actual)}")
     return problems
 
 
@@ -202,6 +209,8 @@ def test_the_checks_catch_a_broken_page(text):
     assert any("needs a function and a test" in p for p in row_problems(text.replace(row, "|".join(cells))))
     # a row whose status changes, so the counts no longer match
     assert count_problems(text.replace(row, row.replace("| modelled |", "| undefined |")))
+    # a row against the seed that the summary does not list
+    assert any("against the seed" in p for p in count_problems(text.replace(row, row[:-2] + "; **against the seed** |")))
 
 
 # -- rules of the turn no other test checked -------------------------------------
