@@ -86,8 +86,7 @@ def number_rows(out: Outcome) -> list[tuple[str, str, str]]:
             ("wb-p-any", _at_least_one(label), teach.pct(out.at_least(1)))]
     if out.per_attack is not None and out.stages:
         pa = Fraction(out.per_attack)
-        word = {"melee": "attack", "close_combat": "attack"}.get(out.function, "shot")
-        rows.append(("wb-per-attack", f"Chance one {word} gets through every step",
+        rows.append(("wb-per-attack", f"Chance one {out.trial} gets through every step",
                      f"{pa.numerator}/{pa.denominator} ({teach.pct(pa)})"))
     return rows
 
