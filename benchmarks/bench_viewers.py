@@ -34,6 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from workbench.serve import DASHBOARDS, ServerProcess  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_dashboard import WATCH_JS, plotly_el  # noqa: E402  (the same slider-to-redraw watch)
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
@@ -42,22 +45,6 @@ SLIDER = {"changes": "bs", "forgotten": "shoot", "gunfire": "bs", "antares": "ac
 REDRAW_LIMIT_S = 2.0
 
 # In the page: on the next key press, time until the plot's data change.
-WATCH_JS = """
-(sel) => {
-  const sig = () => { const el = document.querySelector(sel);
-    return el ? JSON.stringify((el._fullData || []).map(t => [Array.from(t.x || []), Array.from(t.y || [])])) : ""; };
-  window.__wb = {t0: null, t1: null};
-  document.addEventListener('keydown', () => {
-    const before = sig(); window.__wb = {t0: performance.now(), t1: null};
-    const poll = () => { if (sig() !== before) { window.__wb.t1 = performance.now(); } else { requestAnimationFrame(poll); } };
-    requestAnimationFrame(poll);
-  }, true);
-}
-"""
-
-
-def plotly_el(plot: str) -> str:
-    return f"{plot}.js-plotly-plot, {plot} .js-plotly-plot"
 
 
 def snapshot(server: ServerProcess) -> tuple[int, float]:

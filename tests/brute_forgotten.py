@@ -194,7 +194,10 @@ def _take_hits(n_hits, mod, p, striker, victim, newly_wounded_striker=False):
     return Fraction(down, total), Fraction(new, total)
 
 
-def brute_close_combat(**p) -> dict:
+def _cc_setup(p: dict) -> tuple:
+    """The dice of one close-combat exchange, read from the seed's modifiers:
+    (attack dice, their modifier, block dice modifiers, counter dice modifiers,
+    the attacker's and the counter's damage modifiers, both CQC numbers)."""
     dual = p.get("dual_weapons")
     ddual = p.get("defender_dual_weapons")
     att_mod = (1 if p.get("facing_away") else 0) - bool(p.get("outnumbered")) - bool(p.get("power_attack")) \
@@ -213,6 +216,11 @@ def brute_close_combat(**p) -> dict:
         - bool(p.get("attacker_wounded"))
     c_dmg = 2 * bool(p.get("defender_power_attack")) - (ddual == "damage") - bool(p.get("defender_wounded"))
     acqc, dcqc = p["attacker_cqc"], p["defender_cqc"]
+    return n_att, att_mod, block, counter, a_dmg, c_dmg, acqc, dcqc
+
+
+def brute_close_combat(**p) -> dict:
+    n_att, att_mod, block, counter, a_dmg, c_dmg, acqc, dcqc = _cc_setup(p)
 
     memo = {}
 
@@ -270,24 +278,7 @@ def brute_close_combat(**p) -> dict:
 def brute_close_combat_joint(**p) -> dict:
     """One round: {(defender, attacker): P} with each "down", "wounded"
     (newly, standing) or "same", every face of every die enumerated."""
-    dual = p.get("dual_weapons")
-    ddual = p.get("defender_dual_weapons")
-    att_mod = (1 if p.get("facing_away") else 0) - bool(p.get("outnumbered")) - bool(p.get("power_attack")) \
-        - (dual == "hit") - bool(p.get("attacker_wounded"))
-    n_att = 2 if dual else 1
-    d_roll = -bool(p.get("defender_outnumbered")) - bool(p.get("defender_wounded"))
-    d_weapon = d_roll - (ddual == "hit")
-    n_dw = 2 if ddual else 1
-    if p.get("response", "block") == "block":
-        block = [d_weapon] * n_dw + ([d_roll] if p.get("shield") else [])
-        counter = []
-    else:
-        block = [d_roll] if p.get("shield_when_countering") else []
-        counter = [d_weapon - bool(p.get("defender_power_attack"))] * n_dw
-    a_dmg = 2 * bool(p.get("power_attack")) - (dual == "damage") + bool(p.get("from_rear")) \
-        - bool(p.get("attacker_wounded"))
-    c_dmg = 2 * bool(p.get("defender_power_attack")) - (ddual == "damage") - bool(p.get("defender_wounded"))
-    acqc, dcqc = p["attacker_cqc"], p["defender_cqc"]
+    n_att, att_mod, block, counter, a_dmg, c_dmg, acqc, dcqc = _cc_setup(p)
     joint = Counter()
     total = 0
     for faces in product(range(1, 11), repeat=n_att + len(block) + len(counter)):
