@@ -5,7 +5,7 @@
   stopped at teardown; the fixture waits until every dashboard has a
   preheated kernel.
 * ``browser``: ``/usr/bin/chromium`` driven by Playwright's sync API (never a
-  downloaded browser). Where it is missing the browser tests skip, except
+  downloaded browser), started once per test module. Where it is missing the browser tests skip, except
   under ``CI``, where they fail.
 * ``page``: a fresh browser context whose every request and websocket URL is
   recorded in ``page.seen_urls`` (to check that none leaves 127.0.0.1).
@@ -27,8 +27,11 @@ def server():
     assert srv.proc.returncode == 0, "the dashboard server did not stop cleanly:\n" + "\n".join(srv.log[-30:])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    # one per test module: Playwright's sync API keeps an event loop running in
+    # this thread while it is open, which tests outside tests/browser (asyncio.run,
+    # their own sync_playwright) must not inherit
     path = chromium_or_skip()
     from playwright.sync_api import sync_playwright
 

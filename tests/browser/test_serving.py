@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from workbench import systems
 from workbench.serve import DASHBOARDS, PROJECT_ROOT, ServerProcess
 
 from browserkit import V1, collect, kernel_id_of, kernel_message, run_in_thread, v1_frame
@@ -70,7 +71,8 @@ def test_host_and_prefix_carry_every_request_of_every_dashboard(browser, dice_se
         page.on("websocket", lambda ws: seen.append(ws.url))
         page.goto(base)
         links = page.eval_on_selector_all("ul.dashboards a", "els => els.map(a => a.href)")
-        assert links == [base + d.path.lstrip("/") for d in DASHBOARDS]
+        rule_pages = [f"voila/render/{k}.ipynb" for k in systems.keys() if k not in systems.builtins()]
+        assert links == [base + d.path.lstrip("/") for d in DASHBOARDS] + [base + p for p in rule_pages]
         for link in links:
             page.goto(link)
             page.wait_for_selector(PLOT)
