@@ -319,6 +319,38 @@ def test_effect_kinds_make_probabilities_read_as_probabilities():
     assert "expected hits: " in out.explain() and "P(destroyed) = " in out.explain()
 
 
+
+def test_the_numbers_table_reads_each_effect_as_its_system_describes_it():
+    """The dashboard's Numbers table takes an effect's words and kind from the
+    system's description: a description with other words changes the label."""
+    from workbench.ui.numbers import effect_label
+    forgotten_ = systems.get("forgotten")
+    o = forgotten_.close_combat(attacker_cqc=6, defender_cqc=6, attacker_phys=6, defender_phys=6)
+    assert effect_label(o, "pushback_attacker") == "Chance " + forgotten_.effect_words["pushback_attacker"]
+    assert effect_label(o, "hits") == "Expected hits"  # not described: its name in words
+    try:
+        attrs.evolve(forgotten_, effect_words={"pushback_attacker": "the charger reels back"})
+        assert effect_label(o, "pushback_attacker") == "Chance the charger reels back"
+    finally:
+        attrs.evolve(forgotten_)  # registers the shipped words again
+    assert effect_label(o, "pushback_attacker") == "Chance " + forgotten_.effect_words["pushback_attacker"]
+    with pytest.raises(InputError, match=r"^SystemDescription.effect_words: expected side-effect name -> the "
+                                         r"words a playtester reads, got \('shock', ''\)$"):
+        attrs.evolve(forgotten_, effect_words={"shock": ""})
+
+
+@pytest.mark.parametrize("key", systems.BUILTINS)
+def test_every_chance_a_system_reports_has_words_for_a_playtester(key):
+    """A chance reads as a sentence ("Chance the unit takes shock"), so every
+    effect a description calls a probability has its words there too."""
+    d = systems.get(key)
+    emitted = {name for name in d.effects if d.effects[name] == "probability"}
+    for word in CODE_WORDS + ("_",):
+        assert not any(word in w for w in d.effect_words.values()), (key, word)
+    missing = {name for name in emitted if name not in d.effect_words}
+    assert not missing, (key, missing)
+
+
 # -- one place per system -----------------------------------------------------------------------
 #: modules outside systems/<key>.py and the registry allowed to name a system key: none
 ALLOWED = ()

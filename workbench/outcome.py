@@ -18,16 +18,19 @@ __all__ = ["Stage", "Outcome", "register_terms", "EFFECT_KINDS"]
 #: what a side effect is: a probability or an expected count
 EFFECT_KINDS = ("probability", "expected")
 
-#: system key -> (name, effect kinds, function -> word for one attack); filled by
-#: each system's description (workbench.systems.description) when it is created
-_TERMS: dict[str, tuple[str, Mapping[str, str], Mapping[str, str]]] = {}
+#: system key -> (name, effect kinds, function -> word for one attack, effect -> words);
+#: filled by each system's description (workbench.systems.description) when it is created
+_TERMS: dict[str, tuple[str, Mapping[str, str], Mapping[str, str], Mapping[str, str]]] = {}
 
 
-def register_terms(system: str, name: str, effect_kinds: Mapping[str, str], trials: Mapping[str, str]) -> None:
+def register_terms(system: str, name: str, effect_kinds: Mapping[str, str], trials: Mapping[str, str],
+                   effect_words: Mapping[str, str] | None = None) -> None:
     """What outcomes of ``system`` say about themselves: the system's name,
-    which side effects are probabilities (the others are expected counts) and
-    the word for one attack of each function ("shot", "attack")."""
-    _TERMS[system] = (name, _checked_kinds(effect_kinds), MappingProxyType(dict(trials)))
+    which side effects are probabilities (the others are expected counts),
+    the word for one attack of each function ("shot", "attack") and how a
+    playtester reads each side effect ("the unit takes shock")."""
+    _TERMS[system] = (name, _checked_kinds(effect_kinds), MappingProxyType(dict(trials)),
+                      MappingProxyType(dict(effect_words or {})))
 
 
 def _checked_kinds(effect_kinds: Mapping[str, str]) -> Mapping[str, str]:
@@ -129,7 +132,7 @@ class Outcome:
                            MappingProxyType({k: float(x) for k, x in self.effects_stderr.items()}))
         object.__setattr__(self, "stages", tuple(self.stages))
         object.__setattr__(self, "notes", tuple(self.notes))
-        _name, kinds, trials = _TERMS.get(self.system, (None, {}, {}))
+        _name, kinds, trials, _words = _TERMS.get(self.system, (None, {}, {}, {}))
         object.__setattr__(self, "effect_kinds", _checked_kinds(kinds if self.effect_kinds is None
                                                                 else self.effect_kinds))
         if self.trial is None:
@@ -145,6 +148,12 @@ class Outcome:
     def system_name(self) -> str:
         """The system's name ("40k Changes"), or its key when no description is known."""
         return _TERMS.get(self.system, (self.system,))[0]
+
+    def effect_words(self, name: str) -> str:
+        """How a playtester reads side effect ``name`` ("the unit takes
+        shock"), as the system's description says; else its name in words."""
+        words = _TERMS.get(self.system, (None, {}, {}, {}))[3]
+        return words.get(name, name.replace("_", " "))
 
     def effect_kind(self, name: str) -> str:
         """"probability" or "expected" (an expected count) for one side effect."""

@@ -477,6 +477,11 @@ SYSTEM = _Description(
     colour="#C44E52",
     modes=(_SHOOTING_MODE,),
     effects={"any_critical": "probability", "critical": "probability"},
+    effect_words={
+        "any_critical": "at least one critical hit",
+        "critical_hits": "critical hits",
+        "critical": "the test is a critical success",
+    },
     stats=(
         _Stat("acc", "attacker", +1, range(0, 11), "Acc: roll under, higher is better for the firer"),
         _Stat("sv", "attacker", +1, range(0, 7), "strike value: subtracted from Res, higher is better for the firer"),

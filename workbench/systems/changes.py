@@ -1072,6 +1072,18 @@ SYSTEM = _Description(
     colour="#4C72B0",
     modes=(_SHOOTING_MODE, _MELEE_MODE, _VOLLEY_MODE),
     effects={"destroyed": "probability", "passed": "probability", "reached": "probability"},
+    effect_words={
+        "destroyed": "the whole unit is destroyed",
+        "pierced": "hits that beat the armour roll",
+        "unsaved_wounds": "unsaved wounds",
+        "wasted_wounds": "wounds wasted beyond the unit",
+        "free_attacks": "free attacks (Furious Charge)",
+        "return_fire_models": "models left to fire back (removed at the end)",
+        "surviving_models": "models left standing",
+        "units_not_needed": "firing units not needed",
+        "passed": "the test is passed",
+        "reached": "the charge reaches its target",
+    },
     stats=(
         _Stat("bs", "attacker", -1, range(2, 13), "BS N+ on a D12: lower is better, +1 = BS 5+ -> 4+"),
         _Stat("ap", "attacker", -1, range(2, 13), "AP N+ on a D12: lower is better, +1 = AP 5+ -> 4+"),

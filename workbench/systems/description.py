@@ -324,7 +324,9 @@ class SystemDescription:
       on shared plots;
     * ``modes``: the dashboard's modes with their controls;
     * ``effects``: side-effect name -> "probability" | "expected" (an effect
-      not listed is an expected count);
+      not listed is an expected count); ``effect_words``: side-effect name ->
+      how a playtester reads it on a dashboard ("the unit takes shock"; an
+      effect not listed reads as its name in words);
     * ``stats``: the diagnostics' stats (:class:`StatInfo`);
       ``seed_matchup``: the seed profiles' matchup the diagnostics start
       from; ``granularity_grid`` and ``equivalence_search``: the grids those
@@ -346,6 +348,7 @@ class SystemDescription:
     colour: str = attrs.field(validator=_colour)
     modes: tuple[Mode, ...] = attrs.field(converter=tuple, validator=_tuple_of(Mode, "Modes"))
     effects: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_map)
+    effect_words: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_map)
     stats: tuple[StatInfo, ...] = attrs.field(default=(), converter=tuple,
                                               validator=_tuple_of(StatInfo, "StatInfos"))
     seed_matchup: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_map)
@@ -376,6 +379,12 @@ class SystemDescription:
             if kind not in EFFECT_KINDS:
                 _fail(self, attribute, f"{name!r} -> one of " + ", ".join(map(repr, EFFECT_KINDS)), kind)
 
+    @effect_words.validator
+    def _effect_words(self, attribute, value) -> None:
+        for name, words in value.items():
+            if not isinstance(name, str) or not isinstance(words, str) or not words.strip():
+                _fail(self, attribute, "side-effect name -> the words a playtester reads", (name, words))
+
     @concepts.validator
     def _concepts(self, attribute, value) -> None:
         for name, step in value.items():
@@ -391,7 +400,8 @@ class SystemDescription:
     def __attrs_post_init__(self) -> None:
         self._check_names()
         # every Outcome of this system then carries its effect kinds and the word for one attack
-        register_terms(self.key, self.name, self.effects, {m.function: m.trial for m in self.modes})
+        register_terms(self.key, self.name, self.effects, {m.function: m.trial for m in self.modes},
+                       self.effect_words)
 
     def _check_names(self) -> None:
         """Every stat the diagnostics, grids and concepts name is an argument of the first mode's function."""

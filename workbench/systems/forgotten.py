@@ -625,6 +625,18 @@ SYSTEM = _Description(
              "defender_newly_wounded": "probability", "attacker_newly_wounded": "probability",
              "pushback_none": "probability", "pushback_attacker": "probability",
              "pushback_defender": "probability", "downed": "probability"},
+    effect_words={
+        "shock": "the unit takes shock",
+        "downed": "the model is downed",
+        "defender_downed": "the defender is downed",
+        "attacker_downed": "the attacker is downed (by a counter)",
+        "defender_newly_wounded": "the defender takes a new wound",
+        "attacker_newly_wounded": "the attacker takes a new wound",
+        "pushback_none": "nobody is pushed back",
+        "pushback_attacker": "the attacker is pushed back",
+        "pushback_defender": "the defender is pushed back",
+        "non_damaging_hits": "hits that do no damage",
+    },
     stats=(
         _Stat("shoot", "attacker", -1, range(2, 11),
               "SHOOT: d10 + modifiers >= SHOOT hits; lower is better, +1 = SHOOT 6 -> 5"),

@@ -384,6 +384,10 @@ SYSTEM = _Description(
     colour="#55A868",
     modes=(_SHOOTING_MODE,),
     effects={"suppressed": "probability"},
+    effect_words={
+        "suppressed": "the unit is suppressed",
+        "penetrating_hits": "hits that penetrate",
+    },
     stats=(
         _Stat("bs", "attacker", +1, range(1, 11), "BS against Ev: higher is better for the firer"),
         _Stat("ap", "attacker", +1, range(1, 11), "AP against AV: higher is better for the firer"),

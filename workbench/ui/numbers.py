@@ -15,34 +15,6 @@ from ..outcome import Outcome
 
 __all__ = ["is_chance", "effect_label", "effect_value", "number_rows"]
 
-#: how a playtester reads each effect (others: their name in words)
-_WORDS = {
-    "destroyed": "the whole unit is destroyed",
-    "suppressed": "the unit is suppressed",
-    "shock": "the unit takes shock",
-    "any_critical": "at least one critical hit",
-    "downed": "the model is downed",
-    "defender_downed": "the defender is downed",
-    "attacker_downed": "the attacker is downed (by a counter)",
-    "defender_newly_wounded": "the defender takes a new wound",
-    "attacker_newly_wounded": "the attacker takes a new wound",
-    "pushback_none": "nobody is pushed back",
-    "pushback_attacker": "the attacker is pushed back",
-    "pushback_defender": "the defender is pushed back",
-    "hits": "hits",
-    "pierced": "hits that beat the armour roll",
-    "unsaved_wounds": "unsaved wounds",
-    "wasted_wounds": "wounds wasted beyond the unit",
-    "free_attacks": "free attacks (Furious Charge)",
-    "return_fire_models": "models left to fire back (removed at the end)",
-    "surviving_models": "models left standing",
-    "units_not_needed": "firing units not needed",
-    "near_misses": "near misses",
-    "non_damaging_hits": "hits that do no damage",
-    "penetrating_hits": "hits that penetrate",
-    "critical_hits": "critical hits",
-}
-
 
 def is_chance(outcome: Outcome, name: str) -> bool:
     """Whether effect ``name`` of ``outcome`` is a chance (else an expected
@@ -51,9 +23,9 @@ def is_chance(outcome: Outcome, name: str) -> bool:
     return outcome.effect_kind(name.split("[", 1)[0]) == "probability"
 
 
-def _words(name: str) -> str:
+def _words(outcome: Outcome, name: str) -> str:
     base, _, index = name.partition("[")
-    words = _WORDS.get(base, base.replace("_", " "))
+    words = outcome.effect_words(base)
     if index:  # per-unit values of a volley: "unsaved_wounds[0]" -> "... (unit 1)"
         try:
             words += f" (unit {int(index.rstrip(']')) + 1})"
@@ -64,7 +36,7 @@ def _words(name: str) -> str:
 
 def effect_label(outcome: Outcome, name: str) -> str:
     """"Chance the unit is suppressed" or "Expected hits"."""
-    words = _words(name)
+    words = _words(outcome, name)
     return f"Chance {words}" if is_chance(outcome, name) else f"Expected {words}"
 
 
