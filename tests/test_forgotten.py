@@ -579,3 +579,84 @@ def test_close_combat_rounds_sampled_agrees_with_exact():
 def test_close_combat_rounds_checked():
     with pytest.raises(InputError, match=r"^rounds: expected a whole number from 1 to 20, got 0"):
         fg.close_combat(**BASE, rounds=0)
+
+
+# ---------------------------------------------------------------------------
+# a shocked fighter in close combat: "A unit who has received a shock token
+# ... 2. Has -1 to all rolls"
+# ---------------------------------------------------------------------------
+SHOCK_CASES = [
+    dict(BASE, attacker_shocked=True),
+    dict(BASE, defender_shocked=True, shield=True),
+    dict(BASE, response="counter", defender_shocked=True, attacker_shocked=True, defender_tough=True,
+         defender_heroic_save=7, attacker_heroic_save=8),
+    dict(BASE, response="counter", defender_shocked=True, defender_wounded=True, dual_weapons="damage",
+         attacker_tough=True),
+    dict(attacker_cqc=6, defender_cqc=6, damage_rule="v1", attacker_damage=3, attacker_strength=2,
+         defender_defence=4, attacker_defence=3, defender_damage=2, defender_strength=2, response="counter",
+         attacker_shocked=True, defender_power_attack=True, defender_shocked=True),
+]
+
+
+@pytest.mark.parametrize("case", SHOCK_CASES, ids=range(len(SHOCK_CASES)))
+def test_close_combat_shocked_equals_brute_force(case):
+    out = fg.close_combat(**case)
+    exp = brute.brute_close_combat(**case)
+    assert list(out.pmf) == pytest.approx([float(1 - exp["defender_downed"]), float(exp["defender_downed"])],
+                                          abs=TOL)
+    for name, val in exp.items():
+        assert out.effects[name] == pytest.approx(float(val), abs=TOL), name
+    assert any(n.startswith("Shocked:") for n in out.notes)
+
+
+@pytest.mark.parametrize("rounds", [2, 3])
+@pytest.mark.parametrize("case", SHOCK_CASES[2:4], ids=range(2))
+def test_close_combat_shocked_rounds_equal_brute_force(case, rounds):
+    """The shock token stays for every round (it is removed only by actions
+    outside close combat); a wound taken in a round adds its own -1."""
+    out = fg.close_combat(**case, rounds=rounds)
+    exp = brute.brute_rounds(rounds, **case)
+    for name in ("defender_downed", "attacker_downed", "defender_newly_wounded", "attacker_newly_wounded",
+                 "rounds_fought"):
+        assert out.effects[name] == pytest.approx(float(exp.get(name, 0)), abs=TOL), name
+
+
+def test_close_combat_shocked_hand_example():
+    """Equal troopers (CQC 6, PHYS 6), the attacker shocked, the defender
+    blocks: to hit d10 - 1 >= 6 needs 7+, 4/10; not blocked 5/10; to kill
+    d10 - 1 > 6 needs 8+, 3/10: 4/10 x 5/10 x 3/10 = 3/50."""
+    out = fg.close_combat(**BASE, attacker_shocked=True)
+    assert out.effects["defender_downed"] == pytest.approx(3 / 50, abs=TOL)
+    assert out.per_attack == Fraction(3, 50)
+    hit, _blocked, kill = out.stages
+    assert "\u22121 shocked" in hit.detail and hit.probability == Fraction(4, 10)
+    assert "\u22121 shocked" in kill.detail and kill.probability == Fraction(3, 10)
+
+
+def test_shock_is_not_a_wound():
+    """Shock gives the same -1 as a wound but marks no wound: a shocked tough
+    defender still absorbs its first kill; a wounded one is downed by it.
+    Without toughness, one round against a shocked or a wounded defender is
+    the same fight."""
+    shocked = fg.close_combat(**BASE, dual_weapons="damage", defender_tough=True, defender_shocked=True)
+    wounded = fg.close_combat(**BASE, dual_weapons="damage", defender_tough=True, defender_wounded=True)
+    exp_s = brute.brute_close_combat(**BASE, dual_weapons="damage", defender_tough=True, defender_shocked=True)
+    exp_w = brute.brute_close_combat(**BASE, dual_weapons="damage", defender_tough=True, defender_wounded=True)
+    assert shocked.effects["defender_downed"] == pytest.approx(float(exp_s["defender_downed"]), abs=TOL)
+    assert wounded.effects["defender_downed"] == pytest.approx(float(exp_w["defender_downed"]), abs=TOL)
+    assert shocked.effects["defender_downed"] < wounded.effects["defender_downed"]
+    assert shocked.effects["defender_newly_wounded"] > 0
+    plain_s = fg.close_combat(**BASE, response="counter", defender_shocked=True)
+    plain_w = fg.close_combat(**BASE, response="counter", defender_wounded=True)
+    for name in ("defender_downed", "attacker_downed", "pushback_attacker", "pushback_defender"):
+        assert plain_s.effects[name] == pytest.approx(plain_w.effects[name], abs=TOL), name
+
+
+def test_close_combat_shocked_sampled_agrees_with_exact():
+    case = dict(SHOCK_CASES[2], rounds=3)
+    _agree(fg.close_combat(**case), fg.close_combat(**case, method="sampled", samples=60_000, seed=31))
+
+
+def test_close_combat_shocked_checked():
+    with pytest.raises(InputError, match=r"^defender_shocked: expected True or False, got 'yes'"):
+        fg.close_combat(**BASE, defender_shocked="yes")

@@ -552,6 +552,8 @@ def _cc_side(side: str) -> tuple:
         _dropdown(f"{side}_armour", "light", tuple(ARMOUR), f"{side} armour", f"the {side}'s armour"),
         _toggle(f"{side}_wounded", False, f"{side} wounded", f"the {side} is wounded: -1"),
         _toggle(f"{side}_tough", False, f"{side} tough", f"the {side} shrugs off the first kill"),
+        _toggle(f"{side}_shocked", False, f"{side} shocked",
+                f"the {side} carries a shock token: -1 to all its rolls, without being wounded"),
         _optional(f"{side}_heroic_save", None, 1, 12, f"{side} heroic save",
                   "a downed hero rolls this to stay up; the leftmost notch means no hero"),
         _optional(f"{side}_damage", None, 1, 12, f"{side} Damage (rule v1)", "the leftmost notch means not used"),
