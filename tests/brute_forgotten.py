@@ -87,7 +87,10 @@ def brute_shooting(**p) -> dict:
         weight = denom
         for k in combo:
             weight *= per[k]
-        downed, wounded = 0, False
+        # models already carrying the red token take the kills first
+        pre = p.get("target_wounded", 0)
+        shocked = 1 if p.get("target_shocked") else 0
+        downed, wounded = 0, pre > 0
         hits = nears = 0
         for cat, save_face in combo:
             if cat == "near":
@@ -98,13 +101,15 @@ def brute_shooting(**p) -> dict:
             hits += 1
             if cat != "kill":
                 continue
-            if p.get("heroic_save") is not None and save_face - (1 if wounded else 0) >= p["heroic_save"]:
+            # "A wounded model is -1 to all rolls"; a shocked unit "Has -1 to all rolls"
+            if p.get("heroic_save") is not None and \
+                    save_face - (1 if wounded else 0) - shocked >= p["heroic_save"]:
                 continue  # saved
             if p.get("tough") and not wounded:
                 wounded = True
             else:
                 downed += 1
-                wounded = False
+                wounded = downed < pre
         non_damaging = hits - downed
         if p.get("shock_rule", "seed") == "seed":
             test = downed > 0 or non_damaging > 0 or nears >= 2

@@ -449,6 +449,10 @@ def test_flanked_cover_level_does_not_count():
     dict(shoot=6, attack_power=5, heroic_save=7),
     dict(shoot=6, attack_power=5, cover=True, cover_level="soft"),
     dict(shoot=6, attack_power=5, damage_rule="v1", damage=3, defence=4, shield=True),
+    dict(shoot=6, attack_power=5, tough=True, target_wounded=1),
+    dict(shoot=6, attack_power=5, tough=True, target_wounded=1, heroic_save=7, target_shocked=True),
+    dict(shoot=6, attack_power=5, heroic_save=7, target_shocked=True),
+    dict(shoot=6, attack_power=5, heroic_save=7, target_wounded=1),
 ])
 def test_per_shot_is_the_chance_one_shot_downs_a_model(case):
     """explain() prints "Per shot: <product of the stages>": with one shot
@@ -660,3 +664,106 @@ def test_close_combat_shocked_sampled_agrees_with_exact():
 def test_close_combat_shocked_checked():
     with pytest.raises(InputError, match=r"^defender_shocked: expected True or False, got 'yes'"):
         fg.close_combat(**BASE, defender_shocked="yes")
+
+
+# ---------------------------------------------------------------------------
+# a shooting target whose models already carry the red token: "A wounded model
+# is -1 to all rolls and halves movement permanently and receives a red token
+# under its base"; a shocked target unit "Has -1 to all rolls"
+# ---------------------------------------------------------------------------
+RED_TOKEN_CASES = [
+    dict(shoot=5, attack_power=3, shots=3, tough=True, target_wounded=1),
+    dict(shoot=5, attack_power=3, shots=3, tough=True, target_wounded=2, heroic_save=7, models=3),
+    dict(shoot=5, attack_power=3, shots=3, heroic_save=6, target_wounded=1),
+    dict(shoot=5, attack_power=3, shots=3, tough=True, target_wounded=1, heroic_save=8, target_shocked=True,
+         shock_rule="pooled"),
+    dict(shoot=4, attack_power=2, shots=4, tough=True, target_wounded=3, models=3),
+    dict(shoot=5, attack_power=3, shots=2, tough=True, target_wounded=1, models=1, shock_rule="pooled"),
+    dict(shoot=5, attack_power=3, shots=3, heroic_save=6, target_shocked=True),
+    dict(shoot=6, attack_power=5, shots=2, damage_rule="v1", damage=3, defence=4, tough=True, target_wounded=1,
+         heroic_save=7),
+]
+
+
+@pytest.mark.parametrize("case", RED_TOKEN_CASES, ids=range(len(RED_TOKEN_CASES)))
+def test_shooting_at_wounded_models_equals_brute_force(case):
+    out = fg.shooting(**case)
+    _assert_shooting(out, brute.brute_shooting(**case))
+    if case.get("target_wounded"):
+        assert any(n.startswith("Red token:") for n in out.notes)
+
+
+def test_red_token_hand_example():
+    """A tough target whose model already carries the red token, one shot,
+    SHOOT 6 and ATTACK POWER 5: to hit 5/10, to kill d10 > 5 5/10, and the
+    kill downs the wounded model: 1/4. A fresh tough model is never downed
+    by one shot. explain() says 1/4 per shot and P(at least 1) = 25.0 %."""
+    out = fg.shooting(shoot=6, attack_power=5, tough=True, target_wounded=1)
+    assert out.pmf[1] == pytest.approx(0.25, abs=TOL)
+    assert out.per_attack == Fraction(1, 4)
+    text = out.explain()
+    assert "Per shot: 5/10 \u00d7 5/10 = 1/4 (25.0 %)" in text and "P(at least 1) = 25.0 %" in text
+    fresh = fg.shooting(shoot=6, attack_power=5, tough=True)
+    assert fresh.pmf[0] == 1.0 and fresh.per_attack is None
+    # a wounded hero saves at -1, -1 more when shocked: 7+ becomes 9+, fails 8/10
+    hero = fg.shooting(shoot=6, attack_power=5, tough=True, target_wounded=1, heroic_save=7, target_shocked=True)
+    assert hero.stages[-1].probability == Fraction(8, 10)
+    assert "at \u22122 (wounded: red token, shocked)" in hero.stages[-1].detail
+    assert hero.per_attack == Fraction(1, 5)
+
+
+def test_wounded_models_take_the_kills_first():
+    """Three shots that all kill (SHOOT 1, ATTACK POWER 0) at a tough unit:
+    with no red token they down one model (wound, down, wound); with one
+    model wounded, two (down, wound, down); with three wounded, three."""
+    sure = dict(shoot=1, attack_power=0, shots=3, tough=True)
+    assert fg.shooting(**sure).pmf[1] == pytest.approx(1.0)
+    assert fg.shooting(**sure, target_wounded=1).pmf[2] == pytest.approx(1.0)
+    assert fg.shooting(**sure, target_wounded=3).pmf[3] == pytest.approx(1.0)
+    # without toughness and saves, the red token changes nothing
+    plain = dict(shoot=5, attack_power=3, shots=4, models=3)
+    assert list(fg.shooting(**plain, target_wounded=2).pmf) == pytest.approx(list(fg.shooting(**plain).pmf))
+
+
+@settings(max_examples=40, deadline=None)
+@given(shoot=st.integers(1, 11), ap=st.integers(0, 10), shots=st.integers(1, 8), models=st.integers(1, 6),
+       heroic=st.one_of(st.none(), st.integers(1, 11)), k=st.integers(0, 5))
+def test_more_wounded_models_never_lower_expected_downs(shoot, ap, shots, models, heroic, k):
+    k = min(k, models - 1)
+    kw = dict(shoot=shoot, attack_power=ap, shots=shots, models=models, heroic_save=heroic, tough=True)
+    fewer = fg.shooting(**kw, target_wounded=k)
+    more = fg.shooting(**kw, target_wounded=k + 1)
+    assert more.mean >= fewer.mean - 1e-12
+    assert np.all(more.at_least_curve >= fewer.at_least_curve - 1e-12)
+
+
+def test_table_with_wounded_models_equals_scalar_calls():
+    shoot = np.array([4, 6])[:, None]
+    shots = np.array([1, 3, 5])[None, :]
+    t = fg.shooting_table(shoot=shoot, attack_power=3, shots=shots, models=4, tough=True, target_wounded=2,
+                          heroic_save=7, target_shocked=True, shock_rule="pooled")
+    for i, sh in enumerate([4, 6]):
+        for j, n in enumerate([1, 3, 5]):
+            one = fg.shooting(shoot=sh, attack_power=3, shots=n, models=4, tough=True, target_wounded=2,
+                              heroic_save=7, target_shocked=True, shock_rule="pooled")
+            row = t["pmf"][i, j]
+            assert row[: one.pmf.size] == pytest.approx(one.pmf, abs=TOL)
+            for name, val in one.effects.items():
+                assert t["effects"][name][i, j] == pytest.approx(val, abs=TOL)
+
+
+@pytest.mark.parametrize("case", [RED_TOKEN_CASES[1], RED_TOKEN_CASES[2],
+                                  dict(shoot=5, attack_power=3, shots=6, models=4, tough=True, target_wounded=2,
+                                       heroic_save=6, target_shocked=True, shock_rule="pooled")])
+def test_shooting_at_wounded_models_sampled_agrees_with_exact(case):
+    _agree(fg.shooting(**case), fg.shooting(**case, method="sampled", samples=60_000, seed=47))
+
+
+def test_target_wounded_checked():
+    with pytest.raises(InputError, match=r"^target_wounded: expected at most models=3, got 4 \(the models of the "
+                                         r"target unit that already carry the red token\)"):
+        fg.shooting(shoot=6, attack_power=5, tough=True, models=3, target_wounded=4)
+    with pytest.raises(InputError, match=r"^target_wounded: expected a whole number from 0 to 1000, got True"):
+        fg.shooting(shoot=6, attack_power=5, tough=True, target_wounded=True)
+    with pytest.raises(InputError, match=r"^target_shocked: expected True or False, got 1"):
+        fg.shooting(shoot=6, attack_power=5, target_shocked=1)
