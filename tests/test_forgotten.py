@@ -767,3 +767,14 @@ def test_target_wounded_checked():
         fg.shooting(shoot=6, attack_power=5, tough=True, target_wounded=True)
     with pytest.raises(InputError, match=r"^target_shocked: expected True or False, got 1"):
         fg.shooting(shoot=6, attack_power=5, target_shocked=1)
+
+
+def test_a_shocked_blocker_is_said_and_counted():
+    """Equal troopers, the defender shocked and blocking: its block needs
+    d10 - 1 >= 6, 4/10, so a hit gets through 6/10: 5/10 x 6/10 x 4/10 = 3/25,
+    and the stage says the -1."""
+    out = fg.close_combat(**BASE, defender_shocked=True)
+    assert out.per_attack == Fraction(3, 25)
+    assert out.effects["defender_downed"] == pytest.approx(float(brute.brute_close_combat(
+        **BASE, defender_shocked=True)["defender_downed"]), abs=TOL)
+    assert "d10 \u22121 shocked >= CQC 6" in out.stages[1].detail

@@ -559,8 +559,13 @@ def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int, d_sa
             p_down += p * _chain_down(h, strike.success, sf, sw, a["defender_tough"], a["defender_wounded"])[0]
     if exchange.block_mods:
         n_b = len(exchange.block_mods)
+        d_mods = [f"{_MINUS}1 {text}" for on, text in (
+            (a["defender_outnumbered"], "outnumbered"), (a["defender_wounded"], "wounded"),
+            (a["defender_shocked"], "shocked"),
+            (a["defender_dual_weapons"] == "hit" and a["response"] == "block", "dual weapons, weapon dice")) if on]
+        d_text = f" {' '.join(d_mods)}" if d_mods else ""
         stages.append(Stage("not blocked", p_through / p_any if p_any else zero,
-                            f"the defender's {n_b} blocking {'die' if n_b == 1 else 'dice'} (d10 >= CQC "
+                            f"the defender's {n_b} blocking {'die' if n_b == 1 else 'dice'} (d10{d_text} >= CQC "
                             f"{a['defender_cqc']}, each cancels one hit) leave at least one hit"))
 
     if a["damage_rule"] == "v2":
