@@ -601,7 +601,7 @@ _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
     _optional("heroic_save", None, 1, 12, "heroic save (PHYS)",
               "a downed hero rolls against PHYS to stay up; the leftmost notch means no hero"),
     _toggle("tough", False, "tough", "the target shrugs off the first kill"),
-    _slider("target_wounded", 0, 0, 10, "target models already wounded",
+    _slider("target_wounded", 0, 0, 10, "models with a red token",
             "models of the target that already carry the red token: the next kill downs one, and a hero among "
             "them saves at -1"),
     _toggle("target_shocked", False, "target shocked",
