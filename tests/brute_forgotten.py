@@ -87,7 +87,10 @@ def brute_shooting(**p) -> dict:
         weight = denom
         for k in combo:
             weight *= per[k]
-        downed, wounded = 0, False
+        # models already carrying the red token take the kills first
+        pre = p.get("target_wounded", 0)
+        shocked = 1 if p.get("target_shocked") else 0
+        downed, wounded = 0, pre > 0
         hits = nears = 0
         for cat, save_face in combo:
             if cat == "near":
@@ -98,13 +101,15 @@ def brute_shooting(**p) -> dict:
             hits += 1
             if cat != "kill":
                 continue
-            if p.get("heroic_save") is not None and save_face - (1 if wounded else 0) >= p["heroic_save"]:
+            # "A wounded model is -1 to all rolls"; a shocked unit "Has -1 to all rolls"
+            if p.get("heroic_save") is not None and \
+                    save_face - (1 if wounded else 0) - shocked >= p["heroic_save"]:
                 continue  # saved
             if p.get("tough") and not wounded:
                 wounded = True
             else:
                 downed += 1
-                wounded = False
+                wounded = downed < pre
         non_damaging = hits - downed
         if p.get("shock_rule", "seed") == "seed":
             test = downed > 0 or non_damaging > 0 or nears >= 2
@@ -183,7 +188,9 @@ def _take_hits(n_hits, mod, p, striker, victim, newly_wounded_striker=False):
         for dmg_face, save_face in combo:
             if downed or not _melee_kill(dmg_face, mod - (1 if newly_wounded_striker else 0), p, striker):
                 continue
-            if save is not None and save_face - (1 if wounded else 0) >= save:
+            # "A wounded model is -1 to all rolls"; a shocked unit "Has -1 to all rolls"
+            shocked = 1 if p.get(f"{victim}_shocked") else 0
+            if save is not None and save_face - (1 if wounded else 0) - shocked >= save:
                 continue
             if tough and not wounded:
                 wounded = True
@@ -201,9 +208,10 @@ def _cc_setup(p: dict) -> tuple:
     dual = p.get("dual_weapons")
     ddual = p.get("defender_dual_weapons")
     att_mod = (1 if p.get("facing_away") else 0) - bool(p.get("outnumbered")) - bool(p.get("power_attack")) \
-        - (dual == "hit") - bool(p.get("attacker_wounded"))
+        - (dual == "hit") - bool(p.get("attacker_wounded")) - bool(p.get("attacker_shocked"))
     n_att = 2 if dual else 1
-    d_roll = -bool(p.get("defender_outnumbered")) - bool(p.get("defender_wounded"))
+    d_roll = -bool(p.get("defender_outnumbered")) - bool(p.get("defender_wounded")) \
+        - bool(p.get("defender_shocked"))
     d_weapon = d_roll - (ddual == "hit")
     n_dw = 2 if ddual else 1
     if p.get("response", "block") == "block":
@@ -213,8 +221,9 @@ def _cc_setup(p: dict) -> tuple:
         block = [d_roll] if p.get("shield_when_countering") else []
         counter = [d_weapon - bool(p.get("defender_power_attack"))] * n_dw
     a_dmg = 2 * bool(p.get("power_attack")) - (dual == "damage") + bool(p.get("from_rear")) \
-        - bool(p.get("attacker_wounded"))
-    c_dmg = 2 * bool(p.get("defender_power_attack")) - (ddual == "damage") - bool(p.get("defender_wounded"))
+        - bool(p.get("attacker_wounded")) - bool(p.get("attacker_shocked"))
+    c_dmg = 2 * bool(p.get("defender_power_attack")) - (ddual == "damage") - bool(p.get("defender_wounded")) \
+        - bool(p.get("defender_shocked"))
     acqc, dcqc = p["attacker_cqc"], p["defender_cqc"]
     return n_att, att_mod, block, counter, a_dmg, c_dmg, acqc, dcqc
 

@@ -52,6 +52,8 @@ BASE = {
     ("antares", "movement_test"): dict(ag=6),
     ("antares", "shooting"): dict(acc=5, res=5, shots=3),
     ("antares", "shooting_table"): dict(acc=np.array([4, 5]), res=5, shots=3),
+    ("antares", "volley"): dict(weapons=[dict(acc=5, sv=1, shots=2), dict(acc=5, sv=4, shots="D3")], res=5,
+                                models=3),
     ("validate", "integer"): dict(name="x", value=3, lo=0, hi=5),
     ("validate", "optional_integer"): dict(name="x", value=None),
     ("validate", "real"): dict(name="x", value=0.5, lo=0, hi=1),

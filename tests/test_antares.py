@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import fuzzkit as fk
 from pmfcheck import assert_pmf_equal as _assert_pmf
-from workbench.errors import InputError, UnknownArgumentError
+from workbench.errors import InputError, UnknownArgumentError, WorkbenchError
 from workbench.systems import antares as a
 
 TOL = 1e-12
@@ -401,3 +402,183 @@ def test_blast_sampled_agrees_with_exact(name):
 def test_blast_bad_die():
     with pytest.raises(InputError, match=r"^shots: expected one of 'D3', 'D4', 'D5', 'D6', 'D8', 'D12', got 'D7'"):
         a.shooting(acc=5, res=5, shots="D7")
+
+
+# ---------------------------------------------------------------------------
+# a volley of mixed weapons at one target: "hit allocation from weapons with
+# different strike qualities, for example where a unit shoots plasma carbines
+# and a plasma cannon at the same target"
+# ---------------------------------------------------------------------------
+def brute_volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res=False):
+    """Every face of both dice of the hit and Res tests of every shot of every
+    weapon (a blast weapon: every face of its count die too), each hit tested
+    against its own weapon's SV; failed Res tests added, then capped."""
+    # each weapon: [(P(count), that many shots' face classes)]
+    options = []
+    for w in weapons:
+        classes = list(_one_shot_classes(w["acc"] + w.get("acc_mod", 0), res + armour + cover - w.get("sv", 0),
+                                         critical_ignores_res).items())
+        shots = w.get("shots", 1)
+        counts = blast_counts(shots) if isinstance(shots, str) else {shots: Fraction(1)}
+        options.append([(pc, classes, c) for c, pc in counts.items()])
+    out = dict(pmf=Counter(), hits=Fraction(0), critical_hits=Fraction(0), any_critical=Fraction(0),
+               overkill=Fraction(0), failed=[Fraction(0)] * len(weapons))
+    for choice in product(*options):
+        p_counts = math.prod(pc for pc, _, _ in choice)
+        per_weapon = [product(classes, repeat=c) for _, classes, c in choice]
+        denominators = math.prod(10 ** (4 * c) for _, _, c in choice)
+        for combos in product(*per_weapon):
+            weight = p_counts * Fraction(math.prod(n for combo in combos for _, n in combo), denominators)
+            failed = [sum(cls[0] for cls, _ in combo) for combo in combos]
+            total = sum(failed)
+            crits = sum(cls[2] for combo in combos for cls, _ in combo)
+            out["pmf"][total if models is None else min(total, models)] += weight
+            out["hits"] += weight * sum(cls[1] for combo in combos for cls, _ in combo)
+            out["critical_hits"] += weight * crits
+            out["any_critical"] += weight * (crits > 0)
+            out["overkill"] += weight * (max(total - models, 0) if models is not None else 0)
+            out["failed"] = [f + weight * x for f, x in zip(out["failed"], failed)]
+    out["pmf"] = [out["pmf"][k] for k in range(max(out["pmf"]) + 1)]
+    assert sum(out["pmf"]) == 1
+    return out
+
+
+VOLLEY_CASES = [
+    dict(weapons=[dict(acc=5, sv=1, shots=2), dict(acc=5, sv=4, shots=1)], res=5),
+    dict(weapons=[dict(acc=6, sv=0, shots=2), dict(acc=4, acc_mod=1, sv=3, shots=1)], res=5, armour=1, models=2),
+    dict(weapons=[dict(acc=5, sv=1, shots=1), dict(acc=7, sv=6, shots=1), dict(acc=0, shots=1)], res=6, cover=2,
+         models=1, critical_ignores_res=True),
+    dict(weapons=[dict(acc=5, sv=1, shots=1, name="plasma carbine"), dict(acc=5, sv=5, shots="D3",
+                                                                          name="plasma cannon")],
+         res=5, models=2),
+]
+
+
+@pytest.mark.parametrize("case", VOLLEY_CASES, ids=range(len(VOLLEY_CASES)))
+def test_volley_equals_brute_force(case):
+    out = a.volley(**case)
+    exp = brute_volley(**case)
+    _assert_pmf(out.pmf, exp["pmf"])
+    for name in ("hits", "critical_hits", "any_critical", "overkill"):
+        assert out.effects[name] == pytest.approx(float(exp[name]), abs=TOL), name
+    for i, f in enumerate(exp["failed"]):
+        assert out.effects[f"failed_res[{i}]"] == pytest.approx(float(f), abs=TOL)
+    assert out.function == "volley" and out.trial == "shot"
+
+
+def _icepool_code(value):
+    """0 fail, 1 success, 2 critical success of one test, every face of both dice."""
+    return icepool.map(lambda f1, f2: 2 if seed_test(value, f1, f2)[1] else int(seed_test(value, f1, f2)[0]),
+                       icepool.d10, icepool.d10)
+
+
+def _icepool_shot(acc, res_value):
+    """One shot as removed (0/1) + 100 x hit + 10000 x critical."""
+    return icepool.map(lambda h, r: int(h > 0 and r == 0) + 100 * (h > 0) + 10000 * (h == 2),
+                       _icepool_code(acc), _icepool_code(res_value))
+
+
+def test_plasma_carbines_and_a_plasma_cannon_against_icepool():
+    """Five plasma carbines (Acc 5, SV 2) and a plasma cannon (Acc 5, SV 5,
+    D4 blast shots) at Rever (Res 5, armour 1), 4 models."""
+    carbines = 5 @ _icepool_shot(5, 5 + 1 - 2)
+    cannon = icepool.d4 @ _icepool_shot(5, 5 + 1 - 5)
+    total = carbines + cannon
+    removed = total.map(lambda x: min(x % 100, 4))
+    out = a.volley([dict(acc=5, sv=2, shots=5, name="plasma carbines"),
+                    dict(acc=5, sv=5, shots="D4", name="plasma cannon")], res=5, armour=1, models=4)
+    _assert_pmf(out.pmf, [removed.probability(k) for k in range(5)])
+    assert out.effects["hits"] == pytest.approx(float(total.map(lambda x: (x // 100) % 100).mean()), abs=TOL)
+    assert out.effects["critical_hits"] == pytest.approx(float(total.map(lambda x: x // 10000).mean()), abs=TOL)
+    assert out.effects["overkill"] == pytest.approx(float(total.map(lambda x: max(x % 100 - 4, 0)).mean()),
+                                                    abs=TOL)
+    assert out.effects["failed_res[1]"] == pytest.approx(float(cannon.map(lambda x: x % 100).mean()), abs=TOL)
+    # different strike values: no single per-shot chance, each weapon's steps in the notes
+    assert out.stages == () and out.attacks is None
+    notes = "\n".join(out.notes)
+    assert "weapons[0] (plasma carbines, SV 2): 5 shots" in notes and "per shot 3/10" in notes
+    assert "weapons[1] (plasma cannon, SV 5): D4 shots (a D4)" in notes and "per shot 9/20" in notes
+    assert "Per shot" not in out.explain()
+
+
+def test_one_weapon_volley_is_shooting_and_splitting_changes_nothing():
+    one = a.volley([dict(acc=6, sv=1, shots=5)], res=4, armour=1, models=3)
+    ref = a.shooting(acc=6, res=4, sv=1, armour=1, shots=5, models=3)
+    _assert_pmf(one.pmf, ref.pmf)
+    assert one.stages == ref.stages and one.attacks == 5
+    for name, value in ref.effects.items():
+        assert one.effects[name] == pytest.approx(value, abs=TOL)
+    split = a.volley([dict(acc=6, sv=1, shots=2), dict(acc=6, sv=1, shots=3)], res=4, armour=1, models=3)
+    _assert_pmf(split.pmf, ref.pmf)
+    assert split.per_attack == ref.per_attack and "Per shot" in split.explain()
+
+
+@pytest.mark.parametrize("case", [VOLLEY_CASES[3], dict(
+    weapons=[dict(acc=5, sv=2, shots=6), dict(acc=6, sv=5, shots="D8"), dict(acc=3, sv=0, shots=4)],
+    res=5, armour=1, models=6, critical_ignores_res=True)])
+def test_volley_sampled_agrees_with_exact(case):
+    n = 60_000
+    exact = a.volley(**case)
+    sampled = a.volley(**case, method="sampled", samples=n, seed=404)
+    assert sampled.method == "sampled" and sampled.pmf.size == exact.pmf.size
+    e, sm = exact.pmf, sampled.pmf
+    assert np.all(np.abs(sm - e) <= 5 * np.sqrt(e * (1 - e) / n) + 1e-12), (sm, e)  # 5 standard errors
+    for name, value in exact.effects.items():
+        assert abs(sampled.effects[name] - value) <= 5 * max(sampled.effects_stderr[name], 1e-9), name
+    again = a.volley(**case, method="sampled", samples=2_000, seed=404)
+    assert np.array_equal(again.pmf, a.volley(**case, method="sampled", samples=2_000, seed=404).pmf)
+
+
+@pytest.mark.parametrize("kw,pattern", [
+    (dict(weapons=[], res=5), r"^weapons: expected a non-empty list of dicts with keys acc, sv, acc_mod, shots, "
+                              r"name, got \[\]"),
+    (dict(weapons=dict(acc=5), res=5), r"^weapons: expected a non-empty list"),
+    (dict(weapons=[dict(acc=5), 7], res=5), r"^weapons\[1\]: expected a dict with keys acc \(required\), sv, "
+                                            r"acc_mod, shots, name, got 7"),
+    (dict(weapons=[dict(acc=5), dict(sv=3)], res=5), r"^weapons\[1\]\.acc: expected a whole number from 0 to 20 "
+                                                     r"\(a required key\), got 'missing'"),
+    (dict(weapons=[dict(acc=5, svv=2)], res=5), r"^weapons\[0\] key: expected one of acc, sv, acc_mod, shots, "
+                                                r"name, got 'svv' \(did you mean 'sv'\?\)"),
+    (dict(weapons=[dict(acc=5), dict(acc=5, sv=-1)], res=5), r"^weapons\[1\]\.sv: expected a whole number from "
+                                                             r"0 to 20, got -1"),
+    (dict(weapons=[dict(acc=5, shots="D7")], res=5), r"^weapons\[0\]\.shots: expected one of 'D3', 'D4', 'D5', "
+                                                     r"'D6', 'D8', 'D12', got 'D7'"),
+    (dict(weapons=[dict(acc=5, shots=0)], res=5), r"^weapons\[0\]\.shots: expected a whole number from 1 to "
+                                                  r"1000, got 0"),
+    (dict(weapons=[dict(acc=True)], res=5), r"^weapons\[0\]\.acc: expected a whole number from 0 to 20, got True"),
+    (dict(weapons=[dict(acc=5, acc_mod=float("nan"))], res=5), r"^weapons\[0\]\.acc_mod: expected a whole "
+                                                               r"number from -20 to 20, got nan"),
+    (dict(weapons=[dict(acc=5, name=3)], res=5), r"^weapons\[0\]\.name: expected a short text naming the weapon"),
+    (dict(weapons=[dict(acc=5, shots=600), dict(acc=5, shots=500)], res=5),
+     r"^weapons: expected 1,000 shots or fewer in all, got 1100 \(shots of all weapons"),
+    (dict(weapons=[dict(acc=5)] * 21, res=5), r"^weapons: expected at most 20 weapons, got 21 \(weapons given\)"),
+    (dict(weapons=[dict(acc=5)], res=5, models=0), r"^models: expected None or a whole number from 1 to 1000, got 0"),
+    (dict(weapons=[dict(acc=5)], res="5"), r"^res: expected a whole number from 0 to 20, got '5'"),
+])
+def test_volley_bad_input(kw, pattern):
+    with pytest.raises(InputError, match=pattern):
+        a.volley(**kw)
+
+
+def test_volley_needs_res_and_knows_its_keywords():
+    with pytest.raises(UnknownArgumentError):
+        a.volley([dict(acc=5)])
+    with pytest.raises(UnknownArgumentError, match=r"did you mean 'cover'\?"):
+        a.volley([dict(acc=5)], res=5, cvoer=1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(weapons=st.lists(st.fixed_dictionaries({}, optional={k: st.one_of(st.integers(-3, 25), fk.values)
+                                                            for k in ("acc", "sv", "acc_mod", "shots", "name")}),
+                        min_size=1, max_size=3),
+       models=st.one_of(st.none(), st.integers(-1, 8), fk.values))
+def test_volley_weapon_fields_fuzzed(weapons, models):
+    """Random values in every field of every weapon: a valid outcome or the
+    workbench's own error, never a Python or numpy error."""
+    try:
+        out = a.volley(weapons, res=5, models=models)
+    except WorkbenchError:
+        return
+    fk.check_result(out)
+    assert out.pmf.size <= sum(w.get("shots", 1) if not isinstance(w.get("shots", 1), str) else 12
+                               for w in weapons) + 1

@@ -449,6 +449,10 @@ def test_flanked_cover_level_does_not_count():
     dict(shoot=6, attack_power=5, heroic_save=7),
     dict(shoot=6, attack_power=5, cover=True, cover_level="soft"),
     dict(shoot=6, attack_power=5, damage_rule="v1", damage=3, defence=4, shield=True),
+    dict(shoot=6, attack_power=5, tough=True, target_wounded=1),
+    dict(shoot=6, attack_power=5, tough=True, target_wounded=1, heroic_save=7, target_shocked=True),
+    dict(shoot=6, attack_power=5, heroic_save=7, target_shocked=True),
+    dict(shoot=6, attack_power=5, heroic_save=7, target_wounded=1),
 ])
 def test_per_shot_is_the_chance_one_shot_downs_a_model(case):
     """explain() prints "Per shot: <product of the stages>": with one shot
@@ -579,3 +583,198 @@ def test_close_combat_rounds_sampled_agrees_with_exact():
 def test_close_combat_rounds_checked():
     with pytest.raises(InputError, match=r"^rounds: expected a whole number from 1 to 20, got 0"):
         fg.close_combat(**BASE, rounds=0)
+
+
+# ---------------------------------------------------------------------------
+# a shocked fighter in close combat: "A unit who has received a shock token
+# ... 2. Has -1 to all rolls"
+# ---------------------------------------------------------------------------
+SHOCK_CASES = [
+    dict(BASE, attacker_shocked=True),
+    dict(BASE, defender_shocked=True, shield=True),
+    dict(BASE, response="counter", defender_shocked=True, attacker_shocked=True, defender_tough=True,
+         defender_heroic_save=7, attacker_heroic_save=8),
+    dict(BASE, response="counter", defender_shocked=True, defender_wounded=True, dual_weapons="damage",
+         attacker_tough=True),
+    dict(attacker_cqc=6, defender_cqc=6, damage_rule="v1", attacker_damage=3, attacker_strength=2,
+         defender_defence=4, attacker_defence=3, defender_damage=2, defender_strength=2, response="counter",
+         attacker_shocked=True, defender_power_attack=True, defender_shocked=True),
+]
+
+
+@pytest.mark.parametrize("case", SHOCK_CASES, ids=range(len(SHOCK_CASES)))
+def test_close_combat_shocked_equals_brute_force(case):
+    out = fg.close_combat(**case)
+    exp = brute.brute_close_combat(**case)
+    assert list(out.pmf) == pytest.approx([float(1 - exp["defender_downed"]), float(exp["defender_downed"])],
+                                          abs=TOL)
+    for name, val in exp.items():
+        assert out.effects[name] == pytest.approx(float(val), abs=TOL), name
+    assert any(n.startswith("Shocked:") for n in out.notes)
+
+
+@pytest.mark.parametrize("rounds", [2, 3])
+@pytest.mark.parametrize("case", SHOCK_CASES[2:4], ids=range(2))
+def test_close_combat_shocked_rounds_equal_brute_force(case, rounds):
+    """The shock token stays for every round (it is removed only by actions
+    outside close combat); a wound taken in a round adds its own -1."""
+    out = fg.close_combat(**case, rounds=rounds)
+    exp = brute.brute_rounds(rounds, **case)
+    for name in ("defender_downed", "attacker_downed", "defender_newly_wounded", "attacker_newly_wounded",
+                 "rounds_fought"):
+        assert out.effects[name] == pytest.approx(float(exp.get(name, 0)), abs=TOL), name
+
+
+def test_close_combat_shocked_hand_example():
+    """Equal troopers (CQC 6, PHYS 6), the attacker shocked, the defender
+    blocks: to hit d10 - 1 >= 6 needs 7+, 4/10; not blocked 5/10; to kill
+    d10 - 1 > 6 needs 8+, 3/10: 4/10 x 5/10 x 3/10 = 3/50."""
+    out = fg.close_combat(**BASE, attacker_shocked=True)
+    assert out.effects["defender_downed"] == pytest.approx(3 / 50, abs=TOL)
+    assert out.per_attack == Fraction(3, 50)
+    hit, _blocked, kill = out.stages
+    assert "\u22121 shocked" in hit.detail and hit.probability == Fraction(4, 10)
+    assert "\u22121 shocked" in kill.detail and kill.probability == Fraction(3, 10)
+
+
+def test_shock_is_not_a_wound():
+    """Shock gives the same -1 as a wound but marks no wound: a shocked tough
+    defender still absorbs its first kill; a wounded one is downed by it.
+    Without toughness, one round against a shocked or a wounded defender is
+    the same fight."""
+    shocked = fg.close_combat(**BASE, dual_weapons="damage", defender_tough=True, defender_shocked=True)
+    wounded = fg.close_combat(**BASE, dual_weapons="damage", defender_tough=True, defender_wounded=True)
+    exp_s = brute.brute_close_combat(**BASE, dual_weapons="damage", defender_tough=True, defender_shocked=True)
+    exp_w = brute.brute_close_combat(**BASE, dual_weapons="damage", defender_tough=True, defender_wounded=True)
+    assert shocked.effects["defender_downed"] == pytest.approx(float(exp_s["defender_downed"]), abs=TOL)
+    assert wounded.effects["defender_downed"] == pytest.approx(float(exp_w["defender_downed"]), abs=TOL)
+    assert shocked.effects["defender_downed"] < wounded.effects["defender_downed"]
+    assert shocked.effects["defender_newly_wounded"] > 0
+    plain_s = fg.close_combat(**BASE, response="counter", defender_shocked=True)
+    plain_w = fg.close_combat(**BASE, response="counter", defender_wounded=True)
+    for name in ("defender_downed", "attacker_downed", "pushback_attacker", "pushback_defender"):
+        assert plain_s.effects[name] == pytest.approx(plain_w.effects[name], abs=TOL), name
+
+
+def test_close_combat_shocked_sampled_agrees_with_exact():
+    case = dict(SHOCK_CASES[2], rounds=3)
+    _agree(fg.close_combat(**case), fg.close_combat(**case, method="sampled", samples=60_000, seed=31))
+
+
+def test_close_combat_shocked_checked():
+    with pytest.raises(InputError, match=r"^defender_shocked: expected True or False, got 'yes'"):
+        fg.close_combat(**BASE, defender_shocked="yes")
+
+
+# ---------------------------------------------------------------------------
+# a shooting target whose models already carry the red token: "A wounded model
+# is -1 to all rolls and halves movement permanently and receives a red token
+# under its base"; a shocked target unit "Has -1 to all rolls"
+# ---------------------------------------------------------------------------
+RED_TOKEN_CASES = [
+    dict(shoot=5, attack_power=3, shots=3, tough=True, target_wounded=1),
+    dict(shoot=5, attack_power=3, shots=3, tough=True, target_wounded=2, heroic_save=7, models=3),
+    dict(shoot=5, attack_power=3, shots=3, heroic_save=6, target_wounded=1),
+    dict(shoot=5, attack_power=3, shots=3, tough=True, target_wounded=1, heroic_save=8, target_shocked=True,
+         shock_rule="pooled"),
+    dict(shoot=4, attack_power=2, shots=4, tough=True, target_wounded=3, models=3),
+    dict(shoot=5, attack_power=3, shots=2, tough=True, target_wounded=1, models=1, shock_rule="pooled"),
+    dict(shoot=5, attack_power=3, shots=3, heroic_save=6, target_shocked=True),
+    dict(shoot=6, attack_power=5, shots=2, damage_rule="v1", damage=3, defence=4, tough=True, target_wounded=1,
+         heroic_save=7),
+]
+
+
+@pytest.mark.parametrize("case", RED_TOKEN_CASES, ids=range(len(RED_TOKEN_CASES)))
+def test_shooting_at_wounded_models_equals_brute_force(case):
+    out = fg.shooting(**case)
+    _assert_shooting(out, brute.brute_shooting(**case))
+    if case.get("target_wounded"):
+        assert any(n.startswith("Red token:") for n in out.notes)
+
+
+def test_red_token_hand_example():
+    """A tough target whose model already carries the red token, one shot,
+    SHOOT 6 and ATTACK POWER 5: to hit 5/10, to kill d10 > 5 5/10, and the
+    kill downs the wounded model: 1/4. A fresh tough model is never downed
+    by one shot. explain() says 1/4 per shot and P(at least 1) = 25.0 %."""
+    out = fg.shooting(shoot=6, attack_power=5, tough=True, target_wounded=1)
+    assert out.pmf[1] == pytest.approx(0.25, abs=TOL)
+    assert out.per_attack == Fraction(1, 4)
+    text = out.explain()
+    assert "Per shot: 5/10 \u00d7 5/10 = 1/4 (25.0 %)" in text and "P(at least 1) = 25.0 %" in text
+    fresh = fg.shooting(shoot=6, attack_power=5, tough=True)
+    assert fresh.pmf[0] == 1.0 and fresh.per_attack is None
+    # a wounded hero saves at -1, -1 more when shocked: 7+ becomes 9+, fails 8/10
+    hero = fg.shooting(shoot=6, attack_power=5, tough=True, target_wounded=1, heroic_save=7, target_shocked=True)
+    assert hero.stages[-1].probability == Fraction(8, 10)
+    assert "at \u22122 (wounded: red token, shocked)" in hero.stages[-1].detail
+    assert hero.per_attack == Fraction(1, 5)
+
+
+def test_wounded_models_take_the_kills_first():
+    """Three shots that all kill (SHOOT 1, ATTACK POWER 0) at a tough unit:
+    with no red token they down one model (wound, down, wound); with one
+    model wounded, two (down, wound, down); with three wounded, three."""
+    sure = dict(shoot=1, attack_power=0, shots=3, tough=True)
+    assert fg.shooting(**sure).pmf[1] == pytest.approx(1.0)
+    assert fg.shooting(**sure, target_wounded=1).pmf[2] == pytest.approx(1.0)
+    assert fg.shooting(**sure, target_wounded=3).pmf[3] == pytest.approx(1.0)
+    # without toughness and saves, the red token changes nothing
+    plain = dict(shoot=5, attack_power=3, shots=4, models=3)
+    assert list(fg.shooting(**plain, target_wounded=2).pmf) == pytest.approx(list(fg.shooting(**plain).pmf))
+
+
+@settings(max_examples=40, deadline=None)
+@given(shoot=st.integers(1, 11), ap=st.integers(0, 10), shots=st.integers(1, 8), models=st.integers(1, 6),
+       heroic=st.one_of(st.none(), st.integers(1, 11)), k=st.integers(0, 5))
+def test_more_wounded_models_never_lower_expected_downs(shoot, ap, shots, models, heroic, k):
+    k = min(k, models - 1)
+    kw = dict(shoot=shoot, attack_power=ap, shots=shots, models=models, heroic_save=heroic, tough=True)
+    fewer = fg.shooting(**kw, target_wounded=k)
+    more = fg.shooting(**kw, target_wounded=k + 1)
+    assert more.mean >= fewer.mean - 1e-12
+    assert np.all(more.at_least_curve >= fewer.at_least_curve - 1e-12)
+
+
+def test_table_with_wounded_models_equals_scalar_calls():
+    shoot = np.array([4, 6])[:, None]
+    shots = np.array([1, 3, 5])[None, :]
+    t = fg.shooting_table(shoot=shoot, attack_power=3, shots=shots, models=4, tough=True, target_wounded=2,
+                          heroic_save=7, target_shocked=True, shock_rule="pooled")
+    for i, sh in enumerate([4, 6]):
+        for j, n in enumerate([1, 3, 5]):
+            one = fg.shooting(shoot=sh, attack_power=3, shots=n, models=4, tough=True, target_wounded=2,
+                              heroic_save=7, target_shocked=True, shock_rule="pooled")
+            row = t["pmf"][i, j]
+            assert row[: one.pmf.size] == pytest.approx(one.pmf, abs=TOL)
+            for name, val in one.effects.items():
+                assert t["effects"][name][i, j] == pytest.approx(val, abs=TOL)
+
+
+@pytest.mark.parametrize("case", [RED_TOKEN_CASES[1], RED_TOKEN_CASES[2],
+                                  dict(shoot=5, attack_power=3, shots=6, models=4, tough=True, target_wounded=2,
+                                       heroic_save=6, target_shocked=True, shock_rule="pooled")])
+def test_shooting_at_wounded_models_sampled_agrees_with_exact(case):
+    _agree(fg.shooting(**case), fg.shooting(**case, method="sampled", samples=60_000, seed=47))
+
+
+def test_target_wounded_checked():
+    with pytest.raises(InputError, match=r"^target_wounded: expected at most models=3, got 4 \(the models of the "
+                                         r"target unit that already carry the red token\)"):
+        fg.shooting(shoot=6, attack_power=5, tough=True, models=3, target_wounded=4)
+    with pytest.raises(InputError, match=r"^target_wounded: expected a whole number from 0 to 1000, got True"):
+        fg.shooting(shoot=6, attack_power=5, tough=True, target_wounded=True)
+    with pytest.raises(InputError, match=r"^target_shocked: expected True or False, got 1"):
+        fg.shooting(shoot=6, attack_power=5, target_shocked=1)
+
+
+def test_a_shocked_blocker_is_said_and_counted():
+    """Equal troopers, the defender shocked and blocking: its block needs
+    d10 - 1 >= 6, 4/10, so a hit gets through 6/10: 5/10 x 6/10 x 4/10 = 3/25,
+    and the stage says the -1."""
+    out = fg.close_combat(**BASE, defender_shocked=True)
+    assert out.per_attack == Fraction(3, 25)
+    assert out.effects["defender_downed"] == pytest.approx(float(brute.brute_close_combat(
+        **BASE, defender_shocked=True)["defender_downed"]), abs=TOL)
+    assert "d10 \u22121 shocked >= CQC 6" in out.stages[1].detail

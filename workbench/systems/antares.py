@@ -26,6 +26,8 @@ Ag "for movement tests in demanding situations" (:func:`movement_test`).
 """
 from __future__ import annotations
 
+import difflib
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -37,7 +39,7 @@ from ..errors import InputError
 from ..outcome import Outcome, Stage
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
-           "movement_test", "shooting", "shooting_table", "TABLES", "STAT_RANGE", "MOD_RANGE",
+           "movement_test", "shooting", "shooting_table", "volley", "TABLES", "STAT_RANGE", "MOD_RANGE",
            "VALUE_RANGE"]
 
 KEY = "antares"
@@ -227,13 +229,16 @@ def movement_test(ag, *, modifier=0, method="exact", samples=100_000, seed=0) ->
 # ---------------------------------------------------------------------------
 # shooting
 # ---------------------------------------------------------------------------
-def _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays: bool) -> dict:
+def _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays: bool,
+           where: str = "") -> dict:
+    """The checked shooting arguments; ``where`` prefixes the weapon's own
+    fields in messages (``"weapons[1]."`` in a volley)."""
     num, opt = v.integer_checks(arrays)
     a = dict(
-        acc=num("acc", acc, *STAT_RANGE), res=num("res", res, *STAT_RANGE),
-        sv=num("sv", sv, *BONUS_RANGE), armour=num("armour", armour, *BONUS_RANGE),
-        cover=num("cover", cover, *BONUS_RANGE), acc_mod=num("acc_mod", acc_mod, *MOD_RANGE),
-        shots=num("shots", shots, 1, MAX_SHOTS), models=opt("models", models, 1, MAX_MODELS),
+        acc=num(f"{where}acc", acc, *STAT_RANGE), res=num("res", res, *STAT_RANGE),
+        sv=num(f"{where}sv", sv, *BONUS_RANGE), armour=num("armour", armour, *BONUS_RANGE),
+        cover=num("cover", cover, *BONUS_RANGE), acc_mod=num(f"{where}acc_mod", acc_mod, *MOD_RANGE),
+        shots=num(f"{where}shots", shots, 1, MAX_SHOTS), models=opt("models", models, 1, MAX_MODELS),
         critical_ignores_res=v.boolean("critical_ignores_res", critical_ignores_res),
     )
     v.broadcastable({k: a[k] for k in ("acc", "res", "sv", "armour", "cover", "acc_mod", "shots", "models")})
@@ -329,6 +334,42 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
         shots = BLAST_DICE[blast][0]
     a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=False)
     method, samples, rng = v.method_args(method, samples, seed)
+    hit_t, res_t, stages = _shot_stages(a)
+    notes = SHOOTING_NOTES + (CRITICAL_IGNORES_RES_NOTE,) * a["critical_ignores_res"]
+    inputs = dict(a, method=method)
+    if blast is not None:
+        inputs["shots"] = blast
+        notes = notes + (BLAST_NOTE + f" {blast}: {BLAST_DICE[blast][1]}.",)
+
+    if method == "exact":
+        if blast is None:
+            out = _exact(a)
+            pmf, effects = out["pmf"], out["effects"]
+        else:
+            pmf, effects = _blast_exact(a)
+        return pipeline.exact_outcome(KEY, "shooting", inputs, pmf, stages,
+                                      {k: float(x) for k, x in effects.items()},
+                                      attacks=a["shots"] if blast is None else None, notes=notes)
+
+    shots_n, models_n = a["shots"], a["models"]
+    width = (shots_n if models_n is None else min(shots_n, models_n)) + 1
+
+    def one_chunk(n: int) -> dict:
+        r = _roll_shots(rng, hit_t, res_t, shots_n, blast, a["critical_ignores_res"], n)
+        removed = r["failed"] if models_n is None else np.minimum(r["failed"], models_n)
+        return {"removed": removed, "critical_hits": r["crits"], "any_critical": r["crits"] > 0, "hits": r["hits"]}
+
+    tally = pipeline.tally_sampled(samples, 2 * hit_t.dice * shots_n + 1, one_chunk, width)
+    return pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages,
+                                  attacks=shots_n if blast is None else None, notes=notes)
+
+
+CRITICAL_IGNORES_RES_NOTE = ("Variant critical_ignores_res: a critical hit removes a model without a Res test "
+                             "(not in the seed).")
+
+
+def _shot_stages(a: dict) -> tuple[RollUnder, RollUnder, list[Stage]]:
+    """The hit test, the Res test and the stages of one shot, in plain words."""
     hit_v, hit_text = _value_text("Acc", a["acc"], [("modifier", a["acc_mod"])] if a["acc_mod"] else [])
     res_v, res_text = _value_text("Res", a["res"], [("armour", a["armour"]), ("cover", a["cover"]),
                                                     ("-SV", -a["sv"])])
@@ -347,49 +388,24 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
     else:
         stages.append(Stage("target fails Res", p_fail, f"{res_text}: {_fail_words(res_v)}: {_ratio(p_fail)}",
                             faces=DIE))
-    notes = SHOOTING_NOTES + (
-        ("Variant critical_ignores_res: a critical hit removes a model without a Res test (not in the seed).",)
-        if a["critical_ignores_res"] else ())
-    inputs = dict(a, method=method)
-    if blast is not None:
-        inputs["shots"] = blast
-        notes = notes + (BLAST_NOTE + f" {blast}: {BLAST_DICE[blast][1]}.",)
+    return hit_t, res_t, stages
 
-    if method == "exact":
-        if blast is None:
-            out = _exact(a)
-            pmf, effects = out["pmf"], out["effects"]
-        else:
-            pmf, effects = _blast_exact(a)
-        return pipeline.exact_outcome(KEY, "shooting", inputs, pmf, stages,
-                                      {k: float(x) for k, x in effects.items()},
-                                      attacks=a["shots"] if blast is None else None, notes=notes)
 
-    shots_n, models_n = a["shots"], a["models"]
-    width = (shots_n if models_n is None else min(shots_n, models_n)) + 1
-    crit_code = hit_t.labels.index("critical")
-
-    def one_chunk(n: int) -> dict:
-        shape = (n, shots_n)
-        codes = hit_t.roll(rng, shape)
-        if blast is not None:  # shots beyond the rolled count are not fired
-            codes = np.where(np.arange(shots_n) < _roll_blast(rng, blast, n)[:, None], codes,
-                             hit_t.labels.index("fail"))
-        hit = hit_t.is_success(codes)
-        crit = codes == crit_code
-        fails = ~res_t.is_success(res_t.roll(rng, shape))
-        if a["critical_ignores_res"]:
-            fails |= crit
-        removed = (hit & fails).sum(axis=1)
-        if models_n is not None:
-            removed = np.minimum(removed, models_n)
-        crits = crit.sum(axis=1)
-        return {"removed": removed, "critical_hits": crits, "any_critical": crits > 0,
-                "hits": hit.sum(axis=1)}
-
-    tally = pipeline.tally_sampled(samples, 2 * hit_t.dice * shots_n + 1, one_chunk, width)
-    return pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages,
-                                  attacks=shots_n if blast is None else None, notes=notes)
+def _roll_shots(rng, hit_t: RollUnder, res_t: RollUnder, shots_n: int, blast: str | None,
+                critical_ignores_res: bool, n: int) -> dict:
+    """``n`` volleys of one weapon, every die rolled: per volley the failed Res
+    tests (models removed before any cap), the critical hits and the hits."""
+    shape = (n, shots_n)
+    codes = hit_t.roll(rng, shape)
+    if blast is not None:  # shots beyond the rolled count are not fired
+        codes = np.where(np.arange(shots_n) < _roll_blast(rng, blast, n)[:, None], codes,
+                         hit_t.labels.index("fail"))
+    hit = hit_t.is_success(codes)
+    crit = codes == hit_t.labels.index("critical")
+    fails = ~res_t.is_success(res_t.roll(rng, shape))
+    if critical_ignores_res:
+        fails |= crit
+    return {"failed": (hit & fails).sum(axis=1), "crits": crit.sum(axis=1), "hits": hit.sum(axis=1)}
 
 
 #: blast weapons' random number of hits: "D4s, D6s, D8s and D12s are also used to generate random
@@ -431,6 +447,174 @@ def _blast_exact(a: dict):
     pmf = out["pmf"].mean(axis=0)
     effects = {k: float(np.mean(x)) for k, x in out["effects"].items()}
     return pmf, effects
+
+
+# ---------------------------------------------------------------------------
+# a volley of mixed weapons at one target
+# ---------------------------------------------------------------------------
+#: the keys of one weapon of a volley
+WEAPON_KEYS = ("acc", "sv", "acc_mod", "shots", "name")
+#: weapons in one volley at most
+MAX_WEAPONS = 20
+
+VOLLEY_NOTE = (
+    "Mixed weapons at one target: 'distinctly coloured dice ... helps greatly with hit allocation from weapons "
+    "with different strike qualities, for example where a unit shoots plasma carbines and a plasma cannon at "
+    "the same target': each weapon's dice are told apart, so each hit makes the target test Res against its "
+    "own weapon's SV.")
+VOLLEY_ALLOCATION_NOTE = (
+    "Reading: a failed Res test removes a model whichever model the hit was given to ('In the case of "
+    "shooting it affects how casualties are allocated': casualties, not hits, are allocated), so the removals "
+    "of all weapons are added, then capped at the unit size; who is removed is the allocation, not how many.")
+
+
+def _weapon(i: int, w, res, armour, cover, critical_ignores_res) -> dict:
+    """One weapon of a volley, checked; every message names ``weapons[i]`` and the field."""
+    where = f"weapons[{i}]"
+    if not isinstance(w, Mapping):
+        raise InputError(where, "a dict with keys acc (required), sv, acc_mod, shots, name", w)
+    for key in w:
+        if key not in WEAPON_KEYS:
+            close = difflib.get_close_matches(key, WEAPON_KEYS, n=1) if isinstance(key, str) else []
+            raise InputError(f"{where} key", "one of " + ", ".join(WEAPON_KEYS), key,
+                             f"did you mean {close[0]!r}?" if close else None)
+    if "acc" not in w:
+        raise InputError(f"{where}.acc", f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]} "
+                         "(a required key)", "missing")
+    name = w.get("name")
+    if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > 40):
+        raise InputError(f"{where}.name", "a short text naming the weapon (1 to 40 characters)", name)
+    shots, blast = w.get("shots", 1), None
+    if isinstance(shots, str):
+        blast = v.choice(f"{where}.shots", shots, tuple(BLAST_DICE))
+        shots = BLAST_DICE[blast][0]
+    a = _check(w["acc"], res, w.get("sv", 0), armour, cover, w.get("acc_mod", 0), shots, None,
+               critical_ignores_res, arrays=False, where=f"{where}.")
+    return dict(a, blast=blast, name=name.strip() if name else f"weapon {i + 1}")
+
+
+@v.stat_function
+def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res=False,
+           method="exact", samples=100_000, seed=0) -> Outcome:
+    """One unit's mixed weapons fired together at one target unit.
+
+    ``weapons``: a list of dicts, one per weapon (or group of identical
+    weapons), with keys ``acc`` (required: the firers' Acc), ``sv`` (0, the
+    weapon's strike value), ``acc_mod`` (0), ``shots`` (1; or a blast die
+    "D3" ... "D12" as in :func:`shooting`) and ``name`` (a label, e.g.
+    "plasma cannon"). The target: ``res``, ``armour``, ``cover`` and
+    ``models`` (None: no cap), as in :func:`shooting`.
+
+    Seed: distinct dice colours help "with hit allocation from weapons with
+    different strike qualities, for example where a unit shoots plasma
+    carbines and a plasma cannon at the same target". Each weapon's shot hits
+    on an Acc test at ``acc + acc_mod``; each hit makes the target test Res at
+    ``res + armour + cover - sv`` of *that* weapon; a failed Res test removes a
+    model. Reading: "In the case of shooting it affects how casualties are
+    allocated": casualties (failed Res tests), not hits, are allocated to
+    models, so the failed tests of all weapons are added and then capped at
+    ``models``; allocation decides who is removed, not how many. The exact
+    result is the convolution of each weapon's distribution (binomial, or the
+    mixture over a blast die's count), then the cap; the sampled one rolls
+    every die of every weapon with the same per-die tests.
+
+    Stages: the per-shot steps when every weapon has the same tests, else
+    none (each weapon's steps are in the notes). Effects: ``hits``,
+    ``critical_hits`` (expected), ``any_critical`` (P(at least one)),
+    ``overkill`` (expected failed Res tests beyond the unit size, 0 without
+    ``models``), and ``failed_res[i]`` (expected failed Res tests from weapon i).
+    """
+    if isinstance(weapons, (str, bytes, Mapping)) or not isinstance(weapons, Sequence) or not weapons:
+        raise InputError("weapons", "a non-empty list of dicts with keys acc, sv, acc_mod, shots, name", weapons)
+    if len(weapons) > MAX_WEAPONS:
+        raise InputError("weapons", f"at most {MAX_WEAPONS} weapons", len(weapons), "weapons given")
+    res = v.integer("res", res, *STAT_RANGE)
+    armour = v.integer("armour", armour, *BONUS_RANGE)
+    cover = v.integer("cover", cover, *BONUS_RANGE)
+    models = v.optional_integer("models", models, 1, MAX_MODELS)
+    critical_ignores_res = v.boolean("critical_ignores_res", critical_ignores_res)
+    groups = [_weapon(i, w, res, armour, cover, critical_ignores_res) for i, w in enumerate(weapons)]
+    total_shots = sum(g["shots"] for g in groups)
+    if total_shots > MAX_SHOTS:
+        raise InputError("weapons", f"{MAX_SHOTS:,} shots or fewer in all", total_shots,
+                         "shots of all weapons; a blast die counts as its largest number")
+    method, samples, rng = v.method_args(method, samples, seed)
+
+    dice = [_shot_stages(g) for g in groups]
+    notes = list(SHOOTING_NOTES) + [VOLLEY_NOTE, VOLLEY_ALLOCATION_NOTE]
+    for i, (g, (hit_t, res_t, st)) in enumerate(zip(groups, dice)):
+        count = (f"{g['blast']} shots ({BLAST_DICE[g['blast']][1]})" if g["blast"]
+                 else f"{g['shots']} " + ("shot" if g["shots"] == 1 else "shots"))
+        per = st[0].probability * st[1].probability
+        notes.append(f"weapons[{i}] ({g['name']}, SV {g['sv']}): {count}; "
+                     + "; ".join(f"{x.name}: {x.detail}" for x in st)
+                     + f"; per shot {per.numerator}/{per.denominator}")
+    if critical_ignores_res:
+        notes.append(CRITICAL_IGNORES_RES_NOTE)
+    if any(g["blast"] for g in groups):
+        notes.append(BLAST_NOTE + " each weapon's line says.")
+    same = all([x.probability for x in st] == [x.probability for x in dice[0][2]]
+               and g["acc"] + g["acc_mod"] == groups[0]["acc"] + groups[0]["acc_mod"] and g["sv"] == groups[0]["sv"]
+               for g, (_h, _r, st) in zip(groups, dice))
+    stages = dice[0][2] if same else ()
+    attacks = total_shots if same and not any(g["blast"] for g in groups) else None
+    inputs = dict(weapons=tuple({k: (g["blast"] or g["shots"]) if k == "shots" else g[k]
+                                 for k in ("name", "acc", "acc_mod", "sv", "shots")} for g in groups),
+                  res=res, armour=armour, cover=cover, models=models,
+                  critical_ignores_res=critical_ignores_res, method=method)
+
+    def finish(outcome: Outcome) -> Outcome:
+        return outcome.replace(trial="shot")
+
+    if method == "exact":
+        total = np.ones(1)
+        effects = {"hits": 0.0, "critical_hits": 0.0}
+        no_critical = 1.0
+        per_weapon = {}
+        for i, g in enumerate(groups):
+            one = dict(g, models=None)
+            if g["blast"] is None:
+                out = _exact(one)
+                pmf_i, eff = out["pmf"], {k: float(x) for k, x in out["effects"].items()}
+            else:
+                pmf_i, eff = _blast_exact(one)
+            total = engine.convolve(total, pmf_i)
+            effects["hits"] += eff["hits"]
+            effects["critical_hits"] += eff["critical_hits"]
+            no_critical *= 1.0 - eff["any_critical"]
+            per_weapon[f"failed_res[{i}]"] = float(engine.mean_of(pmf_i))
+        k = np.arange(total.size)
+        if models is None:
+            pmf, overkill = total, 0.0
+        else:
+            pmf = total[: min(total.size - 1, models) + 1].copy()
+            pmf[-1] = total[pmf.size - 1:].sum()
+            overkill = float(np.maximum(k - models, 0) @ total)
+        effects.update(any_critical=1.0 - no_critical, overkill=overkill, **per_weapon)
+        return finish(pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects, attacks=attacks,
+                                             notes=notes))
+
+    width = (total_shots if models is None else min(total_shots, models)) + 1
+
+    def one_chunk(n: int) -> dict:
+        failed = np.zeros(n, dtype=np.int64)
+        crits = np.zeros(n, dtype=np.int64)
+        hits = np.zeros(n, dtype=np.int64)
+        per_weapon = {}
+        for i, (g, (hit_t, res_t, _st)) in enumerate(zip(groups, dice)):
+            r = _roll_shots(rng, hit_t, res_t, g["shots"], g["blast"], critical_ignores_res, n)
+            failed += r["failed"]
+            crits += r["crits"]
+            hits += r["hits"]
+            per_weapon[f"failed_res[{i}]"] = r["failed"]
+        removed = failed if models is None else np.minimum(failed, models)
+        overkill = np.zeros(n, dtype=np.int64) if models is None else np.maximum(failed - models, 0)
+        return {"removed": removed, "hits": hits, "critical_hits": crits, "any_critical": crits > 0,
+                "overkill": overkill, **per_weapon}
+
+    dice_per_sample = sum(2 * h.dice * g["shots"] + 1 for g, (h, _r, _s) in zip(groups, dice))
+    tally = pipeline.tally_sampled(samples, dice_per_sample, one_chunk, width)
+    return finish(pipeline.tally_outcome(KEY, "volley", inputs, tally, stages, attacks=attacks, notes=notes))
 
 
 # ---------------------------------------------------------------------------

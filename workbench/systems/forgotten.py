@@ -32,6 +32,12 @@ Shooting, per shot
   incapacitate or kill a lesser being. A wounded model is -1 to all rolls":
   each model absorbs its first unsaved kill and is downed by the next; kills
   go to the wounded model first; a wounded hero saves at -1.
+* **Red token** (``target_wounded=k``): "A wounded model ... receives a red
+  token under its base": k models of the target are already wounded; kills
+  go to them first, so each of the first k unsaved kills downs one (tough or
+  not) and their heroic saves are at -1 (the only roll a shooting target
+  makes). ``target_shocked``: a shocked unit "Has -1 to all rolls": its
+  heroic saves at -1 (adding to a wound's -1).
 
 Shock ("A unit must test for shock if: 1. A member of their fire team ... is
 downed 2. It receives 2+ near misses or a non-damaging hit"): default
@@ -101,8 +107,9 @@ def _check_shooting(kw: dict, arrays: bool) -> dict:
     a["moved"] = v.choice("moved", kw["moved"], tuple(MOVED))
     a["range"] = v.choice("range", kw["range"], tuple(RANGES))
     for b in ("facing_away", "cover", "flanked", "blind_fire", "tough", "shield",
-              "firer_wounded", "firer_shocked", "blast", "aimed_fire_team"):
+              "firer_wounded", "firer_shocked", "blast", "aimed_fire_team", "target_shocked"):
         a[b] = v.boolean(b, kw[b])
+    a["target_wounded"] = v.integer("target_wounded", kw["target_wounded"], 0, MAX_MODELS)
     a["armour"] = v.choice("armour", kw["armour"], tuple(ARMOUR))
     a["cover_level"] = v.choice("cover_level", kw["cover_level"], tuple(COVER_LEVEL))
     a["aimed"] = v.choice("aimed", kw["aimed"], AIMED)
@@ -111,6 +118,9 @@ def _check_shooting(kw: dict, arrays: bool) -> dict:
     a["shock_rule"] = v.choice("shock_rule", kw["shock_rule"], ("seed", "pooled"))
     a["heroic_save"] = opt("heroic_save", kw["heroic_save"], *STAT_RANGE)
     v.broadcastable({k: a[k] for k in ("shoot", "attack_power", "shots", "models", "heroic_save")})
+    if a["models"] is not None and np.any(a["target_wounded"] > np.asarray(a["models"])):
+        v.forbid("target_wounded", a["target_wounded"], f"at most models={kw['models']!r}",
+                 "the models of the target unit that already carry the red token")
     a["blind_fire_rule"] = v.choice("blind_fire_rule", kw["blind_fire_rule"], ("seed", "any"))
     if a["blind_fire"] and a["blind_fire_rule"] == "seed":
         # "This is firing fully automatic (Rof3+) or blast weapons and may be used
@@ -205,7 +215,8 @@ def _shooting_tests(a: dict):
     if a["heroic_save"] is None:
         saves = None
     else:
-        hs = np.asarray(a["heroic_save"])
+        # a shocked target unit "Has -1 to all rolls": its heroes' saves too
+        hs = np.asarray(a["heroic_save"]) + int(a["target_shocked"])
         saves = (RollHigh(target=hs, sides=DIE), RollHigh(target=hs + 1, sides=DIE))
     return to_hit, to_kill, saves
 
@@ -235,10 +246,14 @@ def _shooting_exact(a: dict) -> dict:
     n_max = int(n.max())
     v.table_size(shape, n_max + 1)
     cells = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    if a["tough"] and cells * (n_max + 1) * n_max > TOUGH_TABLE_WORK:
+    wounded_k = a["target_wounded"]
+    # a model's state matters when it absorbs a kill (tough) or saves worse once wounded
+    stateful = a["tough"] or (wounded_k > 0 and saves is not None)
+    if stateful and cells * (n_max + 1) * n_max > TOUGH_TABLE_WORK:
         # a state update per shot: the work grows with cells x shots x shots
         most = int((TOUGH_TABLE_WORK / cells) ** 0.5) - 1
-        v.forbid("shots", n_max, f"at most {most:,} with {cells:,} cells and tough=True (the exact state "
+        why = "tough=True" if a["tough"] else "wounded heroes"
+        v.forbid("shots", n_max, f"at most {most:,} with {cells:,} cells and {why} (the exact state "
                  f"update per shot costs cells x shots x shots, at most {TOUGH_TABLE_WORK:,})")
 
     q_kill = p_hit * p_killroll            # per shot: the damage roll kills
@@ -247,13 +262,13 @@ def _shooting_exact(a: dict) -> dict:
     q_miss = np.clip(1.0 - p_hit - p_near, 0.0, 1.0)
 
     # models downed (uncapped): binomial, or a per-shot state update for tough models
-    if not a["tough"]:
+    if not stateful:
         down = engine.binomial_pmf(n, q_kill * (1.0 - s_f), width=n_max + 1)
     else:
         state = np.zeros(shape + (n_max + 1, 2))
-        state[..., 0, 0] = 1.0
+        state[..., 0, 1 if wounded_k else 0] = 1.0
         for t in range(n_max):
-            new = _absorb_step(state, q_kill, s_f, s_w, tough=True)
+            new = _absorb_step(state, q_kill, s_f, s_w, tough=a["tough"], wounded_below=wounded_k)
             state = np.where((t < n)[..., None, None], new, state)
         down = state.sum(axis=-1)
     mean_down = engine.mean_of(down)
@@ -271,7 +286,8 @@ def _shooting_exact(a: dict) -> dict:
     if a["shock_rule"] == "seed":
         no_test = all_miss + one_other * q_near
     else:
-        lone_kill_downs_nobody = np.ones(shape) if a["tough"] else s_f
+        # a lone kill lands on the model in front: a wounded one is downed unless it saves
+        lone_kill_downs_nobody = s_w if wounded_k else (np.ones(shape) if a["tough"] else s_f)
         no_test = all_miss + one_other * (q_nd + q_near + q_kill * lone_kill_downs_nobody)
     effects = {
         "shock": np.clip(1.0 - no_test, 0.0, 1.0),
@@ -288,11 +304,12 @@ def shooting_table(*, shoot, attack_power, shots=1, models=None, moved="cautious
                    aimed=None, blind_fire=False, damage_rule="v2", kill_on="above", shock_rule="seed",
                    damage=None, defence=None, heroic_save=None, tough=False, shield=False,
                    firer_wounded=False, firer_shocked=False, blast=False, blind_fire_rule="seed",
-                   aimed_fire_team=False) -> dict:
+                   aimed_fire_team=False, target_wounded=0, target_shocked=False) -> dict:
     """Vectorised twin of :func:`shooting` (exact only).
 
     ``shoot, attack_power, shots, models, damage, defence, heroic_save`` may be
-    numpy arrays (broadcast together, shape S); the rest are scalars. Returns
+    numpy arrays (broadcast together, shape S); the rest (``target_wounded``
+    too) are scalars. Returns
     ``{"pmf": array S+(width,), "effects": {"shock", "hits", "near_misses",
     "non_damaging_hits": arrays S}}``; pmf[..., k] = P(k models downed).
     """
@@ -303,6 +320,23 @@ def shooting_table(*, shoot, attack_power, shots=1, models=None, moved="cautious
 
 
 TABLES = {"shooting": shooting_table}
+
+
+def _every_kill_on_a_wounded_model(a: dict) -> bool:
+    """Every kill of the volley lands on a model that already carries the red
+    token (kills go to the wounded models first): there are at least as many
+    of them as shots, or the whole unit is wounded."""
+    k = a["target_wounded"]
+    return k > 0 and (k >= a["shots"] or (a["models"] is not None and k >= a["models"]))
+
+
+def _per_shot_exists(a: dict, saves) -> bool:
+    """Whether one chance per shot of downing a model exists: not when a kill's
+    effect depends on the shots before it (a fresh tough model absorbs it, a
+    wounded hero saves worse than a fresh one), unless every kill lands on a
+    wounded model."""
+    stateful = a["tough"] or (a["target_wounded"] > 0 and saves is not None)
+    return not stateful or _every_kill_on_a_wounded_model(a)
 
 
 def _shooting_stages(a: dict, to_hit: RollHigh, to_kill: RollHigh, saves) -> tuple[Stage, ...]:
@@ -339,12 +373,18 @@ def _shooting_stages(a: dict, to_hit: RollHigh, to_kill: RollHigh, saves) -> tup
         mod = f" with {', '.join(extra)}" if dmod else ""
         detail = (f"damage v1: Damage {a['damage']} against Defence {defence}{sh} kills on {base}+{mod}: "
                   f"{to_kill.describe('d6')}: {_ratio(p_kill, DAMAGE_V1_DIE)}")
+    on_wounded = _every_kill_on_a_wounded_model(a)
+    if on_wounded and a["tough"]:
+        detail += " (every model hit already carries the red token: a kill downs it)"
     stages.append(Stage("to kill", p_kill, detail, faces=to_kill.sides))
-    if saves is not None and not a["tough"]:
-        s = saves[0].success
+    if saves is not None and _per_shot_exists(a, saves):
+        save = saves[1] if on_wounded else saves[0]
+        s = save.success
+        minus = [w for on, w in ((on_wounded, "wounded: red token"), (a["target_shocked"], "shocked")) if on]
+        at = f" at {_MINUS}{len(minus)} ({', '.join(minus)})" if minus else ""
         stages.append(Stage("heroic save fails", 1 - s,
-                            f"heroic save d10 >= {a['heroic_save']} ignores the kill: saves "
-                            f"{_ratio(s, DIE)}, fails {_ratio(1 - s, DIE)}", faces=saves[0].sides))
+                            f"heroic save d10 >= {a['heroic_save']}{at} ignores the kill: {save.describe('d10')}: "
+                            f"saves {_ratio(s, DIE)}, fails {_ratio(1 - s, DIE)}", faces=save.sides))
     return tuple(stages)
 
 
@@ -364,6 +404,7 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
              blind_fire=False, damage_rule="v2", kill_on="above", shock_rule="seed", damage=None,
              defence=None, heroic_save=None, tough=False, shield=False, firer_wounded=False,
              firer_shocked=False, blast=False, blind_fire_rule="seed", aimed_fire_team=False,
+             target_wounded=0, target_shocked=False,
              method="exact", samples=100_000, seed=0) -> Outcome:
     """One soldier's or fire team's ``shots`` at a target unit of ``models`` models.
 
@@ -379,6 +420,19 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     first unsaved kill; kills go to the wounded model first), ``shield`` (v1
     only: +1 Defence), ``firer_wounded`` / ``firer_shocked`` (-1 to all the
     firer's rolls: to hit and to kill).
+
+    ``target_wounded``: how many models of the target unit already carry the
+    red token ("A wounded model is -1 to all rolls and halves movement
+    permanently and receives a red token under its base"), 0 to ``models``.
+    Kills go to the wounded models first (as a model wounded by this volley
+    takes the next kill), so each of the first ``target_wounded`` unsaved
+    kills downs a wounded model even when ``tough``, and a wounded hero's
+    heroic save is at -1; then the fresh models follow. The save is the only
+    roll a shooting target makes, so it is the only "-1 to all rolls" here.
+    Without ``tough`` and ``heroic_save`` it changes nothing (every kill
+    downs a model anyway). ``target_shocked``: the target unit carries a
+    shock token, "Has -1 to all rolls": its heroic saves are at -1 (adding
+    to a wound's -1).
 
     ``flanked``: the firer is in the target's rear 180, so "the cover does not
     count": neither the -2 to hit nor the cover level off the damage roll.
@@ -420,7 +474,19 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
         notes.append("Shock (pooled variant): a model downed, or near misses + non-damaging hits >= 2.")
     if a["heroic_save"] is not None:
         notes.append(f"Heroic save: each kill is ignored on a d10 >= {a['heroic_save']}"
-                     + (" (a wounded hero saves at -1)." if a["tough"] else "."))
+                     + (" (at -1 once wounded" if a["tough"] or a["target_wounded"] else "")
+                     + (("; " if a["tough"] or a["target_wounded"] else " (") + "at -1 more while the unit is "
+                        "shocked: 'Has -1 to all rolls'" if a["target_shocked"] else "")
+                     + (")" if a["tough"] or a["target_wounded"] or a["target_shocked"] else "") + ".")
+    if a["target_wounded"]:
+        k = a["target_wounded"]
+        notes.append(f"Red token: {k} {'model' if k == 1 else 'models'} of the target already wounded ('A wounded "
+                     "model is -1 to all rolls ... and receives a red token under its base'); kills go to the "
+                     f"wounded models first, so each of the first {k} unsaved {'kill' if k == 1 else 'kills'} downs "
+                     "one (tough or not), and their heroic saves are at -1.")
+    if a["target_shocked"] and a["heroic_save"] is None:
+        notes.append("Shocked target: 'Has -1 to all rolls'; a shooting target rolls only heroic saves, and it "
+                     "has none here, so nothing changes.")
     if a["tough"]:
         notes.append("Tough: each model absorbs its first unsaved kill (wounded, -1 to all rolls) and is "
                      "downed by the next; kills go to the wounded model first.")
@@ -432,13 +498,18 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     if a["aimed"] is not None and a["aimed_fire_team"]:
         notes.append("Aimed fire by a fire team (variant aimed_fire_team=True): the seed lets 'a soldier' "
                      "fire 'a single shot'; here each of the shots is one soldier's single aimed shot.")
-    if a["tough"]:
+    if not _per_shot_exists(a, saves):
         # No per-shot chance of downing a model exists: a tough model's first
-        # unsaved kill only wounds it, so what one shot does depends on the
-        # shots before it. The per-die steps go to the notes, not the stages
-        # (whose product would read as "the chance one shot downs a model").
-        notes[:0] = [f"{s.name[:1].upper()}{s.name[1:]}: {s.detail} (a kill on a tough model wounds it first: "
-                     "no single shot downs a fresh tough model)" if s.name == "to kill"
+        # unsaved kill only wounds it, and a wounded hero saves at -1, so what
+        # one shot does depends on the shots before it. The per-die steps go
+        # to the notes, not the stages (whose product would read as "the
+        # chance one shot downs a model").
+        why = (("a kill downs a model with the red token but only wounds a fresh tough model: no single "
+                "chance per shot" if a["target_wounded"] else
+                "a kill on a tough model wounds it first: no single shot downs a fresh tough model")
+               if a["tough"] else "kills on the wounded models are saved at -1, on the others at full: "
+               "no single chance per shot")
+        notes[:0] = [f"{s.name[:1].upper()}{s.name[1:]}: {s.detail} ({why})" if s.name == "to kill"
                      else f"{s.name[:1].upper()}{s.name[1:]}: {s.detail}" for s in stages]
         stages = ()
     inputs = dict(a, method=method)
@@ -453,6 +524,7 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     width = n_shots + 1 if models is None else min(n_shots, models) + 1
     near_code = to_hit.labels.index("near_miss")
     sequential = saves is not None or a["tough"]
+    wounded_k = a["target_wounded"]
 
     def one_chunk(m: int) -> dict:
         hit_codes = to_hit.roll(rng, (m, n_shots))
@@ -461,7 +533,7 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
         kill = hit & to_kill.is_success(to_kill.roll(rng, (m, n_shots)))
         if sequential:
             down = np.zeros(m, dtype=np.int64)
-            wounded = np.zeros(m, dtype=bool)
+            wounded = np.full(m, wounded_k > 0)
             save_faces = roll_faces(rng, DIE, (m, n_shots, 1))
             if saves is not None:
                 ok_f, ok_w = _judge_both(saves, save_faces)
@@ -469,12 +541,10 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
                 k = kill[:, t]
                 if saves is not None:
                     k = k & ~np.where(wounded, ok_w[:, t], ok_f[:, t])
-                if a["tough"]:
-                    downed_now = k & wounded
-                    wounded = (wounded & ~downed_now) | (k & ~wounded)
-                else:
-                    downed_now = k
+                downed_now = k & wounded if a["tough"] else k
                 down += downed_now
+                # the next model in front: one of the models already wounded while any is left
+                wounded = np.where(downed_now, down < wounded_k, wounded | (k & a["tough"]))
         else:
             down = kill.sum(axis=1)
         hits = hit.sum(axis=1)
@@ -531,6 +601,11 @@ _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
     _optional("heroic_save", None, 1, 12, "heroic save (PHYS)",
               "a downed hero rolls against PHYS to stay up; the leftmost notch means no hero"),
     _toggle("tough", False, "tough", "the target shrugs off the first kill"),
+    _slider("target_wounded", 0, 0, 10, "models with a red token",
+            "models of the target that already carry the red token: the next kill downs one, and a hero among "
+            "them saves at -1"),
+    _toggle("target_shocked", False, "target shocked",
+            "the target unit carries a shock token: -1 to all its rolls, so its heroes save at -1"),
     _toggle("shield", False, "target has a shield", "a shield adds +1 Defence against shooting (damage rule v1)"),
     _toggle("firer_wounded", False, "firer wounded", "a wounded firer has -1 to hit"),
     _toggle("firer_shocked", False, "firer shocked", "a shocked firer shoots worse"),
@@ -552,6 +627,8 @@ def _cc_side(side: str) -> tuple:
         _dropdown(f"{side}_armour", "light", tuple(ARMOUR), f"{side} armour", f"the {side}'s armour"),
         _toggle(f"{side}_wounded", False, f"{side} wounded", f"the {side} is wounded: -1"),
         _toggle(f"{side}_tough", False, f"{side} tough", f"the {side} shrugs off the first kill"),
+        _toggle(f"{side}_shocked", False, f"{side} shocked",
+                f"the {side} carries a shock token: -1 to all its rolls, without being wounded"),
         _optional(f"{side}_heroic_save", None, 1, 12, f"{side} heroic save",
                   "a downed hero rolls this to stay up; the leftmost notch means no hero"),
         _optional(f"{side}_damage", None, 1, 12, f"{side} Damage (rule v1)", "the leftmost notch means not used"),

@@ -152,7 +152,8 @@ def _check_cc(kw: dict) -> dict:
     a["response"] = v.choice("response", kw["response"], ("block", "counter"))
     for name in ("shield", "shield_when_countering", "power_attack", "defender_power_attack", "from_rear",
                  "facing_away", "outnumbered", "defender_outnumbered", "attacker_wounded",
-                 "defender_wounded", "attacker_tough", "defender_tough"):
+                 "defender_wounded", "attacker_tough", "defender_tough", "attacker_shocked",
+                 "defender_shocked"):
         a[name] = v.boolean(name, kw[name])
     a["dual_weapons"] = v.choice("dual_weapons", kw["dual_weapons"], DUAL)
     a["defender_dual_weapons"] = v.choice("defender_dual_weapons", kw["defender_dual_weapons"], DUAL)
@@ -211,9 +212,9 @@ def _check_cc(kw: dict) -> dict:
 def _cc_dice(a: dict):
     """The exchange and damage tests of one close combat, with plain-words pieces."""
     att_hit = (1 if a["facing_away"] else 0) - int(a["outnumbered"]) - int(a["power_attack"]) \
-        - int(a["dual_weapons"] == "hit") - int(a["attacker_wounded"])
+        - int(a["dual_weapons"] == "hit") - int(a["attacker_wounded"]) - int(a["attacker_shocked"])
     n_att = 2 if a["dual_weapons"] is not None else 1
-    def_roll = -int(a["defender_outnumbered"]) - int(a["defender_wounded"])
+    def_roll = -int(a["defender_outnumbered"]) - int(a["defender_wounded"]) - int(a["defender_shocked"])
     def_weapon = def_roll - int(a["defender_dual_weapons"] == "hit")
     n_def_weapon = 2 if a["defender_dual_weapons"] is not None else 1
     if a["response"] == "block":
@@ -229,7 +230,7 @@ def _cc_dice(a: dict):
     strike_phys = a["attacker_phys"] if a["melee_phys"] == "attacker" else a["defender_phys"]
     counter_phys = a["defender_phys"] if a["melee_phys"] == "attacker" else a["attacker_phys"]
     att_dmg_mod = 2 * int(a["power_attack"]) - int(a["dual_weapons"] == "damage") + int(a["from_rear"]) \
-        - int(a["attacker_wounded"])
+        - int(a["attacker_wounded"]) - int(a["attacker_shocked"])
     strike = _melee_kill_test(a["damage_rule"], a["kill_on"], strike_phys, a["attacker_weapon_bonus"],
                               att_dmg_mod, a["defender_armour"],
                               None if v2 else a["attacker_damage"] + a["attacker_strength"],
@@ -237,7 +238,7 @@ def _cc_dice(a: dict):
     counters = None
     if a["response"] == "counter":
         c_mod = 2 * int(a["defender_power_attack"]) - int(a["defender_dual_weapons"] == "damage") \
-            - int(a["defender_wounded"])
+            - int(a["defender_wounded"]) - int(a["defender_shocked"])
         args = (a["damage_rule"], a["kill_on"], counter_phys, a["defender_weapon_bonus"])
         v1 = (None if v2 else a["defender_damage"] + a["defender_strength"],
               None if v2 else a["attacker_defence"])
@@ -246,10 +247,12 @@ def _cc_dice(a: dict):
     return exchange, strike, counters, att_hit
 
 
-def _saves(stat):
-    """(unwounded, wounded) heroic save tests of a model, or None: d10 >= stat, at -1 when wounded."""
+def _saves(stat, shocked: bool = False):
+    """(unwounded, wounded) heroic save tests of a model, or None: d10 >= stat, at -1 when wounded,
+    and a further -1 when shocked (a shock token's "-1 to all rolls")."""
     if stat is None:
         return None
+    stat = stat + int(shocked)
     return RollHigh(target=stat, sides=DIE), RollHigh(target=stat + 1, sides=DIE)
 
 
@@ -265,9 +268,14 @@ CC_NOTE_ROUNDS = (
     "in one round is -1 to all rolls in the next ('A wounded model is -1 to all rolls'). The stages are the "
     "first round's; pushback is the first round's.")
 
+CC_NOTE_SHOCK = (
+    "Shocked: 'A unit who has received a shock token ... Has -1 to all rolls': -1 to the shocked fighter's "
+    "hit, block and counter dice, damage rolls and heroic saves in every round; it marks no wound (a tough "
+    "model still absorbs its first kill), and it adds to a wound's -1.")
+
 CC_NOTES = (
     "Close combat: the attacker hits on d10 + modifiers >= its CQC (+1 target facing away, -1 outnumbered, "
-    "-1 power attack, -1 dual weapons for hit, -1 wounded).",
+    "-1 power attack, -1 dual weapons for hit, -1 wounded, -1 shocked).",
     "Block: each defender success (d10 + modifiers >= its own CQC) cancels one hit; a shield adds a die "
     "'only used to block'; dual weapons add a second weapon die (blocking too).",
     "Counter: 'rolling to hit and damage - AFTER the attacker': it lands only if the defender is still "
@@ -287,7 +295,8 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
                  dual_weapons=None, defender_dual_weapons=None, power_attack=False,
                  defender_power_attack=False, from_rear=False, facing_away=False, outnumbered=False,
                  defender_outnumbered=False, attacker_wounded=False, defender_wounded=False,
-                 attacker_tough=False, defender_tough=False, attacker_heroic_save=None,
+                 attacker_tough=False, defender_tough=False, attacker_shocked=False,
+                 defender_shocked=False, attacker_heroic_save=None,
                  defender_heroic_save=None, damage_rule="v2", kill_on="above", melee_phys="attacker",
                  attacker_damage=None, attacker_strength=None, attacker_defence=None,
                  defender_damage=None, defender_strength=None, defender_defence=None,
@@ -298,14 +307,15 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
       to hit or both at -1 to damage), hits on d10 + modifiers >= ``attacker_cqc``;
       modifiers +1 ``facing_away`` (the target faces away), -1 ``outnumbered``
       (the attacker is outnumbered), -1 ``power_attack`` (two-handed: +2 to the
-      damage roll), -1 ``attacker_wounded``.
+      damage roll), -1 ``attacker_wounded``, -1 ``attacker_shocked``.
     * Defender, chosen before the roll (``response``): ``"block"``: one die
       (two with dual weapons, plus one with a ``shield``), each d10 + modifiers
       >= ``defender_cqc`` cancels one hit; ``"counter"``: one die (two with
       dual weapons) to hit the attacker, then damage, only if the defender is
       still standing (``shield_when_countering=True``: the shield die still
       blocks). Defender modifiers: -1 ``defender_outnumbered``, -1
-      ``defender_wounded``, -1 dual weapons for hit, -1 its power attack.
+      ``defender_wounded``, -1 ``defender_shocked``, -1 dual weapons for hit,
+      -1 its power attack.
     * Damage v2: d10 + weapon ATTACK BONUS (+2 power attack, +1 ``from_rear``,
       -1 dual for damage, -1 wounded) - the struck model's armour level >
       PHYS (the striker's PHYS, ``melee_phys="attacker"``, as the seed says;
@@ -313,7 +323,13 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
       weapon Damage + wielder Strength against the struck model's Defence,
       the same roll modifiers on the d6.
     * ``*_wounded``: the model already carries a wound (-1 to all rolls; if
-      also ``*_tough``, its next unsaved kill downs it). ``*_tough``: absorbs
+      also ``*_tough``, its next unsaved kill downs it).
+    * ``*_shocked``: the fighter's unit carries a shock token: "A unit who
+      has received a shock token ... 2. Has -1 to all rolls": -1 to its hit,
+      block and counter dice, its damage rolls and its heroic saves, for every
+      round (a token is removed only by actions outside close combat). Unlike
+      ``*_wounded`` it marks no wound: a shocked tough model still absorbs its
+      first kill. Shock and a wound add up (-2). ``*_tough``: absorbs
       one unsaved kill. ``*_heroic_save``: the stat a kill is saved against
       (d10 >= it; -1 when wounded).
 
@@ -335,11 +351,13 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
     rounds = v.integer("rounds", rounds, 1, MAX_ROUNDS)
     method, samples, rng = v.method_args(method, samples, seed)
     exchange, strike, _counters, att_hit = _cc_dice(a)
-    d_saves = _saves(a["defender_heroic_save"])
+    d_saves = _saves(a["defender_heroic_save"], a["defender_shocked"])
     stages = _cc_stages(a, exchange, strike, att_hit, d_saves)
     notes = [n for n in CC_NOTES if a["damage_rule"] == "v2" or not n.startswith("Melee damage v2")]
     if a["damage_rule"] == "v1":
         notes.insert(3, CC_NOTE_V1)
+    if a["attacker_shocked"] or a["defender_shocked"]:
+        notes.append(CC_NOTE_SHOCK)
     if rounds > 1:
         notes.append(CC_NOTE_ROUNDS)
     inputs = dict(a, rounds=rounds, method=method)
@@ -391,7 +409,8 @@ def _round_dice(a: dict):
     """The dice of one round for the fighters' states in ``a``: the exchange,
     the strike and counter damage tests and both fighters' heroic saves."""
     exchange, strike, counters, _att_hit = _cc_dice(a)
-    return exchange, strike, counters, _saves(a["defender_heroic_save"]), _saves(a["attacker_heroic_save"])
+    return (exchange, strike, counters, _saves(a["defender_heroic_save"], a["defender_shocked"]),
+            _saves(a["attacker_heroic_save"], a["attacker_shocked"]))
 
 
 def _round_exact(a: dict):
@@ -516,7 +535,7 @@ def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int, d_sa
     mods = []
     for on, m, text in ((a["facing_away"], 1, "target facing away"), (a["outnumbered"], -1, "outnumbered"),
                         (a["power_attack"], -1, "power attack"), (a["dual_weapons"] == "hit", -1, "dual weapons"),
-                        (a["attacker_wounded"], -1, "wounded")):
+                        (a["attacker_wounded"], -1, "wounded"), (a["attacker_shocked"], -1, "shocked")):
         if on:
             mods.append(f"{_signed(m)} {text}")
     with_text = (" with " + ", ".join(mods)) if mods else ""
@@ -540,8 +559,13 @@ def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int, d_sa
             p_down += p * _chain_down(h, strike.success, sf, sw, a["defender_tough"], a["defender_wounded"])[0]
     if exchange.block_mods:
         n_b = len(exchange.block_mods)
+        d_mods = [f"{_MINUS}1 {text}" for on, text in (
+            (a["defender_outnumbered"], "outnumbered"), (a["defender_wounded"], "wounded"),
+            (a["defender_shocked"], "shocked"),
+            (a["defender_dual_weapons"] == "hit" and a["response"] == "block", "dual weapons, weapon dice")) if on]
+        d_text = f" {' '.join(d_mods)}" if d_mods else ""
         stages.append(Stage("not blocked", p_through / p_any if p_any else zero,
-                            f"the defender's {n_b} blocking {'die' if n_b == 1 else 'dice'} (d10 >= CQC "
+                            f"the defender's {n_b} blocking {'die' if n_b == 1 else 'dice'} (d10{d_text} >= CQC "
                             f"{a['defender_cqc']}, each cancels one hit) leave at least one hit"))
 
     if a["damage_rule"] == "v2":
@@ -551,6 +575,7 @@ def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int, d_sa
                    + (" +1 from the rear" if a["from_rear"] else "")
                    + (f" {_MINUS}1 dual weapons" if a["dual_weapons"] == "damage" else "")
                    + (f" {_MINUS}1 wounded" if a["attacker_wounded"] else "")
+                   + (f" {_MINUS}1 shocked" if a["attacker_shocked"] else "")
                    + f" {_MINUS}{ARMOUR[a['defender_armour']]} {a['defender_armour']} armour must roll "
                    + ("above" if a["kill_on"] == "above" else "at or above")
                    + f" PHYS {phys} ({a['melee_phys']}'s): {strike.describe('d10')}: {_ratio(strike.success, DIE)}")
@@ -559,7 +584,8 @@ def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int, d_sa
         base = _v1_need(att, a["defender_defence"])
         roll = [text for on, text in ((a["power_attack"], "+2 power attack"), (a["from_rear"], "+1 from the rear"),
                                       (a["dual_weapons"] == "damage", f"{_MINUS}1 dual weapons"),
-                                      (a["attacker_wounded"], f"{_MINUS}1 wounded")) if on]
+                                      (a["attacker_wounded"], f"{_MINUS}1 wounded"),
+                                      (a["attacker_shocked"], f"{_MINUS}1 shocked")) if on]
         kdetail = (f"damage v1: Damage + Strength {att} against Defence {a['defender_defence']} kills on {base}+"
                    + (f" with {', '.join(roll)} on the d6" if roll else "")
                    + f": {strike.describe('d6')}: {_ratio(strike.success, DAMAGE_V1_DIE)}")
@@ -568,9 +594,10 @@ def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int, d_sa
         stages.append(Stage("to kill", strike.success, kdetail, faces=strike.sides))
         if d_saves is not None:
             s = sw if a["defender_wounded"] else sf
+            minus = [w for on, w in ((a["defender_wounded"], "wounded"), (a["defender_shocked"], "shocked")) if on]
             stages.append(Stage("heroic save fails", 1 - s,
                                 f"heroic save d10 >= {a['defender_heroic_save']}"
-                                + (" at -1 (wounded)" if a["defender_wounded"] else "")
+                                + (f" at -{len(minus)} ({', '.join(minus)})" if minus else "")
                                 + f" ignores the kill: fails {_ratio(1 - s, DIE)}", faces=DIE))
     else:
         extra = []
@@ -580,7 +607,8 @@ def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int, d_sa
             extra.append("a tough defender is downed by its second unsaved kill"
                          if not a["defender_wounded"] else "the wounded tough defender is downed by one")
         if d_saves is not None:
-            extra.append(f"each kill is saved on d10 >= {a['defender_heroic_save']} (-1 once wounded)")
+            extra.append(f"each kill is saved on d10 >= {a['defender_heroic_save']} (-1 once wounded"
+                         + (", -1 shocked" if a["defender_shocked"] else "") + ")")
         stages.append(Stage("to kill", p_down / p_through if p_through else zero,
                             f"each hit that gets through: {kdetail}; {'; '.join(extra)}"))
     return tuple(stages)

@@ -74,15 +74,17 @@ def _v1_need(attack, defence):
     return int(out) if out.ndim == 0 else out
 
 
-def _absorb_step(state, kill, save_fresh, save_wounded, tough: bool):
+def _absorb_step(state, kill, save_fresh, save_wounded, tough: bool, wounded_below: int = 0):
     """One possible kill on the target, as a state update.
 
     ``state[..., d, w]`` = P(d models downed so far, w = the model in front is
     wounded). With probability ``kill`` a kill lands; the hero saves with
     ``save_fresh`` (unwounded) or ``save_wounded`` (wounded: -1); an unsaved
-    kill wounds a fresh tough model, otherwise downs the model (d + 1, the next
-    model is fresh). The last count absorbs overflow. Works on float arrays and
-    on object arrays of Fractions alike.
+    kill wounds a fresh tough model, otherwise downs the model (d + 1). The
+    next model is fresh, unless the unit started with ``wounded_below``
+    models already wounded and fewer than that are down (kills go to the
+    wounded models first). The last count absorbs overflow. Works on float
+    arrays and on object arrays of Fractions alike.
     """
     p0 = state[..., 0]
     p1 = state[..., 1]
@@ -100,7 +102,9 @@ def _absorb_step(state, kill, save_fresh, save_wounded, tough: bool):
         down_from_fresh = p0 * hit_fresh
         new[..., 1] = p1 * (1 - hit_wounded)
         new[..., 0] = p0 * (1 - hit_fresh)
-    downs = down_from_fresh + p1 * hit_wounded   # move to d + 1, fresh
-    new[..., 1:, 0] = new[..., 1:, 0] + downs[..., :-1]
+    downs = down_from_fresh + p1 * hit_wounded   # move to d + 1: wounded while d + 1 < wounded_below
+    k = min(max(wounded_below - 1, 0), state.shape[-2] - 1)
+    new[..., 1:1 + k, 1] = new[..., 1:1 + k, 1] + downs[..., :k]
+    new[..., 1 + k:, 0] = new[..., 1 + k:, 0] + downs[..., k:-1]
     new[..., -1, 0] = new[..., -1, 0] + downs[..., -1]
     return new
