@@ -97,6 +97,29 @@ def test_after_a_desperate_charge_the_pair_is_locked_but_not_fighting():
     assert t2.fights == 2  # early and late combats of turn 2
 
 
+def test_a_desperate_charger_sits_out_a_fight_its_target_has_this_turn():
+    """A1 Desperate Charges B1 and A2 Furious Charges it in the same phase: B1 and A2 are
+    FIGHTING and fight in the late combats, A1 (whose every attack would remove a model) does not
+    strike until the next turn."""
+    from workbench.turn import FocusFire
+
+    class Mixed(FocusFire):
+        def attack_action(self, battle, unit, target):
+            return "desperate_charge" if unit.name == "A1" else "furious_charge"
+
+    sure_blade = Weapon("Sure blade", s=1, ap=1, kind="melee")
+    a1 = UnitSpec("A1", models=3, ws=1, weapons=(sure_blade,))
+    a2 = marine("A2", ws=13, a=0)  # never hits
+    b1 = UnitSpec("B1", models=10, t=-12, sv=-12, d=-12, a=0)
+    b = Battle([a1, a2], [b1], log=True)
+    t = b.turn("A", {"A": Mixed(charge=True), "B": get_policy("focus")}, np.random.default_rng(0))
+    assert b.unit("B", "B1").locked == {b.unit("A", "A1"), b.unit("A", "A2")}
+    assert t.fights == 1 and b.unit("B", "B1").models == 10
+    assert not any(e.startswith("A:A1 3 attacks") for e in t.events)
+    t2 = b.turn("B", {"A": get_policy("focus"), "B": get_policy("focus")}, np.random.default_rng(1))
+    assert any(e.startswith("A:A1 3 attacks at B:B1: 3 wounds") for e in t2.events)
+
+
 def test_a_desperate_charge_reaches_as_often_as_its_6_plus_d6_roll():
     """Charges declared from 10" away lock the pair when 6+D6 >= 10: changes.reach_probability."""
     n = 1200
