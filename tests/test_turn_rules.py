@@ -71,6 +71,26 @@ def test_return_fire_from_the_ground_matches_changes_shooting(rule):
     assert abs(exact["same"] - exact["better"]) > 10 * got.std(ddof=1) / math.sqrt(n)  # the switch matters
 
 
+@pytest.mark.parametrize("rule, roll", [("bs_plus_4", 8 + 4), ("flat_4", 4)])
+def test_a_heavy_weapon_in_a_shot_follows_the_heavy_shot_switch_of_changes_shooting(rule, roll):
+    """"heavy weapons with BALLISTIC SKILL U+4": BS 8 + 4 = 12+ by default, a flat 4+ with the
+    switch; the simulator and changes.shooting share the name, the values and the default."""
+    default = inspect.signature(changes.shooting).parameters["heavy_shot"].default
+    assert Rules().heavy_shot == default == "bs_plus_4"
+    b = Battle([marine("A1", bs=8, weapons=(HEAVY,))], [marine("B1", cover=1)], rules=Rules(heavy_shot=rule))
+    p = math.prod(t.success for t in b.gun_tests(b.unit("A", "A1"), HEAVY, "shot", b.unit("B", "B1")))
+    assert p == per_shot(roll, 4, 4, 2, 3, cover=1)
+    exact = changes.shooting(bs=8, s=4, ap=4, t=2, sv=3, cover=1, shots=1, weapon="heavy", action="shot",
+                             heavy_shot=rule)
+    assert float(exact.pmf[1]) == pytest.approx(float(p), abs=1e-12)
+    # an aimed shot is at full BS whatever the switch
+    aimed = math.prod(t.success for t in b.gun_tests(b.unit("A", "A1"), HEAVY, "aimed", b.unit("B", "B1")))
+    assert aimed == per_shot(8, 4, 4, 2, 3, cover=1)
+    with pytest.raises(InputError) as info:
+        Rules(heavy_shot="flat_5")
+    assert info.value.field == "heavy_shot"
+
+
 # -- Desperate Charge: "only begins fighting in the next turn" -------------------------------------
 @pytest.mark.parametrize("kind, turn_one, two_turns", [("furious", 1, 3), ("desperate", 0, 2)])
 def test_a_desperate_charge_begins_fighting_only_in_the_next_turn(kind, turn_one, two_turns):

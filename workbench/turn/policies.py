@@ -262,7 +262,7 @@ class Greedy(Policy):
             for w in battle.weapons_for(u, shot):
                 entries.append((u.spec.bs, w.s, w.ap, w.shots * u.models, w.kind, shot,
                                 u.gone_to_ground, u.spec.cover))
-        key = (tuple(sorted(entries)), battle.rules.firer_cover_rule, battle.rules.natural_12_always_succeeds,
+        key = (tuple(sorted(entries)), battle.rules.firer_cover_rule, battle.rules.heavy_shot, battle.rules.natural_12_always_succeeds,
                battle.rules.natural_1_always_fails, target.spec.t, target.spec.sv, target.spec.inv, target.spec.cover,
                target.models, target.spec.w, target.gone_to_ground, evading)
         if key not in _P_DESTROYED:
@@ -278,7 +278,7 @@ class Greedy(Policy):
                     wounds=target.spec.w, go_to_ground=target.gone_to_ground, evading=evading,
                     natural_12_always_succeeds=battle.rules.natural_12_always_succeeds,
                     natural_1_always_fails=battle.rules.natural_1_always_fails,
-                    firer_cover_rule=battle.rules.firer_cover_rule)
+                    firer_cover_rule=battle.rules.firer_cover_rule, heavy_shot=battle.rules.heavy_shot)
                 _P_DESTROYED[key] = float(out.effects["destroyed"])
         return _P_DESTROYED[key]
 

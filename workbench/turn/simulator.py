@@ -106,6 +106,9 @@ class Rules:
     ``"same"`` (default, the seed: "Any unit it fires at receives the same
     cover modifier this unit currently has", the firer's cover + 2) or
     ``"better"`` (the better of that and the target's own cover).
+    ``heavy_shot``: a heavy weapon in a SHOT action ("BALLISTIC SKILL U+4"),
+    with the switch name and values of :func:`workbench.systems.changes.shooting`:
+    ``"bs_plus_4"`` (default, BS + 4) or ``"flat_4"`` (a flat 4+).
     ``wrecked_transport``: what happens to a unit still embarked on a
     transport that is destroyed. The seed does not say: it counts "a transport
     with a unit embarked on it" as 2 units when targets are chosen, and never
@@ -125,6 +128,7 @@ class Rules:
     natural_1_always_fails: bool = False
     firer_cover_rule: str = "same"
     wrecked_transport: str = "unharmed"
+    heavy_shot: str = "bs_plus_4"
 
     def __post_init__(self):
         v.boolean("charge_needs_engaged_target", self.charge_needs_engaged_target)
@@ -136,6 +140,7 @@ class Rules:
         v.boolean("natural_1_always_fails", self.natural_1_always_fails)
         v.choice("firer_cover_rule", self.firer_cover_rule, changes.FIRER_COVER_RULES)
         v.choice("wrecked_transport", self.wrecked_transport, WRECKED_TRANSPORT)
+        v.choice("heavy_shot", self.heavy_shot, changes.HEAVY_SHOT_RULES)
 
 
 class Unit:
@@ -322,14 +327,15 @@ class Battle:
 
     def gun_tests(self, firer: Unit, weapon: Weapon, shot: str, target: Unit):
         """The three D12 tests of one shot (changes' own targets: BS + max(cover, Inv),
-        AP + Sv, S + T; heavy weapons in a SHOT at BS +4; go-to-ground cover; a
+        AP + Sv, S + T; heavy weapons in a SHOT at BS +4, or a flat 4+ with
+        ``Rules(heavy_shot="flat_4")``; go-to-ground cover; a
         firer gone to ground gives the target its own cover + 2, or the better of
         the two with ``Rules(firer_cover_rule="better")``, as ``changes.shooting``)."""
-        penalty = changes.HEAVY_SHOT_PENALTY if (weapon.kind == "heavy" and shot == "shot") else 0
+        roll = changes._heavy_bs(firer.spec.bs, weapon.kind, shot, self.rules.heavy_shot)
         cover = target.spec.cover + (changes.GO_TO_GROUND_COVER if target.gone_to_ground else 0)
         if firer.gone_to_ground:
             cover = int(changes._firer_cover(cover, firer.spec.cover, self.rules.firer_cover_rule))
-        return _tests(firer.spec.bs + penalty, cover, target.spec.inv, weapon.ap, target.spec.sv,
+        return _tests(roll, cover, target.spec.inv, weapon.ap, target.spec.sv,
                       weapon.s, target.spec.t, *self._flags())
 
     def melee_tests(self, attacker: Unit, target: Unit):
