@@ -271,10 +271,12 @@ class Battle:
         self.active = "A"
         #: pairs locked by a DESPERATE CHARGE this turn: they fight from the next turn on
         self.waiting: set[frozenset] = set()
+        self._carrying = False  # any unit started embarked (a shortcut for forces without transports)
         for side in SIDES:
             for u in self.units[side]:
                 if u.spec.embarked_on is not None:
                     u.transport = self.unit(side, u.spec.embarked_on)
+                    self._carrying = True
 
     # -- looking at the table ------------------------------------------------
     def side(self, side: str) -> list[Unit]:
@@ -302,6 +304,8 @@ class Battle:
 
     def passengers(self, transport: Unit) -> list[Unit]:
         """The units still embarked on ``transport``."""
+        if not self._carrying:
+            return []
         return [u for u in self.units[transport.side] if u.alive and u.transport is transport]
 
     def count_targets(self, units: Sequence[Unit]) -> int:
@@ -312,6 +316,8 @@ class Battle:
     def engaged_with(self, unit: Unit) -> list[Unit]:
         """The enemy units ``unit`` fights: those it is locked with, except a lock
         made by a DESPERATE CHARGE this turn ("only begins fighting in the next turn")."""
+        if not self.waiting:
+            return [o for o in unit.locked if o.alive]
         return [o for o in unit.locked if o.alive and frozenset((unit, o)) not in self.waiting]
 
     def models(self, side: str) -> int:
