@@ -2,11 +2,14 @@
 
 A :class:`UnitSpec` is one unit as it starts a turn: the seed's stat line
 ("WS BS S T W I A Ld Sv D Inv"), a unit size, its weapons, the cover it stands
-in, and two facts the seed's rules ask about but a stat line does not hold:
+in, and facts the seed's rules ask about but a stat line does not hold:
 whether the enemy can see it at the beginning of the turn (EVADE needs "not
-within LINE OF SIGHT of any enemy units") and how many units it carries (a
+within LINE OF SIGHT of any enemy units"), how many units it carries (a
 transport "with a unit embarked on it counts as 2 units" when targets are
-chosen). Build one from a profile in ``profiles/changes`` with
+chosen) and, for a unit that starts the turn inside a transport, the
+transport's name (``embarked_on``: "if a unit was embarked on a transport
+vehicle"; the transport is a unit of the same force, which then counts as 2
+units while the unit is inside). Build one from a profile in ``profiles/changes`` with
 :func:`from_profile`.
 
 :data:`ACTIONS` is the seed's list of infantry actions with the name the seed
@@ -110,6 +113,7 @@ class UnitSpec:
     visible: bool = True
     carries: int = 0
     gone_to_ground: bool = False
+    embarked_on: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -125,6 +129,14 @@ class UnitSpec:
         v.integer(f"{self.name}.carries", self.carries, 0, 10)
         v.boolean(f"{self.name}.visible", self.visible)
         v.boolean(f"{self.name}.gone_to_ground", self.gone_to_ground)
+        if self.embarked_on is not None:
+            if not isinstance(self.embarked_on, str) or not self.embarked_on.strip() \
+                    or self.embarked_on == self.name:
+                raise InputError(f"{self.name}.embarked_on", "None or the name of another unit (its transport)",
+                                 self.embarked_on)
+            if self.gone_to_ground:
+                raise InputError(f"{self.name}.gone_to_ground", "False for a unit embarked on a transport",
+                                 self.gone_to_ground, "an embarked unit is off the table: it cannot go to ground")
         weapons = tuple(self.weapons)
         for i, wpn in enumerate(weapons):
             if not isinstance(wpn, Weapon):
@@ -188,11 +200,21 @@ def force(*units: UnitSpec) -> tuple[UnitSpec, ...]:
     if dup:
         raise InputError("force", "units with distinct names", dup[0],
                          "give each unit its own name, e.g. from_profile(..., name='Marines 2')")
+    by_name = {u.name: u for u in units}
+    for u in units:
+        if u.embarked_on is None:
+            continue
+        t = by_name.get(u.embarked_on)
+        if t is None or t.embarked_on is not None:
+            raise InputError(f"{u.name}.embarked_on", "the name of another unit of the same force, "
+                             "itself on the table (its transport)", u.embarked_on)
     return tuple(units)
 
 
-def target_count(units: Sequence[UnitSpec]) -> int:
+def target_count(units: Sequence[UnitSpec], loaded: Sequence[str] = ()) -> int:
     """How many units a choice of targets counts as: one each, and "a transport
-    with a unit embarked on it counts as 2 units"."""
-    return sum(2 if u.carries else 1 for u in units)
+    with a unit embarked on it counts as 2 units" (a transport with ``carries``
+    or whose name is in ``loaded``: a unit of its force is inside it)."""
+    loaded = set(loaded)
+    return sum(2 if (u.carries or u.name in loaded) else 1 for u in units)
 

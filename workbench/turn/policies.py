@@ -26,9 +26,16 @@ units over targets:
   units is taken first, and a second target the same way with the units left.
 
 Common options: ``response`` ("engage", "under_fire" or "go_to_ground": what a
-targeted READY unit answers), ``charge`` (units with a melee weapon make a
+targeted READY unit answers; a unit inside a transport, which cannot go to
+ground, engages instead), ``charge`` (units with a melee weapon make a
 Furious Charge at their target instead of shooting; FIGHTING targets can then be
-chosen, for a Tactical Charge).
+chosen, for a Tactical Charge), ``charge_kind`` ("furious", default, or
+"desperate": the charge those units make at a target that is not FIGHTING),
+``charge_distance`` (the inches a Desperate Charge's 6+D6" must reach; 0,
+default, always reaches), ``disembark`` (True, default: a unit embarked on a
+targeted transport that ENGAGEs disembarks in step 4 and makes the DISEMBARK
+action's SHOT at the attacker of its transport it hurts most; False: it stays
+inside).
 """
 from __future__ import annotations
 
@@ -38,7 +45,6 @@ from typing import Any, Sequence
 from .. import validate as v
 from ..errors import InputError
 from ..systems import changes
-from .forces import target_count
 from .simulator import _rate
 
 __all__ = ["Policy", "FocusFire", "SpreadFire", "Greedy", "POLICIES", "get_policy", "expected_wounds"]
@@ -75,15 +81,27 @@ class Policy:
 
     name = "base"
 
-    def __init__(self, *, response: str = "engage", charge: bool = False):
+    def __init__(self, *, response: str = "engage", charge: bool = False, charge_kind: str = "furious",
+                 charge_distance: float = 0.0, disembark: bool = True):
         self.response_choice = v.choice("response", response, ("engage", "under_fire", "go_to_ground"))
         self.charge = v.boolean("charge", charge)
+        self.charge_kind = v.choice("charge_kind", charge_kind, ("furious", "desperate"))
+        self.charge_distance = v.real("charge_distance", charge_distance, 0.0, 1000.0)
+        self.disembark = v.boolean("disembark", disembark)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.options()})"
 
     def options(self) -> str:
-        return f"response={self.response_choice!r}, charge={self.charge}"
+        text = f"response={self.response_choice!r}, charge={self.charge}"
+        # the options added later are shown only when set, so earlier studies keep their labels
+        if self.charge_kind != "furious":
+            text += f", charge_kind={self.charge_kind!r}"
+        if self.charge_distance:
+            text += f", charge_distance={self.charge_distance:g}"
+        if not self.disembark:
+            text += ", disembark=False"
+        return text
 
     # -- shared judgements -------------------------------------------------
     def threat(self, battle, unit) -> tuple:
@@ -111,8 +129,14 @@ class Policy:
     def attack_action(self, battle, unit, target) -> str:
         if self.charge and not unit.gone_to_ground and (
                 target.status == FIGHTING or unit.spec.melee_weapon.name != "bare hands"):
-            return "tactical_charge" if target.status == FIGHTING else "furious_charge"
+            if target.status == FIGHTING:
+                return "tactical_charge"
+            return "desperate_charge" if self.charge_kind == "desperate" else "furious_charge"
         return "hold_ground"  # "•••": every model fires at full BS (it stays still)
+
+    def charge_distance_to(self, battle, unit, target) -> float:
+        """The inches ``unit``'s Desperate Charge (6+D6") must cover to reach ``target``."""
+        return self.charge_distance
 
     def snap_target(self, battle, unit, candidates: Sequence) -> Any:
         """POSTPONED/EVADING units' snap shot (and a targeted EVADING unit's)."""
@@ -121,17 +145,39 @@ class Policy:
 
     # -- the passive player -------------------------------------------------
     def response(self, battle, unit, attackers) -> str:
+        if unit.embarked and self.response_choice == "go_to_ground":
+            return "engage"  # off the table, an embarked unit cannot go to ground
         return self.response_choice
+
+    def disembark_at(self, battle, unit, attackers) -> Any:
+        """Step 4: the attacker an ENGAGED unit embarked on a targeted transport
+        shoots after disembarking (the one it hurts most with the DISEMBARK
+        action's SHOT), or None to stay inside."""
+        if not self.disembark:
+            return None
+        foes = [a for a in attackers if a.alive and a.status != FIGHTING and not a.embarked]
+        useful = [f for f in foes if expected_wounds(battle, unit, f, "shot") > 0]
+        if not useful:
+            return None
+        return max(useful, key=lambda f: (expected_wounds(battle, unit, f, "shot"), self.threat(battle, f)))
 
     def reply(self, battle, unit, attackers) -> tuple[str | None, Any]:
         """Step 6: a charged unit blocks a Furious Charge or charges back; any other
         engaged unit shoots (HOLD GROUND, or a snap shot if gone to ground) at the
-        attacker it hurts most."""
+        attacker it hurts most. A unit charged only by Desperate Charges blocks
+        (it denies nothing, and the pair waits for the next turn's early combats,
+        where a charge back would make it fight this turn). A unit still
+        embarked does nothing ("They cannot DISEMBARK")."""
+        if unit.embarked:
+            return None, None
         if unit.charged_by:
             furious = [c for c, kind in unit.charged_by if kind == "furious_charge"]
             if furious:
                 return "block", max(furious, key=lambda c: c.models)
-            c = max((c for c, _ in unit.charged_by), key=lambda c: c.models)
+            others = [c for c, kind in unit.charged_by if kind != "desperate_charge"]
+            if not others:
+                return "block", None
+            c = max(others, key=lambda c: c.models)
             return "tactical_charge", c
         foes = [a for a in attackers if a.alive and a.status != FIGHTING]
         if not foes:
@@ -179,7 +225,7 @@ class SpreadFire(Policy):
         share = math.ceil(len(ready) / len(foes))
         plan, used = [], set()
         for foe in foes:
-            if target_count([t.spec for t, _ in plan] + [foe.spec]) > 2:
+            if battle.count_targets([t for t, _ in plan] + [foe]) > 2:
                 continue
             mine = [u for u in ready if u not in used and self.can_hurt(battle, u, foe)][:share]
             if mine:
@@ -216,7 +262,7 @@ class Greedy(Policy):
             for w in battle.weapons_for(u, shot):
                 entries.append((u.spec.bs, w.s, w.ap, w.shots * u.models, w.kind, shot,
                                 u.gone_to_ground, u.spec.cover))
-        key = (tuple(sorted(entries)), battle.rules.natural_12_always_succeeds,
+        key = (tuple(sorted(entries)), battle.rules.firer_cover_rule, battle.rules.heavy_shot, battle.rules.natural_12_always_succeeds,
                battle.rules.natural_1_always_fails, target.spec.t, target.spec.sv, target.spec.inv, target.spec.cover,
                target.models, target.spec.w, target.gone_to_ground, evading)
         if key not in _P_DESTROYED:
@@ -231,7 +277,8 @@ class Greedy(Policy):
                     inv=target.spec.inv, cover=target.spec.cover, models=target.models,
                     wounds=target.spec.w, go_to_ground=target.gone_to_ground, evading=evading,
                     natural_12_always_succeeds=battle.rules.natural_12_always_succeeds,
-                    natural_1_always_fails=battle.rules.natural_1_always_fails)
+                    natural_1_always_fails=battle.rules.natural_1_always_fails,
+                    firer_cover_rule=battle.rules.firer_cover_rule, heavy_shot=battle.rules.heavy_shot)
                 _P_DESTROYED[key] = float(out.effects["destroyed"])
         return _P_DESTROYED[key]
 
@@ -253,7 +300,7 @@ class Greedy(Policy):
         while ready and foes and len(plan) < 2:
             options = []
             for foe in foes:
-                if target_count([t.spec for t, _ in plan] + [foe.spec]) > 2:
+                if battle.count_targets([t for t, _ in plan] + [foe]) > 2:
                     continue
                 reached, p, units = self._fewest(battle, ready, foe)
                 if units:
@@ -286,5 +333,6 @@ def get_policy(policy: Any, field: str = "policy") -> Policy:
     try:
         return POLICIES[name](**opts)
     except TypeError:
-        raise InputError(f"{field} options", "keywords among kill_probability (greedy), response, charge",
+        raise InputError(f"{field} options", "keywords among kill_probability (greedy), response, charge, "
+                         "charge_kind, charge_distance, disembark",
                          opts) from None

@@ -13,13 +13,18 @@ ACTIVE UNITS." :meth:`Battle.turn` plays:
   on it counts as 2 units"); (2) declares which READY units attack them;
   (3) each targeted READY passive unit ENGAGEs or stays UNDER FIRE (or goes to
   ground at once: "This action may be performed immediately when the unit is
-  attacked"); (5) the attackers' actions are resolved; (6) the ENGAGED passive
-  units act (shoot, or, if "just successfully charged", only BLOCK or CHARGE
+  attacked"; a unit embarked on a targeted transport answers too); (4) "If one
+  of the passive ENGAGED units is embarked on a transport, it may now perform
+  a DISEMBARK action" (its •• SHOT at an attacker of its transport); (5) the
+  attackers' actions are resolved; (6) the ENGAGED passive units act ("They
+  cannot DISEMBARK") (shoot, or, if "just successfully charged", only BLOCK or CHARGE
   at a charger; targeted EVADING units may SNAP SHOOT, "which turns them into
   OCCUPIED"); (7) Furious Charge free attacks; (8) "All casualties suffered in
-  this phase are now removed from play"; (9) charged-and-locked units are
-  FIGHTING, the other ENGAGED units OCCUPIED, units that stayed under fire
-  UNDER FIRE.
+  this phase are now removed from play"; (9) units locked by a TACTICAL or
+  FURIOUS CHARGE are FIGHTING, the other ENGAGED units OCCUPIED, units that
+  stayed under fire UNDER FIRE. A DESPERATE CHARGE (6+D6") locks the two units
+  too, but they are not FIGHTING: "a unit that started a CC in a desperate
+  charge only begins fighting in the next turn" (its early combats).
 * **REMAINING UNITS PHASE**: passive READY, EVADING and UNDER FIRE units act
   "one by one" ("They can only shoot after HOLD GROUND or TACTICAL CHARGE
   actions. He may target any ACTIVE unit"), then POSTPONED and EVADING active
@@ -44,10 +49,12 @@ import numpy as np
 
 from .. import validate as v
 from ..errors import InputError
+from ..dice import roll_faces
 from ..systems import changes
 from .forces import UnitSpec, Weapon, force, shot_of, target_count
 
-__all__ = ["Rules", "Unit", "Battle", "STATES", "MARKERS", "ATTACK_ACTIONS", "RESPONSES",
+__all__ = ["Rules", "Unit", "Battle", "STATES", "MARKERS", "ATTACK_ACTIONS", "RESPONSES", "CHARGES",
+           "WRECKED_TRANSPORT",
            "play_turn", "play_igougo"]
 
 READY, ENGAGED, UNDER_FIRE, OCCUPIED = "READY", "ENGAGED", "UNDER FIRE", "OCCUPIED"
@@ -61,7 +68,11 @@ MARKERS = (GONE_TO_GROUND, POSTPONED, EVADING, FIGHTING)
 #: actions a policy may give an attacking or engaged unit (the rest of the seed's
 #: list moves units or transports, which a turn without a table does not need)
 ATTACK_ACTIONS = ("hold_ground", "move", "go_to_ground", "tactical_charge", "furious_charge",
-                  "move_9_d3", "get_up")
+                  "move_9_d3", "get_up", "desperate_charge")
+#: the charges ("If at least one model touches an enemy model, the two units are LOCKED IN CLOSE COMBAT")
+CHARGES = ("tactical_charge", "furious_charge", "desperate_charge")
+#: what becomes of a unit still inside a transport that is destroyed (the seed does not say)
+WRECKED_TRANSPORT = ("unharmed", "lost")
 RESPONSES = ("engage", "under_fire", "go_to_ground")
 SIDES = ("A", "B")
 
@@ -89,6 +100,23 @@ class Rules:
     ``passive_sees_results``: the passive player's units in the remaining
     units phase act "one by one", so each one's dice are rolled before the
     next picks a target (True, default) or all are declared first (False).
+    ``firer_cover_rule``: the cover of a unit fired at by a unit with a GO TO
+    GROUND marker, with the switch name and values of
+    :func:`workbench.systems.changes.shooting` (so the two never disagree):
+    ``"same"`` (default, the seed: "Any unit it fires at receives the same
+    cover modifier this unit currently has", the firer's cover + 2) or
+    ``"better"`` (the better of that and the target's own cover).
+    ``heavy_shot``: a heavy weapon in a SHOT action ("BALLISTIC SKILL U+4"),
+    with the switch name and values of :func:`workbench.systems.changes.shooting`:
+    ``"bs_plus_4"`` (default, BS + 4) or ``"flat_4"`` (a flat 4+).
+    ``wrecked_transport``: what happens to a unit still embarked on a
+    transport that is destroyed. The seed does not say: it counts "a transport
+    with a unit embarked on it" as 2 units when targets are chosen, and never
+    says whether shots at the transport, or its destruction, touch the unit
+    inside. ``"unharmed"`` (default, consistent with shooting only the
+    transport): the unit is set down on the table at step 8 with every model,
+    without an action or a shot, in the state it had; ``"lost"``: it is
+    removed with its transport.
     """
 
     charge_needs_engaged_target: bool = False
@@ -98,6 +126,9 @@ class Rules:
     passive_sees_results: bool = True
     natural_12_always_succeeds: bool = False
     natural_1_always_fails: bool = False
+    firer_cover_rule: str = "same"
+    wrecked_transport: str = "unharmed"
+    heavy_shot: str = "bs_plus_4"
 
     def __post_init__(self):
         v.boolean("charge_needs_engaged_target", self.charge_needs_engaged_target)
@@ -107,14 +138,18 @@ class Rules:
         v.boolean("passive_sees_results", self.passive_sees_results)
         v.boolean("natural_12_always_succeeds", self.natural_12_always_succeeds)
         v.boolean("natural_1_always_fails", self.natural_1_always_fails)
+        v.choice("firer_cover_rule", self.firer_cover_rule, changes.FIRER_COVER_RULES)
+        v.choice("wrecked_transport", self.wrecked_transport, WRECKED_TRANSPORT)
+        v.choice("heavy_shot", self.heavy_shot, changes.HEAVY_SHOT_RULES)
 
 
 class Unit:
     """A unit during play: its spec, models left, wounds on the damaged model,
-    its state, its one marker and the enemy units it is locked in combat with."""
+    its state, its one marker, the enemy units it is locked in combat with, and
+    the transport it is embarked on (None: on the table)."""
 
     __slots__ = ("spec", "side", "name", "models", "damage", "state", "marker", "locked", "pending",
-                 "charged_by", "took_part", "start_models")
+                 "charged_by", "took_part", "start_models", "transport")
 
     def __init__(self, spec: UnitSpec, side: str):
         self.spec = spec
@@ -129,6 +164,11 @@ class Unit:
         self.pending = 0
         self.charged_by: list[tuple[Unit, str]] = []
         self.took_part = False
+        self.transport: Unit | None = None
+
+    @property
+    def embarked(self) -> bool:
+        return self.transport is not None
 
     @property
     def alive(self) -> bool:
@@ -229,6 +269,14 @@ class Battle:
         self.log = log
         self.tally = Tally()
         self.active = "A"
+        #: pairs locked by a DESPERATE CHARGE this turn: they fight from the next turn on
+        self.waiting: set[frozenset] = set()
+        self._carrying = False  # any unit started embarked (a shortcut for forces without transports)
+        for side in SIDES:
+            for u in self.units[side]:
+                if u.spec.embarked_on is not None:
+                    u.transport = self.unit(side, u.spec.embarked_on)
+                    self._carrying = True
 
     # -- looking at the table ------------------------------------------------
     def side(self, side: str) -> list[Unit]:
@@ -254,6 +302,24 @@ class Battle:
             a.place(FIGHTING)
             b.place(FIGHTING)
 
+    def passengers(self, transport: Unit) -> list[Unit]:
+        """The units still embarked on ``transport``."""
+        if not self._carrying:
+            return []
+        return [u for u in self.units[transport.side] if u.alive and u.transport is transport]
+
+    def count_targets(self, units: Sequence[Unit]) -> int:
+        """How many units a choice of targets counts as (:func:`target_count`): "a
+        transport with a unit embarked on it counts as 2 units"."""
+        return target_count([u.spec for u in units], [u.name for u in units if self.passengers(u)])
+
+    def engaged_with(self, unit: Unit) -> list[Unit]:
+        """The enemy units ``unit`` fights: those it is locked with, except a lock
+        made by a DESPERATE CHARGE this turn ("only begins fighting in the next turn")."""
+        if not self.waiting:
+            return [o for o in unit.locked if o.alive]
+        return [o for o in unit.locked if o.alive and frozenset((unit, o)) not in self.waiting]
+
     def models(self, side: str) -> int:
         return sum(u.models for u in self.units[side])
 
@@ -267,12 +333,15 @@ class Battle:
 
     def gun_tests(self, firer: Unit, weapon: Weapon, shot: str, target: Unit):
         """The three D12 tests of one shot (changes' own targets: BS + max(cover, Inv),
-        AP + Sv, S + T; heavy weapons in a SHOT at BS +4; go-to-ground cover)."""
-        penalty = changes.HEAVY_SHOT_PENALTY if (weapon.kind == "heavy" and shot == "shot") else 0
+        AP + Sv, S + T; heavy weapons in a SHOT at BS +4, or a flat 4+ with
+        ``Rules(heavy_shot="flat_4")``; go-to-ground cover; a
+        firer gone to ground gives the target its own cover + 2, or the better of
+        the two with ``Rules(firer_cover_rule="better")``, as ``changes.shooting``)."""
+        roll = changes._heavy_bs(firer.spec.bs, weapon.kind, shot, self.rules.heavy_shot)
         cover = target.spec.cover + (changes.GO_TO_GROUND_COVER if target.gone_to_ground else 0)
         if firer.gone_to_ground:
-            cover = max(cover, firer.spec.cover + changes.GO_TO_GROUND_COVER)
-        return _tests(firer.spec.bs + penalty, cover, target.spec.inv, weapon.ap, target.spec.sv,
+            cover = int(changes._firer_cover(cover, firer.spec.cover, self.rules.firer_cover_rule))
+        return _tests(roll, cover, target.spec.inv, weapon.ap, target.spec.sv,
                       weapon.s, target.spec.t, *self._flags())
 
     def melee_tests(self, attacker: Unit, target: Unit):
@@ -293,6 +362,11 @@ class Battle:
         if target.status == FIGHTING:
             raise InputError("target", "a unit that is not FIGHTING",
                              f"{target.side}:{target.name}", "Units that are FIGHTING cannot be shot at")
+        if target.embarked or firer.embarked:
+            who = target if target.embarked else firer
+            raise InputError("target" if target.embarked else "firer", "a unit on the table",
+                             f"{who.side}:{who.name} (embarked on {who.transport.name})",
+                             "an embarked unit is off the table until it DISEMBARKs")
         if target.status == EVADING and shot != "snap":
             if self.rules.snap_at_evading == "refuse":
                 raise InputError("shot", "'snap' at an EVADING target", shot,
@@ -343,6 +417,20 @@ class Battle:
                         o.locked.discard(u)
                     u.locked.clear()
                     self._say(f"{side}:{u.name} destroyed")
+                    self._wreck(u)
+
+    def _wreck(self, transport: Unit) -> None:
+        """The units still inside a destroyed transport (``Rules.wrecked_transport``)."""
+        for p in self.passengers(transport):
+            p.transport = None
+            if self.rules.wrecked_transport == "lost":
+                self.tally.lost[p.side] += p.models
+                self.tally.destroyed[p.side] += 1
+                p.models = 0
+                p.pending = 0
+                self._say(f"{p.side}:{p.name} lost with its transport")
+            else:
+                self._say(f"{p.side}:{p.name} set down from its wrecked transport")
 
     # -- fights ------------------------------------------------------------
     def _groups(self) -> list[list[Unit]]:
@@ -350,15 +438,15 @@ class Battle:
         groups = []
         for side in SIDES:
             for u in self.units[side]:
-                if u in seen or not u.alive or not u.locked:
+                if u in seen or not u.alive or not self.engaged_with(u):
                     continue
                 stack, group = [u], []
                 seen.add(u)
                 while stack:
                     x = stack.pop()
                     group.append(x)
-                    for o in x.locked:
-                        if o not in seen and o.alive:
+                    for o in self.engaged_with(x):
+                        if o not in seen:
                             seen.add(o)
                             stack.append(o)
                 groups.append(group)
@@ -383,9 +471,9 @@ class Battle:
             if u.gone_to_ground:
                 u.place(None)
         for ini in sorted({u.spec.i for u in group}, reverse=True):
-            strikers = [u for u in group if u.alive and u.spec.i == ini and u.locked]
+            strikers = [u for u in group if u.alive and u.spec.i == ini and self.engaged_with(u)]
             for u in strikers:
-                foe = max(u.locked, key=lambda o: (o.models, o.name))
+                foe = max(self.engaged_with(u), key=lambda o: (o.models, o.name))
                 suffered[foe.side] += self.strike(rng, u, foe, u.models * u.spec.a)
             before = {s: self.tally.lost[s] for s in SIDES}
             self.remove_casualties()
@@ -436,6 +524,7 @@ class Battle:
     # -- a turn -------------------------------------------------------------
     def _begin(self, active: str) -> None:
         self.active = active
+        self.waiting = set()  # last turn's desperate charges fight in this turn's early combats
         for side in SIDES:
             for u in self.units[side]:
                 u.state = READY
@@ -465,7 +554,7 @@ class Battle:
                 break
         # units that did not attack are POSTPONED (or EVADING, if unseen: Evade 4")
         for u in self.side(active):
-            if u.status == READY:
+            if u.status == READY and not u.embarked:
                 u.place(EVADING if (not u.spec.visible and not u.gone_to_ground) else POSTPONED)
         self._remaining(rng, active, passive, pol_a, pol_p)
         self.late_combats(rng)
@@ -473,10 +562,12 @@ class Battle:
 
     def targetable(self, passive: str) -> list[Unit]:
         """Step 1: "READY, EVADING or FIGHTING passive units"."""
-        return [u for u in self.side(passive) if u.status in (READY, EVADING, FIGHTING)]
+        return [u for u in self.side(passive)
+                if u.status in (READY, EVADING, FIGHTING) and not u.embarked]
 
     def ready(self, side: str) -> list[Unit]:
-        return [u for u in self.side(side) if u.status == READY]
+        """READY units on the table (a unit inside a transport is not declared as an attacker)."""
+        return [u for u in self.side(side) if u.status == READY and not u.embarked]
 
     def check_plan(self, plan, active: str, passive: str) -> list[tuple[Unit, list[Unit]]]:
         """Steps 1 and 2 checked against the seed: 1 or 2 target units (a loaded
@@ -488,7 +579,7 @@ class Battle:
         targets = [t for t, _ in plan]
         if len(set(targets)) != len(targets):
             raise InputError("targets", "distinct target units", [t.name for t in targets])
-        n = target_count([t.spec for t in targets])
+        n = self.count_targets(targets)
         if n > 2:
             raise InputError("targets", "1 or 2 passive units (a transport with a unit embarked "
                              "on it counts as 2 units)", [t.name for t in targets],
@@ -536,6 +627,35 @@ class Battle:
                         tg.place(GONE_TO_GROUND)
                         t.went_to_ground += 1
                 self._say(f"{tg.name} answers: {r}")
+            # "a transport with a unit embarked on it counts as 2 units": the unit inside answers too
+            for p in self.passengers(tg):
+                if p.status != READY:
+                    continue
+                p.took_part = True
+                r = v.choice("response", pol_p.response(self, p, att), RESPONSES)
+                if r == "go_to_ground":
+                    raise InputError("response", "'engage' or 'under_fire' for an embarked unit", r,
+                                     "an embarked unit is off the table: it cannot go to ground")
+                if r == "under_fire":
+                    p.state = UNDER_FIRE
+                    t.under_fire += 1
+                else:
+                    p.state = ENGAGED
+                    t.engaged += 1
+                self._say(f"{p.name} (embarked on {tg.name}) answers: {r}")
+        # step 4: "If one of the passive ENGAGED units is embarked on a transport, it may now
+        # perform a DISEMBARK action" (Disembark 6" ••: a SHOT)
+        inside = [(p, tg, att) for tg, att in plan for p in self.passengers(tg) if p.state == ENGAGED]
+        for p, tg, att in inside:
+            foe = pol_p.disembark_at(self, p, att)
+            if foe is None:
+                continue
+            if foe not in att or not foe.alive or foe.status == FIGHTING:
+                raise InputError("target", f"one of the units attacking {tg.name} (not FIGHTING)",
+                                 getattr(foe, "name", foe))
+            p.transport = None
+            self._say(f"{p.side}:{p.name} disembarks from {tg.name}")
+            self.fire(rng, p, foe, shot_of("disembark"))
         # step 5: the active player's actions, in the order declared
         fc: list[tuple[Unit, Unit]] = []
         locked_now: set[Unit] = set()
@@ -545,7 +665,8 @@ class Battle:
             for a in att:
                 action = v.choice("action", pol_a.attack_action(self, a, tg), ATTACK_ACTIONS)
                 already = tg.pending >= need
-                dice = self._act(rng, a, tg, action, fc, locked_now)
+                dist = pol_a.charge_distance_to(self, a, tg) if action == "desperate_charge" else 0.0
+                dice = self._act(rng, a, tg, action, fc, locked_now, distance=dist)
                 t.shots += dice
                 if already:  # "if ... the second one manages to kill, the third's shots are wasted"
                     t.units_wasted += 1
@@ -563,7 +684,7 @@ class Battle:
                 if action is None:
                     continue
                 action = v.choice("action", action, ATTACK_ACTIONS + ("block",))
-                if tg.charged_by and action not in ("block", "tactical_charge", "furious_charge"):
+                if tg.charged_by and action not in ("block",) + CHARGES:
                     raise InputError("action", "BLOCK or a CHARGE at a unit that charged it", action,
                                      "A unit that has just been successfully charged may only BLOCK or "
                                      "CHARGE at one of the units that charged it")
@@ -577,13 +698,26 @@ class Battle:
                     continue
                 if tg.charged_by and foe not in [c for c, _ in tg.charged_by]:
                     raise InputError("target", "one of the units that charged it", foe.name)
-                self._act(rng, tg, foe, action, fc, locked_now)
+                dist = pol_p.charge_distance_to(self, tg, foe) if action == "desperate_charge" else 0.0
+                self._act(rng, tg, foe, action, fc, locked_now, distance=dist)
             elif tg.status == EVADING and tg.state != UNDER_FIRE:
                 foe = pol_p.snap_target(self, tg, [a for a in att if a.status != FIGHTING])
                 if foe is not None:  # "Targeted EVADING units may now also SNAP SHOOT"
                     self.fire(rng, tg, foe, "snap")
                     tg.place(None)
                     tg.state = OCCUPIED
+        # step 6 for units still embarked: "They cannot DISEMBARK" (and off the table, nothing else)
+        for p, tg, att in inside:
+            if not p.embarked or not p.alive:
+                continue  # disembarked in step 4: that was its action
+            action, _foe = pol_p.reply(self, p, att)
+            if action == "disembark":
+                raise InputError("action", "no DISEMBARK in step 6", action,
+                                 "The PASSIVE player performs the actions of his ENGAGED units. "
+                                 "They cannot DISEMBARK")
+            if action is not None:
+                raise InputError("action", f"no action for {p.name}, still embarked on {tg.name}", action,
+                                 "an embarked unit is off the table: it may only DISEMBARK, in step 4")
         # step 7: furious charge attacks
         for c, x in fc:
             self.strike(rng, c, x, c.models)  # "Each model ... performs one free close combat attack"
@@ -598,28 +732,40 @@ class Battle:
                 u.state = OCCUPIED
         return True
 
-    def _act(self, rng, unit: Unit, target: Unit, action: str, fc: list, locked_now: set) -> int:
+    def _act(self, rng, unit: Unit, target: Unit, action: str, fc: list, locked_now: set,
+             distance: float = 0.0) -> int:
         """Resolve one unit's action at one enemy unit; returns the dice it shot.
 
         The shot comes from the bullets in the action's name (:func:`shot_of`);
         a charge locks the two units in close combat ("If at least one model
         touches an enemy model": the workbench has no table, so a declared
-        charge always makes contact). A FIGHTING unit is never shot at: a
+        Tactical or Furious Charge always makes contact). A Desperate Charge
+        rolls its 6+D6" (``changes.ACTION_DISTANCES``, as
+        :func:`workbench.systems.changes.reach_probability`) against
+        ``distance``, the inches to the target its policy gives (0: always
+        reaches); if it reaches, the two units are locked but wait for the next
+        turn ("a unit that started a CC in a desperate charge only begins
+        fighting in the next turn"). A FIGHTING unit is never shot at: a
         Tactical Charge into one makes no snap shot, any other shot raises.
         """
-        if action in ("tactical_charge", "furious_charge"):
-            if unit.gone_to_ground:
-                raise InputError("action", "no charge while gone to ground", action,
-                                 "As long as the marker is there, the unit cannot move in any way")
-            if (self.rules.charge_needs_engaged_target and unit.side == self.active
-                    and target.state != ENGAGED):
-                raise InputError("action", "a charge at an ENGAGED enemy unit "
-                                 "(charge_needs_engaged_target=True)", f"{target.name} ({target.status})")
+        if action == "desperate_charge":
+            base, die, _words = changes.ACTION_DISTANCES["desperate_charge"]
+            moved = base + int(roll_faces(rng, die, (1,))[0])
+            if moved < distance:
+                self._say(f"{unit.side}:{unit.name} desperate_charge at {target.side}:{target.name}: "
+                          f'{moved}" falls short of {distance:g}"')
+                self._check_charge(unit, target, action)
+                return 0
+        if action in CHARGES:
+            self._check_charge(unit, target, action)
             unit.locked.add(target)
             target.locked.add(unit)
             target.charged_by.append((unit, action))
-            locked_now.update((unit, target))
             self._say(f"{unit.side}:{unit.name} {action} at {target.side}:{target.name}")
+            if action == "desperate_charge":
+                self.waiting.add(frozenset((unit, target)))  # not FIGHTING at step 9
+                return 0
+            locked_now.update((unit, target))
             if action == "furious_charge":
                 fc.append((unit, target))
                 return 0
@@ -635,6 +781,15 @@ class Battle:
         dice, _ = self.fire(rng, unit, target, shot)
         return dice
 
+    def _check_charge(self, unit: Unit, target: Unit, action: str) -> None:
+        if unit.gone_to_ground:
+            raise InputError("action", "no charge while gone to ground", action,
+                             "As long as the marker is there, the unit cannot move in any way")
+        if (self.rules.charge_needs_engaged_target and unit.side == self.active
+                and target.state != ENGAGED):
+            raise InputError("action", "a charge at an ENGAGED enemy unit "
+                             "(charge_needs_engaged_target=True)", f"{target.name} ({target.status})")
+
     def _remaining(self, rng, active, passive, pol_a, pol_p) -> None:
         """REMAINING UNITS PHASE (steps 1-4)."""
         locked_now: set[Unit] = set()
@@ -642,9 +797,9 @@ class Battle:
         for u in self.units[passive]:
             u.took_part = False  # "a PASSIVE UNIT that takes part in this phase"
         for u in self.side(passive):
-            if u.status not in (READY, EVADING, UNDER_FIRE):
+            if u.status not in (READY, EVADING, UNDER_FIRE) or u.embarked:
                 continue
-            foes = [a for a in self.side(active) if a.status != FIGHTING]
+            foes = [a for a in self.side(active) if a.status != FIGHTING and not a.embarked]
             if not self.rules.passive_sees_results:
                 foes_view = foes
             else:
@@ -688,7 +843,9 @@ class Battle:
         for side in (first, self.other(first)):
             self.active = side
             for u in self.side(side):
-                foes = self.side(self.other(side))
+                if u.embarked:
+                    continue
+                foes = [f for f in self.side(self.other(side)) if not f.embarked]
                 if not foes:
                     break
                 foe = policies[side].igougo_target(self, u, foes)
