@@ -59,13 +59,15 @@ __all__ = ["TurnDashboard", "PLANS", "ANSWERS", "SCENARIOS", "DEFAULT_TURNS", "T
            "MAX_UNITS", "unit_choices", "controls"]
 
 #: a plan as the page names it -> the policy of workbench.turn.policies
-PLANS = {"focus": "Focus fire: every unit at the most dangerous enemy unit",
-         "spread": "Spread fire: units shared out over two targets",
-         "greedy": "Just enough: the fewest units that likely destroy a target"}
+PLANS = {"focus": "Focus fire", "spread": "Spread fire", "greedy": "Just enough"}
+#: what each plan does, in a playtester's words (the plan control's help)
+PLAN_HELP = ("Focus fire: every unit at the enemy unit that throws the most dice. Spread fire: units shared "
+             "out over two enemy units. Just enough: for each target, the fewest units that destroy it with "
+             "at least the chance set below, then a second target with the units left.")
 #: the passive player's answer when its units are attacked -> how the page says it
-ANSWERS = {"engage": "Engage: fire back at once",
-           "under_fire": "Stay under fire: act later in the turn",
-           "go_to_ground": "Go to ground: +2 cover, snap shots only"}
+ANSWERS = {"engage": "Engage (fire back at once)",
+           "under_fire": "Stay under fire (act later)",
+           "go_to_ground": "Go to ground (+2 cover)"}
 #: the two sides: link prefix -> (title, what it does in the turn)
 SIDES = {"a": ("Active player", "declares its attacks first"),
          "b": ("Passive player", "answers each attack")}
@@ -116,11 +118,17 @@ def unit_choices() -> dict[str, UnitChoice]:
             kind = "heavy" if w["class"] == "heavy" else "light"
             shots = f"{w['shots']} shot{'s' if w['shots'] != 1 else ''}"
             key = f"{_slug(u.key)}.{_slug(w.name)}"
-            out[key] = UnitChoice(key, u.name, w.name, melee,
-                                  f"{u.name} with {w.name} ({kind}, {shots}, S {w['s']}+, AP {w['ap']}+)")
+            out[key] = UnitChoice(key, u.name, w.name, melee, f"{u.name}, {w.name} ({shots})")
     if not out:  # pragma: no cover - the project ships the Space Marine
         raise InputError("profiles/changes", "at least one unit with a gun", "none")
     return out
+
+
+def _gun_text(ch: UnitChoice) -> str:
+    """"Boltgun: light, 1 shot, S 5+, AP 5+" from the unit's profile."""
+    w = profiles.get_unit(changes.KEY, ch.unit).weapon(ch.gun)
+    return (f"{w.name}: {w['class']}, {w['shots']} shot{'s' if w['shots'] != 1 else ''} a model, "
+            f"S {w['s']}+, AP {w['ap']}+")
 
 
 def _default_choice(choices: dict[str, UnitChoice], gun: str) -> str:
@@ -143,7 +151,7 @@ def controls(choices: dict[str, UnitChoice] | None = None) -> dict[str, Control]
         other = "passive" if side == "a" else "active"
         out[f"{side}_plan"] = Control(f"{side}_plan", "choice", "greedy" if side == "a" else "focus",
                                       options=tuple(PLANS), label="plan",
-                                      help=f"how the {title.lower()} chooses targets for its units")
+                                      help=f"how the {title.lower()} chooses targets. " + PLAN_HELP)
         out[f"{side}_kill"] = Control(f"{side}_kill", "int", 80, *KILL_RANGE[:2], KILL_RANGE[2],
                                       label="'just enough' aims at (%)",
                                       help="with the 'just enough' plan: the chance of destroying the target "
@@ -153,14 +161,17 @@ def controls(choices: dict[str, UnitChoice] | None = None) -> dict[str, Control]
         for i, (models, gun, cover) in enumerate(_DEFAULT_FORCES[side], start=1):
             out[f"{side}{i}_unit"] = Control(f"{side}{i}_unit", "choice", _default_choice(choices, gun),
                                              options=keys, label=f"unit {i}",
-                                             help="the unit's army-list entry and the gun its models carry")
+                                             help="the unit's army-list entry and the gun its models carry: "
+                                                  + "; ".join(sorted({_gun_text(ch) for ch in choices.values()})))
             out[f"{side}{i}_models"] = Control(f"{side}{i}_models", "int", models, 1, 20, label="models",
                                                help="models in the unit")
             out[f"{side}{i}_cover"] = Control(f"{side}{i}_cover", "int", cover, 0, 4, label="cover",
                                               help=f"the unit's cover: added to the roll the {other} "
                                                    "player needs to hit it (0 = in the open)")
     out["b_answer"] = Control("b_answer", "choice", "engage", options=tuple(ANSWERS), label="answer",
-                              help="what a passive unit does when it is attacked")
+                              help="what a passive unit does when it is attacked: engage (fire back at the "
+                                   "attackers at once), stay under fire (act in the remaining units phase), or "
+                                   "go to ground (+2 cover, then only snap shots)")
     return out
 
 
@@ -185,7 +196,7 @@ def _on_step(c: Control, value: Any) -> Any:
     return value
 
 
-_LOOKS = dict(style={"description_width": "82px"}, layout=W.Layout(width="300px", max_width="100%"))
+_LOOKS = dict(style={"description_width": "82px"}, layout=W.Layout(width="320px", max_width="100%"))
 
 
 def _widget(c: Control, options: list | None = None) -> W.ValueWidget:
@@ -289,17 +300,13 @@ class TurnDashboard(LiveDashboard):
 
         intro = W.HTML(
             "<h2>40k Changes: a whole turn</h2>"
-            "<p>Two forces play one turn of the Changes rules, again and again with every die rolled. "
-            "The active player declares which of its units attack which enemy units before any die is "
-            "rolled; each attacked unit of the passive player engages (fires back at once), stays under fire "
-            "(acts later in the turn) or goes to ground; casualties come off at the end of each phase. So a "
-            "unit can be shot at by more attackers than it takes to destroy it: those shots are wasted. "
-            "The same forces also play a plain I-go-you-go turn (the active player fires with everything, "
-            "then the survivors fire back) for comparison.</p>"
-            "<p>Pick the units and each player's plan; the charts and the numbers follow as soon as you let "
-            "go of a control (a second or two: the turns are played each time). Rest the pointer on a "
-            "control to read what it means. The link at the bottom (and the address bar) brings anyone back "
-            "to exactly these settings.</p>")
+            "<p>Two forces play one Changes turn many times, every die rolled. The active player commits its "
+            "units to targets before any die is rolled, so shots can go at a unit another unit has already "
+            "destroyed; each attacked passive unit engages, stays under fire or goes to ground. The same forces "
+            "also play a plain I-go-you-go turn for comparison.</p>"
+            "<p>The charts and the numbers follow a second or two after you let go of a control; rest the "
+            "pointer on a control to read what it means. The link at the bottom (and the address bar) "
+            "brings anyone back to exactly these settings.</p>")
         intro.add_class("wb-title")
         run = _row([self.widgets["turns"], self.widgets["seed"]])
         run.add_class("wb-turn-run")
@@ -307,11 +314,10 @@ class TurnDashboard(LiveDashboard):
             page_style(), intro, _row(sides), run, self.error, self.status,
             _row([self.figures["lost-active"], self.figures["lost-passive"]]),
             _row([self.figures["exchange"], self.figures["wasted"]]),
-            _row([self.figures["engage"], self.table]),
-            self.link])
+            _row([self.figures["engage"]]),
+            self.table, self.link])
         self.widget.add_class("wb-dashboard")
         self.widget.add_class("wb-dashboard-changes-turn")
-        self.table.layout = W.Layout(flex="1 1 320px", min_width="0", max_width="100%")
 
         with self.hold():
             if turns is not None:
@@ -515,7 +521,7 @@ class TurnDashboard(LiveDashboard):
         replace_figure(self.figures["exchange"], fig)
 
         fig = go.Figure(layout=self._layout("Shots at a unit already destroyed", "", "share",
-                                            barmode="group", yaxis_tickformat=".0%"))
+                                            barmode="group", yaxis_tickformat=".1%"))
         fig.add_bar(x=names, y=[float(n.loc[k, "p_wasted_turn"]) for k in SCENARIOS],
                     name="turns with wasted shots", marker_color="#937860",
                     hovertemplate="%{x}: %{y:.1%} of turns<extra></extra>")
@@ -549,7 +555,7 @@ class TurnDashboard(LiveDashboard):
         head = "".join(f"<th>{html.escape(h)}</th>" for h in columns)
         body = []
         for row in self.numbers.itertuples():
-            cells = [SCENARIOS[row.scenario] + (f" ({ANSWERS[values['b_answer']].split(':')[0].lower()})"
+            cells = [SCENARIOS[row.scenario] + (f" ({_ANSWER_WORDS[values['b_answer']]})"
                                                 if row.scenario == "chosen" else ""),
                      f"{expected_text(row.lost_active)} ± {expected_text(row.lost_active_margin)}",
                      f"{expected_text(row.lost_passive)} ± {expected_text(row.lost_passive_margin)}",
@@ -561,6 +567,9 @@ class TurnDashboard(LiveDashboard):
         return ("<div class='wb-effects-box'><h4>Numbers</h4>"
                 f"<table class='wb-compare'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
                 "</div>")
+
+
+_ANSWER_WORDS = {"engage": "engage", "under_fire": "stay under fire", "go_to_ground": "go to ground"}
 
 
 def _short(key: str) -> str:
