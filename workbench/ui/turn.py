@@ -262,7 +262,11 @@ class TurnDashboard(LiveDashboard):
         for w in self.widgets.values():
             w.observe(self._on_change, names="value")
         for side in SIDES:  # shown with the 'just enough' plan only: a layout of their own
-            self.widgets[f"{side}_kill"].layout = W.Layout(width="300px", max_width="100%")
+            self.widgets[f"{side}_kill"].layout = W.Layout(width="320px", max_width="100%")
+        wide = W.Layout(width="380px", max_width="100%")  # the unit pickers' longer choices
+        for key in self.controls:
+            if key.endswith("_unit"):
+                self.widgets[key].layout = wide
 
         self.error = W.HTML("")
         self.error.add_class("wb-error")
@@ -293,7 +297,7 @@ class TurnDashboard(LiveDashboard):
             if side == "b":
                 plan.append(self.widgets["b_answer"])
             box = W.VBox([W.HTML(f"<h3>{html.escape(title)}</h3><p>It {html.escape(what)}.</p>"),
-                          _row(plan), self.widgets[f"{side}_units"], *rows])
+                          _row(plan), _row([self.widgets[f"{side}_units"]]), *rows])
             box.add_class(f"wb-side-{side}")
             box.add_class("wb-side")
             sides.append(box)
