@@ -75,7 +75,7 @@ MAX_UNITS = 3
 #: the number of simulated turns: default, and (lowest, highest, step). A redraw
 #: plays four scenarios of that many turns; the default keeps it under ~2 s
 #: on a 2-core machine, the highest a few seconds (docs/dashboards.md).
-DEFAULT_TURNS = 300
+DEFAULT_TURNS = 500
 TURNS_RANGE = (100, 2000, 100)
 SEED_RANGE = (0, 9999)
 KILL_RANGE = (50, 95, 5)  # "just enough": the target chance to destroy a unit, in percent
