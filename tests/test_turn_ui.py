@@ -84,8 +84,10 @@ def test_the_numbers_and_the_plots_are_the_simulators(page):
         assert n.loc[key, "p_wasted_turn"] == pytest.approx((df["shots_wasted"] > 0).mean(), abs=1e-12)
         assert n.loc[key, "wasted_share"] == pytest.approx(df["shots_wasted"].sum() / df["shots"].sum(), abs=1e-12)
         assert 0 <= n.loc[key, "p_wasted_turn"] <= 1
-    # under I-go-you-go nothing is shot at a unit already destroyed (the units shoot one by one)
-    assert n.loc["igougo", "p_wasted_turn"] == 0 or n.loc["igougo", "wasted_share"] >= 0
+    # under I-go-you-go nothing is shot at a unit already destroyed: the units shoot one at a time,
+    # each seeing the previous results (docs/rules/changes_turn.md); the seed's turn wastes some here
+    assert n.loc["igougo", "p_wasted_turn"] == 0 and n.loc["igougo", "wasted_share"] == 0
+    assert n.loc["chosen", "p_wasted_turn"] > 0
     # the distributions drawn: share of turns with k models lost, Changes turn then I-go-you-go
     for fig, col in (("lost-active", "lost_A"), ("lost-passive", "lost_B")):
         changes_bars, igougo_bars = page.figures[fig].data
@@ -114,7 +116,7 @@ def test_each_control_reaches_the_simulator():
     fb = _force("B", [(7, "Boltgun", 3)])
     pol_b = ("greedy", {"kill_probability": 0.6, "response": "go_to_ground"})
     df = study(fa, fb, policy_a="spread", policy_b=pol_b, turns=100, seed=9, progress=False)
-    assert (df["went_to_ground"] >= 0).all()
+    assert (df["went_to_ground"] >= 1).all()  # its one unit is attacked every turn, and goes to ground
     row = page.numbers.set_index("scenario").loc["chosen"]
     assert row["lost_passive"] == pytest.approx(df["lost_B"].mean(), abs=1e-12)
     assert row["lost_active"] == pytest.approx(df["lost_A"].mean(), abs=1e-12)
@@ -169,9 +171,10 @@ BAD = {
 @pytest.mark.parametrize("bad", list(BAD))
 def test_a_bad_link_keeps_a_working_page_with_a_message(bad):
     key, shown = BAD[bad]
-    page = TurnDashboard(query=f"?{bad}&b1_models=7&turns=100" if not bad.startswith("turns") else f"?{bad}&b1_models=7")
+    extra = "&b1_models=7" + ("" if bad.startswith("turns") else "&turns=100")
+    page = TurnDashboard(query=f"?{bad}{extra}")
     message = _text(page.error.value)
-    assert message.startswith("\u26a0 Link:") or "Link:" in message
+    assert "Link:" in message
     assert key in message and shown in message, message
     assert "<b>" not in page.error.value  # a value is shown as text, never as markup
     assert page.values()["b1_models"] == 7  # the link's good value is applied

@@ -124,7 +124,8 @@ def test_a_control_redraws_the_plots_and_a_copied_link_restores_them(page, serve
     other.set_default_timeout(60_000)
     open_turn_page(other, server, "?" + urllib.parse.urlsplit(shown).query)
     assert (readout(other, "a1_models"), readout(other, "b2_cover"), readout(other, "turns")) == ("6", "1", "200")
-    assert other.eval_on_selector(".wb-dropdown-a_plan select", "s => s.options[s.selectedIndex].text.replace(/\\s+/g, ' ')") == "Focus fire"
+    plan = other.eval_on_selector(".wb-dropdown-a_plan select", "s => s.options[s.selectedIndex].text")
+    assert " ".join(plan.split()) == "Focus fire"  # the page shows no-break spaces
     assert other.url == shown
     for plot in ("lost-active", "lost-passive"):
         np.testing.assert_allclose(drawn(other, plot), drawn(page, plot), rtol=0, atol=1e-12)
