@@ -213,7 +213,7 @@ def test_a_viewer_cannot_push_a_control_past_its_range():
 
 def test_an_unexpected_failure_shows_a_plain_sentence(monkeypatch, capfd):
     page = TurnDashboard(turns=100)
-    before = page.numbers.copy()
+    before, status = page.numbers.copy(), page.status.value
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom in /srv/secret/workbench/turn/study.py")
@@ -222,5 +222,5 @@ def test_an_unexpected_failure_shows_a_plain_sentence(monkeypatch, capfd):
     page.widgets["seed"].value = 8
     assert guard.SOMETHING_WENT_WRONG in _text(page.error.value)
     assert "/srv/secret" not in page.error.value
-    assert page.numbers.equals(before)  # the last charts stay
+    assert page.numbers.equals(before) and page.status.value == status  # the last charts and their sample stay
     assert "/srv/secret" in capfd.readouterr().err

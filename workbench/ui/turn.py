@@ -442,17 +442,21 @@ class TurnDashboard(LiveDashboard):
         """Play the turns of the current settings and redraw everything once.
         On a bad setting its message is shown and the previous charts stay."""
         self.recomputes += 1
+        shown = self.status.value
         try:
             self.enforce()
             self._show_units()
             self.link.query = self.query_string()
             values = self.values()
             a, b = self.forces()
+            self.status.value = (f"<p class='wb-based-on wb-busy'>Playing {values['turns']:,} turns for each "
+                                 "row&hellip;</p>")  # reaches the page at once: the turns take a moment
             results = self._play(a, b, values)
             self.results = results
             self.numbers = self._numbers(results)
             self._draw(results, values)
         except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
+            self.status.value = shown
             self._show_error(guard.plain_message(exc))
             return False
         self.error.value = ""
