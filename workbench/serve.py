@@ -1,7 +1,8 @@
 """Serve the dashboards, read-only, with Voila (``make run``).
 
-``python -m workbench.serve`` serves the six dashboard notebooks of
-``notebooks/`` (one per rule system, ``compare.ipynb`` and ``diagnostics.ipynb``),
+``python -m workbench.serve`` serves the seven dashboard notebooks of
+``notebooks/`` (one per rule system, ``compare.ipynb``, ``diagnostics.ipynb``
+and the Changes turn simulator's ``changes_turn.ipynb``),
 one generated dashboard per rule file (``workbench.rulepages``: the broken ones
 are listed on the landing page with their error), and nothing else. Every
 option is also an environment variable (``make run`` passes them through;
@@ -119,6 +120,8 @@ def _system_dashboards() -> tuple[Dashboard, ...]:
 DASHBOARDS: tuple[Dashboard, ...] = _system_dashboards() + (
     Dashboard("compare.ipynb", "Four systems side by side", "One matchup in each system, shared sliders, overlaid distributions."),
     Dashboard("diagnostics.ipynb", "Design diagnostics", "Sweeps over two stats, the value of +1, granularity, equivalent settings across systems."),
+    Dashboard("changes_turn.ipynb", "40k Changes: a whole turn", "Two forces play a whole Changes turn again and again: "
+              "each player's plan, engage or stay under fire, wasted shots, and the same forces under I-go-you-go."),
 )
 
 
@@ -817,7 +820,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-kernels", default=None, help="viewers' kernels at once; the next viewer gets "
                                                             f"'busy' (default: $MAX_KERNELS or {DEFAULT_MAX_KERNELS})")
     parser.add_argument("--dashboards", default=None, help="serve only these dashboards, e.g. changes,antares "
-                                                           "(default: all six)")
+                                                           "(default: all seven)")
     parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS_DIR, help="folder holding the dashboard notebooks")
     parser.add_argument("--pool-size", default=None, help="preheated kernels per dashboard, 0-16 (default: "
                                                           "$POOL_SIZE or 1; each ~130 MB)")

@@ -16,7 +16,7 @@ from browserkit import screenshot_path
 pytestmark = pytest.mark.browser
 
 PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=3, is_mobile=True, has_touch=True)
-DASHBOARDS = ["changes", "forgotten", "gunfire", "antares", "compare", "diagnostics"]
+DASHBOARDS = ["changes", "forgotten", "gunfire", "antares", "compare", "diagnostics", "changes_turn"]
 
 #: what overflows the screen: the document, boxes that scroll sideways, visible elements past the right edge
 OVERFLOW_JS = """() => {

@@ -1,122 +1,589 @@
-"""The Changes turn page: two forces, each player's plan, and what a turn does.
+"""The Changes turn page: two forces, each player's plan, and what whole turns do.
 
-``TurnDashboard()`` is an ipywidgets ``VBox``: three units a side (Space
-Marines from ``profiles/changes``, with a unit size, a gun and cover each),
-the active player's plan (focus, spread or greedy fire) and the passive
-player's answer (engage, stay under fire, go to ground). "Play turns" samples
-that many turns with :func:`workbench.turn.study` and shows, next to the same
-forces under a plain I-go-you-go turn, the models each side loses per turn,
-the exchange, how often shots go at a unit already destroyed, and the
-distribution of models lost.
+``TurnDashboard()`` is the served page of :mod:`workbench.turn`. A playtester
+sets up
+
+* two forces of one to three units each, every unit a profile of
+  ``profiles/changes`` with one of its guns (its melee weapon comes along for
+  fights), a unit size and the cover it stands in;
+* each player's plan, a named policy of :mod:`workbench.turn.policies`
+  ("focus fire", "spread fire", or "just enough", the greedy policy with its
+  target chance to destroy a unit), and the passive player's answer when its
+  units are attacked (ENGAGE, stay UNDER FIRE, GO TO GROUND);
+* how many turns are simulated, and the dice's seed.
+
+Every change replays the turns (:func:`workbench.turn.study`, every die
+rolled) for four scenarios sharing the same dice: the seed's turn with the
+chosen answer, the seed's turn with the passive player always engaging and
+always staying under fire (the value of ENGAGE against UNDER FIRE), and the
+same forces under a plain I-go-you-go turn. The page shows the distribution
+of models each side loses in a turn (seed turn against I-go-you-go), the
+exchange (passive models lost per active model lost), how often shots go at
+a unit already destroyed, ENGAGE against UNDER FIRE, and a Numbers table of
+expected counts and chances, each said as such.
+
+As the other dashboards: every control is read against its declared range
+(:class:`workbench.controls.Control`, the page can only send values:
+:mod:`workbench.ui.guard`), the controls are in the address bar and a link
+restores them (:class:`~workbench.ui.link.LinkBar`), a bad link value leaves a
+working page with a message naming it, and nothing a viewer does puts a
+traceback on the page. A sampled study is heavier than an exact one: the
+number of turns is bounded (:data:`TURNS_RANGE`) so that a redraw stays short
+(docs/dashboards.md gives the measured times).
 """
 from __future__ import annotations
 
 import html
+import math
+from dataclasses import dataclass
+from typing import Any
 
 import ipywidgets as W
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
-from ..errors import WorkbenchError
+from .. import profiles, teach
+from ..controls import Control
+from ..errors import InputError
+from ..systems import changes
 from ..turn import from_profile, study, summary
-from .plots import figure_widget, replace_figure, show_widget
+from . import guard
+from .link import LinkBar
+from .live import LiveDashboard
+from .looks import PLOT_HEIGHT, page_style, plot_layout
+from .numbers import expected_text
+from .plots import figure_widget, replace_figure
 
-__all__ = ["TurnDashboard", "PLANS", "ANSWERS"]
+__all__ = ["TurnDashboard", "PLANS", "ANSWERS", "SCENARIOS", "DEFAULT_TURNS", "TURNS_RANGE", "SIDES",
+           "MAX_UNITS", "unit_choices", "controls"]
 
-#: what a playtester reads -> policy name
-PLANS = {"Focus fire: everything at one unit": "focus",
-         "Spread fire: share units over targets": "spread",
-         "Just enough: fewest units for a likely kill": "greedy"}
-ANSWERS = {"Engage (fire back now)": "engage", "Stay under fire (act later)": "under_fire",
-           "Go to ground (+2 cover, snap shots)": "go_to_ground"}
-GUNS = ("Boltgun", "Heavy Bolter")
+#: a plan as the page names it -> the policy of workbench.turn.policies
+PLANS = {"focus": "Focus fire", "spread": "Spread fire", "greedy": "Just enough"}
+#: what each plan does, in a playtester's words (the plan control's help)
+PLAN_HELP = ("Focus fire: every unit at the enemy unit that throws the most dice. Spread fire: units shared "
+             "out over two enemy units. Just enough: for each target, the fewest units that destroy it with "
+             "at least the chance set below, then a second target with the units left.")
+#: the passive player's answer when its units are attacked -> how the page says it
+ANSWERS = {"engage": "Engage (fire back at once)",
+           "under_fire": "Stay under fire (act later)",
+           "go_to_ground": "Go to ground (+2 cover)"}
+#: the two sides: link prefix -> (title, what it does in the turn)
+SIDES = {"a": ("Active player", "declares its attacks first"),
+         "b": ("Passive player", "answers each attack")}
+MAX_UNITS = 3
+#: the number of simulated turns: default, and (lowest, highest, step). A redraw
+#: plays four scenarios of that many turns; the default keeps it under ~2 s
+#: on a 2-core machine, the highest a few seconds (docs/dashboards.md).
+DEFAULT_TURNS = 500
+TURNS_RANGE = (100, 2000, 100)
+SEED_RANGE = (0, 9999)
+KILL_RANGE = (50, 95, 5)  # "just enough": the target chance to destroy a unit, in percent
+
+#: scenario key -> how the page names it
+SCENARIOS = {"chosen": "Changes turn, your answer",
+             "engage": "Changes turn, passive always engages",
+             "under_fire": "Changes turn, passive always stays under fire",
+             "igougo": "I-go-you-go (active player first)"}
+
+#: the starting forces: (models, gun, cover) per unit
+_DEFAULT_FORCES = {"a": [(5, "boltgun", 0), (10, "boltgun", 0), (5, "boltgun", 0)],
+                   "b": [(5, "boltgun", 0), (10, "heavy-bolter", 2), (5, "boltgun", 0)]}
 
 
-class _Side(W.VBox):
-    def __init__(self, title: str, prefix: str, sizes=(5, 10, 5), guns=GUNS[:1] * 3, covers=(0, 0, 0)):
-        self.prefix = prefix
-        self.rows = []
-        boxes = [W.HTML(f"<b>{html.escape(title)}</b>")]
-        for i, (m, g, c) in enumerate(zip(sizes, guns, covers)):
-            models = W.BoundedIntText(value=m, min=1, max=30, description=f"unit {i + 1}",
-                                      layout=W.Layout(width="150px"))
-            gun = W.Dropdown(options=GUNS, value=g, layout=W.Layout(width="130px"))
-            cover = W.BoundedIntText(value=c, min=0, max=4, description="cover",
-                                     layout=W.Layout(width="120px"))
-            self.rows.append((models, gun, cover))
-            boxes.append(W.HBox([models, gun, cover]))
-        super().__init__(boxes)
-
-    def force(self):
-        return [from_profile("Space Marine", name=f"{self.prefix}{i + 1}", models=m.value,
-                             weapons=[g.value], cover=c.value)
-                for i, (m, g, c) in enumerate(self.rows)]
+def _slug(text: str) -> str:
+    import re
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-class TurnDashboard(W.VBox):
-    """See the module docstring."""
+@dataclass(frozen=True)
+class UnitChoice:
+    """One entry of a unit picker: a profile of ``profiles/changes`` with one of its guns."""
 
-    def __init__(self, turns: int = 400, seed: int = 1):
-        self.side_a = _Side("Active player", "A")
-        self.side_b = _Side("Passive player", "B", guns=("Boltgun", "Heavy Bolter", "Boltgun"),
-                            covers=(0, 2, 0))
-        self.plan = W.Dropdown(options=list(PLANS), description="plan", layout=W.Layout(width="420px"))
-        self.answer = W.Dropdown(options=list(ANSWERS), description="answer", layout=W.Layout(width="420px"))
-        self.turns = W.IntSlider(value=turns, min=100, max=5000, step=100, description="turns")
-        self.seed = seed
-        self.play = W.Button(description="Play turns", button_style="primary")
-        self.play.on_click(lambda _b: self.update())
-        self.message = W.HTML("")
+    key: str  # "space-marine.boltgun": what the link holds
+    unit: str  # the profile's name
+    gun: str  # the gun's name
+    melee: tuple[str, ...]  # the profile's melee weapons (used in fights)
+    label: str  # what the picker shows
+
+
+def unit_choices() -> dict[str, UnitChoice]:
+    """Every (profile, gun) pair of the 40k Changes profiles, by link key."""
+    out: dict[str, UnitChoice] = {}
+    for u in profiles.list_units(changes.KEY):
+        melee = tuple(w.name for w in u.weapons if w["class"] == "melee")
+        for w in u.weapons:
+            if w["class"] == "melee":
+                continue
+            kind = "heavy" if w["class"] == "heavy" else "light"
+            shots = f"{w['shots']} shot{'s' if w['shots'] != 1 else ''}"
+            key = f"{_slug(u.key)}.{_slug(w.name)}"
+            out[key] = UnitChoice(key, u.name, w.name, melee, f"{u.name}, {w.name} ({shots})")
+    if not out:  # pragma: no cover - the project ships the Space Marine
+        raise InputError("profiles/changes", "at least one unit with a gun", "none")
+    return out
+
+
+def _gun_text(ch: UnitChoice) -> str:
+    """"Boltgun: light, 1 shot, S 5+, AP 5+" from the unit's profile."""
+    w = profiles.get_unit(changes.KEY, ch.unit).weapon(ch.gun)
+    return (f"{w.name}: {w['class']}, {w['shots']} shot{'s' if w['shots'] != 1 else ''} a model, "
+            f"S {w['s']}+, AP {w['ap']}+")
+
+
+def _default_choice(choices: dict[str, UnitChoice], gun: str) -> str:
+    return next((k for k in choices if k.endswith("." + gun)), next(iter(choices)))
+
+
+def controls(choices: dict[str, UnitChoice] | None = None) -> dict[str, Control]:
+    """Every control of the page by link key, with its range and its help in a playtester's words."""
+    choices = choices or unit_choices()
+    keys = tuple(choices)
+    lo, hi, step = TURNS_RANGE
+    out = {
+        "turns": Control("turns", "int", DEFAULT_TURNS, lo, hi, step, label="turns simulated",
+                         help=f"how many turns are played for each row of the table ({lo} to {hi}, "
+                              f"by {step}); more turns give steadier numbers but take longer"),
+        "seed": Control("seed", "int", 1, *SEED_RANGE, label="dice seed",
+                        help="which dice are rolled: the same seed always gives the same numbers"),
+    }
+    for side, (title, _what) in SIDES.items():
+        other = "passive" if side == "a" else "active"
+        out[f"{side}_plan"] = Control(f"{side}_plan", "choice", "greedy" if side == "a" else "focus",
+                                      options=tuple(PLANS), label="plan",
+                                      help=f"how the {title.lower()} chooses targets. " + PLAN_HELP)
+        out[f"{side}_kill"] = Control(f"{side}_kill", "int", 80, *KILL_RANGE[:2], KILL_RANGE[2],
+                                      label="'just enough' aims at (%)",
+                                      help="with the 'just enough' plan: the chance of destroying the target "
+                                           "that the fewest committed units must reach")
+        out[f"{side}_units"] = Control(f"{side}_units", "int", MAX_UNITS, 1, MAX_UNITS, label="units",
+                                       help=f"how many units the {title.lower()} has on the table")
+        for i, (models, gun, cover) in enumerate(_DEFAULT_FORCES[side], start=1):
+            out[f"{side}{i}_unit"] = Control(f"{side}{i}_unit", "choice", _default_choice(choices, gun),
+                                             options=keys, label=f"unit {i}",
+                                             help="the unit's army-list entry and the gun its models carry: "
+                                                  + "; ".join(sorted({_gun_text(ch) for ch in choices.values()})))
+            out[f"{side}{i}_models"] = Control(f"{side}{i}_models", "int", models, 1, 20, label="models",
+                                               help="models in the unit")
+            out[f"{side}{i}_cover"] = Control(f"{side}{i}_cover", "int", cover, 0, 4, label="cover",
+                                              help=f"the unit's cover: added to the roll the {other} "
+                                                   "player needs to hit it (0 = in the open)")
+    out["b_answer"] = Control("b_answer", "choice", "engage", options=tuple(ANSWERS), label="answer",
+                              help="what a passive unit does when it is attacked: engage (fire back at the "
+                                   "attackers at once), stay under fire (act in the remaining units phase), or "
+                                   "go to ground (+2 cover, then only snap shots)")
+    return out
+
+
+def _snap(c: Control, value: Any) -> Any:
+    """``value`` read against control ``c``: a number clamped into its range and
+    onto its steps, a choice it does not list (or anything else) its default."""
+    if c.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return c.default
+        value = min(max(float(value), c.lo), c.hi)
+        step = c.step or 1
+        return int(c.lo + round((value - c.lo) / step) * step)
+    if c.kind == "choice":
+        return value if any(value == o and type(value) is type(o) for o in c.options) else c.default
+    return c.default  # pragma: no cover - the page has no other kind
+
+
+def _on_step(c: Control, value: Any) -> Any:
+    """A link's value of a stepped control: refused unless it is on a step."""
+    if c.kind == "int" and c.step and c.step != 1 and (value - c.lo) % c.step:
+        raise InputError(c.name, f"a number from {c.lo:g} to {c.hi:g} in steps of {c.step:g}", value)
+    return value
+
+
+_LOOKS = dict(style={"description_width": "82px"}, layout=W.Layout(width="320px", max_width="100%"))
+
+
+def _widget(c: Control, options: list | None = None) -> W.ValueWidget:
+    if c.kind == "choice":
+        w = guard.Dropdown(options=options or list(c.options), value=c.default, description=c.text, **_LOOKS)
+        kind = "dropdown"
+    else:
+        w = guard.IntSlider(value=c.default, min=int(c.lo), max=int(c.hi), step=int(c.step),
+                            continuous_update=False, description=c.text, **_LOOKS)
+        kind = "slider"
+    w.tooltip = c.help
+    for cls in ("wb-control", f"wb-control-{c.name}", f"wb-{kind}-{c.name}"):
+        w.add_class(cls)
+    return w
+
+
+def _row(children) -> W.HBox:
+    box = W.HBox(list(children), layout=W.Layout(flex_flow="row wrap", max_width="100%"))
+    box.add_class("wb-row")
+    return box
+
+
+def _error_html(message: str) -> str:
+    return ('<div class="wb-error-message" role="alert" style="color:#b00020;border:1px solid #b00020;'
+            f'padding:4px 8px;">&#9888; {html.escape(message)}</div>')
+
+
+#: colours: the active player's losses, the passive player's
+_ACTIVE, _PASSIVE = "#4C72B0", "#C44E52"
+_MODE_COLOURS = {"Changes turn": "#4C72B0", "I-go-you-go": "#DD8452"}
+
+
+class TurnDashboard(LiveDashboard):
+    """The served page of the turn simulator; see the module docstring.
+
+    * ``show()``: apply the page's link (under Voila), then display;
+    * ``widget``: what is put on the page; ``controls``: link key -> Control;
+      ``widgets``: link key -> widget;
+    * ``values()``: the current settings by link key (read against each
+      control's range); ``set_values(**values)``: set several with one redraw;
+      ``query_string()`` / ``apply_query(qs)``: the link;
+    * ``forces()``: the two forces (:class:`workbench.turn.UnitSpec` tuples);
+      ``policies()``: each player's policy as :func:`workbench.turn.study` takes it;
+    * after a redraw, ``results``: scenario key (:data:`SCENARIOS`) -> the
+      study's one-row-per-turn DataFrame, and ``numbers``: one row per
+      scenario with what the Numbers table shows (as numbers).
+    """
+
+    def __init__(self, *, query: str | None = None, turns: int | None = None, seed: int | None = None):
+        self.choices = unit_choices()
+        self.controls: dict[str, Control] = controls(self.choices)
+        self.results: dict[str, pd.DataFrame] = {}
+        self.numbers: pd.DataFrame | None = None
+        self.recomputes = 0
+        self._hold = 0
+        self._query_applied = query is not None
+
+        options = {k: [(ch.label, key) for key, ch in self.choices.items()] for k in self.controls
+                   if k.endswith("_unit")}
+        options["a_plan"] = options["b_plan"] = [(label, key) for key, label in PLANS.items()]
+        options["b_answer"] = [(label, key) for key, label in ANSWERS.items()]
+        self.widgets: dict[str, W.ValueWidget] = {k: _widget(c, options.get(k)) for k, c in self.controls.items()}
+        for w in self.widgets.values():
+            w.observe(self._on_change, names="value")
+        for side in SIDES:  # shown with the 'just enough' plan only: a layout of their own
+            self.widgets[f"{side}_kill"].layout = W.Layout(width="320px", max_width="100%")
+        wide = W.Layout(width="380px", max_width="100%")  # the unit pickers' longer choices
+        for key in self.controls:
+            if key.endswith("_unit"):
+                self.widgets[key].layout = wide
+
+        self.error = W.HTML("")
+        self.error.add_class("wb-error")
+        self.status = W.HTML("")
+        self.status.add_class("wb-turn-status")
         self.table = W.HTML("")
-        self.figure = figure_widget(go.Figure())
-        super().__init__([
-            W.HTML("<h2>40k Changes: a whole turn</h2><p>Every unit is declared before any die is "
-                   "rolled; casualties come off at the end of each phase.</p>"),
-            W.HBox([self.side_a, self.side_b]),
-            W.VBox([self.plan, self.answer, W.HBox([self.turns, self.play])]),
-            self.message, self.table, self.figure])
-        self.add_class("wb-turn")
-        self.update()
+        self.table.add_class("wb-turn-numbers")
+        self.link = LinkBar()
+        self.link.add_class("wb-link")
 
-    def update(self):
-        """Play the turns and refresh the table and the plot."""
+        self.figures: dict[str, go.FigureWidget] = {}
+        for key in ("lost-active", "lost-passive", "exchange", "wasted", "engage"):
+            fw = figure_widget(go.Figure(layout=plot_layout(height=PLOT_HEIGHT)))
+            fw.add_class(f"wb-plot-{key}")
+            self.figures[key] = fw
+
+        self.unit_rows: dict[str, list[W.Box]] = {}
+        sides = []
+        for side, (title, what) in SIDES.items():
+            rows = []
+            for i in range(1, MAX_UNITS + 1):
+                row = _row([self.widgets[f"{side}{i}_unit"], self.widgets[f"{side}{i}_models"],
+                            self.widgets[f"{side}{i}_cover"]])
+                row.add_class(f"wb-unit-{side}{i}")
+                rows.append(row)
+            self.unit_rows[side] = rows
+            plan = [self.widgets[f"{side}_plan"], self.widgets[f"{side}_kill"]]
+            if side == "b":
+                plan.append(self.widgets["b_answer"])
+            box = W.VBox([W.HTML(f"<h3>{html.escape(title)}</h3><p>It {html.escape(what)}.</p>"),
+                          _row(plan), _row([self.widgets[f"{side}_units"]]), *rows])
+            box.add_class(f"wb-side-{side}")
+            box.add_class("wb-side")
+            sides.append(box)
+
+        intro = W.HTML(
+            "<h2>40k Changes: a whole turn</h2>"
+            "<p>Two forces play one Changes turn many times, every die rolled. The active player commits its "
+            "units to targets before any die is rolled, so shots can go at a unit another unit has already "
+            "destroyed; each attacked passive unit engages, stays under fire or goes to ground. The same forces "
+            "also play a plain I-go-you-go turn for comparison.</p>"
+            "<p>The charts and the numbers follow a second or two after you let go of a control; rest the "
+            "pointer on a control to read what it means. The link at the bottom (and the address bar) "
+            "brings anyone back to exactly these settings.</p>")
+        intro.add_class("wb-title")
+        run = _row([self.widgets["turns"], self.widgets["seed"]])
+        run.add_class("wb-turn-run")
+        self.widget = W.VBox([
+            page_style(), intro, _row(sides), run, self.error, self.status,
+            _row([self.figures["lost-active"], self.figures["lost-passive"]]),
+            _row([self.figures["exchange"], self.figures["wasted"]]),
+            _row([self.figures["engage"]]),
+            self.table, self.link])
+        self.widget.add_class("wb-dashboard")
+        self.widget.add_class("wb-dashboard-changes-turn")
+
+        with self.hold():
+            if turns is not None:
+                self.widgets["turns"].value = _snap(self.controls["turns"], turns)
+            if seed is not None:
+                self.widgets["seed"].value = _snap(self.controls["seed"], seed)
+        if query is not None:
+            self.apply_query(query)
+
+    # -- reading -----------------------------------------------------------
+    def values(self) -> dict[str, Any]:
+        """Every setting by link key, read against its control's declared range."""
+        return {k: _snap(c, self.widgets[k].value) for k, c in self.controls.items()}
+
+    def _shown_keys(self, values: dict[str, Any]) -> list[str]:
+        """The link keys that matter for ``values``: the units on the table, the
+        'just enough' target only with that plan."""
+        keys = ["a_plan"] + (["a_kill"] if values["a_plan"] == "greedy" else [])
+        keys += ["b_plan"] + (["b_kill"] if values["b_plan"] == "greedy" else []) + ["b_answer"]
+        for side in SIDES:
+            keys.append(f"{side}_units")
+            for i in range(1, values[f"{side}_units"] + 1):
+                keys += [f"{side}{i}_unit", f"{side}{i}_models", f"{side}{i}_cover"]
+        return keys + ["turns", "seed"]
+
+    def query_string(self) -> str:
+        """``?a_plan=greedy&...``: the link to the current settings."""
+        from .query import format_query
+        values = self.values()
+        return format_query({k: values[k] for k in self._shown_keys(values)}, self.controls)
+
+    def forces(self) -> tuple[tuple, tuple]:
+        """The two forces of the current settings (units named A1.., B1..)."""
+        values = self.values()
+        out = []
+        for side in SIDES:
+            units = []
+            for i in range(1, values[f"{side}_units"] + 1):
+                ch = self.choices[values[f"{side}{i}_unit"]]
+                units.append(from_profile(ch.unit, name=f"{side.upper()}{i}", models=values[f"{side}{i}_models"],
+                                          weapons=[ch.gun, *ch.melee], cover=values[f"{side}{i}_cover"]))
+            out.append(tuple(units))
+        return out[0], out[1]
+
+    def policies(self, answer: str | None = None) -> tuple[Any, Any]:
+        """``(policy_a, policy_b)`` as :func:`workbench.turn.study` takes them;
+        ``answer`` overrides the passive player's answer."""
+        values = self.values()
+        out = []
+        for side in SIDES:
+            plan = values[f"{side}_plan"]
+            opts: dict[str, Any] = {}
+            if plan == "greedy":
+                opts["kill_probability"] = values[f"{side}_kill"] / 100
+            if side == "b":
+                opts["response"] = answer or values["b_answer"]
+            out.append((plan, opts))
+        return out[0], out[1]
+
+    # -- writing -----------------------------------------------------------
+    def set_values(self, **values: Any) -> bool:
+        """Set settings by link key with one redraw. A key the page has not, or a
+        value its control cannot show, raises :class:`InputError` before anything
+        changes. Returns whether the redraw succeeded."""
+        checked = {}
+        for k, v in values.items():
+            if k not in self.controls:
+                raise InputError("setting", "one of " + ", ".join(self.controls), k)
+            checked[k] = _on_step(self.controls[k], self.controls[k].check(v))
+        with self.hold():
+            for k, v in checked.items():
+                self.widgets[k].value = v
+        return not self.error.value
+
+    @guard.guarded(lambda self, text: self._show_error(text))
+    def apply_query(self, qs: str) -> list[str]:
+        """Set the settings of a link. A bad pair is skipped (its control keeps
+        its value) and named in the message line. Returns the messages."""
+        from .query import parse_controls
+        self._query_applied = True
+        errors: list[str] = []
+        values = parse_controls(qs, self.controls, errors)
+        good = {}
+        for k, v in values.items():
+            try:
+                good[k] = _on_step(self.controls[k], v)
+            except InputError as exc:
+                errors.append(str(exc))
+        if good or self.numbers is None:  # a link without settings keeps what is drawn
+            with self.hold():
+                for k, v in good.items():
+                    self.widgets[k].value = v
+        if errors:
+            self._show_error("Link: " + " | ".join(errors))
+        return errors
+
+    def _show_error(self, message: str) -> None:
+        self.error.value = _error_html(message)
+
+    # -- the one redraw --------------------------------------------------
+    def enforce(self) -> None:
+        """Put every widget back to its control's declared range (what a viewer
+        may have sent over the websocket), without a redraw."""
+        self._hold += 1
         try:
-            a, b = self.side_a.force(), self.side_b.force()
-            pol_b = ("focus", {"response": ANSWERS[self.answer.value]})
-            kw = dict(turns=self.turns.value, seed=self.seed, progress=False)
-            ch = study(a, b, policy_a=PLANS[self.plan.value], policy_b=pol_b, **kw)
-            ig = study(a, b, policy_a=PLANS[self.plan.value], policy_b=pol_b, mode="igougo", **kw)
-        except WorkbenchError as exc:
-            self.message.value = f"<span style='color:#b00'>{html.escape(str(exc))}</span>"
-            return None
-        self.message.value = ""
-        s = summary(ch).iloc[0]
-        t = summary(ig).iloc[0]
+            for k, c in self.controls.items():
+                w = self.widgets[k]
+                if c.kind == "int" and (w.min, w.max, w.step) != (int(c.lo), int(c.hi), int(c.step)):
+                    w.max = max(w.max, int(c.hi))
+                    w.min, w.max, w.step = int(c.lo), int(c.hi), int(c.step)
+                value = _snap(c, w.value)
+                if not (value == w.value and type(value) is type(w.value)):
+                    w.value = value
+        finally:
+            self._hold -= 1
 
-        def row(name, x):
-            ratio = "no losses" if not np.isfinite(x["exchange_ratio"]) else f"{x['exchange_ratio']:.2f}"
-            return (f"<tr><td>{name}</td><td>{x['lost_A']:.2f} ± {x['lost_A_se']:.2f}</td>"
-                    f"<td>{x['lost_B']:.2f} ± {x['lost_B_se']:.2f}</td><td>{ratio}</td>"
-                    f"<td>{x['p_shots_wasted']:.1%}</td></tr>")
+    def refresh(self) -> bool:
+        """Play the turns of the current settings and redraw everything once.
+        On a bad setting its message is shown and the previous charts stay."""
+        self.recomputes += 1
+        shown = self.status.value
+        try:
+            self.enforce()
+            self._show_units()
+            self.link.query = self.query_string()
+            values = self.values()
+            a, b = self.forces()
+            self.status.value = (f"<p class='wb-based-on wb-busy'>Playing {values['turns']:,} turns for each "
+                                 "row&hellip;</p>")  # reaches the page at once: the turns take a moment
+            results = self._play(a, b, values)
+            self.results = results
+            self.numbers = self._numbers(results)
+            self._draw(results, values)
+        except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
+            self.status.value = shown
+            self._show_error(guard.plain_message(exc))
+            return False
+        self.error.value = ""
+        self._refreshed()
+        return True
 
-        self.table.value = (
-            "<table class='wb-table'><tr><th></th><th>active player loses (models)</th>"
-            "<th>passive player loses (models)</th><th>passive losses per active loss</th>"
-            "<th>turns with shots at a unit already destroyed</th></tr>"
-            + row("Changes turn", s) + row("I-go-you-go (active first)", t) + "</table>"
-            f"<p>{self.turns.value} turns each, every die rolled (± one standard error).</p>")
-        width = int(max(ch[["lost_A", "lost_B"]].max().max(), ig[["lost_A", "lost_B"]].max().max())) + 1
-        x = np.arange(width)
-        fig = go.Figure()
-        for df, mode in ((ch, "Changes"), (ig, "I-go-you-go")):
-            for side, who in (("A", "active"), ("B", "passive")):
-                freq = np.bincount(df[f"lost_{side}"], minlength=width)[:width] / len(df)
-                fig.add_bar(x=x, y=freq, name=f"{who} player, {mode}")
-        fig.update_layout(barmode="group", xaxis_title="models lost in the turn",
-                          yaxis_title="share of turns", yaxis_tickformat=".0%", height=380,
-                          margin=dict(l=50, r=20, t=30, b=40))
-        replace_figure(self.figure, fig)
-        return ch
+    def _show_units(self) -> None:
+        for side in SIDES:
+            n = _snap(self.controls[f"{side}_units"], self.widgets[f"{side}_units"].value)
+            for i, row in enumerate(self.unit_rows[side], start=1):
+                row.layout.display = "flex" if i <= n else "none"
+            plan = _snap(self.controls[f"{side}_plan"], self.widgets[f"{side}_plan"].value)
+            self.widgets[f"{side}_kill"].layout.display = "flex" if plan == "greedy" else "none"
 
-    def show(self):
-        show_widget(self)
+    def _play(self, a, b, values) -> dict[str, pd.DataFrame]:
+        """The four scenarios of the page, on the same dice (common seeds)."""
+        kw = dict(turns=values["turns"], seed=values["seed"], progress=False)
+        pol_a, _ = self.policies()
+        out = {}
+        for key, answer in (("engage", "engage"), ("under_fire", "under_fire")):
+            out[key] = study(a, b, policy_a=pol_a, policy_b=self.policies(answer)[1], **kw)
+        chosen = values["b_answer"]
+        out["chosen"] = out[chosen] if chosen in out else study(a, b, policy_a=pol_a,
+                                                                policy_b=self.policies()[1], **kw)
+        out["igougo"] = study(a, b, policy_a=pol_a, policy_b=self.policies()[1], mode="igougo", **kw)
+        return {k: out[k] for k in SCENARIOS}
+
+    @staticmethod
+    def _numbers(results: dict[str, pd.DataFrame]) -> pd.DataFrame:
+        rows = []
+        for key, df in results.items():
+            s = summary(df).iloc[0]
+            rows.append({"scenario": key, "turns": int(s["turns"]),
+                         "lost_active": s["lost_A"], "lost_active_margin": 2 * s["lost_A_se"],
+                         "lost_passive": s["lost_B"], "lost_passive_margin": 2 * s["lost_B_se"],
+                         "exchange": s["exchange_ratio"], "p_wasted_turn": s["p_shots_wasted"],
+                         "wasted_share": s["shots_wasted_share"], "destroyed_passive": s["destroyed_B"],
+                         "destroyed_active": s["destroyed_A"]})
+        return pd.DataFrame(rows)
+
+    # -- figures -----------------------------------------------------------
+    @staticmethod
+    def _layout(title: str, x: str, y: str, **more) -> dict:
+        return plot_layout(title=dict(text=title), xaxis=dict(title=dict(text=x)), yaxis=dict(title=dict(text=y)),
+                           height=PLOT_HEIGHT, legend=dict(orientation="h", x=0, y=-0.25), **more)
+
+    def _draw(self, results: dict[str, pd.DataFrame], values: dict[str, Any]) -> None:
+        ch, ig = results["chosen"], results["igougo"]
+        for side, key, who in (("A", "lost-active", "active"), ("B", "lost-passive", "passive")):
+            width = int(max(ch[f"lost_{side}"].max(), ig[f"lost_{side}"].max())) + 1
+            x = np.arange(width)
+            fig = go.Figure(layout=self._layout(f"Models the {who} player loses in a turn", "models lost",
+                                                "share of turns", barmode="group", bargap=0.15,
+                                                yaxis_tickformat=".0%"))
+            for df, mode in ((ch, "Changes turn"), (ig, "I-go-you-go")):
+                share = np.bincount(df[f"lost_{side}"].to_numpy(), minlength=width)[:width] / len(df)
+                fig.add_bar(x=x, y=share, name=mode, marker_color=_MODE_COLOURS[mode],
+                            hovertemplate="%{x} lost: %{y:.1%} of turns<extra>" + mode + "</extra>")
+            replace_figure(self.figures[key], fig)
+
+        n = self.numbers.set_index("scenario")
+        names = [_short(k) for k in SCENARIOS]
+        ratios = [float(n.loc[k, "exchange"]) for k in SCENARIOS]
+        shown = [r if math.isfinite(r) else 0.0 for r in ratios]
+        fig = go.Figure(layout=self._layout("Passive models lost per active model lost", "",
+                                            "models lost per model lost", showlegend=False))
+        fig.add_bar(x=names, y=shown, text=[_ratio_text(r) for r in ratios], textposition="auto",
+                    marker_color=["#8172B3"] * 3 + [_MODE_COLOURS["I-go-you-go"]],
+                    hovertemplate="%{x}: %{text}<extra></extra>")
+        replace_figure(self.figures["exchange"], fig)
+
+        fig = go.Figure(layout=self._layout("Shots at a unit already destroyed", "", "share",
+                                            barmode="group", yaxis_tickformat=".1%"))
+        fig.add_bar(x=names, y=[float(n.loc[k, "p_wasted_turn"]) for k in SCENARIOS],
+                    name="turns with wasted shots", marker_color="#937860",
+                    hovertemplate="%{x}: %{y:.1%} of turns<extra></extra>")
+        fig.add_bar(x=names, y=[float(n.loc[k, "wasted_share"]) for k in SCENARIOS],
+                    name="active player's dice wasted", marker_color="#DA8BC3",
+                    hovertemplate="%{x}: %{y:.1%} of the dice<extra></extra>")
+        replace_figure(self.figures["wasted"], fig)
+
+        answers = ["engage", "under_fire"]
+        fig = go.Figure(layout=self._layout("Engage or stay under fire?", "the passive player's answer",
+                                            "expected models lost per turn", barmode="group"))
+        labels = ["engage", "stay under fire"]
+        for who, col, colour in (("active", "lost_active", _ACTIVE), ("passive", "lost_passive", _PASSIVE)):
+            fig.add_bar(x=labels, y=[float(n.loc[k, col]) for k in answers], name=f"{who} player loses",
+                        marker_color=colour,
+                        error_y=dict(type="data", array=[float(n.loc[k, col + "_margin"]) for k in answers]),
+                        hovertemplate="%{x}: %{y:.2f} models<extra>" + who + " player</extra>")
+        replace_figure(self.figures["engage"], fig)
+
+        self.table.value = self._table_html(values)
+        turns = values["turns"]
+        self.status.value = (f"<p class='wb-based-on'>Based on {turns:,} simulated turns for each row "
+                             f"(dice seed {values['seed']}), every die rolled; ± is the margin of error "
+                             "(twice the standard error).</p>")
+
+    def _table_html(self, values: dict[str, Any]) -> str:
+        columns = ("", "Expected models the active player loses", "Expected models the passive player loses",
+                   "Passive models lost per active model lost", "Chance a turn has shots at a unit already "
+                   "destroyed", "Share of the active player's dice wasted",
+                   "Expected passive units destroyed")
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in columns)
+        body = []
+        for row in self.numbers.itertuples():
+            cells = [SCENARIOS[row.scenario] + (f" ({_ANSWER_WORDS[values['b_answer']]})"
+                                                if row.scenario == "chosen" else ""),
+                     f"{expected_text(row.lost_active)} ± {expected_text(row.lost_active_margin)}",
+                     f"{expected_text(row.lost_passive)} ± {expected_text(row.lost_passive_margin)}",
+                     _ratio_text(row.exchange), teach.pct(row.p_wasted_turn), teach.pct(row.wasted_share),
+                     expected_text(row.destroyed_passive)]
+            body.append(f'<tr class="wb-row-{row.scenario}">' + "".join(
+                f'<td data-label="{html.escape(h)}">{html.escape(c)}</td>' for h, c in zip(columns, cells))
+                + "</tr>")
+        return ("<div class='wb-effects-box'><h4>Numbers</h4>"
+                f"<table class='wb-compare'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+                "</div>")
+
+
+_ANSWER_WORDS = {"engage": "engage", "under_fire": "stay under fire", "go_to_ground": "go to ground"}
+
+
+def _short(key: str) -> str:
+    return {"chosen": "your answer", "engage": "always engage", "under_fire": "always under fire",
+            "igougo": "I-go-you-go"}[key]
+
+
+def _ratio_text(r: float) -> str:
+    return f"{r:.2f}" if math.isfinite(r) else "the active player lost none"
