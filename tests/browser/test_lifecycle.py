@@ -4,9 +4,8 @@
   no extra kernel: each closed page's kernel is shut down (Voila's beacon,
   which the server no longer refuses for a missing ``_xsrf``), and the pool
   refills as before;
-* many simultaneous viewers of one dashboard are measured by
-  ``benchmarks/bench_viewers.py``, not tested here: on this 2-core machine 16
-  of them do not yet all render and redraw (docs/dashboards.md, "Many viewers at once").
+* many simultaneous viewers of one dashboard: ``test_viewers.py`` (and
+  ``benchmarks/bench_viewers.py``).
 """
 from __future__ import annotations
 

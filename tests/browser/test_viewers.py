@@ -1,0 +1,176 @@
+"""Plots keep following their sliders, however slowly the page loads (live servers, Debian's Chromium).
+
+anywidget gives each figure's model 2 s to load plotly's widget module, then
+rejects the model's ``ready`` promise, and every later update from the kernel
+waits on that promise: a plot whose module arrived late drew its first state
+and then never changed again. With several viewers at once on a small machine
+the 5 MB module often arrives late. The dashboard template lengthens that
+timer (``workbench/voila/share/voila/templates/workbench/index.html.j2``;
+docs/dashboards.md, "Many viewers at once").
+
+* one viewer whose plotly module is held back 5 s (longer than anywidget's
+  2 s) still sees a slider move redrawn: the failure made deterministic;
+* 16 simultaneous viewers of one dashboard (one Chromium, a browser context
+  each, a pool of 16 preheated kernels) all render their plot; then every
+  viewer moves the same slider one step and every plot redraws, each to the
+  same new plot; the server and its kernels are gone after the test. Every
+  drawn plot must redraw; that all 16 pages draw is not yet true on a 2-core
+  machine (some pages stay blank: open, docs/dashboards.md), and the test
+  reports that as an expected failure naming the pages, until it passes.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from workbench.serve import DASHBOARDS, ServerProcess
+
+from browserkit import VIEWPORT
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
+URL = "voila/render/changes.ipynb"
+PLOT = ".wb-plot-dist.js-plotly-plot, .wb-plot-dist .js-plotly-plot"
+SLIDER = ".wb-slider-bs"
+VIEWERS = 16
+RENDER_S = 600.0  # every page must have drawn its plot by then (2 cores, 16 pages and kernels)
+REDRAW_S = 300.0
+
+# the plot's traces as drawn (x and y of each), "" while it has none
+SIG_JS = ("sel => { const el = document.querySelector(sel); const d = el ? (el._fullData || []) : [];"
+          " return d.length ? JSON.stringify(d.map(t => [t.visible, Array.from(t.x || []), Array.from(t.y || [])]))"
+          " : ''; }")
+
+
+def drawn(page, timeout: float) -> str:
+    """The plot's traces once it has some."""
+    page.wait_for_function(f"sel => ({SIG_JS})(sel) !== ''", arg=PLOT, timeout=timeout)
+    return page.evaluate(SIG_JS, PLOT)
+
+
+def redrawn(page, before: str, timeout: float) -> str:
+    """The plot's traces once they differ from ``before``."""
+    page.wait_for_function(f"([sel, before]) => {{ const now = ({SIG_JS})(sel); return now !== '' && now !== before; }}",
+                           arg=[PLOT, before], timeout=timeout)
+    return page.evaluate(SIG_JS, PLOT)
+
+
+def move_slider(page) -> None:
+    """As a person would: focus the handle and press the right arrow key (one step)."""
+    page.locator(f"{SLIDER} .noUi-handle").focus()
+    page.keyboard.press("ArrowRight")
+
+
+def readout(page) -> str:
+    return page.inner_text(f"{SLIDER} .widget-readout").strip()
+
+
+def kernel_pids(srv: ServerProcess) -> set[int]:
+    import psutil
+
+    try:
+        return {p.pid for p in psutil.Process(srv.proc.pid).children(recursive=True)}
+    except psutil.NoSuchProcess:
+        return set()
+
+
+def alive(pids: set[int]) -> set[int]:
+    import psutil
+
+    out = set()
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                out.add(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def test_a_plot_whose_module_arrives_late_still_follows_its_slider(browser):
+    with ServerProcess(port=0, dashboards=ONE, pool_size=1, timeout=120) as srv:
+        srv.wait_pools(timeout=300)
+        context = browser.new_context(viewport=VIEWPORT)
+        try:
+            page = context.new_page()
+            page.set_default_timeout(120_000)
+            held = []
+
+            def late(route):
+                held.append(route.request.url)
+                time.sleep(5)  # longer than anywidget's 2 s for a model to load its module
+                route.continue_()
+
+            page.route("**/plotly-widgetbundle.js", late)
+            page.goto(srv.url + URL)
+            before = drawn(page, timeout=120_000)
+            assert held, "the page never asked for plotly's widget module: nothing was held back"
+            value = readout(page)
+            move_slider(page)
+            after = redrawn(page, before, timeout=30_000)
+            assert readout(page) != value
+            assert after != before
+        finally:
+            context.close()
+
+
+@pytest.mark.timeout(1800)
+def test_sixteen_simultaneous_viewers_all_render_and_all_redraw(browser):
+    seen: set[int] = set()
+    with ServerProcess(port=0, dashboards=ONE, pool_size=VIEWERS, timeout=300) as srv:
+        srv.wait_pools(timeout=900)
+        srv.wait_quiet(timeout=900)
+        seen |= kernel_pids(srv)
+        contexts, pages = [], []
+        try:
+            for _ in range(VIEWERS):  # all at once: every page is loading while the next is opened
+                context = browser.new_context(viewport=VIEWPORT)
+                contexts.append(context)
+                page = context.new_page()
+                page.set_default_timeout(600_000)
+                page.goto(srv.url + URL, wait_until="commit")
+                pages.append(page)
+            deadline = time.monotonic() + RENDER_S
+            firsts: dict[int, str] = {}
+            for i, page in enumerate(pages):
+                try:
+                    firsts[i] = drawn(page, timeout=max(deadline - time.monotonic(), 1) * 1000)
+                except PlaywrightTimeout:
+                    pass
+            seen |= kernel_pids(srv)
+            assert firsts, "no viewer's plot was drawn"
+            assert len(set(firsts.values())) == 1, "the same link drew different plots"
+            shown = [pages[i] for i in firsts]
+            values = [readout(page) for page in shown]
+            for page in shown:  # every viewer moves the slider, one after the other, quickly
+                move_slider(page)
+            deadline = time.monotonic() + REDRAW_S
+            afters, stale = [], []
+            for i in firsts:
+                try:
+                    afters.append(redrawn(pages[i], firsts[i], timeout=max(deadline - time.monotonic(), 1) * 1000))
+                except PlaywrightTimeout:
+                    stale.append(i)
+            # the plots that were drawn all follow their slider (anywidget's 2 s timer, lengthened)
+            assert not stale, f"{len(stale)} of {len(firsts)} drawn plots did not redraw: viewers {stale}"
+            assert len(set(afters)) == 1, "one slider step drew different plots"
+            now = [readout(page) for page in shown]
+            assert all(a != b for a, b in zip(now, values)) and len(set(now)) == 1, (values, now)
+            seen |= kernel_pids(srv)
+            missing = [i for i in range(VIEWERS) if i not in firsts]
+            if missing:  # known and open (docs/dashboards.md, "Many viewers at once"): fails once fixed
+                pytest.xfail(f"{len(missing)} of {VIEWERS} pages never drew their dashboard within "
+                             f"{RENDER_S:.0f} s (viewers {missing}); every drawn plot redrew")
+        finally:
+            for page in pages:
+                page.close(run_before_unload=True)
+            for context in contexts:
+                context.close()
+            srv.stop()
+            stop_deadline = time.monotonic() + 30
+            while alive(seen) and time.monotonic() < stop_deadline:
+                time.sleep(0.5)
+            assert not alive(seen), f"kernels left running after the server stopped: {sorted(alive(seen))}"
