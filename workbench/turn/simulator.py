@@ -53,7 +53,7 @@ from ..dice import roll_faces
 from ..systems import changes
 from .forces import UnitSpec, Weapon, force, shot_of, target_count
 
-__all__ = ["Rules", "Unit", "Battle", "STATES", "MARKERS", "ATTACK_ACTIONS", "RESPONSES", "CHARGES",
+__all__ = ["Rules", Unit, "Battle", "STATES", "MARKERS", "ATTACK_ACTIONS", "RESPONSES", "CHARGES",
            "WRECKED_TRANSPORT",
            "play_turn", "play_igougo"]
 
@@ -536,6 +536,17 @@ class Battle:
                 if u.marker == FIGHTING and not u.locked:
                     u.place(None)
 
+    @staticmethod
+    def _answer(unit: Unit, response: str, tally: Tally) -> None:
+        """Step 3's answer of one attacked unit: UNDER FIRE, or ENGAGED (to go
+        to ground is ENGAGED too), counted in the turn's tally."""
+        if response == "under_fire":
+            unit.state = UNDER_FIRE
+            tally.under_fire += 1
+        else:
+            unit.state = ENGAGED
+            tally.engaged += 1
+
     def turn(self, active: str, policies: dict, rng: np.random.Generator) -> Tally:
         """Play one Changes turn with ``active`` ("A" or "B") as the ACTIVE PLAYER.
 
@@ -617,15 +628,10 @@ class Battle:
         for tg, att in plan:
             if tg.status == READY:
                 r = v.choice("response", pol_p.response(self, tg, att), RESPONSES)
-                if r == "under_fire":
-                    tg.state = UNDER_FIRE
-                    t.under_fire += 1
-                else:
-                    tg.state = ENGAGED
-                    t.engaged += 1
-                    if r == "go_to_ground":  # "may be performed immediately when the unit is attacked"
-                        tg.place(GONE_TO_GROUND)
-                        t.went_to_ground += 1
+                self._answer(tg, r, t)
+                if r == "go_to_ground":  # "may be performed immediately when the unit is attacked"
+                    tg.place(GONE_TO_GROUND)
+                    t.went_to_ground += 1
                 self._say(f"{tg.name} answers: {r}")
             # "a transport with a unit embarked on it counts as 2 units": the unit inside answers too
             for p in self.passengers(tg):
@@ -636,12 +642,7 @@ class Battle:
                 if r == "go_to_ground":
                     raise InputError("response", "'engage' or 'under_fire' for an embarked unit", r,
                                      "an embarked unit is off the table: it cannot go to ground")
-                if r == "under_fire":
-                    p.state = UNDER_FIRE
-                    t.under_fire += 1
-                else:
-                    p.state = ENGAGED
-                    t.engaged += 1
+                self._answer(p, r, t)
                 self._say(f"{p.name} (embarked on {tg.name}) answers: {r}")
         # step 4: "If one of the passive ENGAGED units is embarked on a transport, it may now
         # perform a DISEMBARK action" (Disembark 6" ••: a SHOT)
