@@ -53,7 +53,7 @@ from ..dice import roll_faces
 from ..systems import changes
 from .forces import UnitSpec, Weapon, force, shot_of, target_count
 
-__all__ = ["Rules", Unit, "Battle", "STATES", "MARKERS", "ATTACK_ACTIONS", "RESPONSES", "CHARGES",
+__all__ = ["Rules", "Unit", "Battle", "STATES", "MARKERS", "ATTACK_ACTIONS", "RESPONSES", "CHARGES",
            "WRECKED_TRANSPORT",
            "play_turn", "play_igougo"]
 
