@@ -295,6 +295,18 @@ def notice_page(kind: str) -> tuple[int, str]:
     return status, page
 
 
+def refuse(handler, kind: str, **headers: str) -> None:
+    """Answer ``handler``'s request with the refusal page of ``kind`` (never
+    cached), plus ``headers`` (``WWW-Authenticate``, ``Retry-After``)."""
+    status, page = notice_page(kind)
+    handler.set_status(status)
+    for name, value in headers.items():
+        handler.set_header(name, value)
+    handler.set_header("Content-Type", "text/html; charset=utf-8")
+    handler.set_header("Cache-Control", "no-store")
+    handler.finish(page)
+
+
 #: where the server publishes plotly's FigureWidget module, and the environment
 #: variable (inherited by the kernels) that holds what a figure's ``_esm`` is set
 #: to. A FigureWidget otherwise carries the whole 5 MB module in its widget
@@ -408,12 +420,7 @@ def _make_server_class():
                 self.set_status(403)
                 self.finish("403: this connection needs the dashboards' access token\n")
                 return False
-            status, page = notice_page("token")
-            self.set_status(status)
-            self.set_header("WWW-Authenticate", 'Token realm="dashboards"')
-            self.set_header("Content-Type", "text/html; charset=utf-8")
-            self.set_header("Cache-Control", "no-store")
-            self.finish(page)
+            refuse(self, "token", **{"WWW-Authenticate": 'Token realm="dashboards"'})
             return False
 
     def gated(cls):
@@ -466,12 +473,7 @@ def _make_server_class():
             async def get(self, path=None):
                 limit = self.settings.get("workbench_max_kernels") or 0
                 if limit and viewer_kernels(self.kernel_manager) >= limit:
-                    status, page = notice_page("busy")
-                    self.set_status(status)
-                    self.set_header("Retry-After", "30")
-                    self.set_header("Content-Type", "text/html; charset=utf-8")
-                    self.set_header("Cache-Control", "no-store")
-                    self.finish(page)
+                    refuse(self, "busy", **{"Retry-After": "30"})
                     return
                 self.xsrf_token  # noqa: B018 - reading it sets the _xsrf cookie
                 return await super().get(path)

@@ -16,13 +16,47 @@ SCREENSHOTS = PROJECT_ROOT / "output" / "screenshots"
 VIEWPORT = {"width": 1360, "height": 1800}  # tall enough for a whole dashboard in a screenshot
 
 
-def chromium_or_skip() -> str:
-    """The browser's path; skip without it, but fail under CI."""
-    if os.path.exists(CHROMIUM):
-        return CHROMIUM
+def installed_or_skip(path: str, script: str, what: str) -> str:
+    """``path`` of a program the project's ``script`` installs; skip without
+    it, but fail under CI (where the project's own files must install it)."""
+    if os.path.exists(path):
+        return path
     if os.environ.get("CI"):
-        pytest.fail(f"{CHROMIUM} is missing under CI: scripts/install-chromium.sh must install Debian's chromium")
-    pytest.skip(f"{CHROMIUM} is missing (run scripts/install-chromium.sh as root); browser tests skipped")
+        pytest.fail(f"{path} is missing under CI: {script} must install it")
+    pytest.skip(f"{path} is missing (run {script} as root); {what} skipped")
+
+
+def chromium_or_skip() -> str:
+    """The browser's path (Debian's chromium)."""
+    return installed_or_skip(CHROMIUM, "scripts/install-chromium.sh", "browser tests")
+
+
+# -- a dashboard's distribution plot, as drawn ----------------------------------------
+PLOT = ".wb-plot-dist.js-plotly-plot, .wb-plot-dist .js-plotly-plot"
+SLIDER_BS = ".wb-slider-bs"
+# the plot's traces as drawn (x and y of each), "" while it has none
+SIG_JS = ("sel => { const el = document.querySelector(sel); const d = el ? (el._fullData || []) : [];"
+          " return d.length ? JSON.stringify(d.map(t => [t.visible, Array.from(t.x || []), Array.from(t.y || [])]))"
+          " : ''; }")
+
+
+def drawn(page, timeout: float) -> str:
+    """The plot's traces once it has some."""
+    page.wait_for_function(f"sel => ({SIG_JS})(sel) !== ''", arg=PLOT, timeout=timeout)
+    return page.evaluate(SIG_JS, PLOT)
+
+
+def redrawn(page, before: str, timeout: float) -> str:
+    """The plot's traces once they differ from ``before``."""
+    page.wait_for_function(f"([sel, before]) => {{ const now = ({SIG_JS})(sel); return now !== '' && now !== before; }}",
+                           arg=[PLOT, before], timeout=timeout)
+    return page.evaluate(SIG_JS, PLOT)
+
+
+def move_slider(page, slider: str = SLIDER_BS) -> None:
+    """As a person would: focus the handle and press the right arrow key (one step)."""
+    page.locator(f"{slider} .noUi-handle").focus()
+    page.keyboard.press("ArrowRight")
 
 
 

@@ -15,7 +15,6 @@ the foreground with its own prefix folder, on a free port, configured by
 """
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import time
@@ -25,21 +24,17 @@ import pytest
 from workbench.deploy import write_nginx_config
 from workbench.serve import DASHBOARDS, ServerProcess
 
+from browserkit import drawn, installed_or_skip, move_slider, redrawn
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 NGINX = "/usr/sbin/nginx"
 ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
 VIEWERS = 6
-SIG_JS = ("el => JSON.stringify((el._fullData || []).map(t => [Array.from(t.x || []), Array.from(t.y || [])]))")
-PLOTLY = ".wb-plot-dist.js-plotly-plot, .wb-plot-dist .js-plotly-plot"
 
 
 def nginx_or_skip() -> str:
-    if os.path.exists(NGINX):
-        return NGINX
-    if os.environ.get("CI"):
-        pytest.fail(f"{NGINX} is missing under CI: scripts/install-nginx.sh must install Debian's nginx")
-    pytest.skip(f"{NGINX} is missing (run scripts/install-nginx.sh as root); nginx test skipped")
+    return installed_or_skip(NGINX, "scripts/install-nginx.sh", "nginx test")
 
 
 def free_port() -> int:
@@ -104,8 +99,7 @@ def test_pages_render_through_nginx_on_both_processes(browser, proxied):
             page.goto(base + "voila/render/changes.ipynb")
             pages.append(page)
         for page in pages:
-            page.wait_for_function(f"() => {{ const el = document.querySelector('{PLOTLY}');"
-                                   " return el && (el._fullData || []).length > 0; }")
+            drawn(page, timeout=180_000)
         for page in pages:
             assert all(u.startswith((base, base.replace("http://", "ws://"), "blob:", "data:")) for u in page.seen)
             assert any("/dice/api/kernels/" in u and u.startswith("ws://") for u in page.seen)
@@ -123,13 +117,9 @@ def test_a_slider_move_redraws_through_nginx(browser, proxied):
         page = context.new_page()
         page.set_default_timeout(180_000)
         page.goto(base + "voila/render/changes.ipynb?bs=3")
-        page.wait_for_function(f"() => {{ const el = document.querySelector('{PLOTLY}');"
-                               " return el && (el._fullData || []).length > 0; }")
-        before = page.eval_on_selector(PLOTLY, SIG_JS)
-        page.locator(".wb-slider-bs .noUi-handle").focus()
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function(f"(before) => {{ const el = document.querySelector('{PLOTLY}');"
-                               f" return el && ({SIG_JS})(el) !== before; }}", arg=before, timeout=60_000)
+        before = drawn(page, timeout=180_000)
+        move_slider(page)
+        redrawn(page, before, timeout=60_000)
     finally:
         context.close()
 

@@ -30,41 +30,16 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from workbench.serve import DASHBOARDS, ServerProcess
 
-from browserkit import VIEWPORT
+from browserkit import SLIDER_BS, VIEWPORT, drawn, move_slider, redrawn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
 URL = "voila/render/changes.ipynb"
-PLOT = ".wb-plot-dist.js-plotly-plot, .wb-plot-dist .js-plotly-plot"
-SLIDER = ".wb-slider-bs"
+SLIDER = SLIDER_BS
 VIEWERS = 5
 RENDER_S = 300.0  # every page must have drawn its plot by then (2 cores, five pages and kernels)
 REDRAW_S = 300.0
-
-# the plot's traces as drawn (x and y of each), "" while it has none
-SIG_JS = ("sel => { const el = document.querySelector(sel); const d = el ? (el._fullData || []) : [];"
-          " return d.length ? JSON.stringify(d.map(t => [t.visible, Array.from(t.x || []), Array.from(t.y || [])]))"
-          " : ''; }")
-
-
-def drawn(page, timeout: float) -> str:
-    """The plot's traces once it has some."""
-    page.wait_for_function(f"sel => ({SIG_JS})(sel) !== ''", arg=PLOT, timeout=timeout)
-    return page.evaluate(SIG_JS, PLOT)
-
-
-def redrawn(page, before: str, timeout: float) -> str:
-    """The plot's traces once they differ from ``before``."""
-    page.wait_for_function(f"([sel, before]) => {{ const now = ({SIG_JS})(sel); return now !== '' && now !== before; }}",
-                           arg=[PLOT, before], timeout=timeout)
-    return page.evaluate(SIG_JS, PLOT)
-
-
-def move_slider(page) -> None:
-    """As a person would: focus the handle and press the right arrow key (one step)."""
-    page.locator(f"{SLIDER} .noUi-handle").focus()
-    page.keyboard.press("ArrowRight")
 
 
 def readout(page) -> str:
