@@ -101,8 +101,9 @@ def test_committed_voila_config_is_read_only_and_preheated():
     cull = conf["MappingKernelManager"]
     assert cull["cull_connected"] is False and cull["cull_busy"] is False
     assert 0 < cull["cull_interval"] <= 60 and 60 <= cull["cull_idle_timeout"] <= 900
-    # a taken kernel's replacement starts after a typical first render (~2.3 s), not during it
-    assert conf["VoilaKernelManager"]["fill_delay"] >= 2.5
+    # a busy machine delivers a cell's outputs seconds after its reply: nbclient's 4 s default
+    # dropped the dashboard's whole output (a blank page) for 5-10 of 16 simultaneous viewers
+    assert conf["VoilaExecutor"]["iopub_timeout"] >= 60
 
 
 def test_template_drops_every_cdn_link_of_the_stock_lab_template():
