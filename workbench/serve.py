@@ -37,8 +37,9 @@ option                    variable            meaning
   ``?token=...`` sets a cookie and is redirected to the same address without
   the token; a request without it gets 401 (403 for a websocket) and a page
   saying the link's token is needed, never the token;
-* kernel lifecycle: one preheated kernel per dashboard (``--pool-size``), a
-  replacement started 3 s after a viewer takes one; a closed page frees its
+* kernel lifecycle: one preheated kernel per dashboard (``--pool-size``); a
+  taken kernel is replaced once viewers stop arriving, one replacement at a
+  time (:mod:`workbench.kernelpool`); a closed page frees its
   kernel (Voila's shutdown beacon, which carries the ``_xsrf`` cookie the
   page is now given; and, if the beacon never comes, a kernel whose last
   websocket closed is shut down after :data:`DISCONNECT_GRACE` seconds), and
@@ -79,6 +80,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InputError
+from .kernelpool import PacedRefill
 from .resources import data_dir
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -555,6 +557,8 @@ def _make_server_class():
 
         def init_settings(self):
             settings = super().init_settings()
+            if hasattr(self.kernel_manager, "_pools"):  # preheated kernels: refills paced (workbench.kernelpool)
+                PacedRefill().install(self.kernel_manager)
             settings.update(workbench_token=self.workbench_token, workbench_base_url=self.base_url,
                             workbench_max_kernels=self.workbench_max_kernels)
             return settings
@@ -640,7 +644,7 @@ class ServerProcess:
     def __init__(self, port: int = 0, notebooks: Path | None = None, pool_size: int = 1,
                  dashboards=DASHBOARDS, timeout: float = 120.0, host: str | None = None,
                  base_url: str | None = None, token: str | None = None, max_kernels: int | None = None,
-                 extra_args: tuple[str, ...] = (), env: dict | None = None):
+                 extra_args: tuple[str, ...] = (), env: dict | None = None, rule_pages: bool = True):
         import subprocess
         import threading
 
@@ -651,7 +655,7 @@ class ServerProcess:
                             ("--token", token), ("--max-kernels", max_kernels)):
             if value is not None:
                 argv += [flag, str(value)]
-        if tuple(dashboards) != DASHBOARDS:
+        if tuple(dashboards) != DASHBOARDS or not rule_pages:  # a --dashboards list serves no rule-file page
             argv += ["--dashboards", ",".join(d.notebook for d in dashboards)]
         argv += list(extra_args)
         served_env = {k: v for k, v in os.environ.items() if k not in self.ENV_OPTIONS}

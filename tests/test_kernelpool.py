@@ -1,0 +1,115 @@
+"""Refills of the preheated pool wait for a quiet moment and run one at a time
+(workbench.kernelpool), driven through a stand-in with the shape of Voila's
+kernel manager: ``fill_if_needed`` creates each replacement's coroutine with
+``self._initialize(name, None, **kwargs)`` after ``delay`` seconds (Voila 0.5,
+``voila_kernel_manager.py``)."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from workbench.kernelpool import PacedRefill
+
+
+class StandInPool:
+    """Voila's pool logic in miniature; a kernel "preheats" for ``preheat`` seconds."""
+
+    def __init__(self, preheat: float):
+        self.preheat = preheat
+        self.pool: list[asyncio.Task] = []
+        self.events: list[tuple[str, str, float]] = []  # (what, kernel, loop time)
+        self.ready: set[str] = set()
+        self.count = 0
+
+    async def _initialize(self, notebook_name, kernel_id=None, **kwargs):
+        loop = asyncio.get_running_loop()
+        self.count += 1
+        kid = f"{notebook_name}-{self.count}"
+        self.events.append(("start", kid, loop.time()))
+
+        async def run():
+            await asyncio.sleep(self.preheat)
+            self.ready.add(kid)
+            self.events.append(("ready", kid, loop.time()))
+            await asyncio.sleep(3600)  # waits for its viewer
+
+        return {"task": loop.create_task(run()), "kernel_id": kid, "renderer": None}
+
+    def fill_if_needed(self, delay=None, notebook_name=None, **kwargs):
+        delay = 1.0 if delay is None else delay
+
+        async def wait_before(d, aw):
+            await asyncio.sleep(d)
+            return await aw
+
+        self.pool.append(asyncio.get_running_loop().create_task(
+            wait_before(delay, self._initialize(notebook_name, None, **kwargs))))
+
+    def take(self):
+        """As Voila's get_rendered_notebook does after popping a kernel: ask for a refill."""
+        self.fill_if_needed(delay=None, notebook_name="nb")
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 30))
+
+
+def test_a_burst_of_takes_is_refilled_after_it_ends_one_kernel_at_a_time():
+    async def scenario():
+        km = StandInPool(preheat=0.3)
+        loop = asyncio.get_running_loop()
+        pacer = PacedRefill(quiet=0.5, patience=10, ready=lambda k: k in km.ready, clock=loop.time).install(km)
+        for _ in range(4):  # four viewers, 0.1 s apart
+            km.take()
+            await asyncio.sleep(0.1)
+        last_take = pacer.last_taken
+        await asyncio.gather(*km.pool)
+        starts = [t for what, _, t in km.events if what == "start"]
+        readies = [t for what, _, t in km.events if what == "ready"]
+        assert len(starts) == 4 and len(pacer.started) == 4
+        assert min(starts) >= last_take + 0.5 - 0.05, "a refill started while viewers were still arriving"
+        # each replacement starts only after the previous one reached its viewer wait
+        for ready, nxt in zip(readies, starts[1:]):
+            assert nxt >= ready
+        for t in pacer.started:
+            assert t in km.ready
+
+    run(scenario())
+
+
+def test_a_steady_stream_of_viewers_still_gets_replacements_within_patience():
+    async def scenario():
+        km = StandInPool(preheat=0.05)
+        loop = asyncio.get_running_loop()
+        pacer = PacedRefill(quiet=0.5, patience=0.8, ready=lambda k: k in km.ready, clock=loop.time).install(km)
+        t0 = loop.time()
+        for _ in range(12):  # a viewer every 0.2 s for 2.4 s: never quiet for 0.5 s
+            km.take()
+            await asyncio.sleep(0.2)
+        first = next(t for what, _, t in km.events if what == "start")
+        assert first - t0 <= 0.8 + 0.3, "the first replacement waited past its patience"
+        for task in km.pool:
+            task.cancel()
+        await asyncio.gather(*km.pool, return_exceptions=True)
+        assert pacer.started
+
+    run(scenario())
+
+
+def test_the_first_fill_and_explicit_delays_are_voilas_own():
+    async def scenario():
+        km = StandInPool(preheat=0.01)
+        loop = asyncio.get_running_loop()
+        pacer = PacedRefill(quiet=5, patience=10, ready=lambda k: k in km.ready, clock=loop.time).install(km)
+        km.fill_if_needed(delay=0, notebook_name="nb")  # start-up: not paced (quiet 5 s would delay it)
+        await asyncio.gather(*km.pool)
+        assert len(km.events) >= 1 and pacer.started == [] and pacer.last_taken == -float("inf")
+        assert "_initialize" not in vars(km), "the paced stand-in must not outlive the refill call"
+
+    run(scenario())
+
+
+def test_quiet_longer_than_patience_is_refused():
+    with pytest.raises(ValueError, match="quiet"):
+        PacedRefill(quiet=30, patience=10)
