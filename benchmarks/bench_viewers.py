@@ -5,13 +5,16 @@ Real Chromium (``/usr/bin/chromium``, Playwright), servers started by
 start (pools filled, process tree quiet):
 
 * **concurrent**: N viewers (N = 5, 10, 20 by default), each in a browser
-  context of its own, open one dashboard (changes) and, separately, all six
-  (round robin) at once. Reported: time to the first rendered plot (median,
-  worst), the share whose plot redraws within 2 s of a slider move (timed in
-  the page from the key press to the plot's data changing), kernels and server
-  memory (server process + kernels, RSS) idle, at the peak, and 60 s after
-  every page closed. The pool is sized to the viewers: N preheated kernels for
-  one dashboard, ceil(N/6) per dashboard for all six;
+  context of its own, open one dashboard (changes) and, separately, all seven
+  built-in dashboards (round robin) at once. Reported: time to the first
+  rendered plot (median, worst), the share whose plot redraws within 2 s of a
+  slider move (timed in the page from the key press to the plot's data
+  changing), kernels and server memory (server process + kernels, RSS) idle,
+  at the peak, and 60 s after every page closed, and the CPU seconds spent
+  from the first page opened to the last plot drawn by the browser and by the
+  server with its kernels (both share this machine's cores). The pool is
+  sized to the viewers: N preheated kernels for one dashboard, ceil(N/7) per
+  dashboard for all seven;
 * **sequential** (first): 100 open-render-close page views of one dashboard;
   kernels and memory before and 60 s after (they must return to the idle
   figures), and the server process's own memory after 0, 20, 50 and 100 views.
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
 import sys
 import time
@@ -45,13 +49,29 @@ from bench_dashboard import WATCH_JS, plotly_el  # noqa: E402  (the same slider-
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
-PLOT = {"compare": ".wb-plot-compare", "diagnostics": ".wb-plot-heatmap"}
+PLOT = {"compare": ".wb-plot-compare", "diagnostics": ".wb-plot-heatmap", "changes_turn": ".wb-plot-lost-active"}
 SLIDER = {"changes": "bs", "forgotten": "shoot", "gunfire": "bs", "antares": "acc", "compare": "accuracy"}
 REDRAW_LIMIT_S = 2.0
 RENDER_LIMIT_S = 240.0  # a page without its plot by then counts as not rendered
 MAX_POOL = 16  # workbench.serve's --pool-size limit
 
 # In the page: on the next key press, time until the plot's data change.
+
+
+def browser_cpu(browser) -> float:
+    """CPU seconds used so far by Chromium and all its processes (renderers, GPU, network)."""
+    import psutil
+
+    total = 0.0
+    for p in psutil.process_iter(["cmdline"]):
+        try:
+            cmd = p.info["cmdline"] or []
+            if cmd and os.path.basename(cmd[0]) == "chromium":  # /usr/bin/chromium starts /usr/lib/chromium/chromium
+                t = p.cpu_times()
+                total += t.user + t.system
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            pass
+    return total
 
 
 def snapshot(server: ServerProcess, own: bool = False) -> tuple[int, float]:
@@ -63,10 +83,11 @@ def snapshot(server: ServerProcess, own: bool = False) -> tuple[int, float]:
 def concurrent(browser, n: int, names: list[str], settle: float) -> dict:
     chosen = tuple(d for d in DASHBOARDS if d.notebook[:-6] in names)
     pool = min(MAX_POOL, n if len(chosen) == 1 else math.ceil(n / len(chosen)))
-    with ServerProcess(port=0, dashboards=chosen, pool_size=pool, timeout=180) as server:
+    with ServerProcess(port=0, dashboards=chosen, pool_size=pool, timeout=180, rule_pages=False) as server:
         server.wait_pools(timeout=900)
         server.wait_quiet(timeout=900)
         idle = snapshot(server)
+        cpu0 = (browser_cpu(browser), server.cpu_seconds())
         contexts, pages, firsts = [], [], []
         t0 = time.perf_counter()
         for i in range(n):
@@ -86,6 +107,7 @@ def concurrent(browser, n: int, names: list[str], settle: float) -> dict:
                 continue
             firsts.append(time.perf_counter() - t0)
             rendered.append((name, page))
+        cpu = (browser_cpu(browser) - cpu0[0], server.cpu_seconds() - cpu0[1])
         peak = snapshot(server)
         movable = [(name, page) for name, page in rendered if name in SLIDER]
         for name, page in movable:
@@ -108,12 +130,12 @@ def concurrent(browser, n: int, names: list[str], settle: float) -> dict:
         after = snapshot(server)
     return {"n": n, "dashboards": len(chosen), "pool": pool, "rendered": len(firsts),
             "median": statistics.median(firsts) if firsts else math.nan,
-            "worst": max(firsts) if firsts else math.nan, "redrawn": (in_time, len(movable)), "idle": idle, "peak": peak, "after": after}
+            "worst": max(firsts) if firsts else math.nan, "redrawn": (in_time, len(movable)), "idle": idle, "peak": peak, "after": after, "cpu": cpu}
 
 
 def sequential(browser, views: int, settle: float) -> dict:
     chosen = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
-    with ServerProcess(port=0, dashboards=chosen, pool_size=1, timeout=180) as server:
+    with ServerProcess(port=0, dashboards=chosen, pool_size=1, timeout=180, rule_pages=False) as server:
         server.wait_pools(timeout=600)
         server.wait_quiet(timeout=600)
         before = snapshot(server)
@@ -158,14 +180,14 @@ def main() -> int:
             print()
             print("concurrent viewers (targets: all redraw <= 2 s; 10 render <= 15 s, 20 <= 30 s; back to idle in 60 s)")
             print(f"{'N':>3} {'dash':>4} {'pool':>4} {'rendered':>8} {'first plot median/worst s':>26} {'redrawn<=2s':>11} "
-                  f"{'kernels idle/peak/after':>24} {'MB idle/peak/after':>22}")
-            for names in (["changes"], [d.notebook[:-6] for d in DASHBOARDS]):
+                  f"{'kernels idle/peak/after':>24} {'MB idle/peak/after':>22} {'CPU s browser/server':>21}")
+            for names in (["changes"], [d.notebook[:-6] for d in DASHBOARDS]):  # one, then all seven
                 for n in sizes:
                     r = concurrent(browser, n, names, args.settle)
                     print(f"{r['n']:>3} {r['dashboards']:>4} {r['pool']:>4} {r['rendered']:>4}/{r['n']:<3} {r['median']:>13.1f} / {r['worst']:<10.1f} "
                           f"{r['redrawn'][0]:>5}/{r['redrawn'][1]:<5} "
                           f"{r['idle'][0]:>8}/{r['peak'][0]}/{r['after'][0]:<10} "
-                          f"{r['idle'][1]:>8.0f}/{r['peak'][1]:.0f}/{r['after'][1]:.0f}", flush=True)
+                          f"{r['idle'][1]:>8.0f}/{r['peak'][1]:.0f}/{r['after'][1]:.0f}{'':>8}{r['cpu'][0]:.0f} / {r['cpu'][1]:.0f}", flush=True)
         finally:
             browser.close()
     return 0
