@@ -17,7 +17,8 @@ class StandInPool:
 
     def __init__(self, preheat: float):
         self.preheat = preheat
-        self.pool: list[asyncio.Task] = []
+        self._pools: dict[str, list[asyncio.Task]] = {"nb": []}
+        self.pool = self._pools["nb"]
         self.events: list[tuple[str, str, float]] = []  # (what, kernel, loop time)
         self.ready: set[str] = set()
         self.count = 0
@@ -47,8 +48,11 @@ class StandInPool:
             wait_before(delay, self._initialize(notebook_name, None, **kwargs))))
 
     def take(self):
-        """As Voila's get_rendered_notebook does after popping a kernel: ask for a refill."""
+        """As Voila's get_rendered_notebook does: pop the pool's first entry, ask for a refill
+        (here before awaiting the entry, which Voila does first: the order does not matter)."""
+        taken = self.pool.pop(0) if self.pool else None
         self.fill_if_needed(delay=None, notebook_name="nb")
+        return taken
 
 
 def run(coro):
@@ -60,11 +64,16 @@ def test_a_burst_of_takes_is_refilled_after_it_ends_one_kernel_at_a_time():
         km = StandInPool(preheat=0.3)
         loop = asyncio.get_running_loop()
         pacer = PacedRefill(quiet=0.5, patience=10, ready=lambda k: k in km.ready, clock=loop.time).install(km)
-        for _ in range(4):  # four viewers, 0.1 s apart
-            km.take()
+        for _ in range(4):  # the first fill: four preheated kernels
+            km.fill_if_needed(delay=0, notebook_name="nb")
+        await asyncio.gather(*km.pool)
+        km.events.clear()
+        for _ in range(4):  # four viewers, 0.1 s apart, each taking a ready kernel
+            assert km.take().done()
             await asyncio.sleep(0.1)
         last_take = pacer.last_taken
         await asyncio.gather(*km.pool)
+        assert len(km.pool) == 4
         starts = [t for what, _, t in km.events if what == "start"]
         readies = [t for what, _, t in km.events if what == "ready"]
         assert len(starts) == 4 and len(pacer.started) == 4
@@ -83,9 +92,13 @@ def test_a_steady_stream_of_viewers_still_gets_replacements_within_patience():
         km = StandInPool(preheat=0.05)
         loop = asyncio.get_running_loop()
         pacer = PacedRefill(quiet=0.5, patience=0.8, ready=lambda k: k in km.ready, clock=loop.time).install(km)
+        for _ in range(12):  # the first fill: twelve preheated kernels
+            km.fill_if_needed(delay=0, notebook_name="nb")
+        await asyncio.gather(*km.pool)
+        km.events.clear()
         t0 = loop.time()
-        for _ in range(12):  # a viewer every 0.2 s for 2.4 s: never quiet for 0.5 s
-            km.take()
+        for _ in range(12):  # a viewer every 0.2 s for 2.4 s, each taking a ready kernel: never quiet for 0.5 s
+            assert km.take().done()
             await asyncio.sleep(0.2)
         first = next(t for what, _, t in km.events if what == "start")
         assert first - t0 <= 0.8 + 0.3, "the first replacement waited past its patience"
@@ -113,3 +126,21 @@ def test_the_first_fill_and_explicit_delays_are_voilas_own():
 def test_quiet_longer_than_patience_is_refused():
     with pytest.raises(ValueError, match="quiet"):
         PacedRefill(quiet=30, patience=10)
+
+
+def test_a_viewer_waiting_for_a_pending_replacement_gets_it_without_the_quiet_wait():
+    async def scenario():
+        km = StandInPool(preheat=0.05)
+        loop = asyncio.get_running_loop()
+        PacedRefill(quiet=5, patience=10, ready=lambda k: k in km.ready, clock=loop.time).install(km)
+        t0 = loop.time()
+        km.take()  # the pool is empty: this asks for a replacement, which waits for quiet
+        pending = km.take()  # a second viewer takes that pending replacement and waits for it
+        content = await pending
+        assert content["kernel_id"] in km.ready
+        assert loop.time() - t0 < 2, "a waiting viewer sat through the quiet period"
+        for task in km.pool:
+            task.cancel()
+        await asyncio.gather(*km.pool, return_exceptions=True)
+
+    run(scenario())

@@ -11,17 +11,16 @@ with the pages being opened (measured: sixteen viewers drew their plots in
 :class:`PacedRefill` replaces that with:
 
 * **quiet first**: a replacement starts once no viewer has taken a kernel for
-  ``quiet`` seconds (a burst of arrivals is served before any refill), but
-  never later than ``patience`` seconds after it was asked for, so that a
-  steady stream of viewers still gets its kernels;
+  ``quiet`` seconds (a burst of arrivals is served before any refill), at
+  the latest ``patience`` seconds after it was asked for (a steady stream of
+  viewers still gets its kernels), and at once when a viewer is already
+  waiting for it (the pool had no ready kernel left);
 * **one at a time**: a replacement holds the refill gate until its notebook
   has run up to the point where it waits for a viewer (Voila's
   ``wait_for_request``, seen as the kernel's request-info websocket) or has
   finished, so refills use at most one core.
 
-The first fill at start-up is Voila's own (all kernels at once). A viewer who
-arrives while the pool holds only pending replacements waits for the next one,
-as with Voila's own pool.
+The first fill at start-up is Voila's own (all kernels at once).
 """
 from __future__ import annotations
 
@@ -30,9 +29,9 @@ import time
 from typing import Any, Callable
 
 #: seconds without a viewer taking a kernel before a replacement starts
-QUIET_S = 4.0
+QUIET_S = 12.0
 #: a replacement starts at the latest this many seconds after it was asked for
-PATIENCE_S = 20.0
+PATIENCE_S = 45.0
 #: a replacement holds the gate at most this long (a notebook that never waits for its viewer)
 PREHEAT_LIMIT_S = 120.0
 
@@ -88,16 +87,20 @@ class PacedRefill:
     async def _paced(self, asked: float, notebook_name: str, kernel_id: str | None = None, **kwargs):
         if self._gate is None:
             self._gate = asyncio.Semaphore(1)
+        me = asyncio.current_task()  # the pool's entry for this replacement (Voila's task)
         async with self._gate:
-            while True:
-                now = self.clock()
-                wait = min(self.last_taken + self.quiet, asked + self.patience) - now
+            while not self._claimed(me):
+                wait = min(self.last_taken + self.quiet, asked + self.patience) - self.clock()
                 if wait <= 0:
                     break
-                await asyncio.sleep(min(wait, 0.5))
+                await asyncio.sleep(min(wait, 0.25))
             content = await self._initialize(notebook_name, kernel_id, **kwargs)
             self.started.append(content["kernel_id"])
             deadline = self.clock() + self.limit
             while not (content["task"].done() or self.ready(content["kernel_id"])) and self.clock() < deadline:
                 await asyncio.sleep(0.25)
             return content
+
+    def _claimed(self, task) -> bool:
+        """Whether a viewer took this pending replacement from the pool (and waits for it)."""
+        return not any(t is task for pool in getattr(self._km, "_pools", {}).values() for t in pool)
