@@ -47,6 +47,17 @@ class StandInPool:
         self.pool.append(asyncio.get_running_loop().create_task(
             wait_before(delay, self._initialize(notebook_name, None, **kwargs))))
 
+    async def paced_and_filled(self, size: int, quiet: float, patience: float) -> PacedRefill:
+        """Install the pacer, then Voila's first fill of ``size`` kernels, preheated (events cleared)."""
+        loop = asyncio.get_running_loop()
+        pacer = PacedRefill(quiet=quiet, patience=patience, ready=lambda k: k in self.ready,
+                            clock=loop.time).install(self)
+        for _ in range(size):
+            self.fill_if_needed(delay=0, notebook_name="nb")
+        await asyncio.gather(*self.pool)
+        self.events.clear()
+        return pacer
+
     def take(self):
         """As Voila's get_rendered_notebook does: pop the pool's first entry, ask for a refill
         (here before awaiting the entry, which Voila does first: the order does not matter)."""
@@ -62,12 +73,7 @@ def run(coro):
 def test_a_burst_of_takes_is_refilled_after_it_ends_one_kernel_at_a_time():
     async def scenario():
         km = StandInPool(preheat=0.3)
-        loop = asyncio.get_running_loop()
-        pacer = PacedRefill(quiet=0.5, patience=10, ready=lambda k: k in km.ready, clock=loop.time).install(km)
-        for _ in range(4):  # the first fill: four preheated kernels
-            km.fill_if_needed(delay=0, notebook_name="nb")
-        await asyncio.gather(*km.pool)
-        km.events.clear()
+        pacer = await km.paced_and_filled(4, quiet=0.5, patience=10)
         for _ in range(4):  # four viewers, 0.1 s apart, each taking a ready kernel
             assert km.take().done()
             await asyncio.sleep(0.1)
@@ -90,12 +96,8 @@ def test_a_burst_of_takes_is_refilled_after_it_ends_one_kernel_at_a_time():
 def test_a_steady_stream_of_viewers_still_gets_replacements_within_patience():
     async def scenario():
         km = StandInPool(preheat=0.05)
+        pacer = await km.paced_and_filled(12, quiet=0.5, patience=0.8)
         loop = asyncio.get_running_loop()
-        pacer = PacedRefill(quiet=0.5, patience=0.8, ready=lambda k: k in km.ready, clock=loop.time).install(km)
-        for _ in range(12):  # the first fill: twelve preheated kernels
-            km.fill_if_needed(delay=0, notebook_name="nb")
-        await asyncio.gather(*km.pool)
-        km.events.clear()
         t0 = loop.time()
         for _ in range(12):  # a viewer every 0.2 s for 2.4 s, each taking a ready kernel: never quiet for 0.5 s
             assert km.take().done()
