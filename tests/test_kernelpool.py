@@ -146,3 +146,25 @@ def test_a_viewer_waiting_for_a_pending_replacement_gets_it_without_the_quiet_wa
         await asyncio.gather(*km.pool, return_exceptions=True)
 
     run(scenario())
+
+
+def test_a_waited_for_replacement_does_not_queue_behind_another_dashboards_quiet_wait():
+    async def scenario():
+        km = StandInPool(preheat=0.05)
+        km._pools["other"] = []
+        loop = asyncio.get_running_loop()
+        PacedRefill(quiet=5, patience=10, ready=lambda k: k in km.ready, clock=loop.time).install(km)
+        km.fill_if_needed(delay=None, notebook_name="other")  # another dashboard's refill, waiting for quiet
+        km._pools["other"].append(km.pool.pop())  # (the stand-in files every refill under "nb")
+        await asyncio.sleep(0.1)
+        t0 = loop.time()
+        km.take()  # this dashboard: a refill, also waiting for quiet
+        pending = km.take()  # a viewer takes it and waits
+        content = await pending
+        assert loop.time() - t0 < 2, "the waited-for replacement sat behind a quiet wait"
+        assert content["kernel_id"] in km.ready
+        for task in [*km.pool, *km._pools["other"]]:
+            task.cancel()
+        await asyncio.gather(*km.pool, *km._pools["other"], return_exceptions=True)
+
+    run(scenario())

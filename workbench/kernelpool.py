@@ -15,10 +15,11 @@ with the pages being opened (measured: sixteen viewers drew their plots in
   the latest ``patience`` seconds after it was asked for (a steady stream of
   viewers still gets its kernels), and at once when a viewer is already
   waiting for it (the pool had no ready kernel left);
-* **one at a time**: a replacement holds the refill gate until its notebook
-  has run up to the point where it waits for a viewer (Voila's
+* **one at a time**: the next replacement starts when the previous one's
+  notebook has run up to the point where it waits for a viewer (Voila's
   ``wait_for_request``, seen as the kernel's request-info websocket) or has
-  finished, so refills use at most one core.
+  finished, so refills use at most one core; a replacement a viewer waits
+  for goes first.
 
 The first fill at start-up is Voila's own (all kernels at once).
 """
@@ -60,7 +61,8 @@ class PacedRefill:
         self.ready, self.clock = ready, clock
         self.last_taken = -float("inf")
         self.started: list[str] = []  # kernel ids of the replacements, in the order they started
-        self._gate: asyncio.Semaphore | None = None
+        self._queue: list[asyncio.Task] = []  # replacements done waiting for quiet, in order
+        self._running = False  # a replacement is starting its kernel and preheating
         self._km: Any = None
         self._fill: Callable[..., Any] | None = None
         self._initialize: Callable[..., Any] | None = None
@@ -85,21 +87,32 @@ class PacedRefill:
             del km._initialize
 
     async def _paced(self, asked: float, notebook_name: str, kernel_id: str | None = None, **kwargs):
-        if self._gate is None:
-            self._gate = asyncio.Semaphore(1)
         me = asyncio.current_task()  # the pool's entry for this replacement (Voila's task)
-        async with self._gate:
-            while not self._claimed(me):
-                wait = min(self.last_taken + self.quiet, asked + self.patience) - self.clock()
-                if wait <= 0:
-                    break
-                await asyncio.sleep(min(wait, 0.25))
+        while not self._claimed(me):  # quiet first (outside the queue: others may go meanwhile)
+            wait = min(self.last_taken + self.quiet, asked + self.patience) - self.clock()
+            if wait <= 0:
+                break
+            await asyncio.sleep(min(wait, 0.25))
+        self._queue.append(me)
+        try:
+            while self._running or self._next() is not me:
+                await asyncio.sleep(0.1)
+        finally:
+            self._queue.remove(me)
+        self._running = True
+        try:
             content = await self._initialize(notebook_name, kernel_id, **kwargs)
             self.started.append(content["kernel_id"])
             deadline = self.clock() + self.limit
             while not (content["task"].done() or self.ready(content["kernel_id"])) and self.clock() < deadline:
                 await asyncio.sleep(0.25)
             return content
+        finally:
+            self._running = False
+
+    def _next(self):
+        """The queued replacement that starts next: the first one a viewer waits for, else the first."""
+        return next((t for t in self._queue if self._claimed(t)), self._queue[0] if self._queue else None)
 
     def _claimed(self, task) -> bool:
         """Whether a viewer took this pending replacement from the pool (and waits for it)."""
