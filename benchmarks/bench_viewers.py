@@ -20,7 +20,7 @@ start (pools filled, process tree quiet):
   figures), and the server process's own memory after 0, 20, 50 and 100 views.
 
 One Chromium serves every viewer, each in a browser context of its own. A
-pool is at most 16 (``--pool-size``); a page whose plot is not drawn within
+pool is at most ``MAX_POOL_SIZE`` (``--pool-size``, 32); a page whose plot is not drawn within
 ``RENDER_LIMIT_S`` counts as not rendered (column "rendered").
 
 Targets on a 2-core machine (browsers included): every slider move redraws
@@ -42,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from workbench.serve import DASHBOARDS, ServerProcess  # noqa: E402
+from workbench.serve import DASHBOARDS, MAX_POOL_SIZE, ServerProcess  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_dashboard import WATCH_JS, plotly_el  # noqa: E402  (the same slider-to-redraw watch)
@@ -54,7 +54,12 @@ PLOT = {"compare": ".wb-plot-compare", "diagnostics": ".wb-plot-heatmap", "chang
 SLIDER = {"changes": "bs", "forgotten": "shoot", "gunfire": "bs", "antares": "acc", "compare": "accuracy"}
 REDRAW_LIMIT_S = 2.0
 RENDER_LIMIT_S = 240.0  # a page without its plot by then counts as not rendered
-MAX_POOL = 16  # workbench.serve's --pool-size limit
+
+# What a page that never drew holds: the app started, outputs in the HTML, outputs rendered, widgets.
+UNRENDERED_JS = """() => ({app: typeof window.jupyterapp, scripts: document.querySelectorAll(
+  'script[type="application/vnd.voila.cell-output+json"]').length, outputs: document.querySelectorAll(
+  '.jp-OutputArea-output').length, widgets: document.querySelectorAll('.jupyter-widgets').length,
+  text: document.body ? document.body.innerText.slice(0, 160) : null})"""
 
 # In the page, from its start: the moment the plot is first drawn (ms since the epoch, this
 # machine's clock). Asking each page in turn from here would time the asking: a page that drew
@@ -91,7 +96,7 @@ def snapshot(server: ServerProcess, own: bool = False) -> tuple[int, float]:
 
 def concurrent(browser, n: int, names: list[str], settle: float) -> dict:
     chosen = tuple(d for d in DASHBOARDS if d.notebook[:-6] in names)
-    pool = min(MAX_POOL, n if len(chosen) == 1 else math.ceil(n / len(chosen)))
+    pool = min(MAX_POOL_SIZE, n if len(chosen) == 1 else math.ceil(n / len(chosen)))
     with ServerProcess(port=0, dashboards=chosen, pool_size=pool, timeout=180, rule_pages=False) as server:
         server.wait_pools(timeout=900)
         server.wait_quiet(timeout=900)
@@ -113,7 +118,8 @@ def concurrent(browser, n: int, names: list[str], settle: float) -> dict:
             left = t0 + RENDER_LIMIT_S - time.perf_counter()
             try:
                 page.wait_for_selector(f"{PLOT.get(name, '.wb-plot-dist')} .main-svg", timeout=max(left, 0.1) * 1000)
-            except Exception:  # noqa: BLE001 - not rendered in time: counted, not timed
+            except Exception:  # noqa: BLE001 - not rendered in time: counted, not timed, described
+                print(f"  not rendered ({name}): {page.evaluate(UNRENDERED_JS)}", file=sys.stderr, flush=True)
                 continue
             firsts.append(page.evaluate("window.__wbDrawnAt") / 1000 - epoch0)  # when the page drew it
             rendered.append((name, page))

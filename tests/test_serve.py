@@ -164,7 +164,7 @@ def test_an_option_wins_over_its_environment_variable(monkeypatch):
     ("WORKBENCH_TOKEN", "short", "WORKBENCH_TOKEN: expected at least 8 letters"),
     ("MAX_KERNELS", "0", "MAX_KERNELS: expected an integer from 1 to 10000"),
     ("MAX_KERNELS", "many", "MAX_KERNELS: expected an integer from 1 to 10000"),
-    ("POOL_SIZE", "17", "POOL_SIZE: expected an integer from 0 to 16"),
+    ("POOL_SIZE", "33", "POOL_SIZE: expected an integer from 0 to 32"),
 ])
 def test_main_names_a_bad_environment_value_and_exits_2(monkeypatch, capsys, env, value, message):
     monkeypatch.setenv(env, value)

@@ -93,6 +93,8 @@ NOTICE_TEMPLATE = TEMPLATE_DIR / "notice.html"
 DEFAULT_PORT = 8866
 HOST = "127.0.0.1"
 DEFAULT_MAX_KERNELS = 40
+#: the largest --pool-size: preheated kernels per dashboard (each ~150 MB), enough for a playtest group arriving at once
+MAX_POOL_SIZE = 32
 #: seconds a kernel may stay without any websocket before it is shut down (a
 #: page that closed without Voila's shutdown beacon; a brief network drop reconnects sooner)
 DISCONNECT_GRACE = 15.0
@@ -828,8 +830,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dashboards", default=None, help="serve only these dashboards, e.g. changes,antares "
                                                            "(default: all seven)")
     parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS_DIR, help="folder holding the dashboard notebooks")
-    parser.add_argument("--pool-size", default=None, help="preheated kernels per dashboard, 0-16 (default: "
-                                                          "$POOL_SIZE or 1; each ~130 MB)")
+    parser.add_argument("--pool-size", default=None, help=f"preheated kernels per dashboard, 0-{MAX_POOL_SIZE} "
+                                                          "(default: $POOL_SIZE or 1; each ~150 MB)")
     args = parser.parse_args(argv)
     try:
         port = resolve_port(args.port)
@@ -837,7 +839,7 @@ def main(argv: list[str] | None = None) -> int:
         base_url = resolve_base_url(args.base_url)
         token = resolve_token(args.token)
         max_kernels = resolve_int(args.max_kernels, "MAX_KERNELS", "max-kernels", DEFAULT_MAX_KERNELS, 1, 10_000)
-        pool_size = resolve_int(args.pool_size, "POOL_SIZE", "pool-size", 1, 0, 16)
+        pool_size = resolve_int(args.pool_size, "POOL_SIZE", "pool-size", 1, 0, MAX_POOL_SIZE)
         dashboards = select_dashboards(args.dashboards)
         if token is None and not is_loopback(host) and not args.public:
             token = secrets.token_urlsafe(24)
