@@ -78,7 +78,9 @@ def test_a_burst_of_takes_is_refilled_after_it_ends_one_kernel_at_a_time():
             assert km.take().done()
             await asyncio.sleep(0.1)
         last_take = pacer.last_taken
+        assert len(pacer.unstarted) == 4  # no kernel started for them yet: not the pool's in a count of kernels
         await asyncio.gather(*km.pool)
+        assert not pacer.unstarted
         assert len(km.pool) == 4
         starts = [t for what, _, t in km.events if what == "start"]
         readies = [t for what, _, t in km.events if what == "ready"]

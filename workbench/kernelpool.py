@@ -62,6 +62,7 @@ class PacedRefill:
         self.last_taken = -float("inf")
         self.started: list[str] = []  # kernel ids of the replacements, in the order they started
         self._queue: list[asyncio.Task] = []  # replacements done waiting for quiet, in order
+        self.unstarted: set[asyncio.Task] = set()  # replacements whose kernel is not started yet
         self._running = False  # a replacement is starting its kernel and preheating
         self._km: Any = None
         self._fill: Callable[..., Any] | None = None
@@ -70,6 +71,7 @@ class PacedRefill:
     def install(self, km) -> "PacedRefill":
         self._km, self._fill, self._initialize = km, km.fill_if_needed, km._initialize
         km.fill_if_needed = self.fill_if_needed
+        km.workbench_refill = self  # read by counts of the kernels viewers hold (workbench.serve)
         return self
 
     def fill_if_needed(self, delay: float | None = None, notebook_name: str | None = None, **kwargs):
@@ -88,6 +90,23 @@ class PacedRefill:
 
     async def _paced(self, asked: float, notebook_name: str, kernel_id: str | None = None, **kwargs):
         me = asyncio.current_task()  # the pool's entry for this replacement (Voila's task)
+        self.unstarted.add(me)
+        try:
+            await self._wait_turn(me, asked)
+        finally:
+            self.unstarted.discard(me)
+        self._running = True
+        try:
+            content = await self._initialize(notebook_name, kernel_id, **kwargs)
+            self.started.append(content["kernel_id"])
+            deadline = self.clock() + self.limit
+            while not (content["task"].done() or self.ready(content["kernel_id"])) and self.clock() < deadline:
+                await asyncio.sleep(0.25)
+            return content
+        finally:
+            self._running = False
+
+    async def _wait_turn(self, me, asked: float) -> None:
         while not self._claimed(me):  # quiet first (outside the queue: others may go meanwhile)
             wait = min(self.last_taken + self.quiet, asked + self.patience) - self.clock()
             if wait <= 0:
@@ -99,16 +118,6 @@ class PacedRefill:
                 await asyncio.sleep(0.1)
         finally:
             self._queue.remove(me)
-        self._running = True
-        try:
-            content = await self._initialize(notebook_name, kernel_id, **kwargs)
-            self.started.append(content["kernel_id"])
-            deadline = self.clock() + self.limit
-            while not (content["task"].done() or self.ready(content["kernel_id"])) and self.clock() < deadline:
-                await asyncio.sleep(0.25)
-            return content
-        finally:
-            self._running = False
 
     def _next(self):
         """The queued replacement that starts next: the first one a viewer waits for, else the first."""

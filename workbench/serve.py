@@ -460,12 +460,13 @@ def _make_server_class():
     def viewer_kernels(km) -> int:
         """Kernels handed to viewers: every running kernel but the preheated pool's."""
         pooled = pending = 0
+        unstarted = getattr(getattr(km, "workbench_refill", None), "unstarted", ())
         for pool in getattr(km, "_pools", {}).values():
             for task in pool:
                 if task.done():
                     pooled += 1 if task.exception() is None else 0
-                else:
-                    pending += 1  # started or about to be: counted as the pool's
+                elif task not in unstarted:
+                    pending += 1  # its kernel is starting: counted as the pool's
         return max(0, len(km.list_kernel_ids()) - pooled - pending)
 
     def limited_render(cls):

@@ -31,6 +31,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 NGINX = "/usr/sbin/nginx"
 ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
 VIEWERS = 6
+MAX_VIEWERS = 14
 
 
 def nginx_or_skip() -> str:
@@ -85,10 +86,17 @@ def handed_out(server: ServerProcess) -> int:
 
 def test_pages_render_through_nginx_on_both_processes(browser, proxied):
     base, servers = proxied
-    contexts = [browser.new_context() for _ in range(VIEWERS)]
+    contexts = []
     try:
         pages = []
-        for i, context in enumerate(contexts):  # fixed sticky ids: the spread is the same on every run
+        # Sticky ids hash onto a ring built from the servers' (free, so changing) ports: six viewers
+        # can all land on one process (about 3 % of runs). Viewers keep coming, up to MAX_VIEWERS,
+        # until both processes have served one.
+        for i in range(MAX_VIEWERS):
+            if i >= VIEWERS and min(handed_out(s) for s in servers) >= 1:
+                break
+            context = browser.new_context()
+            contexts.append(context)
             context.add_cookies([{"name": "workbench_viewer", "value": f"viewer-{i}", "url": base}])
             page = context.new_page()
             page.set_default_timeout(180_000)
@@ -107,7 +115,7 @@ def test_pages_render_through_nginx_on_both_processes(browser, proxied):
         for context in contexts:
             context.close()
     counts = [handed_out(s) for s in servers]
-    assert sum(counts) == VIEWERS and min(counts) >= 1, counts
+    assert sum(counts) == len(pages) and min(counts) >= 1, counts
 
 
 def test_a_slider_move_redraws_through_nginx(browser, proxied):
