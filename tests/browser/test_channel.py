@@ -51,9 +51,14 @@ def widget_control(version: str | None = "1.0.0") -> tuple[dict, dict]:
 
 
 def test_the_hostile_websocket_sequence_leaves_the_server_answering(server):
+    fills = server.pools_filled("changes.ipynb")
     status, body, _ = http_get(server.url + "voila/render/changes.ipynb", 120)
     assert status == 200
     ws_url = server.url.replace("http://", "ws://") + f"api/kernels/{kernel_id_of(body)}/channels"
+    # the taken kernel's replacement preheats in the server process (its notebook rendered there):
+    # let it finish first, so that the memory measured below is the attack's alone
+    server.wait_pools({"changes.ipynb": fills + 1}, timeout=180)
+    server.wait_quiet(timeout=120)
     proc = psutil.Process(server.proc.pid)
     rss_before = proc.memory_info().rss
 
