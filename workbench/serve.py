@@ -637,8 +637,10 @@ class ServerProcess:
     """``python -m workbench.serve`` in a child process (for tests and benchmarks).
 
     ``url`` is the base address once it listens; ``log`` collects its stderr
-    lines; :meth:`wait_pools` waits until every dashboard has a preheated
-    kernel ready; :meth:`wait_quiet` until the server and its kernels are idle;
+    lines; :meth:`wait_pools` waits until every dashboard's pool kernel has
+    started (Voila logs "filled" then, before its notebook has run: a page
+    opened now still waits for that); :meth:`wait_quiet` until the server and
+    its kernels are idle (the pool's notebooks have run);
     :meth:`stop` ends it (SIGTERM, then SIGKILL).
     """
 

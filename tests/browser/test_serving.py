@@ -21,6 +21,7 @@ from http.cookies import SimpleCookie
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from workbench import systems
 from workbench.serve import DASHBOARDS, PROJECT_ROOT, ServerProcess
@@ -56,6 +57,7 @@ def request(url: str, method: str = "GET", headers: dict | None = None, body: by
 def dice_server():
     with ServerProcess(port=0, host="127.0.0.2", base_url="/dice/", timeout=120) as srv:
         srv.wait_pools(timeout=300)
+        srv.wait_quiet(timeout=300)  # "filled" is logged when a kernel starts: let all ten preheat first
         yield srv
 
 
@@ -75,7 +77,10 @@ def test_host_and_prefix_carry_every_request_of_every_dashboard(browser, dice_se
         assert links == [base + d.path.lstrip("/") for d in DASHBOARDS] + [base + p for p in rule_pages]
         for link in links:
             page.goto(link)
-            page.wait_for_selector(PLOT)
+            try:
+                page.wait_for_selector(PLOT)
+            except PlaywrightTimeout:
+                pytest.fail(f"{link}: no plot drawn within 120 s; server log:\n" + "\n".join(dice_server.log[-30:]))
         page.wait_for_timeout(500)
     finally:
         context.close()
