@@ -72,7 +72,7 @@ DRAWN_AT_JS = """(() => {
 })();"""
 
 
-def browser_cpu(browser) -> float:
+def browser_cpu() -> float:
     """CPU seconds used so far by Chromium and all its processes (renderers, GPU, network)."""
     import psutil
 
@@ -101,7 +101,7 @@ def concurrent(browser, n: int, names: list[str], settle: float) -> dict:
         server.wait_pools(timeout=900)
         server.wait_quiet(timeout=900)
         idle = snapshot(server)
-        cpu0 = (browser_cpu(browser), server.cpu_seconds())
+        cpu0 = (browser_cpu(), server.cpu_seconds())
         contexts, pages, firsts = [], [], []
         t0, epoch0 = time.perf_counter(), time.time()
         for i in range(n):
@@ -123,7 +123,7 @@ def concurrent(browser, n: int, names: list[str], settle: float) -> dict:
                 continue
             firsts.append(page.evaluate("window.__wbDrawnAt") / 1000 - epoch0)  # when the page drew it
             rendered.append((name, page))
-        cpu = (browser_cpu(browser) - cpu0[0], server.cpu_seconds() - cpu0[1])
+        cpu = (browser_cpu() - cpu0[0], server.cpu_seconds() - cpu0[1])
         peak = snapshot(server)
         movable = [(name, page) for name, page in rendered if name in SLIDER]
         for name, page in movable:

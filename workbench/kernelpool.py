@@ -33,7 +33,7 @@ from typing import Any, Callable
 QUIET_S = 12.0
 #: a replacement starts at the latest this many seconds after it was asked for
 PATIENCE_S = 45.0
-#: a replacement holds the gate at most this long (a notebook that never waits for its viewer)
+#: the next replacement waits at most this long for the previous one's notebook to reach its viewer wait
 PREHEAT_LIMIT_S = 120.0
 
 
@@ -60,7 +60,6 @@ class PacedRefill:
         self.quiet, self.patience, self.limit = quiet, patience, limit
         self.ready, self.clock = ready, clock
         self.last_taken = -float("inf")
-        self.started: list[str] = []  # kernel ids of the replacements, in the order they started
         self._queue: list[asyncio.Task] = []  # replacements done waiting for quiet, in order
         self.unstarted: set[asyncio.Task] = set()  # replacements whose kernel is not started yet
         self._running = False  # a replacement is starting its kernel and preheating
@@ -98,7 +97,6 @@ class PacedRefill:
         self._running = True
         try:
             content = await self._initialize(notebook_name, kernel_id, **kwargs)
-            self.started.append(content["kernel_id"])
             deadline = self.clock() + self.limit
             while not (content["task"].done() or self.ready(content["kernel_id"])) and self.clock() < deadline:
                 await asyncio.sleep(0.25)
