@@ -391,15 +391,37 @@ def _make_server_class():
         redirected to its address without the token, so the token never reaches
         a kernel's ``QUERY_STRING``), an ``Authorization: token ...`` header,
         or the cookie.
+
+        One channel is the kernels', not the viewers': a preheated kernel asks
+        for its viewer's link over ``voila/query/<kernel id>`` (Voila's
+        ``wait_for_request``), and kernels hold no token. That websocket is
+        admitted without it when it comes straight from this machine (no
+        proxy's forwarding headers); refused, the kernel would show every
+        link's values as the defaults.
         """
 
         def prepare(self):
             token = self.settings.get("workbench_token")
-            if token and not self._workbench_admitted(token):
+            if token and not self._from_a_kernel() and not self._workbench_admitted(token):
                 return None
             if getattr(self, "_finished", False):
                 return None
             return super().prepare()
+
+        def _from_a_kernel(self) -> bool:
+            request = self.request
+            if not request.path.startswith(self.settings["workbench_base_url"] + "voila/query/"):
+                return False
+            if request.headers.get("Upgrade", "").lower() != "websocket":
+                return False
+            if any(h in request.headers for h in ("X-Forwarded-For", "X-Real-Ip", "Forwarded")):
+                return False  # through a proxy: a viewer's, whatever its address
+            peer = request.remote_ip
+            try:
+                own = request.connection.stream.socket.getsockname()[0]
+            except (AttributeError, OSError):
+                own = None
+            return is_loopback(peer) or peer == own
 
         def _workbench_admitted(self, token: str) -> bool:
             given = self.get_query_argument("token", None)

@@ -178,15 +178,40 @@ def test_the_kernel_websocket_needs_the_token_too(token_server):
     assert any(m.get("msg_type") == "kernel_info_reply" and m["parent_header"].get("msg_id") == info_id for m in got)
 
 
+def test_the_kernels_link_channel_needs_the_token_when_it_comes_through_a_proxy(token_server):
+    """voila/query/<kernel id> is admitted without the token only straight from this machine
+    (the kernels'); forwarded through a proxy, it is a viewer's and needs the token."""
+    url = token_server.url.replace("http://", "ws://") + "voila/query/00000000-0000-4000-8000-000000000000"
+
+    async def knock(headers):
+        from tornado.httpclient import HTTPClientError, HTTPRequest
+        from tornado.websocket import websocket_connect
+
+        try:
+            ws = await websocket_connect(HTTPRequest(url, headers=headers))
+        except HTTPClientError as exc:
+            return exc.code
+        ws.close()
+        return 101
+
+    assert run_in_thread(knock({"X-Forwarded-For": "203.0.113.7"}), 30) == 403
+    assert run_in_thread(knock({"X-Real-IP": "203.0.113.7"}), 30) == 403
+    assert run_in_thread(knock({}), 30) == 101
+
+
 def test_a_browser_with_the_link_keeps_working_and_one_without_is_told(browser, token_server):
     with_link = browser.new_context()
     without = browser.new_context()
     try:
         page = with_link.new_page()
         page.set_default_timeout(120_000)
-        page.goto(token_server.url + f"voila/render/changes.ipynb?token={TOKEN}")
+        page.goto(token_server.url + f"voila/render/changes.ipynb?bs=8&token={TOKEN}")
         page.wait_for_selector(PLOT)
         assert TOKEN not in page.url
+        # the link's values reach the (preheated) kernel: its request-info channel is not shut out by the token
+        assert page.inner_text(".wb-slider-bs .widget-readout").strip() == "8"
+        assert "bs=8" in page.url
+        assert not any("voila/query" in ln and " 403 " in f" {ln} " for ln in token_server.log), "a kernel was refused"
         assert page.goto(token_server.url).status == 200  # later visits need no token
         stranger = without.new_page()
         response = stranger.goto(token_server.url + "voila/render/changes.ipynb")
