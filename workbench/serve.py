@@ -49,6 +49,10 @@ option                    variable            meaning
 * no page or figure holds an absolute URL to the server: plotly's widget
   module is imported by a small ES module relative to the page's own address
   (:func:`plotly_esm_loader`);
+* static files go gzip-compressed to browsers that accept it, each compressed
+  once and cached (:mod:`workbench.compressed`): a first view is about 3 MB,
+  not 10, for a playtester on a phone; other answers use Tornado's
+  ``compress_response``;
 * pages load fully offline (the ``workbench`` template is the stock ``lab``
   template without its CDN links) and show "This dashboard lost its
   connection: reload the page." when the kernel dies or the connection drops;
@@ -383,6 +387,7 @@ def _make_server_class():
     from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
     from . import kernelchannel
+    from .compressed import precompressed
 
     class Gate:
         """Mixed into every handler: the access token, when the server has one.
@@ -584,7 +589,8 @@ def _make_server_class():
             settings = super().init_settings()
             if hasattr(self.kernel_manager, "_pools"):  # preheated kernels: refills paced (workbench.kernelpool)
                 PacedRefill().install(self.kernel_manager)
-            settings.update(workbench_token=self.workbench_token, workbench_base_url=self.base_url,
+            settings.update(compress_response=True,
+                            workbench_token=self.workbench_token, workbench_base_url=self.base_url,
                             workbench_max_kernels=self.workbench_max_kernels)
             return settings
 
@@ -602,6 +608,8 @@ def _make_server_class():
                     cls = _not_found_on_error(cls)
                 if rel.startswith("api/kernels/") and rel.endswith("/channels"):
                     cls = KernelChannel
+                if isinstance(cls, type) and issubclass(cls, tornado.web.StaticFileHandler):
+                    cls = precompressed(cls)
                 kept.append((pattern, gated(cls), *spec[2:]))
             if render_kwargs is None:  # pragma: no cover - Voila changed its routes
                 raise RuntimeError("Voila has no voila/render/ route to restrict")
@@ -611,7 +619,7 @@ def _make_server_class():
             bundle = plotly_widget_bundle()
             if bundle is not None:
                 route = base + PLOTLY_ESM_PATH.lstrip("/").replace("plotly-widgetbundle.js", r"plotly-(widgetbundle\.js)")
-                front.append((route, gated(PlotlyBundleHandler), {"path": str(bundle.parent)}))
+                front.append((route, gated(precompressed(PlotlyBundleHandler)), {"path": str(bundle.parent)}))
             from .ui.forum import download_route  # the forum panel's figure downloads, served as files
             pattern, handler, kwargs = download_route(base)
             front.append((pattern, gated(handler), kwargs))

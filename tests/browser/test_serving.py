@@ -110,6 +110,54 @@ def test_nothing_is_served_outside_the_prefix(dice_server):
     assert status in (301, 302) and headers["Location"].endswith("/dice/")
 
 
+def raw(url: str, headers: dict | None = None) -> tuple[int, bytes, object]:
+    """``(status, body bytes as sent, headers)`` of one GET."""
+    import http.client
+
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    try:
+        conn.request("GET", parts.path, headers=headers or {})
+        resp = conn.getresponse()
+        return resp.status, resp.read(), resp.headers
+    finally:
+        conn.close()
+
+
+def test_static_files_go_compressed_to_a_browser_that_accepts_it(dice_server):
+    """A phone fetches about 3 MB for its first page, not 10: static files are sent
+    gzip-compressed (each compressed once), whole and unchanged once inflated."""
+    import gzip
+
+    from workbench.serve import plotly_widget_bundle
+
+    bundle = dice_server.url + "workbench/static/plotly-widgetbundle.js"
+    on_disk = plotly_widget_bundle().read_bytes()
+    status, plain, headers = raw(bundle)
+    assert status == 200 and headers.get("Content-Encoding") is None and plain == on_disk
+    for _ in range(2):  # the second answer comes from the cache: the same bytes
+        status, packed, headers = raw(bundle, {"Accept-Encoding": "gzip, deflate, br"})
+        assert status == 200 and headers["Content-Encoding"] == "gzip"
+        assert "Accept-Encoding" in headers["Vary"]
+        assert int(headers["Content-Length"]) == len(packed) < len(on_disk) / 2
+        assert gzip.decompress(packed) == on_disk
+    etag = headers["Etag"]
+    assert raw(bundle, {"Accept-Encoding": "gzip", "If-None-Match": etag})[0] == 304
+    status, part, headers = raw(bundle, {"Accept-Encoding": "gzip", "Range": "bytes=100-199"})
+    if headers.get("Content-Encoding") == "gzip":  # Tornado's compress_response wraps a range like any answer
+        part = gzip.decompress(part)
+    assert status == 206 and part == on_disk[100:200]  # a range is cut from the file itself
+    assert raw(bundle, {"Accept-Encoding": "deflate, br"})[2].get("Content-Encoding") is None
+    for path in ("voila/static/voila.js", "voila/templates/workbench/static/index.css"):
+        status, plain, _ = raw(dice_server.url + path)
+        status2, packed, headers = raw(dice_server.url + path, {"Accept-Encoding": "gzip"})
+        assert status == status2 == 200 and headers["Content-Encoding"] == "gzip", path
+        assert gzip.decompress(packed) == plain and len(packed) < len(plain) / 2, path
+    plain = raw(dice_server.url)[1]  # a page, compressed as it is written
+    status, packed, headers = raw(dice_server.url, {"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["Content-Encoding"] == "gzip" and gzip.decompress(packed) == plain
+
+
 # ---------------------------------------------------------------- token
 
 @pytest.fixture(scope="module")
