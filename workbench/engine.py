@@ -101,25 +101,36 @@ def binomial_pmf(n, p, width: int | None = None) -> np.ndarray:
 
 
 def remap(pmf: np.ndarray, index, width: int) -> np.ndarray:
-    """Move the probability of count k to count ``index[k]`` (summing collisions).
+    """Move the probability of count k to count ``index[..., k]`` (summing collisions): the one
+    fold of the workbench ("models removed = min(models, wounds // W)" and the like).
 
-    ``index`` is a 1-D int array with one entry per count of ``pmf``'s last
-    axis; entries must lie in ``[0, width)``. Used for "models removed =
-    min(models, wounds // W)" and the like.
-    """
-    index = np.asarray(index, dtype=np.intp)
-    onehot = np.zeros((index.size, width))
-    onehot[np.arange(index.size), index] = 1.0
-    return pmf @ onehot
+    ``index`` is an int array broadcastable to ``pmf``'s shape (one entry per count, the same
+    for every cell or one row per cell); entries must lie in ``[0, width)``. One scatter-add,
+    no loop over cells."""
+    pmf = np.asarray(pmf, dtype=float)
+    lead = pmf.shape[:-1]
+    cells = int(np.prod(lead, dtype=np.int64))
+    index = np.broadcast_to(np.asarray(index, dtype=np.intp), pmf.shape).reshape(cells, -1)
+    flat = np.arange(cells)[:, None] * width + index
+    out = np.bincount(flat.ravel(), weights=pmf.reshape(-1), minlength=cells * width)
+    return out.reshape(lead + (width,))
 
 
-def cap(pmf: np.ndarray, limit: int | None) -> np.ndarray:
-    """Fold every count above ``limit`` into ``limit`` (None: unchanged)."""
-    if limit is None or pmf.shape[-1] <= limit + 1:
+def cap(pmf: np.ndarray, limit) -> np.ndarray:
+    """Fold every count above ``limit`` into ``limit`` (None: unchanged). ``limit`` is an int
+    or an int array of the leading shape (one unit size per cell)."""
+    if limit is None:
         return pmf
-    out = pmf[..., : limit + 1].copy()
-    out[..., limit] += pmf[..., limit + 1 :].sum(axis=-1)
-    return out
+    if np.ndim(limit) == 0:
+        limit = int(limit)
+        if pmf.shape[-1] <= limit + 1:
+            return pmf
+        out = pmf[..., : limit + 1].copy()
+        out[..., limit] += pmf[..., limit + 1 :].sum(axis=-1)
+        return out
+    limit = np.asarray(limit)
+    index = np.minimum(np.arange(pmf.shape[-1]), limit[..., None])
+    return remap(pmf, index, pmf.shape[-1])
 
 
 def convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:

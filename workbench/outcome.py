@@ -96,6 +96,14 @@ class Outcome:
       ``samples``, ``pmf_stderr``, ``mean_stderr`` and ``effects_stderr``.
     * ``inputs``: the arguments after validation; ``notes``: the
       interpretations of the seed that this resolution relied on.
+    * ``per_attack_mean`` and ``per_attack_any`` (optional): where criticals
+      add successes or skip stages the product ``per_attack`` is neither,
+      and these say what one attack does: the expected final successes of
+      one attack and the chance it scores at least one (Fractions, or floats
+      when exact ones would be too large); ``success_label`` names a final
+      success in the system's words ("unsaved", "save failed").
+    * ``stage_pmfs`` (optional): stage name -> the exact distribution of how
+      many pass that stage over all the attacks (index = count).
     """
 
     system: str
@@ -114,6 +122,10 @@ class Outcome:
     label: str = "models removed"
     effect_kinds: Mapping[str, str] | None = None
     trial: str | None = None
+    per_attack_mean: Fraction | float | None = None
+    per_attack_any: Fraction | float | None = None
+    success_label: str | None = None
+    stage_pmfs: Mapping[str, np.ndarray] | None = None
 
     def __post_init__(self):
         pmf = _frozen_array(self.pmf, "pmf")

@@ -19,8 +19,8 @@ from . import engine
 from .dice import DieTest
 from .outcome import Outcome, Stage
 
-__all__ = ["chunks", "passes_all", "exact_outcome", "sampled_outcome", "removed_index", "Tally",
-           "tally_sampled", "tally_outcome", "check_cost", "MAX_SAMPLED_DICE"]
+__all__ = ["chunks", "passes_all", "exact_outcome", "Tally", "tally_sampled", "tally_outcome", "check_cost",
+           "MAX_SAMPLED_DICE"]
 
 #: dice held in memory at once by the sampled path (one byte each)
 CHUNK_DICE = 8_000_000
@@ -50,54 +50,12 @@ def passes_all(rng: np.random.Generator, tests: Sequence[DieTest], shape: tuple[
     return ok
 
 
-def removed_index(counts: int, models: int | None, per_model: int = 1) -> np.ndarray:
-    """Models removed for 0..counts successes: min(models, k // per_model)."""
-    k = np.arange(counts + 1) // per_model
-    return k if models is None else np.minimum(k, models)
-
-
 def exact_outcome(system: str, function: str, inputs: Mapping[str, Any], pmf: np.ndarray,
                   stages: Sequence[Stage], effects: Mapping[str, float], *,
                   attacks: int | None = None, notes: Sequence[str] = (),
                   label: str = "models removed") -> Outcome:
     return Outcome(system=system, function=function, inputs=inputs, pmf=pmf, stages=tuple(stages),
                    effects=dict(effects), method="exact", attacks=attacks, notes=tuple(notes), label=label)
-
-
-def sampled_outcome(system: str, function: str, inputs: Mapping[str, Any], removed: np.ndarray,
-                    width: int, stages: Sequence[Stage], effect_samples: Mapping[str, np.ndarray], *,
-                    attacks: int | None = None, notes: Sequence[str] = (),
-                    label: str = "models removed") -> Outcome:
-    """Build a sampled outcome from one value per sample: models removed and
-    each side effect (a bool or a number per sample; its mean is reported)."""
-    removed = np.asarray(removed)
-    n = removed.size
-    pmf, pmf_se = engine.sample_pmf(removed, width)
-    mean_se = float(removed.std(ddof=1) / np.sqrt(n)) if n > 1 else float("inf")
-    effects, effects_se = {}, {}
-    for name, values in effect_samples.items():
-        values = np.asarray(values, dtype=float).ravel()
-        effects[name] = float(values.mean())
-        effects_se[name] = float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else float("inf")
-    return Outcome(system=system, function=function, inputs=inputs, pmf=pmf, stages=tuple(stages),
-                   effects=effects, method="sampled", samples=n, pmf_stderr=pmf_se,
-                   mean_stderr=mean_se, effects_stderr=effects_se, attacks=attacks,
-                   notes=tuple(notes), label=label)
-
-
-def run_sampled(samples: int, dice_per_sample: int,
-                one_chunk: Callable[[int], Mapping[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """Call ``one_chunk(n)`` for chunks of the samples and concatenate what it
-    returns (a mapping name -> one value per sample)."""
-    from .progress import bar
-
-    sizes = list(chunks(samples, dice_per_sample))
-    parts: dict[str, list[np.ndarray]] = {}
-    # a bar appears only when the run lasts over a second (and never inside a sweep's bar)
-    for n in bar(sizes, total=len(sizes), desc="sampling", unit="chunk", enabled=len(sizes) > 1):
-        for k, arr in one_chunk(n).items():
-            parts.setdefault(k, []).append(np.asarray(arr))
-    return {k: np.concatenate(v) for k, v in parts.items()}
 
 
 def check_cost(samples: int, dice_per_sample: int) -> None:
@@ -160,8 +118,9 @@ def tally_sampled(samples: int, dice_per_sample: int, one_chunk: Callable[[int],
 
 def tally_outcome(system: str, function: str, inputs: Mapping[str, Any], tally: Tally,
                   stages: Sequence[Stage], *, attacks: int | None = None, notes: Sequence[str] = (),
-                  label: str = "models removed") -> Outcome:
-    """:func:`sampled_outcome` from a :class:`Tally`."""
+                  label: str = "models removed", **fields) -> Outcome:
+    """A sampled :class:`Outcome` from a :class:`Tally`: its pmf and standard errors, the mean
+    and standard error of every side effect (``fields``: more of the Outcome's optional fields)."""
     n = tally.n
     pmf = tally.counts / n
     pmf_se = np.sqrt(pmf * (1.0 - pmf) / n)
@@ -178,4 +137,4 @@ def tally_outcome(system: str, function: str, inputs: Mapping[str, Any], tally: 
     return Outcome(system=system, function=function, inputs=inputs, pmf=pmf, stages=tuple(stages),
                    effects=effects, method="sampled", samples=n, pmf_stderr=pmf_se,
                    mean_stderr=mean_se, effects_stderr=effects_se, attacks=attacks,
-                   notes=tuple(notes), label=label)
+                   notes=tuple(notes), label=label, **fields)

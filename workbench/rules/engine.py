@@ -18,14 +18,24 @@
      successful one stops the token.
 
    The final successes of ``count`` attacks are ``G_0`` to the power
-   ``count`` (repeated convolution with numpy).
-3. Removal, as a distribution over the unit's state: with per-success damage
-   and ``spill = false`` a Markov chain over (models removed, wounds left on
-   the current model) applies one success at a time (damage beyond the
-   current model's wounds, or after the unit is destroyed, is wasted); with
-   ``spill = true`` the total damage of the successes is divided by the
-   wounds; a pooled ``removed`` formula maps each number of successes to
-   models removed. ``models`` caps every count.
+   ``count``: a binomial when one attack scores at most one success.
+3. Removal, as a distribution over models removed. A fixed damage per
+   success has closed forms: without spill each model takes
+   ``ceil(wounds / damage)`` successes, so ``k`` successes remove
+   ``min(models, k // ceil(wounds / damage))``; with spill
+   ``min(models, k * damage // wounds)``. Only a rolled damage without
+   spill needs a Markov chain over (models removed, wounds left on the
+   current model), applied one success at a time (damage beyond the current
+   model's wounds, or after the unit is destroyed, is wasted); a rolled
+   damage with spill totals the successes' damage and divides it. A pooled
+   ``removed`` formula maps each number of successes to models removed.
+   ``models`` caps every count (:func:`workbench.engine.remap`, the one fold).
+
+Budgets (docs/rulefiles.md, "Budgets"): before any table is built the work
+is estimated from the file and the stats (the most tokens one attack can
+make, the unit states, the multiply-adds of the chain) and a resolution past
+a budget is refused at once with a :class:`~workbench.rules.errors.BudgetError`
+naming the field.
 
 Everything works on cells: every stat is a 1-D array of the same length, so
 a sweep of a thousand cells is one call. Cells sharing a unit (models,
@@ -41,19 +51,25 @@ import numpy as np
 from .. import engine as core
 from ..errors import InputError
 from .die import StageDie
+from .errors import BudgetError
 from .expr import Expr, _cells
 from .spec import Removal, RuleStage
 
 __all__ = ["stage_dice", "resolve", "check_value", "MAX_ATTACKS", "MAX_SUCCESSES", "MAX_STATES",
-           "damage_distribution"]
+           "MAX_TABLE", "MAX_WORK", "damage_distribution", "token_bounds", "check_tokens",
+           "per_attack_figures", "stage_pass_pmfs"]
 
+#: attacks of one resolution
 MAX_ATTACKS = 5_000
+#: tokens one resolution may hold: the most final successes of all its attacks, and the most
+#: tokens that can roll at any one stage (attacks x what criticals multiply)
 MAX_SUCCESSES = 10_000
+#: unit states (models x wounds) of the unit-state chain
 MAX_STATES = 20_000
 #: numbers held by one distribution table (successes x unit states, cells x successes): about 160 MB
 MAX_TABLE = 20_000_000
-#: a dense transition matrix up to this many unit states, a sparse update beyond
-DENSE_STATES = 1_500
+#: multiply-adds of the unit-state chain or of a rolled damage's totals: well under a second
+MAX_WORK = 50_000_000
 
 
 def check_value(expr: Expr, env: Mapping[str, Any], field: str, lo: int | None, hi: int | None,
@@ -200,9 +216,17 @@ def expected_tokens(stages: Sequence[RuleStage], probs: Sequence[np.ndarray]) ->
 
 
 def successes(g0: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """Distribution (cells, N) of the final successes of ``count[c]`` attacks in each cell."""
+    """Distribution (cells, N) of the final successes of ``count[c]`` attacks in each cell.
+
+    One attack scoring at most one success: the binomial (closed form);
+    otherwise ``G_0`` to the power ``count`` by repeated squaring."""
     g0 = _trim(g0)
-    if np.all(count == count[0]):
+    uniform = bool(np.all(count == count[0]))
+    if g0.shape[-1] <= 2:
+        p = g0[:, 1] if g0.shape[-1] == 2 else np.zeros(g0.shape[0])
+        n = int(count[0]) if uniform else count
+        return core.binomial_pmf(n, p, width=int(count.max()) + 1)
+    if uniform:
         return _power(g0, int(count[0]))
     n_max = int(count.max())
     out = np.zeros((g0.shape[0], n_max * (g0.shape[-1] - 1) + 1))
@@ -216,133 +240,251 @@ def successes(g0: np.ndarray, count: np.ndarray) -> np.ndarray:
     return out
 
 
+def per_attack_figures(stages: Sequence[RuleStage], fractions: Sequence[tuple]) -> tuple:
+    """(expected final successes of one attack, P(one attack scores at least one)), exact from
+    each stage's (P(fail), P(success), P(critical)) Fractions.
+
+    Backwards over the stages as :func:`per_attack`, but only the mean ``m_i``
+    and the chance of nothing ``z_i`` of ``G_i`` (an ``"extra"`` critical's
+    ``1 + extra`` tokens: ``(1 + extra) m_{i+1}`` and ``z_{i+1} ** (1 + extra)``).
+    When the criticals multiply tokens more than 64 times the Fractions would
+    grow without bound, and floats are returned."""
+    mult = 1
+    for st in stages:
+        if _multiplies(st):
+            mult *= 1 + st.extra
+    conv = (lambda x: x) if mult <= 64 else float
+    n = len(stages)
+    m: list = [None] * n + [1, 1]
+    z: list = [None] * n + [0, 0]
+    for i in range(n - 1, -1, -1):
+        st = stages[i]
+        pf, ps, pc = (conv(x) for x in fractions[i])
+        if st.passes_on == "fail":
+            m[i], z[i] = pf * m[i + 1], ps + pc + pf * z[i + 1]
+            continue
+        how = st.on_critical if st.critical else "none"
+        if how == "extra":
+            cm, cz = (1 + st.extra) * m[i + 1], z[i + 1] ** (1 + st.extra)
+        elif how == "skip_next":
+            cm, cz = m[i + 2], z[i + 2]
+        elif how == "to_end":
+            cm, cz = 1, 0
+        else:
+            cm, cz = m[i + 1], z[i + 1]
+        m[i] = ps * m[i + 1] + pc * cm
+        z[i] = pf + ps * z[i + 1] + pc * cz
+    return m[0], 1 - z[0]
+
+
+def stage_pass_pmfs(stages: Sequence[RuleStage], probs: Sequence[np.ndarray],
+                    count: np.ndarray) -> dict[str, np.ndarray]:
+    """For each stage, the distribution (cells, k) of how many tokens pass it over all
+    ``count`` attacks (a token passes a stage when its roll lets it go on, when it passes the
+    stage without a roll after a ``"skip_next"`` critical, or after an earlier ``"to_end"``
+    critical): the recursion of :func:`per_attack` stopped at that stage."""
+    cells = probs[0].shape[1]
+    one = np.zeros((cells, 2))
+    one[:, 1] = 1.0
+    nothing = np.zeros((cells, 1))
+    nothing[:, 0] = 1.0
+    out = {}
+    for s, st_s in enumerate(stages):
+        pf, ps, pc = probs[s]
+        go = pf if st_s.passes_on == "fail" else ps + pc
+        h: list = [None] * (s + 2)
+        h[s] = _add((1 - go)[:, None] * nothing, go[:, None] * one)
+        h[s + 1] = one        # a token past stage s (a skip landing beyond it) has passed it
+        for j in range(s - 1, -1, -1):
+            st, (pf, ps, pc) = stages[j], probs[j]
+            if st.passes_on == "fail":
+                h[j] = _add((ps + pc)[:, None] * nothing, pf[:, None] * h[j + 1])
+                continue
+            how = st.on_critical if st.critical else "none"
+            if how == "extra":
+                crit = _power(h[j + 1], 1 + st.extra)
+            elif how == "skip_next":
+                crit = one if j + 1 == s else h[j + 2]
+            elif how == "to_end":
+                crit = one
+            else:
+                crit = h[j + 1]
+            h[j] = _add(pf[:, None] * nothing, ps[:, None] * h[j + 1], pc[:, None] * crit)
+        out[st_s.name] = successes(h[0], count)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# budgets: the work estimated from the file before it is done
+# ---------------------------------------------------------------------------
+def _multiplies(st: RuleStage) -> bool:
+    return bool(st.critical) and st.passes_on != "fail" and st.on_critical == "extra" and st.extra > 0
+
+
+def token_bounds(stages: Sequence[RuleStage]) -> tuple[int, int]:
+    """(the most final successes one attack can score, the most tokens of one attack that can
+    roll at any one stage), counted from the file alone (Python integers: no overflow)."""
+    n = len(stages)
+    most = [0] * n + [1, 1]
+    for i in range(n - 1, -1, -1):
+        st = stages[i]
+        best = most[i + 1]
+        if st.critical and st.passes_on != "fail":
+            if st.on_critical == "extra":
+                best = max(best, (1 + st.extra) * most[i + 1])
+            elif st.on_critical == "skip_next":
+                best = max(best, most[i + 2])
+        most[i] = best
+    rolling, widest = 1, 1
+    for st in stages:
+        widest = max(widest, rolling)
+        if _multiplies(st):
+            rolling *= 1 + st.extra
+    return most[0], max(widest, rolling)
+
+
+def check_tokens(stages: Sequence[RuleStage], attacks: int, path: Any = "<rule file>") -> None:
+    """Refuse, before any work, a resolution whose tokens could pass :data:`MAX_SUCCESSES`
+    (exact and sampled alike: the sampled path holds every token of a sample)."""
+    finals, rolling = token_bounds(stages)
+    most = max(finals, rolling)
+    if most > MAX_SUCCESSES:
+        i = next(i for i, st in enumerate(stages) if _multiplies(st))
+        raise BudgetError(path, f"stages[{i}].extra", f"criticals that make at most {MAX_SUCCESSES:,} tokens "
+                          "from one attack (each extra multiplies the tokens of every later stage)",
+                          f"{most:,} tokens from one attack")
+    if attacks * most > MAX_SUCCESSES:
+        raise BudgetError(path, "attack.count", f"at most {MAX_SUCCESSES:,} tokens in one resolution "
+                          f"(attacks x {most:,} tokens one attack can make)",
+                          f"{attacks:,} attacks, {attacks * most:,} tokens")
+
+
+def _work(path: Any, n_max: int, states: int, per_step: int, cells: int, what: str) -> None:
+    if (n_max + 1) * states > MAX_TABLE or n_max * states * per_step > MAX_WORK:
+        raise BudgetError(path, "removal", f"at most {MAX_TABLE:,} (successes x {what}) and "
+                          f"{MAX_WORK:,} steps of arithmetic to resolve exactly",
+                          f"{n_max:,} successes x {states:,} {what}", "method='sampled' has no such limit")
+
+
 # ---------------------------------------------------------------------------
 # removal
 # ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Unit:
-    models: int | None
-    wounds: int
-    damage: tuple[tuple[int, float], ...]   # (damage, probability) pairs
+def _fixed_index(k: np.ndarray, models, wounds, damage, spill: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Models removed and damage wasted by ``k`` successes of a fixed ``damage`` (closed forms;
+    every argument broadcasts, ``models`` None: no unit size)."""
+    if spill:
+        total = k * damage
+        removed = total // wounds
+        if models is None:
+            return removed, np.zeros(np.shape(removed))
+        return np.minimum(removed, models), np.maximum(total - models * wounds, 0)
+    # each model takes ceil(wounds / damage) successes; its last one wastes what goes past its wounds
+    per_model = np.where(damage > 0, -(-wounds // np.maximum(damage, 1)), MAX_SUCCESSES + 1)
+    removed = k // per_model
+    if models is None:
+        return removed, removed * (per_model * damage - wounds)
+    removed = np.minimum(removed, models)
+    past = np.maximum(k - models * per_model, 0)     # successes after the unit is destroyed
+    return removed, removed * (per_model * damage - wounds) + past * damage
 
 
-def _chain(unit: _Unit, n_max: int) -> tuple[np.ndarray, np.ndarray]:
-    """Successes applied one at a time: P(models removed | n successes) for
-    n = 0..n_max, and the expected damage wasted by n successes."""
-    W, M = unit.wounds, unit.models
+def _chain(p_n: np.ndarray, models: int | None, wounds: int, damage: Sequence[tuple[int, float]],
+           path: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A rolled damage without spill: the unit's state after each success, one at a time.
+
+    States: (models removed r, wounds left w on the current model), plus one
+    "destroyed" state with a unit size. Returns the pmf (cells, width) of
+    models removed and the expected damage wasted (cells,)."""
+    W, M = wounds, models
+    cells, width_n = p_n.shape
+    n_max = width_n - 1
     rows = n_max + 1 if M is None else M          # models that can still be hit
     n_states = rows * W + (0 if M is None else 1)
     if n_states > MAX_STATES:
-        raise InputError("removal", f"a unit of at most {MAX_STATES} model-wound states "
-                         "(models x wounds)", f"{rows} models x {W} wounds")
+        raise BudgetError(path, "removal", f"a unit of at most {MAX_STATES:,} model-wound states "
+                          "(models x wounds)", f"{rows:,} models x {W:,} wounds")
+    _work(path, n_max, n_states, len(damage) + cells, cells, "model-wound states")
     r = np.repeat(np.arange(rows), W)
     w = np.tile(np.arange(W, 0, -1), rows)        # wounds left: W, W-1, ..., 1
-    removed = r
     if M is not None:
-        r = np.append(r, M)
-        w = np.append(w, 0)
-        removed = r
-    dead = (w == 0)
-    moves = []
+        r, w = np.append(r, M), np.append(w, 0)
+    dead = w == 0
+    dests, weights = [], []
     wexp = np.zeros(n_states)
-    for d, q in unit.damage:
+    for d, q in damage:
         kill = (d >= w) & ~dead
         nr = np.where(kill, r + 1, r)
-        nw = np.where(kill, W, np.where(dead, 0, w - d))
-        if M is not None:
-            nw = np.where(nr >= M, 0, nw)
-            nr = np.minimum(nr, M)
-        else:
+        nw = np.where(kill, W, w - d)
+        if M is None:
             nr = np.minimum(nr, rows - 1)
-        dest = np.where(nw == 0, nr * W if M is None else M * W, nr * W + (W - nw))
-        if M is not None:
-            dest = np.where(nr >= M, M * W, dest)
-        waste = np.where(dead, d, np.where(kill, d - w, 0))
-        moves.append((dest, q))
-        wexp += q * waste
-    if (n_max + 1) * n_states > MAX_TABLE:
-        raise InputError("removal", f"at most {MAX_TABLE} (successes x model-wound states) to resolve "
-                         "exactly (method='sampled' has no such limit)",
-                         f"{n_max} successes x {n_states} states")
-    start = np.zeros(n_states)
-    start[M * W if M == 0 else 0] = 1.0
-    if n_states <= DENSE_STATES:
-        T = np.zeros((n_states, n_states))
-        rows_idx = np.arange(n_states)
-        for dest, q in moves:
-            T[rows_idx, dest] += q       # one destination per state and damage value
-        # V[n] = start T^n for n = 0..n_max by doubling: [V; V T^k] with k = len(V)
-        V = start[None, :]
-        power = T
-        while V.shape[0] < n_max + 1:
-            V = np.concatenate([V, V @ power])
-            if V.shape[0] < n_max + 1:
-                power = power @ power
-        V = V[: n_max + 1]
-    else:
-        V = np.empty((n_max + 1, n_states))
-        v = start
-        for n in range(n_max + 1):
-            V[n] = v
-            if n < n_max:
-                v = sum(q * np.bincount(dest, weights=v, minlength=n_states) for dest, q in moves)
-    cw = np.concatenate([[0.0], np.cumsum(V[:-1] @ wexp)])
-    width = int(removed.max()) + 1
-    onehot = np.zeros((n_states, width))
-    onehot[np.arange(n_states), removed] = 1.0
-    return V @ onehot, cw
-
-
-def _spill(unit: _Unit, n_max: int) -> tuple[np.ndarray, np.ndarray]:
-    """Total damage of n successes // wounds models removed; damage beyond the
-    whole unit (models x wounds) is wasted."""
-    dmax = max(d for d, _ in unit.damage)
-    if (n_max + 1) * (n_max * dmax + 1) > MAX_TABLE:
-        raise InputError("removal", f"at most {MAX_TABLE} (successes x total damage) to resolve exactly "
-                         "(method='sampled' has no such limit)", f"{n_max} successes x {n_max * dmax} damage")
-    one = np.zeros(dmax + 1)
-    for d, q in unit.damage:
-        one[d] += q
-    S = np.zeros((n_max + 1, n_max * dmax + 1))
-    s = np.ones(1)
+            dest = nr * W + (W - nw)
+        else:
+            dest = np.where(dead | (nr >= M), M * W, np.minimum(nr, M - 1) * W + (W - nw))
+        dests.append(dest)
+        weights.append(q)
+        wexp += q * np.where(dead, d, np.where(kill, d - w, 0))
+    dest = np.concatenate(dests)
+    q = np.repeat(np.asarray(weights), n_states)
+    V = np.empty((n_max + 1, n_states))
+    v = np.zeros(n_states)
+    v[M * W if M == 0 else 0] = 1.0
     for n in range(n_max + 1):
-        S[n, : s.size] = s
+        V[n] = v
         if n < n_max:
-            s = np.convolve(s, one)
-    t = np.arange(S.shape[1])
-    removed = t // unit.wounds
-    wasted = np.zeros(t.size)
-    if unit.models is not None:
-        removed = np.minimum(removed, unit.models)
-        wasted = np.maximum(t - unit.models * unit.wounds, 0).astype(float)
-    onehot = np.zeros((t.size, int(removed.max()) + 1))
-    onehot[t, removed] = 1.0
-    return S @ onehot, S @ wasted
+            v = np.bincount(dest, weights=q * np.tile(v, len(weights)), minlength=n_states)
+    removed = r if M is None else np.append(np.repeat(np.arange(M), W), M)
+    by_removed = np.zeros((n_states, int(removed.max()) + 1))
+    by_removed[np.arange(n_states), removed] = 1.0
+    # the n-th success wastes V[n-1] @ wexp on average; k successes waste the sum up to k
+    wasted_after = np.concatenate([[0.0], np.cumsum(V[:-1] @ wexp)])
+    return p_n @ (V @ by_removed), p_n @ wasted_after
+
+
+def _spill_roll(p_n: np.ndarray, models: int | None, wounds: int, roll: np.ndarray,
+                path: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A rolled damage with spill: the total damage of the successes (their
+    distribution mixed over the number of successes), divided by the wounds."""
+    cells, width_n = p_n.shape
+    n_max = width_n - 1
+    dmax = roll.size - 1
+    _work(path, n_max, n_max * dmax + 1, roll.size + cells, cells, "total damage")
+    total = np.zeros((cells, n_max * dmax + 1))
+    s = np.ones(1)
+    for n in range(n_max + 1):                      # P(total = t) = sum_n P(n successes) P(t | n)
+        total[:, : s.size] += p_n[:, n, None] * s
+        if n < n_max:
+            s = np.convolve(s, roll)
+    t = np.arange(total.shape[1])
+    removed, wasted = _fixed_index(t, models, wounds, 1, True)
+    return core.remap(total, removed, int(removed.max()) + 1), total @ wasted
 
 
 def per_success_removal(p_n: np.ndarray, models: np.ndarray | None, wounds: np.ndarray,
                         damage: np.ndarray | None, roll_dist: np.ndarray | None,
-                        spill: bool) -> tuple[np.ndarray, np.ndarray]:
+                        spill: bool, path: Any = "<rule file>") -> tuple[np.ndarray, np.ndarray]:
     """pmf (cells, width) of models removed and expected wasted damage (cells,)."""
     cells, width_n = p_n.shape
+    if roll_dist is None:                          # closed forms, every cell at once
+        k = np.arange(width_n)[None, :]
+        m = None if models is None else np.asarray(models)[:, None]
+        removed, waste = _fixed_index(k, m, np.asarray(wounds)[:, None], np.asarray(damage)[:, None], spill)
+        removed = np.broadcast_to(removed, p_n.shape)
+        width = int(np.where(p_n > 0, removed, 0).max()) + 1
+        return core.remap(p_n, np.minimum(removed, width - 1), width), (p_n * waste).sum(axis=-1)
     last = width_n - 1 - np.argmax(p_n[:, ::-1] > 0, axis=1)
-    cols = [(-1 if models is None else models), wounds, (0 if damage is None else damage)]
+    cols = [(-1 if models is None else models), wounds]
     keys = np.stack([np.broadcast_to(np.asarray(c, dtype=np.int64), (cells,)) for c in cols], axis=1)
     uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
     inverse = inverse.ravel()
+    dmg = tuple((k, float(q)) for k, q in enumerate(roll_dist) if q > 0)
     parts, wasted = [], np.zeros(cells)
-    for gi, (m, w, d) in enumerate(uniq):
+    for gi, (m, w) in enumerate(uniq):
         sel = inverse == gi
-        if roll_dist is not None:
-            dmg = tuple((k, float(q)) for k, q in enumerate(roll_dist) if q > 0)
-        else:
-            dmg = ((int(d), 1.0),)
-        unit = _Unit(None if m < 0 else int(m), int(w), dmg)
-        n_max = int(last[sel].max())
-        mat, cw = (_spill if spill else _chain)(unit, n_max)
-        pn = p_n[sel, : n_max + 1]
-        parts.append((sel, pn @ mat))
-        wasted[sel] = pn @ cw
+        m = None if m < 0 else int(m)
+        pn = p_n[sel, : int(last[sel].max()) + 1]
+        pmf, waste = _spill_roll(pn, m, int(w), roll_dist, path) if spill else _chain(pn, m, int(w), dmg, path)
+        parts.append((sel, pmf))
+        wasted[sel] = waste
     width = max(p.shape[-1] for _, p in parts)
     pmf = np.zeros((cells, width))
     for sel, p in parts:
@@ -362,40 +504,44 @@ def pooled_removal(p_n: np.ndarray, removed: Expr, env: Mapping[str, Any],
         index = np.minimum(index, np.asarray(models)[:, None])
     # only counts that can happen decide the width
     width = int(np.where(p_n > 0, index, 0).max()) + 1
-    index = np.minimum(index, width - 1)
-    flat = (np.arange(cells)[:, None] * width + index).ravel()
-    out = np.bincount(flat, weights=p_n.ravel(), minlength=cells * width)
-    return out.reshape(cells, width)
+    return core.remap(p_n, np.minimum(index, width - 1), width)
 
 
 # ---------------------------------------------------------------------------
 # the whole resolution
 # ---------------------------------------------------------------------------
-def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
-    """Exact pmf (cells, width) and effects (cells,) for stat arrays of one length."""
-    stages: Sequence[RuleStage] = parts["stages"]
-    removal: Removal = parts["removal"]
-    count = check_value(parts["count"], env, "attack.count", 0, MAX_ATTACKS, "a number of attacks")
-    cells = max([np.size(v) for v in env.values()] + [1])
-    count = np.broadcast_to(count, (cells,))
-    dice = stage_dice(stages, env)
+def stage_probabilities(dice: Sequence[StageDie], cells: int) -> tuple[list, list]:
+    """(P(fail), P(success), P(critical)) arrays (3, cells) of every stage's die, and the
+    integer counts with their denominators they come from."""
     probs, all_counts = [], []
     for die in dice:
         counts, denom = die.counts()
         all_counts.append((counts, denom))
-        probs.append(np.broadcast_to(counts / denom, (3,) + (cells,)) if counts.ndim > 1
-                     else np.broadcast_to((counts / denom)[:, None], (3, cells)))
-    g0 = per_attack(stages, probs)
-    width_n = int(count.max()) * (_trim(g0).shape[-1] - 1) + 1
-    if width_n > MAX_SUCCESSES or width_n * cells > MAX_TABLE:
-        raise InputError("attack.count", f"at most {MAX_SUCCESSES} possible final successes in all "
-                         f"(and {MAX_TABLE} over all cells of a sweep) to resolve exactly",
-                         f"{width_n - 1} ({int(count.max())} attacks, {cells} cells)")
-    p_n = successes(g0, count)
+        p = counts / denom
+        probs.append(np.broadcast_to(p if p.ndim > 1 else p[:, None], (3, cells)))
+    return probs, all_counts
+
+
+def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
+    """Exact pmf (cells, width) and effects (cells,) for stat arrays of one length."""
+    stages: Sequence[RuleStage] = parts["stages"]
+    removal: Removal = parts["removal"]
+    path = parts.get("path", "<rule file>")
+    count = check_value(parts["count"], env, "attack.count", 0, MAX_ATTACKS, "a number of attacks")
+    cells = max([np.size(v) for v in env.values()] + [1])
+    count = np.broadcast_to(count, (cells,))
+    check_tokens(stages, int(count.max()), path)
+    if cells * (int(count.max()) * token_bounds(stages)[0] + 1) > MAX_TABLE:
+        raise BudgetError(path, "attack.count", f"at most {MAX_TABLE:,} (cells of a sweep x possible "
+                          "final successes) to resolve exactly", f"{cells:,} cells")
     models = None
     if removal.models is not None:
         models = np.broadcast_to(check_value(removal.models, env, "removal.models", 0, MAX_STATES,
                                              "a number of models"), (cells,))
+    dice = stage_dice(stages, env)
+    probs, all_counts = stage_probabilities(dice, cells)
+    g0 = per_attack(stages, probs)
+    p_n = successes(g0, count)
     if removal.pooled:
         pmf = pooled_removal(p_n, removal.removed, env, models)
         wasted = np.zeros(cells)
@@ -408,7 +554,7 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
         else:
             damage = np.broadcast_to(check_value(removal.damage, env, "removal.damage", 0, MAX_STATES,
                                                  "damage per success"), (cells,))
-        pmf, wasted = per_success_removal(p_n, models, wounds, damage, roll, removal.spill)
+        pmf, wasted = per_success_removal(p_n, models, wounds, damage, roll, removal.spill, path)
     if models is not None:  # with a unit size the pmf runs 0..models, as the built-in systems' do
         pmf = _pad(pmf, int(models.max()) + 1)
     passes, crits = expected_tokens(stages, probs)
@@ -416,4 +562,4 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
     for st, p in zip(stages, passes):
         effects[st.name] = count * p
     return {"pmf": pmf, "effects": effects, "dice": dice, "counts": all_counts, "count": count,
-            "successes": p_n}
+            "successes": p_n, "probs": probs}

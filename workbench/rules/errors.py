@@ -5,7 +5,7 @@ from typing import Any
 
 from ..errors import InputError, WorkbenchError, _show
 
-__all__ = ["RuleFileError", "ExpressionError", "ForbiddenError"]
+__all__ = ["RuleFileError", "ExpressionError", "ForbiddenError", "BudgetError"]
 
 
 class RuleFileError(WorkbenchError):
@@ -47,3 +47,22 @@ class ForbiddenError(InputError):
         self.hint = message
         shown = ", ".join(f"{k}={v!r}" for k, v in values.items())
         ValueError.__init__(self, f"{message} ({field}: '{when}' is true for {shown})")
+
+
+class BudgetError(InputError, RuleFileError):
+    """A resolution refused before it starts: the work it would take (tokens,
+    unit states, dice rolled) passes a budget of docs/rulefiles.md.
+
+    Both a :class:`RuleFileError` (``path``, ``field``, ``expected``, ``got``,
+    ``line`` None) and an :class:`~workbench.errors.InputError` (``hint``), so
+    that a caller catching either sees it."""
+
+    def __init__(self, path: Any, field: str, expected: str, got: Any, hint: str | None = None):
+        self.path = str(path)
+        self.field = field
+        self.expected = expected
+        self.got = got
+        self.hint = hint
+        self.line = None
+        tail = f" ({hint})" if hint else ""
+        ValueError.__init__(self, f"{self.path}: {field}: expected {expected}, got {_show(got)}{tail}")

@@ -16,9 +16,15 @@ import numpy as np
 
 from .. import pipeline
 from .die import CRITICAL, FAIL
+from .engine import MAX_SUCCESSES, check_value, token_bounds
+from .errors import BudgetError
 from .spec import DamageRoll, Removal, RuleStage
 
-__all__ = ["simulate"]
+__all__ = ["simulate", "expected_work", "check_sampled", "MAX_SAMPLED_WORK"]
+
+#: dice rolled and successes applied by one sampled call (samples x their expected number per
+#: sample): a couple of seconds on one core
+MAX_SAMPLED_WORK = 60_000_000
 
 
 def _per_sample(idx: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
@@ -109,15 +115,47 @@ def _spill(rng, successes: np.ndarray, models: int | None, wounds: int, damage: 
     return removed, wasted
 
 
+def expected_work(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], count: int,
+                  removal: Removal) -> float:
+    """Expected dice rolled and successes applied by one sample (an upper bound: every
+    re-roll counted as if it always happened)."""
+    rolling, skipping, finals, dice = float(count), 0.0, 0.0, 0.0
+    for st, p in zip(stages, probs):
+        pf, ps, pc = (float(np.ravel(x)[0]) for x in p)
+        dice += rolling * (1 if st.reroll == "none" else 2)
+        if st.passes_on == "fail":
+            nxt, skip = rolling * pf, 0.0
+        else:
+            how = st.on_critical if st.critical else "none"
+            mult = {"none": 1, "extra": 1 + st.extra, "skip_next": 0, "to_end": 0}[how]
+            nxt = rolling * (ps + pc * mult)
+            skip = rolling * pc if how == "skip_next" else 0.0
+            finals += rolling * pc if how == "to_end" else 0.0
+        rolling, skipping = nxt + skipping, skip
+    finals += rolling + skipping
+    per_success = 1 + (removal.damage_roll.dice if removal.damage_roll is not None else 0)
+    return dice + finals * per_success
+
+
+def check_sampled(samples: int, work: float, path) -> None:
+    """Refuse, before any die is rolled, a sampled call past :data:`MAX_SAMPLED_WORK`."""
+    if samples * work > MAX_SAMPLED_WORK:
+        most = max(1, int(MAX_SAMPLED_WORK // max(work, 1.0)))
+        raise BudgetError(path, "samples", f"at most {most:,} samples for these stats (a sampled call rolls "
+                          f"and applies at most {MAX_SAMPLED_WORK:,} dice and successes; this one "
+                          f"{work:,.0f} a sample)", samples, "use fewer samples, or method='exact'")
+
+
 def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage], dice, count: int,
              removal: Removal, env: Mapping[str, Any], models: int | None, wounds: int | None,
-             damage: int | None) -> dict[str, np.ndarray]:
-    """One value per sample: models removed, wasted damage, criticals, tokens passing each stage."""
-    mult = 1
-    for st in stages:
-        if st.on_critical == "extra":
-            mult *= 1 + st.extra
-    dice_per_sample = max(1, count * mult * len(stages))
+             damage: int | None, probs: Sequence[np.ndarray], path="<rule file>") -> pipeline.Tally:
+    """The running tally of ``samples`` samples: models removed, wasted damage, criticals, tokens
+    passing each stage. The budget is checked first; chunks hold at most
+    :data:`pipeline.CHUNK_DICE` tokens of one stage, whatever the criticals do."""
+    check_sampled(samples, expected_work(stages, probs, count, removal), path)
+    finals, rolling = token_bounds(stages)
+    most = max(1, count * max(finals, rolling))
+    width = (models if models is not None else 0) + 1
 
     def one_chunk(n: int) -> dict[str, np.ndarray]:
         got = _tokens(rng, stages, dice, count, n)
@@ -132,7 +170,23 @@ def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage]
         else:
             fn = _spill if removal.spill else _one_at_a_time
             removed, wasted = fn(rng, s, models, wounds, damage, removal.damage_roll)
-        return {"removed": removed, "wasted_damage": wasted,
-                "successes": s, **got}
+        return {"removed": removed, "wasted_damage": wasted, **got}
 
-    return pipeline.run_sampled(samples, dice_per_sample, one_chunk)
+    top = count * finals                       # the most final successes of one sample
+    if removal.pooled:                         # the formula checked over every count that can occur
+        env2 = {k: np.asarray(v)[None] for k, v in env.items()}
+        env2["successes"] = np.arange(top + 1)
+        width = int(check_value(removal.removed, env2, "removal.removed", 0, MAX_SUCCESSES,
+                                "a number of models").max()) + 1
+    elif removal.spill:
+        dmax = removal.damage_roll.high if removal.damage_roll is not None else int(damage)
+        width = top * dmax // int(wounds) + 1
+    else:
+        width = top + 1
+    if models is not None:
+        width = models + 1
+    tally = pipeline.tally_sampled(samples, most, one_chunk, width)
+    if models is None:                         # no unit size: up to the most removed in a sample
+        tally.width = int(np.flatnonzero(tally.counts).max(initial=0)) + 1
+        tally.counts = tally.counts[: tally.width]
+    return tally

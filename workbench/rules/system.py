@@ -15,7 +15,8 @@ import difflib
 import inspect
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -71,20 +72,29 @@ def stage_words(st: RuleStage, die: StageDie, following: str | None) -> str:
     if st.critical:
         crit = f"{_faces(st.critical)} is a critical success"
         if st.on_critical == "extra":
-            crit += f": {st.extra} more token{'s' if st.extra != 1 else ''} " + (
-                f"to {following}" if following else "as final successes")
+            crit += f": it counts as {1 + st.extra} successes" + (
+                f", each rolling {following}" if following else "")
         elif st.on_critical == "skip_next":
-            crit += f": passes {following} without a roll" if following else ": a final success"
+            crit += f": passes {following} without a roll" if following else ": a success"
         elif st.on_critical == "to_end":
-            crit += ": skips every remaining stage and counts as a final success"
+            crit += ": it passes every remaining stage without a roll"
         extra.append(crit)
     if st.reroll == "ones":
         extra.append("a natural 1 is rolled again once")
     elif st.reroll == "failed":
         extra.append("a failed roll is rolled again once")
     if st.passes_on == "fail":
-        extra.append("the attack goes on when this roll FAILS")
+        extra.append(f"the attack goes on when this roll fails ({passing_name(st)})")
     return text + ("; " + "; ".join(extra) if extra else "")
+
+
+def passing_name(st: RuleStage) -> str:
+    """What passes a stage, in the file's words: its ``label`` when the file gives one;
+    on a ``passes_on = "fail"`` stage (a save the target fails) otherwise "<name> failed"."""
+    label = getattr(st, "label", None)
+    if isinstance(label, str) and label.strip():
+        return label
+    return f"{st.name} failed" if st.passes_on == "fail" else st.name
 
 
 class RuleSystem:
@@ -95,6 +105,9 @@ class RuleSystem:
     ``stages`` (:class:`RuleStage` records), ``count`` (the attacks
     expression), ``removal``, ``forbids``. Immutable.
     """
+
+    #: what the side effects of every rule file are
+    _KINDS = {"criticals": "expected", "wasted_damage": "expected"}
 
     def __init__(self, parts: Mapping[str, Any], path: str | Path, source: str):
         d = self.__dict__
@@ -110,6 +123,7 @@ class RuleSystem:
         d["removal"] = parts["removal"]
         d["forbids"] = tuple(parts["forbids"])
         d["_by_name"] = {s.name: s for s in self.stats}
+        d["_plans"] = {}   # the stages' dice -> their _Plan (see _plan)
         d["KEY"], d["NAME"], d["DIE"], d["SEED"] = self.key, self.name, self.die, None
         params = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=s.default)
                   for s in self.stats]
@@ -232,7 +246,7 @@ class RuleSystem:
         return out, shape
 
     def _parts(self) -> dict:
-        return dict(stages=self.stages, removal=self.removal, count=self.count)
+        return dict(stages=self.stages, removal=self.removal, count=self.count, path=self.path)
 
     def _table(self, given: Mapping[str, Any]) -> dict:
         inputs, env = self._check(given, arrays=True)
@@ -242,60 +256,152 @@ class RuleSystem:
         effects = {k: np.asarray(x, dtype=float).reshape(shape) for k, x in out["effects"].items()}
         return {"pmf": pmf, "effects": effects}
 
-    def _stages(self, dice, counts=None) -> tuple[Stage, ...]:
+    def _plan(self, env: Mapping[str, Any]) -> "_Plan":
+        """Everything one scalar resolution needs from the stages' dice, cached by the dice
+        (each stage's target and modifier): the per-stage probabilities, one attack's
+        distribution of final successes, the expected tokens passing each stage, the
+        outcome's stages in words and the per-attack figures."""
+        dice = engine.stage_dice(self.stages, env)
+        key = tuple((int(d.target), int(d.modifier)) for d in dice)
+        cache = self.__dict__["_plans"]
+        plan = cache.get(key)
+        if plan is None:
+            probs, counts = engine.stage_probabilities(dice, 1)
+            fractions = [tuple(Fraction(int(c), denom) for c in np.ravel(cs)) for cs, denom in counts]
+            passes, crits = engine.expected_tokens(self.stages, probs)
+            plan = _Plan(dice=tuple(dice), probs=tuple(probs), g0=engine.per_attack(self.stages, probs),
+                         passes=tuple(float(x[0]) for x in passes), crits=float(crits[0]),
+                         stages=self._stages(dice, fractions), figures=self._figures(fractions))
+            if len(cache) >= 256:
+                cache.pop(next(iter(cache)))
+            cache[key] = plan
+        return plan
+
+    def _figures(self, fractions) -> dict:
+        """The outcome's per-attack figures when criticals add tokens or skip stages (then the
+        product of the stage chances means neither): expected final successes and P(at least one)."""
+        if not any(st.critical and st.passes_on != "fail" and st.on_critical != "none" for st in self.stages):
+            return {}
+        mean, any_ = engine.per_attack_figures(self.stages, fractions)
+        return {"per_attack_mean": mean, "per_attack_any": any_,
+                "success_label": passing_name(self.stages[-1])}
+
+    def _stages(self, dice, fractions) -> tuple[Stage, ...]:
         """The outcome's stages: each one's chance that a token rolling there goes on, as a
-        Fraction of the die's face counts, with the rule in words."""
+        Fraction of the die's face counts, with the rule in words; a stage passed on a failed
+        roll is named by what passes it (:func:`passing_name`)."""
         out = []
         for i, (st, die) in enumerate(zip(self.stages, dice)):
-            scalar = StageDie(die.sides, die.roll_high, int(np.asarray(die.target).ravel()[0]),
-                              int(np.asarray(die.modifier).ravel()[0]), die.always_fail,
-                              die.always_succeed, die.critical, die.reroll)
-            if counts is None:
-                pf, ps, pc = scalar.fractions()
-            else:
-                c, denom = counts[i]
-                pf, ps, pc = (Fraction(int(np.ravel(x)[0]), denom) for x in c)
+            pf, ps, pc = fractions[i]
             p = pf if st.passes_on == "fail" else ps + pc
             following = self.stages[i + 1].name if i + 1 < len(self.stages) else None
-            words = stage_words(st, scalar, following)
-            # the die's faces go with the stage where the outcome type records them
-            faces = {"faces": st.die} if "faces" in _STAGE_FIELDS else {}
-            out.append(Stage(st.name, p, f"{words}: goes on {faces_text(p, st.die)}", **faces))
+            words = stage_words(st, die, following)
+            out.append(Stage(passing_name(st), p, f"{words}: goes on {faces_text(p, st.die)}", faces=st.die))
         return tuple(out)
+
+    def _one(self, env, expr, field, lo, hi, what) -> int:
+        x = expr.evaluate(env, field)
+        value = int(x)
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            engine.check_value(expr, env, field, lo, hi, what)   # raises, naming the stats
+        return value
+
+    def _unit(self, env) -> tuple:
+        r = self.removal
+        models = wounds = damage = None
+        if r.models is not None:
+            models = self._one(env, r.models, "removal.models", 0, engine.MAX_STATES, "a number of models")
+        if not r.pooled:
+            wounds = self._one(env, r.wounds, "removal.wounds", 1, engine.MAX_STATES, "wounds per model")
+            if r.damage is not None:
+                damage = self._one(env, r.damage, "removal.damage", 0, engine.MAX_STATES, "damage per success")
+        return models, wounds, damage
+
+    def _exact(self, env, count: int, plan: "_Plan") -> tuple[np.ndarray, dict, Any]:
+        """One cell: the pmf of models removed, the effects and the successes' distribution."""
+        r = self.removal
+        models, wounds, damage = self._unit(env)
+        counts = np.array([count])
+        p_n = engine.successes(plan.g0, counts)
+        arr = (lambda x: None if x is None else np.array([x]))
+        if r.pooled:
+            flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
+            pmf = engine.pooled_removal(p_n, r.removed, flat, arr(models))
+            wasted = 0.0
+        else:
+            roll = None if r.damage_roll is None else engine.damage_distribution(r.damage_roll)
+            pmf, w = engine.per_success_removal(p_n, arr(models), np.array([wounds]), arr(damage), roll,
+                                                r.spill, self.path)
+            wasted = float(w[0])
+        pmf = pmf[0]
+        if models is not None and pmf.size < models + 1:
+            pmf = np.concatenate([pmf, np.zeros(models + 1 - pmf.size)])
+        effects = {"criticals": count * plan.crits, "wasted_damage": wasted,
+                   **{st.name: count * x for st, x in zip(self.stages, plan.passes)}}
+        return pmf, effects, p_n
 
     def _attack(self, method, samples, seed, given) -> Outcome:
         inputs, env = self._check(given, arrays=False)
         self._forbid(env)
         method, samples, rng = v.method_args(method, samples, seed)
         record = dict(inputs, method=method)
+        count = self._one(env, self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
+        engine.check_tokens(self.stages, count, self.path)
+        plan = self._plan(env)
+        words = dict(effect_kinds=self._KINDS, trial="attack", **plan.figures)
         if method == "exact":
-            out, _ = self._resolve(env)
-            count = int(out["count"][0])
-            stages = self._stages(out["dice"], out["counts"])
-            effects = {k: float(x[0]) for k, x in out["effects"].items()}
-            return pipeline.exact_outcome(self.key, "attack", record, out["pmf"][0], stages, effects,
-                                          attacks=count, notes=self.outcome_notes())
+            pmf, effects, _ = self._exact(env, count, plan)
+            pmfs = _StagePmfs(self.stages, plan.probs, count)
+            return Outcome(system=self.key, function="attack", inputs=record, pmf=pmf, stages=plan.stages,
+                           effects=effects, attacks=count, notes=self.outcome_notes(), stage_pmfs=pmfs,
+                           **words)
         record["samples"] = samples
-        flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
+        models, wounds, damage = self._unit(env)
+        tally = simulate(rng, samples, self.stages, plan.dice, count, self.removal, env, models, wounds,
+                         damage, plan.probs, self.path)
+        return pipeline.tally_outcome(self.key, "attack", record, tally, plan.stages, attacks=count,
+                                      notes=self.outcome_notes(), **words)
 
-        def one(expr, field, lo, hi, what) -> int:
-            return int(np.ravel(engine.check_value(expr, flat, field, lo, hi, what))[0])
 
-        count = one(self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
-        dice = engine.stage_dice(self.stages, {k: int(x) for k, x in env.items()})
-        stages = self._stages(dice)
-        r = self.removal
-        models = wounds = damage = None
-        if r.models is not None:
-            models = one(r.models, "removal.models", 0, engine.MAX_STATES, "a number of models")
-        if not r.pooled:
-            wounds = one(r.wounds, "removal.wounds", 1, engine.MAX_STATES, "wounds per model")
-            if r.damage is not None:
-                damage = one(r.damage, "removal.damage", 0, engine.MAX_STATES, "damage per success")
-        got = simulate(rng, samples, self.stages, dice, count, r, env, models, wounds, damage)
-        removed = got["removed"]
-        width = (models if models is not None else int(removed.max(initial=0))) + 1
-        effects = {"criticals": got["criticals"], "wasted_damage": got["wasted_damage"],
-                   **{st.name: got[st.name] for st in self.stages}}
-        return pipeline.sampled_outcome(self.key, "attack", record, removed, width, stages, effects,
-                                        attacks=count, notes=self.outcome_notes())
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    dice: tuple
+    probs: tuple
+    g0: np.ndarray
+    passes: tuple
+    crits: float
+    stages: tuple
+    figures: dict
+
+
+class _StagePmfs(Mapping):
+    """``Outcome.stage_pmfs`` of a rule file: stage name -> P(k tokens pass it over all
+    attacks), each computed on first reading (a plain dict when pickled)."""
+
+    def __init__(self, stages, probs, count: int):
+        self._args = (stages, probs, np.array([count]))
+        self._done: dict | None = None
+
+    def _all(self) -> dict:
+        if self._done is None:
+            pmfs = engine.stage_pass_pmfs(*self._args)
+            self._done = {k: _readonly(v[0]) for k, v in pmfs.items()}
+        return self._done
+
+    def __getitem__(self, name):
+        return self._all()[name]
+
+    def __iter__(self):
+        return iter(st.name for st in self._args[0])
+
+    def __len__(self) -> int:
+        return len(self._args[0])
+
+    def __reduce__(self):
+        return (dict, (self._all(),))
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
