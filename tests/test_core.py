@@ -261,10 +261,13 @@ def test_remap_brute_force():
     assert np.allclose(engine.remap(grid, [2, 1, 0, 0], 3), [[0.7, 0.2, 0.1], [0.3, 0.3, 0.4]], atol=1e-15)
 
 
-def test_removed_index_rules():
-    # RULES.md: models removed = min(models, floor(wounds / W))
-    assert pipeline.removed_index(5, 2, 2).tolist() == [0, 0, 1, 1, 2, 2]
-    assert pipeline.removed_index(3, None).tolist() == [0, 1, 2, 3]
+def test_remap_per_cell_index_and_cap_per_cell_limit():
+    # RULES.md: models removed = min(models, floor(wounds / W)), one unit size per cell
+    pmf = np.array([[0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]])
+    index = np.array([[0, 0, 1, 1], [0, 1, 1, 1]])      # W = 2 with 2 models; W = 1 with 1 model
+    assert np.allclose(engine.remap(pmf, index, 2), [[0.3, 0.7], [0.4, 0.6]], atol=1e-15)
+    capped = engine.cap(pmf, np.array([1, 2]))
+    assert np.allclose(capped, [[0.1, 0.9, 0, 0], [0.4, 0.3, 0.3, 0]], atol=1e-15)
 
 
 def test_cap():
@@ -485,11 +488,13 @@ def test_sampled_binomial_against_exact_pmf():
     n, shots = 50_000, 10
     tests = [RollHigh(5, 12), RollHigh(8, 12), RollHigh(7, 12)]
     rng = np.random.default_rng(11)
-    out = pipeline.run_sampled(n, 3 * shots, lambda m: {
-        "removed": pipeline.passes_all(rng, tests, (m, shots)).sum(axis=1)})
-    assert out["removed"].shape == (n,)
-    counts = np.minimum(out["removed"], 5)
-    o = pipeline.sampled_outcome("t", "f", {}, counts, 6, (), {"any": counts > 0})
+    def chunk(m):
+        removed = np.minimum(pipeline.passes_all(rng, tests, (m, shots)).sum(axis=1), 5)
+        return {"removed": removed, "any": removed > 0}
+
+    tally = pipeline.tally_sampled(n, 3 * shots, chunk, 6)
+    assert tally.n == n
+    o = pipeline.tally_outcome("t", "f", {}, tally, ())
     exact = engine.cap(engine.binomial_pmf(shots, 5 / 36), 5)
     assert np.all(np.abs(o.pmf - exact) <= 5 * np.sqrt(exact * (1 - exact) / n) + 1e-12)
     assert o.method == "sampled" and o.samples == n

@@ -104,6 +104,8 @@ class Outcome:
       success in the system's words ("unsaved", "save failed").
     * ``stage_pmfs`` (optional): stage name -> the exact distribution of how
       many pass that stage over all the attacks (index = count).
+    * ``system_title`` (optional): the system's name, for an outcome of a
+      system no description registered (a rule file loaded on its own).
     """
 
     system: str
@@ -126,6 +128,7 @@ class Outcome:
     per_attack_any: Fraction | float | None = None
     success_label: str | None = None
     stage_pmfs: Mapping[str, np.ndarray] | None = None
+    system_title: str | None = None
 
     def __post_init__(self):
         pmf = _frozen_array(self.pmf, "pmf")
@@ -159,7 +162,7 @@ class Outcome:
     @property
     def system_name(self) -> str:
         """The system's name ("40k Changes"), or its key when no description is known."""
-        return _TERMS.get(self.system, (self.system,))[0]
+        return self.system_title or _TERMS.get(self.system, (self.system,))[0]
 
     def effect_words(self, name: str) -> str:
         """How a playtester reads side effect ``name`` ("the unit takes
@@ -206,23 +209,8 @@ class Outcome:
         """A copy with some fields changed (the outcome itself is immutable)."""
         return dataclasses.replace(self, **changes)
 
-    # -- teaching export (workbench.teach) --------------------------------
-    def explain(self) -> str:
-        """The math step by step in plain words with fractions (:func:`workbench.teach.explain`)."""
-        from .teach import explain
-        return explain(self)
-
-    def to_markdown(self, **options) -> str:
-        """A Markdown forum post: the matchup, the math, the table of P(exactly N), P(at least N)
-        (:func:`workbench.teach.to_markdown`, which takes the ``options``)."""
-        from .teach import to_markdown
-        return to_markdown(self, **options)
-
-    def to_bbcode(self, **options) -> str:
-        """A BBCode forum post for a stock phpBB board (:func:`workbench.teach.to_bbcode`, which
-        takes the ``options``; ``tables=True`` for a board with [table])."""
-        from .teach import to_bbcode
-        return to_bbcode(self, **options)
+    # -- words: explain(), to_markdown(), to_bbcode() and the notebook display are
+    # attached by workbench.teach (an Outcome is numbers; words are made from it)
 
     def __repr__(self) -> str:
         extra = f", samples={self.samples}" if self.samples else ""

@@ -27,13 +27,12 @@ import inspect
 import math
 import re
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from .errors import InputError
-if TYPE_CHECKING:  # only for annotations: outcome's explain() calls this module
-    from .outcome import Outcome
+from .outcome import Outcome
 
 __all__ = ["explain", "to_markdown", "to_bbcode", "ratio", "pct", "title", "input_lines",
            "matchup_line", "per_attack_line", "PHPBB_TAGS", "effect_is_probability"]
@@ -47,8 +46,7 @@ _FRACTION = re.compile(r"(?<![\d/])(\d+)/(\d+)(?![\d/])")
 
 
 def _is_outcome(x: Any) -> bool:
-    # an Outcome is recognised by what it carries: importing the class would tie
-    # workbench.outcome (whose explain() calls this module) and this module in a circle
+    # an Outcome is recognised by what it carries (a look-alike from another process works too)
     return all(hasattr(x, a) for a in ("pmf", "stages", "effect_kinds", "trial", "system_name"))
 
 
@@ -210,11 +208,43 @@ def _product(o: Outcome) -> str | None:
     return f"{product} ({pct(per)})"
 
 
+def _exact_text(x: Fraction | float) -> str:
+    """A Fraction as a fraction when a reader can take it in, with its decimal; a float alone."""
+    if isinstance(x, Fraction) and x.denominator < 10 ** 7:
+        return f"{_fraction_text(x)} = {float(x):.3f}" if x.denominator != 1 else str(x.numerator)
+    return f"{float(x):.3f}"
+
+
+def _any_text(p: Fraction | float) -> str:
+    if isinstance(p, Fraction) and p.denominator < 10 ** 7:
+        return f"{_fraction_text(p)} ({pct(p)})"
+    return pct(p)
+
+
 def per_attack_line(outcome: Outcome) -> str | None:
-    """'Per shot: 8/12 × 5/12 × 6/12 = 5/36 (13.9 %).' (None when the outcome has no stages)."""
+    """'Per shot: 8/12 × 5/12 × 6/12 = 5/36 (13.9 %).' (None when the outcome has no stages).
+
+    Where criticals add successes or skip stages (``per_attack_mean`` is set) the product of
+    the stage chances means nothing, and the line gives the two figures that do, each
+    labelled: 'Per attack: expected unsaved 14/81 = 0.173; P(at least one unsaved) = 119/729
+    (16.3 %).'"""
     o = _check(outcome)
+    mean = getattr(o, "per_attack_mean", None)
+    if mean is not None and getattr(o, "per_attack_any", None) is not None:
+        what = o.success_label or "successes"
+        return (f"Per {_attack_word(o, 1)}: expected {what} {_exact_text(mean)}; "
+                f"P(at least one {what}) = {_any_text(o.per_attack_any)}.")
     product = _product(o)
     return None if product is None else f"Per {_attack_word(o, 1)}: {product}."
+
+
+def _per_attack_cell(o: Outcome, digits: int) -> str:
+    """The compare table's per-attack cell: the product, or P(at least one) where criticals add."""
+    if getattr(o, "per_attack_any", None) is not None:
+        return f"{pct(o.per_attack_any, digits)} at least one"
+    if o.per_attack is None:
+        return "–"
+    return f"{_fraction_text(o.per_attack)} ({pct(o.per_attack, digits)})"
 
 
 def _totals_text(o: Outcome) -> str:
@@ -551,9 +581,7 @@ def _compare_rows(many: Mapping[str, Outcome], digits: int) -> tuple[list[str], 
     rows.append(["P(at least 1)"] + [pct(o.at_least(1), digits) for o in outs])
     words = {_attack_word(o, 1) for o in outs}
     word = words.pop() if len(words) == 1 else "attack"
-    rows.append([f"per {word}"] + [
-        "–" if o.per_attack is None else f"{_fraction_text(o.per_attack)} ({pct(o.per_attack, digits)})"
-        for o in outs])
+    rows.append([f"per {word}"] + [_per_attack_cell(o, digits) for o in outs])
     stage_names = list(dict.fromkeys(st.name for o in outs for st in o.stages))
     for name in stage_names:
         row = [name]
@@ -600,3 +628,34 @@ def _compare_bbcode(many: Mapping[str, Outcome], digits: int, names: Any, inputs
     for k, o in many.items():
         lines.append(f"[size=85][i]{_column_name(k, o)}[/i]: " + " ".join(_trailer(o, inputs, notes=inputs)) + "[/size]")
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# the words of an Outcome: its methods, attached here (an Outcome is numbers)
+# ---------------------------------------------------------------------------
+def _explain_method(self) -> str:
+    """The math step by step in plain words with fractions (:func:`workbench.teach.explain`)."""
+    return explain(self)
+
+
+def _markdown_method(self, **options) -> str:
+    """A Markdown forum post: the matchup, the math, the table of P(exactly N), P(at least N)
+    (:func:`workbench.teach.to_markdown`, which takes the ``options``)."""
+    return to_markdown(self, **options)
+
+
+def _bbcode_method(self, **options) -> str:
+    """A BBCode forum post for a stock phpBB board (:func:`workbench.teach.to_bbcode`, which
+    takes the ``options``; ``tables=True`` for a board with [table])."""
+    return to_bbcode(self, **options)
+
+
+def _repr_markdown(self) -> str:
+    """What a notebook shows for an Outcome: the matchup, the stages and the table."""
+    return to_markdown(self, inputs=False)
+
+
+Outcome.explain = _explain_method
+Outcome.to_markdown = _markdown_method
+Outcome.to_bbcode = _bbcode_method
+Outcome._repr_markdown_ = _repr_markdown

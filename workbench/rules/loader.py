@@ -42,13 +42,6 @@ ON_CRITICAL = ("none", "extra", "skip_next", "to_end")
 REROLL = ("none", "ones", "failed")
 
 
-def _builtin_keys() -> tuple[str, ...]:
-    """The keys of the hand-written systems (``workbench.systems.BUILTINS``, or ``KEYS`` where
-    the registry names them so)."""
-    from .. import systems
-    return tuple(getattr(systems, "BUILTINS", None) or getattr(systems, "KEYS", ()))
-
-
 class _Reader:
     def __init__(self, path: Path, text: str):
         self.path = path
@@ -154,6 +147,10 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
         raise RuleFileError(path, "TOML", "valid TOML", re.sub(r"\s*\(at line.*\)$", "", msg), line) from None
     except (RecursionError, MemoryError):
         raise RuleFileError(path, "TOML", "valid TOML of modest nesting", "a too deeply nested file") from None
+    except ValueError:  # tomllib turning an integer of over 4,300 digits into a Python int
+        line = next((i for i, t in enumerate(text.splitlines(), 1) if re.search(r"\d{4300}", t)), None)
+        field = next((f for f, n in reversed(list(r.lines.items())) if n == line), "TOML")
+        raise RuleFileError(path, field, "an integer of at most 4,300 digits", "a longer integer", line) from None
     r.known(data, "", _TOP)
 
     # [system]
@@ -164,8 +161,6 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     key = r.string(system, "key", "system")
     if not IDENT.match(key):
         r.fail("system.key", "a lower-case identifier ([a-z][a-z0-9_]*)", key)
-    if key in _builtin_keys():
-        r.fail("system.key", "a key not taken by a built-in system (" + ", ".join(_builtin_keys()) + ")", key)
     name = r.string(system, "name", "system")
     die = r.integer(system, "die", "system", 2, MAX_DIE)
     notes = system.get("notes", [])
@@ -301,8 +296,8 @@ def _dice(r: _Reader, text: Any) -> DamageRoll:
     if not isinstance(text, str):
         r.fail(field, expected, text)
     m = DICE.match(text)
-    if not m:
-        r.fail(field, expected, text)
+    if not m or any(len(g or "") > 6 for g in m.groups()):   # no number of over 6 digits reaches int()
+        r.fail(field, expected, text if len(text) <= 40 else text[:40] + "...")
     n = int(m.group(1)) if m.group(1) else 1
     sides = int(m.group(2))
     plus = int(m.group(4) or 0) * (-1 if m.group(3) == "-" else 1)

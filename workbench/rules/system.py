@@ -84,7 +84,7 @@ def stage_words(st: RuleStage, die: StageDie, following: str | None) -> str:
     elif st.reroll == "failed":
         extra.append("a failed roll is rolled again once")
     if st.passes_on == "fail":
-        extra.append(f"the attack goes on when this roll fails ({passing_name(st)})")
+        extra.append("the attack goes on when this roll fails")
     return text + ("; " + "; ".join(extra) if extra else "")
 
 
@@ -174,9 +174,9 @@ class RuleSystem:
         """The file's notes, then what the engine adds: a reminder when criticals change the token count."""
         notes = self.notes
         if any(st.critical and st.on_critical != "none" for st in self.stages):
-            notes += ("With criticals that add, skip or end tokens, the product of the stage chances is not "
-                      "one attack's chance of getting through; the distribution counts every critical "
-                      "exactly.",)
+            notes += ("Where criticals add successes or skip stages, the product of the stage chances is "
+                      "neither one attack's expected successes nor its chance of one: both are given per "
+                      "attack, and the distribution counts every critical exactly.",)
         return notes
 
     # -- stats ---------------------------------------------------------------
@@ -348,7 +348,7 @@ class RuleSystem:
         count = self._one(env, self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
         engine.check_tokens(self.stages, count, self.path)
         plan = self._plan(env)
-        words = dict(effect_kinds=self._KINDS, trial="attack", **plan.figures)
+        words = dict(effect_kinds=self._KINDS, trial="attack", system_title=self.name, **plan.figures)
         if method == "exact":
             pmf, effects, _ = self._exact(env, count, plan)
             pmfs = _StagePmfs(self.stages, plan.probs, count)
