@@ -343,10 +343,12 @@ def token_bounds(stages: Sequence[RuleStage]) -> tuple[int, int]:
     return most[0], max(widest, rolling)
 
 
-def check_tokens(stages: Sequence[RuleStage], attacks: int, path: Any = "<rule file>") -> None:
+def check_tokens(stages: Sequence[RuleStage], attacks: int, path: Any = "<rule file>",
+                 bounds: tuple[int, int] | None = None) -> None:
     """Refuse, before any work, a resolution whose tokens could pass :data:`MAX_SUCCESSES`
-    (exact and sampled alike: the sampled path holds every token of a sample)."""
-    finals, rolling = token_bounds(stages)
+    (exact and sampled alike: the sampled path holds every token of a sample); ``bounds``:
+    :func:`token_bounds` of the stages when already known."""
+    finals, rolling = bounds or token_bounds(stages)
     most = max(finals, rolling)
     if most > MAX_SUCCESSES:
         i = next(i for i, st in enumerate(stages) if _multiplies(st))
@@ -372,6 +374,15 @@ def _work(path: Any, n_max: int, states: int, per_step: int, cells: int, what: s
 def _fixed_index(k: np.ndarray, models, wounds, damage, spill: bool) -> tuple[np.ndarray, np.ndarray]:
     """Models removed and damage wasted by ``k`` successes of a fixed ``damage`` (closed forms;
     every argument broadcasts, ``models`` None: no unit size)."""
+    if isinstance(damage, int) and isinstance(wounds, int) and not spill:   # one cell: Python integers
+        if damage <= 0:
+            return np.zeros(np.shape(k), dtype=np.int64), np.zeros(np.shape(k))
+        per_model = -(-wounds // damage)
+        removed = k // per_model
+        if models is None:
+            return removed, removed * (per_model * damage - wounds)
+        removed = np.minimum(removed, models)
+        return removed, removed * (per_model * damage - wounds) + np.maximum(k - models * per_model, 0) * damage
     if spill:
         total = k * damage
         removed = total // wounds
@@ -386,6 +397,17 @@ def _fixed_index(k: np.ndarray, models, wounds, damage, spill: bool) -> tuple[np
     removed = np.minimum(removed, models)
     past = np.maximum(k - models * per_model, 0)     # successes after the unit is destroyed
     return removed, removed * (per_model * damage - wounds) + past * damage
+
+
+def fixed_damage_removal(p: np.ndarray, models: int | None, wounds: int, damage: int,
+                         spill: bool) -> tuple[np.ndarray, float]:
+    """One cell of :func:`per_success_removal` with a fixed damage: the pmf of models removed
+    for ``p[k]`` = P(k successes), and the expected damage wasted (the closed forms of
+    :func:`_fixed_index` with Python integers)."""
+    k = np.arange(p.size)
+    removed, waste = _fixed_index(k, models, wounds, damage, spill)
+    width = models + 1 if models is not None else int(removed[np.flatnonzero(p).max(initial=0)]) + 1
+    return np.bincount(np.minimum(removed, width - 1), weights=p, minlength=width), float(p @ waste)
 
 
 def _chain(p_n: np.ndarray, models: int | None, wounds: int, damage: Sequence[tuple[int, float]],

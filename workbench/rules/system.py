@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import pipeline
+from ..engine import binomial_pmf
 from .. import validate as v
 from ..dice import faces_text
 from ..errors import InputError, UnknownArgumentError
@@ -124,6 +125,8 @@ class RuleSystem:
         d["forbids"] = tuple(parts["forbids"])
         d["_by_name"] = {s.name: s for s in self.stats}
         d["_plans"] = {}   # the stages' dice -> their _Plan (see _plan)
+        d["_values"] = {}  # (expression, values of the stats it reads) -> its value
+        d["_bounds"] = engine.token_bounds(self.stages)
         d["KEY"], d["NAME"], d["DIE"], d["SEED"] = self.key, self.name, self.die, None
         params = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=s.default)
                   for s in self.stats]
@@ -261,15 +264,17 @@ class RuleSystem:
         (each stage's target and modifier): the per-stage probabilities, one attack's
         distribution of final successes, the expected tokens passing each stage, the
         outcome's stages in words and the per-attack figures."""
-        dice = engine.stage_dice(self.stages, env)
-        key = tuple((int(d.target), int(d.modifier)) for d in dice)
+        key = tuple((self._value(st.target, env, f"stages[{i}].target"),
+                     0 if st.modifier is None else self._value(st.modifier, env, f"stages[{i}].modifier"))
+                    for i, st in enumerate(self.stages))
         cache = self.__dict__["_plans"]
         plan = cache.get(key)
         if plan is None:
+            dice = engine.stage_dice(self.stages, env)
             probs, counts = engine.stage_probabilities(dice, 1)
             fractions = [tuple(Fraction(int(c), denom) for c in np.ravel(cs)) for cs, denom in counts]
             passes, crits = engine.expected_tokens(self.stages, probs)
-            plan = _Plan(dice=tuple(dice), probs=tuple(probs), g0=engine.per_attack(self.stages, probs),
+            plan = _Plan(dice=tuple(dice), probs=tuple(probs), g0=engine._trim(engine.per_attack(self.stages, probs)),
                          passes=tuple(float(x[0]) for x in passes), crits=float(crits[0]),
                          stages=self._stages(dice, fractions), figures=self._figures(fractions))
             if len(cache) >= 256:
@@ -299,9 +304,20 @@ class RuleSystem:
             out.append(Stage(passing_name(st), p, f"{words}: goes on {faces_text(p, st.die)}", faces=st.die))
         return tuple(out)
 
+    def _value(self, expr, env, field) -> int:
+        """One expression's value for scalar stats, remembered by the values of the stats it reads."""
+        key = (id(expr), *(env[n] for n in sorted(expr.names)))
+        cache = self.__dict__["_values"]
+        value = cache.get(key)
+        if value is None:
+            value = int(expr.evaluate(env, field))
+            if len(cache) >= 4096:
+                cache.clear()
+            cache[key] = value
+        return value
+
     def _one(self, env, expr, field, lo, hi, what) -> int:
-        x = expr.evaluate(env, field)
-        value = int(x)
+        value = self._value(expr, env, field)
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             engine.check_value(expr, env, field, lo, hi, what)   # raises, naming the stats
         return value
@@ -321,19 +337,25 @@ class RuleSystem:
         """One cell: the pmf of models removed, the effects and the successes' distribution."""
         r = self.removal
         models, wounds, damage = self._unit(env)
-        counts = np.array([count])
-        p_n = engine.successes(plan.g0, counts)
+        if plan.g0.shape[-1] == 2:      # one attack scores at most one success: the binomial
+            p_n = binomial_pmf(count, float(plan.g0[0, 1]))[None, :]
+        else:
+            p_n = engine.successes(plan.g0, np.array([count]))
         arr = (lambda x: None if x is None else np.array([x]))
         if r.pooled:
             flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
-            pmf = engine.pooled_removal(p_n, r.removed, flat, arr(models))
+            pmf = engine.pooled_removal(p_n, r.removed, flat, arr(models))[0]
             wasted = 0.0
+        elif r.damage_roll is None:
+            pmf, wasted = engine.fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
+            p_n = p_n[:1]
         else:
-            roll = None if r.damage_roll is None else engine.damage_distribution(r.damage_roll)
+            roll = engine.damage_distribution(r.damage_roll)
             pmf, w = engine.per_success_removal(p_n, arr(models), np.array([wounds]), arr(damage), roll,
                                                 r.spill, self.path)
             wasted = float(w[0])
-        pmf = pmf[0]
+        if pmf.ndim == 2:
+            pmf = pmf[0]
         if models is not None and pmf.size < models + 1:
             pmf = np.concatenate([pmf, np.zeros(models + 1 - pmf.size)])
         effects = {"criticals": count * plan.crits, "wasted_damage": wasted,
@@ -346,7 +368,7 @@ class RuleSystem:
         method, samples, rng = v.method_args(method, samples, seed)
         record = dict(inputs, method=method)
         count = self._one(env, self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
-        engine.check_tokens(self.stages, count, self.path)
+        engine.check_tokens(self.stages, count, self.path, self._bounds)
         plan = self._plan(env)
         words = dict(effect_kinds=self._KINDS, trial="attack", system_title=self.name, **plan.figures)
         if method == "exact":
