@@ -70,7 +70,7 @@ def _frozen_array(a: Any, name: str) -> np.ndarray:
     arr = np.array(a, dtype=float)
     if arr.ndim != 1 or arr.size == 0:
         raise InputError(name, "a non-empty 1-D array", a)
-    if not np.all(np.isfinite(arr)):
+    if not math.isfinite(float(arr.sum())):   # a NaN or an infinity anywhere makes the sum one
         raise InputError(name, "finite numbers", a)
     arr.setflags(write=False)
     return arr
@@ -132,10 +132,12 @@ class Outcome:
 
     def __post_init__(self):
         pmf = _frozen_array(self.pmf, "pmf")
-        if np.any(pmf < -1e-12) or not math.isclose(pmf.sum(), 1.0, abs_tol=1e-9):
+        low = float(pmf.min())
+        if low < -1e-12 or not math.isclose(float(pmf.sum()), 1.0, abs_tol=1e-9):
             raise InputError("pmf", "non-negative probabilities that sum to 1", pmf.tolist())
-        pmf = np.clip(pmf, 0.0, None)
-        pmf.setflags(write=False)
+        if low < 0:
+            pmf = np.clip(pmf, 0.0, None)
+            pmf.setflags(write=False)
         object.__setattr__(self, "pmf", pmf)
         if self.method not in ("exact", "sampled"):
             raise InputError("method", "'exact' or 'sampled'", self.method)

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import ForbiddenError, RuleFileError
+from .errors import BudgetError, ForbiddenError, RuleFileError
 from .loader import parse_text, read_file
 from .spec import RuleStage, RuleStat
 from .system import RuleSystem
 
-__all__ = ["load", "loads", "RuleSystem", "RuleStat", "RuleStage", "RuleFileError", "ForbiddenError"]
+__all__ = ["load", "loads", "RuleSystem", "RuleStat", "RuleStage", "RuleFileError", "ForbiddenError", "BudgetError"]
 
 def load(path: str | Path) -> RuleSystem:
     """The rule system of the TOML file at ``path`` (raises :class:`RuleFileError` if it is broken)."""

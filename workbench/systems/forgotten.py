@@ -84,16 +84,6 @@ MAX_MODELS = 1000
 TOUGH_TABLE_WORK = 20_000_000
 
 
-def _cap_cells(pmf: np.ndarray, models) -> np.ndarray:
-    """Fold counts above ``models`` (an int or an array of shape S) into ``models``."""
-    if models is None:
-        return pmf
-    m = np.asarray(models)[..., None]
-    k = np.arange(pmf.shape[-1])
-    over = np.sum(np.where(k > m, pmf, 0.0), axis=-1, keepdims=True)
-    return np.where(k < m, pmf, 0.0) + np.where(k == m, pmf + over, 0.0)
-
-
 # ---------------------------------------------------------------------------
 # shooting
 # ---------------------------------------------------------------------------
@@ -273,7 +263,7 @@ def _shooting_exact(a: dict) -> dict:
         down = state.sum(axis=-1)
     mean_down = engine.mean_of(down)
 
-    pmf = _cap_cells(down, a["models"])
+    pmf = engine.cap(down, a["models"])
     width = n_max + 1 if a["models"] is None else min(n_max, int(np.max(a["models"]))) + 1
     pmf = pmf[..., :width]
 

@@ -139,15 +139,6 @@ def _tests(bs, ev, ap, av, hit_mod, pen_mod, die, base, nat_max, nat_1) -> tuple
     return hit, pen
 
 
-def _remap_cells(pmf: np.ndarray, index: np.ndarray, width: int) -> np.ndarray:
-    """Move P(count k) to count ``index[..., k]`` in each cell (one scatter-add, no loop)."""
-    lead = pmf.shape[:-1]
-    cells = int(np.prod(lead, dtype=np.int64))
-    flat = np.arange(cells)[:, None] * width + np.broadcast_to(index, pmf.shape).reshape(cells, -1)
-    out = np.bincount(flat.ravel(), weights=pmf.reshape(-1), minlength=cells * width)
-    return out.reshape(lead + (width,))
-
-
 def _exact(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, frac: Fraction,
            die, base, nat_max, nat_1) -> dict:
     hit_t, pen_t = _tests(bs, ev, ap, av, hit_mod, pen_mod, die, base, nat_max, nat_1)
@@ -169,7 +160,7 @@ def _exact(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, fra
                      None if models is None else np.asarray(models)[..., None])
     index = np.broadcast_to(index, shape + (n_max + 1,))
     width = int(index.max()) + 1
-    pmf = _remap_cells(pens_pmf, index, width)
+    pmf = engine.remap(pens_pmf, index, width)
 
     # suppression: P(no penetrating hit and hits < needed)
     hits_pmf = engine.binomial_pmf(n, p_hit, width=n_max + 1)
