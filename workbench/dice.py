@@ -1,4 +1,7 @@
-"""Per-die tests: the one place where a die face becomes a result.
+"""Per-die tests of the built-in systems: where one of their die faces becomes a result.
+
+(A rule file's stages have theirs in :class:`workbench.rules.die.StageDie`, which its exact
+and sampled paths share in the same way.)
 
 A :class:`DieTest` says, for every face (or tuple of faces) of its dice, which
 labelled result it gives (``evaluate``). Both resolution paths use that same
