@@ -109,6 +109,8 @@ def cpu(fn, budget: float = 0.3, most: int = 200) -> float:
 
 
 def icepool_once(n: int, m: int) -> float:
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20 * n + 1000))   # icepool sums n dice recursively
+
     def run():
         one = (icepool.d12 >= 5) & (icepool.d12 >= 6) & (icepool.d12 <= 6)
         total = n @ one.map({True: 1, False: 0})
