@@ -1,7 +1,7 @@
 """Many viewers at once, and many views in a row (a benchmark, not a timed test).
 
 Real Chromium (``/usr/bin/chromium``, Playwright), servers started by
-``workbench.serve.ServerProcess`` on free loopback ports, each idle at the
+``ServerProcess`` (tests/serverkit.py) on free loopback ports, each idle at the
 start (pools filled, process tree quiet):
 
 * **concurrent**: N viewers (N = 5, 10, 20 by default), each in a browser
@@ -40,9 +40,11 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the checkout's workbench, and the tests' server harness
 
-from workbench.serve import DASHBOARDS, MAX_POOL_SIZE, ServerProcess  # noqa: E402
+from serverkit import ServerProcess  # noqa: E402  (after the path is set)
+from workbench.serve import DASHBOARDS, MAX_POOL_SIZE  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_dashboard import WATCH_JS, plotly_el  # noqa: E402  (the same slider-to-redraw watch)
