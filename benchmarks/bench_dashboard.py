@@ -25,11 +25,11 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the checkout's workbench, and the tests' server harness
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the tests' server harness
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's workbench
 
-from serverkit import ServerProcess  # noqa: E402  (after the path is set)
-from workbench.serve import DASHBOARDS  # noqa: E402
+from serverkit import ServerProcess
+from workbench.serve import DASHBOARDS
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -13,7 +13,6 @@ import sys
 import time
 import tomllib
 import urllib.request
-from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
