@@ -16,7 +16,7 @@ TEST_STAMP := $(VENV)/.installed-test
 # the uv release the lock files were written with (requirements/test.txt pins it)
 UV_PIN := $(shell grep -m1 '^uv==' requirements/test.txt | cut -d' ' -f1)
 
-.PHONY: run test setup setup-lab setup-test lab lock browser nginx bench clean
+.PHONY: run test test-fast lint setup setup-lab setup-test lab lock browser nginx bench clean
 
 # Serving options (docs/dashboards.md): each is passed to the server only when set.
 HOST ?=
@@ -70,8 +70,24 @@ run: setup
 	-bash scripts/install-chromium.sh
 	$(PY) -m workbench.serve
 
-test: setup-test browser nginx
-	$(PY) -m pytest
+# The tests: `make test` runs every one (what CI runs, .ci/run); `make test-fast`
+# leaves out what is slow by nature (the markers of pyproject.toml: browser, server,
+# notebook, packaging), for an engineer's inner loop. Both run on every core
+# (pytest-xdist; at most TEST_WORKERS), the tests of one server in one worker so
+# that they share it (--dist loadgroup). `make lint` runs first: ruff, then mypy.
+TEST_WORKERS ?= 4
+PYTEST_PARALLEL := -n auto --maxprocesses=$(TEST_WORKERS) --dist loadgroup
+FAST := not browser and not server and not notebook and not packaging
+
+test: setup-test browser nginx lint
+	$(PY) -m pytest $(PYTEST_PARALLEL)
+
+test-fast: setup-test lint
+	$(PY) -m pytest $(PYTEST_PARALLEL) -m "$(FAST)"
+
+lint: setup-test
+	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 # JupyterLab on the notebooks; jupyter/jupyter_server_config.py strips outputs on save
 lab: setup-lab

@@ -33,9 +33,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import icepool  # noqa: E402
+import icepool
 
-from workbench import profiles, systems  # noqa: E402
+from workbench import profiles, systems
 
 TARGET_ONE_MS = 0.3
 TARGET_SWEEP_MS = 20.0
@@ -173,7 +173,7 @@ def bench_sweep() -> None:
     try:
         table = systems.get("changes").TABLES["shooting"]
         bs, ap, t, shots = sweep_grid()
-        call = lambda: table(bs=bs, s=5, ap=ap, t=t, sv=3, shots=shots)  # noqa: E731
+        call = lambda: table(bs=bs, s=5, ap=ap, t=t, sv=3, shots=shots)
         res = call()
         cells = int(np.prod(res["pmf"].shape[:-1]))
         wb = median_time(call, number=5, repeat=5 if QUICK else 15)

@@ -25,9 +25,11 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the tests' server harness
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's workbench
 
-from workbench.serve import DASHBOARDS, ServerProcess  # noqa: E402
+from serverkit import ServerProcess
+from workbench.serve import DASHBOARDS
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

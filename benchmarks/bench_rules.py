@@ -26,9 +26,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import icepool  # noqa: E402
+import icepool
 
-from workbench import rules  # noqa: E402
+from workbench import rules
 
 TARGET_ONE_MS = 2.0
 QUICK = "--quick" in sys.argv

@@ -18,7 +18,7 @@ import time
 from workbench import compare
 from workbench.systems import get
 
-R = lambda a, b: list(range(a, b + 1))  # noqa: E731
+R = lambda a, b: list(range(a, b + 1))
 
 GRIDS = {
     # 10 x 10 x 10 x 10 x 10

@@ -1,7 +1,7 @@
 """Many viewers at once, and many views in a row (a benchmark, not a timed test).
 
 Real Chromium (``/usr/bin/chromium``, Playwright), servers started by
-``workbench.serve.ServerProcess`` on free loopback ports, each idle at the
+``ServerProcess`` (tests/serverkit.py) on free loopback ports, each idle at the
 start (pools filled, process tree quiet):
 
 * **concurrent**: N viewers (N = 5, 10, 20 by default), each in a browser
@@ -40,12 +40,14 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the tests' server harness
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's workbench
 
-from workbench.serve import DASHBOARDS, MAX_POOL_SIZE, ServerProcess  # noqa: E402
+from serverkit import ServerProcess
+from workbench.serve import DASHBOARDS, MAX_POOL_SIZE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_dashboard import WATCH_JS, plotly_el  # noqa: E402  (the same slider-to-redraw watch)
+from bench_dashboard import WATCH_JS, plotly_el  # the same slider-to-redraw watch
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -118,7 +120,7 @@ def concurrent(browser, n: int, names: list[str], settle: float) -> dict:
             left = t0 + RENDER_LIMIT_S - time.perf_counter()
             try:
                 page.wait_for_selector(f"{PLOT.get(name, '.wb-plot-dist')} .main-svg", timeout=max(left, 0.1) * 1000)
-            except Exception:  # noqa: BLE001 - not rendered in time: counted, not timed, described
+            except Exception:  # not rendered in time: counted, not timed, described
                 print(f"  not rendered ({name}): {page.evaluate(UNRENDERED_JS)}", file=sys.stderr, flush=True)
                 continue
             firsts.append(page.evaluate("window.__wbDrawnAt") / 1000 - epoch0)  # when the page drew it
@@ -133,12 +135,12 @@ def concurrent(browser, n: int, names: list[str], settle: float) -> dict:
             page.keyboard.press("ArrowRight")
         time.sleep(REDRAW_LIMIT_S + 1)
         in_time = 0
-        for name, page in movable:
+        for _name, page in movable:
             t = page.evaluate("window.__wb")
             if t and t["t1"] is not None and (t["t1"] - t["t0"]) / 1000 <= REDRAW_LIMIT_S:
                 in_time += 1
         peak = max(peak, snapshot(server), key=lambda s: s[1])
-        for name, page in pages:
+        for _name, page in pages:
             page.close(run_before_unload=True)
         for context in contexts:
             context.close()

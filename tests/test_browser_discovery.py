@@ -13,14 +13,14 @@ import pytest
 from workbench import export
 from workbench.systems import antares
 
-import choreographer.browsers.chromium as choreo_chromium  # kaleido 1.x starts its browser through it
-
 
 @pytest.fixture
 def bare_machine(tmp_path, monkeypatch):
     """A computer with no browser anywhere discovery looks: an empty PATH, no
     usual install folder, no browser fetched by kaleido_get_chrome, no
     /usr/bin/chromium fallback and no override variable."""
+    import choreographer.browsers.chromium as choreo_chromium  # kaleido 1.x starts its browser through it
+
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))

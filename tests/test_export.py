@@ -10,6 +10,7 @@ import base64
 import re
 import struct
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from html.parser import HTMLParser
 
 import numpy as np
@@ -87,10 +88,11 @@ def test_outcome_figure_bars_and_at_least_line(outcome):
     assert list(bars.x) == list(range(outcome.pmf.size))
 
 
-def test_unknown_suffix_and_bad_objects(tmp_path, outcome):
+def test_unknown_suffix_and_bad_objects(tmp_path, outcome, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a short name: the message shortens a long path (a worker's tmp_path is long)
     with pytest.raises(InputError, match=r"^path: expected a file name ending in \.png, \.svg or \.html, "
-                                         r"got '.*marine\.jpg'"):
-        export.save_figure(outcome, tmp_path / "marine.jpg")
+                                         r"got 'marine\.jpg'"):
+        export.save_figure(outcome, Path("marine.jpg"))
     with pytest.raises(InputError, match=r"^path: expected a file name ending in"):
         export.save_figure(outcome, tmp_path / "marine")
     with pytest.raises(InputError, match=r"^outcome_or_figure: expected a workbench Outcome or a plotly "

@@ -248,6 +248,7 @@ def copy_page(tmp_path):
 
 
 @pytest.mark.browser
+@pytest.mark.server  # its page comes from a server of its own (http.server)
 @pytest.mark.parametrize("secure", [True, False], ids=["clipboard-api", "textarea-fallback"])
 def test_copy_button_copies_and_downloads_in_chromium(copy_page, secure, tmp_path):
     from playwright.sync_api import sync_playwright

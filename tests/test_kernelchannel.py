@@ -12,8 +12,6 @@ import struct
 
 import pytest
 
-from jupyter_server.services.kernels.connection.base import deserialize_msg_from_ws_v1, serialize_msg_to_ws_v1
-
 from workbench.kernelchannel import PLAIN_ERROR, parse_v1, scrub, scrub_frame
 
 TRACEBACK = ['Traceback (most recent call last):', '  File "/work/main/workbench/ui/app.py", line 12, in on_change',
@@ -36,6 +34,8 @@ def message_parts(msg_type: str, content: dict, *buffers: bytes) -> list[bytes]:
 
 
 def test_parse_reads_what_jupyter_server_writes():
+    from jupyter_server.services.kernels.connection.base import deserialize_msg_from_ws_v1, serialize_msg_to_ws_v1
+
     parts = message_parts("comm_msg", {"comm_id": "c", "data": {"method": "update"}}, b"\x00\x01\x02", b"xyz")
     frame = serialize_msg_to_ws_v1(parts, "iopub")
     assert frame == by_hand("iopub", parts)

@@ -3,9 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 ALL = sorted(NOTEBOOKS.glob("*.ipynb"))
@@ -18,6 +16,8 @@ def test_the_dashboard_notebooks_exist():
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
 def test_stored_without_outputs(path):
+    import nbformat
+
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     assert nb.nbformat == 4
@@ -28,8 +28,12 @@ def test_stored_without_outputs(path):
             assert cell.execution_count is None, f"{path.name}: a code cell has an execution count"
 
 
+@pytest.mark.notebook
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
 def test_executes_headless(path, monkeypatch):
+    import nbformat
+    from nbclient import NotebookClient
+
     monkeypatch.delenv("QUERY_STRING", raising=False)
     monkeypatch.delenv("VOILA_PREHEAT", raising=False)
     nb = nbformat.read(path, as_version=4)

@@ -13,7 +13,6 @@ import sys
 import time
 import tomllib
 import urllib.request
-from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
@@ -136,6 +135,7 @@ print(" ".join(f"{n}=={md.version(n)}" for n in sys.argv[1:]))
 """
 
 
+@pytest.mark.packaging
 @pytest.mark.slow
 def test_floors_install_and_resolve(tmp_path):
     """Install the declared floors (requirements/floors.txt, `uv pip compile
@@ -164,6 +164,7 @@ def test_lab_target_uses_the_committed_config():
     assert (ROOT / "jupyter" / "jupyter_server_config.py").is_file()
 
 
+@pytest.mark.server
 def test_a_notebook_saved_through_jupyter_is_stripped(tmp_path):
     """A real Jupyter server with the config of `make lab` saves a notebook
     that has outputs; the file on disk has none (what tests/test_notebooks.py checks)."""

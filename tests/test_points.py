@@ -126,7 +126,7 @@ def test_the_reference_marine_by_hand():
 def test_rank_order_follows_the_hand_numbers_best_first():
     hand = hand_matchups()
     for by in ("removed_per_100", "points_removed_per_100"):
-        def key(m):
+        def key(m, by=by):
             mean, firers, cost, tcost = hand[m]
             return 100 * mean / (firers * cost) * (tcost if by == "points_removed_per_100" else 1)
         order = ["changes", "forgotten", "gunfire", "antares"]  # ties: the systems' order
@@ -139,6 +139,32 @@ def test_rank_order_follows_the_hand_numbers_best_first():
         assert df[by].is_monotonic_decreasing
         # all four systems side by side in one ranking
         assert set(df["system"]) == {"changes", "forgotten", "gunfire", "antares"}
+
+
+def test_an_exact_tie_ranks_in_the_systems_order_whatever_the_float_noise(monkeypatch):
+    """Two matchups worth exactly 30 models per 100 points (Fractions), as a float
+    pipeline may hand them over: the later system a few units of 1e-14 above the
+    earlier one on one machine, below it on another. Either way it is a tie, and
+    the earlier system ranks first."""
+    exact = Fraction(30)
+    for noisy in ((29.99999999999999, 29.999999999999982), (29.999999999999982, 29.99999999999999)):
+        assert float(exact) not in noisy and noisy[0] != noisy[1]
+        values = dict(zip(("antares", "changes"), noisy))
+
+        def matchup(key, attacker, weapon, target, firers=None, values=values):
+            spent = 10 * 18
+            mean = values[key] * spent / 100
+            eff = points.Efficiency(system=key, attacker=attacker, weapon=weapon, target=target, firers=10,
+                                    points_per_model=18, points_spent=spent, expected_removed=mean,
+                                    removed_per_100=values[key], target_points_per_model=18,
+                                    points_removed_per_100=values[key] * 18, illustrative=True)
+            return changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, shots=10), eff
+
+        monkeypatch.setattr(points, "matchup", matchup)
+        pairs = [("antares", "A", "gun", "T"), ("changes", "C", "gun", "T")]  # the later system given first
+        for by in points.BY:
+            df = points.rank(pairs, by=by)
+            assert list(df["system"]) == ["changes", "antares"], (by, noisy)
 
 
 def test_rank_of_chosen_matchups_and_firers():

@@ -3,13 +3,20 @@ from __future__ import annotations
 
 import stat
 
-import nbformat
-
 from workbench import serve, systems
-from workbench.rulepages import stage_rule_pages
+
+
+def stage_rule_pages(*args):
+    """The code under test, imported when a test runs: it imports nbformat (and its
+    JSON-schema checker), seconds of every collection otherwise."""
+    from workbench.rulepages import stage_rule_pages as stage
+
+    return stage(*args)
 
 
 def test_one_read_only_notebook_per_rule_file_calling_the_package(tmp_path):
+    import nbformat
+
     pages = stage_rule_pages(tmp_path, tuple(d.notebook for d in serve.DASHBOARDS))
     rule_keys = [k for k in systems.keys() if k not in systems.builtins()]
     assert "kill6" in rule_keys

@@ -49,8 +49,10 @@ def _sampled_agrees(system, seed=3, samples=60_000, **stats):
     s = system.attack(method="sampled", samples=samples, seed=seed, **stats)
     assert s.method == "sampled" and s.samples == samples
     n = max(e.pmf.size, s.pmf.size)
-    pe = np.zeros(n); pe[: e.pmf.size] = e.pmf
-    ps = np.zeros(n); ps[: s.pmf.size] = s.pmf
+    pe = np.zeros(n)
+    pe[: e.pmf.size] = e.pmf
+    ps = np.zeros(n)
+    ps[: s.pmf.size] = s.pmf
     se = np.sqrt(pe * (1 - pe) / samples)
     assert np.all(np.abs(ps - pe) <= 5 * se + 1e-12), (ps, pe)
     assert abs(s.mean - e.mean) <= 5 * s.mean_stderr + 1e-12

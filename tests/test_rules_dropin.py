@@ -170,8 +170,9 @@ def _get(url: str) -> tuple[int, str]:
         return exc.code, ""
 
 
+@pytest.mark.server
 def test_dropped_file_gets_its_own_served_dashboard(dropin):
-    from workbench.serve import ServerProcess
+    from serverkit import ServerProcess
 
     with ServerProcess(port=0, pool_size=0, timeout=120) as srv:
         status, landing = _get(srv.url)

@@ -81,8 +81,10 @@ def test_random_valid_files_sampled_agrees_with_exact(stages, count, removal, se
     s = sysm.attack(method="sampled", samples=n, seed=seed)
     assert s.pmf.sum() == pytest.approx(1.0, abs=1e-12)
     width = max(e.pmf.size, s.pmf.size)
-    pe = np.zeros(width); pe[: e.pmf.size] = e.pmf
-    ps = np.zeros(width); ps[: s.pmf.size] = s.pmf
+    pe = np.zeros(width)
+    pe[: e.pmf.size] = e.pmf
+    ps = np.zeros(width)
+    ps[: s.pmf.size] = s.pmf
     se = np.sqrt(np.clip(pe * (1 - pe), 0, None) / n)
     # 5 standard errors of the exact probability; a count seen once where P is tiny is one sample's worth
     assert np.all(np.abs(ps - pe) <= 5 * se + 1.0 / n), (ps, pe)

@@ -86,13 +86,13 @@ def every_outcome():
 def test_explain_names_every_stage_and_the_product(o):
     text = o.explain()
     lines = text.splitlines()
-    for st in o.stages:
-        name = st.name[:1].upper() + st.name[1:]
+    for stage in o.stages:
+        name = stage.name[:1].upper() + stage.name[1:]
         line = next((ln for ln in lines if ln.startswith(name + ":")), None)
         assert line is not None, name
         # the stage's fraction is on its line (as counted on the die or reduced)
         fracs = [Fraction(int(a), int(b)) for a, b in re.findall(r"(\d+)/(\d+)", line)]
-        assert st.probability in fracs or (st.probability in (0, 1) and str(st.probability) in line), line
+        assert stage.probability in fracs or (stage.probability in (0, 1) and str(stage.probability) in line), line
     per = o.per_attack
     if per is None:  # no per-attack stages (a volley of several units, a distance)
         assert not [ln for ln in lines if ln.startswith("Per ")]
@@ -205,10 +205,10 @@ def test_markdown_post_structure(o):
     assert "\n" not in teach.matchup_line(o) and len(head[0]) < 300
     # the stage fractions, then the product, above the table
     above = "\n".join(head)
-    for st in o.stages:
-        line = next(ln for ln in head if ln.startswith(f"- {st.name[:1].upper()}{st.name[1:]}:"))
+    for stage in o.stages:
+        line = next(ln for ln in head if ln.startswith(f"- {stage.name[:1].upper()}{stage.name[1:]}:"))
         fracs = [Fraction(int(a), int(b)) for a, b in re.findall(r"(\d+)/(\d+)", line)]
-        assert st.probability in fracs or (st.probability in (0, 1) and str(st.probability) in line), line
+        assert stage.probability in fracs or (stage.probability in (0, 1) and str(stage.probability) in line), line
     if o.per_attack is not None:
         per = next(ln for ln in head if ln.startswith("- **Per "))
         assert product_of(per) == o.per_attack
@@ -238,8 +238,8 @@ def test_bbcode_post_is_stock_phpbb_and_its_numbers_equal_the_pmf(o):
     lines = bb.splitlines()
     assert lines[0] == f"[b]{teach.matchup_line(o)}[/b]"
     table_at = next(i for i, ln in enumerate(lines) if ln.startswith("[code]"))
-    for st in o.stages:
-        i = next(i for i, ln in enumerate(lines) if ln.startswith(f"[*]{st.name[:1].upper()}{st.name[1:]}:"))
+    for stage in o.stages:
+        i = next(i for i, ln in enumerate(lines) if ln.startswith(f"[*]{stage.name[:1].upper()}{stage.name[1:]}:"))
         assert i < table_at
     if o.per_attack is not None:
         i = next(i for i, ln in enumerate(lines) if ln.startswith("[b]Per "))

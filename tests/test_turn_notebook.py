@@ -10,10 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
-from nbclient import NotebookClient
 
 from workbench.turn import from_profile, study
 
@@ -31,13 +29,19 @@ print("REPORT" + json.dumps({"values": dashboard.values(), "error": dashboard.er
 
 
 def test_the_notebook_is_a_few_cells_calling_the_page():
+    import nbformat
+
     nb = nbformat.read(NOTEBOOK, as_version=4)
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     assert len(code) <= 3 and "TurnDashboard" in "".join(code) and code[-1].strip() == "dashboard.show()"
     assert all(c.outputs == [] and c.execution_count is None for c in nb.cells if c.cell_type == "code")
 
 
+@pytest.mark.notebook
 def test_the_notebook_under_a_link_shows_the_simulators_numbers(monkeypatch):
+    import nbformat
+    from nbclient import NotebookClient
+
     monkeypatch.setenv("QUERY_STRING", LINK)
     monkeypatch.delenv("VOILA_PREHEAT", raising=False)
     nb = nbformat.read(NOTEBOOK, as_version=4)

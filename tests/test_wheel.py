@@ -8,7 +8,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -19,7 +18,7 @@ import pytest
 
 from wheelkit import REQUIREMENTS, ROOT, build_wheel, clean_env, make_venv, run
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.packaging, pytest.mark.slow, pytest.mark.xdist_group("wheel")]
 
 DATA = {"profiles": "**/*.toml", "notebooks": "*.ipynb", "rules": "**/*.toml"}
 TEMPLATE = ROOT / "workbench" / "voila"
@@ -102,6 +101,7 @@ def fetch(url: str, timeout: float = 180) -> tuple[int, str]:
         return r.status, r.read().decode("utf-8", "replace")
 
 
+@pytest.mark.server
 def test_installed_serves_a_dashboard(installed):
     bin_dir, elsewhere = installed
     proc = subprocess.Popen([str(bin_dir / "dice-workbench"), "serve", "--port", "0", "--pool-size", "0"],

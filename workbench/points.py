@@ -30,6 +30,7 @@ import html
 import itertools
 import numbers
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
 import pandas as pd
@@ -99,7 +100,7 @@ def efficiency(outcome: Outcome, attacker: Unit, *, firers: int | float | None =
             raise InputError("firers", "the number of firing models (or a weapon and an outcome with shots)",
                              None)
         firers = outcome.attacks / weapon["shots"]
-    if isinstance(firers, bool) or not isinstance(firers, numbers.Real) or not firers > 0:
+    if isinstance(firers, bool) or not isinstance(firers, numbers.Real) or not float(firers) > 0:
         raise InputError("firers", "a number of firing models above 0", firers)
     spent = float(firers) * cost
     mean = outcome.mean
@@ -150,6 +151,23 @@ def matchups(systems_: Iterable[str] | None = None) -> list[tuple[str, Unit, Wea
     return out
 
 
+#: the largest denominator of the exact value a measure is ranked on
+EXACT_DENOMINATOR = 10**6
+
+
+def _exact(value: float | None) -> Fraction:
+    """The measure as a Fraction: the nearest one with a denominator up to
+    :data:`EXACT_DENOMINATOR`. Two matchups whose exact values are equal come
+    out of a float pipeline a few units of 1e-14 apart, in a direction that
+    depends on the machine's arithmetic (29.99999999999999 against
+    29.999999999999982); both are the Fraction 30, so a tie is a tie
+    everywhere and is broken by the systems' order. A measure without a value
+    (no target points) ranks last."""
+    if value is None or value != value:  # None or NaN
+        return Fraction(-1)
+    return Fraction(value).limit_denominator(EXACT_DENOMINATOR)
+
+
 def rank(pairs: Sequence[tuple[str, Any, Any, Any]] | None = None, *, by: str = "removed_per_100",
          firers: int | None = None, systems_: Iterable[str] | None = None) -> pd.DataFrame:
     """Rank matchups by points efficiency, side by side across systems.
@@ -159,7 +177,8 @@ def rank(pairs: Sequence[tuple[str, Any, Any, Any]] | None = None, *, by: str = 
     of ``systems_`` or of all four systems). Each is resolved exactly with
     ``firers`` models (default: the whole firing unit). ``by``: a column of
     :data:`BY`. Returns one row per system x matchup, best first (ties in
-    the systems' order, then in the order given): ``rank,
+    the systems' order, then in the order given; the measure is compared as
+    an exact Fraction, so float noise never breaks a tie): ``rank,
     system, system_name, attacker, weapon, target, matchup, firers, shots,
     points_per_model, points_spent, expected_removed, removed_per_100,
     target_points_per_model, points_removed_per_100, illustrative``.
@@ -182,8 +201,9 @@ def rank(pairs: Sequence[tuple[str, Any, Any, Any]] | None = None, *, by: str = 
     df = pd.DataFrame(rows)
     sys_order = {k: n for n, k in enumerate(systems.keys())}
     df["_sys"] = df["system"].map(sys_order)
-    df = df.sort_values([by, "_sys", "order"], ascending=[False, True, True], kind="stable")
-    df = df.drop(columns=["_sys", "order"]).reset_index(drop=True)
+    df["_exact"] = [_exact(v) for v in df[by]]
+    df = df.sort_values(["_exact", "_sys", "order"], ascending=[False, True, True], kind="stable")
+    df = df.drop(columns=["_exact", "_sys", "order"]).reset_index(drop=True)
     df.insert(0, "rank", range(1, len(df) + 1))
     cols = ["rank", "system", "system_name", "attacker", "weapon", "target", "matchup", "firers", "shots",
             "points_per_model", "points_spent", "expected_removed", "removed_per_100",

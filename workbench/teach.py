@@ -305,7 +305,7 @@ def _sides(o: Outcome):
     try:
         from . import systems
         modes = systems.get(o.system).modes
-    except Exception:  # a system that is not registered: no sides known
+    except Exception:  # noqa: BLE001 - a system that is not registered: no sides known
         return None
     return next((m.sides for m in modes if m.function == o.function), None)
 
@@ -321,7 +321,7 @@ def _defaults(o: Outcome) -> dict[str, Any]:
         from . import systems
         fn = getattr(systems.get(o.system), o.function)
         params = inspect.signature(fn).parameters.values()
-    except Exception:  # a system or function defined elsewhere: every setting counts as chosen
+    except Exception:  # noqa: BLE001 - a system or function defined elsewhere: every setting counts as chosen
         return {}
     return {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
 

@@ -202,7 +202,7 @@ def integers(name: str, value: Any, lo: int, hi: int):
         return integer(name, value, lo, hi)
     try:
         arr = np.asarray(value)
-    except Exception:  # ragged lists and the like
+    except Exception:  # noqa: BLE001 - ragged lists and the like
         raise InputError(name, f"a whole number from {lo} to {hi}, or an array of them (not a ragged list)",
                          value) from None
     expected = f"whole numbers from {lo} to {hi}"

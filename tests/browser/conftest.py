@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.serve import ServerProcess
-
 from browserkit import CHROMIUM_ARGS, VIEWPORT, chromium_or_skip
+from serverkit import ServerProcess, require_marker
 
 
 @pytest.fixture(scope="session")
@@ -32,6 +31,7 @@ def browser():
     # one per test module: Playwright's sync API keeps an event loop running in
     # this thread while it is open, which tests outside tests/browser (asyncio.run,
     # their own sync_playwright) must not inherit
+    require_marker("browser", "a browser")
     path = chromium_or_skip()
     from playwright.sync_api import sync_playwright
 

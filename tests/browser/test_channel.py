@@ -23,7 +23,7 @@ from workbench.kernelchannel import PLAIN_ERROR
 
 from browserkit import V1, collect, kernel_id_of, kernel_message, run_in_thread, v1_frame
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.xdist_group("full-server")]
 
 LOST = "This dashboard lost its connection: reload the page."
 
@@ -134,6 +134,7 @@ def kernel_process(server, kernel_id: str) -> psutil.Process:
     raise AssertionError(f"no process for kernel {kernel_id}")
 
 
+@pytest.mark.browser
 def test_a_dead_kernel_tells_the_viewer_to_reload(page, server):
     page.goto(server.url + "voila/render/antares.ipynb")
     page.wait_for_selector(".wb-plot-dist .main-svg")

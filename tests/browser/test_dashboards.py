@@ -14,14 +14,13 @@ import re
 
 import numpy as np
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from workbench import systems
 from workbench.ui.query import parse_query
 
 from browserkit import off_machine, screenshot_path
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.xdist_group("full-server")]
 
 # plot traces as the page drew them: visibility, x and y of each trace (plotly's full data)
 SIG_JS = "el => JSON.stringify((el._fullData || []).map(t => [t.visible, Array.from(t.x || []), Array.from(t.y || [])]))"
@@ -98,6 +97,8 @@ def dist_bars(page) -> tuple[list, list]:
 def assert_bars_become(page, expected: np.ndarray, timeout: float = 15_000) -> None:
     """The drawn exact bars equal ``expected`` once the page has caught up (the
     link is updated before the plot, so a plot may still be on its way)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     try:
         page.wait_for_function(
             "([sel, want]) => { const el = document.querySelector(sel);"

@@ -17,7 +17,7 @@ from browserkit import off_machine
 from test_dashboards import (assert_bars_become, dist_bars, exact_pmf, open_dashboard, press_slider, readout,
                              wait_changed, wait_plot_changed)
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.xdist_group("full-server")]
 
 
 def address_values(page) -> dict[str, str]:

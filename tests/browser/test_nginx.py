@@ -22,11 +22,12 @@ import time
 import pytest
 
 from workbench.deploy import write_nginx_config
-from workbench.serve import DASHBOARDS, ServerProcess
+from workbench.serve import DASHBOARDS
 
 from browserkit import drawn, installed_or_skip, move_slider, redrawn
+from serverkit import ServerProcess
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.slow, pytest.mark.xdist_group("nginx")]
 
 NGINX = "/usr/sbin/nginx"
 ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")

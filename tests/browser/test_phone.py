@@ -13,7 +13,7 @@ import pytest
 
 from browserkit import screenshot_path
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.xdist_group("full-server")]
 
 PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=3, is_mobile=True, has_touch=True)
 DASHBOARDS = ["changes", "forgotten", "gunfire", "antares", "compare", "diagnostics", "changes_turn"]

@@ -25,7 +25,7 @@ from workbench.serve import DASHBOARDS, PROJECT_ROOT
 
 from browserkit import V1, collect, kernel_id_of, kernel_message, run_in_thread, v1_frame
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.xdist_group("full-server")]
 
 README_LINE = (PROJECT_ROOT / "README.md").read_text().splitlines()[0]  # "# Dice design workbench"
 PYPROJECT_LINE = 'name = "dice-workbench"'

@@ -14,7 +14,7 @@ from workbench.ui.query import parse_query
 
 from browserkit import off_machine
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.xdist_group("full-server")]
 
 TRACES_JS = "el => (el._fullData || []).map(t => ({name: t.name, x: Array.from(t.x || []), y: Array.from(t.y || [])}))"
 PLOT = ".wb-plot-dist.js-plotly-plot, .wb-plot-dist .js-plotly-plot"

@@ -21,14 +21,14 @@ from http.cookies import SimpleCookie
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from workbench import systems
-from workbench.serve import DASHBOARDS, PROJECT_ROOT, ServerProcess
+from workbench.serve import DASHBOARDS, PROJECT_ROOT
 
 from browserkit import V1, collect, kernel_id_of, kernel_message, run_in_thread, v1_frame
+from serverkit import ServerProcess
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.server, pytest.mark.slow]
 
 TOKEN = "playtest-Evening-7f3a9c"
 ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
@@ -61,7 +61,11 @@ def dice_server():
         yield srv
 
 
+@pytest.mark.browser
+@pytest.mark.xdist_group("serving-prefix")
 def test_host_and_prefix_carry_every_request_of_every_dashboard(browser, dice_server):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     base = dice_server.url
     assert base.startswith("http://127.0.0.2:") and base.endswith("/dice/")
     context = browser.new_context()
@@ -92,6 +96,7 @@ def test_host_and_prefix_carry_every_request_of_every_dashboard(browser, dice_se
     assert sum("/api/kernels/" in u and u.startswith("ws") for u in seen) >= len(DASHBOARDS)
 
 
+@pytest.mark.xdist_group("serving-prefix")
 def test_pages_hold_no_absolute_address_of_the_server(dice_server):
     host = urlsplit(dice_server.url).netloc
     for d in DASHBOARDS:
@@ -102,6 +107,7 @@ def test_pages_hold_no_absolute_address_of_the_server(dice_server):
     assert status == 200 and host not in body
 
 
+@pytest.mark.xdist_group("serving-prefix")
 def test_nothing_is_served_outside_the_prefix(dice_server):
     root = dice_server.url[:-len("dice/")]
     for path in ("", "voila/render/changes.ipynb", "voila/static/voila.js", "api/kernels"):
@@ -124,6 +130,7 @@ def raw(url: str, headers: dict | None = None) -> tuple[int, bytes, object]:
         conn.close()
 
 
+@pytest.mark.xdist_group("serving-prefix")
 def test_static_files_go_compressed_to_a_browser_that_accepts_it(dice_server):
     """A phone fetches about 3 MB for its first page, not 10: static files are sent
     gzip-compressed (each compressed once), whole and unchanged once inflated."""
@@ -172,6 +179,7 @@ GUARDED = ["", "voila/render/changes.ipynb", "voila/render/changes.ipynb?bs=4", 
            "voila/labextensions/anywidget/package.json"]
 
 
+@pytest.mark.xdist_group("serving-token")
 @pytest.mark.parametrize("path", GUARDED)
 def test_a_request_without_the_token_is_refused_with_a_plain_page(token_server, path):
     for query in ("", "token=wrong-token-123"):
@@ -188,6 +196,7 @@ def _cookie(headers) -> str:
     return "; ".join(f"{k}={m.value}" for k, m in jar.items())
 
 
+@pytest.mark.xdist_group("serving-token")
 def test_the_token_link_sets_a_cookie_that_opens_everything(token_server):
     status, _, headers = request(token_server.url + f"voila/render/changes.ipynb?bs=4&token={TOKEN}")
     assert status == 302
@@ -198,6 +207,7 @@ def test_the_token_link_sets_a_cookie_that_opens_everything(token_server):
         assert request(token_server.url + path, headers={"Cookie": cookie})[0] == 200, path
 
 
+@pytest.mark.xdist_group("serving-token")
 def test_the_kernel_websocket_needs_the_token_too(token_server):
     status, _, headers = request(token_server.url + f"?token={TOKEN}")
     cookie = _cookie(headers)
@@ -229,6 +239,7 @@ def test_the_kernel_websocket_needs_the_token_too(token_server):
 NO_KERNEL = "00000000-0000-4000-8000-000000000000"  # the id the proxy test knocks with; its refusals are expected
 
 
+@pytest.mark.xdist_group("serving-token")
 def test_the_kernels_link_channel_needs_the_token_when_it_comes_through_a_proxy(token_server):
     """voila/query/<kernel id> is admitted without the token only straight from this machine
     (the kernels'); forwarded through a proxy, it is a viewer's and needs the token."""
@@ -250,6 +261,8 @@ def test_the_kernels_link_channel_needs_the_token_when_it_comes_through_a_proxy(
     assert run_in_thread(knock({}), 30) == 101
 
 
+@pytest.mark.browser
+@pytest.mark.xdist_group("serving-token")
 def test_a_browser_with_the_link_keeps_working_and_one_without_is_told(browser, token_server):
     with_link = browser.new_context()
     without = browser.new_context()
@@ -302,6 +315,7 @@ def small_server():
         yield srv
 
 
+@pytest.mark.xdist_group("serving-small")
 def test_the_viewer_above_max_kernels_gets_busy_and_a_leaving_viewer_makes_room(small_server):
     page_url = small_server.url + "voila/render/changes.ipynb"
     first = request(page_url)

@@ -19,7 +19,7 @@ from workbench.turn import from_profile, study
 from browserkit import off_machine, screenshot_path
 from test_dashboards import plotly_el, press_slider, readout, wait_changed
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.xdist_group("full-server")]
 
 PAGE = "voila/render/changes_turn.ipynb"
 BARS_JS = "el => JSON.stringify((el._fullData || []).map(t => Array.from(t.y || [])))"

@@ -542,7 +542,7 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
 
     dice = [_shot_stages(g) for g in groups]
     notes = list(SHOOTING_NOTES) + [VOLLEY_NOTE, VOLLEY_ALLOCATION_NOTE]
-    for i, (g, (hit_t, res_t, st)) in enumerate(zip(groups, dice)):
+    for i, (g, (_hit_t, _res_t, st)) in enumerate(zip(groups, dice)):
         count = (f"{g['blast']} shots ({BLAST_DICE[g['blast']][1]})" if g["blast"]
                  else f"{g['shots']} " + ("shot" if g["shots"] == 1 else "shots"))
         per = st[0].probability * st[1].probability

@@ -15,6 +15,6 @@ from .simulator import Battle, Rules, Tally, play_igougo, play_turn
 __all__ = ["ACTIONS", "UnitSpec", "Weapon", "force", "from_profile", "shot_of", "target_count",
            "POLICIES", "FocusFire", "Greedy", "Policy", "SpreadFire", "get_policy",
            "Battle", "Rules", "Tally", "play_igougo", "play_turn"]
-from .study import COLUMNS, design_questions, study, summary, value_of_engage  # noqa: E402
+from .study import COLUMNS, design_questions, study, summary, value_of_engage
 
 __all__ += ["COLUMNS", "design_questions", "study", "summary", "value_of_engage"]

@@ -115,7 +115,6 @@ def unit_choices() -> dict[str, UnitChoice]:
         for w in u.weapons:
             if w["class"] == "melee":
                 continue
-            kind = "heavy" if w["class"] == "heavy" else "light"
             shots = f"{w['shots']} shot{'s' if w['shots'] != 1 else ''}"
             key = f"{_slug(u.key)}.{_slug(w.name)}"
             out[key] = UnitChoice(key, u.name, w.name, melee, f"{u.name}, {w.name} ({shots})")
