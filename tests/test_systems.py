@@ -313,10 +313,10 @@ def test_effect_kinds_make_probabilities_read_as_probabilities():
     o = forgotten.close_combat(attacker_cqc=6, defender_cqc=6, attacker_phys=6, defender_phys=6)
     assert o.effect_kind("pushback_attacker") == "probability"
     text = o.explain()
-    assert "P(pushback attacker) = " in text and "expected pushback" not in text
+    assert "P(the attacker is pushed back) = " in text and "expected the attacker" not in text
     out = systems.get("changes").shooting(bs=5, s=5, ap=5, shots=2, models=2)
     assert out.effect_kind("hits") == "expected" and out.trial == "shot"
-    assert "expected hits: " in out.explain() and "P(destroyed) = " in out.explain()
+    assert "expected hits: " in out.explain() and "P(the whole unit is destroyed) = " in out.explain()
 
 
 
