@@ -575,6 +575,22 @@ def test_close_combat_rounds_equal_brute_force(case, rounds):
         assert out.effects["defender_downed"] >= float(single["defender_downed"]) - TOL
 
 
+@pytest.mark.parametrize("rounds", [2, 3, 5])
+@pytest.mark.parametrize("case", ROUND_CASES + [dict(attacker_cqc=5, defender_cqc=4, attacker_phys=6, defender_phys=8,
+                                                     response="block", defender_tough=True)],
+                         ids=range(len(ROUND_CASES) + 1))
+def test_close_combat_rounds_per_attack_is_the_chance_the_defender_is_downed(case, rounds):
+    """docs/rules/forgotten.md: the stages multiply to exactly P(defender downed), so
+    "Per attack" is that chance, over every round fought (brute force of every round)."""
+    from workbench import teach
+    exp = brute.brute_rounds(rounds, **case).get("defender_downed", Fraction(0))
+    for method in ("exact", "sampled"):
+        out = fg.close_combat(**case, rounds=rounds, method=method, samples=2000, seed=1)
+        assert out.per_attack == exp, method
+        assert teach.per_attack_line(out).endswith(f"({teach.pct(exp)}).")
+    assert f"P(at least 1) = {teach.pct(exp)}" in fg.close_combat(**case, rounds=rounds).explain()
+
+
 def test_close_combat_rounds_sampled_agrees_with_exact():
     case = dict(ROUND_CASES[0], rounds=3)
     _agree(fg.close_combat(**case), fg.close_combat(**case, method="sampled", samples=60_000, seed=5))

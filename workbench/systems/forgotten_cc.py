@@ -265,8 +265,9 @@ CC_NOTE_V1 = (
 CC_NOTE_ROUNDS = (
     "Several rounds: 'otherwise they remain in CQC for their next activation': the same exchange is fought "
     "again (the defender keeps its response) until one side is downed or the round limit; a model wounded "
-    "in one round is -1 to all rolls in the next ('A wounded model is -1 to all rolls'). The stages are the "
-    "first round's; pushback is the first round's.")
+    "in one round is -1 to all rolls in the next ('A wounded model is -1 to all rolls'). Its one step is "
+    "the chance the defender is downed within the rounds (the first round's steps in its detail); pushback "
+    "is the first round's.")
 
 CC_NOTE_SHOCK = (
     "Shocked: 'A unit who has received a shock token ... Has -1 to all rolls': -1 to the shocked fighter's "
@@ -360,6 +361,7 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
         notes.append(CC_NOTE_SHOCK)
     if rounds > 1:
         notes.append(CC_NOTE_ROUNDS)
+        stages = _rounds_stage(stages, rounds, _rounds_effects(a, rounds)["defender_downed"])
     inputs = dict(a, rounds=rounds, method=method)
     label = "defenders downed"
 
@@ -458,6 +460,30 @@ def _close_combat_exact(a: dict, rounds: int, inputs, stages, notes, label) -> O
     """Up to ``rounds`` rounds as a chain over the fighters' wounded states
     (a model wounded in one round fights the next at -1), stopping when one
     side is downed; Fractions throughout."""
+    effects = _rounds_effects(a, rounds)
+    pmf = np.array([float(1 - effects["defender_downed"]), float(effects["defender_downed"])])
+    return pipeline.exact_outcome(KEY, "close_combat", inputs, pmf, stages,
+                                  {k: float(x) for k, x in effects.items()},
+                                  attacks=1 if rounds == 1 else None, notes=notes, label=label)
+
+
+def _rounds_stage(first: tuple[Stage, ...], rounds: int, p_downed: Fraction) -> tuple[Stage, ...]:
+    """The stages of a fight of up to ``rounds`` rounds: one step, the
+    defender downed within them, whose chance is exactly P(defender downed)
+    (so "Per attack" reads the whole fight's chance); its detail recounts the
+    first round's steps, the rounds after being the same exchange at the
+    fighters' new states."""
+    steps = " × ".join(f"{st.name} {st.probability}" for st in first)
+    first_p = Fraction(1)
+    for st in first:
+        first_p *= st.probability
+    return (Stage(f"downed within {rounds} rounds", p_downed,
+                  f"the first round {steps} = {first_p}; then the same exchange again until one side "
+                  f"is downed or {rounds} rounds are fought, a model wounded in a round at -1 in the next"),)
+
+
+def _rounds_effects(a: dict, rounds: int) -> dict:
+    """The effects of up to ``rounds`` rounds as Fractions (see :func:`_close_combat_exact`)."""
     zero = Fraction(0)
     state = {(a["attacker_wounded"], a["defender_wounded"]): Fraction(1)}
     p_def_down = p_att_down = expected_rounds = zero
@@ -491,10 +517,7 @@ def _close_combat_exact(a: dict, rounds: int, inputs, stages, notes, label) -> O
                "pushback_defender": push_first[2]}
     if rounds > 1:
         effects["rounds_fought"] = expected_rounds
-    pmf = np.array([float(1 - p_def_down), float(p_def_down)])
-    return pipeline.exact_outcome(KEY, "close_combat", inputs, pmf, stages,
-                                  {k: float(x) for k, x in effects.items()},
-                                  attacks=1 if rounds == 1 else None, notes=notes, label=label)
+    return effects
 
 
 def _round_sample(a: dict, dice, m: int, rng) -> dict:
