@@ -670,6 +670,10 @@ _CC_MODE = _Mode("close_combat", "close_combat", "Close combat", _cc_side("attac
               words={"above": "above the number", "at_or_above": "the number or above"}),
     _dropdown("melee_phys", "attacker", ("attacker", "defender"), "PHYS rolled against",
               "whose PHYS the damage roll is made against"),
+    _dropdown("shocked_defence", "any", ("any", "block_only"), "a shocked defender may",
+              "the seed's \"Must defend and attempt to disengage from CQC\": block or counter as any "
+              "defender, or only block",
+              words={"any": "block or counter", "block_only": "only block (must defend)"}),
     _slider("rounds", 1, 1, 20, "rounds of close combat",
             "fight on until one side is downed or this many rounds are fought; a wounded fighter is -1 after"),
 ), trial="attack",

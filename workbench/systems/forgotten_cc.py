@@ -155,6 +155,9 @@ def _check_cc(kw: dict) -> dict:
                  "defender_wounded", "attacker_tough", "defender_tough", "attacker_shocked",
                  "defender_shocked"):
         a[name] = v.boolean(name, kw[name])
+    a["shocked_defence"] = v.choice("shocked_defence", kw["shocked_defence"], SHOCKED_DEFENCES)
+    if a["shocked_defence"] == "block_only" and a["defender_shocked"]:
+        a["response"] = "block"  # "Must defend": it blocks, whatever response was asked
     a["dual_weapons"] = v.choice("dual_weapons", kw["dual_weapons"], DUAL)
     a["defender_dual_weapons"] = v.choice("defender_dual_weapons", kw["defender_dual_weapons"], DUAL)
     a["damage_rule"] = v.choice("damage_rule", kw["damage_rule"], ("v2", "v1"))
@@ -262,6 +265,12 @@ CC_NOTE_V1 = (
     "Defence 2+); the melee roll modifiers (+2 power attack, +1 from the rear, -1 dual weapons for damage, "
     "-1 wounded) are added to the d6.")
 
+#: how a shocked defender may answer: "any" (block or counter, the default) or "block_only"
+SHOCKED_DEFENCES = ("any", "block_only")
+CC_NOTE_SHOCK_BLOCK = (
+    "Variant shocked_defence='block_only': 'A unit who has received a shock token 1. Must defend and attempt "
+    "to disengage from CQC' read as: a shocked defender blocks (a counter is an attack, not a defence), "
+    "whatever response was chosen; the disengaging is movement, not modelled.")
 CC_NOTE_ROUNDS = (
     "Several rounds: 'otherwise they remain in CQC for their next activation': the same exchange is fought "
     "again (the defender keeps its response) until one side is downed or the round limit; a model wounded "
@@ -301,7 +310,8 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
                  defender_heroic_save=None, damage_rule="v2", kill_on="above", melee_phys="attacker",
                  attacker_damage=None, attacker_strength=None, attacker_defence=None,
                  defender_damage=None, defender_strength=None, defender_defence=None,
-                 rounds=1, method="exact", samples=100_000, seed=0) -> Outcome:
+                 rounds=1, shocked_defence="any", method="exact", samples=100_000,
+                 seed=0) -> Outcome:
     """One attacker moves into base contact with one defender.
 
     * Attacker: one die (two with ``dual_weapons="hit"|"damage"``: both at -1
@@ -330,7 +340,10 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
       block and counter dice, its damage rolls and its heroic saves, for every
       round (a token is removed only by actions outside close combat). Unlike
       ``*_wounded`` it marks no wound: a shocked tough model still absorbs its
-      first kill. Shock and a wound add up (-2). ``*_tough``: absorbs
+      first kill. Shock and a wound add up (-2). ``shocked_defence``: how a
+      shocked defender may answer, "any" (block or counter, default) or
+      "block_only" (the seed's "Must defend and attempt to disengage from
+      CQC": it blocks whatever ``response`` says). ``*_tough``: absorbs
       one unsaved kill. ``*_heroic_save``: the stat a kill is saved against
       (d10 >= it; -1 when wounded).
 
@@ -359,6 +372,8 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
         notes.insert(3, CC_NOTE_V1)
     if a["attacker_shocked"] or a["defender_shocked"]:
         notes.append(CC_NOTE_SHOCK)
+    if a["defender_shocked"] and a["shocked_defence"] == "block_only":
+        notes.append(CC_NOTE_SHOCK_BLOCK)
     if rounds > 1:
         notes.append(CC_NOTE_ROUNDS)
         stages = _rounds_stage(stages, rounds, _rounds_effects(a, rounds)["defender_downed"])
