@@ -606,7 +606,7 @@ def test_a_none_choice_shows_as_none_and_round_trips():
     dash = SystemDashboard("forgotten", profiles=False)
     assert dash.controls["aimed"].label == "none" and dash.values()["aimed"] is None
     dash.set_values(aimed="hit", shots=1)
-    assert dash.controls["aimed"].label == "hit" and dash.values()["aimed"] == "hit"
+    assert dash.controls["aimed"].label == "+1 to hit" and dash.values()["aimed"] == "hit"
     assert dash.current_outcome().stages[0].probability > forgotten_hit(dash, aimed=None)
     dash.set_values(aimed=None)
     assert dash.controls["aimed"].label == "none" and dash.values()["aimed"] is None
