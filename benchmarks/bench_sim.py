@@ -38,6 +38,23 @@ def timed(turns: int, client, block: int):
     return df, time.perf_counter() - t0
 
 
+def cluster_verdicts(one_process_rate: float, rates: dict[int, float]) -> list[str]:
+    """One line per cluster size: whether it pays against the one-process run
+    (its turns per second over the one process's); a cluster that is slower
+    says so and says what to use instead."""
+    out = []
+    for n, rate in sorted(rates.items()):
+        ratio = rate / one_process_rate
+        workers = f"{n} worker" + ("s" if n > 1 else "")
+        if ratio < 1:
+            out.append(f"a LocalCluster of {workers} does NOT pay on this machine: {ratio:.2f}x the turns "
+                       f"per second of one process (shipping blocks costs more than it spreads); "
+                       f"run study(..., client=None) here")
+        else:
+            out.append(f"a LocalCluster of {workers} pays: {ratio:.2f}x the turns per second of one process")
+    return out
+
+
 def main(argv: list[str]) -> int:
     turns = 4_000 if "--quick" in argv else 20_000
     block = 500
@@ -62,6 +79,8 @@ def main(argv: list[str]) -> int:
     speedup = rates[2] / rates[1]
     print(f"speed-up 2 workers / 1 worker: {speedup:.2f}x; scaling efficiency {speedup / 2:.0%}")
     print(f"1 worker against one process: {rates[1] / (turns / t0):.2f}x (the cost of shipping blocks)")
+    for line in cluster_verdicts(turns / t0, rates):
+        print(line)
     return 0
 
 

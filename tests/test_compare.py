@@ -325,7 +325,7 @@ def test_diagnostics_dashboard_follows_its_controls():
     assert (res["setting"].map(lambda s: s["shots"]) == 4).all()
     assert "total variation" in d.eq_msg.value
     d.p1_system.value = "gunfire"
-    assert "ev" in d.p1_table.value
+    assert "Ev (evasion)" in d.p1_table.value
     assert len(d.gr_view.data) == 4
 
 
@@ -383,3 +383,26 @@ def test_diagnostics_forum_post_covers_the_matchup_and_its_closest_settings():
     assert [c.strip() for c in head.strip("|").split("|")][1:] == [
         "Antares-style d10 (input)"] + [f"{systems.get(s).name} (closest)" for s in table["system"]]
     assert "Per shot: 5/10 × 6/10 = 3/10" in post["explain"]
+
+
+def test_compare_page_says_why_two_systems_show_the_same_numbers():
+    """Gunfire's basic matchup (BS 4 at Ev 3, AP 3 at AV 3, d10 >= 6 + defender - attacker)
+    and Antares' (Acc 5 at Res 5 - SV 1, d10 roll under) both remove a model with
+    3 shots in 10 (counted on the die's faces), 10 shots at 5 models each: the same
+    numbers by the dice, which the page says under its table."""
+    import re
+    from itertools import product
+    from fractions import Fraction
+    from workbench.ui import CompareDashboard
+
+    d10 = range(1, 11)
+    gunfire = Fraction(sum(1 for h, p in product(d10, d10) if h >= 6 + 3 - 4 and p >= 6 + 3 - 3), 100)
+    antares = Fraction(sum(1 for h, r in product(d10, d10) if h <= 5 and r > 5 - 1), 100)
+    assert gunfire == antares == Fraction(3, 10)
+    dash = CompareDashboard()
+    notes = re.findall(r"<p class='wb-same-numbers'>(.*?)</p>", dash.table.value)
+    assert len(notes) == 1 and notes[0].startswith("Gunfire and Antares-style d10 show the same numbers")
+    assert "3/10" in notes[0] and "10 shots at 5 models" in notes[0]
+    assert dash._outcomes["gunfire"].pmf.tolist() == pytest.approx(dash._outcomes["antares"].pmf.tolist())
+    dash.controls["accuracy"].value = 1  # a step of accuracy moves them apart: no note
+    assert "wb-same-numbers" not in dash.table.value

@@ -575,6 +575,22 @@ def test_close_combat_rounds_equal_brute_force(case, rounds):
         assert out.effects["defender_downed"] >= float(single["defender_downed"]) - TOL
 
 
+@pytest.mark.parametrize("rounds", [2, 3, 5])
+@pytest.mark.parametrize("case", ROUND_CASES + [dict(attacker_cqc=5, defender_cqc=4, attacker_phys=6, defender_phys=8,
+                                                     response="block", defender_tough=True)],
+                         ids=range(len(ROUND_CASES) + 1))
+def test_close_combat_rounds_per_attack_is_the_chance_the_defender_is_downed(case, rounds):
+    """docs/rules/forgotten.md: the stages multiply to exactly P(defender downed), so
+    "Per attack" is that chance, over every round fought (brute force of every round)."""
+    from workbench import teach
+    exp = brute.brute_rounds(rounds, **case).get("defender_downed", Fraction(0))
+    for method in ("exact", "sampled"):
+        out = fg.close_combat(**case, rounds=rounds, method=method, samples=2000, seed=1)
+        assert out.per_attack == exp, method
+        assert teach.per_attack_line(out).endswith(f"({teach.pct(exp)}).")
+    assert f"P(at least 1) = {teach.pct(exp)}" in fg.close_combat(**case, rounds=rounds).explain()
+
+
 def test_close_combat_rounds_sampled_agrees_with_exact():
     case = dict(ROUND_CASES[0], rounds=3)
     _agree(fg.close_combat(**case), fg.close_combat(**case, method="sampled", samples=60_000, seed=5))
@@ -778,3 +794,36 @@ def test_a_shocked_blocker_is_said_and_counted():
     assert out.effects["defender_downed"] == pytest.approx(float(brute.brute_close_combat(
         **BASE, defender_shocked=True)["defender_downed"]), abs=TOL)
     assert "d10 \u22121 shocked >= CQC 6" in out.stages[1].detail
+
+
+# ---------------------------------------------------------------------------
+# "A unit who has received a shock token 1. Must defend and attempt to
+# disengage from CQC": default, any response; variant, block only
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("case", [dict(BASE), dict(BASE, defender_tough=True, shield=True),
+                                  dict(BASE, defender_heroic_save=7, attacker_shocked=True)],
+                         ids=range(3))
+def test_a_shocked_defender_only_blocks_under_the_block_only_reading(case):
+    shocked = dict(case, defender_shocked=True)
+    asked = dict(shocked, response="counter")
+    default = fg.close_combat(**asked)
+    variant = fg.close_combat(**asked, shocked_defence="block_only")
+    blocked, countered = brute.brute_close_combat(**dict(shocked, response="block")), brute.brute_close_combat(**asked)
+    for name in ("defender_downed", "attacker_downed", "pushback_attacker", "pushback_defender"):
+        assert variant.effects[name] == pytest.approx(float(blocked.get(name, 0)), abs=TOL), name
+        assert default.effects[name] == pytest.approx(float(countered.get(name, 0)), abs=TOL), name
+    assert variant.inputs["response"] == "block" and default.inputs["response"] == "counter"
+    assert any("block_only" in n and "Must defend" in n for n in variant.notes)
+    assert not any("block_only" in n for n in default.notes)
+    # an unshocked defender still counters under the variant
+    calm = fg.close_combat(**dict(case, response="counter"), shocked_defence="block_only")
+    assert calm.inputs["response"] == "counter"
+
+
+def test_block_only_troopers_worked_example():
+    """CQC 6, PHYS 6 troopers, the defender shocked: hit 5/10, the block die at -1
+    (d10 >= 7: 4/10) leaves the hit 6/10, kill d10 > 6: 4/10 -> 12/100."""
+    out = fg.close_combat(**BASE, response="counter", defender_shocked=True, shocked_defence="block_only")
+    assert out.per_attack == Fraction(5, 10) * Fraction(6, 10) * Fraction(4, 10) == Fraction(3, 25)
+    with pytest.raises(InputError, match=r"^shocked_defence: expected one of 'any', 'block_only', got 'flee'"):
+        fg.close_combat(**BASE, shocked_defence="flee")

@@ -313,10 +313,10 @@ def test_effect_kinds_make_probabilities_read_as_probabilities():
     o = forgotten.close_combat(attacker_cqc=6, defender_cqc=6, attacker_phys=6, defender_phys=6)
     assert o.effect_kind("pushback_attacker") == "probability"
     text = o.explain()
-    assert "P(pushback attacker) = " in text and "expected pushback" not in text
+    assert "P(the attacker is pushed back) = " in text and "expected the attacker" not in text
     out = systems.get("changes").shooting(bs=5, s=5, ap=5, shots=2, models=2)
     assert out.effect_kind("hits") == "expected" and out.trial == "shot"
-    assert "expected hits: " in out.explain() and "P(destroyed) = " in out.explain()
+    assert "expected hits: " in out.explain() and "P(the whole unit is destroyed) = " in out.explain()
 
 
 
@@ -379,3 +379,27 @@ def test_outcome_effect_kinds_and_stage_faces_are_checked():
         Stage("to hit", Fraction(1, 2), faces=1)
     o = Outcome("s", "f", {}, [0.5, 0.5], effects={"x": 0.5}, effect_kinds={"x": "probability"})
     assert "P(x) = 50.0 %" in o.explain() and o.trial == "test"
+
+
+def test_every_control_label_and_option_reads_as_words():
+    """A playtester reads labels and options, never code: no snake_case, no
+    bare abbreviation without its name ("Ev" alone), and a reading's options
+    ("seed", "above", "bs_plus_4") say what they mean."""
+    import re
+    for key in systems.builtins():
+        for mode in systems.get(key).modes:
+            for c in mode.controls:
+                where = f"{key}.{mode.key}.{c.name}"
+                assert "_" not in c.text, where
+                assert not re.fullmatch(r"[A-Z][A-Za-z]{0,2}", c.text), (where, c.text)
+                for o in c.options:
+                    assert "_" not in c.say(o), (where, o)
+    readings = {("forgotten", "shock_rule"): ("seed", "pooled"), ("forgotten", "blind_fire_rule"): ("seed", "any"),
+                ("forgotten", "kill_on"): ("above", "at_or_above"), ("changes", "heavy_shot"): ("bs_plus_4", "flat_4"),
+                ("changes", "firer_cover_rule"): ("same", "better")}
+    for (key, name), options in readings.items():
+        c = {c.name: c for c in systems.get(key).controls("shooting")}[name]
+        for o in options:
+            assert c.say(o) not in (o, o.replace("_", " ")), (key, name, o)
+    heavy = {c.name: c for c in systems.get("changes").controls("shooting")}["heavy_shot"]
+    assert heavy.say("bs_plus_4") == "BS +4" and heavy.say("flat_4") == "a flat 4+"  # seed 001: "U+4"

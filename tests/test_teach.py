@@ -8,6 +8,8 @@ against the pmf they print, parsed back from the text.
 from __future__ import annotations
 
 import math
+
+import numpy as np
 import re
 from fractions import Fraction
 
@@ -15,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workbench import teach
+from workbench import systems, teach
 from workbench.errors import InputError
 from workbench.systems import antares, changes, forgotten, gunfire
 
@@ -104,9 +106,9 @@ def test_explain_names_every_stage_and_the_product(o):
     assert f"({100 * float(per):.1f} %)" in per_line
     assert f"expected {o.mean:.2f}" in text
     for note in o.notes:
-        assert note in text
+        assert teach.plain_note(o, note) in text
     for name in o.effects:
-        assert name.replace("_", " ") in text
+        assert o.effect_words(name) in text
     if o.method == "sampled":
         assert "Sampled: 2,000" in text
 
@@ -218,14 +220,15 @@ def test_markdown_post_structure(o):
     # every setting, in one line, comes last
     settings = [k for k in o.inputs if k not in ("method", "samples", "seed")]
     if settings:
-        assert tail[-1].startswith("Settings: ")
-        for k in settings:
-            assert f"{k}: " in tail[-1]
+        filled = [t for t in tail if t]
+        if teach.dashboard_link(o) is not None:
+            assert filled.pop().startswith("[See it on the dashboard](voila/render/")
+        assert filled[-1].startswith("Settings: ")
         assert not any(ln.startswith("- bs:") for ln in head)
     short = teach.to_markdown(o, inputs=False)
     assert "Settings:" not in short and short.splitlines()[0] == head[0]
     for note in o.notes:
-        assert note in md
+        assert teach.plain_note(o, note) in md
 
 
 @pytest.mark.parametrize("o", list(every_outcome()), ids=lambda o: f"{o.system}.{o.function}")
@@ -247,6 +250,9 @@ def test_bbcode_post_is_stock_phpbb_and_its_numbers_equal_the_pmf(o):
     rows = code_block_rows(bb)
     assert rows[0] == [f"N ({o.label})", "P(exactly N)", "P(at least N)"]
     assert_table(o, rows[1:])
+    if teach.dashboard_link(o) is not None:
+        last = lines.pop()
+        assert last.startswith("[url=voila/render/") and last.endswith("]See it on the dashboard[/url]")
     if any(k not in ("method", "samples", "seed") for k in o.inputs):
         assert lines[-1].startswith("[size=85]Settings: ")
 
@@ -268,7 +274,7 @@ def test_matchup_line_reads_like_the_table_talk():
         "- 40k Changes, shooting, action: aimed")
     assert teach.matchup_line(marine(models=5, cover=1, go_to_ground=True)) == (
         "Firer (BS 5+, S 5+ AP 5+, 10 shots) at target (T +2, Sv +3, cover +1, 5 models) "
-        "- 40k Changes, shooting, action: aimed, go to ground")
+        "- 40k Changes, shooting, action: aimed, target gone to ground")
     assert teach.matchup_line(antares.shooting(acc=5, res=5, sv=1, shots=3), system=False) == (
         "Firer (Acc 5, SV 1, 3 shots) at target (Res 5) - shooting")
     assert teach.matchup_line(gunfire.shooting(bs=4, ev=3, ap=3, av=5, s=1, t=2, shots=10, models=5)) == (
@@ -400,3 +406,87 @@ def test_compare_post_takes_names_per_column_and_can_leave_the_settings_out():
     assert "[*][b]40k Changes[/b]: Space Marine (BS 5+" in bb and "Settings:" not in bb
     with pytest.raises(InputError, match=r"^names: expected a mapping of the outcomes' names"):
         teach.to_markdown(outs, names=("a", "b", "c"))
+
+
+# ---------------------------------------------------------------------------
+# the words of a post are the dashboard's words
+# ---------------------------------------------------------------------------
+_CODE = re.compile(r"\b[a-z0-9]+_[a-z0-9_]+\b|effects\[|\bTrue\b|\bFalse\b|\bNone\b|[=:] [<>] ")
+
+
+def _texts(o):
+    return {"explain": o.explain(), "markdown": teach.to_markdown(o), "bbcode": teach.to_bbcode(o)}
+
+
+@pytest.mark.parametrize("o", list(every_outcome()), ids=lambda o: f"{o.system}.{o.function}")
+def test_posts_have_no_code_words(o):
+    """No argument name (snake_case), effect key, Python value or a comparison
+    after "=" ("P(x) = < 0.000001 %") reaches a forum reader; the dashboard
+    link (its query keeps the link scheme's names) is left out of the check."""
+    for kind, text in _texts(o).items():
+        prose = re.sub(r"\(voila/render/[^)]*\)|\[url=[^\]]*\]", "", text)
+        found = _CODE.findall(prose)
+        assert not found, (kind, found)
+
+
+def test_settings_read_as_the_dashboard_labels_them():
+    """Seed 001: heavy weapons in a SHOT action fire at "BALLISTIC SKILL U+4":
+    the default reading reads "BS +4"; a firer gone to ground is a yes/no."""
+    o = changes.shooting(bs=6, s=5, ap=5, t=2, sv=3, shots=10, models=10)
+    controls = {c.name: c for c in systems.get("changes").controls("shooting")}
+    settings = next(ln for ln in teach.to_markdown(o).splitlines() if ln.startswith("Settings: "))
+    assert "firer gone to ground: no;" in settings
+    assert "heavy weapon in a SHOT action: BS +4;" in settings
+    # every setting is "<the control's label>: ..." in the dashboard's order, separated by "; "
+    parts = settings[len("Settings: "):].rstrip(".").split("; ")
+    assert [p.split(": ")[0] for p in parts] == [controls[k].label for k in o.inputs
+                                                 if k not in ("method", "samples", "seed")]
+    explain = o.explain().splitlines()[1]
+    assert explain.startswith("Inputs: BS (roll needed): 6; S (roll needed): 5;")
+    flat = changes.shooting(bs=6, s=5, ap=5, weapon="heavy", action="shot", heavy_shot="flat_4")
+    assert "heavy weapon in a SHOT action: a flat 4+" in flat.explain()
+
+
+def test_dropdowns_and_posts_share_the_option_words():
+    """A dropdown's options read as the post writes them (one source: the control's words)."""
+    from workbench.ui.dashboard import make_control
+    for key, fn, name, value, words in [("changes", "shooting", "heavy_shot", "bs_plus_4", "BS +4"),
+                                        ("forgotten", "shooting", "kill_on", "above", "above ATTACK POWER"),
+                                        ("forgotten", "shooting", "shock_rule", "seed",
+                                         "a downed model, a non-damaging hit or 2 near misses")]:
+        c = {c.name: c for c in systems.get(key).controls(fn)}[name]
+        labels = dict((v, label) for label, v in make_control(c).options)
+        assert labels[value] == words
+        assert c.setting(value) == f"{c.label}: {words}"
+
+
+def test_a_bound_is_not_written_after_an_equals_sign():
+    """5 shots hitting on a natural 12 only: P(5 removed) = (1/12 x 5/12 x 6/12)^5 < 1e-8."""
+    o = changes.shooting(bs=12, s=5, ap=5, t=2, sv=3, shots=5, models=5)
+    p5 = (Fraction(1, 12) * Fraction(5, 12) * Fraction(6, 12)) ** 5
+    assert p5 < Fraction(1, 10 ** 8) and o.exactly(5) == pytest.approx(float(p5), rel=1e-9)
+    text = o.explain()
+    assert "has P(exactly 5) < 0.000001 %." in text and "= <" not in text
+    assert "P(the whole unit is destroyed) < 0.000001 %" in text
+
+
+@pytest.mark.parametrize("o", [changes.shooting(bs=6, s=5, ap=5, heavy_shot="flat_4", weapon="heavy"),
+                               changes.melee(ws=4, s=5, ap=5, attacks=3),
+                               changes.volley([dict(bs=5, s=5, ap=5, shots=4), dict(bs=4, s=6, ap=4, shots=2)],
+                                              t=2, sv=3, models=3),
+                               forgotten.shooting(shoot=7, attack_power=4, kill_on="at_or_above", aimed="hit"),
+                               gunfire.shooting(bs=5, ev=3, ap=3, av=3, s=1, t=1, shots=4)],
+                         ids=["shooting", "melee", "volley", "forgotten", "gunfire"])
+def test_a_post_ends_with_the_link_of_the_dashboard_that_shows_it(o):
+    """The link's query, read as the command line and the dashboard read a
+    link, gives back the same matchup (the same distribution)."""
+    from workbench.cli import matchup_outcome
+    link = teach.dashboard_link(o)
+    assert link.startswith(f"voila/render/{o.system}.ipynb")
+    query = link.partition("?")[2]
+    again = matchup_outcome(o.system, query)
+    assert again.function == o.function
+    np.testing.assert_allclose(again.pmf, o.pmf, atol=1e-12)
+    assert teach.to_markdown(o).rstrip().endswith(f"[See it on the dashboard]({link})")
+    assert teach.to_bbcode(o).rstrip().endswith(f"[url={link}]See it on the dashboard[/url]")
+    assert teach.dashboard_link(o, "https://host/x/").startswith("https://host/x/voila/render/")

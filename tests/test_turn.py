@@ -383,3 +383,105 @@ def test_a_two_turn_game_carries_close_combat_into_the_next_early_combats():
     two = study(a, b, game_turns=2, **kw)
     assert (one["fights"] == 1).all() and (two["fights"] == 3).all()
     assert (two["phases"] == 1).all()  # in turn 2 both units are FIGHTING: no phase
+
+
+# -- Postpone 6" and the markers of a unit gone to ground ------------------------------
+def test_an_undeclared_unit_gone_to_ground_keeps_its_marker_and_its_cover():
+    """Seed: a unit gone to ground "cannot move in any way"; Postpone is a 6" move,
+    so an active unit gone to ground that is not declared keeps GO TO GROUND (+2
+    cover) instead of becoming POSTPONED. Twelve unarmed models gone to ground,
+    shot by twelve BS 1+ S 1+ AP 1+ guns in the remaining units phase: each shot
+    hits on 3+ (1 + 2 cover), 10/12, so 12 x 10/12 = 10 models are lost on average
+    (all 12 without the cover)."""
+    n = 600
+    lost = []
+    p_hit = Fraction(sum(1 for h in range(1, 13) if h >= 1 + changes.GO_TO_GROUND_COVER), 12)
+    assert p_hit == Fraction(10, 12)
+    for seed in range(n):
+        b = Battle([soft("A1", models=12, gone_to_ground=True)], [brute("B1", models=12)])
+        t = b.turn("A", {"A": get_policy("focus"), "B": get_policy("focus")}, np.random.default_rng(seed))
+        if seed == 0:
+            assert b.unit("A", "A1").marker == GONE_TO_GROUND and b.unit("A", "A1").status != "POSTPONED"
+        lost.append(t.lost["A"])
+    mean, sd = float(np.mean(lost)), float(np.std(lost, ddof=1))
+    assert abs(mean - 12 * float(p_hit)) < 5 * sd / math.sqrt(n)
+    assert mean < 11  # the marker's cover, not 12.0 models
+
+
+class _Scripted:
+    """Phase 1: A1 postpones, declared at B1; phase 2: A2 holds ground at B2."""
+
+    def __init__(self, **kw):
+        self.policy = get_policy(("focus", kw))
+
+    def __getattr__(self, name):
+        return getattr(self.policy, name)
+
+    def targets(self, battle, side):
+        ready = {u.name: u for u in battle.ready(side)}
+        foes = {u.name: u for u in battle.targetable(battle.other(side))}
+        if "A1" in ready and "B1" in foes:
+            return [(foes["B1"], [ready["A1"]])]
+        if "A2" in ready and "B2" in foes:
+            return [(foes["B2"], [ready["A2"]])]
+        return []
+
+    def attack_action(self, battle, unit, target):
+        return "postpone" if unit.name == "A1" else "hold_ground"
+
+
+def test_a_unit_postponed_in_a_phase_snap_shoots_in_a_later_one():
+    """Postpone 6": "You can remove this marker during one of the later PHASES in
+    this TURN, at which point the unit may perform a SNAP SHOT at a PASSIVE UNIT
+    that takes part in this phase": A1 postpones in phase 1 and snap shoots at
+    phase 2's target B2, its marker removed (no second snap in the remaining phase)."""
+    b = Battle([marine("A1"), marine("A2")], [soft("B1", models=3), soft("B2", models=3)], log=True)
+    t = b.turn("A", {"A": _Scripted(), "B": get_policy(("focus", {"response": "under_fire"}))},
+               np.random.default_rng(0))
+    events = t.events
+    phase2 = events.index(next(e for e in events if e.startswith("phase 2:")))
+    snaps = [i for i, e in enumerate(events) if e.startswith("A:A1 snap at ")]
+    assert len(snaps) == 1 and snaps[0] > phase2 and events[snaps[0]].startswith("A:A1 snap at B:B2")
+    assert b.unit("A", "A1").status != "POSTPONED"
+    assert not any(e.startswith("A:A1 ") and " at " in e for e in events[:phase2])  # postponing shoots nothing
+
+
+def test_a_unit_gone_to_ground_cannot_postpone():
+    b = Battle([marine("A1", gone_to_ground=True), marine("A2")], [soft("B1", models=3), soft("B2", models=3)])
+    with pytest.raises(InputError, match=r"^action: expected no Postpone 6\" while gone to ground.*"
+                                         r"cannot move in any way"):
+        b.turn("A", {"A": _Scripted(), "B": get_policy("focus")}, np.random.default_rng(0))
+
+
+class _RemainingAs:
+    """A passive policy whose remaining-units-phase action is ``action`` at the first foe."""
+
+    def __init__(self, action):
+        self.policy, self.action = get_policy("focus"), action
+
+    def __getattr__(self, name):
+        return getattr(self.policy, name)
+
+    def remaining(self, battle, unit, foes):
+        return (self.action, foes[0]) if foes else None
+
+
+@pytest.mark.parametrize("action, shoots", [("hold_ground", True), ("tactical_charge", True),
+                                            ("go_to_ground", False)])
+def test_the_remaining_units_shoot_only_after_hold_ground_or_tactical_charge(action, shoots):
+    """Seed, REMAINING UNITS PHASE step 1: "They can only shoot after HOLD GROUND or
+    TACTICAL CHARGE actions": Go to ground (whose one bullet is a snap shot in a
+    phase) fires nothing here, and places its marker."""
+    b = Battle([soft("A1", models=3)], [brute("B1", models=3)], log=True)
+    t = b.turn("A", {"A": get_policy("focus"), "B": _RemainingAs(action)}, np.random.default_rng(0))
+    fired = [e for e in t.events if e.startswith("B:B1 ") and " at A:A1" in e and "charge" not in e]
+    assert bool(fired) == shoots, t.events
+    assert (b.unit("B", "B1").marker == GONE_TO_GROUND) == (action == "go_to_ground")
+    assert (t.lost["A"] > 0) == shoots
+
+
+def test_the_remaining_units_phase_refuses_other_actions():
+    b = Battle([soft("A1", models=3)], [brute("B1", models=3)])
+    with pytest.raises(InputError, match=r"^action: expected one of 'hold_ground', 'tactical_charge', "
+                                         r"'go_to_ground'"):
+        b.turn("A", {"A": get_policy("focus"), "B": _RemainingAs("move")}, np.random.default_rng(0))

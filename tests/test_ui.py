@@ -606,7 +606,7 @@ def test_a_none_choice_shows_as_none_and_round_trips():
     dash = SystemDashboard("forgotten", profiles=False)
     assert dash.controls["aimed"].label == "none" and dash.values()["aimed"] is None
     dash.set_values(aimed="hit", shots=1)
-    assert dash.controls["aimed"].label == "hit" and dash.values()["aimed"] == "hit"
+    assert dash.controls["aimed"].label == "+1 to hit" and dash.values()["aimed"] == "hit"
     assert dash.current_outcome().stages[0].probability > forgotten_hit(dash, aimed=None)
     dash.set_values(aimed=None)
     assert dash.controls["aimed"].label == "none" and dash.values()["aimed"] is None
@@ -709,6 +709,28 @@ def test_diagnostics_link_sets_its_controls_and_follows_them():
     assert "eq_models=9" in d.link.query
     again = DiagnosticsDashboard(query=d.link.query)
     assert again.values() == d.values()
+
+
+def test_diagnostics_name_systems_and_stats_as_their_dashboards_do():
+    """Menus list "40k Changes", not "changes"; a stat reads as its dashboard
+    label ("BS (roll needed)"), on the menus, the axes, the lines and the sliders."""
+    from workbench import systems
+    from workbench.ui.diagnostics import DiagnosticsDashboard
+    d = DiagnosticsDashboard("changes", query="?sweep_x=bs&sweep_y=t&eq_system=gunfire")
+    assert ("40k Changes", "changes") in d.sw_system.options and ("Gunfire", "gunfire") in d.p1_system.options
+    assert all(label != key for label, key in d.eq_system.options)
+    assert ("BS (roll needed)", "bs") in d.sw_x.options and ("T (added to S)", "t") in d.sw_y.options
+    heat, lines = d.sw_heat.layout, d.sw_lines.layout
+    assert (heat.xaxis.title.text, heat.yaxis.title.text) == ("BS (roll needed)", "T (added to S)")
+    assert lines.xaxis.title.text == "BS (roll needed)" and lines.legend.title.text == "T (added to S)"
+    assert all(tr.name.startswith("T (added to S)=") for tr in d.sw_lines.data)
+    assert "bs" not in heat.title.text.split() and "t" not in heat.title.text.split()
+    assert [s.description for s in d.eq_sliders.children] == [
+        {c.name: c.label for c in systems.get("gunfire").controls("shooting")}[s.name]
+        for s in systems.get("gunfire").stats]
+    assert "Gunfire" in d.eq_msg.value
+    d.eq_sliders.children[0].value = 6  # the slider still moves its stat
+    assert d.matchup()[systems.get("gunfire").stats[0].name] == 6
 
 
 def test_diagnostics_bad_link_names_each_bad_value_and_keeps_working():

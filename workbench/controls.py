@@ -54,6 +54,9 @@ class Control:
     options: tuple = ()
     label: str = ""
     help: str = ""
+    #: how a dropdown's options read, ``((option, words), ...)`` ("bs_plus_4" -> "BS +4"); an option
+    #: not listed reads as itself with spaces for underscores
+    words: tuple = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -66,10 +69,34 @@ class Control:
         if self.kind == "choice" and self.default not in self.options:
             raise InputError(f"{self.name}.default", "one of " + ", ".join(map(repr, self.options)),
                              self.default)
+        for pair in self.words:
+            if not (isinstance(pair, tuple) and len(pair) == 2 and pair[0] in self.options
+                    and isinstance(pair[1], str) and pair[1].strip()):
+                raise InputError(f"{self.name}.words", "(option, words) pairs of the control's options", pair)
 
     @property
     def text(self) -> str:
-        return self.label or self.name
+        """The control's label ("BS (roll needed)"), else its name in words."""
+        return self.label or self.name.replace("_", " ")
+
+    def say(self, value: Any) -> str:
+        """``value`` as a playtester reads it beside the label: "yes"/"no" for
+        a checkbox, "none" for no value, an option's words ("BS +4"), a number
+        as written."""
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if value is None:
+            return NONE_TOKEN
+        for option, words in self.words:
+            if option == value and type(option) is type(value):
+                return words
+        if isinstance(value, float):
+            return f"{value:g}"
+        return str(value).replace("_", " ")
+
+    def setting(self, value: Any) -> str:
+        """"label: value" in words ("heavy weapon in a SHOT action: BS +4")."""
+        return f"{self.text}: {self.say(value)}"
 
     # -- values <-> query text ---------------------------------------------
     def check(self, value: Any) -> Any:
@@ -154,9 +181,11 @@ def toggle(name: str, default: bool, label: str, help: str) -> Control:
     return Control(name, "bool", default, label=label, help=help)
 
 
-def dropdown(name: str, default: Any, options, label: str, help: str) -> Control:
-    """A dropdown of ``options`` (``None`` among them reads "none")."""
-    return Control(name, "choice", default, options=tuple(options), label=label, help=help)
+def dropdown(name: str, default: Any, options, label: str, help: str, words: dict | None = None) -> Control:
+    """A dropdown of ``options`` (``None`` among them reads "none"); ``words``:
+    option -> how it reads, for an option whose value is not a word."""
+    return Control(name, "choice", default, options=tuple(options), label=label, help=help,
+                   words=tuple((words or {}).items()))
 
 
 def fine_slider(name: str, default: float, lo: float, hi: float, step: float, label: str, help: str) -> Control:

@@ -34,7 +34,8 @@ import numpy as np
 from .errors import InputError
 from .outcome import Outcome
 
-__all__ = ["explain", "to_markdown", "to_bbcode", "ratio", "pct", "title", "input_lines",
+__all__ = ["explain", "to_markdown", "to_bbcode", "ratio", "pct", "title", "input_lines", "plain_note",
+           "dashboard_link",
            "matchup_line", "per_attack_line", "PHPBB_TAGS", "effect_is_probability"]
 
 #: the BBCode tags of a stock phpBB 3 board (no [table]: that needs an extension)
@@ -116,7 +117,7 @@ def title(outcome: Outcome) -> str:
     """'40k Changes: shooting (exact)' / '... (sampled, 100000 samples)'."""
     o = _check(outcome)
     how = o.method if o.method == "exact" else f"sampled, {o.samples:,} samples"
-    return f"{o.system_name}: {o.function} ({how})"
+    return f"{o.system_name}: {o.function.replace('_', ' ')} ({how})"
 
 
 def _show(value: Any) -> str:
@@ -129,14 +130,84 @@ def _show(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "; ".join(_show(v) for v in value)
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}={_show(v)}" for k, v in value.items()) + "}"
-    return str(value)
+        return "{" + ", ".join(f"{k.replace('_', ' ')} {_show(v)}" for k, v in value.items()) + "}"
+    return str(value).replace("_", " ")
+
+
+def _controls(o: Outcome) -> dict[str, Any]:
+    """The dashboard controls of the outcome's function by argument name (their
+    labels and option words are the words every page and post uses); empty
+    for a system or function no description lists."""
+    try:
+        from . import systems
+        desc = systems.get(o.system)
+    except Exception:  # noqa: BLE001 - an outcome built elsewhere: its argument names in words
+        return {}
+    return {c.name: c for m in desc.modes if m.function == o.function for c in m.controls}
+
+
+def _setting(controls: Mapping[str, Any], key: str, value: Any) -> str:
+    """One setting as the dashboard labels it: "heavy weapon in a SHOT action: BS +4"."""
+    c = controls.get(key)
+    if c is not None:
+        return c.setting(value)
+    if key == "attackers" and isinstance(value, (list, tuple)):  # a volley: each unit as its controls say
+        return "; ".join(
+            f"unit {i}: " + ", ".join(
+                (controls[f"u{i}_{k}"].text[len(f"unit {i} "):] + " " + controls[f"u{i}_{k}"].say(v))
+                if f"u{i}_{k}" in controls else f"{k.replace('_', ' ')} {_show(v)}"
+                for k, v in unit.items())
+            for i, unit in enumerate(value, 1) if isinstance(unit, Mapping))
+    return f"{key.replace('_', ' ')}: {_show(value)}"
 
 
 def input_lines(outcome: Outcome) -> list[str]:
-    """'name: value' for every input except the method (the title says it)."""
+    """'label: value' for every input except the method (the title says it), in
+    the dashboard's words: its controls' labels and option words
+    ("heavy weapon in a SHOT action: BS +4", "firer gone to ground: no")."""
     o = _check(outcome)
-    return [f"{k}: {_show(v)}" for k, v in o.inputs.items() if k not in ("method", "samples", "seed")]
+    controls = _controls(o)
+    return [_setting(controls, k, v) for k, v in o.inputs.items() if k not in ("method", "samples", "seed")]
+
+
+def _is(p: float | Fraction, digits: int = 1) -> str:
+    """The end of an equation of a chance: "= 13.9 %", or the bound itself ("< 0.000001 %")."""
+    text = pct(p, digits)
+    return text if text[:1] in "<>" else f"= {text}"
+
+
+_EFFECT_REF = re.compile(r"effects\[['\"]([A-Za-z0-9_]+)(?:\[\d+\])?['\"]\]")
+
+
+_UNIT_REF = re.compile(r"\battackers\[(\d+)\]")
+
+
+def plain_note(outcome: Outcome, note: str, controls: Mapping[str, Any] | None = None) -> str:
+    """A rule note as a playtester reads it: a side effect cited as code
+    ("(effects['wasted_wounds'])") becomes its words ("(the side effect
+    \"wounds wasted beyond the unit\")"), a volley's unit ("attackers[0]")
+    its number ("unit 1"), an argument name ("melee_phys") the label of its
+    control ("PHYS rolled against")."""
+    o = _check(outcome)
+    note = _EFFECT_REF.sub(lambda m: f'the side effect "{o.effect_words(m.group(1))}"', note)
+    note = _UNIT_REF.sub(lambda m: f"unit {int(m.group(1)) + 1}", note)
+    controls = _controls(o) if controls is None else controls
+    for name, c in controls.items():
+        if "_" in name and name in note:
+            note = re.sub(rf"\b{re.escape(name)}=('[^']*'|\w+)", lambda m: f'"{_said(c, m.group(1))}"', note)
+            note = re.sub(rf"\b{re.escape(name)}\b", c.text, note)
+    for name in o.inputs:  # an argument no control shows: its name in words
+        if "_" in name and name not in controls:
+            note = re.sub(rf"\b{re.escape(name)}\b", name.replace("_", " "), note)
+    return note
+
+
+def _said(c: Any, raw: str) -> str:
+    """A setting a note writes as code (``heavy_shot='flat_4'``) as the control says it."""
+    try:
+        return c.setting(c.parse(raw.strip("'")))
+    except Exception:  # noqa: BLE001 - a value the control does not know: kept, in words
+        return f"{c.text}: {raw.strip(chr(39)).replace('_', ' ')}"
 
 
 def _label(label: str, n: int) -> str:
@@ -166,10 +237,10 @@ def effect_is_probability(o: Outcome, name: str) -> bool:
 
 def _effect_text(o: Outcome, name: str) -> str:
     value, stderr = o.effects[name], o.effects_stderr.get(name)
-    words = name.replace("_", " ")
+    words = o.effect_words(name)
     if effect_is_probability(o, name):
         se = f" (± {100 * stderr:.2g} points)" if stderr else ""
-        return f"P({words}) = {pct(value)}{se}"
+        return f"P({words}) {_is(value)}{se}"
     se = f" (± {stderr:.2g})" if stderr else ""
     return f"expected {words}: {value:.3f}{se}"
 
@@ -250,7 +321,7 @@ def _per_attack_cell(o: Outcome, digits: int) -> str:
 def _totals_text(o: Outcome) -> str:
     start = f"With {o.attacks} {_attack_word(o, o.attacks)}: " if o.attacks is not None else "In all: "
     se = f" (± {o.mean_stderr:.2g})" if o.method == "sampled" and o.mean_stderr is not None else ""
-    return f"{start}expected {o.mean:.2f} {o.label}{se}; P(at least 1) = {pct(o.at_least(1))}."
+    return f"{start}expected {o.mean:.2f} {o.label}{se}; P(at least 1) {_is(o.at_least(1))}."
 
 
 def _sampled_text(o: Outcome) -> str:
@@ -271,7 +342,7 @@ def explain(outcome: Outcome) -> str:
     out = [title(o) + "."]
     inputs = input_lines(o)
     if inputs:
-        out.append("Inputs: " + ", ".join(inputs) + ".")
+        out.append("Inputs: " + "; ".join(inputs) + ".")
     out += _stage_texts(o)
     per = per_attack_line(o)
     if per is not None:
@@ -279,16 +350,16 @@ def explain(outcome: Outcome) -> str:
     label = o.label
     out.append(_totals_text(o))
     mode = int(np.argmax(o.pmf))
-    out.append(f"Most likely: {mode} {_label(label, mode)}, P(exactly {mode}) = {pct(o.pmf[mode])}; "
+    out.append(f"Most likely: {mode} {_label(label, mode)}, P(exactly {mode}) {_is(o.pmf[mode])}; "
                f"the most possible, {o.max_removed} {_label(label, o.max_removed)}, "
-               f"has P = {pct(o.pmf[-1])}.")
+               f"has P(exactly {o.max_removed}) {_is(o.pmf[-1])}.")
     if o.effects:
         out.append("Side effects: " + "; ".join(_effect_text(o, k) for k in o.effects) + ".")
     if o.method == "sampled":
         out.append(_sampled_text(o))
     if o.notes:
         out.append("Rules as read:")
-        out.extend(f"- {n}" for n in o.notes)
+        out.extend(f"- {plain_note(o, n)}" for n in o.notes)
     return "\n".join(out)
 
 
@@ -344,11 +415,13 @@ def _stat_text(items: tuple, values: Mapping[str, Any], defaults: Mapping[str, A
     return out
 
 
-def _situation(key: str, value: Any) -> str:
-    words = key.replace("_", " ")
+def _situation(controls: Mapping[str, Any], key: str, value: Any) -> str:
+    """A setting of the matchup line: a checkbox by its label ("target gone to
+    ground", "no ..."), anything else as :func:`input_lines` writes it."""
     if isinstance(value, bool):
+        words = controls[key].text if key in controls else key.replace("_", " ")
         return words if value else f"no {words}"
-    return f"{words}: {_show(value)}"
+    return _setting(controls, key, value)
 
 
 def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system: bool = True) -> str:
@@ -401,7 +474,8 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
         elif key in inputs:
             used.add(key)  # no unit size: no cap, nothing to say
     always = sides.always if sides is not None else ()
-    situation = [_situation(k, v) for k, v in inputs.items()
+    controls = _controls(o)
+    situation = [_situation(controls, k, v) for k, v in inputs.items()
                  if k not in used and (k in always or k not in defaults or defaults[k] != v)]
     head = []
     if parts_firer or parts_target:
@@ -413,7 +487,51 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
 
 
 def _settings_text(o: Outcome) -> str:
-    return "Settings: " + ", ".join(input_lines(o)) + "." if input_lines(o) else ""
+    return "Settings: " + "; ".join(input_lines(o)) + "." if input_lines(o) else ""
+
+
+def _query_value(c: Any, value: Any) -> str:
+    if c is not None:
+        return c.format(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "none" if value is None else (f"{value:g}" if isinstance(value, float) else str(value))
+
+
+def dashboard_link(outcome: Outcome, base: str = "") -> str | None:
+    """The address of the dashboard showing ``outcome``'s matchup, relative to
+    the server's root unless ``base`` (e.g. ``"https://host/"``) is given:
+    ``voila/render/changes.ipynb?bs=6&s=5`` (the dashboard's link scheme,
+    :mod:`workbench.ui.query`: ``mode`` for a function other than the
+    first, then every value that differs from the dashboard's default).
+    None for an outcome whose system has no dashboard."""
+    import urllib.parse
+
+    o = _check(outcome)
+    try:
+        from . import systems
+        desc = systems.get(o.system)
+    except Exception:  # noqa: BLE001 - a system no server shows
+        return None
+    modes = [m for m in desc.modes if m.function == o.function]
+    if not modes:
+        return None
+    mode = modes[0]
+    controls = {c.name: c for c in mode.controls}
+    values = {k: v for k, v in o.inputs.items() if k not in _HIDDEN}
+    if isinstance(values.get("attackers"), (list, tuple)):  # a volley: its units as the dashboard's u1_bs, ...
+        units = [u for u in values.pop("attackers") if isinstance(u, Mapping)]
+        values["units"] = len(units)
+        for i, unit in enumerate(units, 1):
+            values.update({f"u{i}_{k}": v for k, v in unit.items()})
+    pairs = [("mode", mode.key)] if mode is not desc.modes[0] else []
+    for k, v in values.items():
+        c = controls.get(k)
+        if c is not None and c.default == v and type(c.default) is type(v):
+            continue
+        pairs.append((k, _query_value(c, v)))
+    query = urllib.parse.urlencode(pairs)
+    return f"{base}voila/render/{o.system}.ipynb" + (f"?{query}" if query else "")
 
 
 def _method_text(o: Outcome) -> str:
@@ -480,7 +598,8 @@ def _trailer(o: Outcome, inputs: bool, notes: bool = True) -> list[str]:
         out.append("Side effects: " + "; ".join(_effect_text(o, k) for k in o.effects) + ".")
     out.append(_method_text(o))
     if o.notes and notes:
-        out.append("Rules as read: " + " ".join(n if n.endswith(".") else n + "." for n in o.notes))
+        plain = [plain_note(o, n) for n in o.notes]
+        out.append("Rules as read: " + " ".join(n if n.endswith(".") else n + "." for n in plain))
     if inputs and _settings_text(o):
         out.append(_settings_text(o))
     return out
@@ -497,11 +616,14 @@ def _outcomes(x: Any) -> Mapping[str, Outcome] | None:
 
 
 def to_markdown(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
-                names: Sequence[str] | Mapping[str, Sequence[str]] | None = None, inputs: bool = True) -> str:
+                names: Sequence[str] | Mapping[str, Sequence[str]] | None = None, inputs: bool = True,
+                link_base: str = "") -> str:
     """A Markdown post: the matchup in one bold line, the per-stage math and
     the per-attack product, the totals, then a table of N, P(exactly N),
     P(at least N) (percent); side effects, the method, the rules as read and
-    (unless ``inputs=False``) every setting come last.
+    (unless ``inputs=False``) every setting come last, in the dashboard's
+    words, and the link to the dashboard showing it (:func:`dashboard_link`,
+    below ``link_base``) ends the post.
 
     A mapping of outcomes gives one side-by-side table instead
     (:func:`_compare_markdown`). ``names``: (firer, weapon, target) names
@@ -521,12 +643,15 @@ def to_markdown(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
     lines += [totals, ""]
     lines += _md_table(_table_head(o), _rows(o, digits))
     lines += [""] + [x for t in _trailer(o, inputs) for x in (t, "")]
+    link = dashboard_link(o, link_base)
+    if link is not None:
+        lines.append(f"[See it on the dashboard]({link})")
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def to_bbcode(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
               names: Sequence[str] | Mapping[str, Sequence[str]] | None = None, inputs: bool = True,
-              tables: bool = False) -> str:
+              tables: bool = False, link_base: str = "") -> str:
     """A BBCode post for a stock phpBB board: the matchup in one bold line,
     the per-stage math as a [list] and the product, the totals, then the
     table of N, P(exactly N), P(at least N) as aligned text in a [code]
@@ -549,6 +674,9 @@ def to_bbcode(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
     lines += _bb_block(_table_head(o), _rows(o, digits), tables)
     trailer = _trailer(o, inputs)
     lines += [f"[size=85]{t}[/size]" for t in trailer]
+    link = dashboard_link(o, link_base)
+    if link is not None:
+        lines.append(f"[url={link}]See it on the dashboard[/url]")
     return "\n".join(lines) + "\n"
 
 

@@ -628,8 +628,8 @@ from .description import (Mode as _Mode, Sides as _Sides, ProfileField as _Field
                           Step as _Step, SystemDescription as _Description)
 
 _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
-    _slider("acc", 5, 0, 10, "Acc", "the firer's accuracy: hits on a d10 roll of Acc or under (higher is better)"),
-    _slider("res", 5, 0, 10, "Res", "the target's resist: a hit fails to harm on a d10 roll of Res or under"),
+    _slider("acc", 5, 0, 10, "Acc (accuracy)", "the firer's accuracy: hits on a d10 roll of Acc or under (higher is better)"),
+    _slider("res", 5, 0, 10, "Res (resist)", "the target's resist: a hit fails to harm on a d10 roll of Res or under"),
     _slider("sv", 1, 0, 8, "SV (strike value)", "the weapon's strike value, taken off the target's Res"),
     _slider("armour", 0, 0, 8, "armour", "the target's armour, added to its Res"),
     _slider("cover", 0, 0, 8, "cover", "the target's cover, added to its Res"),

@@ -950,10 +950,11 @@ _DEFENCE_CONTROLS = (
 #: the seed's two readings where the workbench's default could be argued
 _READINGS = (
     _dropdown("firer_cover_rule", "same", ("same", "better"), "target cover when the firer has gone to ground",
-              "same: the target gets the firer's cover +2, as the rules say; better: the target keeps its own "
-              "if better"),
+              "the firer's cover +2, as the rules say, or the better of that and the target's own",
+              words={"same": "the firer's cover +2", "better": "the better of the firer's +2 and its own"}),
     _dropdown("heavy_shot", "bs_plus_4", ("bs_plus_4", "flat_4"), "heavy weapon in a SHOT action",
-              "BALLISTIC SKILL U+4 read as BS +4 (bs_plus_4) or as a flat 4+ (flat_4)"),
+              "BALLISTIC SKILL U+4 read as BS +4 or as a flat 4+",
+              words={"bs_plus_4": "BS +4", "flat_4": "a flat 4+"}),
 )
 
 #: the target's stats in a forum post's matchup line (shooting and volley)

@@ -155,6 +155,9 @@ def _check_cc(kw: dict) -> dict:
                  "defender_wounded", "attacker_tough", "defender_tough", "attacker_shocked",
                  "defender_shocked"):
         a[name] = v.boolean(name, kw[name])
+    a["shocked_defence"] = v.choice("shocked_defence", kw["shocked_defence"], SHOCKED_DEFENCES)
+    if a["shocked_defence"] == "block_only" and a["defender_shocked"]:
+        a["response"] = "block"  # "Must defend": it blocks, whatever response was asked
     a["dual_weapons"] = v.choice("dual_weapons", kw["dual_weapons"], DUAL)
     a["defender_dual_weapons"] = v.choice("defender_dual_weapons", kw["defender_dual_weapons"], DUAL)
     a["damage_rule"] = v.choice("damage_rule", kw["damage_rule"], ("v2", "v1"))
@@ -262,11 +265,18 @@ CC_NOTE_V1 = (
     "Defence 2+); the melee roll modifiers (+2 power attack, +1 from the rear, -1 dual weapons for damage, "
     "-1 wounded) are added to the d6.")
 
+#: how a shocked defender may answer: "any" (block or counter, the default) or "block_only"
+SHOCKED_DEFENCES = ("any", "block_only")
+CC_NOTE_SHOCK_BLOCK = (
+    "Variant shocked_defence='block_only': 'A unit who has received a shock token 1. Must defend and attempt "
+    "to disengage from CQC' read as: a shocked defender blocks (a counter is an attack, not a defence), "
+    "whatever response was chosen; the disengaging is movement, not modelled.")
 CC_NOTE_ROUNDS = (
     "Several rounds: 'otherwise they remain in CQC for their next activation': the same exchange is fought "
     "again (the defender keeps its response) until one side is downed or the round limit; a model wounded "
-    "in one round is -1 to all rolls in the next ('A wounded model is -1 to all rolls'). The stages are the "
-    "first round's; pushback is the first round's.")
+    "in one round is -1 to all rolls in the next ('A wounded model is -1 to all rolls'). Its one step is "
+    "the chance the defender is downed within the rounds (the first round's steps in its detail); pushback "
+    "is the first round's.")
 
 CC_NOTE_SHOCK = (
     "Shocked: 'A unit who has received a shock token ... Has -1 to all rolls': -1 to the shocked fighter's "
@@ -300,7 +310,8 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
                  defender_heroic_save=None, damage_rule="v2", kill_on="above", melee_phys="attacker",
                  attacker_damage=None, attacker_strength=None, attacker_defence=None,
                  defender_damage=None, defender_strength=None, defender_defence=None,
-                 rounds=1, method="exact", samples=100_000, seed=0) -> Outcome:
+                 rounds=1, shocked_defence="any", method="exact", samples=100_000,
+                 seed=0) -> Outcome:
     """One attacker moves into base contact with one defender.
 
     * Attacker: one die (two with ``dual_weapons="hit"|"damage"``: both at -1
@@ -329,7 +340,10 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
       block and counter dice, its damage rolls and its heroic saves, for every
       round (a token is removed only by actions outside close combat). Unlike
       ``*_wounded`` it marks no wound: a shocked tough model still absorbs its
-      first kill. Shock and a wound add up (-2). ``*_tough``: absorbs
+      first kill. Shock and a wound add up (-2). ``shocked_defence``: how a
+      shocked defender may answer, "any" (block or counter, default) or
+      "block_only" (the seed's "Must defend and attempt to disengage from
+      CQC": it blocks whatever ``response`` says). ``*_tough``: absorbs
       one unsaved kill. ``*_heroic_save``: the stat a kill is saved against
       (d10 >= it; -1 when wounded).
 
@@ -358,8 +372,11 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
         notes.insert(3, CC_NOTE_V1)
     if a["attacker_shocked"] or a["defender_shocked"]:
         notes.append(CC_NOTE_SHOCK)
+    if a["defender_shocked"] and a["shocked_defence"] == "block_only":
+        notes.append(CC_NOTE_SHOCK_BLOCK)
     if rounds > 1:
         notes.append(CC_NOTE_ROUNDS)
+        stages = _rounds_stage(stages, rounds, _rounds_effects(a, rounds)["defender_downed"])
     inputs = dict(a, rounds=rounds, method=method)
     label = "defenders downed"
 
@@ -458,6 +475,30 @@ def _close_combat_exact(a: dict, rounds: int, inputs, stages, notes, label) -> O
     """Up to ``rounds`` rounds as a chain over the fighters' wounded states
     (a model wounded in one round fights the next at -1), stopping when one
     side is downed; Fractions throughout."""
+    effects = _rounds_effects(a, rounds)
+    pmf = np.array([float(1 - effects["defender_downed"]), float(effects["defender_downed"])])
+    return pipeline.exact_outcome(KEY, "close_combat", inputs, pmf, stages,
+                                  {k: float(x) for k, x in effects.items()},
+                                  attacks=1 if rounds == 1 else None, notes=notes, label=label)
+
+
+def _rounds_stage(first: tuple[Stage, ...], rounds: int, p_downed: Fraction) -> tuple[Stage, ...]:
+    """The stages of a fight of up to ``rounds`` rounds: one step, the
+    defender downed within them, whose chance is exactly P(defender downed)
+    (so "Per attack" reads the whole fight's chance); its detail recounts the
+    first round's steps, the rounds after being the same exchange at the
+    fighters' new states."""
+    steps = " × ".join(f"{st.name} {st.probability}" for st in first)
+    first_p = Fraction(1)
+    for st in first:
+        first_p *= st.probability
+    return (Stage(f"downed within {rounds} rounds", p_downed,
+                  f"the first round {steps} = {first_p}; then the same exchange again until one side "
+                  f"is downed or {rounds} rounds are fought, a model wounded in a round at -1 in the next"),)
+
+
+def _rounds_effects(a: dict, rounds: int) -> dict:
+    """The effects of up to ``rounds`` rounds as Fractions (see :func:`_close_combat_exact`)."""
     zero = Fraction(0)
     state = {(a["attacker_wounded"], a["defender_wounded"]): Fraction(1)}
     p_def_down = p_att_down = expected_rounds = zero
@@ -491,10 +532,7 @@ def _close_combat_exact(a: dict, rounds: int, inputs, stages, notes, label) -> O
                "pushback_defender": push_first[2]}
     if rounds > 1:
         effects["rounds_fought"] = expected_rounds
-    pmf = np.array([float(1 - p_def_down), float(p_def_down)])
-    return pipeline.exact_outcome(KEY, "close_combat", inputs, pmf, stages,
-                                  {k: float(x) for k, x in effects.items()},
-                                  attacks=1 if rounds == 1 else None, notes=notes, label=label)
+    return effects
 
 
 def _round_sample(a: dict, dice, m: int, rng) -> dict:

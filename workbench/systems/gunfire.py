@@ -329,12 +329,12 @@ from .description import (Mode as _Mode, Sides as _Sides, ProfileField as _Field
                           Step as _Step, SystemDescription as _Description)
 
 _SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
-    _slider("bs", 4, 0, 12, "BS", "the firer's ballistic skill, tested against the target's Ev (higher is better)"),
-    _slider("ev", 3, 0, 12, "Ev", "the target's evasion, tested against BS (higher is harder to hit)"),
-    _slider("ap", 3, 0, 12, "AP", "the weapon's armour piercing, tested against the target's AV"),
-    _slider("av", 3, 0, 12, "AV", "the target's armour value, tested against AP"),
-    _slider("s", 1, 0, 12, "S", "the weapon's strength: penetrating hits divided by the target's T remove models"),
-    _slider("t", 1, 1, 12, "T", "the target's toughness: penetrating hits needed per model removed"),
+    _slider("bs", 4, 0, 12, "BS (ballistic skill)", "the firer's ballistic skill, tested against the target's Ev (higher is better)"),
+    _slider("ev", 3, 0, 12, "Ev (evasion)", "the target's evasion, tested against BS (higher is harder to hit)"),
+    _slider("ap", 3, 0, 12, "AP (armour piercing)", "the weapon's armour piercing, tested against the target's AV"),
+    _slider("av", 3, 0, 12, "AV (armour value)", "the target's armour value, tested against AP"),
+    _slider("s", 1, 0, 12, "S (strength)", "the weapon's strength: penetrating hits divided by the target's T remove models"),
+    _slider("t", 1, 1, 12, "T (toughness)", "the target's toughness: penetrating hits needed per model removed"),
     _shots(10),
     _unit_size(10),
     _slider("hit_mod", 0, -6, 6, "hit modifier", "added to Ev (positive makes hitting harder)"),

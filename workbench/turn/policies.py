@@ -143,6 +143,12 @@ class Policy:
         useful = [c for c in candidates if expected_wounds(battle, unit, c, "snap") > 0]
         return max(useful, key=lambda c: self.threat(battle, c)) if useful else None
 
+    def postponed_snap(self, battle, unit, candidates: Sequence) -> Any:
+        """A unit POSTPONED in an earlier phase, in a later one: the passive unit
+        of this phase it snap shoots at (removing its marker), or None to wait.
+        By default it shoots at its first chance, as :meth:`snap_target` picks."""
+        return self.snap_target(battle, unit, candidates)
+
     # -- the passive player -------------------------------------------------
     def response(self, battle, unit, attackers) -> str:
         if unit.embarked and self.response_choice == "go_to_ground":

@@ -25,6 +25,11 @@ ACTIVE UNITS." :meth:`Battle.turn` plays:
   stayed under fire UNDER FIRE. A DESPERATE CHARGE (6+D6") locks the two units
   too, but they are not FIGHTING: "a unit that started a CC in a desperate
   charge only begins fighting in the next turn" (its early combats).
+  A unit POSTPONED in an earlier phase ("Postpone 6\"") may remove its marker
+  after step 5 of a later one and SNAP SHOOT at "a PASSIVE UNIT that takes
+  part in this phase". Active units never declared are POSTPONED (or
+  EVADING, if unseen), except a unit gone to ground, which "cannot move in
+  any way": it keeps its GO TO GROUND marker.
 * **REMAINING UNITS PHASE**: passive READY, EVADING and UNDER FIRE units act
   "one by one" ("They can only shoot after HOLD GROUND or TACTICAL CHARGE
   actions. He may target any ACTIVE unit"), then POSTPONED and EVADING active
@@ -68,7 +73,7 @@ MARKERS = (GONE_TO_GROUND, POSTPONED, EVADING, FIGHTING)
 #: actions a policy may give an attacking or engaged unit (the rest of the seed's
 #: list moves units or transports, which a turn without a table does not need)
 ATTACK_ACTIONS = ("hold_ground", "move", "go_to_ground", "tactical_charge", "furious_charge",
-                  "move_9_d3", "get_up", "desperate_charge")
+                  "move_9_d3", "get_up", "desperate_charge", "postpone")
 #: the charges ("If at least one model touches an enemy model, the two units are LOCKED IN CLOSE COMBAT")
 CHARGES = ("tactical_charge", "furious_charge", "desperate_charge")
 #: what becomes of a unit still inside a transport that is destroyed (the seed does not say)
@@ -149,7 +154,7 @@ class Unit:
     the transport it is embarked on (None: on the table)."""
 
     __slots__ = ("spec", "side", "name", "models", "damage", "state", "marker", "locked", "pending",
-                 "charged_by", "took_part", "start_models", "transport")
+                 "charged_by", "took_part", "start_models", "transport", "postponed_in")
 
     def __init__(self, spec: UnitSpec, side: str):
         self.spec = spec
@@ -165,6 +170,8 @@ class Unit:
         self.charged_by: list[tuple[Unit, str]] = []
         self.took_part = False
         self.transport: Unit | None = None
+        #: the phase whose Postpone 6" placed its POSTPONED marker (None: postponed at the end of the phases)
+        self.postponed_in: int | None = None
 
     @property
     def embarked(self) -> bool:
@@ -533,6 +540,7 @@ class Battle:
                 u.pending = 0
                 if u.marker in (POSTPONED, EVADING):
                     u.place(None)  # a marker "during one of the later PHASES in this TURN"
+                u.postponed_in = None
                 if u.marker == FIGHTING and not u.locked:
                     u.place(None)
 
@@ -563,10 +571,11 @@ class Battle:
         for _ in range(64):
             if not self._phase(rng, active, passive, pol_a, pol_p):
                 break
-        # units that did not attack are POSTPONED (or EVADING, if unseen: Evade 4")
+        # units that did not attack are POSTPONED (Postpone 6") or EVADING (Evade 4", if unseen); a unit
+        # gone to ground "cannot move in any way": it can do neither and keeps its GO TO GROUND marker
         for u in self.side(active):
-            if u.status == READY and not u.embarked:
-                u.place(EVADING if (not u.spec.visible and not u.gone_to_ground) else POSTPONED)
+            if u.status == READY and not u.embarked and not u.gone_to_ground:
+                u.place(POSTPONED if u.spec.visible else EVADING)
         self._remaining(rng, active, passive, pol_a, pol_p)
         self.late_combats(rng)
         return self.tally
@@ -675,6 +684,7 @@ class Battle:
             t.wounds_wasted += max(0, tg.pending - need)
             if tg.pending >= need:
                 t.targets_destroyed += 1
+        self._postponed_snaps(rng, plan, active, passive, pol_a)
         # step 6: the passive player's engaged units
         before = dict(self.tally.lost)
         for tg, att in plan:
@@ -774,6 +784,12 @@ class Battle:
                 return 0
         elif action == "go_to_ground":
             unit.place(GONE_TO_GROUND)
+        elif action == "postpone":
+            if unit.gone_to_ground:
+                raise InputError("action", "no Postpone 6\" while gone to ground", action,
+                                 "As long as the marker is there, the unit cannot move in any way")
+            unit.place(POSTPONED)  # replaces no marker: a unit gone to ground cannot postpone
+            unit.postponed_in = self.tally.phases
         elif action == "get_up" and unit.gone_to_ground:
             unit.place(None)
         shot = shot_of(action)
@@ -781,6 +797,32 @@ class Battle:
             return 0
         dice, _ = self.fire(rng, unit, target, shot)
         return dice
+
+    def _postponed_snaps(self, rng, plan, active: str, passive: str, pol_a) -> None:
+        """Postpone 6": "You can remove this marker during one of the later PHASES in
+        this TURN, at which point the unit may perform a SNAP SHOT at a PASSIVE UNIT
+        that takes part in this phase": after step 5 of a later phase, each unit
+        POSTPONED in an earlier one may (its policy's ``postponed_snap``) remove
+        the marker and snap shoot at a target of this phase, or an embarked unit
+        that answered; its casualties go with the phase's, at step 8."""
+        part = [tg for tg, _ in plan] + [p for tg, _ in plan for p in self.passengers(tg) if p.took_part]
+        part = [p for p in part if p.alive and p.status != FIGHTING and not p.embarked]
+        if not part:
+            return
+        for u in self.side(active):
+            if u.status != POSTPONED or u.postponed_in is None or u.postponed_in >= self.tally.phases:
+                continue
+            view = [p for p in part if not p.doomed()] or part
+            foe = pol_a.postponed_snap(self, u, view)
+            if foe is None:
+                continue
+            if foe not in part:
+                raise InputError("target", "a passive unit that takes part in this phase",
+                                 getattr(foe, "name", foe))
+            u.place(None)
+            u.postponed_in = None
+            dice, _ = self.fire(rng, u, foe, "snap")
+            self.tally.shots += dice
 
     def _check_charge(self, unit: Unit, target: Unit, action: str) -> None:
         if unit.gone_to_ground:

@@ -374,8 +374,34 @@ class CompareDashboard(LiveDashboard):
                 cells[0] += " <span class='wb-stale' title='kept: the new value is out of range'>(kept)</span>"
             rows.append(f'<tr class="wb-row-{s}">' + "".join(f'<td data-label="{h}">{c}</td>'
                                                              for h, c in zip(columns, cells)) + "</tr>")
-        self.table.value = (f"<table class='wb-compare'><thead><tr>{head}</tr></thead>"
-                            f"<tbody>{''.join(rows)}</tbody></table>")
+        self.table.value = (f"<div class='wb-table-wrap'><table class='wb-compare'><thead><tr>{head}</tr></thead>"
+                            f"<tbody>{''.join(rows)}</tbody></table></div>"
+                            + self._same_numbers_note())
+
+    def _same_numbers_note(self) -> str:
+        """A line under the table when systems show the very same numbers: the
+        same chance per shot, as many shots and as big a unit give the same
+        distribution, by the dice, not by mistake (Gunfire's and Antares' basic
+        matchups both remove a model with 3 shots in 10)."""
+        groups: dict[tuple, list[str]] = {}
+        for s in self.system_keys:
+            out, kw = self._outcomes.get(s), self._kwargs.get(s, {})
+            if out is not None and out.per_attack is not None:
+                groups.setdefault((out.per_attack, out.attacks, kw.get("models")), []).append(s)
+        lines = []
+        for (per, shots, models), keys in groups.items():
+            if len(keys) < 2:
+                continue
+            how = "; ".join(
+                f"{self.names[s]}: " + " × ".join(teach.ratio(st.probability, st.detail, st.faces)
+                                                  for st in self._outcomes[s].stages)
+                for s in keys)
+            lines.append(
+                f"<p class='wb-same-numbers'>{html.escape(' and '.join(self.names[s] for s in keys))} show the "
+                f"same numbers, and that is the dice, not a mistake: a shot removes a model with the same "
+                f"chance, {per.numerator}/{per.denominator} ({html.escape(how)}), and each fires {shots} shots "
+                f"at {models} models, so every count has the same chance.</p>")
+        return "".join(lines)
 
 
     def _per_100(self, system: str, out: Outcome) -> str:

@@ -31,7 +31,7 @@ import plotly.graph_objects as go
 from .. import systems
 from ..errors import InputError
 from ..outcome import Outcome
-from ..teach import ratio
+from ..teach import plain_note, ratio
 from . import guard
 from .link import LinkBar
 from .live import LiveDashboard
@@ -79,7 +79,7 @@ def make_control(c: Control, looks: SharedLooks | None = None) -> W.ValueWidget:
     its value from the page (:class:`workbench.ui.guard.ViewerSafe`); its
     tooltip is the control's help, or none."""
     looks = looks or SharedLooks()
-    common = dict(description=c.label or c.name.replace("_", " "), style=looks.slider_style, layout=looks.layout)
+    common = dict(description=c.text, style=looks.slider_style, layout=looks.layout)
     if c.kind == "int":
         w = guard.IntSlider(value=c.default, min=int(c.lo), max=int(c.hi), step=1, continuous_update=False, **common)
         kind = "slider"
@@ -133,7 +133,7 @@ _NONE = "(none)"
 
 def _choices(c: Control) -> list[tuple[str, Any]]:
     """A dropdown's (label, value) pairs: labels in words ("at or above"), None as "none"."""
-    return [("none", _NONE) if o is None else (str(o).replace("_", " "), o) for o in c.options]
+    return [("none", _NONE) if o is None else (c.say(o), o) for o in c.options]
 
 
 def _to_arg(c: Control, value: Any) -> Any:
@@ -560,10 +560,7 @@ def _plain_note(out: Outcome, note: str, specs: dict[str, Control] | None = None
     "Expected wounds wasted beyond the unit")", and a control's argument name ("melee_phys") -> the
     control's label ("PHYS rolled against")."""
     note = _EFFECT_REF.sub(lambda m: f'the Numbers table\'s "{effect_label(out, m.group(1))}"', note)
-    for name, c in (specs or {}).items():
-        if "_" in name and name in note:
-            note = re.sub(rf"\b{re.escape(name)}\b", c.label or name.replace("_", " "), note)
-    return note
+    return plain_note(out, note, specs)
 
 
 def _row(children: list[W.Widget]) -> W.HBox:

@@ -42,7 +42,7 @@ from .looks import page_style
 from .plots import figure_widget, replace_figure, show_widget
 from .query import format_query, parse_controls, request_query
 
-__all__ = ["DiagnosticsDashboard", "VALUES", "TABS"]
+__all__ = ["DiagnosticsDashboard", "VALUES", "TABS", "stat_labels"]
 
 #: what the sweep tab can show: sweep column -> how a reader names it
 VALUES = {"mean": "expected models removed", "p_at_least_1": "chance of at least 1 removed",
@@ -61,6 +61,28 @@ def _with_stats() -> list[str]:
 def _with_equivalence() -> list[str]:
     """The systems the equivalence tab can start from: those with an equivalence search."""
     return [k for k in systems.keys() if systems.get(k).equivalence_search]
+
+
+def _named(keys: list[str]) -> list[tuple[str, str]]:
+    """A system menu's (name, key) pairs: "40k Changes", not "changes"."""
+    return [(systems.get(k).name, k) for k in keys]
+
+
+def stat_labels(key: str) -> dict[str, str]:
+    """Stat name -> its label on the system's dashboard ("bs" -> "BS (roll needed)"): the
+    diagnostics name a stat as the system's first mode's controls do."""
+    desc = systems.get(key)
+    labels = {c.name: c.text for c in desc.modes[0].controls}
+    return {s.name: labels.get(s.name, s.name.replace("_", " ")) for s in desc.stats}
+
+
+def _relabel(text, labels: dict[str, str]):
+    """Stat names in a figure's text ("mean by bs and t", "t=2") as their labels."""
+    if not isinstance(text, str) or not labels:
+        return text
+    names = sorted(labels, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w'])(" + "|".join(map(re.escape, names)) + r")(?![\w'])")
+    return pattern.sub(lambda m: labels[m.group(1)], text)
 
 
 def _shots(desc, shots: int) -> dict[str, int]:
@@ -103,18 +125,22 @@ def _words(text):
     return _CHANCE.sub(r"chance (\1)", text).replace("_", " ")
 
 
-def _show(fw, figure) -> None:
-    """Show ``figure`` in ``fw`` with its titles in a playtester's words."""
+def _show(fw, figure, labels: dict[str, str] | None = None) -> None:
+    """Show ``figure`` in ``fw`` with its titles in a playtester's words
+    (``labels``: stat name -> its dashboard label)."""
+    labels = labels or {}
     layout = figure.layout
-    for part in (layout.title, layout.xaxis.title, layout.yaxis.title):
+    for part in (layout.title, layout.xaxis.title, layout.yaxis.title, layout.legend.title):
         if part.text:
-            part.text = _words(part.text)
+            part.text = _words(_relabel(part.text, labels))
     for trace in figure.data:
         bar = getattr(trace, "colorbar", None)
         if bar is not None and bar.title.text:
             bar.title.text = _words(bar.title.text)
         if getattr(trace, "name", None):
-            trace.name = _words(trace.name)
+            trace.name = _words(_relabel(trace.name, labels))
+        if getattr(trace, "hovertemplate", None):
+            trace.hovertemplate = _relabel(trace.hovertemplate, labels)
     replace_figure(fw, figure)
 
 _SHOTS = dict(min=1, max=30)
@@ -207,7 +233,7 @@ class DiagnosticsDashboard(W.VBox):
                "sweep_show": self.sw_value, "sweep_shots": self.sw_shots, "plus_system": self.p1_system,
                "plus_shots": self.p1_shots, "eq_system": self.eq_system, "eq_shots": self.eq_shots,
                "eq_models": self.eq_models, "points_by": self.pt_by}
-        out.update({f"eq_{s.description}": s for s in self.eq_sliders.children})
+        out.update({f"eq_{name}": s for name, s in zip(self._eq_names, self.eq_sliders.children)})
         return out
 
     def values(self) -> dict[str, Any]:
@@ -275,7 +301,7 @@ class DiagnosticsDashboard(W.VBox):
 
     # -- sweep -------------------------------------------------------------
     def _sweep_tab(self, system: str) -> W.Widget:
-        self.sw_system = _dropdown(_with_stats(), system, "system")
+        self.sw_system = _dropdown(_named(_with_stats()), system, "system")
         self.sw_x = _dropdown([], None, "across (x)")
         self.sw_y = _dropdown([], None, "one line per (y)")
         self.sw_value = _dropdown([(label, key) for key, label in VALUES.items()], "mean", "show")
@@ -294,10 +320,11 @@ class DiagnosticsDashboard(W.VBox):
         return W.VBox([controls, self.sw_msg, self.sw_heat, self.sw_lines])
 
     def _sweep_stats(self) -> None:
-        names = [s.name for s in systems.get(self.sw_system.value).stats]
+        labels = stat_labels(self.sw_system.value)
+        names = list(labels)
         self._hold += 1
         try:
-            self.sw_x.options, self.sw_y.options = names, names
+            self.sw_x.options = self.sw_y.options = [(labels[n], n) for n in names]
             self.sw_x.value, self.sw_y.value = names[0], names[-1] if len(names) > 1 else names[0]
         finally:
             self._hold -= 1
@@ -319,19 +346,23 @@ class DiagnosticsDashboard(W.VBox):
             df = compare.sweep(key, desc.modes[0].function, progress=False, **grid)
             if value not in df.columns:
                 df[value] = 0.0
-            _show(self.sw_heat, compare.heatmap(df, x, y, value))
-            _show(self.sw_lines, compare.lines(df, x, y, value))
+            labels = stat_labels(key)
+            _show(self.sw_heat, compare.heatmap(df, x, y, value), labels)
+            _show(self.sw_lines, compare.lines(df, x, y, value), labels)
         except Exception as exc:  # noqa: BLE001 - a plain message on the page, details in the log
             _error(self.sw_msg, guard.plain_message(exc))
             return None
         fixed = {k: v for k, v in desc.seed_matchup.items() if k not in (x, y, "shots")}
+        words = {c.name: c for c in desc.modes[0].controls}
         self.sw_msg.value = ("The other stats stay at the basic matchup: "
-                             + html.escape(", ".join(f"{k} {v}" for k, v in fixed.items())) + ".")
+                             + html.escape(", ".join(words[k].text + f" {words[k].say(v)}" if k in words
+                                                     else f"{k.replace('_', ' ')} {v}"
+                                                     for k, v in fixed.items())) + ".")
         return df
 
     # -- value of +1 ---------------------------------------------------------
     def _plus_one_tab(self, system: str) -> W.Widget:
-        self.p1_system = _dropdown(_with_stats(), system, "system")
+        self.p1_system = _dropdown(_named(_with_stats()), system, "system")
         self.p1_shots = _slider(10, _SHOTS["min"], _SHOTS["max"], "shots")
         self.p1_view = _view()
         self.p1_table = W.HTML("")
@@ -347,11 +378,14 @@ class DiagnosticsDashboard(W.VBox):
             return None
         key = self.p1_system.value
         df = compare.value_of_plus_one(key, **_shots(systems.get(key), self.p1_shots.value))
-        _show(self.p1_view, compare.value_of_plus_one_figure(df))
+        labels = stat_labels(key)
+        _show(self.p1_view, compare.value_of_plus_one_figure(df), labels)
         self.p1_doc.value = "<ul>" + "".join(
-            f"<li><b>{html.escape(s.name)}</b> (helps the {html.escape(s.owner)}): {html.escape(s.doc)}</li>"
+            f"<li><b>{html.escape(labels[s.name])}</b> (helps the {html.escape(s.owner)}): {html.escape(s.doc)}</li>"
             for s in systems.get(key).stats) + "</ul>"
-        self.p1_table.value = _table(df, ["stat", "owner", "step_text", "mean", "improved_mean", "delta"])
+        shown = df.assign(stat=df["stat"].map(lambda n: labels.get(n, n)),
+                          step_text=df["step_text"].map(lambda t: _relabel(t, labels)))
+        self.p1_table.value = _table(shown, ["stat", "owner", "step_text", "mean", "improved_mean", "delta"])
         return df
 
     # -- granularity -----------------------------------------------------------
@@ -373,7 +407,7 @@ class DiagnosticsDashboard(W.VBox):
 
     # -- equivalence -----------------------------------------------------------
     def _equivalence_tab(self, system: str) -> W.Widget:
-        self.eq_system = _dropdown(_with_equivalence(), system if system in _with_equivalence()
+        self.eq_system = _dropdown(_named(_with_equivalence()), system if system in _with_equivalence()
                                    else _with_equivalence()[0], "system")
         self.eq_shots = _slider(10, _SHOTS["min"], _SHOTS["max"], "shots")
         self.eq_models = _slider(5, 1, 20, "unit size")
@@ -394,20 +428,22 @@ class DiagnosticsDashboard(W.VBox):
     def _eq_build(self) -> None:
         key = self.eq_system.value
         base = systems.get(key).seed_matchup
+        labels = stat_labels(key)
         sliders = []
         for info in systems.get(key).stats:
             name = info.name
             start = base.get(name, info.values[0])
-            s = _slider(start, min(info.values), max(info.values), name)
+            s = _slider(start, min(info.values), max(info.values), labels[name])
             s.observe(self._on(self.update_equivalence), "value")
             sliders.append(s)
+        self._eq_names = [info.name for info in systems.get(key).stats]  # the sliders' stats, in order
         self.eq_sliders.children = sliders
 
     def matchup(self) -> dict[str, Any]:
         """The equivalence tab's matchup (seed matchup + sliders)."""
         key = self.eq_system.value
         m = {**systems.get(key).seed_matchup, "shots": self.eq_shots.value, "models": self.eq_models.value}
-        m.update({s.description: s.value for s in self.eq_sliders.children})
+        m.update({name: s.value for name, s in zip(self._eq_names, self.eq_sliders.children)})
         return m
 
     def equivalence_outcomes(self) -> dict[str, Any]:
@@ -430,8 +466,9 @@ class DiagnosticsDashboard(W.VBox):
         except Exception as exc:  # noqa: BLE001 - a plain message on the page, details in the log
             _error(self.eq_msg, guard.plain_message(exc))
             return None
-        self.eq_msg.value = (f"Closest settings to {html.escape(key)} "
-                             f"({html.escape(', '.join(f'{k} {v}' for k, v in m.items()))}); distance: "
+        labels = {**{c.name: c.text for c in systems.get(key).modes[0].controls}, **stat_labels(key)}
+        self.eq_msg.value = (f"Closest settings to {html.escape(systems.get(key).name)} "
+                             f"({html.escape(', '.join(f'{labels.get(k, k)} {v}' for k, v in m.items()))}); distance: "
                              f"{html.escape(compare.DISTANCE)}.")
         shown = res.copy()
         shown["setting_text"] = shown["setting_text"].map(lambda t: _words(str(t)).replace("=", " "))

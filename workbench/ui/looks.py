@@ -65,6 +65,10 @@ STYLE = """
 .wb-effects-box th, .wb-effects-box td, .wb-compare th, .wb-compare td, .wb-table th, .wb-table td {
   padding: 2px 8px; vertical-align: top; }
 .wb-table-wrap { max-width: 100%; overflow-x: auto; }
+/* a table's words wrap between words, never inside one ("accurac|y"): a table too wide scrolls in its wrap */
+.wb-effects-box th, .wb-compare th, .wb-compare td, .wb-table th, .wb-table td {
+  overflow-wrap: normal; word-break: normal; hyphens: manual; }
+.wb-compare th { vertical-align: bottom; }
 
 @media (max-width: 640px) {
   .wb-control, .wb-concept, .wb-profiles .widget-dropdown, .wb-diagnostics .widget-dropdown,
