@@ -377,7 +377,7 @@ def _profile_matchups(a: Variant, b: Variant) -> list[tuple[str, str, dict[str, 
                    and v.key in profiles.profile_systems()), None)
     if system is None:
         return []
-    fixed = {k for v in (a, b) for k, _ in v.settings}
+    fixed = set(_own(a, b)) | set(_own(b, a))
     situations = _situations(a, fixed)
     out = []
     units = profiles.list_units(system.key)
@@ -400,10 +400,19 @@ def _profile_matchups(a: Variant, b: Variant) -> list[tuple[str, str, dict[str, 
     return out
 
 
-def _one(v: Variant, kwargs: Mapping[str, Any]):
+def _own(v: Variant, other: Variant) -> dict[str, Any]:
+    """The settings of ``v`` that make the change: for the same system, those ``other`` does not
+    share (a setting both fix is the grid's context, not the profile's: a Boltgun stays light)."""
+    if v.key != other.key or v.path != other.path:
+        return dict(v.settings)
+    theirs = dict(other.settings)
+    return {k: val for k, val in v.settings if k not in theirs or theirs[k] != val}
+
+
+def _one(v: Variant, kwargs: Mapping[str, Any], settings: Mapping[str, Any]):
     accepted = v.arguments()
     fn = v.description.function(v.function)
-    return fn(**{**{k: val for k, val in kwargs.items() if k in accepted}, **dict(v.settings)})
+    return fn(**{**{k: val for k, val in kwargs.items() if k in accepted}, **settings})
 
 
 def movers(a: Any, b: Any, df: pd.DataFrame | None = None, top: int = 8) -> pd.DataFrame:
@@ -412,7 +421,8 @@ def movers(a: Any, b: Any, df: pd.DataFrame | None = None, top: int = 8) -> pd.D
     The matchups are the unit profiles of the variants' system (shipped and
     the designer's, :func:`workbench.profiles.list_units`): every attacker
     with each of its weapons at every target, as each dashboard situation
-    (one switch or choice at a time) has it. A system without profiles (a
+    (one switch or choice at a time) has it, with the settings that make the
+    change (those the two variants do not share). A system without profiles (a
     rule file) ranks the cells of the grid of ``df`` (a :func:`diff`)
     instead. A matchup one variant refuses (evading against aimed fire) is
     left out. Only matchups that move are listed. Columns: ``matchup``,
@@ -424,7 +434,7 @@ def movers(a: Any, b: Any, df: pd.DataFrame | None = None, top: int = 8) -> pd.D
     plain: dict[str, tuple[float, float]] = {}
     for base, words, kw in _profile_matchups(a, b):
         try:
-            oa, ob = _one(a, kw), _one(b, kw)
+            oa, ob = _one(a, kw, _own(a, b)), _one(b, kw, _own(b, a))
         except WorkbenchError:
             continue
         numbers = (round(oa.mean, 9), round(ob.mean, 9))
