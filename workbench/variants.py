@@ -25,7 +25,6 @@ diverging scale centred on zero; :func:`to_markdown`, :func:`to_bbcode` and
 from __future__ import annotations
 
 import difflib
-import itertools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -313,11 +312,20 @@ def _sweep(v: Variant, keywords: Mapping[str, Any], grid: Mapping[str, list[Any]
     mean = pmf @ np.arange(pmf.shape[1])
     p1 = 1.0 - pmf[:, 0]
     keys = list(grid)
+    product = _product(grid)
+    if all(np.array_equal(cells[k].to_numpy(), product[k]) for k in keys):  # the sweep's own order
+        return mean, np.clip(p1, 0.0, 1.0)
     index = pd.MultiIndex.from_frame(cells[keys]) if len(keys) > 1 else pd.Index(cells[keys[0]])
-    wanted = (pd.MultiIndex.from_tuples(list(itertools.product(*grid.values())), names=keys) if len(keys) > 1
-              else pd.Index(grid[keys[0]], name=keys[0]))
+    wanted = (pd.MultiIndex.from_arrays([product[k] for k in keys], names=keys) if len(keys) > 1
+              else pd.Index(product[keys[0]], name=keys[0]))
     order = index.get_indexer(wanted)
     return mean[order], np.clip(p1[order], 0.0, 1.0)
+
+
+def _product(grid: Mapping[str, list[Any]]) -> dict[str, np.ndarray]:
+    """Each stat's value per cell, cells in the order of ``itertools.product``."""
+    mesh = np.meshgrid(*(np.asarray(v) for v in grid.values()), indexing="ij")
+    return {k: m.ravel() for k, m in zip(grid, mesh)}
 
 
 def diff(a: Any, b: Any, grid: Mapping[str, Any], matchup: Mapping[str, Any] | None = None) -> pd.DataFrame:
@@ -344,7 +352,7 @@ def diff(a: Any, b: Any, grid: Mapping[str, Any], matchup: Mapping[str, Any] | N
             raise InputError(k, "a single value in the matchup (the grid holds the swept stats)", val)
     mean_a, p_a = _sweep(a, _keywords(a, g, matchup), g)
     mean_b, p_b = _sweep(b, _keywords(b, g, matchup), g)
-    df = pd.DataFrame(list(itertools.product(*g.values())), columns=list(g))
+    df = pd.DataFrame(_product(g))
     for name, before, after in (("mean", mean_a, mean_b), ("p_at_least_1", p_a, p_b)):
         change = after - before
         df[f"{name}_a"], df[f"{name}_b"] = before, after
