@@ -8,19 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench import cli, compare
+from workbench import compare
+
+from test_cli import cli_run
 
 A = "changes:weapon=heavy,action=shot"
 B = "changes:weapon=heavy,action=shot,heavy_shot=flat_4"
-
-
-def cli_run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        code = cli.main(list(args))
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_help_says_what_it_does_and_how_to_write_a_grid(capsys):

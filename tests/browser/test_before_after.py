@@ -40,8 +40,8 @@ def expected_z(query: str) -> np.ndarray:
 
 
 def test_a_before_and_after_link_shows_the_heatmaps_and_movers_and_follows_a_slider(page, server):
-    page.goto(f"{server.url}voila/render/before_after.ipynb{LINK}")
-    page.wait_for_selector(".wb-diff-heatmap .main-svg")
+    page.goto(f"{server.url}voila/render/before_after.ipynb{LINK}", timeout=180_000)  # a busy machine
+    page.wait_for_selector(".wb-diff-heatmap .main-svg", timeout=120_000)
     z, raw = drawn_z(page)
     assert readout(page, "shots") == "8"
     link = page.get_attribute(".wb-link .wb-link-href", "href")
