@@ -14,7 +14,7 @@ from workbench import serve
 from workbench.errors import InputError
 
 NAMES = ["changes.ipynb", "forgotten.ipynb", "gunfire.ipynb", "antares.ipynb", "compare.ipynb", "diagnostics.ipynb",
-         "changes_turn.ipynb"]
+         "changes_turn.ipynb", "before_after.ipynb"]
 
 
 def test_the_five_dashboards_are_served_by_name():
@@ -69,7 +69,7 @@ def test_staging_names_the_missing_notebooks(tmp_path):
     _notebook(src / "changes.ipynb", "x")
     with pytest.raises(InputError, match=r"notebooks: expected a folder holding changes\.ipynb, .*got .*"
                                          r"\(missing: forgotten\.ipynb, gunfire\.ipynb, antares\.ipynb, compare\.ipynb, diagnostics\.ipynb, "
-                                         r"changes_turn\.ipynb\)"):
+                                         r"changes_turn\.ipynb, before_after\.ipynb\)"):
         serve.stage_notebooks(src, tmp_path / "served")
 
 

@@ -18,6 +18,8 @@ Subcommands (each has ``--help``):
 * ``sweep SYSTEM FUNCTION STAT=VALUES ... [--csv FILE]``: a grid of one
   function (:func:`workbench.compare.sweep`); ``VALUES`` is one value, a
   range ``1..6`` (both ends included) or a list ``3,4,5``.
+* ``diff A B --grid STAT=VALUES ...``: what a rule change does
+  (:mod:`workbench.cli_diff`).
 * ``serve ...``: the dashboards; every option is the server's own
   (:func:`workbench.serve.main`).
 
@@ -243,6 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", type=Path, default=None, help="write the table as CSV to this file")
     p.set_defaults(parser=p)
 
+    from .cli_diff import add_parser as add_diff_parser
+    add_diff_parser(sub)
+
     sub.add_parser("serve", help="serve the read-only dashboards (options: serve --help)", add_help=False,
                    description="Serve the dashboards; see 'serve --help'.")
     return parser
@@ -307,6 +312,9 @@ def _run(argv: list[str]) -> int:
                 args.csv.parent.mkdir(parents=True, exist_ok=True)
                 df.to_csv(args.csv, index=False)
                 print(f"wrote {args.csv} ({len(df)} rows)", file=sys.stderr)
+        elif command == "diff":
+            from .cli_diff import run as run_diff
+            run_diff(args, sub)
     except WorkbenchError as exc:
         sub.exit(2, f"{sub.prog}: error: {exc}\n")
     return 0

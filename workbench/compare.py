@@ -40,7 +40,7 @@ __all__ = [
     "sweep", "heatmap", "lines",
     "value_of_plus_one", "value_of_plus_one_figure", "Granularity", "granularity",
     "granularity_table", "granularity_figure", "equivalent", "equivalent_figure", "DISTANCE",
-    "evaluate",
+    "evaluate", "diff",
 ]
 
 #: keywords a sweep passes through unchanged (they pick the method, not a stat)
@@ -300,6 +300,18 @@ def sweep(system: Any, function: Any = None, *, progress: bool = True, client: A
     df.attrs["path"] = path
     df.attrs["system"] = _system(system).key
     return df
+
+
+def diff(a: Any, b: Any, grid: Mapping[str, Any], matchup: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """Variant ``b`` against variant ``a`` over a grid of one or two stats: expected models
+    removed and the chance of at least one, before, after and the signed change, one row per
+    cell (:func:`workbench.variants.diff`; a variant is a system with some settings fixed,
+    ``"changes:heavy_shot=flat_4"`` or :func:`workbench.variants.variant`).
+
+    >>> diff("changes", "changes:heavy_shot=flat_4", grid=dict(bs=range(1, 13), t=range(-2, 5)))  # doctest: +SKIP
+    """
+    from .variants import diff as variants_diff
+    return variants_diff(a, b, grid, matchup)
 
 
 # ---------------------------------------------------------------------------

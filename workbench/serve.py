@@ -1,8 +1,9 @@
 """Serve the dashboards, read-only, with Voila (``make run``).
 
-``python -m workbench.serve`` serves the seven dashboard notebooks of
-``notebooks/`` (one per rule system, ``compare.ipynb``, ``diagnostics.ipynb``
-and the Changes turn simulator's ``changes_turn.ipynb``),
+``python -m workbench.serve`` serves the eight dashboard notebooks of
+``notebooks/`` (one per rule system, ``compare.ipynb``, ``diagnostics.ipynb``,
+the Changes turn simulator's ``changes_turn.ipynb`` and the before-and-after
+page of a rule change, ``before_after.ipynb``),
 one generated dashboard per rule file (``workbench.rulepages``: the broken ones
 are listed on the landing page with their error), and nothing else. Every
 option is also an environment variable (``make run`` passes them through;
@@ -130,6 +131,8 @@ DASHBOARDS: tuple[Dashboard, ...] = _system_dashboards() + (
     Dashboard("diagnostics.ipynb", "Design diagnostics", "Sweeps over two stats, the value of +1, granularity, equivalent settings across systems."),
     Dashboard("changes_turn.ipynb", "40k Changes: a whole turn", "Two forces play a whole Changes turn again and again: "
               "each player's plan, engage or stay under fire, wasted shots, and the same forces under I-go-you-go."),
+    Dashboard("before_after.ipynb", "Before and after", "What one rule change does: the change of models removed "
+              "over a grid of two stats, the matchups it moves most, and a forum post of it."),
 )
 
 

@@ -146,7 +146,8 @@ def test_landing_page_links_every_dashboard(page, server):
     hrefs = page.eval_on_selector_all("ul.dashboards a", "els => els.map(a => a.getAttribute('href'))")
     rule_files = [k for k in systems.keys() if k not in systems.builtins()]  # then one per rule file
     # relative links: they work under any base URL
-    assert hrefs == [f"voila/render/{n}.ipynb" for n in [*DASHBOARDS, "diagnostics", "changes_turn", *rule_files]]
+    assert hrefs == [f"voila/render/{n}.ipynb" for n in [*DASHBOARDS, "diagnostics", "changes_turn", "before_after",
+                                                               *rule_files]]
     page.click("text=Gunfire")
     page.wait_for_selector(".wb-dashboard-gunfire .wb-plot-dist .main-svg")
     assert off_machine(page.seen_urls) == []

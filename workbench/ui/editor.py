@@ -13,6 +13,13 @@ new stats (the others take the file's new defaults).
 **Save** writes the text to the file it was opened from, and only a text that
 parses (a broken file is never written over a good one).
 
+Under the dashboard, **What the edit changed** draws the baseline's
+distribution of models removed (grey, the last saved version to start with)
+under the current one, at the dashboard's values, with the change of the
+headline numbers (expected models removed, the chance of at least one).
+Saving makes the saved text the baseline; **Keep as baseline** does so
+without writing the file.
+
 The editor writes files, so it is never part of a served page: the dashboard
 server only serves its staged notebooks (workbench.serve), and
 ``notebooks/rule_editor.ipynb`` is not among them.
@@ -67,6 +74,18 @@ class RuleEditor:
         self.dashboard: SystemDashboard | None = None
         self._pending: asyncio.TimerHandle | None = None
         self._saved_text = self.path.read_text(encoding="utf-8")
+        self.baseline = None  # the RuleSystem the current text is compared with
+        self.baseline_text = ""
+        self.change = W.HTML("")
+        self.change.add_class("wb-editor-change")
+        self.keep_button = W.Button(description="Keep as baseline", icon="thumb-tack",
+                                    tooltip="compare the next edits with the current text")
+        self.keep_button.on_click(lambda _: self.keep_baseline())
+        self.change_fig, change_w = _change_figure()
+        change_w.add_class("wb-plot-change")
+        change_box = W.VBox([W.HTML("<b>What the edit changed</b>"), W.HBox([self.keep_button]), self.change,
+                             change_w])
+        change_box.add_class("wb-editor-baseline")
 
         self.text = W.Textarea(value=self._saved_text, continuous_update=True,
                                layout=W.Layout(width="100%", height="44em"))
@@ -80,12 +99,15 @@ class RuleEditor:
         head = W.HTML(f"{_STYLE}<b>{html.escape(self.path.name)}</b> "
                       f"<span style='color:#555'>{html.escape(str(self.path.parent))}</span>")
         self.dashboard_box = W.VBox([], layout=W.Layout(flex="1 1 60%", min_width="420px"))
+        right = W.VBox([self.dashboard_box, change_box], layout=W.Layout(flex="1 1 60%", min_width="420px"))
         left = W.VBox([head, self.text, W.HBox([self.save_button, self.saved]), self.status],
                       layout=W.Layout(flex="1 1 40%", min_width="320px"))
-        self.widget = W.HBox([left, self.dashboard_box], layout=W.Layout(flex_flow="row wrap", width="100%"))
+        self.widget = W.HBox([left, right], layout=W.Layout(flex_flow="row wrap", width="100%"))
         self.widget.add_class("wb-rule-editor")
         self.text.observe(self._on_edit, names="value")
         self.apply()
+        if self.system is not None:
+            self.keep_baseline()
 
     # -- parsing -----------------------------------------------------------
     def _on_edit(self, change=None) -> None:
@@ -126,6 +148,8 @@ class RuleEditor:
             dashboard.set_values(**kept)
         self.system, self.error, self.dashboard = system, None, dashboard
         self.dashboard_box.children = [dashboard.widget]
+        dashboard.on_refresh(self._show_change)
+        self._show_change()
         self.redraws += 1
         stats = ", ".join(s.label or s.name for s in system.stats)
         self.status.value = _message_html(
@@ -157,7 +181,48 @@ class RuleEditor:
         self.path.write_text(self.text.value, encoding="utf-8")
         self._saved_text = self.text.value
         self._mark_saved()
+        self.keep_baseline()
         return True
+
+    # -- the baseline --------------------------------------------------------
+    def keep_baseline(self) -> bool:
+        """Compare the next edits with the current text (if it parses); returns whether it did."""
+        if self.error is not None or self.system is None:
+            return False
+        self.baseline, self.baseline_text = self.system, self.system.source
+        self._show_change()
+        return True
+
+    def outcomes(self):
+        """``(baseline, current)`` outcomes at the dashboard's values (None where there is none:
+        no baseline yet, or a value the baseline's stats do not take)."""
+        if self.dashboard is None or self.dashboard.current_outcome() is None:
+            return None, None
+        current = self.dashboard.current_outcome()
+        if self.baseline is None:
+            return None, current
+        before = describe_rules(self.baseline, EDITOR_COLOUR)
+        function = before.modes[0].function
+        accepted = before.arguments(function)
+        values = {k: v for k, v in self.dashboard.values().items() if k in accepted}
+        try:
+            return before.function(function)(**values), current
+        except WorkbenchError:
+            return None, current
+
+    def _show_change(self) -> None:
+        before, after = self.outcomes()
+        with self.change_fig.batch_update():
+            for trace, o in zip(self.change_fig.data, (before, after)):
+                trace.x, trace.y = (list(range(o.pmf.size)), list(o.pmf)) if o is not None else ([], [])
+        if after is None:
+            self.change.value = ""
+        elif before is None:
+            self.change.value = _message_html("info", "The baseline does not take these values.")
+        elif self.baseline_text == self.text.value:
+            self.change.value = _message_html("info", "The text is the baseline: nothing changed yet.")
+        else:
+            self.change.value = _change_html(before, after)
 
     def _mark_saved(self) -> None:
         same = self.text.value == self._saved_text
@@ -170,6 +235,31 @@ class RuleEditor:
 
     def _ipython_display_(self) -> None:
         self.show()
+
+
+def _change_figure():
+    import plotly.graph_objects as go
+
+    from .looks import plot_layout
+    from .plots import live_figure
+    return live_figure(go.Figure(
+        data=[go.Bar(name="baseline", x=[], y=[], marker_color="#b0b0b0"),
+              go.Bar(name="now", x=[], y=[], marker_color=EDITOR_COLOUR, opacity=0.7)],
+        layout=dict(title=dict(text="Models removed: baseline (grey) under the current text"), barmode="overlay",
+                    xaxis=dict(title=dict(text="models removed"), dtick=1),
+                    yaxis=dict(title=dict(text="chance"), tickformat=".0%"),
+                    **plot_layout(height=300, margin=dict(l=50, r=12, t=45, b=45)))))
+
+
+def _change_html(before, after) -> str:
+    """The headline numbers, baseline -> now, and their change."""
+    from ..teach import pct
+    rows = [("expected models removed", f"{before.mean:.2f}", f"{after.mean:.2f}", f"{after.mean - before.mean:+.2f}"),
+            ("chance of at least one", pct(before.at_least(1)), pct(after.at_least(1)),
+             f"{100 * (after.at_least(1) - before.at_least(1)):+.1f} points")]
+    body = "".join(f"<tr><td>{a}</td><td>{b}</td><td>{c}</td><td><b>{d}</b></td></tr>" for a, b, c, d in rows)
+    return ("<table class='wb-change'><thead><tr><th></th><th>baseline</th><th>now</th><th>change</th></tr>"
+            f"</thead><tbody>{body}</tbody></table>")
 
 
 def _fits(control: Any, value: Any) -> bool:

@@ -1,0 +1,404 @@
+"""Before and after: what one rule change does, over a grid of two stats, on one page.
+
+Two variants of a rule system (:mod:`workbench.variants`: a system with some
+switches or stats fixed, ``changes:heavy_shot=flat_4``) side by side: the
+change of expected models removed and of the chance of at least one as two
+heatmaps centred on zero (each cell's values on hover), the one-line
+verdict, the profile matchups the change moves most, and a forum post of
+the change. The two stats across and down are chosen from those both
+variants take; sliders set every other stat (the matchup). One move of a
+slider is two vectorised sweeps.
+
+The link carries both variants and the grid::
+
+    ?a=changes:weapon=heavy,action=shot&b=changes:weapon=heavy,action=shot,heavy_shot=flat_4
+     &x=bs:1..12&y=t:-2..4&shots=10
+
+A served page reads only registered systems (never a file path) from a link;
+in JupyterLab a variant may also be a rule file's path, or a
+:class:`~workbench.variants.Variant`.
+"""
+from __future__ import annotations
+
+import html
+import urllib.parse
+from typing import Any
+
+import ipywidgets as W
+
+from .. import variants
+from ..controls import Control
+from ..errors import InputError, WorkbenchError
+from ..variants import Variant
+from . import guard
+from .compare import _error_html
+from .link import LinkBar
+from .live import LiveDashboard
+from .looks import page_style
+from .plots import live_figure, replace_figure
+from .query import parse_controls
+
+__all__ = ["BeforeAfterDashboard", "DEFAULT_A", "DEFAULT_B", "DEFAULT_GRID", "GRID_CELLS"]
+
+DEFAULT_A = "changes:weapon=heavy,action=shot"
+DEFAULT_B = "changes:weapon=heavy,action=shot,heavy_shot=flat_4"
+DEFAULT_GRID = {"bs": list(range(1, 13)), "t": list(range(-2, 5))}
+#: at most this many values along each axis of the grid
+GRID_CELLS = 40
+#: the link's own keys (the rest are the matchup's sliders)
+_KEYS = ("a", "b", "x", "y")
+
+
+def _variant(x: Any, role: str, paths: bool) -> Variant:
+    if isinstance(x, Variant):
+        return x
+    if not isinstance(x, str):
+        raise InputError(role, "a variant written like changes:heavy_shot=flat_4", type(x).__name__)
+    head = x.strip().partition(":")[0]
+    if not paths and variants._is_path(head):
+        raise InputError(role, "a system's name, optionally with settings: changes:heavy_shot=flat_4", head,
+                         "a page reads no file from a link")
+    return Variant.parse(x)
+
+
+def _grid_stats(a: Variant, b: Variant) -> list[str]:
+    """The stats a grid may step through: whole-number stats both take and neither fixes."""
+    fixed = {k for v in (a, b) for k, _ in v.settings}
+    common = set(variants._common(a, b))
+    return [k for k, c in variants._controls(a.description, a.function).items()
+            if k in common and k not in fixed and c.kind == "int"]
+
+
+def _axis_values(v: Variant, name: str) -> list[int]:
+    """A stat's default range on an axis: the diagnostics' range, else its control's, at most GRID_CELLS values."""
+    d = v.description
+    for s in d.stats:
+        if s.name == name:
+            return list(s.values)[:GRID_CELLS]
+    c = variants._controls(d, v.function)[name]
+    return list(range(int(c.lo), int(c.hi) + 1))[:GRID_CELLS]
+
+
+def _parse_axis(v: Variant, role: str, text: str, stats: list[str]) -> tuple[str, list[int]]:
+    name, _, span = text.partition(":")
+    name = name.strip()
+    if name not in stats:
+        raise InputError(role, "one of " + ", ".join(stats), name)
+    if not span.strip():
+        return name, _axis_values(v, name)
+    values = variants.parse_range(name, span.strip())
+    control = variants._controls(v.description, v.function)[name]
+    values = [control.check(x) for x in values]
+    if len(values) > GRID_CELLS:
+        raise InputError(role, f"at most {GRID_CELLS} values", f"{len(values)} values")
+    return name, values
+
+
+def _span(values: list[int]) -> str:
+    if len(values) > 1 and values == list(range(values[0], values[-1] + 1)):
+        return f"{values[0]}..{values[-1]}"
+    return ",".join(str(x) for x in values)
+
+
+class BeforeAfterDashboard(LiveDashboard):
+    """Two variants over a grid: ``fig`` (the two heatmaps, class ``wb-diff-heatmap``),
+    ``verdict`` (``wb-verdict``), ``movers`` (the table, ``wb-movers-table``), ``sliders``
+    (name -> slider of each matchup stat, class ``wb-slider-<name>``), ``x_axis`` / ``y_axis``
+    (the stats across and down), ``error``, ``link``; ``frame`` is the last
+    :func:`workbench.variants.diff`.
+
+    ``a`` and ``b`` may be rule files' paths; ``paths``: whether a link's may too (False: a
+    served page never reads a file named by a link).
+    """
+
+    def __init__(self, a: Any = DEFAULT_A, b: Any = DEFAULT_B, grid: dict[str, Any] | None = None, *,
+                 query: str | None = None, paths: bool = False):
+        self.paths = paths
+        self.recomputes = 0
+        self._hold = 0
+        self._query_applied = query is not None
+        self.frame = None
+        self._drawn: tuple[str, ...] = ()
+        self._movers: tuple[tuple[Variant, Variant], Any] | None = None
+        self.error = W.HTML("")
+        self.error.add_class("wb-error")
+        self.names = W.HTML("")
+        self.names.add_class("wb-variants")
+        self.verdict = W.HTML("")
+        self.verdict.add_class("wb-verdict")
+        self.movers = W.HTML("")
+        self.movers.add_class("wb-movers-table")
+        self.link = LinkBar()
+        self.link.add_class("wb-link")
+        self.x_axis = guard.Dropdown(options=[("", "")], description="across")
+        self.y_axis = guard.Dropdown(options=[("", "")], description="down")
+        for w in (self.x_axis, self.y_axis):
+            w.add_class("wb-axis")
+            w.tooltip = "the stat the grid steps through"
+            w.observe(self._on_change, names="value")
+        self.sliders: dict[str, W.ValueWidget] = {}
+        self.slider_box = W.Box([], layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
+        self.slider_box.add_class("wb-controls")
+        self.fig, fig_w = live_figure(variants.diff_figure(variants.diff(
+            "changes", "changes", grid=dict(bs=[4, 5], t=[0, 1]))))
+        fig_w.add_class("wb-diff-heatmap")
+        from .forum import CopyButton
+        self.post_button = W.Button(description="Forum post", icon="comment", button_style="primary",
+                                    tooltip="Markdown and BBCode of this change, and its heatmaps as a picture")
+        self.post_button.on_click(lambda _b: self.post())
+        self.post_status = W.HTML("")
+        self.markdown_box = W.Textarea(layout=W.Layout(width="100%", height="12em"))
+        self.bbcode_box = W.Textarea(layout=W.Layout(width="100%", height="12em"))
+        self.copy = {"markdown": CopyButton(label="Copy Markdown", mime="text/markdown"),
+                     "bbcode": CopyButton(label="Copy BBCode", mime="text/plain")}
+        self.post_links = W.HTML("")
+        posts = W.Tab(children=[W.VBox([self.copy["markdown"], self.markdown_box]),
+                                W.VBox([self.copy["bbcode"], self.bbcode_box])])
+        posts.set_title(0, "Markdown")
+        posts.set_title(1, "BBCode (phpBB)")
+        panel = W.VBox([W.HBox([self.post_button, self.post_status]), posts, self.post_links])
+        panel.add_class("wb-forum")
+        intro = W.HTML("<h2>Before and after</h2><p>What one rule change does: the change of the expected "
+                       "number of models removed, and of the chance of removing at least one, at every point "
+                       "of a grid of two stats. Blue: more models removed after the change; red: fewer. "
+                       "Point at a cell for its numbers.</p>")
+        intro.add_class("wb-title")
+        self.widget = W.VBox([page_style(), intro, self.names, W.HBox([self.x_axis, self.y_axis]),
+                              self.slider_box, self.error, self.verdict, fig_w, self.movers, self.link, panel])
+        self.widget.add_class("wb-dashboard")
+        self.widget.add_class("wb-dashboard-before-after")
+        self._build(_variant(a, "a", True), _variant(b, "b", True), grid)  # the designer's own code
+        self.refresh()
+        if query is not None:
+            self.apply_query(query)
+
+    # -- the variants and their controls -----------------------------------
+    def _build(self, a: Variant, b: Variant, grid: dict[str, Any] | None = None) -> None:
+        """Controls for the variants ``a`` and ``b`` (and the grid's two stats)."""
+        fixed = {k for v in (a, b) for k, _ in v.settings}
+        common = set(variants._common(a, b))
+        controls = variants._controls(a.description, a.function)
+        stats = _grid_stats(a, b)
+        if len(stats) < 2:
+            raise InputError("b", "a variant sharing at least two whole-number stats with the first", b.name)
+        grid = dict(grid or (DEFAULT_GRID if all(k in stats for k in DEFAULT_GRID) else {}))
+        keys = list(grid) or stats[:2]
+        if len(keys) != 2:
+            raise InputError("grid", "two stats, across and down", ", ".join(keys))
+        self.a, self.b = a, b
+        self.stats = stats
+        self.axis_values = {k: (list(grid[k]) if k in grid else _axis_values(a, k)) for k in stats}
+        seed = {**a.description.seed_matchup}
+        self.controls: dict[str, Control] = {}
+        sliders = {}
+        for k, c in controls.items():
+            if k in common and k not in fixed and c.kind in ("int", "optint"):
+                from dataclasses import replace
+                start = seed.get(k, c.default)
+                c = replace(c, default=c.check(start))
+                self.controls[k] = c
+                from .dashboard import make_control
+                w = make_control(c)
+                w.observe(self._on_change, names="value")
+                sliders[k] = w
+        with self._holding():
+            options = [(variants._axis_words_of(a, k), k) for k in stats]
+            self.x_axis.options, self.y_axis.options = options, options
+            self.x_axis.value, self.y_axis.value = keys
+        self.sliders = sliders
+        self.slider_box.children = list(sliders.values())
+        self._movers = None
+        self._drawn = ()
+        self.names.value = (f"<p><b>Before:</b> {html.escape(a.name)}<br><b>After:</b> {html.escape(b.name)}</p>")
+
+    def _holding(self):
+        from contextlib import contextmanager
+
+        @contextmanager
+        def held():
+            self._hold += 1
+            try:
+                yield
+            finally:
+                self._hold -= 1
+        return held()
+
+    # -- reading -----------------------------------------------------------
+    def axes(self) -> tuple[str, str]:
+        x, y = self.x_axis.value, self.y_axis.value
+        if x not in self.stats:
+            x = self.stats[0]
+        if y not in self.stats or y == x:
+            y = next(k for k in self.stats if k != x)
+        return x, y
+
+    def values(self) -> dict[str, Any]:
+        """The matchup's sliders, read against their declared ranges."""
+        from .dashboard import _to_arg, declared
+        return {k: _to_arg(self.controls[k], declared(self.controls[k], w.value)) for k, w in self.sliders.items()}
+
+    def grid(self) -> dict[str, list[int]]:
+        x, y = self.axes()
+        return {x: self.axis_values[x], y: self.axis_values[y]}
+
+    def matchup(self) -> dict[str, Any]:
+        grid = self.grid()
+        return {k: v for k, v in self.values().items() if k not in grid}
+
+    def query_string(self) -> str:
+        x, y = self.axes()
+        pairs = [("a", self.a.spec), ("b", self.b.spec), ("x", f"{x}:{_span(self.axis_values[x])}"),
+                 ("y", f"{y}:{_span(self.axis_values[y])}")]
+        pairs += [(k, self.controls[k].format(v)) for k, v in self.matchup().items()]
+        return "?" + urllib.parse.urlencode(pairs, safe=":,=")
+
+    def _show_error(self, message: str) -> None:
+        self.error.value = _error_html(message)
+
+    # -- writing -----------------------------------------------------------
+    def set_values(self, **values: Any) -> bool:
+        checked = {}
+        for k, v in values.items():
+            if k not in self.controls:
+                raise InputError("argument", "one of " + ", ".join(self.controls), k)
+            checked[k] = self.controls[k].check(v)
+        from .dashboard import _to_widget
+        with self.hold():
+            for k, v in checked.items():
+                self.sliders[k].value = _to_widget(self.controls[k], v)
+        return self.frame is not None
+
+    def apply_query(self, qs: str) -> list[str]:
+        """Read the link: both variants, the grid's stats and ranges, the matchup's values.
+        A bad part is a message; the rest of the link still applies."""
+        self._query_applied = True
+        errors: list[str] = []
+        pairs = urllib.parse.parse_qsl((qs or "").lstrip("?"), keep_blank_values=True)
+        own = {k: v for k, v in reversed(pairs) if k in _KEYS}
+        rest = urllib.parse.urlencode([(k, v) for k, v in pairs if k not in _KEYS])
+        a, b = self.a, self.b
+        for role in ("a", "b"):
+            if role in own:
+                try:
+                    parsed = _variant(own[role], role, self.paths)
+                except WorkbenchError as exc:
+                    errors.append(str(exc))
+                else:
+                    a, b = (parsed, b) if role == "a" else (a, parsed)
+        axes = {}
+        for role in ("x", "y"):
+            if role in own:
+                try:
+                    axes[role] = _parse_axis(a, role, own[role], _grid_stats(a, b))
+                except WorkbenchError as exc:
+                    errors.append(str(exc))
+        with self.hold():
+            if (a, b) != (self.a, self.b) or axes:
+                try:
+                    grid = None
+                    if axes:
+                        x = axes.get("x", (self.axes()[0], None))
+                        y = axes.get("y", (self.axes()[1], None))
+                        grid = {n: vals if vals is not None else _axis_values(a, n) for n, vals in (x, y)}
+                    self._build(a, b, grid)
+                except WorkbenchError as exc:
+                    errors.append(str(exc))
+            values = parse_controls(rest, self.controls, errors)
+            if values:
+                self.set_values(**values)
+        if errors:
+            self.error.value = _error_html("Link: " + " | ".join(errors))
+        return errors
+
+    # -- the one recompute -------------------------------------------------
+    def refresh(self) -> bool:
+        """Two sweeps over the grid, then the heatmaps, the verdict and the movers."""
+        self.recomputes += 1
+        try:
+            return self._recompute()
+        except WorkbenchError as exc:
+            self._show_error(str(exc))
+            return False
+        except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
+            self._show_error(guard.plain_message(exc))
+            return False
+
+    def _enforce(self) -> None:
+        from .dashboard import enforce
+        with self._holding():
+            for k, w in self.sliders.items():
+                enforce(self.controls[k], w)
+
+    def _recompute(self) -> bool:
+        self._enforce()
+        df = variants.diff(self.a, self.b, grid=self.grid(), matchup=self.matchup())
+        self.frame = df
+        self._draw(df)
+        self.verdict.value = f"<p><b>{html.escape(variants.verdict(df))}</b></p>"
+        self.movers.value = _movers_html(self._mover_table(df))
+        self.link.query = self.query_string()
+        self.error.value = ""
+        self._refreshed()
+        return True
+
+    def _draw(self, df) -> None:
+        """The same two axes: set the heatmaps' values in place (one message to the page); other
+        axes: the whole figure again."""
+        axes = tuple(df.attrs["grid"])
+        if axes == self._drawn:
+            with self.fig.batch_update():
+                for trace, values in zip(self.fig.data, variants.heatmap_values(df)):
+                    trace.update(values)
+            return
+        replace_figure(self.fig, variants.diff_figure(df, title=" "))
+        self.fig.layout.height = 460
+        self._drawn = axes
+
+    def _mover_table(self, df):
+        pair = (self.a, self.b)
+        if self._movers is not None and self._movers[0] == pair:
+            return self._movers[1]
+        table = variants.movers(self.a, self.b, df)
+        if variants._profile_matchups(self.a, self.b):  # profile matchups: they do not follow the sliders
+            self._movers = (pair, table)
+        return table
+
+    # -- the forum post ----------------------------------------------------
+    def post(self, images: bool = True) -> dict[str, Any]:
+        """Markdown and BBCode of the current change, and (``images``) its heatmaps as PNG."""
+        from .forum import file_link
+        out: dict[str, Any] = {}
+        if self.frame is None:
+            self.post_status.value = "<span style='color:#b00'>Nothing to post: no result yet.</span>"
+            return out
+        table = self._mover_table(self.frame)
+        out["markdown"] = variants.to_markdown(self.frame, table)
+        out["bbcode"] = variants.to_bbcode(self.frame, table)
+        for key in ("markdown", "bbcode"):
+            (self.markdown_box if key == "markdown" else self.bbcode_box).value = out[key]
+            self.copy[key].text = out[key]
+            self.copy[key].filename = f"before-and-after.{'md' if key == 'markdown' else 'bbcode.txt'}"
+        links = ""
+        if images:
+            self.post_status.value = "Rendering the picture…"
+            try:
+                out["png"] = variants.figure_png(self.frame)
+            except WorkbenchError as exc:
+                links = f"<span style='color:#b00'>(no picture: {html.escape(str(exc))})</span>"
+            else:
+                links = "Picture: " + file_link(out["png"], "before-and-after.png", "PNG")
+        self.post_links.value = links
+        self.post_status.value = "Ready: copy a tab or download the picture."
+        return out
+
+
+def _movers_html(table) -> str:
+    if not len(table):
+        return "<p>No matchup moves.</p>"
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in variants._MOVER_HEAD)
+    body = "".join("<tr>" + "".join(f'<td data-label="{html.escape(h)}">{html.escape(c)}</td>'
+                                    for h, c in zip(variants._MOVER_HEAD, row)) + "</tr>"
+                   for row in variants._mover_rows(table))
+    return (f"<p><b>The matchups that move most</b> (expected models removed)</p>"
+            f"<table class='wb-movers'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
