@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import math
 import signal
+import warnings
 from contextlib import contextmanager
 from fractions import Fraction
 
@@ -19,6 +20,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from workbench import compare, points, profiles, turn, validate
+from workbench.errors import WorkbenchError
 from workbench.outcome import Outcome
 from workbench.systems import antares, changes, forgotten, gunfire
 
@@ -208,6 +210,20 @@ def guard(seconds: float):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+def checked_call(fn, kwargs, seconds: float = 10.0):
+    """``fn(**kwargs)`` under the guard; a WorkbenchError is a fine answer
+    (``None``), anything returned must pass :func:`check_result`."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            with guard(seconds):
+                result = fn(**kwargs)
+        except WorkbenchError:
+            return None
+    check_result(result)
+    return result
 
 
 def check_result(result) -> None:
