@@ -16,7 +16,7 @@ TEST_STAMP := $(VENV)/.installed-test
 # the uv release the lock files were written with (requirements/test.txt pins it)
 UV_PIN := $(shell grep -m1 '^uv==' requirements/test.txt | cut -d' ' -f1)
 
-.PHONY: run test test-fast lint setup setup-lab setup-test lab lock browser nginx bench clean
+.PHONY: run test test-fast lint setup setup-lab setup-test lab lock browser nginx bench clean check-venv
 
 # Serving options (docs/dashboards.md): each is passed to the server only when set.
 HOST ?=
@@ -26,16 +26,23 @@ WORKBENCH_TOKEN ?=
 MAX_KERNELS ?=
 POOL_SIZE ?=
 export HOST PORT BASE_URL WORKBENCH_TOKEN MAX_KERNELS POOL_SIZE
+# `make lab` only: NO_BROWSER=1 leaves the browser closed (the URL is printed); PORT= picks its port
+NO_BROWSER ?=
 
 $(PY):
+	@bash scripts/check-python.sh "$(PYTHON)" new
 	@echo "== [1/4] creating the virtual environment $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
 
-$(UV): | $(PY)
+# every use of .venv first checks the Python it was made with (a 3.10 one would fail in the resolver)
+check-venv: | $(PY)
+	@bash scripts/check-python.sh "$(PY)" venv
+
+$(UV): | $(PY) check-venv
 	@echo "== [2/4] installing $(UV_PIN), which installs the locked versions"
 	$(PY) -m pip install --disable-pip-version-check --progress-bar on '$(UV_PIN)'
 
-$(RUN_STAMP): requirements/run.txt pyproject.toml setup.py | $(UV)
+$(RUN_STAMP): requirements/run.txt pyproject.toml setup.py | check-venv $(UV)
 	@echo "== [3/4] installing the workbench's locked dependencies (requirements/run.txt)"
 	$(UV_PIP) -r requirements/run.txt
 	@echo "== [4/4] installing the workbench itself (editable: your edits apply at once)"
@@ -90,8 +97,9 @@ lint: setup-test
 	$(PY) -m mypy
 
 # JupyterLab on the notebooks; jupyter/jupyter_server_config.py strips outputs on save
+# (PORT=8890 its port, exactly: no other is tried; NO_BROWSER=1 opens no browser)
 lab: setup-lab
-	JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" $(VENV)/bin/jupyter lab notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+	JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" $(VENV)/bin/jupyter lab notebooks $(if $(PORT),--ServerApp.port=$(PORT) --ServerApp.port_retries=0) $(if $(NO_BROWSER),--no-browser) $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 # rewrite the lock files after a change of pyproject.toml (each one constrained
 # by the one before, so that the packages they share have one version)

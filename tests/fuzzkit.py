@@ -12,17 +12,24 @@ from __future__ import annotations
 import inspect
 import math
 import signal
+import warnings
 from contextlib import contextmanager
 from fractions import Fraction
 
 import numpy as np
 from hypothesis import strategies as st
 
-from workbench import compare, validate
+from workbench import compare, points, profiles, turn, validate
+from workbench.errors import WorkbenchError
 from workbench.outcome import Outcome
 from workbench.systems import antares, changes, forgotten, gunfire
 
 MODULES = (changes, forgotten, gunfire, antares, validate, compare)
+#: the turn simulator and the points ranking (tests/test_fuzz_edges.py)
+EDGE_MODULES = (turn, points)
+
+_MARINES = turn.force(turn.from_profile("Space Marine", models=3))
+_RANKING = points.rank(systems_=["antares"])
 
 #: a valid call of each function (module key, name) -> kwargs; the fuzz changes some of it
 BASE = {
@@ -72,6 +79,25 @@ BASE = {
     ("compare", "stat_info"): dict(system="changes", stat="bs"),
     ("compare", "granularity"): dict(system="gunfire"),
     ("compare", "granularity_table"): dict(systems_=["antares"]),
+    ("turn", "force"): dict(),
+    ("turn", "from_profile"): dict(unit="Space Marine", models=3),
+    ("turn", "shot_of"): dict(action="hold_ground"),
+    ("turn", "target_count"): dict(units=_MARINES),
+    ("turn", "get_policy"): dict(policy="focus"),
+    ("turn", "play_turn"): dict(force_a=_MARINES, force_b=_MARINES, seed=1),
+    ("turn", "play_igougo"): dict(force_a=_MARINES, force_b=_MARINES, seed=1),
+    ("turn", "study"): dict(force_a=_MARINES, force_b=_MARINES, turns=20, block=10),
+    ("turn", "design_questions"): dict(force_a=_MARINES, force_b=_MARINES, policies=("focus",), turns=20,
+                                       block=10),
+    ("turn", "summary"): dict(df=turn.study(_MARINES, _MARINES, turns=20, block=10, progress=False)),
+    ("turn", "value_of_engage"): dict(table=turn.design_questions(_MARINES, _MARINES, policies=("focus",),
+                                                                  turns=20, block=10, progress=False)),
+    ("points", "efficiency"): dict(outcome=changes.shooting(bs=5, s=5, ap=5, shots=2),
+                                   attacker=profiles.basic_matchup("changes")[0], firers=2),
+    ("points", "matchup"): dict(system="antares", attacker="Rever", weapon="Carbine", target="Rever"),
+    ("points", "matchups"): dict(systems_=["antares"]),
+    ("points", "rank"): dict(systems_=["antares"]),
+    ("points", "table_html"): dict(df=_RANKING, top=3),
 }
 
 #: functions whose valid calls are costly (plots, searches): only called with broken arguments
@@ -80,10 +106,10 @@ SLOW = {("compare", "equivalent"), ("compare", "equivalent_figure"), ("compare",
         ("compare", "heatmap"), ("compare", "lines"), ("compare", "granularity_table")}
 
 
-def public_functions():
-    """(module key, name, function) of every public function of MODULES."""
+def public_functions(modules=MODULES):
+    """(module key, name, function) of every public function of ``modules``."""
     out = []
-    for mod in MODULES:
+    for mod in modules:
         key = mod.__name__.rsplit(".", 1)[-1]
         names = getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]
         for name in names:
@@ -134,7 +160,7 @@ USER_ARGS = {
     ("validate", "broadcastable"): ("values",), ("validate", "table_size"): ("width",),
 }
 #: modules whose functions check argument names (a wrong or missing keyword is a WorkbenchError)
-NAMED = ("changes", "forgotten", "gunfire", "antares")
+NAMED = ("changes", "forgotten", "gunfire", "antares", "turn", "points")
 
 
 @st.composite
@@ -161,7 +187,7 @@ def calls(draw, functions):
         if slow and params:  # a costly function: always one broken argument
             kwargs[params[0].name] = draw(st.sampled_from(HUGE + (None, "\x00", ((1,), (1, 2)))))
     if key in NAMED and draw(st.integers(0, 9)) == 0:
-        kwargs[draw(st.sampled_from(("bss", "Shots", "method_", "x1")))] = draw(values)
+        kwargs[draw(st.sampled_from(("bss", "Shots", "method_", "x1", "progress", "systems")))] = draw(values)
     if "progress" in inspect.signature(fn).parameters:
         kwargs["progress"] = False
     return key, name, fn, kwargs
@@ -184,6 +210,20 @@ def guard(seconds: float):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+def checked_call(fn, kwargs, seconds: float = 10.0):
+    """``fn(**kwargs)`` under the guard; a WorkbenchError is a fine answer
+    (``None``), anything returned must pass :func:`check_result`."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            with guard(seconds):
+                result = fn(**kwargs)
+        except WorkbenchError:
+            return None
+    check_result(result)
+    return result
 
 
 def check_result(result) -> None:

@@ -303,3 +303,82 @@ def test_output_cut_short_by_a_pipe_is_not_an_error():
     err = proc.stderr.read().decode()
     assert proc.wait(120) == 0
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+# -- where the output goes, and files that cannot be written -----------------------------
+def test_dash_is_standard_output(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli_run(capsys, "post", "changes", "bs=4&shots=10", "--format", "md", "-o", "-")
+    assert code == 0, err
+    assert "5/32" in out and out.count("|") > 4
+    code, out, err = cli_run(capsys, "sweep", "changes", "shooting", "bs=1..3", "s=5", "ap=5", "t=2", "sv=3",
+                             "--csv", "-")
+    assert code == 0, err
+    df = pd.read_csv(__import__("io").StringIO(out))
+    assert df["bs"].tolist() == [1, 2, 3]
+    assert list(tmp_path.iterdir()) == []  # no file named '-'
+
+
+def _write_targets(tmp_path: Path) -> list[tuple[str, str]]:
+    return [(str(tmp_path), "not a folder"), ("/", "not a folder"),
+            (str(tmp_path / "missing" / "deeper" / "odds.txt"), "a folder that exists"),
+            ("/proc/version", "a file this user may write")]  # the kernel's: read-only even for root
+
+
+@pytest.mark.parametrize("command", [
+    ["post", "changes", "shots=2", "--out"],
+    ["sweep", "changes", "shooting", "bs=3..4", "s=5", "ap=5", "t=2", "sv=3", "--csv"],
+])
+def test_unwritable_outputs_exit_2_in_one_line(capsys, tmp_path, command):
+    for target, words in _write_targets(tmp_path):
+        code, out, err = cli_run(capsys, *command, target)
+        assert code == 2, (target, err)
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+        assert err.startswith(f"dice-workbench {command[0]}: error: {command[-1]}: expected ") and words in err
+        assert f"got {target!r}"[:40] in err  # the value as given (a long one is cut short)
+    assert not (tmp_path / "missing").exists()  # no folder is created on the way
+
+
+def test_a_grid_too_large_is_refused_at_once(capsys):
+    # a billion-value range used to be built as a list (out of memory) before any check
+    code, out, err = cli_run(capsys, "sweep", "changes", "shooting", "bs=1..1000000000", "s=5")
+    assert code == 2 and out == ""
+    assert "bs: expected a range of at most 100,000 values, got '1..1000000000'" in err
+    code, out, err = cli_run(capsys, "sweep", "changes", "shooting", "bs=1..400", "s=1..400", "ap=5")
+    assert code == 2 and out == ""
+    assert "sweep grid: expected at most 100,000 combinations, got '400 bs x 400 s = 160,000'" in err
+
+
+def test_a_missing_browser_is_not_a_usage_error(capsys, tmp_path, monkeypatch):
+    from workbench import export
+    monkeypatch.delenv("WORKBENCH_CHROMIUM", raising=False)
+    monkeypatch.delenv("BROWSER_PATH", raising=False)
+    monkeypatch.setattr(export, "_discover", lambda: None)
+    monkeypatch.setattr(export, "CHROMIUM", str(tmp_path / "no-chromium"))
+    code, out, err = cli_run(capsys, "post", "changes", "--format", "png", "--out", str(tmp_path / "odds.png"))
+    assert code == cli.EXIT_NO_BROWSER == 3
+    assert "needs a Chrome-family browser" in err
+    code, out, _ = cli_run(capsys, "--help")
+    assert "3 a PNG/SVG that needs a browser" in " ".join(out.split())
+
+
+def test_serve_and_deploy_help_name_this_command(capsys):
+    from workbench.serve import DASHBOARDS
+    code, out, _ = cli_run(capsys, "serve", "--help")
+    assert code == 0 and out.startswith("usage: dice-workbench serve")
+    flat = " ".join(out.split())
+    assert "python -m" not in flat and "seven" not in flat
+    assert "default: every one: " + ", ".join(d.notebook.removesuffix(".ipynb") for d in DASHBOARDS) in flat
+    code, out, _ = cli_run(capsys, "deploy", "--help")
+    assert code == 0 and out.startswith("usage: dice-workbench deploy") and "--run-dir" in out
+
+
+def test_deploy_writes_the_nginx_configuration(capsys, tmp_path):
+    code, out, err = cli_run(capsys, "deploy", "--listen", "8080", "--base-url", "/dice/",
+                             "--server", "127.0.0.1:8866", "--server", "127.0.0.1:8867", "--run-dir", str(tmp_path))
+    assert code == 0, err
+    conf = (tmp_path / "nginx.conf").read_text()
+    assert "server 127.0.0.1:8866;" in conf and "server 127.0.0.1:8867;" in conf and "listen 8080" in conf
+    assert not re.search(r"@[A-Z_]+@", conf)  # every field of the template filled in
+    code, out, err = cli_run(capsys, "deploy", "--run-dir", str(tmp_path))
+    assert code == 2 and err.startswith("dice-workbench deploy: error: server: expected at least one")

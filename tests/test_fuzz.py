@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -31,15 +30,7 @@ FUNCTIONS = fk.public_functions()
 
 def _call(fn, kwargs):
     """Call under the guard; a WorkbenchError is a fine answer."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            with fk.guard(GUARD_S):
-                result = fn(**kwargs)
-        except WorkbenchError:
-            return None
-    fk.check_result(result)
-    return result
+    return fk.checked_call(fn, kwargs, GUARD_S)
 
 
 def test_the_fuzz_reaches_every_module():

@@ -33,18 +33,21 @@ def run(cmd: list[str], timeout: float = 600, **kw) -> subprocess.CompletedProce
     return res
 
 
-def build_wheel(out: Path) -> Path:
+def build_wheel(out: Path, *options: str) -> Path:
     """Build the sdist, then the wheel from the unpacked sdist (as an index
-    would), into ``out``; returns the wheel."""
-    run([*UV, "build", "--out-dir", out, ROOT], cwd=out)
+    would), into ``out``; returns the wheel (the sdist is beside it).
+    ``options``: more options of ``uv build``."""
+    run([*UV, "build", "--out-dir", out, *options, ROOT], cwd=out)
     wheels = sorted(out.glob("dice_workbench-*.whl"))
     assert len(wheels) == 1, list(out.iterdir())
     return wheels[0]
 
 
-def make_venv(path: Path, *requirements: str | Path) -> Path:
+def make_venv(path: Path, *requirements: str | Path, constraints: str | Path | None = None) -> Path:
     """A fresh venv at ``path`` (outside the checkout, no system site-packages)
-    with ``requirements`` (``-r`` lock files and wheel paths) installed; returns its python."""
+    with ``requirements`` (``-r`` lock files and wheel paths) installed; returns its python.
+    ``constraints``: a lock file that only pins the versions of what the
+    requirements pull in (``-c``: a wheel without extras at the locked versions)."""
     assert ROOT not in path.resolve().parents, path
     run([*UV, "venv", "--quiet", "--python", sys.executable, path], cwd=path.parent)
     python = path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
@@ -54,5 +57,7 @@ def make_venv(path: Path, *requirements: str | Path) -> Path:
             args += ["-r", str(r)]
         else:
             args.append(str(r))
+    if constraints is not None:
+        args += ["-c", str(constraints)]
     run([*UV, "pip", "install", "--quiet", "--python", python, *args], cwd=path.parent)
     return python

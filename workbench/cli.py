@@ -22,15 +22,23 @@ Subcommands (each has ``--help``):
   (:mod:`workbench.cli_diff`).
 * ``serve ...``: the dashboards; every option is the server's own
   (:func:`workbench.serve.main`).
+* ``deploy ...``: the nginx configuration for several server processes
+  behind one address (:func:`workbench.deploy.main`).
 
 A usage mistake (an unknown subcommand or option, a missing argument) exits
 with status 2 and names it, as argparse does; a value the library refuses
-(``bs=14``, an unknown query key) exits with status 2 and the library's own
-message.
+(``bs=14``, an unknown query key) or a file that cannot be written (a folder,
+a folder that does not exist, no permission) exits with status 2 and one line
+saying why. A PNG or SVG that cannot be drawn because this computer lacks a
+browser exits with status 3 (:data:`EXIT_NO_BROWSER`): the command was right,
+the computer needs something installed. ``-`` as ``--out`` or ``--csv`` is
+standard output.
 """
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -39,6 +47,7 @@ from typing import Any, Sequence
 from . import profiles, systems
 from .dice import percent
 from .errors import InputError, WorkbenchError
+from .export import ExportError
 from .teach import ratio
 
 __all__ = ["main", "build_parser", "comparison_rows", "comparison_table", "matchup_outcome", "parse_grid",
@@ -49,6 +58,14 @@ PROG = "dice-workbench"
 POST_FORMATS = ("text", "md", "bbcode", "png", "svg", "html")
 
 SHOT_COUNTS = (1, 10)
+#: the exit status of a picture that cannot be drawn (no browser, or the browser failed)
+EXIT_NO_BROWSER = 3
+#: the most combinations one ``sweep`` evaluates (a grid past it is refused before any is computed)
+MAX_SWEEP_ROWS = 100_000
+#: what ``--out``/``--csv`` take to mean standard output
+STDOUT = "-"
+EXIT_STATUSES = (f"Exit status: 0 done; 2 a usage mistake, a value refused or a file that cannot be written; "
+                 f"{EXIT_NO_BROWSER} a PNG/SVG that needs a browser this computer does not have.")
 
 
 def comparison_rows(shot_counts: Sequence[int] = SHOT_COUNTS) -> list[dict]:
@@ -171,6 +188,9 @@ def _values(name: str, text: str) -> Any:
             raise InputError(name, "a range of whole numbers like 1..6", text) from None
         if a > b:
             raise InputError(name, "a range from low to high like 1..6", text)
+        if b - a + 1 > MAX_SWEEP_ROWS:  # refused before a list of a billion numbers is built
+            raise InputError(name, f"a range of at most {MAX_SWEEP_ROWS:,} values", text,
+                             "narrow the range, or sweep it in parts")
         return list(range(a, b + 1))
     if "," in text:
         return [_scalar(x) for x in text.split(",") if x.strip()]
@@ -202,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Dice design workbench: exact and sampled dice odds for four wargame rule systems.",
         epilog="Run '%(prog)s COMMAND --help' for the options of one command. "
-               "With no command, the comparison table is printed.")
+               "With no command, the comparison table is printed. " + EXIT_STATUSES)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.set_defaults(parser=parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -228,11 +248,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("post", help="a forum post of one matchup (text, Markdown, BBCode, PNG, SVG, HTML)",
                        description="A forum post of one matchup: text, Markdown or BBCode to paste, "
-                                   "a PNG or SVG picture, or an HTML page that works offline.")
+                                   "a PNG or SVG picture, or an HTML page that works offline.",
+                       epilog=EXIT_STATUSES)
     matchup_args(p)
     p.add_argument("--format", "-f", choices=POST_FORMATS, default="text", help="default: text")
-    p.add_argument("--out", "-o", type=Path, default=None,
-                   help="the file to write (text formats: standard output when left out; png/svg/html need it)")
+    p.add_argument("--out", "-o", default=None, metavar="FILE",
+                   help="the file to write, in a folder that exists; - is standard output (text formats: "
+                        "standard output when left out; png/svg/html need it)")
     p.set_defaults(parser=p)
 
     p = sub.add_parser("sweep", help="one function over a grid of stats, as a table or CSV",
@@ -241,8 +263,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("system", choices=systems.keys(), help="the rule system")
     p.add_argument("function", help="the function, e.g. shooting or melee")
     p.add_argument("stats", nargs="+", metavar="STAT=VALUES",
-                   help="a value (5), a range (1..6, both ends included) or a list (snap,aimed)")
-    p.add_argument("--csv", type=Path, default=None, help="write the table as CSV to this file")
+                   help="a value (5), a range (1..6, both ends included) or a list (snap,aimed); "
+                        f"{MAX_SWEEP_ROWS:,} combinations at most")
+    p.add_argument("--csv", default=None, metavar="FILE",
+                   help="write the table as CSV to this file, in a folder that exists; - is standard output")
     p.set_defaults(parser=p)
 
     from .cli_diff import add_parser as add_diff_parser
@@ -250,6 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("serve", help="serve the read-only dashboards (options: serve --help)", add_help=False,
                    description="Serve the dashboards; see 'serve --help'.")
+    sub.add_parser("deploy", help="write the nginx configuration for several server processes (deploy --help)",
+                   add_help=False, description="nginx in front of several server processes; see 'deploy --help'.")
     return parser
 
 
@@ -258,14 +284,58 @@ def _version() -> str:
     return __version__
 
 
-def _write(out: Path | None, data: bytes) -> None:
+def output_path(option: str, value: str | None) -> Path | None:
+    """The file ``--out``/``--csv`` name, checked before anything is computed;
+    ``None`` for standard output (left out, or ``-``).
+
+    Refused (:class:`~workbench.errors.InputError`): an empty name, a folder,
+    a file in a folder that does not exist (nothing creates folders for you: a
+    mistyped path should not leave new folders behind), and a file that
+    exists and cannot be written.
+    """
+    if value is None or value == STDOUT:
+        return None
+    if not value.strip():
+        raise InputError(option, "a file name, or - for standard output", value)
+    path = Path(value).expanduser()
+    if path.is_dir():
+        raise InputError(option, "a file to write, not a folder", value, "name a file inside it")
+    folder = path.parent
+    if not folder.is_dir():
+        raise InputError(option, "a file in a folder that exists", value,
+                         f"{folder} does not exist: create it first, or name another folder")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError(option, "a file this user may write", value, "it is read-only")
+    return path
+
+
+def _write_file(option: str, path: Path, write) -> None:
+    """``write(path)``, with what the system refuses said in one line."""
+    try:
+        write(path)
+    except OSError as exc:
+        raise InputError(option, "a file this user may write", str(path),
+                         exc.strerror or type(exc).__name__) from None
+
+
+def _write(option: str, out: Path | None, data: bytes) -> None:
     if out is None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(data)
+        _write_file(option, out, lambda p: p.write_bytes(data))
         print(f"wrote {out}", file=sys.stderr)
+
+
+def check_grid_size(grid: dict[str, Any], limit: int = MAX_SWEEP_ROWS) -> int:
+    """The number of combinations ``grid`` makes; refused past ``limit``, before any is built."""
+    sizes = {name: len(v) for name, v in grid.items() if isinstance(v, list)}
+    total = math.prod(sizes.values())
+    if total > limit:
+        counts = " x ".join(f"{n} {name}" for name, n in sizes.items())
+        raise InputError("sweep grid", f"at most {limit:,} combinations", f"{counts} = {total:,}",
+                         "narrow a range, or sweep it in parts")
+    return total
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -278,7 +348,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                   "pip install 'dice-workbench[dashboard]'", file=sys.stderr)
             return 1
         from . import serve
-        return serve.main(argv[1:]) or 0
+        return serve.main(argv[1:], prog=f"{PROG} serve") or 0
+    if argv and argv[0] == "deploy":  # likewise, workbench.deploy owns its options
+        from . import deploy
+        return deploy.main(argv[1:], prog=f"{PROG} deploy")
     try:
         return _run(argv)
     except BrokenPipeError:  # `dice-workbench table | head`: the reader left, nothing is wrong
@@ -300,21 +373,28 @@ def _run(argv: list[str]) -> int:
             print(explain(matchup_outcome(args.system, args.query, samples=args.sampled, seed=args.seed)))
         elif command == "post":
             if args.format in ("png", "svg", "html") and args.out is None:
-                sub.error(f"--format {args.format} needs --out FILE")
+                sub.error(f"--format {args.format} needs --out FILE (or --out - for standard output)")
+            out = output_path("--out", args.out)
             outcome = matchup_outcome(args.system, args.query, samples=args.sampled, seed=args.seed)
-            _write(args.out, _post_bytes(outcome, args.format))
+            _write("--out", out, _post_bytes(outcome, args.format))
         elif command == "sweep":
             from .compare import sweep
-            df = sweep(args.system, args.function, progress=False, **parse_grid(args.stats))
+            out = output_path("--csv", args.csv)
+            grid = parse_grid(args.stats)
+            check_grid_size(grid)
+            df = sweep(args.system, args.function, progress=False, **grid)
             if args.csv is None:
                 print(df.to_string(index=False))
+            elif out is None:
+                df.to_csv(sys.stdout, index=False)
             else:
-                args.csv.parent.mkdir(parents=True, exist_ok=True)
-                df.to_csv(args.csv, index=False)
-                print(f"wrote {args.csv} ({len(df)} rows)", file=sys.stderr)
+                _write_file("--csv", out, lambda p: df.to_csv(p, index=False))
+                print(f"wrote {out} ({len(df)} rows)", file=sys.stderr)
         elif command == "diff":
             from .cli_diff import run as run_diff
             run_diff(args, sub)
+    except ExportError as exc:  # the command was right; this computer lacks the browser a picture needs
+        sub.exit(EXIT_NO_BROWSER, f"{sub.prog}: error: {exc}\n")
     except WorkbenchError as exc:
         sub.exit(2, f"{sub.prog}: error: {exc}\n")
     return 0

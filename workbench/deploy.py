@@ -6,9 +6,11 @@ runs with), the server processes (``host:port``) and the folder nginx keeps
 its pid, logs and temporary files in. Sticky sessions hash a per-browser
 cookie (see the template's comments).
 
-``python -m workbench.deploy --listen 8080 --base-url /dice/ --server 127.0.0.1:8866
+``dice-workbench deploy --listen 8080 --base-url /dice/ --server 127.0.0.1:8866
 --server 127.0.0.1:8867 --run-dir /srv/dice-nginx`` writes the file into the run
-folder and prints the command that starts nginx.
+folder and prints the command that starts nginx (``python -m workbench.deploy``
+is the same command). The template ships inside the wheel
+(:func:`workbench.resources.data_dir`), so an installed copy needs no checkout.
 """
 from __future__ import annotations
 
@@ -18,9 +20,11 @@ import sys
 from pathlib import Path
 
 from .errors import InputError
-from .serve import PROJECT_ROOT, resolve_base_url
+from .resources import data_dir
+from .serve import resolve_base_url
 
-NGINX_TEMPLATE = PROJECT_ROOT / "deploy" / "nginx.conf"
+#: the checkout's deploy/nginx.conf, or its copy in an installed wheel
+NGINX_TEMPLATE = data_dir("deploy") / "nginx.conf"
 TEMP_DIRS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
 
 
@@ -68,8 +72,9 @@ def write_nginx_config(run_dir: Path, **kwargs) -> Path:
     return path
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m workbench.deploy", description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None, prog: str = "python -m workbench.deploy") -> int:
+    """Write the nginx configuration the options describe; returns the exit status (2: a refused value)."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--listen", default="8080", help="port (or address:port) nginx listens on")
     parser.add_argument("--base-url", default="/", help="URL prefix, the --base-url of every server process")
     parser.add_argument("--server", action="append", default=[], help="host:port of a server process (repeat)")
@@ -78,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         path = write_nginx_config(args.run_dir, listen=args.listen, base_url=args.base_url, servers=args.server)
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {path}\nstart nginx with: nginx -p {path.parent} -c {path} -e stderr")
     return 0

@@ -39,11 +39,17 @@ from . import profiles, systems
 from .errors import InputError
 from .outcome import Outcome
 from .profiles import Unit, Weapon
+from . import validate as v
+from .validate import stat_function
 
 __all__ = ["Efficiency", "efficiency", "matchup", "matchups", "rank", "table_html", "BY", "PER"]
 
 #: points the figures are given per
 PER = 100
+#: the columns of :func:`rank`, in order
+RANK_COLUMNS = tuple(["rank", "system", "system_name", "attacker", "weapon", "target", "matchup", "firers",
+                              "shots", "points_per_model", "points_spent", "expected_removed", "removed_per_100",
+                              "target_points_per_model", "points_removed_per_100", "illustrative"])
 #: what :func:`rank` can sort by (column name -> words)
 BY = {"removed_per_100": "models removed per 100 points",
       "points_removed_per_100": "target points removed per 100 points"}
@@ -79,6 +85,7 @@ def _points(role: str, unit: Any) -> int:
     return unit.points
 
 
+@stat_function
 def efficiency(outcome: Outcome, attacker: Unit, *, firers: int | float | None = None,
                weapon: Weapon | str | None = None, target: Unit | None = None) -> Efficiency:
     """The points efficiency of ``outcome``, fired by ``firers`` models of ``attacker``.
@@ -116,6 +123,7 @@ def efficiency(outcome: Outcome, attacker: Unit, *, firers: int | float | None =
         illustrative=illustrative)
 
 
+@stat_function
 def matchup(system: str, attacker: Unit | str, weapon: Weapon | str, target: Unit | str, *,
             firers: int | None = None, **situation: Any) -> tuple[Outcome, Efficiency]:
     """Resolve ``attacker`` firing ``weapon`` at ``target`` (profiles, see
@@ -135,11 +143,31 @@ def matchup(system: str, attacker: Unit | str, weapon: Weapon | str, target: Uni
     return out, efficiency(out, attacker, firers=firers, weapon=weapon, target=target)
 
 
+def _system_keys(systems_: Any) -> list[str]:
+    """The system keys ``systems_`` names (one key or a list of keys; ``None``: every system with profiles)."""
+    if systems_ is None:
+        return list(profiles.profile_systems())
+    expected = "a system key or a list of them, e.g. ['changes', 'antares']"
+    if isinstance(systems_, str):
+        items = [systems_]
+    elif isinstance(systems_, (list, tuple)):
+        items = list(systems_)
+    else:
+        raise InputError("systems_", expected, systems_)
+    keys = []
+    for k in items:
+        try:
+            keys.append(systems.get(k).key)
+        except InputError as exc:
+            raise InputError("systems_", exc.expected, k) from None
+    return keys
+
+
+@stat_function
 def matchups(systems_: Iterable[str] | None = None) -> list[tuple[str, Unit, Weapon, Unit]]:
     """Every shipped (system, attacker, ranged weapon, target) of one system
     against its own units, for the units that carry points."""
-    keys = profiles.profile_systems() if systems_ is None else [
-        systems.get(k).key for k in ([systems_] if isinstance(systems_, str) else systems_)]
+    keys = _system_keys(systems_)
     out = []
     for key in keys:
         units = [u for u in profiles.list_units(key) if u.points is not None]
@@ -168,6 +196,7 @@ def _exact(value: float | None) -> Fraction:
     return Fraction(value).limit_denominator(EXACT_DENOMINATOR)
 
 
+@stat_function
 def rank(pairs: Sequence[tuple[str, Any, Any, Any]] | None = None, *, by: str = "removed_per_100",
          firers: int | None = None, systems_: Iterable[str] | None = None) -> pd.DataFrame:
     """Rank matchups by points efficiency, side by side across systems.
@@ -183,8 +212,10 @@ def rank(pairs: Sequence[tuple[str, Any, Any, Any]] | None = None, *, by: str = 
     points_per_model, points_spent, expected_removed, removed_per_100,
     target_points_per_model, points_removed_per_100, illustrative``.
     """
-    if by not in BY:
+    if not isinstance(by, str) or by not in BY:
         raise InputError("by", "one of " + ", ".join(repr(k) for k in BY), by)
+    if pairs is not None and not isinstance(pairs, (list, tuple)):
+        raise InputError("pairs", "a list of (system, attacker, weapon, target) matchups", pairs)
     pairs = matchups(systems_) if pairs is None else list(pairs)
     if not pairs:
         raise InputError("pairs", "at least one (system, attacker, weapon, target) matchup with points", pairs)
@@ -205,19 +236,18 @@ def rank(pairs: Sequence[tuple[str, Any, Any, Any]] | None = None, *, by: str = 
     df = df.sort_values(["_exact", "_sys", "order"], ascending=[False, True, True], kind="stable")
     df = df.drop(columns=["_exact", "_sys", "order"]).reset_index(drop=True)
     df.insert(0, "rank", range(1, len(df) + 1))
-    cols = ["rank", "system", "system_name", "attacker", "weapon", "target", "matchup", "firers", "shots",
-            "points_per_model", "points_spent", "expected_removed", "removed_per_100",
-            "target_points_per_model", "points_removed_per_100", "illustrative"]
-    df = df[cols]
+    df = df[list(RANK_COLUMNS)]
     df.attrs["by"] = by
     return df
 
 
+@stat_function
 def table_html(df: pd.DataFrame, *, top: int | None = None) -> str:
     """The ranking as a small HTML table in a playtester's words (the best
     ``top`` rows, default all), with a note when the points are illustrative."""
-    if not isinstance(df, pd.DataFrame) or "removed_per_100" not in df.columns:
+    if not isinstance(df, pd.DataFrame) or not set(RANK_COLUMNS) <= set(df.columns):
         raise InputError("df", "a ranking from workbench.points.rank()", type(df).__name__)
+    top = v.optional_integer("top", top, 1)
     shown = df if top is None else df.head(top)
     head = ("#", "system", "matchup", "points spent", "expected removed", "removed per 100 pts",
             "target pts removed per 100 pts")

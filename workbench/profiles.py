@@ -284,7 +284,7 @@ def list_units(system: str | None = None) -> list[Unit]:
 def _system(system: Any) -> str:
     """``system`` if it is a system with profiles, else an InputError naming those systems."""
     known = profile_systems()
-    if system not in known:
+    if not isinstance(system, str) or system not in known:
         hint = (f"{system!r} has no unit profiles" if isinstance(system, str) and system in systems.keys()
                 else None)
         raise InputError("system", "one of " + ", ".join(repr(k) for k in known) + " (the systems with profiles)",

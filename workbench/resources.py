@@ -1,7 +1,8 @@
-"""Where the shipped data files are: unit profiles, dashboard notebooks, rule files.
+"""Where the shipped data files are: unit profiles, dashboard notebooks, rule files
+and the nginx template of ``dice-workbench deploy``.
 
 Designers edit them as top-level folders of the checkout (``profiles/``,
-``notebooks/``, ``rules/``), where they expect them. A built wheel carries the
+``notebooks/``, ``rules/``; ``deploy/`` for whoever runs the servers), where they expect them. A built wheel carries the
 same folders inside the package, as ``workbench/_data/<name>/`` (the
 ``[tool.setuptools.package-dir]`` mapping in ``pyproject.toml``), so an
 installed copy works from any folder without the checkout. The Voila template
@@ -21,7 +22,7 @@ from .errors import InputError
 __all__ = ["DATA_NAMES", "data_dir", "package_dir"]
 
 #: the data folders that ship with the package
-DATA_NAMES = ("profiles", "notebooks", "rules")
+DATA_NAMES = ("profiles", "notebooks", "rules", "deploy")
 
 
 def package_dir() -> Path:
@@ -30,7 +31,7 @@ def package_dir() -> Path:
 
 
 def data_dir(name: str) -> Path:
-    """The folder of one kind of shipped file: ``"profiles"``, ``"notebooks"`` or ``"rules"``.
+    """The folder of one kind of shipped file: ``"profiles"``, ``"notebooks"``, ``"rules"`` or ``"deploy"``.
 
     In an installed wheel: ``<site-packages>/workbench/_data/<name>``; in a
     checkout: ``<checkout>/<name>``. The folder may be absent (a checkout

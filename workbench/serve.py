@@ -1,6 +1,6 @@
 """Serve the dashboards, read-only, with Voila (``make run``).
 
-``python -m workbench.serve`` serves the eight dashboard notebooks of
+``python -m workbench.serve`` serves the built-in dashboard notebooks of
 ``notebooks/`` (one per rule system, ``compare.ipynb``, ``diagnostics.ipynb``,
 the Changes turn simulator's ``changes_turn.ipynb`` and the before-and-after
 page of a rule change, ``before_after.ipynb``),
@@ -684,9 +684,9 @@ def _bind_error(exc: OSError, host: str, port: int) -> str:
     return f"cannot listen on {host} port {port}: {exc.strerror or exc}"
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve") -> int:
     """Serve the dashboards until interrupted (Ctrl-C or SIGTERM). Returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m workbench.serve", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--host", default=None, help=f"interface to listen on (default: $HOST or {HOST}; "
                                                      "0.0.0.0 = every interface)")
     parser.add_argument("--port", default=None, help=f"port (default: $PORT or {DEFAULT_PORT}; 0 = any free port)")
@@ -698,7 +698,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-kernels", default=None, help="viewers' kernels at once; the next viewer gets "
                                                             f"'busy' (default: $MAX_KERNELS or {DEFAULT_MAX_KERNELS})")
     parser.add_argument("--dashboards", default=None, help="serve only these dashboards, e.g. changes,antares "
-                                                           "(default: all seven)")
+                                                           "(default: every one: "
+                                                           + ", ".join(d.notebook.removesuffix(".ipynb")
+                                                                       for d in DASHBOARDS) + ")")
     parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS_DIR, help="folder holding the dashboard notebooks")
     parser.add_argument("--pool-size", default=None, help=f"preheated kernels per dashboard, 0-{MAX_POOL_SIZE} "
                                                           "(default: $POOL_SIZE or 1; each ~150 MB)")

@@ -150,17 +150,20 @@ def method_args(method: Any, samples: Any, seed: Any) -> tuple[str, int, np.rand
 def stat_function(fn: Callable) -> Callable:
     """Decorate a stat-level function so that a wrong argument name or a
     missing argument raises :class:`UnknownArgumentError` (a ``ValueError``
-    and a ``TypeError``) listing the accepted names, with a close match."""
+    and a ``TypeError``) listing the accepted names, with a close match.
+    A function that takes ``**kwargs`` checks the names it gathers there itself;
+    only a missing argument or a clash is checked for it here."""
     if not callable(fn):
         raise InputError("fn", "a function", fn)
     sig = inspect.signature(fn)
     names = [p for p in sig.parameters if sig.parameters[p].kind is not inspect.Parameter.VAR_KEYWORD]
+    open_names = len(names) < len(sig.parameters)  # a **kwargs takes any other name
 
     known = frozenset(names)
 
     def bad_arguments(args, kwargs) -> UnknownArgumentError | None:
         for key in kwargs:
-            if key not in known:
+            if key not in known and not open_names:
                 close = difflib.get_close_matches(key, names, n=1)
                 if not close:
                     close = [n for n in names if n.lower() == key.lower()]
@@ -178,7 +181,7 @@ def stat_function(fn: Callable) -> Callable:
     def wrapper(*args, **kwargs):
         # Fast path: names are checked against a set; the signature is only
         # bound (slow) when the names are wrong or the call itself fails.
-        if not known.issuperset(kwargs):
+        if not open_names and not known.issuperset(kwargs):
             raise bad_arguments(args, kwargs)
         try:
             return fn(*args, **kwargs)

@@ -25,6 +25,7 @@ from typing import Any, Sequence
 
 from .. import profiles
 from .. import validate as v
+from ..validate import stat_function
 from ..errors import InputError
 from ..systems import changes
 
@@ -52,6 +53,7 @@ ACTIONS: dict[str, str] = {
 SHOTS = {1: "snap", 2: "shot", 3: "aimed"}
 
 
+@stat_function
 def shot_of(action: str) -> str | None:
     """The shot an action allows right after it, from the bullets in its name:
     ``"snap"`` (light weapons only), ``"shot"`` (heavy weapons at BS +4),
@@ -162,6 +164,7 @@ class UnitSpec:
         return replace(self, **changes_)
 
 
+@stat_function
 def from_profile(unit: Any = "Space Marine", *, name: str | None = None, models: int | None = None,
                  weapons: Sequence[str] | None = None, **overrides: Any) -> UnitSpec:
     """A :class:`UnitSpec` from a ``profiles/changes`` unit (a Unit or its name).
@@ -174,6 +177,11 @@ def from_profile(unit: Any = "Space Marine", *, name: str | None = None, models:
         unit = profiles.get_unit(changes.KEY, unit)
     if unit.system != changes.KEY:
         raise InputError("unit", "a 40k Changes profile", unit.system)
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise InputError("name", "a unit name (text), or None for the profile's", name)
+    if weapons is not None and (not isinstance(weapons, (list, tuple))
+                                or not all(isinstance(w, str) for w in weapons)):
+        raise InputError("weapons", "a list of the profile's weapon names, or None for all of them", weapons)
     chosen = unit.weapons if weapons is None else tuple(unit.weapon(w) for w in weapons)
     wpns = tuple(Weapon(w.name, s=w["s"], ap=w["ap"], shots=w["shots"], kind=w["class"]) for w in chosen)
     stats = {k: unit[k] for k in _STATS}
@@ -183,9 +191,11 @@ def from_profile(unit: Any = "Space Marine", *, name: str | None = None, models:
             raise InputError("from_profile keyword", "one of name, models, weapons, "
                              + ", ".join(sorted(known)), key)
     stats.update(overrides)
-    return UnitSpec(name=name or unit.name, models=models or unit.models, weapons=wpns, **stats)
+    return UnitSpec(name=unit.name if name is None else name, models=unit.models if models is None else models,
+                    weapons=wpns, **stats)
 
 
+@stat_function
 def force(*units: UnitSpec) -> tuple[UnitSpec, ...]:
     """A force: a tuple of units with distinct names (the names identify them in records)."""
     if len(units) == 1 and isinstance(units[0], (list, tuple)):
@@ -211,10 +221,15 @@ def force(*units: UnitSpec) -> tuple[UnitSpec, ...]:
     return tuple(units)
 
 
+@stat_function
 def target_count(units: Sequence[UnitSpec], loaded: Sequence[str] = ()) -> int:
     """How many units a choice of targets counts as: one each, and "a transport
     with a unit embarked on it counts as 2 units" (a transport with ``carries``
     or whose name is in ``loaded``: a unit of its force is inside it)."""
+    if not isinstance(units, (list, tuple)) or not all(isinstance(u, UnitSpec) for u in units):
+        raise InputError("units", "a list of workbench.turn.UnitSpec", units)
+    if not isinstance(loaded, (list, tuple, set, frozenset)) or not all(isinstance(n, str) for n in loaded):
+        raise InputError("loaded", "a list of unit names", loaded)
     loaded = set(loaded)
     return sum(2 if (u.carries or u.name in loaded) else 1 for u in units)
 

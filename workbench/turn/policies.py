@@ -43,6 +43,7 @@ import math
 from typing import Any, Sequence
 
 from .. import validate as v
+from ..validate import stat_function
 from ..errors import InputError
 from ..systems import changes
 from .simulator import _rate
@@ -327,6 +328,7 @@ class Greedy(Policy):
 POLICIES = {"focus": FocusFire, "spread": SpreadFire, "greedy": Greedy}
 
 
+@stat_function
 def get_policy(policy: Any, field: str = "policy") -> Policy:
     """A policy from its name ("focus", "spread", "greedy"), a ``(name, options)``
     pair, or a :class:`Policy` instance (returned as is)."""

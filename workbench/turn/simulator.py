@@ -53,6 +53,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import validate as v
+from ..validate import stat_function
 from ..errors import InputError
 from ..dice import roll_faces
 from ..systems import changes
@@ -273,7 +274,7 @@ class Battle:
         self.rules = _rules(rules)
         self.units = {"A": [Unit(s, "A") for s in force(force_a)],
                       "B": [Unit(s, "B") for s in force(force_b)]}
-        self.log = log
+        self.log = v.boolean("log", log)
         self.tally = Tally()
         self.active = "A"
         #: pairs locked by a DESPERATE CHARGE this turn: they fight from the next turn on
@@ -903,6 +904,7 @@ def _policies(policy_a: Any, policy_b: Any) -> dict:
     return {"A": get_policy(policy_a, "policy_a"), "B": get_policy(policy_b, "policy_b")}
 
 
+@stat_function
 def play_turn(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *, policy_a: Any = "focus",
               policy_b: Any = "focus", rules: Any = None, seed: Any = 0, active: str = "A",
               log: bool = False) -> Tally:
@@ -913,6 +915,7 @@ def play_turn(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *, polic
     return b.turn(active, _policies(policy_a, policy_b), rng)
 
 
+@stat_function
 def play_igougo(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *, policy_a: Any = "focus",
                 policy_b: Any = "focus", seed: Any = 0, first: str = "A", log: bool = False) -> Tally:
     """Play one plain I-go-you-go round from fresh forces (see :meth:`Battle.igougo`)."""

@@ -25,6 +25,7 @@ import pandas as pd
 
 from .. import studies
 from .. import validate as v
+from ..validate import stat_function
 from ..errors import InputError
 from .forces import UnitSpec, force
 from .policies import get_policy
@@ -119,6 +120,7 @@ def _frame(sc: dict, arr: np.ndarray, block: int) -> pd.DataFrame:
     return df
 
 
+@stat_function
 def study(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *, policy_a: Any = "focus",
           policy_b: Any = "focus", rules: Any = None, mode: str = "seed", active: str = "A",
           turns: int = 1000, seed: Any = 0, client: Any = None, block: int = DEFAULT_TURN_BLOCK,
@@ -149,6 +151,7 @@ def _se(x: pd.Series) -> float:
     return float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
 
 
+@stat_function
 def summary(df: pd.DataFrame) -> pd.DataFrame:
     """One row per scenario (mode, active, policies) of a :func:`study` frame.
 
@@ -181,6 +184,7 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@stat_function
 def design_questions(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *,
                      policies: Sequence[Any] = ("focus", "spread", "greedy"), policy_b: Any = "focus",
                      rules: Any = None, turns: int = 1000, seed: Any = 0, client: Any = None,
@@ -225,6 +229,7 @@ def _options(p) -> dict:
     return out
 
 
+@stat_function
 def value_of_engage(table: pd.DataFrame) -> pd.DataFrame:
     """From :func:`design_questions`: per active policy, what answering ENGAGE
     instead of staying UNDER FIRE changes for the passive side B (models it

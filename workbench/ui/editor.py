@@ -27,7 +27,10 @@ server only serves its staged notebooks (workbench.serve), and
 from __future__ import annotations
 
 import asyncio
+import atexit
 import html
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +41,22 @@ from ..errors import WorkbenchError
 from ..systems.description import describe_rules
 from .dashboard import SystemDashboard
 
-__all__ = ["RuleEditor"]
+__all__ = ["RuleEditor", "scratch_copy"]
+
+#: the prefix of the temporary folders of :func:`scratch_copy`
+SCRATCH_PREFIX = "rule-editor-"
+
+
+def scratch_copy(source: str | Path) -> Path:
+    """A copy of the rule file ``source`` in a temporary folder of its own, to
+    try edits on without changing the original; the folder is removed when
+    this Python process (the notebook's kernel) ends."""
+    source = Path(source)
+    if not source.is_file():
+        raise WorkbenchError(f"source: expected a rule file, got {str(source)!r} (no such file)")
+    folder = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return Path(shutil.copyfile(source, folder / source.name))
 
 #: the colour of the edited system on its dashboard (it is not on any shared plot)
 EDITOR_COLOUR = "#8172B3"

@@ -26,6 +26,7 @@ says why the images are missing.
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import os
 import re
@@ -39,7 +40,6 @@ from urllib.parse import quote
 
 import anywidget
 import ipywidgets as W
-import tornado.web
 import traitlets
 
 from .. import export, teach
@@ -223,20 +223,36 @@ def file_link(data: bytes, filename: str, label: str | None = None) -> str:
             f'target="_blank" class="wb-download">{html.escape(label or filename)}</a>')
 
 
-class DownloadHandler(tornado.web.StaticFileHandler):
-    """Serves :func:`downloads_dir` as attachments; nothing is listed, and a
-    path outside the folder is refused (tornado's static-file checks)."""
+@functools.cache
+def _download_handler() -> type:
+    """:class:`DownloadHandler`, made on first use: tornado is the dashboard
+    server's (the ``dashboard`` extra), and a panel in a notebook or a base
+    install never needs it."""
+    import tornado.web
 
-    def set_extra_headers(self, path):
-        name = Path(path).name
-        self.set_header("Content-Disposition", f"attachment; filename=\"{name}\"")
-        self.set_header("X-Content-Type-Options", "nosniff")
-        self.set_header("Cache-Control", "private, max-age=3600")
+    class DownloadHandler(tornado.web.StaticFileHandler):
+        """Serves :func:`downloads_dir` as attachments; nothing is listed, and a
+        path outside the folder is refused (tornado's static-file checks)."""
 
-    def validate_absolute_path(self, root, absolute_path):
-        if os.path.isdir(absolute_path):
-            raise tornado.web.HTTPError(404)
-        return super().validate_absolute_path(root, absolute_path)
+        def set_extra_headers(self, path):
+            name = Path(path).name
+            self.set_header("Content-Disposition", f"attachment; filename=\"{name}\"")
+            self.set_header("X-Content-Type-Options", "nosniff")
+            self.set_header("Cache-Control", "private, max-age=3600")
+
+        def validate_absolute_path(self, root, absolute_path):
+            if os.path.isdir(absolute_path):
+                raise tornado.web.HTTPError(404)
+            return super().validate_absolute_path(root, absolute_path)
+
+    DownloadHandler.__module__ = __name__
+    return DownloadHandler
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DownloadHandler":  # the server's handler class, built (importing tornado) when asked for
+        return _download_handler()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def download_route(server_url: str = "/") -> tuple[str, type, dict[str, str]]:
@@ -247,7 +263,7 @@ def download_route(server_url: str = "/") -> tuple[str, type, dict[str, str]]:
     base = server_url if server_url.endswith("/") else server_url + "/"
     folder = downloads_dir()
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return (f"{base}{DOWNLOAD_PATH}/(.*)", DownloadHandler, {"path": str(folder)})
+    return (f"{base}{DOWNLOAD_PATH}/(.*)", _download_handler(), {"path": str(folder)})
 
 
 # ---------------------------------------------------------------------------
