@@ -618,7 +618,7 @@ def _post_parts(df: pd.DataFrame, table: pd.DataFrame | None):
     span = "; ".join(f"{_axis_words(df, k)} from {v[0]} to {v[-1]}" if len(v) > 1 else f"{_axis_words(df, k)} {v[0]}"
                      for k, v in grid.items())
     title = f"Before and after: {change_words(a, b)}"
-    lines = [f"Before: {a.name}.", f"After: {b.name}.", f"Over {span}{_context(df)}: {verdict(df)}"]
+    lines = [f"Before: {a.name}.", f"After: {b.name}.", f"Over {span}: {verdict(df)}"]
     return title, lines, table
 
 

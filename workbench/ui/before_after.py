@@ -300,7 +300,8 @@ class BeforeAfterDashboard(LiveDashboard):
                         x = axes.get("x", (self.axes()[0], None))
                         y = axes.get("y", (self.axes()[1], None))
                         grid = {n: vals if vals is not None else _axis_values(a, n) for n, vals in (x, y)}
-                    self._build(a, b, grid)
+                    if (a, b) != (self.a, self.b) or grid != self.grid():  # else: the page shows it already
+                        self._build(a, b, grid)
                 except WorkbenchError as exc:
                     errors.append(str(exc))
             values = parse_controls(rest, self.controls, errors)
