@@ -248,6 +248,42 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def kernel_link_host(host: str) -> str:
+    """The address a kernel of this machine dials to reach a server listening
+    on ``host``, as it goes into a URL (Voila's ``VOILA_APP_IP``).
+
+    A preheated kernel reads its viewer's link over a websocket to the server
+    (``voila/query/<kernel id>``); Voila's default, 127.0.0.1, reaches nothing
+    when the server listens on a LAN address, a host name or IPv6. Every
+    interface (``0.0.0.0``, ``::``) is reached on the loopback address of its
+    family; an IPv6 address is bracketed.
+    """
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host  # a host name: the kernel resolves it as the server did
+    return f"[{address}]" if address.version == 6 else str(address)
+
+
+def kernel_environment(host: str, environ: dict | None = None) -> dict[str, str]:
+    """What the kernels' environment gets so that their link channel reaches
+    this server on ``host``: ``VOILA_APP_IP``, and the host added to
+    ``no_proxy``/``NO_PROXY`` (the kernel's websocket client honours a
+    configured HTTP proxy, which cannot reach this machine's own address)."""
+    environ = os.environ if environ is None else environ
+    dial = kernel_link_host(host)
+    bare = dial.strip("[]")
+    env = {"VOILA_APP_IP": dial}
+    for name in ("no_proxy", "NO_PROXY"):
+        present = [p for p in environ.get(name, "").split(",") if p.strip()]
+        env[name] = ",".join(present if bare in present else present + [bare])
+    return env
+
+
 # ---------------------------------------------------------------- files and pages
 
 def stage_notebooks(source: Path, dest: Path, dashboards=DASHBOARDS) -> list[Path]:
@@ -400,9 +436,12 @@ def _make_server_class():
         One channel is the kernels', not the viewers': a preheated kernel asks
         for its viewer's link over ``voila/query/<kernel id>`` (Voila's
         ``wait_for_request``), and kernels hold no token. That websocket is
-        admitted without it when it comes straight from this machine (no
-        proxy's forwarding headers); refused, the kernel would show every
-        link's values as the defaults.
+        admitted without it when ``<kernel id>`` names a kernel this server
+        runs: the id is a random UUID that only the kernel, the server and the
+        viewer the kernel is later handed to ever see, so it is the kernel's
+        credential, whatever address the kernel dials from (a LAN address, a
+        proxy in front, IPv6). Refused, the kernel could not read its link and
+        would show the starting values.
         """
 
         def prepare(self):
@@ -415,18 +454,12 @@ def _make_server_class():
 
         def _from_a_kernel(self) -> bool:
             request = self.request
-            if not request.path.startswith(self.settings["workbench_base_url"] + "voila/query/"):
+            prefix = self.settings["workbench_base_url"] + "voila/query/"
+            if not request.path.startswith(prefix) or request.headers.get("Upgrade", "").lower() != "websocket":
                 return False
-            if request.headers.get("Upgrade", "").lower() != "websocket":
-                return False
-            if any(h in request.headers for h in ("X-Forwarded-For", "X-Real-Ip", "Forwarded")):
-                return False  # through a proxy: a viewer's, whatever its address
-            peer = request.remote_ip
-            try:
-                own = request.connection.stream.socket.getsockname()[0]
-            except (AttributeError, OSError):
-                own = None
-            return is_loopback(peer) or peer == own
+            km = self.settings.get("kernel_manager")
+            kernel_id = request.path[len(prefix):]
+            return km is not None and re.fullmatch(r"[0-9a-f-]{36}", kernel_id) is not None and kernel_id in km
 
         def _workbench_admitted(self, token: str) -> bool:
             given = self.get_query_argument("token", None)
@@ -899,6 +932,7 @@ def main(argv: list[str] | None = None) -> int:
             [str(TEMPLATE_ROOT)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
         )
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        os.environ.update(kernel_environment(host))  # the kernels' link channel dials this server's own host
         if plotly_widget_bundle() is not None:  # read by workbench.ui in the (preheated) kernels
             os.environ[PLOTLY_ESM_ENV] = plotly_esm_loader(base_url)
         from .ui.forum import DOWNLOAD_DIR_ENV, DOWNLOAD_ENV, DOWNLOAD_PATH

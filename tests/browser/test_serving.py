@@ -229,17 +229,18 @@ def test_the_kernel_websocket_needs_the_token_too(token_server):
 NO_KERNEL = "00000000-0000-4000-8000-000000000000"  # the id the proxy test knocks with; its refusals are expected
 
 
-def test_the_kernels_link_channel_needs_the_token_when_it_comes_through_a_proxy(token_server):
-    """voila/query/<kernel id> is admitted without the token only straight from this machine
-    (the kernels'); forwarded through a proxy, it is a viewer's and needs the token."""
+def test_the_kernels_link_channel_needs_the_token_or_a_kernel_of_this_server(token_server):
+    """voila/query/<kernel id> is admitted without the token only for the id of
+    a kernel this server runs (the kernel's own credential, from any address):
+    a stranger knocking with any other id is refused, straight or through a proxy."""
     url = token_server.url.replace("http://", "ws://") + f"voila/query/{NO_KERNEL}"
 
-    async def knock(headers):
+    async def knock(headers, where=url):
         from tornado.httpclient import HTTPClientError, HTTPRequest
         from tornado.websocket import websocket_connect
 
         try:
-            ws = await websocket_connect(HTTPRequest(url, headers=headers))
+            ws = await websocket_connect(HTTPRequest(where, headers=headers))
         except HTTPClientError as exc:
             return exc.code
         ws.close()
@@ -247,7 +248,9 @@ def test_the_kernels_link_channel_needs_the_token_when_it_comes_through_a_proxy(
 
     assert run_in_thread(knock({"X-Forwarded-For": "203.0.113.7"}), 30) == 403
     assert run_in_thread(knock({"X-Real-IP": "203.0.113.7"}), 30) == 403
-    assert run_in_thread(knock({}), 30) == 101
+    assert run_in_thread(knock({}), 30) == 403
+    assert run_in_thread(knock({}, url.replace(NO_KERNEL, "..%2F..%2Fapi")), 30) in (403, 404)
+    assert run_in_thread(knock({"Authorization": f"token {TOKEN}"}), 30) == 101  # the token opens it, as any route
 
 
 def test_a_browser_with_the_link_keeps_working_and_one_without_is_told(browser, token_server):
