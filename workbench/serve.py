@@ -102,6 +102,10 @@ MAX_POOL_SIZE = 32
 #: seconds a kernel may stay without any websocket before it is shut down (a
 #: page that closed without Voila's shutdown beacon; a brief network drop reconnects sooner)
 DISCONNECT_GRACE = 15.0
+#: seconds after which a refused ("busy") viewer may try again: a kernel whose page
+#: never connected is released within this (the culler of ``voila.json``: 20 s idle,
+#: checked every 10 s)
+BUSY_RETRY_S = 30
 TOKEN_COOKIE = "workbench_token"
 
 
@@ -185,17 +189,21 @@ def resolve_host(value: str | None) -> str:
 
 
 def resolve_base_url(value: str | None) -> str:
-    """The URL prefix: ``value``, else ``$BASE_URL``, else ``/``; always ``/``-framed (``dice`` -> ``/dice/``).
+    """The URL prefix: ``value``, else ``$BASE_URL``, else ``/``; a path from the
+    root, given with its trailing slash or without (``/dice`` -> ``/dice/``).
 
-    Letters, digits and ``-._~`` in each segment; no empty, ``.`` or ``..`` segment.
+    Starts with ``/``; letters, digits and ``-._~`` in each segment; no empty,
+    ``.`` or ``..`` segment (``dice/`` or ``no-slash`` is refused: a prefix that
+    is not a path from the root is a typo, never guessed).
     """
     value, env = _from_env(value, "BASE_URL")
     if value is None:
         return "/"
-    segments = [s for s in str(value).strip().strip("/").split("/")]
-    if segments == [""]:
+    text = str(value).strip()
+    segments = text.strip("/").split("/")
+    if text.startswith("/") and segments == [""]:
         return "/"
-    if any(not re.fullmatch(r"[A-Za-z0-9._~-]+", s) or s in (".", "..") for s in segments):
+    if not text.startswith("/") or any(not re.fullmatch(r"[A-Za-z0-9._~-]+", s) or s in (".", "..") for s in segments):
         raise InputError(env or "base-url", "a URL path such as /dice/ (letters, digits, - . _ ~ between slashes)",
                          value)
     return "/" + "/".join(segments) + "/"
@@ -327,7 +335,8 @@ NOTICES = {
               "These dashboards are shared with a token. Open the full link you were given "
               "(it ends with ?token=...), or ask the person who shared it for that link."),
     "busy": (503, "The dashboards are busy",
-             "Too many people are using the dashboards right now. Try again in a minute or two."),
+             f"Too many people are using the dashboards right now. Try again in {BUSY_RETRY_S} seconds: "
+             "a place is freed as soon as someone closes a dashboard."),
 }
 
 
@@ -538,7 +547,7 @@ def _make_server_class():
             async def get(self, path=None):
                 limit = self.settings.get("workbench_max_kernels") or 0
                 if limit and viewer_kernels(self.kernel_manager) >= limit:
-                    refuse(self, "busy", **{"Retry-After": "30"})
+                    refuse(self, "busy", **{"Retry-After": str(BUSY_RETRY_S)})
                     return
                 self.xsrf_token  # noqa: B018 - reading it sets the _xsrf cookie
                 return await super().get(path)
