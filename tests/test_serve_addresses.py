@@ -96,3 +96,15 @@ def test_a_link_that_arrives_is_the_query_string(preheated):
         loop.call_soon_threadsafe(done.set_result, None)
         thread.join(10)
     assert seen == ["/dice/voila/query/6f0a3c1e-0000-4000-8000-00000000abcd"]
+
+
+def test_pools_preheat_the_first_page_on_loopback_and_two_per_page_elsewhere():
+    pages = serve.DASHBOARDS
+    assert serve.pool_plan(None, "127.0.0.1", pages) == {"default": 0, pages[0].notebook: 1}
+    assert serve.pool_plan(None, "::1", pages) == {"default": 0, pages[0].notebook: 1}
+    for host in ("0.0.0.0", "192.168.1.20", "dice.example.org"):
+        assert serve.pool_plan(None, host, pages) == {"default": serve.SHARED_POOL_SIZE}
+    assert serve.SHARED_POOL_SIZE >= 2  # a second viewer of a page finds a warm kernel
+    for host in ("127.0.0.1", "0.0.0.0"):  # the option wins everywhere, 0 included
+        assert serve.pool_plan(0, host, pages) == {"default": 0}
+        assert serve.pool_plan(3, host, pages) == {"default": 3}

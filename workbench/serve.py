@@ -17,7 +17,8 @@ option                    variable            meaning
 ``--token``               ``WORKBENCH_TOKEN`` access token every request needs (default: none on
                                               loopback, a generated one elsewhere unless --public)
 ``--max-kernels``         ``MAX_KERNELS``     viewers' kernels at once; the next viewer gets 503
-``--pool-size``           ``POOL_SIZE``       preheated kernels per dashboard
+``--pool-size``           ``POOL_SIZE``       preheated kernels per dashboard (default: 1 for the first
+                                              page on loopback, none for the others; 2 per page elsewhere)
 ========================  ==================  =====================================================
 
 * a landing page at ``<base>`` links each dashboard at
@@ -37,9 +38,11 @@ option                    variable            meaning
   ``?token=...`` sets a cookie and is redirected to the same address without
   the token; a request without it gets 401 (403 for a websocket) and a page
   saying the link's token is needed, never the token;
-* kernel lifecycle: one preheated kernel per dashboard (``--pool-size``); a
-  taken kernel is replaced once viewers stop arriving, one replacement at a
-  time (:mod:`workbench.kernelpool`); a closed page frees its
+* kernel lifecycle: preheated kernels as :func:`pool_plan` says (``--pool-size``);
+  a taken kernel is replaced at once, one replacement at a time, and only
+  during a burst of viewers once they stop arriving (:mod:`workbench.kernelpool`);
+  a kernel whose page never connects is culled within about
+  :data:`BUSY_RETRY_S` seconds; a closed page frees its
   kernel (Voila's shutdown beacon, which carries the ``_xsrf`` cookie the
   page is now given; and, if the beacon never comes, a kernel whose last
   websocket closed is shut down after :data:`DISCONNECT_GRACE` seconds), and
@@ -232,6 +235,30 @@ def resolve_int(value, env: str, option: str, default: int, low: int, high: int)
     if not low <= number <= high:
         raise InputError(source or option, f"an integer from {low} to {high}", value)
     return number
+
+
+#: preheated kernels per page on a shared host (HOST not loopback) unless --pool-size says otherwise:
+#: with refills started at once, a second viewer finds a warm kernel and a third its replacement
+SHARED_POOL_SIZE = 2
+#: on loopback (``make run`` on a laptop) only the first page of the landing page is preheated
+LOOPBACK_PREHEATED = 1
+
+
+def pool_plan(pool_size: int | None, host: str, dashboards) -> dict[str, int]:
+    """Preheated kernels per page: ``{"default": n, <notebook>: n, ...}`` (Voila's
+    ``kernel_pools_config`` shape, reduced to sizes).
+
+    ``--pool-size``/``POOL_SIZE`` given: that many for every page. Otherwise
+    on a shared host :data:`SHARED_POOL_SIZE` for every page; on loopback
+    one kernel for the first page only (the one a designer opens first) and
+    none for the others, whose viewer's kernel starts when they open it.
+    """
+    if pool_size is not None:
+        return {"default": pool_size}
+    if not is_loopback(host):
+        return {"default": SHARED_POOL_SIZE}
+    first = {dashboards[0].notebook: LOOPBACK_PREHEATED} if dashboards else {}
+    return {"default": 0, **first}
 
 
 def select_dashboards(names: str | None) -> tuple[Dashboard, ...]:
@@ -906,7 +933,9 @@ def main(argv: list[str] | None = None) -> int:
                                                            "(default: all seven)")
     parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS_DIR, help="folder holding the dashboard notebooks")
     parser.add_argument("--pool-size", default=None, help=f"preheated kernels per dashboard, 0-{MAX_POOL_SIZE} "
-                                                          "(default: $POOL_SIZE or 1; each ~150 MB)")
+                                                          "(default: $POOL_SIZE, else 1 for the first page on "
+                                                          f"loopback and {SHARED_POOL_SIZE} per page elsewhere; "
+                                                          "each ~150 MB)")
     args = parser.parse_args(argv)
     try:
         port = resolve_port(args.port)
@@ -914,7 +943,7 @@ def main(argv: list[str] | None = None) -> int:
         base_url = resolve_base_url(args.base_url)
         token = resolve_token(args.token)
         max_kernels = resolve_int(args.max_kernels, "MAX_KERNELS", "max-kernels", DEFAULT_MAX_KERNELS, 1, 10_000)
-        pool_size = resolve_int(args.pool_size, "POOL_SIZE", "pool-size", 1, 0, MAX_POOL_SIZE)
+        pool_size = resolve_int(args.pool_size, "POOL_SIZE", "pool-size", None, 0, MAX_POOL_SIZE)
         dashboards = select_dashboards(args.dashboards)
         if token is None and not is_loopback(host) and not args.public:
             token = secrets.token_urlsafe(24)
@@ -957,8 +986,10 @@ def main(argv: list[str] | None = None) -> int:
         app.port = port
         app.workbench_token = token
         app.workbench_max_kernels = max_kernels
-        app.voila_configuration.default_pool_size = pool_size
-        app.voila_configuration.preheat_kernel = pool_size > 0
+        pools = pool_plan(pool_size, host, dashboards)
+        app.voila_configuration.default_pool_size = pools["default"]
+        app.voila_configuration.preheat_kernel = any(n > 0 for n in pools.values())
+        app.config.VoilaKernelManager.kernel_pools_config = {name: {"pool_size": n} for name, n in pools.items()}
         if _have_anywidget():  # plots are FigureWidgets: the 5 MB plotly mime renderer is never used
             app.voila_configuration.extension_denylist = [
                 *(app.voila_configuration.extension_denylist or []), "jupyterlab-plotly"]
