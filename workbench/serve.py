@@ -527,14 +527,16 @@ def _make_server_class():
         return type(f"Gated{cls.__name__}", (Gate, cls), {})
 
     class LandingHandler(tornado.web.RequestHandler):
-        def initialize(self, page: str):
+        """The landing page, written on each visit (a rule file that broke since is listed as broken)."""
+
+        def initialize(self, page):
             self.page = page
 
         def get(self):
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.set_header("X-Content-Type-Options", "nosniff")
             self.set_header("Cache-Control", "no-cache")
-            self.finish(self.page)
+            self.finish(self.page())
 
     def _not_found_on_error(cls):
         class Guarded(cls):
@@ -643,6 +645,14 @@ def _make_server_class():
         name = "workbench-dashboards"
         dashboards = DASHBOARDS
         landing_extra = ""  # the rule files that are not served, with why (workbench.rulepages)
+        rule_pages = None  # the staged rule-file pages (workbench.rulepages.RulePages), listed as they are now
+
+        def landing_html(self) -> str:
+            if self.rule_pages is None:
+                return landing_page(self.dashboards, self.landing_extra)
+            now = self.rule_pages.now()
+            fixed = tuple(d for d in self.dashboards if d not in self.rule_pages.dashboards)
+            return landing_page(fixed + now.dashboards, now.landing_items())
         workbench_token: str | None = None
         workbench_max_kernels: int = 0
 
@@ -683,7 +693,7 @@ def _make_server_class():
             if render_kwargs is None:  # pragma: no cover - Voila changed its routes
                 raise RuntimeError("Voila has no voila/render/ route to restrict")
             names = "|".join(d.notebook.replace(".", r"\.") for d in self.dashboards)
-            front = [(base, gated(LandingHandler), {"page": landing_page(self.dashboards, self.landing_extra)}),
+            front = [(base, gated(LandingHandler), {"page": self.landing_html}),
                      (base + rf"voila/render/({names})", gated(limited_render(render_cls)), render_kwargs)]
             bundle = plotly_widget_bundle()
             if bundle is not None:
@@ -956,7 +966,7 @@ def main(argv: list[str] | None = None) -> int:
                 rule_pages = stage_rule_pages(served, tuple(d.notebook for d in dashboards))
                 dashboards, landing_extra = dashboards + rule_pages.dashboards, rule_pages.landing_items()
             else:
-                landing_extra = ""
+                landing_extra, rule_pages = "", None
         except Exception:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -982,7 +992,7 @@ def main(argv: list[str] | None = None) -> int:
         app.initialize([str(served), f"--Voila.connection_dir_root={tmp}", f"--Voila.base_url={base_url}",
                         f"--Voila.server_url={base_url}"])
         app.ip = host
-        app.dashboards, app.landing_extra = dashboards, landing_extra
+        app.dashboards, app.landing_extra, app.rule_pages = dashboards, landing_extra, rule_pages
         app.port = port
         app.workbench_token = token
         app.workbench_max_kernels = max_kernels
