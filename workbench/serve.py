@@ -427,14 +427,41 @@ def _have_anywidget() -> bool:
     return importlib.util.find_spec("anywidget") is not None
 
 
+#: the kernels' start-up warning left out of the server's log: kernels listen on this
+#: machine's loopback interface only, and every message is signed with the kernel's key
+KERNEL_TCP_WARNING = "Kernel is running over TCP without encryption"
+
+
 def _quiet_kernel_home(tmp: Path) -> Path:
-    """An IPYTHONDIR whose profile disables history, so kernels write nothing to the user's home."""
+    """An IPYTHONDIR whose profile disables history, so kernels write nothing to the user's home,
+    and whose kernel configuration drops :data:`KERNEL_TCP_WARNING` (one per kernel, not actionable)."""
     profile = tmp / "ipython" / "profile_default"
     profile.mkdir(parents=True, exist_ok=True)
     config = "c = get_config()  # noqa\nc.HistoryManager.enabled = False\n"
+    quiet = ("import logging\n\n\nclass _DropTcpWarning(logging.Filter):\n"
+             "    def filter(self, record):\n"
+             f"        return {KERNEL_TCP_WARNING!r} not in record.getMessage()\n\n\n"
+             "logging.getLogger('IPKernelApp').addFilter(_DropTcpWarning())\n")
     (profile / "ipython_config.py").write_text(config, encoding="utf-8")
-    (profile / "ipython_kernel_config.py").write_text(config, encoding="utf-8")
+    (profile / "ipython_kernel_config.py").write_text(config + quiet, encoding="utf-8")
     return tmp / "ipython"
+
+
+def sign_notebooks(folder: Path, notary_dir: Path) -> None:
+    """Sign every staged notebook in a notary store of this server's own
+    (``notary_dir``: its secret and signature database, removed at exit), so
+    that Jupyter Server does not warn "Notebook ... is not trusted" for each
+    page; nothing is written to the user's Jupyter data folder."""
+    import nbformat
+    from nbformat.sign import NotebookNotary
+
+    notary_dir.mkdir(parents=True, exist_ok=True)
+    notary = NotebookNotary(data_dir=str(notary_dir))
+    try:
+        for path in sorted(folder.glob("*.ipynb")):
+            notary.sign(nbformat.read(path, as_version=4))
+    finally:
+        notary.store.close()
 
 
 def token_cookie_value(token: str) -> str:
@@ -705,6 +732,15 @@ def _make_server_class():
             if base != "/":  # the prefix without its last slash leads to the landing page
                 front.append((base.rstrip("/"), tornado.web.RedirectHandler, {"url": base}))
             return front + kept
+
+        def stop(self):
+            """End every kernel at once (``now=True``): asked to shut down while it is
+            still running its notebook (a preheated one waiting for its viewer), a
+            kernel prints a ZMQ traceback per kernel into the log at every Ctrl-C."""
+            from jupyter_core.utils import run_sync
+
+            shutil.rmtree(self.connection_dir, ignore_errors=True)
+            run_sync(self.kernel_manager.shutdown_all)(now=True)
 
         def start(self):
             """Bind first (a taken port is a clear error), then serve until stopped."""
@@ -988,9 +1024,11 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[DOWNLOAD_ENV] = base_url.rstrip("/") + "/" + DOWNLOAD_PATH  # a path on the page's own host
         for name in ("WORKBENCH_TOKEN",):  # kernels need no secret
             os.environ.pop(name, None)
+        sign_notebooks(served, tmp / "notary")
         app = _make_server_class()()
         app.initialize([str(served), f"--Voila.connection_dir_root={tmp}", f"--Voila.base_url={base_url}",
                         f"--Voila.server_url={base_url}"])
+        app.config.NotebookNotary.data_dir = str(tmp / "notary")  # the staged pages' signatures
         app.ip = host
         app.dashboards, app.landing_extra, app.rule_pages = dashboards, landing_extra, rule_pages
         app.port = port
