@@ -306,12 +306,26 @@ def small_server():
 
 
 def test_the_viewer_above_max_kernels_gets_busy_and_a_leaving_viewer_makes_room(small_server):
+    from contextlib import ExitStack
+
+    from websockets.sync.client import connect
+
     page_url = small_server.url + "voila/render/changes.ipynb"
-    first = request(page_url)
-    second = request(page_url)
-    assert first[0] == 200 and second[0] == 200
-    status, body, headers = request(page_url)
-    assert status == 503 and "busy" in body and "Try again" in body and headers["Retry-After"]
+    ws_base = small_server.url.replace("http://", "ws://") + "api/kernels/"
+    with ExitStack() as viewers:  # two viewers whose pages are connected (a page that never connects is released)
+        first = request(page_url)
+        assert first[0] == 200
+        viewers.enter_context(connect(ws_base + f"{kernel_id_of(first[1])}/channels", subprotocols=[V1]))
+        second = request(page_url)
+        assert second[0] == 200
+        viewers.enter_context(connect(ws_base + f"{kernel_id_of(second[1])}/channels", subprotocols=[V1]))
+        status, body, headers = request(page_url)
+        assert status == 503 and "busy" in body and "Try again" in body and headers["Retry-After"]
+        _leave_and_make_room(small_server, page_url, first)
+
+
+def _leave_and_make_room(small_server, page_url, first):
+    """The first viewer leaves (Voila's shutdown beacon): the next viewer gets a page."""
     # the first viewer closes the page: Voila's beacon, a form with the _xsrf cookie's value
     cookie = _cookie(first[2])
     xsrf = SimpleCookie(cookie)["_xsrf"].value
