@@ -78,14 +78,17 @@ def test_a_burst_of_takes_is_refilled_after_it_ends_one_kernel_at_a_time():
             assert km.take().done()
             await asyncio.sleep(0.1)
         last_take = pacer.last_taken
-        assert len(pacer.unstarted) == 4  # no kernel started for them yet: not the pool's in a count of kernels
+        # the first viewer's replacement started at once (no burst yet); no other one has a kernel yet,
+        # so none is the pool's in a count of kernels
+        assert len(pacer.unstarted) == 3
         await asyncio.gather(*km.pool)
         assert not pacer.unstarted
         assert len(km.pool) == 4
         starts = [t for what, _, t in km.events if what == "start"]
         readies = [t for what, _, t in km.events if what == "ready"]
         assert len(starts) == 4
-        assert min(starts) >= last_take + 0.5 - 0.05, "a refill started while viewers were still arriving"
+        assert starts[0] < last_take
+        assert min(starts[1:]) >= last_take + 0.5 - 0.05, "a refill started while the burst was still arriving"
         # each replacement starts only after the previous one reached its viewer wait
         for ready, nxt in zip(readies, starts[1:]):
             assert nxt >= ready
@@ -169,3 +172,47 @@ def test_a_waited_for_replacement_does_not_queue_behind_another_dashboards_quiet
         await asyncio.gather(*km.pool, *km._pools["other"], return_exceptions=True)
 
     run(scenario())
+
+
+def test_a_viewer_outside_a_burst_gets_a_replacement_started_at_once():
+    async def scenario():
+        km = StandInPool(preheat=0.2)
+        pacer = await km.paced_and_filled(2, quiet=5, patience=10)
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        assert km.take().done()  # the first viewer of the page
+        await asyncio.sleep(0.5)
+        t1 = loop.time()
+        assert km.take().done()  # a second one, after the first's replacement has preheated
+        await asyncio.gather(*km.pool)
+        starts = [t for what, _, t in km.events if what == "start"]
+        assert len(starts) == 2 and not pacer.in_burst()
+        assert starts[0] - t0 < 0.1 and starts[1] - t1 < 0.1, "a refill waited although no burst was on"
+        assert len(km.pool) == 2
+
+    run(scenario())
+
+
+def test_three_viewers_together_are_not_a_burst_but_five_are():
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        for viewers, paced in ((3, False), (5, True)):
+            km = StandInPool(preheat=0.05)
+            pacer = await km.paced_and_filled(viewers, quiet=1.0, patience=10)
+            t0 = loop.time()
+            for _ in range(viewers):
+                km.take()
+            await asyncio.gather(*km.pool)
+            first = min(t for what, _, t in km.events if what == "start")
+            assert (first - t0 >= 1.0 - 0.05) is paced, (viewers, first - t0)
+            starts = sorted(t for what, _, t in km.events if what == "start")
+            readies = sorted(t for what, _, t in km.events if what == "ready")
+            assert all(nxt >= ready for ready, nxt in zip(readies, starts[1:]))  # still one at a time
+            assert pacer.burst == 4
+
+    run(scenario())
+
+
+def test_a_burst_needs_at_least_one_take():
+    with pytest.raises(ValueError, match="burst"):
+        PacedRefill(burst=0)

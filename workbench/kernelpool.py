@@ -10,8 +10,11 @@ with the pages being opened (measured: sixteen viewers drew their plots in
 
 :class:`PacedRefill` replaces that with:
 
-* **quiet first**: a replacement starts once no viewer has taken a kernel for
-  ``quiet`` seconds (a burst of arrivals is served before any refill), at
+* **at once, unless in a burst**: a replacement starts as soon as a viewer
+  takes a kernel, so the next viewer of the page finds a warm one; only
+  during a real burst (``burst`` takes within ``window`` seconds, more than
+  a playtest group opening one link) does it wait until no viewer has taken a
+  kernel for ``quiet`` seconds (the burst is served before any refill), at
   the latest ``patience`` seconds after it was asked for (a steady stream of
   viewers still gets its kernels), and at once when a viewer is already
   waiting for it (the pool had no ready kernel left);
@@ -26,11 +29,15 @@ The first fill at start-up is Voila's own (all kernels at once).
 from __future__ import annotations
 
 import asyncio
+import collections
 import time
 from typing import Any, Callable
 
-#: seconds without a viewer taking a kernel before a replacement starts
+#: during a burst: seconds without a viewer taking a kernel before a replacement starts
 QUIET_S = 12.0
+#: a burst: this many kernels taken within BURST_WINDOW_S seconds (a group of three is not one)
+BURST_TAKES = 4
+BURST_WINDOW_S = 10.0
 #: a replacement starts at the latest this many seconds after it was asked for
 PATIENCE_S = 45.0
 #: the next replacement waits at most this long for the previous one's notebook to reach its viewer wait
@@ -54,10 +61,15 @@ class PacedRefill:
     """
 
     def __init__(self, quiet: float = QUIET_S, patience: float = PATIENCE_S, limit: float = PREHEAT_LIMIT_S,
-                 ready: Callable[[str], bool] = _waiting_for_viewer, clock: Callable[[], float] = time.monotonic):
+                 ready: Callable[[str], bool] = _waiting_for_viewer, clock: Callable[[], float] = time.monotonic,
+                 burst: int = BURST_TAKES, window: float = BURST_WINDOW_S):
         if not 0 <= quiet <= patience:
             raise ValueError(f"quiet: expected 0 <= quiet <= patience ({patience}), got {quiet}")
+        if burst < 1 or window < 0:
+            raise ValueError(f"burst: expected at least 1 take within a window of 0 s or more, got {burst} in {window}")
         self.quiet, self.patience, self.limit = quiet, patience, limit
+        self.burst, self.window = burst, window
+        self.takes: collections.deque[float] = collections.deque()  # when viewers took kernels, the last window
         self.ready, self.clock = ready, clock
         self.last_taken = -float("inf")
         self._queue: list[asyncio.Task] = []  # replacements done waiting for quiet, in order
@@ -78,6 +90,7 @@ class PacedRefill:
             return self._fill(delay=delay, notebook_name=notebook_name, **kwargs)
         self.last_taken = self.clock()
         asked = self.last_taken
+        self.takes.append(asked)
         km = self._km
         # Voila's fill_if_needed creates each replacement's coroutine with self._initialize(...):
         # while it runs, that name is the paced one (an instance attribute over the class's method).
@@ -105,17 +118,25 @@ class PacedRefill:
             self._running = False
 
     async def _wait_turn(self, me, asked: float) -> None:
-        while not self._claimed(me):  # quiet first (outside the queue: others may go meanwhile)
-            wait = min(self.last_taken + self.quiet, asked + self.patience) - self.clock()
-            if wait <= 0:
-                break
-            await asyncio.sleep(min(wait, 0.25))
+        while not self._claimed(me) and self._held(asked):  # quiet first (outside the queue: others may go meanwhile)
+            await asyncio.sleep(0.25)
         self._queue.append(me)
-        try:
-            while self._running or self._next() is not me:
+        try:  # a burst that begins while this one queues holds it too
+            while self._running or self._next() is not me or (not self._claimed(me) and self._held(asked)):
                 await asyncio.sleep(0.1)
         finally:
             self._queue.remove(me)
+
+    def _held(self, asked: float) -> bool:
+        """Whether a replacement asked for at ``asked`` still waits for quiet (only during a burst)."""
+        return self.in_burst() and min(self.last_taken + self.quiet, asked + self.patience) > self.clock()
+
+    def in_burst(self) -> bool:
+        """Whether viewers are arriving in a burst: ``burst`` takes within the last ``window`` seconds."""
+        now = self.clock()
+        while self.takes and self.takes[0] < now - self.window:
+            self.takes.popleft()
+        return len(self.takes) >= self.burst
 
     def _next(self):
         """The queued replacement that starts next: the first one a viewer waits for, else the first."""

@@ -11,7 +11,11 @@ notebooks sit in the staged folder.
 
 A rule file that does not load, or whose key names a page the server
 already has, is not served; the landing page lists it with its message in
-plain words, and every other page is served as usual.
+plain words, and every other page is served as usual. A rule file that
+breaks while the server runs is listed the same way from the next visit
+of the landing page on (:meth:`RulePages.now`), and its page shows the
+file's error with its line and field instead of a dashboard
+(:func:`rule_dashboard`); fixed, it is served again.
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ import nbformat
 
 from .serve import Dashboard
 
-__all__ = ["RulePages", "stage_rule_pages", "rule_notebook"]
+__all__ = ["RulePages", "stage_rule_pages", "rule_notebook", "rule_dashboard", "BrokenRulePage"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,25 @@ class RulePages:
 
     dashboards: tuple[Dashboard, ...]
     broken: tuple[tuple[str, str], ...]
+    #: (rule file name, message) of the files refused for another reason than their
+    #: content (a key another page has, a page that could not be written): kept by :meth:`now`
+    refused: tuple[tuple[str, str], ...] = ()
+
+    def now(self) -> "RulePages":
+        """These pages as the rule files are now: a staged page whose file no
+        longer loads moves to the broken ones (with the loader's message), and
+        back once the file is fixed. Pages are staged once, at start: a file
+        added while serving gets no page until the server is restarted."""
+        from . import systems
+
+        loaded = set(systems.keys())
+        broken = [(b.path.name, _plain(b.message, Path(b.path))) for b in systems.broken()]
+        names = {name for name, _ in broken}
+        served = tuple(d for d in self.dashboards if d.notebook.removesuffix(".ipynb") in loaded)
+        gone = [(d.notebook.removesuffix(".ipynb"), "this rule file is no longer in its folder")
+                for d in self.dashboards if d not in served and _file_of(d) not in names]
+        refused = [item for item in self.refused if item[0] not in names]
+        return RulePages(served, tuple(broken + gone + refused), self.refused)
 
     def landing_items(self) -> str:
         """The landing page's entries of the rule files that are not served (HTML ``<li>``s, no link)."""
@@ -43,15 +66,22 @@ class RulePages:
             for name, message in self.broken)
 
 
-def rule_notebook(key: str, title: str, blurb: str) -> nbformat.NotebookNode:
-    """The dashboard notebook of one rule file: a heading and two cells calling the package."""
+def _file_of(dashboard: Dashboard) -> str:
+    """The rule file name a staged page's blurb ends with ("... (rule file kill6.toml)")."""
+    m = re.search(r"\(rule file ([^()]+)\)$", dashboard.blurb)
+    return m.group(1) if m else ""
+
+
+def rule_notebook(key: str, title: str, blurb: str, file_name: str | None = None) -> nbformat.NotebookNode:
+    """The dashboard notebook of one rule file: a heading and two cells calling the package
+    (:func:`rule_dashboard`, which shows the file's error if it breaks later)."""
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     nb.metadata["language_info"] = {"name": "python"}
     nb.cells = [
         nbformat.v4.new_markdown_cell(f"# {title}\n\n{blurb}"),
-        nbformat.v4.new_code_cell(f"from workbench.ui import SystemDashboard\n\n"
-                                  f"dashboard = SystemDashboard({key!r})"),
+        nbformat.v4.new_code_cell(f"from workbench.rulepages import rule_dashboard\n\n"
+                                  f"dashboard = rule_dashboard({key!r}, {(file_name or key)!r})"),
         nbformat.v4.new_code_cell("dashboard.show()"),
     ]
     return nb
@@ -81,7 +111,8 @@ def stage_rule_pages(dest: Path, taken: tuple[str, ...] = ()) -> RulePages:
     from . import systems
 
     builtin = set(systems.builtins())
-    pages, broken = [], [(b.path.name, _plain(b.message, Path(b.path))) for b in systems.broken()]
+    pages, refused = [], []
+    broken = [(b.path.name, _plain(b.message, Path(b.path))) for b in systems.broken()]
     for key in systems.keys():
         if key in builtin:
             continue
@@ -89,14 +120,57 @@ def stage_rule_pages(dest: Path, taken: tuple[str, ...] = ()) -> RulePages:
         name = f"{key}.ipynb"
         where = d.path.name if d.path else key
         if name in taken:
-            broken.append((where, f"its key {key!r} is the name of another page; give it another key"))
+            refused.append((where, f"its key {key!r} is the name of another page; give it another key"))
             continue
         target = dest / name
         try:
-            nbformat.write(rule_notebook(key, d.title, d.blurb), target)
+            nbformat.write(rule_notebook(key, d.title, d.blurb, where), target)
             target.chmod(0o444)
         except (OSError, ValueError) as exc:  # one file's page never stops the others
-            broken.append((where, f"its page could not be written ({exc})"))
+            refused.append((where, f"its page could not be written ({exc})"))
             continue
         pages.append(Dashboard(name, d.title, f"{d.blurb} (rule file {where})"))
-    return RulePages(tuple(pages), tuple(broken))
+    return RulePages(tuple(pages), tuple(broken + refused), tuple(refused))
+
+
+#: what the page of a rule file that no longer loads says, before the file's own message
+BROKEN_PAGE = "This rule file has a mistake, so its dashboard cannot be shown until it is fixed."
+
+
+class BrokenRulePage:
+    """What a rule file's page shows when the file no longer loads: its name
+    and the loader's message in a designer's words (line, field, what it
+    should be, what it has), never a traceback."""
+
+    def __init__(self, file_name: str, message: str):
+        self.file_name, self.message = file_name, message
+
+    def html(self) -> str:
+        return (f'<div class="wb-error wb-rule-broken" role="alert" style="border:2px solid #b00020;'
+                f'padding:0.8em;color:#b00020"><p><strong>{html.escape(BROKEN_PAGE)}</strong></p>'
+                f'<p class="wb-error-message">{html.escape(self.file_name)}: {html.escape(self.message)}</p>'
+                "<p>Fix the file, then reload this page.</p></div>")
+
+    def show(self) -> "BrokenRulePage":
+        from IPython.display import HTML, display
+
+        display(HTML(self.html()))
+        return self
+
+    def _repr_html_(self) -> str:
+        return self.html()
+
+
+def rule_dashboard(key: str, file_name: str):
+    """The served page of the rule file ``file_name`` (system ``key``): its
+    :class:`~workbench.ui.SystemDashboard`, or a :class:`BrokenRulePage` with
+    the file's error when the file no longer loads (it broke while the server runs)."""
+    from . import systems
+
+    if key in systems.keys():
+        from .ui import SystemDashboard
+        return SystemDashboard(key)
+    for b in systems.broken():
+        if b.path.name == file_name or b.key == key:
+            return BrokenRulePage(b.path.name, _plain(b.message, Path(b.path)))
+    return BrokenRulePage(file_name, "the file is no longer in its rule folder, or no longer names this system.")

@@ -18,7 +18,8 @@ option                    variable            meaning
 ``--token``               ``WORKBENCH_TOKEN`` access token every request needs (default: none on
                                               loopback, a generated one elsewhere unless --public)
 ``--max-kernels``         ``MAX_KERNELS``     viewers' kernels at once; the next viewer gets 503
-``--pool-size``           ``POOL_SIZE``       preheated kernels per dashboard
+``--pool-size``           ``POOL_SIZE``       preheated kernels per dashboard (default: 1 for the first
+                                              page on loopback, none for the others; 2 per page elsewhere)
 ========================  ==================  =====================================================
 
 * a landing page at ``<base>`` links each dashboard at
@@ -38,9 +39,11 @@ option                    variable            meaning
   ``?token=...`` sets a cookie and is redirected to the same address without
   the token; a request without it gets 401 (403 for a websocket) and a page
   saying the link's token is needed, never the token;
-* kernel lifecycle: one preheated kernel per dashboard (``--pool-size``); a
-  taken kernel is replaced once viewers stop arriving, one replacement at a
-  time (:mod:`workbench.kernelpool`); a closed page frees its
+* kernel lifecycle: preheated kernels as :func:`pool_plan` says (``--pool-size``);
+  a taken kernel is replaced at once, one replacement at a time, and only
+  during a burst of viewers once they stop arriving (:mod:`workbench.kernelpool`);
+  a kernel whose page never connects is culled within about
+  :data:`BUSY_RETRY_S` seconds; a closed page frees its
   kernel (Voila's shutdown beacon, which carries the ``_xsrf`` cookie the
   page is now given; and, if the beacon never comes, a kernel whose last
   websocket closed is shut down after :data:`DISCONNECT_GRACE` seconds), and
@@ -103,6 +106,10 @@ MAX_POOL_SIZE = 32
 #: seconds a kernel may stay without any websocket before it is shut down (a
 #: page that closed without Voila's shutdown beacon; a brief network drop reconnects sooner)
 DISCONNECT_GRACE = 15.0
+#: seconds after which a refused ("busy") viewer may try again: a kernel whose page
+#: never connected is released within this (the culler of ``voila.json``: 20 s idle,
+#: checked every 10 s)
+BUSY_RETRY_S = 30
 TOKEN_COOKIE = "workbench_token"
 
 
@@ -188,17 +195,21 @@ def resolve_host(value: str | None) -> str:
 
 
 def resolve_base_url(value: str | None) -> str:
-    """The URL prefix: ``value``, else ``$BASE_URL``, else ``/``; always ``/``-framed (``dice`` -> ``/dice/``).
+    """The URL prefix: ``value``, else ``$BASE_URL``, else ``/``; a path from the
+    root, given with its trailing slash or without (``/dice`` -> ``/dice/``).
 
-    Letters, digits and ``-._~`` in each segment; no empty, ``.`` or ``..`` segment.
+    Starts with ``/``; letters, digits and ``-._~`` in each segment; no empty,
+    ``.`` or ``..`` segment (``dice/`` or ``no-slash`` is refused: a prefix that
+    is not a path from the root is a typo, never guessed).
     """
     value, env = _from_env(value, "BASE_URL")
     if value is None:
         return "/"
-    segments = [s for s in str(value).strip().strip("/").split("/")]
-    if segments == [""]:
+    text = str(value).strip()
+    segments = text.strip("/").split("/")
+    if text.startswith("/") and segments == [""]:
         return "/"
-    if any(not re.fullmatch(r"[A-Za-z0-9._~-]+", s) or s in (".", "..") for s in segments):
+    if not text.startswith("/") or any(not re.fullmatch(r"[A-Za-z0-9._~-]+", s) or s in (".", "..") for s in segments):
         raise InputError(env or "base-url", "a URL path such as /dice/ (letters, digits, - . _ ~ between slashes)",
                          value)
     return "/" + "/".join(segments) + "/"
@@ -229,6 +240,30 @@ def resolve_int(value, env: str, option: str, default: int, low: int, high: int)
     return number
 
 
+#: preheated kernels per page on a shared host (HOST not loopback) unless --pool-size says otherwise:
+#: with refills started at once, a second viewer finds a warm kernel and a third its replacement
+SHARED_POOL_SIZE = 2
+#: on loopback (``make run`` on a laptop) only the first page of the landing page is preheated
+LOOPBACK_PREHEATED = 1
+
+
+def pool_plan(pool_size: int | None, host: str, dashboards) -> dict[str, int]:
+    """Preheated kernels per page: ``{"default": n, <notebook>: n, ...}`` (Voila's
+    ``kernel_pools_config`` shape, reduced to sizes).
+
+    ``--pool-size``/``POOL_SIZE`` given: that many for every page. Otherwise
+    on a shared host :data:`SHARED_POOL_SIZE` for every page; on loopback
+    one kernel for the first page only (the one a designer opens first) and
+    none for the others, whose viewer's kernel starts when they open it.
+    """
+    if pool_size is not None:
+        return {"default": pool_size}
+    if not is_loopback(host):
+        return {"default": SHARED_POOL_SIZE}
+    first = {dashboards[0].notebook: LOOPBACK_PREHEATED} if dashboards else {}
+    return {"default": 0, **first}
+
+
 def select_dashboards(names: str | None) -> tuple[Dashboard, ...]:
     """The dashboards named in ``names`` (comma-separated, with or without ``.ipynb``), or all of them."""
     if names is None or not names.strip():
@@ -249,6 +284,42 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def kernel_link_host(host: str) -> str:
+    """The address a kernel of this machine dials to reach a server listening
+    on ``host``, as it goes into a URL (Voila's ``VOILA_APP_IP``).
+
+    A preheated kernel reads its viewer's link over a websocket to the server
+    (``voila/query/<kernel id>``); Voila's default, 127.0.0.1, reaches nothing
+    when the server listens on a LAN address, a host name or IPv6. Every
+    interface (``0.0.0.0``, ``::``) is reached on the loopback address of its
+    family; an IPv6 address is bracketed.
+    """
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host  # a host name: the kernel resolves it as the server did
+    return f"[{address}]" if address.version == 6 else str(address)
+
+
+def kernel_environment(host: str, environ: dict | None = None) -> dict[str, str]:
+    """What the kernels' environment gets so that their link channel reaches
+    this server on ``host``: ``VOILA_APP_IP``, and the host added to
+    ``no_proxy``/``NO_PROXY`` (the kernel's websocket client honours a
+    configured HTTP proxy, which cannot reach this machine's own address)."""
+    environ = os.environ if environ is None else environ
+    dial = kernel_link_host(host)
+    bare = dial.strip("[]")
+    env = {"VOILA_APP_IP": dial}
+    for name in ("no_proxy", "NO_PROXY"):
+        present = [p for p in environ.get(name, "").split(",") if p.strip()]
+        env[name] = ",".join(present if bare in present else present + [bare])
+    return env
 
 
 # ---------------------------------------------------------------- files and pages
@@ -294,7 +365,8 @@ NOTICES = {
               "These dashboards are shared with a token. Open the full link you were given "
               "(it ends with ?token=...), or ask the person who shared it for that link."),
     "busy": (503, "The dashboards are busy",
-             "Too many people are using the dashboards right now. Try again in a minute or two."),
+             f"Too many people are using the dashboards right now. Try again in {BUSY_RETRY_S} seconds: "
+             "a place is freed as soon as someone closes a dashboard."),
 }
 
 
@@ -358,14 +430,41 @@ def _have_anywidget() -> bool:
     return importlib.util.find_spec("anywidget") is not None
 
 
+#: the kernels' start-up warning left out of the server's log: kernels listen on this
+#: machine's loopback interface only, and every message is signed with the kernel's key
+KERNEL_TCP_WARNING = "Kernel is running over TCP without encryption"
+
+
 def _quiet_kernel_home(tmp: Path) -> Path:
-    """An IPYTHONDIR whose profile disables history, so kernels write nothing to the user's home."""
+    """An IPYTHONDIR whose profile disables history, so kernels write nothing to the user's home,
+    and whose kernel configuration drops :data:`KERNEL_TCP_WARNING` (one per kernel, not actionable)."""
     profile = tmp / "ipython" / "profile_default"
     profile.mkdir(parents=True, exist_ok=True)
     config = "c = get_config()  # noqa\nc.HistoryManager.enabled = False\n"
+    quiet = ("import logging\n\n\nclass _DropTcpWarning(logging.Filter):\n"
+             "    def filter(self, record):\n"
+             f"        return {KERNEL_TCP_WARNING!r} not in record.getMessage()\n\n\n"
+             "logging.getLogger('IPKernelApp').addFilter(_DropTcpWarning())\n")
     (profile / "ipython_config.py").write_text(config, encoding="utf-8")
-    (profile / "ipython_kernel_config.py").write_text(config, encoding="utf-8")
+    (profile / "ipython_kernel_config.py").write_text(config + quiet, encoding="utf-8")
     return tmp / "ipython"
+
+
+def sign_notebooks(folder: Path, notary_dir: Path) -> None:
+    """Sign every staged notebook in a notary store of this server's own
+    (``notary_dir``: its secret and signature database, removed at exit), so
+    that Jupyter Server does not warn "Notebook ... is not trusted" for each
+    page; nothing is written to the user's Jupyter data folder."""
+    import nbformat
+    from nbformat.sign import NotebookNotary
+
+    notary_dir.mkdir(parents=True, exist_ok=True)
+    notary = NotebookNotary(data_dir=str(notary_dir))
+    try:
+        for path in sorted(folder.glob("*.ipynb")):
+            notary.sign(nbformat.read(path, as_version=4))
+    finally:
+        notary.store.close()
 
 
 def token_cookie_value(token: str) -> str:
@@ -403,9 +502,12 @@ def _make_server_class():
         One channel is the kernels', not the viewers': a preheated kernel asks
         for its viewer's link over ``voila/query/<kernel id>`` (Voila's
         ``wait_for_request``), and kernels hold no token. That websocket is
-        admitted without it when it comes straight from this machine (no
-        proxy's forwarding headers); refused, the kernel would show every
-        link's values as the defaults.
+        admitted without it when ``<kernel id>`` names a kernel this server
+        runs: the id is a random UUID that only the kernel, the server and the
+        viewer the kernel is later handed to ever see, so it is the kernel's
+        credential, whatever address the kernel dials from (a LAN address, a
+        proxy in front, IPv6). Refused, the kernel could not read its link and
+        would show the starting values.
         """
 
         def prepare(self):
@@ -418,18 +520,12 @@ def _make_server_class():
 
         def _from_a_kernel(self) -> bool:
             request = self.request
-            if not request.path.startswith(self.settings["workbench_base_url"] + "voila/query/"):
+            prefix = self.settings["workbench_base_url"] + "voila/query/"
+            if not request.path.startswith(prefix) or request.headers.get("Upgrade", "").lower() != "websocket":
                 return False
-            if request.headers.get("Upgrade", "").lower() != "websocket":
-                return False
-            if any(h in request.headers for h in ("X-Forwarded-For", "X-Real-Ip", "Forwarded")):
-                return False  # through a proxy: a viewer's, whatever its address
-            peer = request.remote_ip
-            try:
-                own = request.connection.stream.socket.getsockname()[0]
-            except (AttributeError, OSError):
-                own = None
-            return is_loopback(peer) or peer == own
+            km = self.settings.get("kernel_manager")
+            kernel_id = request.path[len(prefix):]
+            return km is not None and re.fullmatch(r"[0-9a-f-]{36}", kernel_id) is not None and kernel_id in km
 
         def _workbench_admitted(self, token: str) -> bool:
             given = self.get_query_argument("token", None)
@@ -461,14 +557,16 @@ def _make_server_class():
         return type(f"Gated{cls.__name__}", (Gate, cls), {})
 
     class LandingHandler(tornado.web.RequestHandler):
-        def initialize(self, page: str):
+        """The landing page, written on each visit (a rule file that broke since is listed as broken)."""
+
+        def initialize(self, page):
             self.page = page
 
         def get(self):
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.set_header("X-Content-Type-Options", "nosniff")
             self.set_header("Cache-Control", "no-cache")
-            self.finish(self.page)
+            self.finish(self.page())
 
     def _not_found_on_error(cls):
         class Guarded(cls):
@@ -508,7 +606,7 @@ def _make_server_class():
             async def get(self, path=None):
                 limit = self.settings.get("workbench_max_kernels") or 0
                 if limit and viewer_kernels(self.kernel_manager) >= limit:
-                    refuse(self, "busy", **{"Retry-After": "30"})
+                    refuse(self, "busy", **{"Retry-After": str(BUSY_RETRY_S)})
                     return
                 self.xsrf_token  # noqa: B018 - reading it sets the _xsrf cookie
                 return await super().get(path)
@@ -577,6 +675,14 @@ def _make_server_class():
         name = "workbench-dashboards"
         dashboards = DASHBOARDS
         landing_extra = ""  # the rule files that are not served, with why (workbench.rulepages)
+        rule_pages = None  # the staged rule-file pages (workbench.rulepages.RulePages), listed as they are now
+
+        def landing_html(self) -> str:
+            if self.rule_pages is None:
+                return landing_page(self.dashboards, self.landing_extra)
+            now = self.rule_pages.now()
+            fixed = tuple(d for d in self.dashboards if d not in self.rule_pages.dashboards)
+            return landing_page(fixed + now.dashboards, now.landing_items())
         workbench_token: str | None = None
         workbench_max_kernels: int = 0
 
@@ -617,7 +723,7 @@ def _make_server_class():
             if render_kwargs is None:  # pragma: no cover - Voila changed its routes
                 raise RuntimeError("Voila has no voila/render/ route to restrict")
             names = "|".join(d.notebook.replace(".", r"\.") for d in self.dashboards)
-            front = [(base, gated(LandingHandler), {"page": landing_page(self.dashboards, self.landing_extra)}),
+            front = [(base, gated(LandingHandler), {"page": self.landing_html}),
                      (base + rf"voila/render/({names})", gated(limited_render(render_cls)), render_kwargs)]
             bundle = plotly_widget_bundle()
             if bundle is not None:
@@ -629,6 +735,15 @@ def _make_server_class():
             if base != "/":  # the prefix without its last slash leads to the landing page
                 front.append((base.rstrip("/"), tornado.web.RedirectHandler, {"url": base}))
             return front + kept
+
+        def stop(self):
+            """End every kernel at once (``now=True``): asked to shut down while it is
+            still running its notebook (a preheated one waiting for its viewer), a
+            kernel prints a ZMQ traceback per kernel into the log at every Ctrl-C."""
+            from jupyter_core.utils import run_sync
+
+            shutil.rmtree(self.connection_dir, ignore_errors=True)
+            run_sync(self.kernel_manager.shutdown_all)(now=True)
 
         def start(self):
             """Bind first (a taken port is a clear error), then serve until stopped."""
@@ -703,7 +818,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
                                                                        for d in DASHBOARDS) + ")")
     parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS_DIR, help="folder holding the dashboard notebooks")
     parser.add_argument("--pool-size", default=None, help=f"preheated kernels per dashboard, 0-{MAX_POOL_SIZE} "
-                                                          "(default: $POOL_SIZE or 1; each ~150 MB)")
+                                                          "(default: $POOL_SIZE, else 1 for the first page on "
+                                                          f"loopback and {SHARED_POOL_SIZE} per page elsewhere; "
+                                                          "each ~150 MB)")
     args = parser.parse_args(argv)
     try:
         port = resolve_port(args.port)
@@ -711,7 +828,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         base_url = resolve_base_url(args.base_url)
         token = resolve_token(args.token)
         max_kernels = resolve_int(args.max_kernels, "MAX_KERNELS", "max-kernels", DEFAULT_MAX_KERNELS, 1, 10_000)
-        pool_size = resolve_int(args.pool_size, "POOL_SIZE", "pool-size", 1, 0, MAX_POOL_SIZE)
+        pool_size = resolve_int(args.pool_size, "POOL_SIZE", "pool-size", None, 0, MAX_POOL_SIZE)
         dashboards = select_dashboards(args.dashboards)
         if token is None and not is_loopback(host) and not args.public:
             token = secrets.token_urlsafe(24)
@@ -724,7 +841,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
                 rule_pages = stage_rule_pages(served, tuple(d.notebook for d in dashboards))
                 dashboards, landing_extra = dashboards + rule_pages.dashboards, rule_pages.landing_items()
             else:
-                landing_extra = ""
+                landing_extra, rule_pages = "", None
         except Exception:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -738,6 +855,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
             [str(TEMPLATE_ROOT)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
         )
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        os.environ.update(kernel_environment(host))  # the kernels' link channel dials this server's own host
         if plotly_widget_bundle() is not None:  # read by workbench.ui in the (preheated) kernels
             os.environ[PLOTLY_ESM_ENV] = plotly_esm_loader(base_url)
         from .ui.forum import DOWNLOAD_DIR_ENV, DOWNLOAD_ENV, DOWNLOAD_PATH
@@ -745,16 +863,20 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         os.environ[DOWNLOAD_ENV] = base_url.rstrip("/") + "/" + DOWNLOAD_PATH  # a path on the page's own host
         for name in ("WORKBENCH_TOKEN",):  # kernels need no secret
             os.environ.pop(name, None)
+        sign_notebooks(served, tmp / "notary")
         app = _make_server_class()()
         app.initialize([str(served), f"--Voila.connection_dir_root={tmp}", f"--Voila.base_url={base_url}",
                         f"--Voila.server_url={base_url}"])
+        app.config.NotebookNotary.data_dir = str(tmp / "notary")  # the staged pages' signatures
         app.ip = host
-        app.dashboards, app.landing_extra = dashboards, landing_extra
+        app.dashboards, app.landing_extra, app.rule_pages = dashboards, landing_extra, rule_pages
         app.port = port
         app.workbench_token = token
         app.workbench_max_kernels = max_kernels
-        app.voila_configuration.default_pool_size = pool_size
-        app.voila_configuration.preheat_kernel = pool_size > 0
+        pools = pool_plan(pool_size, host, dashboards)
+        app.voila_configuration.default_pool_size = pools["default"]
+        app.voila_configuration.preheat_kernel = any(n > 0 for n in pools.values())
+        app.config.VoilaKernelManager.kernel_pools_config = {name: {"pool_size": n} for name, n in pools.items()}
         if _have_anywidget():  # plots are FigureWidgets: the 5 MB plotly mime renderer is never used
             app.voila_configuration.extension_denylist = [
                 *(app.voila_configuration.extension_denylist or []), "jupyterlab-plotly"]

@@ -240,17 +240,18 @@ NO_KERNEL = "00000000-0000-4000-8000-000000000000"  # the id the proxy test knoc
 
 
 @pytest.mark.xdist_group("serving-token")
-def test_the_kernels_link_channel_needs_the_token_when_it_comes_through_a_proxy(token_server):
-    """voila/query/<kernel id> is admitted without the token only straight from this machine
-    (the kernels'); forwarded through a proxy, it is a viewer's and needs the token."""
+def test_the_kernels_link_channel_needs_the_token_or_a_kernel_of_this_server(token_server):
+    """voila/query/<kernel id> is admitted without the token only for the id of
+    a kernel this server runs (the kernel's own credential, from any address):
+    a stranger knocking with any other id is refused, straight or through a proxy."""
     url = token_server.url.replace("http://", "ws://") + f"voila/query/{NO_KERNEL}"
 
-    async def knock(headers):
+    async def knock(headers, where=url):
         from tornado.httpclient import HTTPClientError, HTTPRequest
         from tornado.websocket import websocket_connect
 
         try:
-            ws = await websocket_connect(HTTPRequest(url, headers=headers))
+            ws = await websocket_connect(HTTPRequest(where, headers=headers))
         except HTTPClientError as exc:
             return exc.code
         ws.close()
@@ -258,7 +259,9 @@ def test_the_kernels_link_channel_needs_the_token_when_it_comes_through_a_proxy(
 
     assert run_in_thread(knock({"X-Forwarded-For": "203.0.113.7"}), 30) == 403
     assert run_in_thread(knock({"X-Real-IP": "203.0.113.7"}), 30) == 403
-    assert run_in_thread(knock({}), 30) == 101
+    assert run_in_thread(knock({}), 30) == 403
+    assert run_in_thread(knock({}, url.replace(NO_KERNEL, "..%2F..%2Fapi")), 30) in (403, 404)
+    assert run_in_thread(knock({"Authorization": f"token {TOKEN}"}), 30) == 101  # the token opens it, as any route
 
 
 @pytest.mark.browser
@@ -317,12 +320,26 @@ def small_server():
 
 @pytest.mark.xdist_group("serving-small")
 def test_the_viewer_above_max_kernels_gets_busy_and_a_leaving_viewer_makes_room(small_server):
+    from contextlib import ExitStack
+
+    from websockets.sync.client import connect
+
     page_url = small_server.url + "voila/render/changes.ipynb"
-    first = request(page_url)
-    second = request(page_url)
-    assert first[0] == 200 and second[0] == 200
-    status, body, headers = request(page_url)
-    assert status == 503 and "busy" in body and "Try again" in body and headers["Retry-After"]
+    ws_base = small_server.url.replace("http://", "ws://") + "api/kernels/"
+    with ExitStack() as viewers:  # two viewers whose pages are connected (a page that never connects is released)
+        first = request(page_url)
+        assert first[0] == 200
+        viewers.enter_context(connect(ws_base + f"{kernel_id_of(first[1])}/channels", subprotocols=[V1]))
+        second = request(page_url)
+        assert second[0] == 200
+        viewers.enter_context(connect(ws_base + f"{kernel_id_of(second[1])}/channels", subprotocols=[V1]))
+        status, body, headers = request(page_url)
+        assert status == 503 and "busy" in body and "Try again" in body and headers["Retry-After"]
+        _leave_and_make_room(small_server, page_url, first)
+
+
+def _leave_and_make_room(small_server, page_url, first):
+    """The first viewer leaves (Voila's shutdown beacon): the next viewer gets a page."""
     # the first viewer closes the page: Voila's beacon, a form with the _xsrf cookie's value
     cookie = _cookie(first[2])
     xsrf = SimpleCookie(cookie)["_xsrf"].value

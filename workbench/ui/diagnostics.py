@@ -498,6 +498,9 @@ class DiagnosticsDashboard(W.VBox):
     def show(self):
         """Apply the page's query string (under Voila) once, then display."""
         if not self._query_applied:
-            self.apply_query(request_query())
+            try:
+                self.apply_query(request_query())
+            except Exception as exc:  # noqa: BLE001 - a link that never arrived: say so, keep the page
+                _error(self.message, guard.plain_message(exc))
         show_widget(self)
         return self

@@ -146,19 +146,51 @@ def format_query(values: dict[str, Any], controls: dict[str, Control], mode: str
 
 _REQUEST_SEEN = False
 
+#: what a viewer reads when the page's link could not be read (the page shows its starting values)
+LINK_UNREAD = ("This page could not read the values in its link, so it shows its starting values. "
+               "Reload the page to try the link again.")
+
 
 def request_query() -> str:
     """The query string of the page that opened this kernel ("" outside Voila).
 
     With Voila's preheated kernels the request arrives after the notebook has
-    run up to here: wait for it once (``voila.utils.wait_for_request``).
+    run up to here: wait for it once (``voila.utils.wait_for_request``). When
+    it never arrives (the kernel could not reach the server), raise
+    :class:`~workbench.errors.InputError` whose message is
+    :data:`LINK_UNREAD`, so that the page says so instead of silently showing
+    its starting values; why goes to the server's log.
     """
     global _REQUEST_SEEN
     if not _REQUEST_SEEN and os.environ.get("VOILA_PREHEAT", "False") != "False":
+        import contextlib
+        import io
+        import warnings
+
         from voila.utils import wait_for_request
-        wait_for_request()
+
+        said = io.StringIO()  # Voila warns (and its thread may print) on stderr, which a viewer never reads
+        with contextlib.redirect_stderr(said), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            wait_for_request()
         _REQUEST_SEEN = True
+        if "QUERY_STRING" not in os.environ:
+            from .guard import log_to_server
+            log_to_server("workbench dashboard: the page's link was not received: "
+                          + " ".join([str(w.message) for w in caught] + [said.getvalue().strip()]))
+            raise _LinkUnread()
     return os.environ.get("QUERY_STRING", "")
+
+
+class _LinkUnread(InputError):
+    """The page's link never reached its kernel; the message is :data:`LINK_UNREAD` alone."""
+
+    def __init__(self):
+        super().__init__("link", "the values of the page's link", "none received")
+        self.args = (LINK_UNREAD,)
+
+    def __str__(self) -> str:
+        return LINK_UNREAD
 
 
 def link_html(qs: str) -> str:
