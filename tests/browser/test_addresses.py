@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.serve import DASHBOARDS, ServerProcess
+from workbench.serve import DASHBOARDS
 from workbench.ui.query import LINK_UNREAD
+from serverkit import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.slow]
 

@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from workbench.serve import DASHBOARDS, ServerProcess
+from workbench.serve import DASHBOARDS
+from serverkit import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.slow]
 

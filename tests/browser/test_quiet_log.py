@@ -8,7 +8,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from workbench.serve import DASHBOARDS, ServerProcess
+from workbench.serve import DASHBOARDS
+from serverkit import ServerProcess
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 

@@ -16,7 +16,7 @@ import pytest
 
 from workbench import systems
 from workbench.rulepages import BROKEN_PAGE
-from workbench.serve import ServerProcess
+from serverkit import ServerProcess
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 

@@ -16,9 +16,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from workbench.serve import BUSY_RETRY_S, DASHBOARDS, ServerProcess
+from workbench.serve import BUSY_RETRY_S, DASHBOARDS
 
 from browserkit import V1, kernel_id_of
+from serverkit import ServerProcess
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 
