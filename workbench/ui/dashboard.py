@@ -25,17 +25,14 @@ import re
 from typing import Any
 
 import ipywidgets as W
-import numpy as np
-import plotly.graph_objects as go
-
-from .. import systems
+from .. import figures, systems
 from ..errors import InputError
 from ..outcome import Outcome
 from ..teach import ratio
 from . import guard
 from .link import LinkBar
 from .live import LiveDashboard
-from .looks import PLOT_HEIGHT, page_style, plot_layout
+from .looks import page_style
 from .numbers import effect_label, effect_value, expected_text, number_rows
 from .plots import live_figure
 from .query import MODE_KEY, controls_of, format_query, parse_query as _parse_query_any
@@ -281,9 +278,9 @@ class SystemDashboard(LiveDashboard):
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
 
-        self.fig_dist, dist_w = live_figure(self._dist_figure())
-        self.fig_at_least, at_least_w = live_figure(self._at_least_figure())
-        self.fig_stages, stages_w = live_figure(self._stages_figure())
+        self.fig_dist, dist_w = live_figure(None)
+        self.fig_at_least, at_least_w = live_figure(None)
+        self.fig_stages, stages_w = live_figure(None)
         dist_w.add_class("wb-plot-dist")
         at_least_w.add_class("wb-plot-at-least")
         stages_w.add_class("wb-plot-stages")
@@ -476,57 +473,10 @@ class SystemDashboard(LiveDashboard):
         self.link.query = self.query_string()
 
     # -- figures -----------------------------------------------------------
-    @staticmethod
-    def _layout(title: str, x: str, y: str) -> dict:
-        return plot_layout(title=dict(text=title), xaxis=dict(title=dict(text=x)),
-                           yaxis=dict(title=dict(text=y)), height=PLOT_HEIGHT, showlegend=True,
-                           legend=dict(x=0.99, xanchor="right", y=0.99), bargap=0.15)
-
-    def _dist_figure(self) -> go.Figure:
-        return go.Figure(data=[go.Bar(name="exact", x=[0], y=[1.0], marker_color="#4C72B0"),
-                               go.Scatter(name="simulated (± margin)", x=[0], y=[1.0], mode="markers",
-                                          marker=dict(color="#DD8452", size=8), visible=False,
-                                          error_y=dict(type="data", array=[0.0], visible=True))],
-                         layout=self._layout("Distribution", "models removed", "chance"))
-
-    def _at_least_figure(self) -> go.Figure:
-        return go.Figure(data=[go.Scatter(name="chance of at least N", x=[0], y=[1.0], mode="lines+markers",
-                                          line=dict(shape="linear", color="#55A868"))],
-                         layout=self._layout("At least N removed", "N", "chance"))
-
-    def _stages_figure(self) -> go.Figure:
-        fig = go.Figure(data=[go.Bar(name="per attack", x=["-"], y=[0.0], text=[""], textposition="auto",
-                                     customdata=[""], hovertemplate="%{x}: %{text}<br>%{customdata}<extra></extra>",
-                                     marker_color="#8172B3")],
-                        layout=self._layout("Each step of one attack", "step", "chance"))
-        fig.update_layout(showlegend=False, yaxis=dict(range=[0, 1.05]))
-        return fig
-
     def _draw(self, out: Outcome, sampled: Outcome | None) -> None:
-        k = np.arange(out.pmf.size)
-        with self.fig_dist.batch_update():
-            bars, dots = self.fig_dist.data
-            bars.x, bars.y = k, out.pmf
-            if sampled is not None:
-                dots.x, dots.y = np.arange(sampled.pmf.size), sampled.pmf
-                dots.error_y.array = 2 * np.asarray(sampled.pmf_stderr)
-                dots.visible = True
-            else:
-                dots.visible = False
-            self.fig_dist.layout.xaxis.title.text = out.label
-            self.fig_dist.layout.title.text = f"How many {out.label} (on average {out.mean:.2f})"
-        with self.fig_at_least.batch_update():
-            line = self.fig_at_least.data[0]
-            line.x, line.y = k, out.at_least_curve
-            self.fig_at_least.layout.xaxis.title.text = f"N ({out.label})"
-            self.fig_at_least.layout.title.text = f"Chance of at least N {out.label}"
-        with self.fig_stages.batch_update():
-            bar = self.fig_stages.data[0]
-            stages = out.stages
-            bar.x = [s.name for s in stages] or ["(none)"]
-            bar.y = [float(s.probability) for s in stages] or [0.0]
-            bar.text = [ratio(s.probability, s.detail, s.faces) for s in stages] or [""]
-            bar.customdata = [s.detail for s in stages] or [""]
+        self.fig_dist.show(figures.distribution(out, sampled))
+        self.fig_at_least.show(figures.at_least(out))
+        self.fig_stages.show(figures.stages(out))
         self.effects.value = self._effects_html(out, sampled)
 
     def _effects_html(self, out: Outcome, sampled: Outcome | None) -> str:

@@ -11,22 +11,11 @@
 """
 from __future__ import annotations
 
-from typing import Any
-
 import ipywidgets as W
 
+from ..figures import PLOT_HEIGHT, plot_layout
+
 __all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "STYLE"]
-
-#: the height of a dashboard plot, in pixels (the width follows the page)
-PLOT_HEIGHT = 330
-
-
-def plot_layout(**layout: Any) -> dict[str, Any]:
-    """``layout`` with the width left to the page (``autosize``) and margins that fit a phone."""
-    out = dict(autosize=True, margin=dict(l=50, r=12, t=45, b=45))
-    out.update(layout)
-    out.pop("width", None)
-    return out
 
 
 STYLE = """
