@@ -22,7 +22,7 @@ import pytest
 from workbench.errors import InputError
 from workbench.systems import antares, changes, forgotten, gunfire
 from workbench.ui import CompareDashboard, SystemDashboard, compare_kwargs, concept_table, format_query, parse_query
-from workbench.ui.dashboard import SAMPLED_SAMPLES, SAMPLED_SEED
+from workbench.ui.dashboard import SAMPLED_SAMPLES, SAMPLED_SEED, plain_words
 from workbench.ui.plotwidget import Plot
 from workbench.controls import RESERVED
 
@@ -211,8 +211,7 @@ def test_every_control_moves_to_a_direct_call(dashboards):
                 try:
                     expected = mode.run(dash.module, kwargs)
                 except InputError as exc:
-                    assert str(exc) in dash.error.value.replace("&#x27;", "'").replace("&quot;", '"') or \
-                        _html(str(exc)) in dash.error.value
+                    assert _html(plain_words(str(exc), dash.specs)) in dash.error.value
                 else:
                     assert dash.error.value == "", (system, c.name, dash.error.value)
                     assert_pmf(dash, expected.pmf)
@@ -245,8 +244,16 @@ def test_forbidden_combination_shows_message_and_keeps_the_plot(dashboards):
     np.testing.assert_array_equal(bars(dash), kept)
     assert list(dash.fig_stages.data[0].text) == kept_stages
     assert dash.current_outcome() is kept_outcome
+    # in a playtester's words, and every result greyed as the last allowed settings' own
+    shown = _text(dash.error.value)
+    assert '"target EVADING" ticked' in shown and "=" not in shown and "True" not in shown, shown
+    assert "last settings that were allowed" in shown
+    assert all("wb-stale" in w._dom_classes for w in dash.results)
+    assert "evading=true" not in dash.link.query and "evading=false" in dash.link.query
     dash.controls["action"].value = "snap"  # a valid change: the dashboard keeps working
     assert dash.error.value == ""
+    assert not any("wb-stale" in w._dom_classes for w in dash.results)
+    assert "evading=true" in dash.link.query and "action=snap" in dash.link.query
     assert_pmf(dash, changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, shots=10, models=10, evading=True,
                                       action="snap").pmf)
     dash.reset()

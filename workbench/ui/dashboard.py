@@ -28,7 +28,7 @@ import ipywidgets as W
 from .. import figures, systems
 from ..errors import InputError
 from ..outcome import Outcome
-from ..teach import ratio
+from ..teach import pct, ratio
 from . import guard
 from .link import LinkBar
 from .live import LiveDashboard
@@ -272,6 +272,10 @@ class SystemDashboard(LiveDashboard):
         self.error.add_class("wb-error")
         self.effects = W.HTML(value="")
         self.effects.add_class("wb-effects")
+        self.headline = W.HTML(value="")
+        self.headline.add_class("wb-headline")
+        self._valid_query: str | None = None
+        self._error_text = ""
         self.link = LinkBar()
         self.link.add_class("wb-link")
         from .forum import ForumPanel  # the one-click forum post of issue 4
@@ -303,11 +307,10 @@ class SystemDashboard(LiveDashboard):
         parts = [page_style(), title, self.mode_picker]
         if self.profile_picker is not None:
             parts.append(self.profile_picker.widget)
-        parts += [self.controls_box, self.error,
-                  _row([dist_w, at_least_w]),
-                  self.sampled_toggle,
-                  _row([stages_w, self.effects]),
-                  self.link, self.panels]
+        self.results = (self.headline, _row([dist_w, at_least_w]), _row([stages_w, self.effects]))
+        self.results[1].add_class("wb-row-first")
+        parts += [self.controls_box, self.error, self.headline, self.results[1],
+                  self.sampled_toggle, self.results[2], self.link, self.panels]
         self.widget = W.VBox(parts)
         self.widget.add_class("wb-dashboard")
         self.widget.add_class(f"wb-dashboard-{self.system}")
@@ -407,7 +410,7 @@ class SystemDashboard(LiveDashboard):
         if values or mode:
             ok = self.set_values(mode=mode, **values)
             if not ok:
-                errors.append(f"these settings are not allowed together: {_strip(self.error.value)}")
+                errors.append(f"these settings are not allowed together: {self._error_text}")
         if errors:
             self._show_error("Link: " + " | ".join(errors))
         return errors
@@ -426,12 +429,22 @@ class SystemDashboard(LiveDashboard):
     def mode_box(self, key: str) -> W.Box:
         """The box of one mode's controls (built on first use)."""
         if key not in self.mode_boxes:
-            box = W.Box([self.controls[c.name] for c in self.modes[key].controls],
+            box = W.Box([self.controls[c.name] for c in self.modes[key].controls] + [self._help(key)],
                         layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
             box.add_class(f"wb-controls-{key}")
             self.mode_boxes[key] = box
             self.controls_box.children = (*self.controls_box.children, box)
         return self.mode_boxes[key]
+
+    def _help(self, key: str) -> W.HTML:
+        """What each control of a mode means, folded: the hover tooltips' words for a tap on a phone."""
+        items = "".join(f"<dt>{html.escape(self.specs[c.name].label or c.name.replace('_', ' '))}</dt>"
+                        f"<dd>{html.escape(self.specs[c.name].help)}</dd>"
+                        for c in self.modes[key].controls if self.specs[c.name].help)
+        w = W.HTML(f"<details><summary>What the controls mean</summary><dl>{items}</dl></details>" if items else "",
+                   layout=W.Layout(width="100%"))
+        w.add_class("wb-help")
+        return w
 
     def _show_mode_controls(self) -> None:
         self.mode_box(self.mode.key)
@@ -439,9 +452,11 @@ class SystemDashboard(LiveDashboard):
             box.layout.display = "flex" if key == self.mode.key else "none"
 
     def _show_error(self, message: str) -> None:
+        kept = (" <span class='wb-stale-note'>The results below (greyed) are those of the last settings "
+                "that were allowed, and the link keeps those settings.</span>" if self._outcome is not None else "")
         self.error.value = ('<div class="wb-error-message" role="alert" style="color:#b00020;'
                             'border:1px solid #b00020;padding:4px 8px;">'
-                            f"&#9888; {html.escape(message)}</div>")
+                            f"&#9888; {html.escape(message)}{kept}</div>")
 
     # -- the one recompute -------------------------------------------------
     def refresh(self) -> bool:
@@ -454,7 +469,6 @@ class SystemDashboard(LiveDashboard):
         try:
             self.enforce()
             kwargs = self.values()
-            self._update_link()
             mode = self.mode
             out = mode.run(self.module, kwargs)
             sampled = (mode.run(self.module, kwargs, method="sampled", samples=self.sampled_samples,
@@ -463,14 +477,31 @@ class SystemDashboard(LiveDashboard):
             self._outcome, self._sampled = out, sampled
             self._draw(out, sampled)
         except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
-            self._show_error(guard.plain_message(exc))
+            self._error_text = plain_words(guard.plain_message(exc), self.specs)
+            self._show_error(self._error_text)
+            self._stale(True)
             return False
         self.error.value = ""
+        self._stale(False)
+        self._update_link()
         self._refreshed()
         return True
 
     def _update_link(self) -> None:
-        self.link.query = self.query_string()
+        """The link (and the address bar) to the values of the result on show."""
+        self._valid_query = self.link.query = self.query_string()
+
+    def _stale(self, stale: bool) -> None:
+        """Grey every result while the controls hold values that give none (the
+        results are those of the last allowed settings, and say so); the link
+        keeps the values of the result on show, never the refused ones."""
+        for w in self.results:
+            if stale:
+                w.add_class("wb-stale")
+            else:
+                w.remove_class("wb-stale")
+        if stale:
+            self.link.query = self._valid_query or ""
 
     # -- figures -----------------------------------------------------------
     def _draw(self, out: Outcome, sampled: Outcome | None) -> None:
@@ -478,6 +509,7 @@ class SystemDashboard(LiveDashboard):
         self.fig_at_least.show(figures.at_least(out))
         self.fig_stages.show(figures.stages(out))
         self.effects.value = self._effects_html(out, sampled)
+        self.headline.value = _headline_html(out)
 
     def _effects_html(self, out: Outcome, sampled: Outcome | None) -> str:
         rows = number_rows(out)
@@ -500,6 +532,45 @@ class SystemDashboard(LiveDashboard):
         return (f'<div class="wb-effects-box">'
                 f"<h4>Numbers</h4><table>{body}</table>"
                 f"<ul class='wb-stage-list'>{stages}</ul>{details}</div>")
+
+
+def _headline_html(out: Outcome) -> str:
+    """The two numbers a playtester asks first: the average removed and the chance of at least one."""
+    one = out.at_least(1) if out.pmf.size > 1 else 0.0
+    return (f'<p class="wb-headline-text"><span class="wb-headline-mean">On average <b>{expected_text(out.mean)}</b> '
+            f'{html.escape(out.label)}</span> · <span class="wb-headline-one"><b>{float(one):.1%}</b> chance of '
+            f'at least one</span></p>')
+
+
+_ASSIGN = re.compile(r"\(?\b([a-z][a-z0-9_]*)=('[^']*'|\S+?)(?=[),;\s]|$)\)?")
+_EXPECTED = re.compile(r"expected (.+?), got (.+?)(?= \(|$)")
+
+
+def plain_words(message: str, specs: dict[str, Control]) -> str:
+    """A rule's message in a playtester's words: argument names become the
+    controls' labels, ``evading=True`` becomes '"target EVADING" ticked',
+    ``'snap'`` becomes snap, "expected A, got B" becomes "must be A; it is B"."""
+    def label(name: str) -> str:
+        c = specs.get(name)
+        return (c.label if c is not None and c.label else name.replace("_", " "))
+
+    def assign(m: re.Match) -> str:
+        name, value = m.group(1), m.group(2).strip("'")
+        inner = (f'"{label(name)}" ticked' if value == "True" else f'"{label(name)}" not ticked' if value == "False"
+                 else f"{label(name)} {value.replace('_', ' ')}")
+        return f"({inner})" if m.group(0).startswith("(") else inner
+
+    text = _ASSIGN.sub(assign, message)
+    text = _EXPECTED.sub(lambda m: f"must be {m.group(1)}; it is {m.group(2)}", text)
+    field, sep, rest = text.partition(": ")
+    if sep and field in specs:
+        text = f"{label(field)}: {rest}"
+    text = re.sub(r"'([^']*)'", lambda m: m.group(1).replace("_", " "), text)
+    text = re.sub(r"\bTrue\b", "ticked", re.sub(r"\bFalse\b", "not ticked", re.sub(r"\bNone\b", "none", text)))
+    for name in sorted(specs, key=len, reverse=True):
+        if "_" in name:
+            text = re.sub(rf"\b{re.escape(name)}\b", label(name), text)
+    return text
 
 
 _EFFECT_REF = re.compile(r"effects\[['\"]([A-Za-z0-9_\[\]]+)['\"]\]")
