@@ -150,7 +150,8 @@ def test_a_phone_shows_the_headline_and_a_plot_on_the_first_screen(browser, serv
         assert headline and headline["y"] >= 0 and headline["y"] + headline["height"] <= height, headline
         plot = page.locator(".wb-plot-dist .main-svg").first.bounding_box()
         assert plot and plot["y"] + plot["height"] <= height, (plot, height)
-        title = page.inner_text(".wb-plot-dist .gtitle")
+        title = page.eval_on_selector(".wb-plot-dist .gtitle", "e => Array.from(e.querySelectorAll('tspan.line'))"
+                                      ".map(t => t.textContent).join(' ') || e.textContent")
         assert title.replace("\n", " ").startswith("How many") and "on average" in title, title
         assert page.evaluate(CUT_TITLES_JS) == []
         assert page.query_selector_all(".wb-plot .modebar-btn") == []
