@@ -68,7 +68,7 @@ function wrapped(layout, width) {
   const text = title.text;
   if (!text || !width) { return layout; }
   const size = (title.font && title.font.size) || 17;
-  const perLine = Math.max(12, Math.floor((width - 16) / (size * 0.58)));
+  const perLine = Math.max(12, Math.floor((width - 24) / (size * 0.68)));  // DejaVu Sans is wide
   const lines = [];
   for (const part of String(text).split(/<br\s*\/?>/i)) {
     const plain = part.replace(/<[^>]*>/g, "");
