@@ -83,7 +83,7 @@ function wrapped(layout, width) {
   const extra = Math.ceil((lines.length - 1) * size * 1.25);
   return {
     ...layout,
-    title: { ...title, text: lines.join("<br>"), x: 0.02, xanchor: "left", y: 1, yanchor: "top", yref: "container", pad: { t: 8 } },
+    title: { ...title, text: lines.join("<br>"), x: 0.02, xanchor: "left" },
     margin: { ...margin, t: Math.max(margin.t, 16 + lines.length * size * 1.25) },
     height: layout.height ? layout.height + extra : layout.height,
   };
