@@ -12,7 +12,18 @@ Debian's Chromium (``/usr/bin/chromium``) through Playwright, as a viewer would:
   on the BS slider's handle, timed in the page from the key press to the
   moment the plot's data differ (polled every animation frame); the median
   over ``--changes`` presses (default 30, alternating right and left) -
-  target <= 150 ms.
+  target <= 150 ms;
+* **what a first view costs**: each dashboard opened in a fresh context,
+  the bytes it fetched over HTTP (as sent, compressed) and over its
+  websocket (both ways) until the plot is drawn and the page settles, and
+  the CPU time of every Chromium process for it, beside the CPU time of an
+  empty page opened the same way in the same run - targets <= 1.2 MB and
+  <= 2x the empty page;
+* **what a slider move costs**: ten moves of the BS slider on the changes
+  dashboard, each waited for until its plot is redrawn: the CPU time of the
+  viewer's own kernel (the kernel that worked hardest in that time) and of
+  the server, and the websocket bytes both ways, per move - targets <= 8 ms
+  of kernel CPU and <= 4 kB.
 
 Usage: ``.venv/bin/python benchmarks/bench_dashboard.py [--changes N] [--rounds R]``.
 """
@@ -35,6 +46,11 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
 FIRST_RENDER_TARGET_S = 3.0
+FIRST_VIEW_BYTES_TARGET = 1.2e6
+FIRST_VIEW_CPU_RATIO_TARGET = 2.0
+MOVE_KERNEL_MS_TARGET = 8.0
+MOVE_BYTES_TARGET = 4096
+MOVES = 10
 REDRAW_TARGET_MS = 150.0
 PLOT = {"compare": ".wb-plot-compare", "diagnostics": ".wb-plot-heatmap"}
 
@@ -96,13 +112,161 @@ def redraws(browser, server, changes: int) -> list[float]:
     return out
 
 
+def _chromium_procs():
+    """Every Chromium process started under this benchmark (Playwright's driver's children)."""
+    import psutil
+
+    me = psutil.Process()
+    return [p for p in me.children(recursive=True) if "chrom" in p.name().lower()]
+
+
+def _cpu(procs) -> float:
+    total = 0.0
+    for p in procs:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system
+        except Exception:  # noqa: BLE001 - a process that ended meanwhile
+            pass
+    return total
+
+
+def _chromium_cpu() -> float:
+    return _cpu(_chromium_procs())
+
+
+def _payload_len(payload) -> int:
+    return len(payload.encode("utf-8")) if isinstance(payload, str) else len(payload)
+
+
+class Traffic:
+    """What a page sends and receives: HTTP bodies as they came over the wire
+    (Content-Length or the body's own size) and websocket frames both ways."""
+
+    def __init__(self, page):
+        self.http = 0
+        self.ws_in = 0
+        self.ws_out = 0
+        self.frames = 0
+        page.on("requestfinished", self._finished)
+        page.on("websocket", self._socket)
+
+    def _finished(self, request):
+        try:
+            sizes = request.sizes()
+            self.http += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        except Exception:  # noqa: BLE001 - a request whose sizes are gone
+            pass
+
+    def _socket(self, ws):
+        def got(payload):
+            self.ws_in += _payload_len(payload)
+            self.frames += 1
+
+        def sent(payload):
+            self.ws_out += _payload_len(payload)
+            self.frames += 1
+
+        ws.on("framereceived", got)
+        ws.on("framesent", sent)
+
+    def reset(self) -> None:
+        self.http = self.ws_in = self.ws_out = self.frames = 0
+
+    @property
+    def ws(self) -> int:
+        return self.ws_in + self.ws_out
+
+
+def first_views(browser, server) -> tuple[float, dict[str, tuple[int, int, float]]]:
+    """An empty page's Chromium CPU, then per dashboard (HTTP bytes, websocket bytes, Chromium CPU-s)."""
+    def empty() -> float:
+        context = browser.new_context()
+        page = context.new_page()
+        before = _chromium_cpu()
+        page.set_content("<!doctype html><title>empty</title><p>empty</p>")
+        page.wait_for_timeout(1500)
+        cpu = _chromium_cpu() - before
+        context.close()
+        return cpu
+
+    out = {}
+    server.wait_quiet()
+    blank = empty()
+    filled = {d.notebook: 1 for d in DASHBOARDS}
+    for d in DASHBOARDS:
+        server.wait_pools(filled, timeout=300)
+        server.wait_quiet()
+        context = browser.new_context()
+        page = context.new_page()
+        traffic = Traffic(page)
+        before = _chromium_cpu()
+        plot = PLOT.get(d.notebook[:-6], ".wb-plot-dist")
+        page.goto(server.url.rstrip("/") + d.path, timeout=300_000)
+        page.wait_for_selector(f"{plot} .main-svg", timeout=120_000)
+        page.wait_for_timeout(1500)  # the page settles (every plot drawn, the websocket quiet)
+        out[d.notebook] = (traffic.http, traffic.ws, _chromium_cpu() - before)
+        context.close()
+        filled[d.notebook] += 1
+    return blank, out
+
+
+def _kernels(server):
+    import psutil
+
+    try:
+        return {p.pid: p for p in psutil.Process(server.proc.pid).children(recursive=True)}
+    except psutil.NoSuchProcess:
+        return {}
+
+
+def moves(browser, server, n: int = MOVES) -> dict[str, float]:
+    """Kernel and server CPU-ms and websocket bytes per slider move (the viewer's own kernel)."""
+    import psutil
+
+    server.wait_quiet()
+    context = browser.new_context()
+    page = context.new_page()
+    traffic = Traffic(page)
+    page.goto(server.url.rstrip("/") + "/voila/render/changes.ipynb?bs=6", timeout=300_000)
+    page.wait_for_selector(".wb-plot-dist .main-svg", timeout=120_000)
+    page.evaluate(WATCH_JS, plotly_el(".wb-plot-dist"))
+    server.wait_quiet()
+    page.wait_for_timeout(500)
+    traffic.reset()  # from here on: the moves only
+    kernels = _kernels(server)
+    k_before = {pid: _cpu([p]) for pid, p in kernels.items()}
+    root = psutil.Process(server.proc.pid)
+    s_before = _cpu([root])
+    handle = page.locator(".wb-slider-bs .noUi-handle")
+    for i in range(n):
+        handle.focus()
+        page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+        page.wait_for_function("() => window.__wb.t1 !== null", timeout=30_000)
+        page.wait_for_timeout(300)  # every message of the move has arrived
+    kernel = max((_cpu([p]) - k_before[pid] for pid, p in kernels.items()), default=0.0)
+    server_cpu = _cpu([root]) - s_before
+    result = {"kernel_ms": 1000 * kernel / n, "server_ms": 1000 * server_cpu / n,
+              "ws_bytes": traffic.ws / n, "ws_out": traffic.ws_out / n, "frames": traffic.frames / n}
+    context.close()
+    return result
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--changes", type=int, default=30, help="slider changes to time (>= 20)")
     ap.add_argument("--rounds", type=int, default=1, help="first renders per dashboard")
+    ap.add_argument("--costs-only", action="store_true", help="only the first-view and slider-move costs")
     ap.add_argument("--notebooks", type=Path, default=None, help="serve these dashboard notebooks instead of notebooks/")
+    ap.add_argument("--only", default="", help="comma-separated dashboards to serve and measure (e.g. changes)")
     args = ap.parse_args(argv)
-    if args.changes < 20:
+    global DASHBOARDS
+    if args.only:
+        wanted = {n.strip().removesuffix(".ipynb") for n in args.only.split(",")}
+        DASHBOARDS = tuple(d for d in DASHBOARDS if d.notebook.removesuffix(".ipynb") in wanted)
+        if not any(d.notebook == "changes.ipynb" for d in DASHBOARDS):
+            ap.error("--only: the slider moves are measured on changes: include it")
+    if args.changes < 20 and not args.costs_only:
         ap.error("--changes: at least 20")
     if not os.path.exists(CHROMIUM):
         print(f"{CHROMIUM} is missing: run scripts/install-chromium.sh as root", file=sys.stderr)
@@ -110,15 +274,25 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
     load = os.getloadavg()[0]
-    with ServerProcess(port=0, timeout=120, notebooks=args.notebooks) as server, sync_playwright() as pw:
+    with ServerProcess(port=0, timeout=120, notebooks=args.notebooks, dashboards=DASHBOARDS,
+                                                rule_pages=not args.only) as server, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            renders = first_renders(browser, server, args.rounds)
-            times = redraws(browser, server, args.changes)
+            renders = {} if args.costs_only else first_renders(browser, server, args.rounds)
+            times = [] if args.costs_only else redraws(browser, server, args.changes)
+            blank, views = first_views(browser, server)
+            move = moves(browser, server)
         finally:
             browser.close()
 
     print(f"dashboard benchmark: Chromium {CHROMIUM}, {os.cpu_count()} cores, load average {load:.1f} at start")
+    if not args.costs_only:
+        _print_renders(renders, times)
+    _print_costs(blank, views, move)
+    return 0
+
+
+def _print_renders(renders, times) -> None:
     print("first render (navigation -> distribution plot drawn; fresh context, preheated kernel):")
     all_renders = []
     for name, ts in renders.items():
@@ -132,7 +306,24 @@ def main(argv=None) -> int:
     print(f"slider change -> plot redrawn ({len(times)} changes of BS on changes.ipynb, keyboard):")
     print(f"  median {med:.0f} ms, p10 {q[0]:.0f} ms, p90 {q[-1]:.0f} ms, worst {max(times):.0f} ms   "
           f"target median <= {REDRAW_TARGET_MS:.0f} ms  {'OK' if med <= REDRAW_TARGET_MS else 'MISSED'}")
-    return 0
+
+
+def _print_costs(blank, views, move) -> None:
+    print(f"first view (fresh context, until drawn and settled); empty page: Chromium {blank:.2f} CPU-s")
+    print("  (before the workbench's own plot widget: 3.08 MB HTTP + 163 kB websocket, 4.25 CPU-s vs 0.91 empty)")
+    for name, (http, ws, cpu) in views.items():
+        total = http + ws
+        ok = total <= FIRST_VIEW_BYTES_TARGET and cpu <= FIRST_VIEW_CPU_RATIO_TARGET * blank
+        print(f"  {name:18s} {http / 1e6:5.2f} MB HTTP + {ws / 1e3:6.1f} kB websocket = {total / 1e6:5.2f} MB; "
+              f"Chromium {cpu:5.2f} CPU-s ({cpu / blank if blank else float('nan'):.1f}x empty)   "
+              f"target <= {FIRST_VIEW_BYTES_TARGET / 1e6:.1f} MB and <= {FIRST_VIEW_CPU_RATIO_TARGET:.0f}x  "
+              f"{'OK' if ok else 'MISSED'}")
+    ok = move["kernel_ms"] <= MOVE_KERNEL_MS_TARGET and move["ws_bytes"] <= MOVE_BYTES_TARGET
+    print(f"slider move ({MOVES} moves of BS on changes.ipynb, the viewer's own kernel):")
+    print("  (before: 25-30 ms kernel CPU, 25 ms server CPU, 57 kB and 35 frames over the websocket)")
+    print(f"  kernel {move['kernel_ms']:.1f} ms CPU, server {move['server_ms']:.1f} ms CPU, websocket "
+          f"{move['ws_bytes'] / 1e3:.2f} kB ({move['ws_out']:.0f} B sent by the browser) in {move['frames']:.1f} frames"
+          f"   target <= {MOVE_KERNEL_MS_TARGET:.0f} ms and <= {MOVE_BYTES_TARGET / 1e3:.0f} kB  {'OK' if ok else 'MISSED'}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import html
 import re
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from workbench.turn import from_profile, study
@@ -49,8 +50,9 @@ def test_the_page_speaks_a_playtesters_words(page):
     words += " " + " ".join(w.description + " " + w.tooltip for w in page.widgets.values())
     words += " " + " ".join(str(o[0]) for k in ("a_plan", "b_answer", "a1_unit") for o in page.widgets[k].options)
     for fw in page.figures.values():
-        words += " " + " ".join(str(x) for x in (fw.layout.title.text, fw.layout.xaxis.title.text,
-                                                  fw.layout.yaxis.title.text) if x is not None)
+        lay = go.Layout(fw.figure["layout"])
+        words += " " + " ".join(str(x) for x in (lay.title.text, lay.xaxis.title.text,
+                                                  lay.yaxis.title.text) if x is not None)
         words += " " + " ".join(t.name for t in fw.data if t.name) + " " + " ".join(
             str(x) for t in fw.data if t.type == "bar" and isinstance(t.x[0], str) for x in t.x)
     assert not CODE_WORDS.search(words), CODE_WORDS.search(words)

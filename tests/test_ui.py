@@ -9,6 +9,7 @@ test set (never from the dashboard's own numbers).
 from __future__ import annotations
 
 import inspect
+import json
 import math
 import tomllib
 from fractions import Fraction
@@ -21,7 +22,8 @@ import pytest
 from workbench.errors import InputError
 from workbench.systems import antares, changes, forgotten, gunfire
 from workbench.ui import CompareDashboard, SystemDashboard, compare_kwargs, concept_table, format_query, parse_query
-from workbench.ui.dashboard import SAMPLED_SAMPLES, SAMPLED_SEED
+from workbench.ui.dashboard import SAMPLED_SAMPLES, SAMPLED_SEED, plain_words
+from workbench.ui.plotwidget import Plot
 from workbench.controls import RESERVED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,8 +211,7 @@ def test_every_control_moves_to_a_direct_call(dashboards):
                 try:
                     expected = mode.run(dash.module, kwargs)
                 except InputError as exc:
-                    assert str(exc) in dash.error.value.replace("&#x27;", "'").replace("&quot;", '"') or \
-                        _html(str(exc)) in dash.error.value
+                    assert _html(plain_words(str(exc), dash.specs)) in dash.error.value
                 else:
                     assert dash.error.value == "", (system, c.name, dash.error.value)
                     assert_pmf(dash, expected.pmf)
@@ -243,8 +244,16 @@ def test_forbidden_combination_shows_message_and_keeps_the_plot(dashboards):
     np.testing.assert_array_equal(bars(dash), kept)
     assert list(dash.fig_stages.data[0].text) == kept_stages
     assert dash.current_outcome() is kept_outcome
+    # in a playtester's words, and every result greyed as the last allowed settings' own
+    shown = _text(dash.error.value)
+    assert '"target EVADING" ticked' in shown and "=" not in shown and "True" not in shown, shown
+    assert "last settings that were allowed" in shown
+    assert all("wb-stale" in w._dom_classes for w in dash.results)
+    assert "evading=true" not in dash.link.query and "evading=false" in dash.link.query
     dash.controls["action"].value = "snap"  # a valid change: the dashboard keeps working
     assert dash.error.value == ""
+    assert not any("wb-stale" in w._dom_classes for w in dash.results)
+    assert "evading=true" in dash.link.query and "action=snap" in dash.link.query
     assert_pmf(dash, changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, shots=10, models=10, evading=True,
                                       action="snap").pmf)
     dash.reset()
@@ -532,53 +541,88 @@ def test_compare_query_and_concept_table():
 
 # -- figures and labels --------------------------------------------------------------
 def test_figures_are_updated_in_place():
+    """A move keeps the plot, its first figure (``base``) and the traces: the
+    new numbers travel in ``delta`` only."""
     dash = SystemDashboard("gunfire", profiles=False)
-    fig, trace = dash.fig_dist, dash.fig_dist.data[0]
+    fig, base = dash.fig_dist, dash.fig_dist.base
     dash.controls["shots"].value = 4
-    assert dash.fig_dist is fig and dash.fig_dist.data[0] is trace
-    assert isinstance(fig, go.FigureWidget)
+    assert dash.fig_dist is fig and dash.fig_dist.base is base
+    assert isinstance(fig, Plot)
     np.testing.assert_allclose(fig.data[0].y, bars(dash))
+    assert set(fig.delta) <= {"data", "layout"} and set(fig.delta["data"]) == {"0"}
 
 
-def _browser_messages(fw: go.FigureWidget) -> list[str]:
-    """Record which kinds of message the widget sends to the browser."""
+def _sent(monkeypatch) -> list[tuple[object, dict]]:
+    """Record every state update the kernel sends to the page: (widget, state)."""
+    import ipywidgets as W
     sent = []
-    for kind in ("deleteTraces", "addTraces", "update", "restyle", "relayout"):
-        setattr(fw, f"_send_{kind}_msg", lambda *a, _kind=kind, **k: sent.append(_kind))
+    real = W.Widget._send
+
+    def send(self, msg, buffers=None):
+        sent.append((self, msg))
+        return real(self, msg, buffers)
+    monkeypatch.setattr(W.Widget, "_send", send)
     return sent
 
 
-def test_replace_figure_restyles_in_place_and_never_sends_an_empty_plot():
-    """A redraw with the same traces must not delete and re-add them: the
-    browser would draw an empty plot in between (seen in CI as a heatmap with
-    no data right after a slider moved)."""
-    from workbench.ui.plots import replace_figure
-    fw = go.FigureWidget(go.Figure(go.Heatmap(z=[[1, 2], [3, 4]], text=[["a", "b"], ["c", "d"]])))
-    sent = _browser_messages(fw)
+def test_replace_figure_restyles_in_place_and_never_sends_an_empty_plot(monkeypatch):
+    """A redraw with the same traces sends only what differs (the browser
+    restyles the plot it has: it never draws an empty plot in between); what
+    the new figure lacks is cleared; other traces replace the figure."""
+    from workbench.ui.plots import figure_widget, replace_figure
+    fw = figure_widget(go.Figure(go.Heatmap(z=[[1, 2], [3, 4]], text=[["a", "b"], ["c", "d"]])), bundle="cartesian")
+    sent = _sent(monkeypatch)
     replace_figure(fw, go.Figure(go.Heatmap(z=[[5, 6], [7, 8]]), layout={"title": "B"}))
-    assert "deleteTraces" not in sent and "update" in sent
+    states = [m["state"] for w, m in sent if w is fw]
+    assert states and all(set(st) == {"delta"} for st in states)
     assert [list(r) for r in fw.data[0].z] == [[5, 6], [7, 8]]
     assert fw.data[0].text is None  # what the new figure lacks is cleared
-    assert fw.layout.title.text == "B"
+    assert fw.figure["layout"]["title"]["text"] == "B"
+    assert fw.library.bundle == "cartesian"
     # other traces (count or type): replaced
     replace_figure(fw, go.Figure([go.Bar(y=[1]), go.Bar(y=[2], name="two")]))
     assert [t.type for t in fw.data] == ["bar", "bar"] and fw.data[1].name == "two"
-    assert "deleteTraces" in sent and "addTraces" in sent
+    assert fw.delta == {} and "base" in sent[-1][1]["state"]
 
 
-def test_show_sends_the_current_figures_not_the_ones_first_built(monkeypatch):
-    """A FigureWidget inside a VBox syncs its full state only at display: the
-    dashboard must bring every figure up to date first (else the page shows
-    the placeholder figure it was built with)."""
-    import IPython.display
-    shown = []
-    monkeypatch.setattr(IPython.display, "display", lambda w: shown.append(w))
+def test_a_move_sends_the_page_only_the_new_numbers(monkeypatch):
+    """Moving a slider from the page: the control is not echoed back, each
+    plot gets only its changed numbers and titles (never its styles, its
+    JavaScript or plotly.js), and the numbers are the exact chances:
+    gunfire BS 4 against Ev 3 on a d10 hits on 5+ (6/10), AP 3 against AV 3
+    gets through on 6+ (5/10): 3 shots at 3 models are a binomial(3, 3/10)."""
+    from workbench.ui.plotwidget import PlotlyLibrary
     dash = SystemDashboard("gunfire", profiles=False)
-    dash.controls["shots"].value = 4
-    dash.show()
-    assert shown == [dash.widget]
-    np.testing.assert_allclose(dash.fig_dist._widget_data[0]["y"], bars(dash))
-    assert list(dash.fig_dist._widget_data[0]["x"]) == list(range(len(bars(dash))))
+    dash.set_values(die=10, bs=4, ev=3, ap=3, av=3, shots=2, models=3)
+    sent = _sent(monkeypatch)
+    dash.controls["shots"].set_state({"value": 3})  # what the page sends when the slider is let go
+    assert not [m for w, m in sent if w is dash.controls["shots"]]  # no echo of the viewer's own value
+    plots = {dash.fig_dist, dash.fig_at_least, dash.fig_stages}
+    for w, m in sent:
+        assert not isinstance(w, PlotlyLibrary)
+        if w in plots:
+            assert set(m["state"]) == {"delta"}
+            changed = set(m["state"]["delta"].get("layout", {}))
+            assert changed <= {"title"}, changed
+            for trace in m["state"]["delta"].get("data", {}).values():
+                assert set(trace) <= {"x", "y", "text", "customdata"}, trace
+    assert {w for w, m in sent} & plots == {dash.fig_dist, dash.fig_at_least}  # the stages did not change
+    np.testing.assert_allclose(dash.fig_dist.data[0].y, binomial(3, Fraction(6, 10) * Fraction(5, 10)), atol=1e-12)
+    size = sum(len(json.dumps(m["state"])) for w, m in sent if w in plots)
+    assert size < 1500, size  # the numbers of a few bars and two titles, not a figure
+
+
+def test_the_plots_and_the_exported_figure_are_one_description():
+    """The distribution plot's bars and the at-least plot's line are the very
+    traces of the figure a forum post exports (PNG, SVG and HTML)."""
+    from workbench import export
+    dash = SystemDashboard("changes", profiles=False)
+    dash.set_values(bs=4, shots=6)
+    exported = export.outcome_figure(dash.current_outcome())
+    assert isinstance(exported, go.Figure)
+    assert exported.data[0] == dash.fig_dist.data[0]
+    assert exported.data[1] == dash.fig_at_least.data[0]
+    assert exported.layout.yaxis.tickformat == dash.fig_dist.figure["layout"]["yaxis"]["tickformat"] == ".0%"
 
 
 def test_stage_bars_count_faces_of_the_die_rolled():

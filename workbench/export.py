@@ -1,7 +1,8 @@
 """Figures for forum posts: PNG and SVG through kaleido, standalone offline HTML.
 
-* :func:`outcome_figure` draws an outcome: bars of P(exactly N) and a line of
-  P(at least N).
+* :func:`outcome_figure` draws an outcome: bars of the chance of exactly N
+  and a line of the chance of at least N, built from the same description
+  (:mod:`workbench.figures`) as the dashboards' plots.
 * :func:`save_figure` writes an outcome or a plotly figure; the format comes
   from the file's suffix: ``.png`` / ``.svg`` (kaleido driving the system's
   Chromium) or ``.html`` (plotly.js inlined, no CDN, works offline).
@@ -100,31 +101,14 @@ def browser_path() -> str:
 # figures
 # ---------------------------------------------------------------------------
 def outcome_figure(outcome: Outcome, title: str | None = None):
-    """Bars of P(exactly N) and a line of P(at least N) for N = 0 .. max."""
+    """Bars of the chance of exactly N and a line of the chance of at least N,
+    N = 0 .. max: :func:`workbench.figures.outcome_figure` (the very traces
+    of the dashboards' plots) as a plotly figure."""
     import plotly.graph_objects as go
 
-    from .teach import title as outcome_title
+    from . import figures
 
-    if not isinstance(outcome, Outcome):
-        raise InputError("outcome", "a workbench Outcome", type(outcome).__name__)
-    n = list(range(outcome.pmf.size))
-    fig = go.Figure()
-    fig.add_trace(go.Bar(x=n, y=outcome.pmf.tolist(), name="P(exactly N)",
-                         hovertemplate="N=%{x}: %{y:.2%}<extra>P(exactly N)</extra>"))
-    fig.add_trace(go.Scatter(x=n, y=outcome.at_least_curve.clip(0, 1).tolist(), name="P(at least N)",
-                             mode="lines+markers", line=dict(shape="hv"),
-                             hovertemplate="N=%{x}: %{y:.2%}<extra>P(at least N)</extra>"))
-    per = outcome.per_attack
-    sub = f"expected {outcome.mean:.2f} {outcome.label}"
-    if per is not None:
-        sub = f"per attack {per} ({float(per):.1%}), " + sub
-    fig.update_layout(
-        title=dict(text=f"{title or outcome_title(outcome)}<br><sup>{sub}</sup>"),
-        xaxis=dict(title=f"N ({outcome.label})", dtick=1),
-        yaxis=dict(title="probability", tickformat=".0%", range=[0, 1.05]),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
-        template="plotly_white", bargap=0.2)
-    return fig
+    return go.Figure(figures.outcome_figure(outcome, title))
 
 
 def outcomes_figure(outcomes: Mapping[str, Outcome], title: str | None = None):
@@ -137,11 +121,11 @@ def outcomes_figure(outcomes: Mapping[str, Outcome], title: str | None = None):
         if not isinstance(o, Outcome):
             raise InputError("outcomes", "a mapping of names to workbench Outcomes", type(o).__name__)
         fig.add_trace(go.Bar(x=list(range(o.pmf.size)), y=o.pmf.tolist(),
-                             name=f"{name}: expected {o.mean:.2f}",
-                             hovertemplate="N=%{x}: %{y:.2%}<extra>" + str(name) + "</extra>"))
-    fig.update_layout(title=title or "P(exactly N) side by side", barmode="group",
+                             name=f"{name}: on average {o.mean:.2f}",
+                             hovertemplate="exactly %{x}: %{y:.1%}<extra>" + str(name) + "</extra>"))
+    fig.update_layout(title=title or "Chance of exactly N, side by side", barmode="group",
                       xaxis=dict(title="N (models removed)", dtick=1),
-                      yaxis=dict(title="probability", tickformat=".0%"), template="plotly_white")
+                      yaxis=dict(title="chance", tickformat=".0%"), template="plotly_white")
     return fig
 
 

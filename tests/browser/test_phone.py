@@ -51,7 +51,7 @@ PLOTS_JS = """() => Array.from(document.querySelectorAll('.wb-plot .main-svg:fir
 def open_on(context, server, name: str, query: str = ""):
     page = context.new_page()
     page.set_default_timeout(90_000)
-    page.goto(f"{server.url}voila/render/{name}.ipynb{query}")
+    page.goto(f"{server.url}voila/render/{name}.ipynb{query}", timeout=240_000)
     page.wait_for_selector(".wb-plot .main-svg")
     page.wait_for_function("() => Array.from(document.querySelectorAll('.wb-plot')).some(el =>"
                            " (el.querySelector('.js-plotly-plot') || el)._fullData &&"
@@ -122,5 +122,41 @@ def test_every_diagnostics_tab_fits_a_phone(browser, server):
             assert overflow["document"][0] <= 390 and overflow["scrollers"] == [] and overflow["past"] == [], \
                 (tab, overflow)
             assert all(250 <= p <= 390 for p in page.evaluate(PLOTS_JS)), tab
+    finally:
+        context.close()
+
+
+#: plot titles that do not fit their plot (cut at an edge), and modebars drawn over a plot
+CUT_TITLES_JS = """() => Array.from(document.querySelectorAll('.wb-plot')).filter(p => p.getBoundingClientRect().width > 0)
+  .flatMap(p => { const box = p.getBoundingClientRect();
+    return Array.from(p.querySelectorAll('.gtitle')).filter(t => { const r = t.getBoundingClientRect();
+      return r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1); })
+    .map(t => t.textContent); })"""
+
+
+@pytest.mark.parametrize("name", ["changes", "forgotten", "gunfire", "antares"])
+def test_a_phone_shows_the_headline_and_a_plot_on_the_first_screen(browser, server, name):
+    """On a 390 x 844 phone, before any scrolling: the average removed, the
+    chance of at least one and the whole first plot; no plot title is cut and
+    no modebar sits over one."""
+    context = browser.new_context(**PHONE)
+    try:
+        page = open_on(context, server, name)
+        assert page.evaluate("window.scrollY") == 0
+        height = page.evaluate("window.innerHeight")
+        headline = page.locator(".wb-headline").bounding_box()
+        text = page.inner_text(".wb-headline")
+        assert "On average" in text and "chance of at least one" in text, text
+        assert headline and headline["y"] >= 0 and headline["y"] + headline["height"] <= height, headline
+        plot = page.locator(".wb-plot-dist .main-svg").first.bounding_box()
+        assert plot and plot["y"] + plot["height"] <= height, (plot, height)
+        title = page.eval_on_selector(".wb-plot-dist .gtitle", "e => Array.from(e.querySelectorAll('tspan.line'))"
+                                      ".map(t => t.textContent).join(' ') || e.textContent")
+        assert title.replace("\n", " ").startswith("How many") and "on average" in title, title
+        assert page.evaluate(CUT_TITLES_JS) == []
+        assert page.query_selector_all(".wb-plot .modebar-btn") == []
+        link = page.locator(".wb-link").bounding_box()
+        assert link and link["height"] < 0.25 * height, link  # the share link does not fill the screen
+        page.screenshot(path=str(screenshot_path(f"{name}-phone-first-screen")))
     finally:
         context.close()

@@ -23,10 +23,7 @@ import html
 from typing import Any
 
 import ipywidgets as W
-import numpy as np
-import plotly.graph_objects as go
-
-from .. import systems, teach
+from .. import figures, systems, teach
 from ..controls import Control
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
@@ -169,17 +166,9 @@ class CompareDashboard(LiveDashboard):
         # the legend sits under the axis, where it hides no bar
         layout = plot_layout(height=400, margin=dict(l=50, r=12, t=45, b=95), bargap=0.15,
                              legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
-        self.fig_dist, dist_w = live_figure(go.Figure(
-            data=[go.Bar(name=self.names[s], x=[0], y=[1.0], marker_color=self.colours[s]) for s in self.system_keys],
-            layout=dict(title=dict(text="Models removed, side by side"), barmode="group",
-                        xaxis=dict(title=dict(text="models removed")), yaxis=dict(title=dict(text="chance")),
-                        **layout)))
-        self.fig_means, means_w = live_figure(go.Figure(
-            data=[go.Bar(name="expected removals", x=[self.names[s] for s in self.system_keys],
-                         y=[0.0] * len(self.system_keys), text=[""] * len(self.system_keys), textposition="auto",
-                         marker_color=[self.colours[s] for s in self.system_keys])],
-            layout=dict(title=dict(text="Expected models removed"), showlegend=False,
-                        yaxis=dict(title=dict(text="expected models removed")), **layout)))
+        self._plot_layout = layout
+        self.fig_dist, dist_w = live_figure(None)
+        self.fig_means, means_w = live_figure(None)
         dist_w.add_class("wb-plot-compare")
         means_w.add_class("wb-plot-means")
         intro = W.HTML("<h2>Every system, one matchup</h2><p>In each system a basic trooper fires its basic "
@@ -266,7 +255,6 @@ class CompareDashboard(LiveDashboard):
         self.system_keys += (d.key,)
         if d.key not in self.added:
             self.added += (d.key,)
-        self.fig_dist.add_trace(go.Bar(name=d.name, x=[0], y=[0.0], marker_color=d.colour))
         if d.key in self.add_boxes and not self.add_boxes[d.key].value:
             self.add_boxes[d.key].value = True  # observed: comes back here and returns above
         self._on_change()
@@ -276,7 +264,6 @@ class CompareDashboard(LiveDashboard):
         if key not in self.added:
             return
         keep = [i for i, s in enumerate(self.system_keys) if s != key]
-        self.fig_dist.data = tuple(self.fig_dist.data[i] for i in keep)
         self.system_keys = tuple(self.system_keys[i] for i in keep)
         self.added = tuple(s for s in self.added if s != key)
         for table in (self._outcomes, self._kwargs, self._errors):
@@ -345,19 +332,37 @@ class CompareDashboard(LiveDashboard):
         self._refreshed()
         return not self._errors
 
+    def _dist_figure(self) -> dict:
+        """Grouped bars of the chance of exactly N, one colour per system; a system
+        whose new values failed keeps the bars it had."""
+        shown = {t.get("name"): t for t in self.fig_dist.figure["data"]}
+        data = []
+        for s in self.system_keys:
+            out = self._outcomes.get(s)
+            before = shown.get(self.names[s], {})
+            x, y = ((list(range(out.pmf.size)), out.pmf.tolist()) if out is not None
+                    else (before.get("x", [0]), before.get("y", [0.0])))
+            data.append({"type": "bar", "name": self.names[s], "x": x, "y": y, "marker": {"color": self.colours[s]},
+                         "hovertemplate": f"{html.escape(self.names[s])}, exactly %{{x}}: %{{y:.1%}}<extra></extra>"})
+        layout = dict(title={"text": "Models removed, side by side"}, barmode="group",
+                      xaxis={"title": {"text": "models removed"}, "dtick": 1},
+                      yaxis={k: v for k, v in figures.CHANCE_AXIS.items() if k != "range"}, template="plotly_white",
+                      **self._plot_layout)
+        return {"data": data, "layout": layout}
+
+    def _means_figure(self) -> dict:
+        means = [self._outcomes[s].mean if s in self._outcomes else 0.0 for s in self.system_keys]
+        bar = {"type": "bar", "name": "expected removals", "x": [self.names[s] for s in self.system_keys],
+               "y": means, "text": [f"{m:.2f}" for m in means], "textposition": "auto",
+               "marker": {"color": [self.colours[s] for s in self.system_keys]},
+               "hovertemplate": "%{x}: %{y:.2f} models removed on average<extra></extra>"}
+        layout = dict(title={"text": "Expected models removed"}, showlegend=False, template="plotly_white",
+                      yaxis={"title": {"text": "expected models removed"}}, **self._plot_layout)
+        return {"data": [bar], "layout": layout}
+
     def _draw(self) -> None:
-        with self.fig_dist.batch_update():
-            for trace, s in zip(self.fig_dist.data, self.system_keys):
-                out = self._outcomes.get(s)
-                if out is not None:
-                    trace.x, trace.y = np.arange(out.pmf.size), out.pmf
-        with self.fig_means.batch_update():
-            bar = self.fig_means.data[0]
-            means = [self._outcomes[s].mean if s in self._outcomes else 0.0 for s in self.system_keys]
-            bar.x = [self.names[s] for s in self.system_keys]
-            bar.marker.color = [self.colours[s] for s in self.system_keys]
-            bar.y = means
-            bar.text = [f"{m:.2f}" for m in means]
+        self.fig_dist.show(self._dist_figure())
+        self.fig_means.show(self._means_figure())
         columns = ("system", "accuracy", "penetration", "toughness", "cover", "shots", "models",
                    "expected models removed", "chance at least one is removed",
                    "models removed per 100 points")

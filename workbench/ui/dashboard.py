@@ -25,17 +25,14 @@ import re
 from typing import Any
 
 import ipywidgets as W
-import numpy as np
-import plotly.graph_objects as go
-
-from .. import systems
+from .. import figures, systems
 from ..errors import InputError
 from ..outcome import Outcome
-from ..teach import plain_note, ratio
+from ..teach import pct, plain_note, ratio
 from . import guard
 from .link import LinkBar
 from .live import LiveDashboard
-from .looks import PLOT_HEIGHT, page_style, plot_layout
+from .looks import page_style
 from .numbers import effect_label, effect_value, expected_text, number_rows
 from .plots import live_figure
 from .query import MODE_KEY, controls_of, format_query, parse_query as _parse_query_any
@@ -275,15 +272,19 @@ class SystemDashboard(LiveDashboard):
         self.error.add_class("wb-error")
         self.effects = W.HTML(value="")
         self.effects.add_class("wb-effects")
+        self.headline = W.HTML(value="")
+        self.headline.add_class("wb-headline")
+        self._valid_query: str | None = None
+        self._error_text = ""
         self.link = LinkBar()
         self.link.add_class("wb-link")
         from .forum import ForumPanel  # the one-click forum post of issue 4
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
 
-        self.fig_dist, dist_w = live_figure(self._dist_figure())
-        self.fig_at_least, at_least_w = live_figure(self._at_least_figure())
-        self.fig_stages, stages_w = live_figure(self._stages_figure())
+        self.fig_dist, dist_w = live_figure(None)
+        self.fig_at_least, at_least_w = live_figure(None)
+        self.fig_stages, stages_w = live_figure(None)
         dist_w.add_class("wb-plot-dist")
         at_least_w.add_class("wb-plot-at-least")
         stages_w.add_class("wb-plot-stages")
@@ -306,11 +307,10 @@ class SystemDashboard(LiveDashboard):
         parts = [page_style(), title, self.mode_picker]
         if self.profile_picker is not None:
             parts.append(self.profile_picker.widget)
-        parts += [self.controls_box, self.error,
-                  _row([dist_w, at_least_w]),
-                  self.sampled_toggle,
-                  _row([stages_w, self.effects]),
-                  self.link, self.panels]
+        self.results = (self.headline, _row([dist_w, at_least_w]), _row([stages_w, self.effects]))
+        self.results[1].add_class("wb-row-first")
+        parts += [self.controls_box, self.error, self.headline, self.results[1],
+                  self.sampled_toggle, self.results[2], self.link, self.panels]
         self.widget = W.VBox(parts)
         self.widget.add_class("wb-dashboard")
         self.widget.add_class(f"wb-dashboard-{self.system}")
@@ -410,7 +410,7 @@ class SystemDashboard(LiveDashboard):
         if values or mode:
             ok = self.set_values(mode=mode, **values)
             if not ok:
-                errors.append(f"these settings are not allowed together: {_strip(self.error.value)}")
+                errors.append(f"these settings are not allowed together: {self._error_text}")
         if errors:
             self._show_error("Link: " + " | ".join(errors))
         return errors
@@ -429,12 +429,22 @@ class SystemDashboard(LiveDashboard):
     def mode_box(self, key: str) -> W.Box:
         """The box of one mode's controls (built on first use)."""
         if key not in self.mode_boxes:
-            box = W.Box([self.controls[c.name] for c in self.modes[key].controls],
+            box = W.Box([self.controls[c.name] for c in self.modes[key].controls] + [self._help(key)],
                         layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
             box.add_class(f"wb-controls-{key}")
             self.mode_boxes[key] = box
             self.controls_box.children = (*self.controls_box.children, box)
         return self.mode_boxes[key]
+
+    def _help(self, key: str) -> W.HTML:
+        """What each control of a mode means, folded: the hover tooltips' words for a tap on a phone."""
+        items = "".join(f"<dt>{html.escape(self.specs[c.name].label or c.name.replace('_', ' '))}</dt>"
+                        f"<dd>{html.escape(self.specs[c.name].help)}</dd>"
+                        for c in self.modes[key].controls if self.specs[c.name].help)
+        w = W.HTML(f"<details><summary>What the controls mean</summary><dl>{items}</dl></details>" if items else "",
+                   layout=W.Layout(width="100%"))
+        w.add_class("wb-help")
+        return w
 
     def _show_mode_controls(self) -> None:
         self.mode_box(self.mode.key)
@@ -442,9 +452,11 @@ class SystemDashboard(LiveDashboard):
             box.layout.display = "flex" if key == self.mode.key else "none"
 
     def _show_error(self, message: str) -> None:
+        kept = (" <span class='wb-stale-note'>The results below (greyed) are those of the last settings "
+                "that were allowed, and the link keeps those settings.</span>" if self._outcome is not None else "")
         self.error.value = ('<div class="wb-error-message" role="alert" style="color:#b00020;'
                             'border:1px solid #b00020;padding:4px 8px;">'
-                            f"&#9888; {html.escape(message)}</div>")
+                            f"&#9888; {html.escape(message)}{kept}</div>")
 
     # -- the one recompute -------------------------------------------------
     def refresh(self) -> bool:
@@ -457,7 +469,6 @@ class SystemDashboard(LiveDashboard):
         try:
             self.enforce()
             kwargs = self.values()
-            self._update_link()
             mode = self.mode
             out = mode.run(self.module, kwargs)
             sampled = (mode.run(self.module, kwargs, method="sampled", samples=self.sampled_samples,
@@ -466,68 +477,39 @@ class SystemDashboard(LiveDashboard):
             self._outcome, self._sampled = out, sampled
             self._draw(out, sampled)
         except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
-            self._show_error(guard.plain_message(exc))
+            self._error_text = plain_words(guard.plain_message(exc), self.specs)
+            self._show_error(self._error_text)
+            self._stale(True)
             return False
         self.error.value = ""
+        self._stale(False)
+        self._update_link()
         self._refreshed()
         return True
 
     def _update_link(self) -> None:
-        self.link.query = self.query_string()
+        """The link (and the address bar) to the values of the result on show."""
+        self._valid_query = self.link.query = self.query_string()
+
+    def _stale(self, stale: bool) -> None:
+        """Grey every result while the controls hold values that give none (the
+        results are those of the last allowed settings, and say so); the link
+        keeps the values of the result on show, never the refused ones."""
+        for w in self.results:
+            if stale:
+                w.add_class("wb-stale")
+            else:
+                w.remove_class("wb-stale")
+        if stale:
+            self.link.query = self._valid_query or ""
 
     # -- figures -----------------------------------------------------------
-    @staticmethod
-    def _layout(title: str, x: str, y: str) -> dict:
-        return plot_layout(title=dict(text=title), xaxis=dict(title=dict(text=x)),
-                           yaxis=dict(title=dict(text=y)), height=PLOT_HEIGHT, showlegend=True,
-                           legend=dict(x=0.99, xanchor="right", y=0.99), bargap=0.15)
-
-    def _dist_figure(self) -> go.Figure:
-        return go.Figure(data=[go.Bar(name="exact", x=[0], y=[1.0], marker_color="#4C72B0"),
-                               go.Scatter(name="simulated (± margin)", x=[0], y=[1.0], mode="markers",
-                                          marker=dict(color="#DD8452", size=8), visible=False,
-                                          error_y=dict(type="data", array=[0.0], visible=True))],
-                         layout=self._layout("Distribution", "models removed", "chance"))
-
-    def _at_least_figure(self) -> go.Figure:
-        return go.Figure(data=[go.Scatter(name="chance of at least N", x=[0], y=[1.0], mode="lines+markers",
-                                          line=dict(shape="linear", color="#55A868"))],
-                         layout=self._layout("At least N removed", "N", "chance"))
-
-    def _stages_figure(self) -> go.Figure:
-        fig = go.Figure(data=[go.Bar(name="per attack", x=["-"], y=[0.0], text=[""], textposition="auto",
-                                     customdata=[""], hovertemplate="%{x}: %{text}<br>%{customdata}<extra></extra>",
-                                     marker_color="#8172B3")],
-                        layout=self._layout("Each step of one attack", "step", "chance"))
-        fig.update_layout(showlegend=False, yaxis=dict(range=[0, 1.05]))
-        return fig
-
     def _draw(self, out: Outcome, sampled: Outcome | None) -> None:
-        k = np.arange(out.pmf.size)
-        with self.fig_dist.batch_update():
-            bars, dots = self.fig_dist.data
-            bars.x, bars.y = k, out.pmf
-            if sampled is not None:
-                dots.x, dots.y = np.arange(sampled.pmf.size), sampled.pmf
-                dots.error_y.array = 2 * np.asarray(sampled.pmf_stderr)
-                dots.visible = True
-            else:
-                dots.visible = False
-            self.fig_dist.layout.xaxis.title.text = out.label
-            self.fig_dist.layout.title.text = f"How many {out.label} (on average {out.mean:.2f})"
-        with self.fig_at_least.batch_update():
-            line = self.fig_at_least.data[0]
-            line.x, line.y = k, out.at_least_curve
-            self.fig_at_least.layout.xaxis.title.text = f"N ({out.label})"
-            self.fig_at_least.layout.title.text = f"Chance of at least N {out.label}"
-        with self.fig_stages.batch_update():
-            bar = self.fig_stages.data[0]
-            stages = out.stages
-            bar.x = [s.name for s in stages] or ["(none)"]
-            bar.y = [float(s.probability) for s in stages] or [0.0]
-            bar.text = [ratio(s.probability, s.detail, s.faces) for s in stages] or [""]
-            bar.customdata = [s.detail for s in stages] or [""]
+        self.fig_dist.show(figures.distribution(out, sampled))
+        self.fig_at_least.show(figures.at_least(out))
+        self.fig_stages.show(figures.stages(out))
         self.effects.value = self._effects_html(out, sampled)
+        self.headline.value = _headline_html(out)
 
     def _effects_html(self, out: Outcome, sampled: Outcome | None) -> str:
         rows = number_rows(out)
@@ -550,6 +532,45 @@ class SystemDashboard(LiveDashboard):
         return (f'<div class="wb-effects-box">'
                 f"<h4>Numbers</h4><table>{body}</table>"
                 f"<ul class='wb-stage-list'>{stages}</ul>{details}</div>")
+
+
+def _headline_html(out: Outcome) -> str:
+    """The two numbers a playtester asks first: the average removed and the chance of at least one."""
+    one = out.at_least(1) if out.pmf.size > 1 else 0.0
+    return (f'<p class="wb-headline-text"><span class="wb-headline-mean">On average <b>{expected_text(out.mean)}</b> '
+            f'{html.escape(out.label)}</span> · <span class="wb-headline-one"><b>{float(one):.1%}</b> chance of '
+            f'at least one</span></p>')
+
+
+_ASSIGN = re.compile(r"\(?\b([a-z][a-z0-9_]*)=('[^']*'|\S+?)(?=[),;\s]|$)\)?")
+_EXPECTED = re.compile(r"expected (.+?), got (.+?)(?= \(|$)")
+
+
+def plain_words(message: str, specs: dict[str, Control]) -> str:
+    """A rule's message in a playtester's words: argument names become the
+    controls' labels, ``evading=True`` becomes '"target EVADING" ticked',
+    ``'snap'`` becomes snap, "expected A, got B" becomes "must be A; it is B"."""
+    def label(name: str) -> str:
+        c = specs.get(name)
+        return (c.label if c is not None and c.label else name.replace("_", " "))
+
+    def assign(m: re.Match) -> str:
+        name, value = m.group(1), m.group(2).strip("'")
+        inner = (f'"{label(name)}" ticked' if value == "True" else f'"{label(name)}" not ticked' if value == "False"
+                 else f"{label(name)} {value.replace('_', ' ')}")
+        return f"({inner})" if m.group(0).startswith("(") else inner
+
+    text = _ASSIGN.sub(assign, message)
+    text = _EXPECTED.sub(lambda m: f"must be {m.group(1)}; it is {m.group(2)}", text)
+    field, sep, rest = text.partition(": ")
+    if sep and field in specs:
+        text = f"{label(field)}: {rest}"
+    text = re.sub(r"'([^']*)'", lambda m: m.group(1).replace("_", " "), text)
+    text = re.sub(r"\bTrue\b", "ticked", re.sub(r"\bFalse\b", "not ticked", re.sub(r"\bNone\b", "none", text)))
+    for name in sorted(specs, key=len, reverse=True):
+        if "_" in name:
+            text = re.sub(rf"\b{re.escape(name)}\b", label(name), text)
+    return text
 
 
 _EFFECT_REF = re.compile(r"effects\[['\"]([A-Za-z0-9_\[\]]+)['\"]\]")

@@ -20,7 +20,7 @@ introduction in plain words, four tabs, each a thin layer over
 Its link works as the other dashboards' (:mod:`workbench.ui.query`): every
 control is a key of the query string (``?tab=equivalence&eq_system=antares&
 eq_acc=7``), read when the page opens and written to the address bar as the
-controls move. Every plot is one ``FigureWidget`` whose content is replaced in
+controls move. Every plot is one :class:`~workbench.ui.plotwidget.Plot` whose content is replaced in
 place (:func:`workbench.ui.plots.replace_figure`), so the page works offline
 in Voila; every callback shows a plain message on failure
 (:mod:`workbench.ui.guard`).
@@ -114,7 +114,11 @@ def _table(df: pd.DataFrame, columns: list[str], floats: str = "{:.3f}") -> str:
     return f'<div class="wb-table-wrap">{table}</div>'
 
 
-_view = figure_widget
+def _view():
+    """A plot of this page: the cartesian bundle (it draws the sweep's heatmap), one library for every plot."""
+    return figure_widget(bundle="cartesian")
+
+
 _CHANCE = re.compile(r"P\(([^()]*)\)")
 
 

@@ -98,6 +98,9 @@ class ViewerSafe:
     """
 
     viewer_keys: frozenset[str] = frozenset({"value"})
+    # the page's own change is not echoed back to it (ipywidgets' echo_update): a move sends the value once
+    _value_metadata = {"echo_update": False}
+    _index_metadata = {"echo_update": False}
 
     def _handle_msg(self, msg):  # every message of the page to this widget
         """Read a message of the page: a state update (values only, see

@@ -11,22 +11,11 @@
 """
 from __future__ import annotations
 
-from typing import Any
-
 import ipywidgets as W
 
+from ..figures import PLOT_HEIGHT, plot_layout
+
 __all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "STYLE"]
-
-#: the height of a dashboard plot, in pixels (the width follows the page)
-PLOT_HEIGHT = 330
-
-
-def plot_layout(**layout: Any) -> dict[str, Any]:
-    """``layout`` with the width left to the page (``autosize``) and margins that fit a phone."""
-    out = dict(autosize=True, margin=dict(l=50, r=12, t=45, b=45))
-    out.update(layout)
-    out.pop("width", None)
-    return out
 
 
 STYLE = """
@@ -70,7 +59,32 @@ STYLE = """
   overflow-wrap: normal; word-break: normal; hyphens: manual; }
 .wb-compare th { vertical-align: bottom; }
 
+/* the headline numbers, above the plots */
+.wb-headline .wb-headline-text { margin: 4px 0; font-size: 1.15em; line-height: 1.35; }
+.wb-headline-mean, .wb-headline-one { white-space: nowrap; }
+
+/* results that no longer apply (the controls hold values the rules refuse): greyed, and said so */
+.wb-stale { opacity: 0.3; filter: grayscale(1); pointer-events: none; user-select: none; }
+.wb-stale-note { display: block; color: #333; margin-top: 2px; }
+
+/* the share link: one line, never a screenful */
+.wb-link-href { display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis;
+  white-space: nowrap; vertical-align: bottom; }
+
+/* a control's meaning, for a tap as well as a hover */
+.wb-help summary { cursor: pointer; }
+.wb-help dl { margin: 4px 0; } .wb-help dt { font-weight: 600; } .wb-help dd { margin: 0 0 4px 1em; }
+
 @media (max-width: 640px) {
+  /* phones first: the title, the headline numbers and the first plot, then the controls */
+  .wb-dashboard > * { order: 10; }
+  .wb-dashboard > .wb-style { order: 0; }
+  .wb-dashboard > .wb-title { order: 1; }
+  .wb-dashboard > .wb-headline { order: 2; }
+  .wb-dashboard > .wb-error { order: 3; }
+  .wb-dashboard > .wb-row-first { order: 4; }
+  .wb-dashboard > .wb-title p { margin: 2px 0; line-height: 1.35; }
+  .wb-dashboard > .wb-title h2 { margin: 4px 0; font-size: 1.3em; }
   .wb-control, .wb-concept, .wb-profiles .widget-dropdown, .wb-diagnostics .widget-dropdown,
   .wb-diagnostics .widget-slider { width: 100% !important; max-width: 100% !important; }
   .wb-control .widget-label, .wb-concept .widget-label, .wb-profiles .widget-label,

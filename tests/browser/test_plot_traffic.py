@@ -1,0 +1,86 @@
+"""What a slider move costs the page's websocket, and what a refused combination looks like.
+
+* On a slider move the browser sends the kernel the control's new value and
+  nothing else: the plots never write back (no plot layout or trace
+  messages), and the kernel answers with the new numbers only (no echo of the
+  value, no plot styles, no plotly.js).
+* A combination the rules refuse (Changes: an aimed shot at an EVADING
+  target) leaves no result that looks current: the headline, the plots and
+  the numbers are greyed, the message is in a playtester's words, and the
+  address bar keeps the values of the result on show, not the refused ones.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from browserkit import SLIDER_BS, drawn, move_slider, read_v1, redrawn
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
+
+
+def _record(page):
+    """Every websocket message the page sends and receives, decoded."""
+    sent, got = [], []
+
+    def on_socket(ws):
+        ws.on("framesent", lambda payload: sent.append(payload))
+        ws.on("framereceived", lambda payload: got.append(payload))
+    page.on("websocket", on_socket)
+    return sent, got
+
+
+def _decoded(frames) -> list[dict]:
+    out = []
+    for f in frames:
+        msg = read_v1(f) if isinstance(f, (bytes, bytearray)) else json.loads(f)
+        out.append(msg)
+    return out
+
+
+def test_a_slider_move_sends_only_the_new_value(page, server):
+    sent, got = _record(page)
+    page.goto(f"{server.url}voila/render/changes.ipynb", timeout=240_000)
+    before = drawn(page, 120_000)
+    page.wait_for_timeout(1500)  # the first view's own messages are over
+    sent.clear()
+    got.clear()
+    move_slider(page, SLIDER_BS)
+    redrawn(page, before, 30_000)
+    page.wait_for_timeout(1000)
+    messages = _decoded(sent)
+    assert messages, "the move sent nothing"
+    for msg in messages:
+        assert msg.get("msg_type") == "comm_msg", msg.get("msg_type")
+        data = msg["content"]["data"]
+        assert data["method"] == "update" and set(data["state"]) == {"value"}, data
+    assert len(messages) == 1, [m["content"]["data"] for m in messages]
+    replies = _decoded(got)
+    states = [m["content"]["data"] for m in replies if m.get("msg_type") == "comm_msg"]
+    assert not [s for s in states if s.get("method") == "echo_update"]  # the value is not echoed back
+    keys = {k for s in states for k in s.get("state", {})}
+    assert not keys & {"base", "_esm", "code", "library", "config"}, keys  # numbers only, no figure or library
+    assert "delta" in keys
+    size = sum(len(f) for f in got) + sum(len(f) for f in sent)
+    assert size < 12_000, size  # a few kB (the plots, the numbers, the link), not the 57 kB of a plotly FigureWidget
+
+
+def test_a_forbidden_combination_leaves_no_result_that_looks_current(page, server):
+    page.goto(f"{server.url}voila/render/changes.ipynb", timeout=240_000)
+    drawn(page, 120_000)
+    page.wait_for_selector(".wb-headline b")
+    page.click(".wb-toggle-evading input")  # the action stays "aimed": refused at an EVADING target
+    page.wait_for_selector(".wb-error-message")
+    message = page.inner_text(".wb-error-message")
+    assert "EVADING" in message and "=" not in message and "True" not in message, message
+    for sel in (".wb-headline", ".wb-row-first", ".wb-plot-dist", ".wb-effects"):
+        page.wait_for_function("sel => { const e = document.querySelector(sel);"
+                               " return e && Number(getComputedStyle(e.closest('.wb-stale') || e).opacity) < 0.5; }",
+                               arg=sel, timeout=30_000)
+    assert "evading=true" not in page.evaluate("window.location.search")
+    # a valid value again: everything is current, and the address bar follows
+    page.select_option(".wb-dropdown-action select", label="snap")
+    page.wait_for_function("() => !document.querySelector('.wb-error-message')", timeout=30_000)
+    page.wait_for_function("() => !document.querySelector('.wb-stale')", timeout=30_000)
+    page.wait_for_function("() => window.location.search.includes('evading=true')", timeout=30_000)

@@ -1,0 +1,144 @@
+"""What a plot of an outcome shows, as plotly JSON: one description for the
+dashboards' plots and the exported figures (PNG, SVG, HTML).
+
+Each function returns a plain ``{"data": [...], "layout": {...}}`` dict of
+Python lists, floats and strings (no plotly objects, no numpy): the
+dashboards' plot widget (:class:`workbench.ui.plotwidget.Plot`) draws it as
+it is, and :mod:`workbench.export` turns the same dict into a plotly figure
+for kaleido, so a plot on a page and its download never disagree.
+
+* :func:`distribution`: bars of the chance of exactly N, with the simulated
+  games' dots and their margin of error when there are some;
+* :func:`at_least`: the line of the chance of at least N;
+* :func:`stages`: one bar per step of one attack, its fraction written on it;
+* :func:`outcome_figure`: the forum post's figure, the distribution's bars
+  and the at-least line (the same traces) under the outcome's title.
+
+Chances are drawn on a percentage axis (0 % .. 100 %), as every number
+beside the plots is written.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .outcome import Outcome
+
+__all__ = ["PLOT_HEIGHT", "COLOURS", "plot_layout", "distribution", "at_least", "stages", "outcome_figure",
+           "exact_bars", "sampled_dots", "at_least_line", "CHANCE_AXIS"]
+
+#: the height of a dashboard plot, in pixels (the width follows the page)
+PLOT_HEIGHT = 330
+
+#: one colour per kind of trace, on the pages and in the exports
+COLOURS = {"exact": "#4C72B0", "sampled": "#DD8452", "at_least": "#55A868", "stages": "#8172B3"}
+
+#: a chance axis: percentages from 0 % to just over 100 %
+CHANCE_AXIS = {"title": {"text": "chance"}, "tickformat": ".0%", "range": [0, 1.05], "rangemode": "tozero"}
+
+
+def plot_layout(**layout: Any) -> dict[str, Any]:
+    """``layout`` with the width left to the page (``autosize``) and margins that fit a phone."""
+    out: dict[str, Any] = {"autosize": True, "margin": {"l": 50, "r": 12, "t": 45, "b": 45}}
+    out.update(layout)
+    out.pop("width", None)
+    return out
+
+
+def _layout(title: str, x: str, *, legend: bool = True) -> dict[str, Any]:
+    return plot_layout(title={"text": title, "font": {"size": 14}}, xaxis={"title": {"text": x}, "dtick": 1},
+                       yaxis=dict(CHANCE_AXIS), height=PLOT_HEIGHT, showlegend=legend,
+                       legend={"x": 0.99, "xanchor": "right", "y": 0.99}, bargap=0.15, template="plotly_white")
+
+
+def _check(outcome: Any, name: str = "outcome") -> Outcome:
+    if not isinstance(outcome, Outcome):
+        from .errors import InputError
+        raise InputError(name, "a workbench Outcome", type(outcome).__name__)
+    return outcome
+
+
+def _counts(outcome: Outcome) -> list[int]:
+    return list(range(outcome.pmf.size))
+
+
+def exact_bars(outcome: Outcome) -> dict[str, Any]:
+    """Bars of the exact chance of exactly N, N = 0 .. max."""
+    return {"type": "bar", "name": "chance of exactly N", "x": _counts(outcome), "y": outcome.pmf.tolist(),
+            "marker": {"color": COLOURS["exact"]},
+            "hovertemplate": "exactly %{x}: %{y:.1%}<extra></extra>"}
+
+
+def sampled_dots(sampled: Outcome | None) -> dict[str, Any]:
+    """The simulated games' chance of exactly N, each with twice its standard
+    error as a bar; hidden (and empty) without simulated games."""
+    dots: dict[str, Any] = {"type": "scatter", "name": "simulated (± margin)", "mode": "markers",
+                            "marker": {"color": COLOURS["sampled"], "size": 8},
+                            "hovertemplate": "simulated, exactly %{x}: %{y:.1%}<extra></extra>"}
+    if sampled is None:
+        return {**dots, "x": [], "y": [], "visible": False, "error_y": {"type": "data", "array": [], "visible": True}}
+    margin = [2 * float(s) for s in sampled.pmf_stderr] if sampled.pmf_stderr is not None else [0.0] * sampled.pmf.size
+    return {**dots, "x": _counts(sampled), "y": sampled.pmf.tolist(), "visible": True,
+            "error_y": {"type": "data", "array": margin, "visible": True}}
+
+
+def at_least_line(outcome: Outcome) -> dict[str, Any]:
+    """The chance of at least N, N = 0 .. max (a line through the points)."""
+    return {"type": "scatter", "name": "chance of at least N", "mode": "lines+markers",
+            "x": _counts(outcome), "y": outcome.at_least_curve.clip(0, 1).tolist(),
+            "line": {"shape": "linear", "color": COLOURS["at_least"]},
+            "hovertemplate": "at least %{x}: %{y:.1%}<extra></extra>"}
+
+
+def distribution(outcome: Outcome, sampled: Outcome | None = None) -> dict[str, Any]:
+    """How many models are removed: the exact bars (and the simulated dots);
+    the title carries the average."""
+    o = _check(outcome)
+    return {"data": [exact_bars(o), sampled_dots(sampled)],
+            "layout": _layout(f"How many {o.label} (on average {o.mean:.2f})", o.label)}
+
+
+def at_least(outcome: Outcome) -> dict[str, Any]:
+    """The chance of at least N removed; the title carries the chance of at least one."""
+    o = _check(outcome)
+    one = float(o.at_least(1)) if o.pmf.size > 1 else 0.0
+    return {"data": [at_least_line(o)],
+            "layout": _layout(f"Chance of at least N {o.label} (at least one: {one:.1%})", f"N ({o.label})")}
+
+
+def stages(outcome: Outcome) -> dict[str, Any]:
+    """Each step of one attack: its chance as a bar, its fraction ("8/12") on the bar."""
+    from .teach import ratio
+
+    o = _check(outcome)
+    steps = o.stages
+    bar = {"type": "bar", "name": "per attack", "x": [s.name for s in steps] or ["(no steps)"],
+           "y": [float(s.probability) for s in steps] or [0.0],
+           "text": [ratio(s.probability, s.detail, s.faces) for s in steps] or [""],
+           "customdata": [s.detail for s in steps] or [""], "textposition": "auto",
+           "marker": {"color": COLOURS["stages"]},
+           "hovertemplate": "%{x}: %{text} (%{y:.1%})<br>%{customdata}<extra></extra>"}
+    layout = _layout("Each step of one attack", "step", legend=False)
+    layout["xaxis"] = {"title": {"text": "step"}}
+    return {"data": [bar], "layout": layout}
+
+
+def outcome_figure(outcome: Outcome, title: str | None = None) -> dict[str, Any]:
+    """The exported figure of one outcome: the distribution's bars and the
+    at-least line (the very traces of the dashboard's two plots) under the
+    outcome's title, its average and its chance per attack."""
+    from .teach import title as outcome_title
+
+    o = _check(outcome)
+    fig = distribution(o)
+    line = at_least(o)["data"][0]
+    per = o.per_attack
+    sub = f"on average {o.mean:.2f} {o.label}"
+    if per is not None:
+        sub = f"per attack {per} ({float(per):.1%}), " + sub
+    layout = fig["layout"]
+    layout["title"] = {"text": f"{title or outcome_title(o)}<br><sup>{sub}</sup>"}
+    layout["xaxis"] = {"title": {"text": f"N ({o.label})"}, "dtick": 1}
+    layout["legend"] = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0}
+    layout["margin"] = {"l": 60, "r": 20, "t": 90, "b": 50}
+    layout.pop("height", None)
+    return {"data": [fig["data"][0], line], "layout": layout}

@@ -1,0 +1,226 @@
+"""The workbench's own plot widget: a plotly figure drawn by plotly.js's
+prebuilt bundles, which the workbench vendors (``workbench/ui/static/``,
+see VENDORED.md there), so a page works offline and loads no CDN.
+
+* :class:`Plot` (an anywidget) holds a figure as plotly JSON, the plain dict
+  of :mod:`workbench.figures`. It syncs two traits: ``base``, the figure as
+  first shown (styles, words, layout), and ``delta``, what the current
+  figure changes in it (the numbers and titles). :meth:`Plot.show` sets only
+  ``delta`` while the figure keeps its traces, so a slider move sends the
+  new numbers and nothing else; the browser's view never writes back.
+* :class:`PlotlyLibrary` carries plotly.js itself, gzip-compressed, as a
+  binary buffer: one per bundle and kernel, shared by every plot of the page
+  (each plot names it), so the page receives the library once over its
+  websocket and no server route is needed. ``"basic"`` (scatter, bar, pie)
+  draws every plot; ``"cartesian"`` (adds heatmap, histogram, box, contour)
+  a page that shows a heatmap.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import gzip
+import json
+import math
+from importlib import resources
+from typing import Any, Mapping
+
+import anywidget
+import ipywidgets as W
+import traitlets as T
+
+__all__ = ["Plot", "PlotlyLibrary", "BUNDLES", "as_json", "diff", "merge"]
+
+#: bundle name -> vendored file (workbench/ui/static/)
+BUNDLES = {"basic": "plotly-basic.min.js", "cartesian": "plotly-cartesian.min.js"}
+#: trace types the basic bundle draws
+BASIC_TYPES = frozenset({"scatter", "bar", "pie"})
+#: how a plot is drawn: no modebar (it covered the titles), no plotly logo, as wide as its box
+CONFIG = {"displayModeBar": False, "displaylogo": False, "responsive": True}
+
+
+def _static(name: str) -> bytes:
+    return resources.files("workbench.ui").joinpath("static", name).read_bytes()
+
+
+@functools.lru_cache(maxsize=None)
+def _compressed(bundle: str) -> bytes:
+    # mtime=0: the same bytes every time (a page's websocket traffic does not depend on the clock)
+    return gzip.compress(_static(BUNDLES[bundle]), compresslevel=9, mtime=0)
+
+
+class PlotlyLibrary(anywidget.AnyWidget):
+    """plotly.js (one vendored bundle, gzip-compressed) for the plots of a page.
+    Use :meth:`shared`: one per bundle in a kernel."""
+
+    _esm = T.Unicode("export default {};").tag(sync=True)
+    bundle = T.Unicode("basic").tag(sync=True)
+    code = T.Bytes(b"").tag(sync=True)
+
+    @classmethod
+    def shared(cls, bundle: str = "basic") -> "PlotlyLibrary":
+        if bundle not in BUNDLES:
+            from ..errors import InputError
+            raise InputError("bundle", "one of " + ", ".join(map(repr, BUNDLES)), bundle)
+        lib = _LIBRARIES.get(bundle)
+        if lib is None or lib.comm is None:  # closed (a kernel's widgets were closed): make another
+            lib = _LIBRARIES[bundle] = cls(bundle=bundle, code=_compressed(bundle))
+        return lib
+
+
+_LIBRARIES: dict[str, PlotlyLibrary] = {}
+
+
+def as_json(figure: Any) -> dict[str, Any]:
+    """A figure as plain plotly JSON (lists, floats, strings): a dict of
+    :mod:`workbench.figures` passes as it is; a plotly ``Figure`` (or a dict
+    with numpy arrays, dates, NaN) becomes lists and numbers, a NaN ``null``
+    (a gap, as plotly.js draws it)."""
+    if not (isinstance(figure, Mapping) and _plain(figure)):
+        figure = _plainly(figure.to_plotly_json() if hasattr(figure, "to_plotly_json") else dict(figure))
+    data = [{k: v for k, v in t.items() if k != "uid"} for t in figure.get("data", [])]
+    return {"data": data, "layout": dict(figure.get("layout", {}))}
+
+
+def _plainly(value: Any) -> Any:
+    if isinstance(value, Mapping) and "bdata" in value and "dtype" in value:  # plotly's base64 typed array
+        import base64
+
+        import numpy as np
+
+        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        if value.get("shape"):
+            arr = arr.reshape([int(n) for n in str(value["shape"]).split(",")])
+        return _plainly(arr)
+    if isinstance(value, Mapping):
+        return {str(k): _plainly(v) for k, v in value.items()}
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):  # numpy arrays and scalars
+        return _plainly(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return [_plainly(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return json.loads(json.dumps(value, default=str))  # dates and the like, as plotly writes them
+
+
+def _plain(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, (str, int, bool))
+
+
+def diff(base: Any, new: Any) -> Any:
+    """What turns ``base`` into ``new`` for :func:`merge` (``None`` when they
+    are equal): the keys of a dict that differ, a ``None`` for a key ``new``
+    lacks, ``{"index": change}`` for the traces of a list of the same length
+    of dicts; anything else is ``new`` itself."""
+    if base == new:
+        return None
+    if isinstance(base, dict) and isinstance(new, dict):
+        out = {}
+        for k in base.keys() | new.keys():
+            if k not in new:
+                out[k] = None
+            elif k not in base:
+                out[k] = new[k]
+            else:
+                d = diff(base[k], new[k])
+                if d is not None:
+                    out[k] = d
+        return out
+    if (isinstance(base, list) and isinstance(new, list) and len(base) == len(new)
+            and all(isinstance(x, dict) for x in base + new)):
+        return {str(i): d for i, (a, b) in enumerate(zip(base, new)) if (d := diff(a, b)) is not None}
+    return new
+
+
+def merge(base: Any, delta: Any) -> Any:
+    """``base`` with ``delta`` (from :func:`diff`) applied: what the browser draws."""
+    if delta is None:
+        return base
+    if isinstance(base, list) and isinstance(delta, dict):
+        out = list(base)
+        for k, v in delta.items():
+            out[int(k)] = merge(base[int(k)], v)
+        return out
+    if isinstance(base, dict) and isinstance(delta, dict):
+        out = dict(base)
+        for k, v in delta.items():
+            if v is None:
+                out.pop(k, None)
+            else:
+                out[k] = merge(base.get(k), v)
+        return out
+    return delta
+
+
+def _same_traces(a: list[dict], b: list[dict]) -> bool:
+    return len(a) == len(b) and all(x.get("type", "scatter") == y.get("type", "scatter") for x, y in zip(a, b))
+
+
+def _bundle_for(data: list[dict]) -> str:
+    return "basic" if all(t.get("type", "scatter") in BASIC_TYPES for t in data) else "cartesian"
+
+
+class Plot(anywidget.AnyWidget):
+    """One plot of a dashboard. ``Plot(figure)``, then ``show(figure)`` for
+    each new figure (a :mod:`workbench.figures` dict or a plotly ``Figure``).
+
+    ``figure`` is what the browser draws (``base`` merged with ``delta``);
+    ``data`` reads its traces as plotly objects and ``figure["layout"]`` its
+    layout (``layout`` stays the widget's own CSS layout) (for tests and scripts;
+    building them costs time, the dashboards never do). ``bundle`` picks the
+    plotly.js bundle: ``"basic"``, ``"cartesian"``, or ``None`` to pick by
+    the first figure's trace types. The CSS class ``wb-plot`` makes it as
+    wide as its place on the page (:mod:`workbench.ui.looks`).
+    """
+
+    _esm = T.Unicode(_static("plot.js").decode("utf-8")).tag(sync=True)
+    base = T.Dict().tag(sync=True)
+    delta = T.Dict().tag(sync=True)
+    config = T.Dict(CONFIG).tag(sync=True)
+    library = T.Instance(PlotlyLibrary, allow_none=True).tag(sync=True, **W.widget_serialization)
+
+    def __init__(self, figure: Any = None, *, bundle: str | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self._bundle = bundle
+        self.add_class("wb-plot")
+        if figure is not None:
+            self.show(figure)
+
+    @property
+    def figure(self) -> dict[str, Any]:
+        """The figure the browser draws, as plotly JSON."""
+        return merge(self.base, self.delta or None) if self.base else {"data": [], "layout": {}}
+
+    def show(self, figure: Any) -> None:
+        """Draw ``figure``: with the traces of the figure on show (as many, of
+        the same types), only what differs from the first is sent; otherwise
+        the whole figure replaces it."""
+        fig = as_json(figure)
+        if self.library is None:
+            self.library = PlotlyLibrary.shared(self._bundle or _bundle_for(fig["data"]))
+        if self.base and _same_traces(self.base.get("data", []), fig["data"]):
+            delta = diff(self.base, fig) or {}
+            if delta != self.delta:
+                self.delta = delta
+        else:
+            with self.hold_sync():
+                self.delta = {}
+                self.base = copy.deepcopy(fig)
+
+    @property
+    def data(self):
+        """The traces on show, as plotly objects."""
+        return self._go().data
+
+    def _go(self):
+        import plotly.graph_objects as go
+
+        return go.Figure(self.figure, skip_invalid=True)
