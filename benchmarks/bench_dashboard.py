@@ -126,7 +126,7 @@ def _cpu(procs) -> float:
         try:
             t = p.cpu_times()
             total += t.user + t.system
-        except Exception:  # noqa: BLE001 - a process that ended meanwhile
+        except Exception:
             pass
     return total
 
@@ -155,7 +155,7 @@ class Traffic:
         try:
             sizes = request.sizes()
             self.http += sizes["responseBodySize"] + sizes["responseHeadersSize"]
-        except Exception:  # noqa: BLE001 - a request whose sizes are gone
+        except Exception:
             pass
 
     def _socket(self, ws):

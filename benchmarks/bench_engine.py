@@ -31,10 +31,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import icepool  # noqa: E402
+import icepool
 
-from workbench import engine, rules  # noqa: E402
-from workbench.systems import antares, changes, forgotten, gunfire  # noqa: E402
+from workbench import engine, rules
+from workbench.systems import antares, changes, forgotten, gunfire
 
 QUICK = "--quick" in sys.argv
 

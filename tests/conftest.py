@@ -29,3 +29,20 @@ def pytest_runtest_setup(item):
     # before any fixture of the test is set up (a module-scoped server starts there)
     serverkit.RUNNING_MARKERS = frozenset(m.name for m in item.iter_markers())
 
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Make ``--dist loadgroup`` keep a server's tests in one worker under pytest 9.
+
+    pytest-xdist (3.8) names an item's group by assigning ``item._nodeid``
+    (``...::test@group``), which its scheduler reads back from the node id;
+    pytest 9 computes ``nodeid`` from ``item._id`` instead, so the assignment
+    is ignored and every test is scheduled on its own: a module's shared server
+    is then started once per worker. Carry xdist's id over to ``_id``."""
+    from _pytest.nodeid import NodeId
+
+    for item in items:
+        grouped = item.__dict__.get("_nodeid")
+        if isinstance(grouped, str) and item.nodeid != grouped:
+            item._id = NodeId.parse(grouped)

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 
 import fuzzkit as fk
 from workbench import compare
-from workbench.errors import InputError, UnknownArgumentError, WorkbenchError
+from workbench.errors import InputError, UnknownArgumentError
 from workbench.systems import antares, changes, forgotten, gunfire
 
 EXAMPLES = int(os.environ.get("WORKBENCH_FUZZ_EXAMPLES", "300"))

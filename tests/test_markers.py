@@ -36,3 +36,35 @@ def test_every_browser_test_module_is_marked_server():
     for path in sorted((ROOT / "tests" / "browser").glob("test_*.py")):
         head = re.search(r"^pytestmark = (.*)$", path.read_text(encoding="utf-8"), re.M)
         assert head and "pytest.mark.server" in head.group(1), path.name
+
+
+def test_loadgroup_keeps_a_group_in_one_worker(tmp_path):
+    """With pytest 9 and pytest-xdist 3.8 an ``xdist_group`` is silently ignored
+    unless tests/conftest.py carries xdist's group id over: six tests of one
+    group must all run in one worker."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    (tmp_path / "conftest.py").write_text(
+        "import importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('shared_conftest', {str(here / 'conftest.py')!r})\n"
+        "mod = importlib.util.module_from_spec(spec)\n"
+        f"import sys; sys.path.insert(0, {str(here)!r})\n"
+        "spec.loader.exec_module(mod)\n"
+        "pytest_collection_modifyitems = mod.pytest_collection_modifyitems\n")
+    out = tmp_path / "workers.txt"
+    (tmp_path / "test_group.py").write_text(
+        "import os, pytest\n"
+        "@pytest.mark.xdist_group('one')\n"
+        "@pytest.mark.parametrize('i', range(6))\n"
+        "def test_in_group(i):\n"
+        f"    with open({str(out)!r}, 'a') as f:\n"
+        "        f.write(os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n")
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup",
+                          "-p", "no:cacheprovider", "-o", "addopts=", str(tmp_path)],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    workers = out.read_text().split()
+    assert len(workers) == 6 and len(set(workers)) == 1, workers

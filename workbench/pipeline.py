@@ -15,7 +15,6 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from . import engine
 from .dice import DieTest
 from .outcome import Outcome, Stage
 

@@ -194,7 +194,7 @@ def plain_note(outcome: Outcome, note: str, controls: Mapping[str, Any] | None =
     controls = _controls(o) if controls is None else controls
     for name, c in controls.items():
         if "_" in name and name in note:
-            note = re.sub(rf"\b{re.escape(name)}=('[^']*'|\w+)", lambda m: f'"{_said(c, m.group(1))}"', note)
+            note = re.sub(rf"\b{re.escape(name)}=('[^']*'|\w+)", lambda m, c=c: f'"{_said(c, m.group(1))}"', note)
             note = re.sub(rf"\b{re.escape(name)}\b", c.text, note)
     for name in o.inputs:  # an argument no control shows: its name in words
         if "_" in name and name not in controls:

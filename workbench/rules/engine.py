@@ -43,7 +43,6 @@ wounds, damage) share one Markov chain.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np

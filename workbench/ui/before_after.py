@@ -76,6 +76,8 @@ def _axis_values(v: Variant, name: str) -> list[int]:
         if s.name == name:
             return list(s.values)[:GRID_CELLS]
     c = variants._controls(d, v.function)[name]
+    if c.lo is None or c.hi is None:
+        raise InputError(name, "a stat with a range of values to lay along an axis", c.label)
     return list(range(int(c.lo), int(c.hi) + 1))[:GRID_CELLS]
 
 

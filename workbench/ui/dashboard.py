@@ -28,7 +28,7 @@ import ipywidgets as W
 from .. import figures, systems
 from ..errors import InputError
 from ..outcome import Outcome
-from ..teach import pct, plain_note, ratio
+from ..teach import plain_note, ratio
 from . import guard
 from .link import LinkBar
 from .live import LiveDashboard

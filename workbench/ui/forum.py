@@ -47,7 +47,8 @@ from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
 
 __all__ = ["ForumPanel", "CopyButton", "data_link", "file_link", "downloads_dir", "publish",
-           "DownloadHandler", "download_route", "DOWNLOAD_ENV", "DOWNLOAD_DIR_ENV", "DOWNLOAD_PATH"]
+           "DownloadHandler",  # noqa: F822 (built on first use by __getattr__: a base install has no tornado)
+           "download_route", "DOWNLOAD_ENV", "DOWNLOAD_DIR_ENV", "DOWNLOAD_PATH"]
 
 _MIME = {"png": "image/png", "svg": "image/svg+xml", "html": "text/html", "md": "text/markdown",
          "txt": "text/plain"}

@@ -123,7 +123,7 @@ def diff(base: Any, new: Any) -> Any:
     if base == new:
         return None
     if isinstance(base, dict) and isinstance(new, dict):
-        out = {}
+        out: dict[Any, Any] = {}
         for k in base.keys() | new.keys():
             if k not in new:
                 out[k] = None
@@ -145,10 +145,10 @@ def merge(base: Any, delta: Any) -> Any:
     if delta is None:
         return base
     if isinstance(base, list) and isinstance(delta, dict):
-        out = list(base)
+        items = list(base)
         for k, v in delta.items():
-            out[int(k)] = merge(base[int(k)], v)
-        return out
+            items[int(k)] = merge(base[int(k)], v)
+        return items
     if isinstance(base, dict) and isinstance(delta, dict):
         out = dict(base)
         for k, v in delta.items():
