@@ -26,7 +26,7 @@ from typing import Any
 
 import ipywidgets as W
 
-from .. import variants
+from .. import systems, variants
 from ..controls import Control
 from ..errors import InputError, WorkbenchError
 from ..variants import Variant
@@ -67,6 +67,15 @@ def _grid_stats(a: Variant, b: Variant) -> list[str]:
     common = set(variants._common(a, b))
     return [k for k, c in variants._controls(a.description, a.function).items()
             if k in common and k not in fixed and c.kind == "int"]
+
+
+def _placeholder_figure():
+    """The heatmaps' first figure, before a link is read: the first built-in system against
+    itself over two values of its first two stats (all zero; redrawn at once)."""
+    first = systems.get(systems.BUILTINS[0])
+    x, y = first.stats[:2]
+    grid = {x.name: list(x.values)[:2], y.name: list(y.values)[:2]}
+    return variants.diff_figure(variants.diff(first.key, first.key, grid=grid))
 
 
 def _axis_values(v: Variant, name: str) -> list[int]:
@@ -141,8 +150,7 @@ class BeforeAfterDashboard(LiveDashboard):
         self.sliders: dict[str, W.ValueWidget] = {}
         self.slider_box = W.Box([], layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
         self.slider_box.add_class("wb-controls")
-        self.fig, fig_w = live_figure(variants.diff_figure(variants.diff(
-            "changes", "changes", grid=dict(bs=[4, 5], t=[0, 1]))))
+        self.fig, fig_w = live_figure(_placeholder_figure())
         fig_w.add_class("wb-diff-heatmap")
         from .forum import CopyButton
         self.post_button = W.Button(description="Forum post", icon="comment", button_style="primary",
@@ -345,17 +353,12 @@ class BeforeAfterDashboard(LiveDashboard):
         return True
 
     def _draw(self, df) -> None:
-        """The same two axes: set the heatmaps' values in place (one message to the page); other
-        axes: the whole figure again."""
-        axes = tuple(df.attrs["grid"])
-        if axes == self._drawn:
-            with self.fig.batch_update():
-                for trace, values in zip(self.fig.data, variants.heatmap_values(df)):
-                    trace.update(values)
-            return
-        replace_figure(self.fig, variants.diff_figure(df, title=" "))
-        self.fig.layout.height = 460
-        self._drawn = axes
+        """The heatmaps of ``df``; with the same two axes only the cells' values travel to the
+        page (the plot sends what differs from the figure on show)."""
+        figure = variants.diff_figure(df, title=" ")
+        figure.update_layout(height=460)
+        replace_figure(self.fig, figure)
+        self._drawn = tuple(df.attrs["grid"])
 
     def _mover_table(self, df):
         pair = (self.a, self.b)

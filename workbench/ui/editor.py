@@ -99,7 +99,8 @@ class RuleEditor:
         self.keep_button = W.Button(description="Keep as baseline", icon="thumb-tack",
                                     tooltip="compare the next edits with the current text")
         self.keep_button.on_click(lambda _: self.keep_baseline())
-        self.change_fig, change_w = _change_figure()
+        from .plots import live_figure
+        self.change_fig, change_w = live_figure(_change_figure())
         change_w.add_class("wb-plot-change")
         change_box = W.VBox([W.HTML("<b>What the edit changed</b>"), W.HBox([self.keep_button]), self.change,
                              change_w])
@@ -230,9 +231,8 @@ class RuleEditor:
 
     def _show_change(self) -> None:
         before, after = self.outcomes()
-        with self.change_fig.batch_update():
-            for trace, o in zip(self.change_fig.data, (before, after)):
-                trace.x, trace.y = (list(range(o.pmf.size)), list(o.pmf)) if o is not None else ([], [])
+        from .plots import replace_figure
+        replace_figure(self.change_fig, _change_figure(before, after))  # only the new bars travel
         if after is None:
             self.change.value = ""
         elif before is None:
@@ -255,18 +255,22 @@ class RuleEditor:
         self.show()
 
 
-def _change_figure():
+def _change_figure(before=None, after=None):
+    """Models removed by the baseline (grey) under the current text's (``None``: no bars)."""
     import plotly.graph_objects as go
 
     from .looks import plot_layout
-    from .plots import live_figure
-    return live_figure(go.Figure(
-        data=[go.Bar(name="baseline", x=[], y=[], marker_color="#b0b0b0"),
-              go.Bar(name="now", x=[], y=[], marker_color=EDITOR_COLOUR, opacity=0.7)],
+
+    def bars(o):
+        return dict(x=list(range(o.pmf.size)), y=list(o.pmf)) if o is not None else dict(x=[], y=[])
+
+    return go.Figure(
+        data=[go.Bar(name="baseline", marker_color="#b0b0b0", **bars(before)),
+              go.Bar(name="now", marker_color=EDITOR_COLOUR, opacity=0.7, **bars(after))],
         layout=dict(title=dict(text="Models removed: baseline (grey) under the current text"), barmode="overlay",
                     xaxis=dict(title=dict(text="models removed"), dtick=1),
                     yaxis=dict(title=dict(text="chance"), tickformat=".0%"),
-                    **plot_layout(height=300, margin=dict(l=50, r=12, t=45, b=45)))))
+                    **plot_layout(height=300, margin=dict(l=50, r=12, t=45, b=45))))
 
 
 def _change_html(before, after) -> str:
