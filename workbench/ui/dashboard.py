@@ -8,9 +8,10 @@ probabilities as fractions), the side effects as numbers, an error line, a
 shareable link, and a ``panels`` area where other widgets can be appended.
 
 Every change of a control recomputes the exact outcome once and updates the
-figures in place (``batch_update``). A combination the rules forbid raises
-:class:`~workbench.errors.WorkbenchError` in the system module: its message is
-shown in the error line and the previous plots stay.
+figures in place (each plot sends the page only what changed). A combination the
+rules forbid raises :class:`~workbench.errors.WorkbenchError` in the system
+module: its message is shown in the error line and the previous results stay,
+greyed, as the last allowed settings' results.
 
 What a viewer sends over the page's websocket is read against each
 control's declared range (:meth:`SystemDashboard.values` never trusts the
