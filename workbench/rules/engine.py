@@ -40,6 +40,7 @@ import numpy as np
 
 from .. import engine as core
 from ..errors import InputError
+from . import tally
 from .die import StageDie
 from .expr import Expr, _cells
 from .spec import Removal, RuleStage
@@ -82,9 +83,12 @@ def stage_dice(stages: Sequence[RuleStage], env: Mapping[str, Any]) -> list[Stag
     for i, st in enumerate(stages):
         target = st.target.evaluate(env, f"stages[{i}].target")
         modifier = 0 if st.modifier is None else st.modifier.evaluate(env, f"stages[{i}].modifier")
+        critical_on = (True if st.critical_when is None else
+                       np.asarray(st.critical_when.evaluate(env, f"stages[{i}].critical_when")) != 0)
         out.append(StageDie(sides=st.die, roll_high=st.roll == "high", target=target, modifier=modifier,
                             always_fail=st.always_fail, always_succeed=st.always_succeed,
-                            critical=st.critical, reroll=st.reroll))
+                            critical=st.critical, reroll=st.reroll, critical_on=critical_on,
+                            long_shot=st.long_shot))
     return out
 
 
@@ -385,7 +389,15 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
         all_counts.append((counts, denom))
         probs.append(np.broadcast_to(counts / denom, (3,) + (cells,)) if counts.ndim > 1
                      else np.broadcast_to((counts / denom)[:, None], (3, cells)))
+    counted = tally.uses_counts(parts)
+    if counted:  # random tokens per attack, criticals switched by the stats, tallies and chances
+        dice_probs = probs
+        n_tokens = tally.tokens(parts, env, cells, check_value)
+        flags = tally.critical_flags(stages, env, cells)
+        probs = tally.split_criticals(probs, flags)
     g0 = per_attack(stages, probs)
+    if counted and n_tokens is not None:
+        g0 = tally.mixture(g0, n_tokens)
     width_n = int(count.max()) * (_trim(g0).shape[-1] - 1) + 1
     if width_n > MAX_SUCCESSES or width_n * cells > MAX_TABLE:
         raise InputError("attack.count", f"at most {MAX_SUCCESSES} possible final successes in all "
@@ -415,5 +427,14 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
     effects = {"criticals": count * crits, "wasted_damage": wasted}
     for st, p in zip(stages, passes):
         effects[st.name] = count * p
+    if counted:
+        per, dists = tally.count_effects(parts, dice_probs, flags, count, n_tokens, successes)
+        if n_tokens is not None:
+            for st in stages:
+                effects[st.name] = effects[st.name] * (n_tokens + 1) / 2
+        effects.update(per)
+        dists.update(successes=p_n, removed=pmf)
+        for c in parts.get("chances", ()):
+            effects[c.name] = tally.chance(c, dists[c.count], env)
     return {"pmf": pmf, "effects": effects, "dice": dice, "counts": all_counts, "count": count,
             "successes": p_n}

@@ -18,7 +18,19 @@ from .. import pipeline
 from .die import CRITICAL, FAIL
 from .spec import DamageRoll, Removal, RuleStage
 
-__all__ = ["simulate"]
+__all__ = ["simulate", "critical_key"]
+
+
+def critical_key(i: int) -> str:
+    """The name under which :func:`simulate` returns stage ``i``'s critical rolls per sample."""
+    return f"criticals at stage {i}"
+
+
+def start_tokens(rng: np.random.Generator, count: int, tokens_die: int, n: int) -> np.ndarray:
+    """Tokens entering the first stage per sample: ``count`` attacks of 1..``tokens_die`` tokens each."""
+    if tokens_die <= 1:
+        return np.full(n, count, dtype=np.int64)
+    return rng.integers(1, tokens_die + 1, size=(n, count)).sum(axis=1, dtype=np.int64)
 
 
 def _per_sample(idx: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
@@ -38,14 +50,15 @@ def _damage(rng: np.random.Generator, roll: DamageRoll, n: int) -> np.ndarray:
     return faces.sum(axis=1) + roll.plus
 
 
-def _tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int) -> dict[str, np.ndarray]:
-    rolling = np.full(n, count, dtype=np.int64)
+def _tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int,
+            tokens_die: int = 1) -> dict[str, np.ndarray]:
+    rolling = start_tokens(rng, count, tokens_die, n)
     skipping = np.zeros(n, dtype=np.int64)
     to_end = np.zeros(n, dtype=np.int64)
     finals = np.zeros(n, dtype=np.int64)
     crits = np.zeros(n, dtype=np.int64)
     out: dict[str, np.ndarray] = {}
-    for st, die in zip(stages, dice):
+    for i, (st, die) in enumerate(zip(stages, dice)):
         # each sample's tokens roll consecutive dice: sample i owns dice bounds[i]..bounds[i + 1]
         bounds = np.concatenate([[0], np.cumsum(rolling)])
         codes = die.roll(rng, int(bounds[-1]))
@@ -58,6 +71,7 @@ def _tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int) -> dict[
         n_crit = _group_sums(crit, bounds)
         out[st.name] = n_go + skipping + to_end
         crits += n_crit
+        out[critical_key(i)] = n_crit
         nxt_skip = np.zeros(n, dtype=np.int64)
         if st.passes_on == "fail" or st.on_critical == "none":
             nxt = n_go
@@ -111,16 +125,16 @@ def _spill(rng, successes: np.ndarray, models: int | None, wounds: int, damage: 
 
 def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage], dice, count: int,
              removal: Removal, env: Mapping[str, Any], models: int | None, wounds: int | None,
-             damage: int | None) -> dict[str, np.ndarray]:
+             damage: int | None, tokens_die: int = 1) -> dict[str, np.ndarray]:
     """One value per sample: models removed, wasted damage, criticals, tokens passing each stage."""
-    mult = 1
+    mult = max(1, tokens_die)
     for st in stages:
         if st.on_critical == "extra":
             mult *= 1 + st.extra
     dice_per_sample = max(1, count * mult * len(stages))
 
     def one_chunk(n: int) -> dict[str, np.ndarray]:
-        got = _tokens(rng, stages, dice, count, n)
+        got = _tokens(rng, stages, dice, count, n, tokens_die)
         s = got.pop("finals")
         if removal.pooled:
             env2 = {k: np.asarray(v) for k, v in env.items()}

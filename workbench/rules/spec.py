@@ -6,7 +6,7 @@ from typing import Any
 
 from .expr import Expr
 
-__all__ = ["RuleStat", "RuleStage", "DamageRoll", "Removal", "Forbid"]
+__all__ = ["RuleStat", "RuleStage", "DamageRoll", "Removal", "Forbid", "Chance"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,15 @@ class RuleStage:
     extra: int = 1
     reroll: str = "none"
     passes_on: str = "success"
+    #: where the ``critical`` faces are criticals (None: always)
+    critical_when: Expr | None = None
+    #: where ``on_critical`` applies (None: always); elsewhere a critical is an ordinary success
+    on_critical_when: Expr | None = None
+    #: a face that cannot pass the target test needs the best face twice ("a 1, then another 1")
+    long_shot: bool = False
+    #: names of counts over all attacks: tokens passing this stage, critical rolls at it
+    tally: str = ""
+    critical_tally: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,3 +102,15 @@ class Forbid:
     when: Expr
     message: str
     index: int
+
+
+@dataclass(frozen=True)
+class Chance:
+    """``[[chances]]``: the probability that ``when`` (an expression of the
+    stats and one count: a stage's ``tally``, ``successes`` or ``removed``) is true."""
+
+    name: str
+    when: Expr
+    count: str
+    index: int
+    label: str = ""

@@ -27,7 +27,9 @@ from ..outcome import Outcome, Stage
 from . import engine
 from .die import StageDie
 from .errors import ForbiddenError
-from .sampled import simulate
+from .loader import MAX_TOKENS_DIE
+from .sampled import critical_key, simulate
+from .tally import sampled_chance
 from .spec import RuleStage, RuleStat
 
 __all__ = ["RuleSystem"]
@@ -109,6 +111,8 @@ class RuleSystem:
         d["count"] = parts["count"]
         d["removal"] = parts["removal"]
         d["forbids"] = tuple(parts["forbids"])
+        d["tokens_die"] = parts.get("tokens_die")
+        d["chances"] = tuple(parts.get("chances", ()))
         d["_by_name"] = {s.name: s for s in self.stats}
         d["KEY"], d["NAME"], d["DIE"], d["SEED"] = self.key, self.name, self.die, None
         params = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=s.default)
@@ -232,7 +236,8 @@ class RuleSystem:
         return out, shape
 
     def _parts(self) -> dict:
-        return dict(stages=self.stages, removal=self.removal, count=self.count)
+        return dict(stages=self.stages, removal=self.removal, count=self.count, tokens_die=self.tokens_die,
+                    chances=self.chances)
 
     def _table(self, given: Mapping[str, Any]) -> dict:
         inputs, env = self._check(given, arrays=True)
@@ -247,9 +252,9 @@ class RuleSystem:
         Fraction of the die's face counts, with the rule in words."""
         out = []
         for i, (st, die) in enumerate(zip(self.stages, dice)):
-            scalar = StageDie(die.sides, die.roll_high, int(np.asarray(die.target).ravel()[0]),
-                              int(np.asarray(die.modifier).ravel()[0]), die.always_fail,
-                              die.always_succeed, die.critical, die.reroll)
+            scalar = dataclasses.replace(die, target=int(np.asarray(die.target).ravel()[0]),
+                                         modifier=int(np.asarray(die.modifier).ravel()[0]),
+                                         critical_on=bool(np.asarray(die.critical_on).ravel()[0]))
             if counts is None:
                 pf, ps, pc = scalar.fractions()
             else:
@@ -292,10 +297,22 @@ class RuleSystem:
             wounds = one(r.wounds, "removal.wounds", 1, engine.MAX_STATES, "wounds per model")
             if r.damage is not None:
                 damage = one(r.damage, "removal.damage", 0, engine.MAX_STATES, "damage per success")
-        got = simulate(rng, samples, self.stages, dice, count, r, env, models, wounds, damage)
+        n_tokens = 1 if self.tokens_die is None else one(self.tokens_die, "attack.tokens_die", 1,
+                                                         MAX_TOKENS_DIE, "faces of the tokens die")
+        played = tuple(st if st.on_critical_when is None or st.on_critical_when.scalar(env) else
+                       dataclasses.replace(st, on_critical="none") for st in self.stages)
+        got = simulate(rng, samples, played, dice, count, r, env, models, wounds, damage, tokens_die=n_tokens)
         removed = got["removed"]
         width = (models if models is not None else int(removed.max(initial=0))) + 1
         effects = {"criticals": got["criticals"], "wasted_damage": got["wasted_damage"],
                    **{st.name: got[st.name] for st in self.stages}}
+        for i, st in enumerate(self.stages):
+            if st.tally:
+                effects[st.tally] = got[st.name]
+            if st.critical_tally:
+                effects[st.critical_tally] = got[critical_key(i)]
+        counts = dict(effects, successes=got["successes"], removed=removed)
+        for c in self.chances:
+            effects[c.name] = sampled_chance(c, counts[c.count], env)
         return pipeline.sampled_outcome(self.key, "attack", record, removed, width, stages, effects,
                                         attacks=count, notes=self.outcome_notes())
