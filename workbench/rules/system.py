@@ -49,7 +49,7 @@ def _faces(faces) -> str:
     return "a natural " + ", ".join(map(str, faces[:-1])) + f" or {faces[-1]}"
 
 
-def stage_words(st: RuleStage, die: StageDie, following: str | None) -> str:
+def stage_words(st: RuleStage, die: StageDie, following: str | None, on_critical: bool = True) -> str:
     """What a stage needs, in a player's words: 'needs 4+ on a d6; a natural 1 always fails; ...'."""
     t, m = int(die.target), int(die.modifier)
     dX = f"d{st.die}"
@@ -70,7 +70,13 @@ def stage_words(st: RuleStage, die: StageDie, following: str | None) -> str:
         extra.append(f"{_faces(st.always_fail)} always fails")
     if st.always_succeed:
         extra.append(f"{_faces(st.always_succeed)} always succeeds")
-    if st.critical:
+    if st.long_shot:
+        best = 1 if st.roll == "low" else st.die
+        if (st.roll == "low" and need < 1) or (st.roll == "high" and need > st.die):
+            text = f"out of reach on a {dX}: needs a {best} then another {best}"
+    if st.critical and not np.all(np.asarray(die.critical_on)):
+        extra.append(f"{_faces(st.critical)} is no critical here ({st.critical_when.source} is false)")
+    elif st.critical:
         crit = f"{_faces(st.critical)} is a critical success"
         if st.on_critical == "extra":
             crit += f": {st.extra} more token{'s' if st.extra != 1 else ''} " + (
@@ -79,6 +85,8 @@ def stage_words(st: RuleStage, die: StageDie, following: str | None) -> str:
             crit += f": passes {following} without a roll" if following else ": a final success"
         elif st.on_critical == "to_end":
             crit += ": skips every remaining stage and counts as a final success"
+        if st.on_critical != "none" and st.on_critical_when is not None and not on_critical:
+            crit = f"{_faces(st.critical)} is a critical success (an ordinary one here)"
         extra.append(crit)
     if st.reroll == "ones":
         extra.append("a natural 1 is rolled again once")
@@ -247,7 +255,12 @@ class RuleSystem:
         effects = {k: np.asarray(x, dtype=float).reshape(shape) for k, x in out["effects"].items()}
         return {"pmf": pmf, "effects": effects}
 
-    def _stages(self, dice, counts=None) -> tuple[Stage, ...]:
+    @staticmethod
+    def _on_critical(st: RuleStage, env: Mapping[str, Any]) -> bool:
+        """Does the stage's ``on_critical`` apply for these (scalar) stats?"""
+        return st.on_critical_when is None or bool(st.on_critical_when.scalar(env))
+
+    def _stages(self, dice, counts=None, dice_env: Mapping[str, Any] | None = None) -> tuple[Stage, ...]:
         """The outcome's stages: each one's chance that a token rolling there goes on, as a
         Fraction of the die's face counts, with the rule in words."""
         out = []
@@ -262,7 +275,7 @@ class RuleSystem:
                 pf, ps, pc = (Fraction(int(np.ravel(x)[0]), denom) for x in c)
             p = pf if st.passes_on == "fail" else ps + pc
             following = self.stages[i + 1].name if i + 1 < len(self.stages) else None
-            words = stage_words(st, scalar, following)
+            words = stage_words(st, scalar, following, self._on_critical(st, dice_env))
             # the die's faces go with the stage where the outcome type records them
             faces = {"faces": st.die} if "faces" in _STAGE_FIELDS else {}
             out.append(Stage(st.name, p, f"{words}: goes on {faces_text(p, st.die)}", **faces))
@@ -276,7 +289,7 @@ class RuleSystem:
         if method == "exact":
             out, _ = self._resolve(env)
             count = int(out["count"][0])
-            stages = self._stages(out["dice"], out["counts"])
+            stages = self._stages(out["dice"], out["counts"], env)
             effects = {k: float(x[0]) for k, x in out["effects"].items()}
             return pipeline.exact_outcome(self.key, "attack", record, out["pmf"][0], stages, effects,
                                           attacks=count, notes=self.outcome_notes())
@@ -288,7 +301,7 @@ class RuleSystem:
 
         count = one(self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
         dice = engine.stage_dice(self.stages, {k: int(x) for k, x in env.items()})
-        stages = self._stages(dice)
+        stages = self._stages(dice, dice_env=env)
         r = self.removal
         models = wounds = damage = None
         if r.models is not None:
@@ -299,8 +312,8 @@ class RuleSystem:
                 damage = one(r.damage, "removal.damage", 0, engine.MAX_STATES, "damage per success")
         n_tokens = 1 if self.tokens_die is None else one(self.tokens_die, "attack.tokens_die", 1,
                                                          MAX_TOKENS_DIE, "faces of the tokens die")
-        played = tuple(st if st.on_critical_when is None or st.on_critical_when.scalar(env) else
-                       dataclasses.replace(st, on_critical="none") for st in self.stages)
+        played = tuple(st if self._on_critical(st, env) else dataclasses.replace(st, on_critical="none")
+                       for st in self.stages)
         got = simulate(rng, samples, played, dice, count, r, env, models, wounds, damage, tokens_die=n_tokens)
         removed = got["removed"]
         width = (models if models is not None else int(removed.max(initial=0))) + 1
