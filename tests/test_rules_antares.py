@@ -44,11 +44,17 @@ def test_the_file_equals_the_builtin_over_a_stat_grid(system, variant):
     _same_pmf(got["pmf"], want["pmf"])
     for theirs, ours in EFFECTS.items():
         np.testing.assert_allclose(got["effects"][ours], want["effects"][theirs], rtol=0, atol=1e-10)
+    # a unit without a size: nothing capped, the pmf runs to the number of shots as the built-in's does
+    del flat["models"]
+    want = antares.shooting_table(**flat, critical_ignores_res=variant)
+    got = system.attack_table(**flat, models=None, critical_ignores_res=variant)
+    assert got["pmf"].shape == want["pmf"].shape
+    np.testing.assert_allclose(got["pmf"], want["pmf"], rtol=0, atol=TOL)
 
 
 @pytest.mark.parametrize("blast", ["D3", "D4", "D5", "D6", "D8", "D12"])
 def test_blast_weapons_equal_the_builtin(system, blast):
-    for acc, mod, res, sv, models, variant in product((0, 1, 2, 6, 11), (-2, 0), (0, 4, 9), (0, 2), (1, 4, 12),
+    for acc, mod, res, sv, models, variant in product((0, 1, 2, 6, 11), (-2, 0), (0, 4, 9), (0, 2), (1, 4, 12, None),
                                                       (False, True)):
         kw = dict(acc=acc, acc_mod=mod, res=res, sv=sv, models=models, critical_ignores_res=variant)
         want = antares.shooting(**kw, shots=blast)

@@ -311,3 +311,40 @@ def test_tough_models_and_heroic_saves_equal_the_forgotten_builtin():
         pw, pg = np.zeros(width), np.zeros(width)
         pw[: want.pmf.size], pg[: got.pmf.size] = want.pmf, got.pmf
         np.testing.assert_allclose(pg, pw, rtol=0, atol=TOL)
+
+
+# ---------------------------------------------------------------------------
+# a unit without a size: an optional stat read as removal.models
+# ---------------------------------------------------------------------------
+def _sizeless(extra_stage: dict | None = None, default="none"):
+    stats = {"models": {"optional": True, "min": 1, "max": 6, "default": default},
+             "w": {"min": 1, "max": 3, "default": 2}}
+    return to_toml([stage(name="hit", target=3, critical=(6,), on_critical="extra")], 3,
+                   dict(models="models", wounds="w", damage_roll=(1, 3, 0)), stats=stats,
+                   stage_extra=[extra_stage] if extra_stage else None)
+
+
+def test_an_optional_unit_size_left_none_caps_nothing():
+    system = _load(_sizeless())
+    stages = [stage(name="hit", target=3, critical=(6,), on_critical="extra")]
+    assert system.stat("models").default is None
+    for models in (None, 1, 2, 6):
+        _check(system, stages, 3, dict(models=models, wounds=2, damage_roll=(1, 3, 0)), models=models, w=2)
+    _sampled_agrees(system, w=1)
+    table = system.attack_table(w=np.array([1, 2, 3]))
+    o = system.attack(w=3)
+    assert_pmf_equal(table["pmf"][2][: o.pmf.size], o.pmf, TOL)
+    with pytest.raises(InputError, match="models"):
+        system.attack(models=0)
+
+
+def test_an_optional_stat_read_elsewhere_is_refused():
+    with pytest.raises(rules.RuleFileError) as exc:
+        _load(_sizeless({"modifier": "models"}), "bad.toml")
+    assert exc.value.field == "stages[0].modifier"
+    with pytest.raises(rules.RuleFileError) as exc:
+        _load(_sizeless().replace('models = "models"', 'models = "models + 1"'), "bad.toml")
+    assert exc.value.field == "removal.models"
+    with pytest.raises(rules.RuleFileError) as exc:
+        _load(_sizeless(default="many"), "bad.toml")
+    assert exc.value.field == "stats.models.default"

@@ -38,7 +38,7 @@ DICE = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
 
 _TOP = ("system", "stats", "attack", "stages", "removal", "forbid", "chances")
 _SYSTEM = ("key", "name", "die", "notes")
-_STAT_INT = ("kind", "min", "max", "default", "label", "help")
+_STAT_INT = ("kind", "min", "max", "default", "label", "help", "optional")
 _STAT_CHOICE = ("kind", "options", "default", "label", "help")
 _STAGE = ("name", "roll", "target", "modifier", "always_fail", "always_succeed", "critical",
           "on_critical", "extra", "reroll", "passes_on", "die", "critical_when", "on_critical_when",
@@ -228,10 +228,33 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
         forbids.append(Forbid(r.expr(fd, "when", field, names), r.string(fd, "message", field), i))
 
     chances = _chances(r, data.get("chances", []), names, tallies, set(seen) | set(tallies))
+    _optional_reads(r, stats, count, tokens_die, stages, removal, forbids, chances)
 
     return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), count=count,
                 stages=stages, removal=removal, forbids=tuple(forbids), tokens_die=tokens_die,
                 chances=chances)
+
+
+def _optional_reads(r: _Reader, stats, count, tokens_die, stages, removal, forbids, chances) -> None:
+    """An optional stat (``optional = true``, a unit with no size) is read only as the whole of
+    ``removal.models``: no other expression has a value for "none"."""
+    optional = {s.name for s in stats if s.optional}
+    if not optional:
+        return
+    exprs = [("attack.count", count), ("attack.tokens_die", tokens_die)]
+    for i, st in enumerate(stages):
+        exprs += [(f"stages[{i}].{k}", getattr(st, k)) for k in ("target", "modifier", "critical_when",
+                                                                  "on_critical_when")]
+    exprs += [(f"removal.{k}", getattr(removal, k)) for k in ("wounds", "damage", "removed")]
+    exprs += [(f"forbid[{f.index}].when", f.when) for f in forbids]
+    exprs += [(f"chances[{c.index}].when", c.when) for c in chances]
+    if removal.models is not None and (removal.models.names & optional) and removal.models.source.strip() not in optional:
+        exprs.append(("removal.models", removal.models))
+    for field, e in exprs:
+        if e is not None and e.names & optional:
+            name = sorted(e.names & optional)[0]
+            r.fail(field, f"no optional stat ({name} may be none: only removal.models = \"{name}\" reads it)",
+                   e.source)
 
 
 def _tallies(r: _Reader, stages, names, stage_names) -> dict[str, str]:
@@ -315,8 +338,11 @@ def _stat(r: _Reader, sname: Any, sd: Any) -> RuleStat:
     hi = r.integer(sd, "max", field, -MAX_LITERAL, MAX_LITERAL)
     if hi < lo:
         r.fail(f"{field}.max", f"a whole number at least min ({lo})", hi)
+    optional = r.boolean(sd, "optional", field, False)
+    if optional and sd.get("default") == "none":
+        return RuleStat(sname, "int", None, min=lo, max=hi, label=label, help=help_, optional=True)
     default = r.integer(sd, "default", field, lo, hi)
-    return RuleStat(sname, "int", default, min=lo, max=hi, label=label, help=help_)
+    return RuleStat(sname, "int", default, min=lo, max=hi, label=label, help=help_, optional=optional)
 
 
 def _stage(r: _Reader, i: int, sd: Any, die: int, names) -> RuleStage:

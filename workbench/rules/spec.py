@@ -26,6 +26,8 @@ class RuleStat:
     options: tuple[tuple[str, int], ...] = ()
     label: str = ""
     help: str = ""
+    #: an int stat that may be "none" (no value): only ``removal.models`` may read it, none = no unit size
+    optional: bool = False
 
     def value_of(self, value: Any) -> Any:
         """The integer an expression sees for a checked value."""

@@ -196,6 +196,9 @@ class RuleSystem:
         inputs, env = {}, {}
         for s in self.stats:
             value = given.get(s.name, s.default)
+            if s.kind == "int" and s.optional and value is None:
+                inputs[s.name] = None
+                continue
             if s.kind == "int":
                 if arrays and (isinstance(value, (list, tuple)) or
                                (isinstance(value, np.ndarray) and value.ndim > 0)):
@@ -240,12 +243,19 @@ class RuleSystem:
         flat = {k: np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1) for k, x in env.items()}
         if not flat:
             flat = {}
-        out = engine.resolve(self._parts(), flat)
+        out = engine.resolve(self._parts(env), flat)
         return out, shape
 
-    def _parts(self) -> dict:
-        return dict(stages=self.stages, removal=self.removal, count=self.count, tokens_die=self.tokens_die,
-                    chances=self.chances)
+    def _parts(self, env: Mapping[str, Any] | None = None) -> dict:
+        return dict(stages=self.stages, removal=self._removal(env or {}), count=self.count,
+                    tokens_die=self.tokens_die, chances=self.chances)
+
+    def _removal(self, env: Mapping[str, Any]):
+        """The removal for these stats: an optional stat left "none" as ``models`` is a unit without a size."""
+        r = self.removal
+        if r.models is not None and r.models.names and not r.models.names <= set(env):
+            return dataclasses.replace(r, models=None)
+        return r
 
     def _table(self, given: Mapping[str, Any]) -> dict:
         inputs, env = self._check(given, arrays=True)
@@ -302,7 +312,7 @@ class RuleSystem:
         count = one(self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
         dice = engine.stage_dice(self.stages, {k: int(x) for k, x in env.items()})
         stages = self._stages(dice, dice_env=env)
-        r = self.removal
+        r = self._removal(env)
         models = wounds = damage = None
         if r.models is not None:
             models = one(r.models, "removal.models", 0, engine.MAX_STATES, "a number of models")

@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping
 
 import attrs
 
-from ..controls import Control, dropdown, slider, toggle
+from ..controls import Control, dropdown, optional_slider, slider, toggle
 from ..errors import InputError
 from ..outcome import EFFECT_KINDS, register_terms
 
@@ -493,6 +493,10 @@ def _stat_control(stat: Any) -> Control:
         names = tuple(name for name, _ in stat.options)
         return dropdown(stat.name, stat.default, names, label,
                         stat.help or f"{label}: one of " + ", ".join(names))
+    if getattr(stat, "optional", False):
+        return optional_slider(stat.name, stat.default, stat.min, stat.max, label,
+                               stat.help or f"{label}: a whole number from {stat.min} to {stat.max}, "
+                               "or none at the leftmost notch")
     lo = stat.min if stat.min is not None else min(0, stat.default)
     hi = stat.max if stat.max is not None else max(stat.default + 10, 2 * stat.default)
     return slider(stat.name, stat.default, lo, hi, label,
