@@ -69,11 +69,15 @@ def _roll(st: dict) -> dict[str, Fraction]:
         r = _result(st, faces[0])
         if r == "long":
             r = "success" if faces[1] == best else "fail"
+        elif r == "fail" and st.get("near_miss_tally"):
+            short = st["target"] - 1 if st["roll"] == "high" else st["target"] + 1
+            if faces[0] + st["modifier"] == short:
+                r = "near"  # a failure one short of the target, counted
         return r
 
     for faces in product(range(1, d + 1), repeat=n_dice):
         r = test(faces)
-        again = (st["reroll"] == "ones" and faces[0] == 1) or (st["reroll"] == "failed" and r == "fail")
+        again = (st["reroll"] == "ones" and faces[0] == 1) or (st["reroll"] == "failed" and r in ("fail", "near"))
         if again:
             r = test(faces[per_test:])
         out[r] += Fraction(1, d ** n_dice)
@@ -81,44 +85,48 @@ def _roll(st: dict) -> dict[str, Fraction]:
 
 
 def attack_outcomes(stages: list[dict]) -> dict[tuple, Fraction]:
-    """One token: P((final successes, critical rolls per stage, tokens passing each stage))."""
+    """One token: P((final successes, critical rolls per stage, tokens passing each stage,
+    near misses per stage))."""
     n = len(stages)
     rolls = [_roll(st) for st in stages]
     out: dict[tuple, Fraction] = defaultdict(Fraction)
 
-    def follow(queue: tuple, finals: int, crits: tuple, passes: tuple, p: Fraction):
+    def follow(queue: tuple, finals: int, crits: tuple, passes: tuple, p: Fraction, nears: tuple = (0,) * n):
         if not queue:
-            out[(finals, crits, passes)] += p
+            out[(finals, crits, passes, nears)] += p
             return
         (i, mode), rest = queue[0], queue[1:]
         if i >= n:
-            follow(rest, finals + 1, crits, passes, p)
+            follow(rest, finals + 1, crits, passes, p, nears)
             return
         if mode == "skip":  # passes stage i without a roll
-            follow(((i + 1, "roll"),) + rest, finals, crits, _bump(passes, [i]), p)
+            follow(((i + 1, "roll"),) + rest, finals, crits, _bump(passes, [i]), p, nears)
             return
         st = stages[i]
         for result, q in rolls[i].items():
             if q == 0:
                 continue
+            if result == "near":
+                follow(rest, finals, crits, passes, p * q, _bump(nears, [i]))
+                continue
             if st["passes_on"] == "fail":
                 if result == "fail":
-                    follow(((i + 1, "roll"),) + rest, finals, crits, _bump(passes, [i]), p * q)
+                    follow(((i + 1, "roll"),) + rest, finals, crits, _bump(passes, [i]), p * q, nears)
                 else:
-                    follow(rest, finals, crits, passes, p * q)
+                    follow(rest, finals, crits, passes, p * q, nears)
                 continue
             c = _bump(crits, [i]) if result == "crit" else crits
             if result == "fail":
-                follow(rest, finals, crits, passes, p * q)
+                follow(rest, finals, crits, passes, p * q, nears)
             elif result == "success" or st["on_critical"] == "none" or not st.get("special_on", True):
-                follow(((i + 1, "roll"),) + rest, finals, c, _bump(passes, [i]), p * q)
+                follow(((i + 1, "roll"),) + rest, finals, c, _bump(passes, [i]), p * q, nears)
             elif st["on_critical"] == "extra":
                 new = ((i + 1, "roll"),) * (1 + st["extra"])
-                follow(new + rest, finals, c, _bump(passes, [i]), p * q)
+                follow(new + rest, finals, c, _bump(passes, [i]), p * q, nears)
             elif st["on_critical"] == "skip_next":
-                follow(((i + 1, "skip"),) + rest, finals, c, _bump(passes, [i]), p * q)
+                follow(((i + 1, "skip"),) + rest, finals, c, _bump(passes, [i]), p * q, nears)
             else:  # to_end: passes this stage and every remaining one, a final success
-                follow(rest, finals + 1, c, _bump(passes, range(i, n)), p * q)
+                follow(rest, finals + 1, c, _bump(passes, range(i, n)), p * q, nears)
 
     follow(((0, "roll"),), 0, (0,) * n, (0,) * n, Fraction(1))
     return dict(out)
@@ -132,22 +140,21 @@ def _bump(passes: tuple, idx) -> tuple:
 
 
 def _combine(parts: list[tuple[tuple, Fraction]]) -> tuple[tuple, Fraction]:
-    """The sum of several tokens' (finals, crits, passes) and the product of their probabilities."""
+    """The sum of several tokens' (finals, crits, passes, nears) and the product of their probabilities."""
     p = Fraction(1)
-    finals, crits, passes = 0, None, None
-    for (f, c, ps), q in parts:
+    total = None
+    for key, q in parts:
         p *= q
-        finals += f
-        crits = c if crits is None else tuple(a + b for a, b in zip(crits, c))
-        passes = ps if passes is None else tuple(a + b for a, b in zip(passes, ps))
-    return (finals, crits, passes), p
+        total = key if total is None else (total[0] + key[0],) + tuple(
+            tuple(a + b for a, b in zip(x, y)) for x, y in zip(total[1:], key[1:]))
+    return total, p
 
 
 def _repeat(one: dict, n: int, width: int) -> dict[tuple, Fraction]:
     """Every combination of ``n`` independent draws of ``one``."""
     out: dict[tuple, Fraction] = defaultdict(Fraction)
     if n == 0:
-        out[(0, (0,) * width, (0,) * width)] = Fraction(1)
+        out[(0, (0,) * width, (0,) * width, (0,) * width)] = Fraction(1)
         return out
     for combo in product(one.items(), repeat=n):
         key, p = _combine(list(combo))
@@ -217,7 +224,7 @@ def brute(stages: list[dict], count: int, removal: dict, tokens_die: int = 1,
     pmf: dict[int, Fraction] = defaultdict(Fraction)
     eff = defaultdict(Fraction)
     cache: dict[int, dict] = {}
-    for (finals, crits, passes), p in totals.items():
+    for (finals, crits, passes, nears), p in totals.items():
         if finals not in cache:
             cache[finals] = _apply(removal, finals)
         counts = {"successes": finals}
@@ -226,6 +233,8 @@ def brute(stages: list[dict], count: int, removal: dict, tokens_die: int = 1,
                 counts[st["tally"]] = passes[i]
             if st.get("critical_tally"):
                 counts[st["critical_tally"]] = crits[i]
+            if st.get("near_miss_tally"):
+                counts[st["near_miss_tally"]] = nears[i]
         for (removed, wasted), q in cache[finals].items():
             pmf[removed] += p * q
             eff["wasted_damage"] += p * q * wasted
@@ -238,6 +247,8 @@ def brute(stages: list[dict], count: int, removal: dict, tokens_die: int = 1,
                 eff[st["tally"]] += p * passes[i]
             if st.get("critical_tally"):
                 eff[st["critical_tally"]] += p * crits[i]
+            if st.get("near_miss_tally"):
+                eff[st["near_miss_tally"]] += p * nears[i]
     for name, _ in chances or ():
         eff.setdefault(name, Fraction(0))
     width = max(pmf) + 1
@@ -303,7 +314,7 @@ def to_toml(stages: list[dict], count, removal: dict, *, stats: dict | None = No
             lines.append(f'passes_on = "{st["passes_on"]}"')
         if st.get("long_shot"):
             lines.append("long_shot = true")
-        for k in ("tally", "critical_tally"):
+        for k in ("tally", "critical_tally", "near_miss_tally"):
             if st.get(k):
                 lines.append(f"{k} = {_value(st[k])}")
         for k, v in ((stage_extra or [None] * len(stages))[i] or {}).items():

@@ -163,16 +163,24 @@ def wide_stages_strategy(draw):
             s["tally"] = f"t{i}"
         if s["critical"] and draw(st.booleans()):
             s["critical_tally"] = f"c{i}"
+        if s["passes_on"] == "success" and draw(st.booleans()):
+            s["near_miss_tally"] = f"n{i}"
         out.append(s)
     return out, extra
 
 
 def _wide_chances(draw, stages):
-    names = [s[k] for s in stages for k in ("tally", "critical_tally") if s.get(k)] + ["successes", "removed"]
+    tallies = [s[k] for s in stages for k in ("tally", "critical_tally", "near_miss_tally") if s.get(k)]
+    names = tallies + ["successes", "removed"]
     out = []
     for j in range(draw(st.integers(0, 2))):
         name, k = draw(st.sampled_from(names)), draw(st.integers(0, 2))
         out.append(({"name": f"p{j}", "when": f"{name} >= {k}"}, lambda c, name=name, k=k: c[name] >= k))
+    if len(tallies) >= 2 and draw(st.booleans()):  # a condition on two counts at once
+        a, b = draw(st.permutations(tallies))[:2]
+        k = draw(st.integers(1, 3))
+        out.append(({"name": "joint", "when": f"{a} >= 1 or {a} + {b} >= {k}"},
+                    lambda c, a=a, b=b, k=k: c[a] >= 1 or c[a] + c[b] >= k))
     return out
 
 

@@ -348,3 +348,51 @@ def test_an_optional_stat_read_elsewhere_is_refused():
     with pytest.raises(rules.RuleFileError) as exc:
         _load(_sizeless(default="many"), "bad.toml")
     assert exc.value.field == "stats.models.default"
+
+
+# ---------------------------------------------------------------------------
+# near misses, non-damaging hits and a condition on two counts (shock, suppression)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("reroll", ["none", "ones", "failed"])
+@pytest.mark.parametrize("roll,target,long_shot", [("high", 6, False), ("high", 2, False), ("low", 3, False),
+                                                   ("low", 0, True), ("high", 7, True)])
+def test_near_misses_equal_brute_force(reroll, roll, target, long_shot):
+    stages = [stage(name="hit", roll=roll, target=target, reroll=reroll, long_shot=long_shot,
+                    near_miss_tally="near", tally="hits"),
+              stage(name="kill", target=4, tally="kills")]
+    chances = [({"name": "shock", "when": "hits >= 1 or near >= 2"}, lambda c: c["hits"] >= 1 or c["near"] >= 2),
+               ({"name": "pooled", "when": "near + hits - kills >= 2 or kills >= 1"},
+                lambda c: c["near"] + c["hits"] - c["kills"] >= 2 or c["kills"] >= 1),
+               ({"name": "two_near", "when": "near >= 2"}, lambda c: c["near"] >= 2)]
+    removal = dict(models=2, damage=1)
+    system = _load(to_toml(stages, 3, removal, chances=[c for c, _ in chances[1:]] + [chances[0][0]]))
+    o = _check(system, stages, 3, removal, chances=[(c["name"], f) for c, f in chances])
+    out_of_reach = long_shot and (target < 1 if roll == "low" else target > 6)
+    assert (o.effects["near"] > 0) != out_of_reach  # out of reach the best face is a long shot, no near miss
+
+
+def test_near_misses_and_two_count_chances_sampled_and_table():
+    stats = {"shoot": {"min": 2, "max": 10, "default": 6}}
+    stages = [stage(name="hit", die=10, target="shoot", near_miss_tally="near", tally="hits"),
+              stage(name="kill", die=10, target=6, tally="kills")]
+    chances = [{"name": "shock", "label": "the unit tests for shock", "when": "hits >= 1 or near >= 2"},
+               {"name": "suppressed", "when": "kills >= 1 or hits >= 3"}]
+    system = _load(to_toml(stages, 4, dict(models=3), die=10, stats=stats, chances=chances))
+    _sampled_agrees(system, shoot=7)
+    table = system.attack_table(shoot=np.array([2, 7, 10]))
+    o = system.attack(shoot=7)
+    for name in ("shock", "suppressed", "near"):
+        assert table["effects"][name][1] == pytest.approx(o.effects[name], abs=TOL)
+    assert o.effect_kind("shock") == "probability" and o.effect_kind("near") == "expected"
+
+
+def test_a_condition_on_four_counts_or_a_count_and_removed_is_refused():
+    stages = [stage(name="hit", tally="hits", near_miss_tally="near", critical_tally="crit", critical=(6,)),
+              stage(name="kill", tally="kills")]
+    for when in ("hits + near + kills + crit > 1", "hits + removed > 1", "near + successes > 0"):
+        with pytest.raises(rules.RuleFileError) as exc:
+            _load(to_toml(stages, 1, dict(damage=1), chances=[{"name": "c", "when": when}]), "bad.toml")
+        assert exc.value.field == "chances[0].when"
+    with pytest.raises(rules.RuleFileError) as exc:
+        _load(to_toml([stage(name="save", passes_on="fail", near_miss_tally="n")], 1, dict(damage=1)), "bad.toml")
+    assert exc.value.field == "stages[0].near_miss_tally"

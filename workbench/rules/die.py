@@ -38,11 +38,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["StageDie", "FAIL", "SUCCESS", "CRITICAL", "LONG"]
+__all__ = ["StageDie", "FAIL", "SUCCESS", "CRITICAL", "LONG", "NEAR"]
 
 FAIL, SUCCESS, CRITICAL = 0, 1, 2
 #: a first face that succeeds only if a second die shows the best face too (``long_shot``)
 LONG = 3
+#: a failed roll one short of the target (returned by :meth:`StageDie.roll` only with ``near_miss``)
+NEAR = 4
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,6 +59,7 @@ class StageDie:
     reroll: str = "none"
     critical_on: Any = True
     long_shot: bool = False
+    near_miss: bool = False
 
     def classify(self, faces: np.ndarray) -> np.ndarray:
         """Result codes of natural ``faces`` (broadcast against target and modifier)."""
@@ -136,6 +139,31 @@ class StageDie:
         weight = np.where(again, per, 0).sum(axis=(0, 1))
         return denom * kept + weight * once, denom * denom
 
+    def near(self, faces: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Which first rolls are near misses: a failure whose score is one short of the
+        target (face + modifier = target - 1 rolling high, target + 1 rolling low)."""
+        score = np.asarray(faces, dtype=np.int64) + np.asarray(self.modifier, dtype=np.int64)
+        short = np.asarray(self.target, dtype=np.int64) + (-1 if self.roll_high else 1)
+        return (codes == FAIL) & (score == short)
+
+    def near_counts(self) -> tuple[np.ndarray, int]:
+        """``(count, denominator)`` of rolls whose final result is a near miss, over
+        the same denominator as :meth:`counts` (a re-rolled near miss counts its second roll)."""
+        shape = np.broadcast_shapes(np.shape(self.target), np.shape(self.modifier), np.shape(self.critical_on))
+        faces = np.arange(1, self.sides + 1).reshape((self.sides,) + (1,) * len(shape))
+        codes = np.broadcast_to(self.classify(faces), (self.sides,) + shape)
+        q = self.sides if self.long_shot else 1
+        near = np.broadcast_to(self.near(faces, codes), codes.shape)
+        once = q * near.sum(axis=0).astype(np.int64)
+        d1 = self.sides * q
+        if self.reroll == "none":
+            return once, d1
+        if self.reroll == "ones":
+            kept = q * (near & (np.broadcast_to(faces, codes.shape) != 1)).sum(axis=0)
+            return d1 * kept + q * once, d1 * d1
+        fails = q * (codes == FAIL).sum(axis=0) + (q - 1) * (codes == LONG).sum(axis=0)
+        return fails * once, d1 * d1
+
     def fractions(self) -> tuple[Fraction, Fraction, Fraction]:
         """P(fail), P(success), P(critical) as Fractions (scalar stats only)."""
         counts, denom = self.counts()
@@ -152,13 +180,19 @@ class StageDie:
         """Roll ``n`` dice as a player would (re-rolling where the rule says) and return the codes."""
         table = self.table()
         faces = rng.integers(1, self.sides + 1, size=n, dtype=np.int16)
-        codes = self._second(rng, faces, table[faces])
+        first = table[faces]
+        near = self.near(faces, first) if self.near_miss else None
+        codes = self._second(rng, faces, first)
         again = self.rerolled(faces, codes)
         k = int(again.sum())
         if k:
             codes = codes.copy()
             more = rng.integers(1, self.sides + 1, size=k, dtype=np.int16)
             codes[again] = self._second(rng, more, table[more])
+            if near is not None:
+                near[again] = self.near(more, table[more])
+        if near is not None:
+            codes = np.where(near, np.int8(NEAR), codes).astype(np.int8)
         return codes
 
     def _second(self, rng: np.random.Generator, faces: np.ndarray, codes: np.ndarray) -> np.ndarray:

@@ -88,7 +88,7 @@ def stage_dice(stages: Sequence[RuleStage], env: Mapping[str, Any]) -> list[Stag
         out.append(StageDie(sides=st.die, roll_high=st.roll == "high", target=target, modifier=modifier,
                             always_fail=st.always_fail, always_succeed=st.always_succeed,
                             critical=st.critical, reroll=st.reroll, critical_on=critical_on,
-                            long_shot=st.long_shot))
+                            long_shot=st.long_shot, near_miss=bool(st.near_miss_tally)))
     return out
 
 
@@ -428,7 +428,8 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
     for st, p in zip(stages, passes):
         effects[st.name] = count * p
     if counted:
-        per, dists = tally.count_effects(parts, dice_probs, flags, count, n_tokens, successes)
+        per, dists = tally.count_effects(parts, dice_probs, flags, count, n_tokens, successes,
+                                           dice=dice)
         if n_tokens is not None:
             for st in stages:
                 effects[st.name] = effects[st.name] * (n_tokens + 1) / 2

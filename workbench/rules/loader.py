@@ -29,6 +29,8 @@ MAX_STATS = 64
 MAX_STAGES = 16
 MAX_FORBIDS = 64
 MAX_CHANCES = 32
+#: stage tallies one chance may read together (their joint distribution has one dimension each)
+MAX_JOINT = 3
 #: faces of an attack's tokens die (``attack.tokens_die``, checked again at resolution)
 MAX_TOKENS_DIE = 100
 #: counts a ``[[chances]]`` condition may read besides the stages' tallies
@@ -42,7 +44,7 @@ _STAT_INT = ("kind", "min", "max", "default", "label", "help", "optional")
 _STAT_CHOICE = ("kind", "options", "default", "label", "help")
 _STAGE = ("name", "roll", "target", "modifier", "always_fail", "always_succeed", "critical",
           "on_critical", "extra", "reroll", "passes_on", "die", "critical_when", "on_critical_when",
-          "long_shot", "tally", "critical_tally")
+          "long_shot", "tally", "critical_tally", "near_miss_tally")
 _REMOVAL = ("models", "wounds", "damage", "damage_roll", "spill", "removed")
 ON_CRITICAL = ("none", "extra", "skip_next", "to_end")
 REROLL = ("none", "ones", "failed")
@@ -263,7 +265,7 @@ def _tallies(r: _Reader, stages, names, stage_names) -> dict[str, str]:
     out: dict[str, str] = {}
     taken = set(names) | set(stage_names) | {"criticals", "wasted_damage", *COUNTS, *RESERVED}
     for i, st in enumerate(stages):
-        for key in ("tally", "critical_tally"):
+        for key in ("tally", "critical_tally", "near_miss_tally"):
             t = getattr(st, key)
             if not t:
                 continue
@@ -294,10 +296,11 @@ def _chances(r: _Reader, data: Any, names, tallies, taken) -> tuple[Chance, ...]
         seen.add(name)
         when = r.expr(cd, "when", field, names | counts)
         read = sorted(when.names & counts)
-        if len(read) != 1:
-            r.fail(f"{field}.when", "a condition on exactly one count (" + ", ".join(sorted(counts))
-                   + ") and any stats", when.source)
-        out.append(Chance(name, when, read[0], i, r.string(cd, "label", field, name)))
+        if not (len(read) == 1 or (2 <= len(read) <= MAX_JOINT and set(read) <= set(tallies))):
+            r.fail(f"{field}.when", "a condition on one count (" + ", ".join(sorted(counts))
+                   + f") or on 2 to {MAX_JOINT} stage tallies, and any stats", when.source)
+        out.append(Chance(name, when, read[0] if len(read) == 1 else tuple(read), i,
+                          r.string(cd, "label", field, name)))
     return tuple(out)
 
 
@@ -376,11 +379,15 @@ def _stage(r: _Reader, i: int, sd: Any, die: int, names) -> RuleStage:
     long_shot = r.boolean(sd, "long_shot", field, False)
     tally = r.string(sd, "tally", field, "")
     critical_tally = r.string(sd, "critical_tally", field, "")
+    near_miss_tally = r.string(sd, "near_miss_tally", field, "")
+    if near_miss_tally and passes_on == "fail":
+        r.fail(f"{field}.near_miss_tally", 'no near-miss count on a stage with passes_on = "fail"',
+               near_miss_tally)
     return RuleStage(name=name, die=sdie, target=target, roll=roll, modifier=modifier,
                      always_fail=always_fail, always_succeed=always_succeed, critical=critical,
                      on_critical=on_critical, extra=extra, reroll=reroll, passes_on=passes_on,
                      critical_when=critical_when, on_critical_when=on_critical_when, long_shot=long_shot,
-                     tally=tally, critical_tally=critical_tally)
+                     tally=tally, critical_tally=critical_tally, near_miss_tally=near_miss_tally)
 
 
 def _dice(r: _Reader, text: Any) -> DamageRoll:

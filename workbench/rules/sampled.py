@@ -15,15 +15,20 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .. import pipeline
-from .die import CRITICAL, FAIL
+from .die import CRITICAL, FAIL, NEAR
 from .spec import DamageRoll, Removal, RuleStage
 
-__all__ = ["simulate", "critical_key"]
+__all__ = ["simulate", "critical_key", "near_key"]
 
 
 def critical_key(i: int) -> str:
     """The name under which :func:`simulate` returns stage ``i``'s critical rolls per sample."""
     return f"criticals at stage {i}"
+
+
+def near_key(i: int) -> str:
+    """The name under which :func:`simulate` returns stage ``i``'s near misses per sample."""
+    return f"near misses at stage {i}"
 
 
 def start_tokens(rng: np.random.Generator, count: int, tokens_die: int, n: int) -> np.ndarray:
@@ -63,6 +68,10 @@ def _tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int,
         bounds = np.concatenate([[0], np.cumsum(rolling)])
         codes = die.roll(rng, int(bounds[-1]))
         crit = codes == CRITICAL
+        if getattr(die, "near_miss", False):  # a near miss is a failure, counted
+            near = codes == NEAR
+            out[near_key(i)] = _group_sums(near, bounds)
+            codes = np.where(near, np.int8(FAIL), codes)
         if st.passes_on == "fail":
             go = codes == FAIL
         else:

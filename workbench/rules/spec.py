@@ -63,6 +63,8 @@ class RuleStage:
     #: names of counts over all attacks: tokens passing this stage, critical rolls at it
     tally: str = ""
     critical_tally: str = ""
+    #: the name of the count of near misses at this stage (failed rolls one short of the target)
+    near_miss_tally: str = ""
 
 
 @dataclass(frozen=True)
@@ -109,10 +111,11 @@ class Forbid:
 @dataclass(frozen=True)
 class Chance:
     """``[[chances]]``: the probability that ``when`` (an expression of the
-    stats and one count: a stage's ``tally``, ``successes`` or ``removed``) is true."""
+    stats and one count: a stage's tally, ``successes`` or ``removed``; or two
+    or three stage tallies) is true."""
 
     name: str
     when: Expr
-    count: str
+    count: str | tuple[str, ...]
     index: int
     label: str = ""

@@ -28,7 +28,7 @@ from . import engine
 from .die import StageDie
 from .errors import ForbiddenError
 from .loader import MAX_TOKENS_DIE
-from .sampled import critical_key, simulate
+from .sampled import critical_key, near_key, simulate
 from .tally import sampled_chance
 from .spec import RuleStage, RuleStat
 
@@ -291,6 +291,13 @@ class RuleSystem:
             out.append(Stage(st.name, p, f"{words}: goes on {faces_text(p, st.die)}", **faces))
         return tuple(out)
 
+    def _kinds(self, outcome: Outcome) -> Outcome:
+        """The file's chances are probabilities, whether or not the file is in the registry."""
+        if not self.chances:
+            return outcome
+        kinds = dict(outcome.effect_kinds, **{c.name: "probability" for c in self.chances})
+        return outcome.replace(effect_kinds=kinds)
+
     def _attack(self, method, samples, seed, given) -> Outcome:
         inputs, env = self._check(given, arrays=False)
         self._forbid(env)
@@ -301,8 +308,8 @@ class RuleSystem:
             count = int(out["count"][0])
             stages = self._stages(out["dice"], out["counts"], env)
             effects = {k: float(x[0]) for k, x in out["effects"].items()}
-            return pipeline.exact_outcome(self.key, "attack", record, out["pmf"][0], stages, effects,
-                                          attacks=count, notes=self.outcome_notes())
+            return self._kinds(pipeline.exact_outcome(self.key, "attack", record, out["pmf"][0], stages,
+                                                      effects, attacks=count, notes=self.outcome_notes()))
         record["samples"] = samples
         flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
 
@@ -334,8 +341,10 @@ class RuleSystem:
                 effects[st.tally] = got[st.name]
             if st.critical_tally:
                 effects[st.critical_tally] = got[critical_key(i)]
+            if st.near_miss_tally:
+                effects[st.near_miss_tally] = got[near_key(i)]
         counts = dict(effects, successes=got["successes"], removed=removed)
         for c in self.chances:
-            effects[c.name] = sampled_chance(c, counts[c.count], env)
-        return pipeline.sampled_outcome(self.key, "attack", record, removed, width, stages, effects,
-                                        attacks=count, notes=self.outcome_notes())
+            effects[c.name] = sampled_chance(c, counts, env)
+        return self._kinds(pipeline.sampled_outcome(self.key, "attack", record, removed, width, stages,
+                                                    effects, attacks=count, notes=self.outcome_notes()))

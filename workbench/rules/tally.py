@@ -9,8 +9,9 @@ switched by the stats, named tallies and the chances of conditions on them.
   success; the token rule sees P(critical) split into the part that uses
   ``on_critical`` and the part that does not (the criticals are still
   criticals: they are counted).
-* A stage's ``tally`` counts the tokens passing it (as its effect does) and
-  ``critical_tally`` the critical rolls at it. One token's count is a
+* A stage's ``tally`` counts the tokens passing it (as its effect does),
+  ``critical_tally`` the critical rolls at it and ``near_miss_tally`` its
+  failed rolls one short of the target. One token's count is a
   polynomial built from the last stage backwards like the final successes
   (see :mod:`workbench.rules.engine`): every outcome of a roll multiplies
   what follows by z to the number of counted events it is (passing this
@@ -18,7 +19,9 @@ switched by the stats, named tallies and the chances of conditions on them.
   passes without a roll). Over all attacks: the mixture over the tokens die,
   then the power ``count``.
 * ``[[chances]]``: P(condition) summed over the distribution of the one
-  count it reads (a tally, ``successes`` or ``removed``), cell by cell.
+  count it reads (a tally, ``successes`` or ``removed``), or over the joint
+  distribution of the two or three tallies it reads (one dimension per count), cell
+  by cell.
 """
 from __future__ import annotations
 
@@ -75,78 +78,95 @@ def split_criticals(probs: Sequence[np.ndarray], flags: Sequence[np.ndarray]) ->
     return out
 
 
-def _pad(a: np.ndarray, width: int) -> np.ndarray:
-    if a.shape[-1] >= width:
+def _grow(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` (cells, *dims) padded with zeros to (cells, *shape)."""
+    if a.shape[1:] == tuple(shape):
         return a
-    return np.concatenate([a, np.zeros(a.shape[:-1] + (width - a.shape[-1],))], axis=-1)
+    return np.pad(a, [(0, 0)] + [(0, s - d) for d, s in zip(a.shape[1:], shape)])
 
 
-def _shift(a: np.ndarray, k: int) -> np.ndarray:
-    """``a`` times z^k."""
-    if k == 0:
+def _shift(a: np.ndarray, ks: tuple[int, ...]) -> np.ndarray:
+    """``a`` times z1^k1 z2^k2 ...: every count raised by ``ks``."""
+    if not any(ks):
         return a
-    return np.concatenate([np.zeros(a.shape[:-1] + (k,)), a], axis=-1)
+    return np.pad(a, [(0, 0)] + [(k, 0) for k in ks])
 
 
 def _sum(*terms: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """Sum of weight (cells,) x polynomial (cells, k)."""
-    width = max(t.shape[-1] for _, t in terms)
-    out = np.zeros((terms[0][0].shape[0], width))
+    """Sum of weight (cells,) x distribution (cells, *dims)."""
+    shape = tuple(max(t.shape[d] for _, t in terms) for d in range(1, terms[0][1].ndim))
+    out = np.zeros((terms[0][0].shape[0],) + shape)
     for w, t in terms:
-        out += w[:, None] * _pad(t, width)
+        out += w.reshape((-1,) + (1,) * len(shape)) * _grow(t, shape)
     return out
 
 
 def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    out = np.zeros((a.shape[0], a.shape[1] + b.shape[1] - 1))
-    for j in range(b.shape[1]):
-        out[:, j: j + a.shape[1]] += a * b[:, j: j + 1]
+    """The distribution of the sum of two independent counts (cells, *dims)."""
+    shape = tuple(x + y - 1 for x, y in zip(a.shape[1:], b.shape[1:]))
+    out = np.zeros((a.shape[0],) + shape)
+    for idx in np.ndindex(*b.shape[1:]):
+        w = b[(slice(None),) + idx]
+        if not w.any():
+            continue
+        sl = (slice(None),) + tuple(slice(i, i + n) for i, n in zip(idx, a.shape[1:]))
+        out[sl] += a * w.reshape((-1,) + (1,) * (a.ndim - 1))
     return out
 
 
 def _power(g: np.ndarray, n: int) -> np.ndarray:
-    out = np.ones((g.shape[0], 1))
+    out = np.ones((g.shape[0],) + (1,) * (g.ndim - 1))
     for _ in range(n):
         out = _conv(out, g)
     return out
 
 
 def mixture(g: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """(G + G^2 + ... + G^n) / n for each cell's n (cells, k): 1..n tokens, equally likely."""
+    """(G + G^2 + ... + G^n) / n for each cell's n: 1..n tokens, equally likely."""
     top = int(n.max())
-    total = np.zeros((g.shape[0], 1))
-    p = np.ones((g.shape[0], 1))
+    total = np.zeros((g.shape[0],) + (1,) * (g.ndim - 1))
+    p = np.ones_like(total)
+    lift = (-1,) + (1,) * (g.ndim - 1)
     for j in range(1, top + 1):
         p = _conv(p, g)
-        total = _pad(total, p.shape[-1]) + np.where((j <= n)[:, None], p, 0.0)
-    return total / n[:, None]
+        total = _grow(total, p.shape[1:]) + np.where((j <= n).reshape(lift), p, 0.0)
+    return total / n.reshape(lift)
 
 
 def per_token(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
-              passed: Sequence[int], crits: Sequence[int]) -> np.ndarray:
-    """Distribution (cells, k) of one token's count of events: tokens passing
-    stage i count ``passed[i]`` (0 or 1) each, critical rolls at stage i ``crits[i]``."""
+              passed: Sequence, crits: Sequence, near: Sequence | None = None,
+              p_near: Sequence | None = None) -> np.ndarray:
+    """Distribution (cells, *dims) of one token's counts of events, one dimension per count:
+    a token passing stage i adds ``passed[i]`` (a tuple, one 0 or 1 per count), a critical roll
+    there ``crits[i]``, a near miss ``near[i]`` (with probability ``p_near[i]``, part of a failure)."""
     n = len(stages)
     cells = probs[0].shape[1]
-    one = np.ones((cells, 1))
+    dims = len(passed[0])
+    zero = (0,) * dims
+    near = near or [zero] * n
+    add = lambda *vs: tuple(map(sum, zip(*vs)))
+    one = np.ones((cells,) + (1,) * dims)
     h: list[np.ndarray | None] = [None] * n + [one, one]
-    later = [sum(passed[j] for j in range(i + 1, n)) for i in range(n)]
+    later = [add(zero, *[passed[j] for j in range(i + 1, n)]) for i in range(n)]
     for i in range(n - 1, -1, -1):
         st, (pf, ps, pc), f = stages[i], probs[i], flags[i]
         nxt = h[i + 1]
         if st.passes_on == "fail":
             h[i] = _sum((ps + pc, one), (pf, _shift(nxt, passed[i])))
             continue
-        plain = _shift(nxt, passed[i] + crits[i])
+        pi_c = add(passed[i], crits[i])
+        plain = _shift(nxt, pi_c)
         if st.on_critical == "extra":
-            special = _shift(_power(nxt, 1 + st.extra), passed[i] + crits[i])
+            special = _shift(_power(nxt, 1 + st.extra), pi_c)
         elif st.on_critical == "skip_next":
-            special = _shift(h[i + 2], passed[i] + crits[i] + (passed[i + 1] if i + 1 < n else 0))
+            special = _shift(h[i + 2], add(pi_c, passed[i + 1] if i + 1 < n else zero))
         elif st.on_critical == "to_end":
-            special = _shift(one, passed[i] + crits[i] + later[i])
+            special = _shift(one, add(pi_c, later[i]))
         else:
             special = plain
-        h[i] = _sum((pf, one), (ps, _shift(nxt, passed[i])), (pc * (1.0 - f), plain), (pc * f, special))
+        pn = p_near[i] if p_near is not None and any(near[i]) else np.zeros(cells)
+        h[i] = _sum((pf - pn, one), (pn, _shift(one, near[i])), (ps, _shift(nxt, passed[i])),
+                    (pc * (1.0 - f), plain), (pc * f, special))
     return h[0]
 
 
@@ -154,48 +174,91 @@ def _mean(p: np.ndarray) -> np.ndarray:
     return p @ np.arange(p.shape[-1])
 
 
-def count_effects(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
-                  count: np.ndarray, n_tokens: np.ndarray | None, all_of) -> tuple[dict, dict]:
-    """(effects, distributions over all attacks) of every named tally and of the criticals.
+def _events(stages: Sequence[RuleStage], names: Sequence[str]) -> tuple[list, list, list]:
+    """Per stage, which of the counts ``names`` a pass, a critical and a near miss there add to."""
+    n = len(stages)
+    passed = [tuple(int(st.tally == c and c != "") for c in names) for st in stages]
+    crits = [tuple(int(c == CRITICALS or (st.critical_tally == c and c != "")) for c in names) for st in stages]
+    near = [tuple(int(st.near_miss_tally == c and c != "") for c in names) for st in stages]
+    return passed[:n], crits, near
 
-    ``probs`` are the dice's own P(fail, success, critical); ``all_of(g, count)``
+
+def count_effects(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
+                  count: np.ndarray, n_tokens: np.ndarray | None, all_of, dice=()) -> tuple[dict, dict]:
+    """(effects, distributions over all attacks) of every named tally, the criticals and the groups
+    of tallies a chance reads together.
+
+    ``probs`` are the dice's own P(fail, success, critical); ``dice`` their
+    :class:`~workbench.rules.die.StageDie` (near misses); ``all_of(g, count)``
     is the engine's power of one attack's distribution over ``count`` attacks.
     """
     stages = parts["stages"]
-    n = len(stages)
-    wanted = {CRITICALS: ([0] * n, [1] * n)}
-    for i, st in enumerate(stages):
-        if st.tally:
-            wanted[st.tally] = ([int(j == i) for j in range(n)], [0] * n)
-        if st.critical_tally:
-            wanted[st.critical_tally] = ([0] * n, [int(j == i) for j in range(n)])
+    names = [CRITICALS] + [t for st in stages for t in (st.tally, st.critical_tally, st.near_miss_tally) if t]
+    p_near = []
+    for st, die in zip(stages, dice or [None] * len(stages)):
+        if st.near_miss_tally and die is not None:
+            c, denom = die.near_counts()
+            p_near.append(np.broadcast_to(c / denom, (count.shape[0],)))
+        else:
+            p_near.append(np.zeros(count.shape[0]))
     needed = {c.count for c in parts.get("chances", ())}
     effects, dists = {}, {}
-    for name, (passed, crits) in wanted.items():
-        h = per_token(stages, probs, flags, passed, crits)
-        if n_tokens is not None:
-            h = mixture(h, n_tokens)
+    for name in names:
+        h = _one(stages, probs, flags, p_near, n_tokens, (name,))
         effects[name] = count * _mean(h)
         if name in needed:
-            width = int(count.max()) * (h.shape[-1] - 1) + 1
-            if width * h.shape[0] > MAX_TABLE:
-                raise InputError("chances", f"at most {MAX_TABLE} numbers for the distribution of a count",
-                                 f"{width} values of {name} x {h.shape[0]} cells")
-            dists[name] = all_of(h, count)
+            dists[name] = _all(h, count, name, all_of)
+    for pair in sorted(x for x in needed if isinstance(x, tuple)):
+        dists[pair] = _all(_one(stages, probs, flags, p_near, n_tokens, pair), count, " and ".join(pair), None)
     return effects, dists
 
 
+def _one(stages, probs, flags, p_near, n_tokens, names) -> np.ndarray:
+    passed, crits, near = _events(stages, names)
+    h = per_token(stages, probs, flags, passed, crits, near, p_near)
+    return h if n_tokens is None else mixture(h, n_tokens)
+
+
+def _all(h: np.ndarray, count: np.ndarray, what: str, all_of) -> np.ndarray:
+    """One attack's distribution to the power of each cell's ``count``."""
+    size = int(np.prod([int(count.max()) * (d - 1) + 1 for d in h.shape[1:]])) * h.shape[0]
+    if size > MAX_TABLE:
+        raise InputError("chances", f"at most {MAX_TABLE} numbers for the distribution of a count",
+                         f"{size} for {what}")
+    if h.ndim == 2 and all_of is not None:
+        return all_of(h, count)
+    out = None
+    p = np.ones((h.shape[0],) + (1,) * (h.ndim - 1))
+    for k in range(int(count.max()) + 1):
+        if out is None:
+            out = np.zeros((h.shape[0],) + tuple(int(count.max()) * (d - 1) + 1 for d in h.shape[1:]))
+        sel = count == k
+        if sel.any():
+            out[(sel,) + tuple(slice(0, d) for d in p.shape[1:])] = p[sel]
+        if k < int(count.max()):
+            p = _conv(p, h)
+    return out
+
+
 def chance(c: Chance, dist: np.ndarray, env: Mapping[str, Any]) -> np.ndarray:
-    """P(``c.when``) per cell from the distribution (cells, k) of the count it reads."""
-    cells, width = dist.shape
-    env2 = {k: np.asarray(v)[:, None] if np.ndim(v) else v for k, v in env.items()}
-    env2[c.count] = np.arange(width)[None, :]
-    cond = np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, (cells, width))
-    return (dist * cond).sum(axis=1)
+    """P(``c.when``) per cell from the distribution (cells, *dims) of the count(s) it reads."""
+    names = (c.count,) if isinstance(c.count, str) else c.count
+    dims = dist.ndim - 1
+    lift = (-1,) + (1,) * dims
+    env2 = {k: np.asarray(v).reshape(lift) if np.ndim(v) else v for k, v in env.items()}
+    for d, name in enumerate(names):
+        shape = [1] * (dims + 1)
+        shape[d + 1] = dist.shape[d + 1]
+        env2[name] = np.arange(dist.shape[d + 1]).reshape(shape)
+    cond = np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, dist.shape)
+    return (dist * cond).reshape(dist.shape[0], -1).sum(axis=1)
 
 
-def sampled_chance(c: Chance, values: np.ndarray, env: Mapping[str, Any]) -> np.ndarray:
-    """Per sample: is ``c.when`` true for the sample's count."""
+def sampled_chance(c: Chance, counts: Mapping[str, np.ndarray], env: Mapping[str, Any]) -> np.ndarray:
+    """Per sample: is ``c.when`` true for the sample's count(s) (``counts``: name -> per sample)."""
+    names = (c.count,) if isinstance(c.count, str) else c.count
     env2 = {k: np.asarray(v) for k, v in env.items()}
-    env2[c.count] = np.asarray(values, dtype=np.int64)
-    return np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, np.shape(values))
+    n = np.shape(counts[names[0]])
+    for name in names:
+        env2[name] = np.asarray(counts[name], dtype=np.int64)
+    return np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, n)
