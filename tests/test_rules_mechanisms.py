@@ -282,6 +282,8 @@ count = "shots"
 [[stages]]
 name = "to hit"
 target = "shoot"
+tally = "hits"
+near_miss_tally = "near"
 
 [[stages]]
 name = "to kill"
@@ -291,6 +293,15 @@ target = "attack_power + 1"
 name = "heroic save fails"
 target = "heroic_save if heroic_save else 11"
 passes_on = "fail"
+tally = "downs"
+
+[[chances]]
+name = "shock"
+when = "hits >= 1 or near >= 2"
+
+[[chances]]
+name = "shock_pooled"
+when = "near + hits - downs >= 2 or downs >= 1"
 
 [removal]
 models = "models"
@@ -298,7 +309,7 @@ wounds = "2 if tough else 1"
 """
 
 
-def test_tough_models_and_heroic_saves_equal_the_forgotten_builtin():
+def test_tough_models_heroic_saves_and_shock_equal_the_forgotten_builtin():
     from workbench.systems import forgotten
     system = _load(FORGOTTEN_PART)
     for shoot, ap, shots, models, save, tough in product((4, 7), (3, 6), (1, 4), (1, 3), (0, 5, 8), (False, True)):
@@ -311,6 +322,15 @@ def test_tough_models_and_heroic_saves_equal_the_forgotten_builtin():
         pw, pg = np.zeros(width), np.zeros(width)
         pw[: want.pmf.size], pg[: got.pmf.size] = want.pmf, got.pmf
         np.testing.assert_allclose(pg, pw, rtol=0, atol=TOL)
+        if tough:
+            continue  # a tough model's absorbed kill is a non-damaging hit: not a stage tally
+        assert got.effects["shock"] == pytest.approx(want.effects["shock"], abs=1e-10)
+        assert got.effects["near"] == pytest.approx(want.effects["near_misses"], abs=1e-10)
+        assert got.effects["hits"] - got.effects["downs"] == pytest.approx(want.effects["non_damaging_hits"],
+                                                                           abs=1e-10)
+        pooled = forgotten.shooting(shoot=shoot, attack_power=ap, shots=shots, models=models,
+                                    heroic_save=save or None, shock_rule="pooled")
+        assert got.effects["shock_pooled"] == pytest.approx(pooled.effects["shock"], abs=1e-10)
 
 
 # ---------------------------------------------------------------------------
