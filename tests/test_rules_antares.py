@@ -80,8 +80,16 @@ def test_sampled_file_agrees_with_the_builtin_exact(system):
         width = max(want.pmf.size, got.pmf.size)
         pe, ps = np.zeros(width), np.zeros(width)
         pe[: want.pmf.size], ps[: got.pmf.size] = want.pmf, got.pmf
-        assert np.all(np.abs(ps - pe) <= 5 * np.sqrt(pe * (1 - pe) / n) + 1 / n)
+        assert np.all(np.abs(ps - pe) <= 5 * np.sqrt(np.clip(pe * (1 - pe), 0, None) / n) + 1 / n)
         assert abs(got.effects["any_critical"] - want.effects["any_critical"]) <= 5 * 0.5 / np.sqrt(n)
     got = system.attack(acc=6, res=3, sv=1, blast="D8", models=5, method="sampled", samples=n, seed=4)
     want = antares.shooting(acc=6, res=3, sv=1, shots="D8", models=5)
     assert abs(got.mean - want.mean) <= 5 * 3 / np.sqrt(n)
+
+
+def test_stage_words_say_the_roll_under_rules(system):
+    low = system.attack(acc=0, res=5, sv=0)
+    assert "needs a 1 then another 1" in low.stages[0].detail
+    assert "no critical" in system.attack(acc=1, res=5).stages[0].detail
+    assert "critical success" in system.attack(acc=5, res=5).stages[0].detail
+    assert "_" not in low.stages[0].detail and "None" not in low.stages[0].detail

@@ -39,7 +39,7 @@ def _sampled_agrees(system, samples=40_000, seed=2, **stats):
     width = max(e.pmf.size, s.pmf.size)
     pe, ps = np.zeros(width), np.zeros(width)
     pe[: e.pmf.size], ps[: s.pmf.size] = e.pmf, s.pmf
-    se = np.sqrt(pe * (1 - pe) / samples)
+    se = np.sqrt(np.clip(pe * (1 - pe), 0, None) / samples)
     assert np.all(np.abs(ps - pe) <= 5 * se + 1.0 / samples), (ps, pe)
     for name, value in e.effects.items():
         # every effect here is a count of at most a few per attack or a probability: sd <= its range

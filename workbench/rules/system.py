@@ -75,7 +75,7 @@ def stage_words(st: RuleStage, die: StageDie, following: str | None, on_critical
         if (st.roll == "low" and need < 1) or (st.roll == "high" and need > st.die):
             text = f"out of reach on a {dX}: needs a {best} then another {best}"
     if st.critical and not np.all(np.asarray(die.critical_on)):
-        extra.append(f"{_faces(st.critical)} is no critical here ({st.critical_when.source} is false)")
+        extra.append(f"{_faces(st.critical)} is no critical at these values")
     elif st.critical:
         crit = f"{_faces(st.critical)} is a critical success"
         if st.on_critical == "extra":
