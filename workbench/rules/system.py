@@ -135,11 +135,17 @@ class RuleSystem:
         d["tokens_die"] = parts.get("tokens_die")
         d["chances"] = tuple(parts.get("chances", ()))
         d["_by_name"] = {s.name: s for s in self.stats}
+        d["_optional"] = any(s.optional for s in self.stats)
         d["_plans"] = {}   # the stages' dice -> their _Plan (see _plan)
         d["_values"] = {}  # (expression, values of the stats it reads) -> its value
         d["_bounds"] = engine.token_bounds(self.stages)
         #: the file uses a mechanism only engine.resolve knows (tokens die, tallies, chances)
         d["_counted"] = tally.uses_counts(self._parts())
+        #: the stages whose criticals or their rule the stats switch on and off
+        d["_switched"] = tuple(i for i, st in enumerate(self.stages)
+                               if st.critical_when is not None or st.on_critical_when is not None)
+        #: what the side effects are: expected counts, and the file's chances probabilities
+        d["_effect_kinds"] = dict(self._KINDS, **{c.name: "probability" for c in self.chances})
         d["KEY"], d["NAME"], d["DIE"], d["SEED"] = self.key, self.name, self.die, None
         params = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=s.default)
                   for s in self.stats]
@@ -271,7 +277,7 @@ class RuleSystem:
     def _removal(self, env: Mapping[str, Any]):
         """The removal for these stats: an optional stat left "none" as ``models`` is a unit without a size."""
         r = self.removal
-        if r.models is not None and r.models.names and not r.models.names <= set(env):
+        if self.__dict__["_optional"] and r.models is not None and not r.models.names <= env.keys():
             return dataclasses.replace(r, models=None)
         return r
 
@@ -297,16 +303,20 @@ class RuleSystem:
         one attack's distribution of final successes, the expected tokens passing each stage,
         the outcome's stages in words and the per-attack figures."""
         key = tuple((self._value(st.target, env, f"stages[{i}].target"),
-                     0 if st.modifier is None else self._value(st.modifier, env, f"stages[{i}].modifier"),
-                     None if st.critical_when is None else
-                     self._value(st.critical_when, env, f"stages[{i}].critical_when") != 0,
-                     self._on_critical(i, env))
+                     0 if st.modifier is None else self._value(st.modifier, env, f"stages[{i}].modifier"))
                     for i, st in enumerate(self.stages))
+        switched = self.__dict__["_switched"]
+        if switched:    # files whose criticals the stats switch: that too picks the plan
+            ons = tuple(self._on_critical(i, env) for i in range(len(self.stages)))
+            key += ons + tuple(self._value(self.stages[i].critical_when, env, f"stages[{i}].critical_when") != 0
+                               for i in switched if self.stages[i].critical_when is not None)
+        else:
+            ons = (True,) * len(self.stages)
         cache = self.__dict__["_plans"]
         plan = cache.get(key)
         if plan is None:
             played = tuple(st if on else dataclasses.replace(st, on_critical="none")
-                           for st, (*_, on) in zip(self.stages, key))
+                           for st, on in zip(self.stages, ons))
             dice = engine.stage_dice(self.stages, env)
             probs, counts = engine.stage_probabilities(dice, 1)
             fractions = [tuple(Fraction(int(c), denom) for c in np.ravel(cs)) for cs, denom in counts]
@@ -314,7 +324,7 @@ class RuleSystem:
             plan = _Plan(played=played, dice=tuple(dice), probs=tuple(probs),
                          g0=engine._trim(engine.per_attack(played, probs)),
                          passes=tuple(float(x[0]) for x in passes), crits=float(crits[0]),
-                         stages=self._stages(dice, fractions, [on for *_, on in key]),
+                         stages=self._stages(dice, fractions, ons),
                          fractions=tuple(fractions), figures=self._figures(played, fractions, None))
             if len(cache) >= 256:
                 cache.pop(next(iter(cache)))
@@ -420,11 +430,6 @@ class RuleSystem:
         or chances (the fast path of :meth:`_exact` knows none of them)."""
         out, _ = self._resolve(env)
         return out["pmf"][0], {k: float(x[0]) for k, x in out["effects"].items()}
-
-    @property
-    def _effect_kinds(self) -> dict:
-        """What the side effects are: expected counts, and the file's chances probabilities."""
-        return dict(self._KINDS, **{c.name: "probability" for c in self.chances})
 
     def _attack(self, method, samples, seed, given) -> Outcome:
         inputs, env = self._check(given, arrays=False)
