@@ -181,6 +181,19 @@ def test_tokens_die_and_switched_critical_per_attack_figures_and_stage_pmfs(n, v
         assert float(got @ np.arange(got.size)) == pytest.approx(o.effects[st["name"]], abs=1e-10)
 
 
+def test_tokens_die_counts_in_the_token_budget():
+    # 200 attacks of one token are within the budget; of up to 100 tokens each they are not
+    text = to_toml([stage(name="hit", tally="hits")], 200, dict(damage=1), tokens_die="n",
+                   stats={"n": {"min": 1, "max": 100, "default": 1}})
+    system = _load(text)
+    assert system.attack(n=1).pmf.size == 201
+    for method in ("exact", "sampled"):
+        with pytest.raises(rules.BudgetError, match="tokens die") as exc:
+            system.attack(n=100, method=method, samples=100)
+        assert exc.value.field == "attack.count"
+        assert "20,000 tokens" in str(exc.value)
+
+
 def test_tokens_die_out_of_range_names_the_field():
     text = to_toml([stage(name="hit")], 1, dict(damage=1), tokens_die="n - 1",
                    stats={"n": {"min": 0, "max": 3, "default": 0}})

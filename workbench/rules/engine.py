@@ -349,10 +349,11 @@ def token_bounds(stages: Sequence[RuleStage]) -> tuple[int, int]:
 
 
 def check_tokens(stages: Sequence[RuleStage], attacks: int, path: Any = "<rule file>",
-                 bounds: tuple[int, int] | None = None) -> None:
+                 bounds: tuple[int, int] | None = None, tokens_die: int = 1) -> None:
     """Refuse, before any work, a resolution whose tokens could pass :data:`MAX_SUCCESSES`
     (exact and sampled alike: the sampled path holds every token of a sample); ``bounds``:
-    :func:`token_bounds` of the stages when already known."""
+    :func:`token_bounds` of the stages when already known; ``tokens_die``: the most tokens
+    an attack enters as (``attack.tokens_die``)."""
     finals, rolling = bounds or token_bounds(stages)
     most = max(finals, rolling)
     if most > MAX_SUCCESSES:
@@ -360,9 +361,11 @@ def check_tokens(stages: Sequence[RuleStage], attacks: int, path: Any = "<rule f
         raise BudgetError(path, f"stages[{i}].extra", f"criticals that make at most {MAX_SUCCESSES:,} tokens "
                           "from one attack (each extra multiplies the tokens of every later stage)",
                           f"{most:,} tokens from one attack")
+    most *= max(1, tokens_die)
     if attacks * most > MAX_SUCCESSES:
         raise BudgetError(path, "attack.count", f"at most {MAX_SUCCESSES:,} tokens in one resolution "
-                          f"(attacks x {most:,} tokens one attack can make)",
+                          f"(attacks x {most:,} tokens one attack can make"
+                          + (f": up to {tokens_die:,} entering from the tokens die" if tokens_die > 1 else "") + ")",
                           f"{attacks:,} attacks, {attacks * most:,} tokens")
 
 
@@ -564,7 +567,7 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
     counted = tally.uses_counts(parts)
     n_tokens = tally.tokens(parts, env, cells, check_value) if counted else None
     per_attack_tokens = 1 if n_tokens is None else int(n_tokens.max())
-    check_tokens(stages, int(count.max()) * per_attack_tokens, path)
+    check_tokens(stages, int(count.max()), path, tokens_die=per_attack_tokens)
     if cells * (int(count.max()) * per_attack_tokens * token_bounds(stages)[0] + 1) > MAX_TABLE:
         raise BudgetError(path, "attack.count", f"at most {MAX_TABLE:,} (cells of a sweep x possible "
                           "final successes) to resolve exactly", f"{cells:,} cells")

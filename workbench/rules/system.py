@@ -439,7 +439,7 @@ class RuleSystem:
         count = self._one(env, self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
         n_tokens = None if self.tokens_die is None else self._one(
             env, self.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
-        engine.check_tokens(self.stages, count * (n_tokens or 1), self.path, self._bounds)
+        engine.check_tokens(self.stages, count, self.path, self._bounds, n_tokens or 1)
         plan = self._plan(env)
         figures = plan.figures if (n_tokens or 1) == 1 else self._figures(plan.played, plan.fractions, n_tokens)
         words = dict(effect_kinds=self._effect_kinds, trial="attack", system_title=self.name, **figures)
