@@ -12,6 +12,13 @@ whose targets and modifiers the test has already computed as integers:
 and the removal a dict with models (int or None) and either wounds, damage
 (int) or damage_roll (dice, sides, plus), spill, or removed (a function of
 the number of successes).
+
+The wider format's keys, with their values already computed: ``long_shot``
+(a face that cannot pass needs the best face twice), ``critical_on`` (the
+``critical`` faces are criticals here), ``special_on`` (``on_critical``
+applies here), ``tally`` / ``critical_tally`` (names of counts); ``brute``
+takes ``tokens_die`` (each attack is 1..N tokens) and ``chances`` (name,
+predicate of the counts dict).
 """
 from __future__ import annotations
 
@@ -24,14 +31,15 @@ __all__ = ["brute", "stage", "attack_outcomes"]
 
 def stage(**kw) -> dict:
     out = dict(die=6, roll="high", target=4, modifier=0, always_fail=(), always_succeed=(), critical=(),
-               on_critical="none", extra=1, reroll="none", passes_on="success")
+               on_critical="none", extra=1, reroll="none", passes_on="success", long_shot=False,
+               critical_on=True, special_on=True, tally="", critical_tally="")
     out.update(kw)
     return out
 
 
 def _result(st: dict, face: int) -> str:
-    """'crit', 'success' or 'fail' for one natural face."""
-    if face in st["critical"]:
+    """'crit', 'success', 'fail' or 'long' (needs the best face again) for one natural face."""
+    if face in st["critical"] and st.get("critical_on", True):
         return "crit"
     if face in st["always_fail"]:
         return "fail"
@@ -39,64 +47,88 @@ def _result(st: dict, face: int) -> str:
         return "success"
     score = face + st["modifier"]
     ok = score >= st["target"] if st["roll"] == "high" else score <= st["target"]
+    if st.get("long_shot") and not ok:
+        best = st["die"] if st["roll"] == "high" else 1
+        reach = [f for f in range(1, st["die"] + 1)
+                 if (f + st["modifier"] >= st["target"] if st["roll"] == "high" else f + st["modifier"] <= st["target"])]
+        if not reach and face == best:
+            return "long"
     return "success" if ok else "fail"
 
 
 def _roll(st: dict) -> dict[str, Fraction]:
-    """Every face (and every second face of a re-roll) of one die: P(result)."""
+    """Every face of every die a player may roll for one test (a long shot's
+    second die, a re-roll and its own second die), read in order: P(result)."""
     out: dict[str, Fraction] = defaultdict(Fraction)
     d = st["die"]
-    for first in range(1, d + 1):
-        r = _result(st, first)
-        again = (st["reroll"] == "ones" and first == 1) or (st["reroll"] == "failed" and r == "fail")
-        if not again:
-            out[r] += Fraction(1, d)
-            continue
-        for second in range(1, d + 1):
-            out[_result(st, second)] += Fraction(1, d * d)
+    best = d if st["roll"] == "high" else 1
+    per_test = 2 if st.get("long_shot") else 1
+    n_dice = per_test * (2 if st["reroll"] != "none" else 1)
+
+    def test(faces):
+        r = _result(st, faces[0])
+        if r == "long":
+            r = "success" if faces[1] == best else "fail"
+        elif r == "fail" and st.get("near_miss_tally"):
+            short = st["target"] - 1 if st["roll"] == "high" else st["target"] + 1
+            if faces[0] + st["modifier"] == short:
+                r = "near"  # a failure one short of the target, counted
+        return r
+
+    for faces in product(range(1, d + 1), repeat=n_dice):
+        r = test(faces)
+        again = (st["reroll"] == "ones" and faces[0] == 1) or (st["reroll"] == "failed" and r in ("fail", "near"))
+        if again:
+            r = test(faces[per_test:])
+        out[r] += Fraction(1, d ** n_dice)
     return out
 
 
 def attack_outcomes(stages: list[dict]) -> dict[tuple, Fraction]:
-    """One attack: P((final successes, criticals, tokens passing each stage))."""
+    """One token: P((final successes, critical rolls per stage, tokens passing each stage,
+    near misses per stage))."""
     n = len(stages)
     rolls = [_roll(st) for st in stages]
     out: dict[tuple, Fraction] = defaultdict(Fraction)
 
-    def follow(queue: tuple, finals: int, crits: int, passes: tuple, p: Fraction):
+    def follow(queue: tuple, finals: int, crits: tuple, passes: tuple, p: Fraction, nears: tuple = (0,) * n):
         if not queue:
-            out[(finals, crits, passes)] += p
+            out[(finals, crits, passes, nears)] += p
             return
         (i, mode), rest = queue[0], queue[1:]
         if i >= n:
-            follow(rest, finals + 1, crits, passes, p)
+            follow(rest, finals + 1, crits, passes, p, nears)
             return
         if mode == "skip":  # passes stage i without a roll
-            follow(((i + 1, "roll"),) + rest, finals, crits, _bump(passes, [i]), p)
+            follow(((i + 1, "roll"),) + rest, finals, crits, _bump(passes, [i]), p, nears)
             return
         st = stages[i]
         for result, q in rolls[i].items():
             if q == 0:
                 continue
+            if result == "near":
+                follow(rest, finals, crits, passes, p * q, _bump(nears, [i]))
+                continue
             if st["passes_on"] == "fail":
                 if result == "fail":
-                    follow(((i + 1, "roll"),) + rest, finals, crits, _bump(passes, [i]), p * q)
+                    follow(((i + 1, "roll"),) + rest, finals, crits, _bump(passes, [i]), p * q, nears)
                 else:
-                    follow(rest, finals, crits, passes, p * q)
+                    follow(rest, finals, crits, passes, p * q, nears)
                 continue
+            c = _bump(crits, [i]) if result == "crit" else crits
             if result == "fail":
-                follow(rest, finals, crits, passes, p * q)
-            elif result == "success" or st["on_critical"] == "none":
-                follow(((i + 1, "roll"),) + rest, finals, crits + (result == "crit"), _bump(passes, [i]), p * q)
+                follow(rest, finals, crits, passes, p * q, nears)
+            elif result == "success" or st["on_critical"] == "none" or not st.get("special_on", True):
+                follow(((i + 1, "roll"),) + rest, finals, c, _bump(passes, [i]), p * q, nears)
             elif st["on_critical"] == "extra":
                 new = ((i + 1, "roll"),) * (1 + st["extra"])
-                follow(new + rest, finals, crits + 1, _bump(passes, [i]), p * q)
+                follow(new + rest, finals, c, _bump(passes, [i]), p * q, nears)
             elif st["on_critical"] == "skip_next":
-                follow(((i + 1, "skip"),) + rest, finals, crits + 1, _bump(passes, [i]), p * q)
+                follow(((i + 1, "skip"),) + rest, finals, c, _bump(passes, [i]), p * q, nears)
             else:  # to_end: passes this stage and every remaining one, a final success
-                follow(rest, finals + 1, crits + 1, _bump(passes, range(i, n)), p * q)
+                follow(rest, finals + 1, c, _bump(passes, range(i, n)), p * q, nears)
 
-    follow(((0, "roll"),), 0, 0, (0,) * n, Fraction(1))
+    follow(((0, "roll"),), 0, (0,) * n, (0,) * n, Fraction(1))
     return dict(out)
 
 
@@ -105,6 +137,29 @@ def _bump(passes: tuple, idx) -> tuple:
     for i in idx:
         out[i] += 1
     return tuple(out)
+
+
+def _combine(parts: list[tuple[tuple, Fraction]]) -> tuple[tuple, Fraction]:
+    """The sum of several tokens' (finals, crits, passes, nears) and the product of their probabilities."""
+    p = Fraction(1)
+    total = None
+    for key, q in parts:
+        p *= q
+        total = key if total is None else (total[0] + key[0],) + tuple(
+            tuple(a + b for a, b in zip(x, y)) for x, y in zip(total[1:], key[1:]))
+    return total, p
+
+
+def _repeat(one: dict, n: int, width: int) -> dict[tuple, Fraction]:
+    """Every combination of ``n`` independent draws of ``one``."""
+    out: dict[tuple, Fraction] = defaultdict(Fraction)
+    if n == 0:
+        out[(0, (0,) * width, (0,) * width, (0,) * width)] = Fraction(1)
+        return out
+    for combo in product(one.items(), repeat=n):
+        key, p = _combine(list(combo))
+        out[key] += p
+    return out
 
 
 def _damage_faces(removal: dict) -> list[tuple[int, Fraction]]:
@@ -153,34 +208,49 @@ def _apply(removal: dict, n: int) -> dict[tuple[int, int], Fraction]:
     return out
 
 
-def brute(stages: list[dict], count: int, removal: dict) -> tuple[list[Fraction], dict[str, Fraction]]:
-    """(P(k models removed) for k = 0.., expected effects) by full enumeration."""
-    one = attack_outcomes(stages)
+def brute(stages: list[dict], count: int, removal: dict, tokens_die: int = 1,
+          chances: list | None = None) -> tuple[list[Fraction], dict[str, Fraction]]:
+    """(P(k models removed) for k = 0.., expected effects) by full enumeration.
+
+    ``chances``: (name, predicate of the dict of counts: every tally name,
+    ``successes`` and ``removed``) pairs, reported as P(predicate)."""
     n = len(stages)
-    totals: dict[tuple, Fraction] = defaultdict(Fraction)
-    for combo in product(one.items(), repeat=count):
-        p = Fraction(1)
-        finals = crits = 0
-        passes = [0] * n
-        for (f, c, ps), q in combo:
-            p *= q
-            finals += f
-            crits += c
-            for i in range(n):
-                passes[i] += ps[i]
-        totals[(finals, crits, tuple(passes))] += p
+    token = attack_outcomes(stages)
+    attack: dict[tuple, Fraction] = defaultdict(Fraction)
+    for j in range(1, tokens_die + 1):  # 1..N tokens, equally likely
+        for key, p in _repeat(token, j, n).items():
+            attack[key] += p / tokens_die
+    totals = _repeat(dict(attack), count, n)
     pmf: dict[int, Fraction] = defaultdict(Fraction)
     eff = defaultdict(Fraction)
     cache: dict[int, dict] = {}
-    for (finals, crits, passes), p in totals.items():
+    for (finals, crits, passes, nears), p in totals.items():
         if finals not in cache:
             cache[finals] = _apply(removal, finals)
+        counts = {"successes": finals}
+        for i, st in enumerate(stages):
+            if st.get("tally"):
+                counts[st["tally"]] = passes[i]
+            if st.get("critical_tally"):
+                counts[st["critical_tally"]] = crits[i]
+            if st.get("near_miss_tally"):
+                counts[st["near_miss_tally"]] = nears[i]
         for (removed, wasted), q in cache[finals].items():
             pmf[removed] += p * q
             eff["wasted_damage"] += p * q * wasted
-        eff["criticals"] += p * crits
+            for name, pred in chances or ():
+                eff[name] += p * q * bool(pred(dict(counts, removed=removed)))
+        eff["criticals"] += p * sum(crits)
         for i, st in enumerate(stages):
             eff[st["name"] if "name" in st else f"stage{i}"] += p * passes[i]
+            if st.get("tally"):
+                eff[st["tally"]] += p * passes[i]
+            if st.get("critical_tally"):
+                eff[st["critical_tally"]] += p * crits[i]
+            if st.get("near_miss_tally"):
+                eff[st["near_miss_tally"]] += p * nears[i]
+    for name, _ in chances or ():
+        eff.setdefault(name, Fraction(0))
     width = max(pmf) + 1
     return [pmf.get(k, Fraction(0)) for k in range(width)], dict(eff)
 
@@ -202,17 +272,23 @@ def _value(x) -> str:
 
 def to_toml(stages: list[dict], count, removal: dict, *, stats: dict | None = None, die: int = 6,
             key: str = "testgame", forbid: list[dict] | None = None, targets: list | None = None,
-            modifiers: list | None = None) -> str:
+            modifiers: list | None = None, tokens_die=None, chances: list | None = None,
+            stage_extra: list | None = None) -> str:
     """A rule file for ``stages`` (dicts as for :func:`brute`); ``targets`` /
     ``modifiers`` may replace the integer ones by expression strings; ``count``
     and the removal's ``models``/``wounds``/``damage`` may be ints or expression
-    strings; ``removal["removed_expr"]`` is the pooled formula's text."""
+    strings; ``removal["removed_expr"]`` is the pooled formula's text;
+    ``tokens_die`` an int or expression, ``chances`` dicts of name and when,
+    ``stage_extra[i]`` more keys for stage i (e.g. ``critical_when``)."""
     lines = ["[system]", f'key = "{key}"', 'name = "Test game"', f"die = {die}", ""]
     for name, spec in (stats or {}).items():
         lines.append(f"[stats.{name}]")
         lines += [f"{k} = {_value(v)}" for k, v in spec.items()]
         lines.append("")
-    lines += ["[attack]", f"count = {_value(str(count))}", ""]
+    lines += ["[attack]", f"count = {_value(str(count))}"]
+    if tokens_die is not None:
+        lines.append(f"tokens_die = {_value(str(tokens_die))}")
+    lines.append("")
     for i, st in enumerate(stages):
         lines.append("[[stages]]")
         lines.append(f"name = {_value(st.get('name', f'stage{i}'))}")
@@ -236,6 +312,13 @@ def to_toml(stages: list[dict], count, removal: dict, *, stats: dict | None = No
             lines.append(f'reroll = "{st["reroll"]}"')
         if st["passes_on"] != "success":
             lines.append(f'passes_on = "{st["passes_on"]}"')
+        if st.get("long_shot"):
+            lines.append("long_shot = true")
+        for k in ("tally", "critical_tally", "near_miss_tally"):
+            if st.get(k):
+                lines.append(f"{k} = {_value(st[k])}")
+        for k, v in ((stage_extra or [None] * len(stages))[i] or {}).items():
+            lines.append(f"{k} = {_value(v)}")
         lines.append("")
     lines.append("[removal]")
     if removal.get("models") is not None:
@@ -251,6 +334,8 @@ def to_toml(stages: list[dict], count, removal: dict, *, stats: dict | None = No
         else:
             lines.append(f"damage = {_value(str(removal.get('damage', 1)))}")
         lines.append(f"spill = {_value(bool(removal.get('spill', False)))}")
+    for c in chances or []:
+        lines += ["", "[[chances]]"] + [f"{k} = {_value(v)}" for k, v in c.items()]
     for f in forbid or []:
         lines += ["", "[[forbid]]", f"when = {_value(f['when'])}", f"message = {_value(f['message'])}"]
     return "\n".join(lines) + "\n"

@@ -114,8 +114,8 @@ def test_removal_against_brute_force(removal):
 # ---------------------------------------------------------------------------
 def _per_attack_brute(stages):
     one = attack_outcomes(stages)
-    mean = sum(p * f for (f, _c, _ps), p in one.items())
-    any_ = sum(p for (f, _c, _ps), p in one.items() if f > 0)
+    mean = sum(p * f for (f, *_), p in one.items())
+    any_ = sum(p for (f, *_), p in one.items() if f > 0)
     return mean, any_
 
 

@@ -147,3 +147,69 @@ def test_random_invalid_files_give_a_rule_file_error_or_load(data):
         assert exc.field
         return
     assert o.pmf.sum() == pytest.approx(1.0, abs=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# the wider format: long shots, criticals switched on and off, tokens per attack, tallies, chances
+# ---------------------------------------------------------------------------
+@st.composite
+def wide_stages_strategy(draw):
+    base = draw(stages_strategy())
+    out, extra = [], []
+    for i, s in enumerate(base):
+        s = dict(s, long_shot=draw(st.booleans()))
+        crit_on, special_on = draw(st.booleans()), draw(st.booleans())
+        s["critical_on"], s["special_on"] = crit_on, special_on
+        extra.append({"critical_when": "1" if crit_on else "0", "on_critical_when": "1" if special_on else "0"})
+        if draw(st.booleans()):
+            s["tally"] = f"t{i}"
+        if s["critical"] and draw(st.booleans()):
+            s["critical_tally"] = f"c{i}"
+        if s["passes_on"] == "success" and draw(st.booleans()):
+            s["near_miss_tally"] = f"n{i}"
+        out.append(s)
+    return out, extra
+
+
+def _wide_chances(draw, stages):
+    tallies = [s[k] for s in stages for k in ("tally", "critical_tally", "near_miss_tally") if s.get(k)]
+    names = tallies + ["successes", "removed"]
+    out = []
+    for j in range(draw(st.integers(0, 2))):
+        name, k = draw(st.sampled_from(names)), draw(st.integers(0, 2))
+        out.append(({"name": f"p{j}", "when": f"{name} >= {k}"}, lambda c, name=name, k=k: c[name] >= k))
+    if len(tallies) >= 2 and draw(st.booleans()):  # a condition on two counts at once
+        a, b = draw(st.permutations(tallies))[:2]
+        k = draw(st.integers(1, 3))
+        out.append(({"name": "joint", "when": f"{a} >= 1 or {a} + {b} >= {k}"},
+                    lambda c, a=a, b=b, k=k: c[a] >= 1 or c[a] + c[b] >= k))
+    return out
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wide=wide_stages_strategy(), count=st.integers(0, 2), tokens_die=st.integers(1, 3),
+       removal=removal_strategy(), data=st.data())
+def test_random_files_with_the_wider_keys_equal_brute_force(wide, count, tokens_die, removal, data):
+    stages, extra = wide
+    assume(count * tokens_die * _tokens_bound(stages) <= 6)
+    chances = _wide_chances(data.draw, stages)
+    text = to_toml(stages, count, removal, die=stages[0]["die"], tokens_die=tokens_die,
+                   chances=[c for c, _ in chances], stage_extra=extra)
+    sysm = rules.loads(text, "random.toml")
+    o = sysm.attack()
+    assert o.pmf.sum() == pytest.approx(1.0, abs=1e-12)
+    pmf, eff = brute(stages, count, removal, tokens_die=tokens_die, chances=[(c["name"], f) for c, f in chances])
+    assert_pmf_equal(o.pmf, pmf, 1e-12)
+    for k, v in eff.items():
+        assert o.effects[k] == pytest.approx(float(v), abs=1e-10), k
+    # sampled, at a fixed seed, within 5 standard errors of every probability
+    n = 5_000
+    s = sysm.attack(method="sampled", samples=n, seed=1)
+    width = max(o.pmf.size, s.pmf.size)
+    pe, ps = np.zeros(width), np.zeros(width)
+    pe[: o.pmf.size], ps[: s.pmf.size] = o.pmf, s.pmf
+    se = np.sqrt(np.clip(pe * (1 - pe), 0, None) / n)
+    assert np.all(np.abs(ps - pe) <= 5 * se + 1.0 / n), (ps, pe)
+    for c, _ in chances:
+        p = o.effects[c["name"]]
+        assert abs(s.effects[c["name"]] - p) <= 5 * np.sqrt(max(p * (1 - p), 0.0) / n) + 1.0 / n

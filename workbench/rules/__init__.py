@@ -10,7 +10,8 @@ and by sampling like the built-in systems::
 
 Modules: ``expr`` (the expression language), ``lines`` (where a key sits in
 the text), ``loader`` (TOML and checks), ``spec`` (the parsed records),
-``die`` (one stage's die, shared by both paths), ``engine`` (exact),
+``die`` (one stage's die, shared by both paths), ``engine`` (exact), ``tally``
+(tokens per attack, switched criticals, tallies, chances),
 ``sampled`` (dice rolled), ``system`` (the RuleSystem), ``errors``.
 """
 from __future__ import annotations

@@ -8,6 +8,14 @@
 3. otherwise ``roll = "high"`` succeeds when face + modifier >= target and
    ``roll = "low"`` when face + modifier <= target.
 
+``critical_on`` (a bool, or a bool array over stat cells) says where the
+``critical`` faces are criticals at all; elsewhere they follow rules 2 and 3
+("a 1 is a critical so long as the value is 2 or more"). ``long_shot``: when
+no face can pass the target test (``roll = "low"``: target - modifier below
+1; ``"high"``: above ``sides``), the best face (1 rolling low, ``sides``
+rolling high) succeeds only if a second die shows the best face too ("a 1
+followed by another 1"); its code in :meth:`classify` is ``LONG``.
+
 :meth:`StageDie.rerolled` says which first rolls are rolled again once
 (``"ones"``: a natural 1, whatever it would give; ``"failed"``: a roll whose
 result is a failure); the second roll stands. "Failed" is the roll's own
@@ -30,9 +38,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["StageDie", "FAIL", "SUCCESS", "CRITICAL"]
+__all__ = ["StageDie", "FAIL", "SUCCESS", "CRITICAL", "LONG", "NEAR"]
 
 FAIL, SUCCESS, CRITICAL = 0, 1, 2
+#: a first face that succeeds only if a second die shows the best face too (``long_shot``)
+LONG = 3
+#: a failed roll one short of the target (returned by :meth:`StageDie.roll` only with ``near_miss``)
+NEAR = 4
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,6 +57,9 @@ class StageDie:
     always_succeed: tuple[int, ...] = ()
     critical: tuple[int, ...] = ()
     reroll: str = "none"
+    critical_on: Any = True
+    long_shot: bool = False
+    near_miss: bool = False
 
     def classify(self, faces: np.ndarray) -> np.ndarray:
         """Result codes of natural ``faces`` (broadcast against target and modifier)."""
@@ -57,8 +72,19 @@ class StageDie:
         if self.always_fail:
             ok = ok & ~self._flags(self.always_fail)[f]
         code = ok.astype(np.int8)
+        if self.long_shot:
+            best = 1 if not self.roll_high else self.sides
+            need = target - np.asarray(self.modifier, dtype=np.int64)
+            out_of_reach = need < 1 if not self.roll_high else need > self.sides
+            plain = f == best
+            if self.always_fail:
+                plain = plain & ~self._flags(self.always_fail)[f]
+            if self.always_succeed:
+                plain = plain & ~self._flags(self.always_succeed)[f]
+            code = np.where(out_of_reach & plain, np.int8(LONG), code)
         if self.critical:
-            code = np.where(self._flags(self.critical)[f], np.int8(CRITICAL), code)
+            crit = self._flags(self.critical)[f] & np.asarray(self.critical_on, dtype=bool)
+            code = np.where(crit, np.int8(CRITICAL), code)
         return code
 
     def _flags(self, faces: tuple[int, ...]) -> np.ndarray:
@@ -79,16 +105,64 @@ class StageDie:
     def counts(self) -> tuple[np.ndarray, int]:
         """``(counts, denominator)``: counts[k] (shape (3,) + the stats' shape)
         of rolls giving result k, out of ``denominator`` equally likely rolls."""
-        shape = np.broadcast_shapes(np.shape(self.target), np.shape(self.modifier))
+        shape = np.broadcast_shapes(np.shape(self.target), np.shape(self.modifier), np.shape(self.critical_on))
         faces = np.arange(1, self.sides + 1).reshape((self.sides,) + (1,) * len(shape))
         codes = np.broadcast_to(self.classify(faces), (self.sides,) + shape)
-        once = np.stack([(codes == k).sum(axis=0) for k in (FAIL, SUCCESS, CRITICAL)]).astype(np.int64)
+        if not self.long_shot:
+            once = np.stack([(codes == k).sum(axis=0) for k in (FAIL, SUCCESS, CRITICAL)]).astype(np.int64)
+            if self.reroll == "none":
+                return once, self.sides
+            again = self.rerolled(faces, codes)
+            kept = np.stack([((codes == k) & ~again).sum(axis=0) for k in (FAIL, SUCCESS, CRITICAL)])
+            n_again = again.sum(axis=0)
+            return self.sides * kept.astype(np.int64) + n_again * once, self.sides * self.sides
+        return self._long_counts(faces, codes)
+
+    def _long_counts(self, faces: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, int]:
+        """Counts with a second die for long shots: every first face has ``sides``
+        equally likely second faces (read only by a ``LONG`` first face)."""
+        q = self.sides
+        long = codes == LONG
+        # per first face: results out of q (a LONG face: 1 success, q - 1 fails)
+        per = np.stack([q * (codes == FAIL) + (q - 1) * long, q * (codes == SUCCESS) + long,
+                        q * (codes == CRITICAL)]).astype(np.int64)          # (3, sides) + shape
+        once = per.sum(axis=1)
+        denom = self.sides * q
         if self.reroll == "none":
-            return once, self.sides
-        again = self.rerolled(faces, codes)
-        kept = np.stack([((codes == k) & ~again).sum(axis=0) for k in (FAIL, SUCCESS, CRITICAL)])
-        n_again = again.sum(axis=0)
-        return self.sides * kept.astype(np.int64) + n_again * once, self.sides * self.sides
+            return once, denom
+        if self.reroll == "ones":
+            again = np.broadcast_to(faces == 1, codes.shape)[None] & np.ones((3,) + codes.shape, dtype=bool)
+        else:  # "failed": the failed part of each first face is rolled again
+            again = np.zeros((3,) + codes.shape, dtype=bool)
+            again[FAIL] = True
+        kept = np.where(again, 0, per).sum(axis=1)
+        weight = np.where(again, per, 0).sum(axis=(0, 1))
+        return denom * kept + weight * once, denom * denom
+
+    def near(self, faces: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Which first rolls are near misses: a failure whose score is one short of the
+        target (face + modifier = target - 1 rolling high, target + 1 rolling low)."""
+        score = np.asarray(faces, dtype=np.int64) + np.asarray(self.modifier, dtype=np.int64)
+        short = np.asarray(self.target, dtype=np.int64) + (-1 if self.roll_high else 1)
+        return (codes == FAIL) & (score == short)
+
+    def near_counts(self) -> tuple[np.ndarray, int]:
+        """``(count, denominator)`` of rolls whose final result is a near miss, over
+        the same denominator as :meth:`counts` (a re-rolled near miss counts its second roll)."""
+        shape = np.broadcast_shapes(np.shape(self.target), np.shape(self.modifier), np.shape(self.critical_on))
+        faces = np.arange(1, self.sides + 1).reshape((self.sides,) + (1,) * len(shape))
+        codes = np.broadcast_to(self.classify(faces), (self.sides,) + shape)
+        q = self.sides if self.long_shot else 1
+        near = np.broadcast_to(self.near(faces, codes), codes.shape)
+        once = q * near.sum(axis=0).astype(np.int64)
+        d1 = self.sides * q
+        if self.reroll == "none":
+            return once, d1
+        if self.reroll == "ones":
+            kept = q * (near & (np.broadcast_to(faces, codes.shape) != 1)).sum(axis=0)
+            return d1 * kept + q * once, d1 * d1
+        fails = q * (codes == FAIL).sum(axis=0) + (q - 1) * (codes == LONG).sum(axis=0)
+        return fails * once, d1 * d1
 
     def fractions(self) -> tuple[Fraction, Fraction, Fraction]:
         """P(fail), P(success), P(critical) as Fractions (scalar stats only)."""
@@ -106,10 +180,30 @@ class StageDie:
         """Roll ``n`` dice as a player would (re-rolling where the rule says) and return the codes."""
         table = self.table()
         faces = rng.integers(1, self.sides + 1, size=n, dtype=np.int16)
-        codes = table[faces]
+        first = table[faces]
+        near = self.near(faces, first) if self.near_miss else None
+        codes = self._second(rng, faces, first)
         again = self.rerolled(faces, codes)
         k = int(again.sum())
         if k:
             codes = codes.copy()
-            codes[again] = table[rng.integers(1, self.sides + 1, size=k, dtype=np.int16)]
+            more = rng.integers(1, self.sides + 1, size=k, dtype=np.int16)
+            codes[again] = self._second(rng, more, table[more])
+            if near is not None:
+                near[again] = self.near(more, table[more])
+        if near is not None:
+            codes = np.where(near, np.int8(NEAR), codes).astype(np.int8)
+        return codes
+
+    def _second(self, rng: np.random.Generator, faces: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """A long shot's first best face rolls a second die: success on the best face again."""
+        if not self.long_shot:
+            return codes
+        long = codes == LONG
+        k = int(long.sum())
+        if not k:
+            return codes
+        best = 1 if not self.roll_high else self.sides
+        codes = codes.copy()
+        codes[long] = np.where(rng.integers(1, self.sides + 1, size=k) == best, SUCCESS, FAIL)
         return codes

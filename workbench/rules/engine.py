@@ -49,6 +49,7 @@ import numpy as np
 
 from .. import engine as core
 from ..errors import InputError
+from . import tally
 from .die import StageDie
 from .errors import BudgetError
 from .expr import Expr, _cells
@@ -97,9 +98,12 @@ def stage_dice(stages: Sequence[RuleStage], env: Mapping[str, Any]) -> list[Stag
     for i, st in enumerate(stages):
         target = st.target.evaluate(env, f"stages[{i}].target")
         modifier = 0 if st.modifier is None else st.modifier.evaluate(env, f"stages[{i}].modifier")
+        critical_on = (True if st.critical_when is None else
+                       np.asarray(st.critical_when.evaluate(env, f"stages[{i}].critical_when")) != 0)
         out.append(StageDie(sides=st.die, roll_high=st.roll == "high", target=target, modifier=modifier,
                             always_fail=st.always_fail, always_succeed=st.always_succeed,
-                            critical=st.critical, reroll=st.reroll))
+                            critical=st.critical, reroll=st.reroll, critical_on=critical_on,
+                            long_shot=st.long_shot, near_miss=bool(st.near_miss_tally)))
     return out
 
 
@@ -277,11 +281,12 @@ def per_attack_figures(stages: Sequence[RuleStage], fractions: Sequence[tuple]) 
 
 
 def stage_pass_pmfs(stages: Sequence[RuleStage], probs: Sequence[np.ndarray],
-                    count: np.ndarray) -> dict[str, np.ndarray]:
+                    count: np.ndarray, n_tokens: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """For each stage, the distribution (cells, k) of how many tokens pass it over all
     ``count`` attacks (a token passes a stage when its roll lets it go on, when it passes the
     stage without a roll after a ``"skip_next"`` critical, or after an earlier ``"to_end"``
-    critical): the recursion of :func:`per_attack` stopped at that stage."""
+    critical): the recursion of :func:`per_attack` stopped at that stage. ``n_tokens``: each
+    cell's tokens die (an attack enters as 1..n tokens, :func:`~workbench.rules.tally.mixture`)."""
     cells = probs[0].shape[1]
     one = np.zeros((cells, 2))
     one[:, 1] = 1.0
@@ -309,7 +314,7 @@ def stage_pass_pmfs(stages: Sequence[RuleStage], probs: Sequence[np.ndarray],
             else:
                 crit = h[j + 1]
             h[j] = _add(pf[:, None] * nothing, ps[:, None] * h[j + 1], pc[:, None] * crit)
-        out[st_s.name] = successes(h[0], count)
+        out[st_s.name] = successes(h[0] if n_tokens is None else tally.mixture(h[0], n_tokens), count)
     return out
 
 
@@ -343,10 +348,11 @@ def token_bounds(stages: Sequence[RuleStage]) -> tuple[int, int]:
 
 
 def check_tokens(stages: Sequence[RuleStage], attacks: int, path: Any = "<rule file>",
-                 bounds: tuple[int, int] | None = None) -> None:
+                 bounds: tuple[int, int] | None = None, tokens_die: int = 1) -> None:
     """Refuse, before any work, a resolution whose tokens could pass :data:`MAX_SUCCESSES`
     (exact and sampled alike: the sampled path holds every token of a sample); ``bounds``:
-    :func:`token_bounds` of the stages when already known."""
+    :func:`token_bounds` of the stages when already known; ``tokens_die``: the most tokens
+    an attack enters as (``attack.tokens_die``)."""
     finals, rolling = bounds or token_bounds(stages)
     most = max(finals, rolling)
     if most > MAX_SUCCESSES:
@@ -354,9 +360,11 @@ def check_tokens(stages: Sequence[RuleStage], attacks: int, path: Any = "<rule f
         raise BudgetError(path, f"stages[{i}].extra", f"criticals that make at most {MAX_SUCCESSES:,} tokens "
                           "from one attack (each extra multiplies the tokens of every later stage)",
                           f"{most:,} tokens from one attack")
+    most *= max(1, tokens_die)
     if attacks * most > MAX_SUCCESSES:
         raise BudgetError(path, "attack.count", f"at most {MAX_SUCCESSES:,} tokens in one resolution "
-                          f"(attacks x {most:,} tokens one attack can make)",
+                          f"(attacks x {most:,} tokens one attack can make"
+                          + (f": up to {tokens_die:,} entering from the tokens die" if tokens_die > 1 else "") + ")",
                           f"{attacks:,} attacks, {attacks * most:,} tokens")
 
 
@@ -544,15 +552,22 @@ def stage_probabilities(dice: Sequence[StageDie], cells: int) -> tuple[list, lis
 
 
 def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
-    """Exact pmf (cells, width) and effects (cells,) for stat arrays of one length."""
+    """Exact pmf (cells, width) and effects (cells,) for stat arrays of one length.
+
+    Files using the mechanisms of :mod:`workbench.rules.tally` (random tokens
+    per attack, switched criticals, tallies, chances) add their counts to the
+    effects; the budgets count an attack as its most tokens."""
     stages: Sequence[RuleStage] = parts["stages"]
     removal: Removal = parts["removal"]
     path = parts.get("path", "<rule file>")
     count = check_value(parts["count"], env, "attack.count", 0, MAX_ATTACKS, "a number of attacks")
     cells = max([np.size(v) for v in env.values()] + [1])
     count = np.broadcast_to(count, (cells,))
-    check_tokens(stages, int(count.max()), path)
-    if cells * (int(count.max()) * token_bounds(stages)[0] + 1) > MAX_TABLE:
+    counted = tally.uses_counts(parts)
+    n_tokens = tally.tokens(parts, env, cells, check_value) if counted else None
+    per_attack_tokens = 1 if n_tokens is None else int(n_tokens.max())
+    check_tokens(stages, int(count.max()), path, tokens_die=per_attack_tokens)
+    if cells * (int(count.max()) * per_attack_tokens * token_bounds(stages)[0] + 1) > MAX_TABLE:
         raise BudgetError(path, "attack.count", f"at most {MAX_TABLE:,} (cells of a sweep x possible "
                           "final successes) to resolve exactly", f"{cells:,} cells")
     models = None
@@ -561,7 +576,13 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
                                              "a number of models"), (cells,))
     dice = stage_dice(stages, env)
     probs, all_counts = stage_probabilities(dice, cells)
+    if counted:  # random tokens per attack, criticals switched by the stats, tallies and chances
+        dice_probs = probs
+        flags = tally.critical_flags(stages, env, cells)
+        probs = tally.split_criticals(probs, flags)
     g0 = per_attack(stages, probs)
+    if n_tokens is not None:
+        g0 = tally.mixture(g0, n_tokens)
     p_n = successes(g0, count)
     if removal.pooled:
         pmf = pooled_removal(p_n, removal.removed, env, models)
@@ -582,5 +603,15 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
     effects = {"criticals": count * crits, "wasted_damage": wasted}
     for st, p in zip(stages, passes):
         effects[st.name] = count * p
+    if counted:
+        per, dists = tally.count_effects(parts, dice_probs, flags, count, n_tokens, successes,
+                                           dice=dice)
+        if n_tokens is not None:
+            for st in stages:
+                effects[st.name] = effects[st.name] * (n_tokens + 1) / 2
+        effects.update(per)
+        dists.update(successes=p_n, removed=pmf)
+        for c in parts.get("chances", ()):
+            effects[c.name] = tally.chance(c, dists[c.count], env)
     return {"pmf": pmf, "effects": effects, "dice": dice, "counts": all_counts, "count": count,
             "successes": p_n, "probs": probs}

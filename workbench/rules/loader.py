@@ -17,7 +17,7 @@ from typing import Any
 from .errors import ExpressionError, RuleFileError
 from .expr import MAX_LITERAL, Expr, parse
 from .lines import key_lines, line_of
-from .spec import DamageRoll, Forbid, Removal, RuleStage, RuleStat
+from .spec import Chance, DamageRoll, Forbid, Removal, RuleStage, RuleStat
 
 __all__ = ["parse_text", "read_file", "RESERVED", "MAX_DIE", "MAX_EXTRA", "MAX_FILE"]
 
@@ -28,15 +28,23 @@ MAX_EXTRA = 20
 MAX_STATS = 64
 MAX_STAGES = 16
 MAX_FORBIDS = 64
+MAX_CHANCES = 32
+#: stage tallies one chance may read together (their joint distribution has one dimension each)
+MAX_JOINT = 3
+#: faces of an attack's tokens die (``attack.tokens_die``, checked again at resolution)
+MAX_TOKENS_DIE = 100
+#: counts a ``[[chances]]`` condition may read besides the stages' tallies
+COUNTS = ("successes", "removed")
 MAX_FILE = 200_000
 DICE = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
 
-_TOP = ("system", "stats", "attack", "stages", "removal", "forbid")
+_TOP = ("system", "stats", "attack", "stages", "removal", "forbid", "chances")
 _SYSTEM = ("key", "name", "die", "notes")
-_STAT_INT = ("kind", "min", "max", "default", "label", "help")
+_STAT_INT = ("kind", "min", "max", "default", "label", "help", "optional")
 _STAT_CHOICE = ("kind", "options", "default", "label", "help")
 _STAGE = ("name", "roll", "target", "modifier", "always_fail", "always_succeed", "critical",
-          "on_critical", "extra", "reroll", "passes_on", "die")
+          "on_critical", "extra", "reroll", "passes_on", "die", "critical_when", "on_critical_when",
+          "long_shot", "tally", "critical_tally", "near_miss_tally")
 _REMOVAL = ("models", "wounds", "damage", "damage_roll", "spill", "removed")
 ON_CRITICAL = ("none", "extra", "skip_next", "to_end")
 REROLL = ("none", "ones", "failed")
@@ -181,8 +189,9 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
 
     # [attack]
     attack = r.table(data.get("attack", {}), "attack")
-    r.known(attack, "attack", ("count",))
+    r.known(attack, "attack", ("count", "tokens_die"))
     count = r.expr(attack, "count", "attack", names, "1")
+    tokens_die = r.expr(attack, "tokens_die", "attack", names, None)
 
     # [[stages]]
     stages_data = data.get("stages", None)
@@ -197,6 +206,7 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
             r.fail(f"stages[{i}].name", "a stage name used once, other than criticals and wasted_damage",
                    st.name)
         seen[st.name] = i
+    tallies = _tallies(r, stages, names, seen)
 
     # [removal]
     removal = _removal(r, r.table(data.get("removal", {}), "removal"), names)
@@ -214,8 +224,79 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
         r.known(fd, field, ("when", "message"))
         forbids.append(Forbid(r.expr(fd, "when", field, names), r.string(fd, "message", field), i))
 
+    chances = _chances(r, data.get("chances", []), names, tallies, set(seen) | set(tallies))
+    _optional_reads(r, stats, count, tokens_die, stages, removal, forbids, chances)
+
     return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), count=count,
-                stages=stages, removal=removal, forbids=tuple(forbids))
+                stages=stages, removal=removal, forbids=tuple(forbids), tokens_die=tokens_die,
+                chances=chances)
+
+
+def _optional_reads(r: _Reader, stats, count, tokens_die, stages, removal, forbids, chances) -> None:
+    """An optional stat (``optional = true``, a unit with no size) is read only as the whole of
+    ``removal.models``: no other expression has a value for "none"."""
+    optional = {s.name for s in stats if s.optional}
+    if not optional:
+        return
+    exprs = [("attack.count", count), ("attack.tokens_die", tokens_die)]
+    for i, st in enumerate(stages):
+        exprs += [(f"stages[{i}].{k}", getattr(st, k)) for k in ("target", "modifier", "critical_when",
+                                                                  "on_critical_when")]
+    exprs += [(f"removal.{k}", getattr(removal, k)) for k in ("wounds", "damage", "removed")]
+    exprs += [(f"forbid[{f.index}].when", f.when) for f in forbids]
+    exprs += [(f"chances[{c.index}].when", c.when) for c in chances]
+    if removal.models is not None and (removal.models.names & optional) and removal.models.source.strip() not in optional:
+        exprs.append(("removal.models", removal.models))
+    for field, e in exprs:
+        if e is not None and e.names & optional:
+            name = sorted(e.names & optional)[0]
+            r.fail(field, f"no optional stat ({name} may be none: only removal.models = \"{name}\" reads it)",
+                   e.source)
+
+
+def _tallies(r: _Reader, stages, names, stage_names) -> dict[str, str]:
+    """Every stage's count names (``tally``, ``critical_tally``): identifiers used once, not a stat,
+    not a stage's name nor a word the engine reports -> the field that names them."""
+    out: dict[str, str] = {}
+    taken = set(names) | set(stage_names) | {"criticals", "wasted_damage", *COUNTS, *RESERVED}
+    for i, st in enumerate(stages):
+        for key in ("tally", "critical_tally", "near_miss_tally"):
+            t = getattr(st, key)
+            if not t:
+                continue
+            field = f"stages[{i}].{key}"
+            if not IDENT.match(t) or keyword.iskeyword(t):
+                r.fail(field, "a lower-case identifier ([a-z][a-z0-9_]*) naming the count", t)
+            if t in taken or t in out:
+                r.fail(field, "a count name used once, not a stat, a stage name, criticals, wasted_damage, "
+                       + ", ".join(COUNTS) + " or " + ", ".join(RESERVED), t)
+            out[t] = field
+    return out
+
+
+def _chances(r: _Reader, data: Any, names, tallies, taken) -> tuple[Chance, ...]:
+    if not isinstance(data, list):
+        r.fail("chances", "[[chances]] tables with name and when", data)
+    if len(data) > MAX_CHANCES:
+        r.fail("chances", f"at most {MAX_CHANCES} chances", len(data))
+    counts = set(tallies) | set(COUNTS)
+    out, seen = [], set(taken) | {"criticals", "wasted_damage"}
+    for i, cd in enumerate(data):
+        field = f"chances[{i}]"
+        cd = r.table(cd, field)
+        r.known(cd, field, ("name", "when", "label"))
+        name = r.string(cd, "name", field)
+        if name in seen:
+            r.fail(f"{field}.name", "a name used once, not a stage, a count, criticals or wasted_damage", name)
+        seen.add(name)
+        when = r.expr(cd, "when", field, names | counts)
+        read = sorted(when.names & counts)
+        if not (len(read) == 1 or (2 <= len(read) <= MAX_JOINT and set(read) <= set(tallies))):
+            r.fail(f"{field}.when", "a condition on one count (" + ", ".join(sorted(counts))
+                   + f") or on 2 to {MAX_JOINT} stage tallies, and any stats", when.source)
+        out.append(Chance(name, when, read[0] if len(read) == 1 else tuple(read), i,
+                          r.string(cd, "label", field, name)))
+    return tuple(out)
 
 
 def _stat(r: _Reader, sname: Any, sd: Any) -> RuleStat:
@@ -255,8 +336,11 @@ def _stat(r: _Reader, sname: Any, sd: Any) -> RuleStat:
     hi = r.integer(sd, "max", field, -MAX_LITERAL, MAX_LITERAL)
     if hi < lo:
         r.fail(f"{field}.max", f"a whole number at least min ({lo})", hi)
+    optional = r.boolean(sd, "optional", field, False)
+    if optional and sd.get("default") == "none":
+        return RuleStat(sname, "int", None, min=lo, max=hi, label=label, help=help_, optional=True)
     default = r.integer(sd, "default", field, lo, hi)
-    return RuleStat(sname, "int", default, min=lo, max=hi, label=label, help=help_)
+    return RuleStat(sname, "int", default, min=lo, max=hi, label=label, help=help_, optional=optional)
 
 
 def _stage(r: _Reader, i: int, sd: Any, die: int, names) -> RuleStage:
@@ -285,9 +369,20 @@ def _stage(r: _Reader, i: int, sd: Any, die: int, names) -> RuleStage:
     passes_on = r.option(sd, "passes_on", field, ("success", "fail"), "success")
     if passes_on == "fail" and critical:
         r.fail(f"{field}.critical", 'no critical faces on a stage with passes_on = "fail"', list(critical))
+    critical_when = r.expr(sd, "critical_when", field, names, None)
+    on_critical_when = r.expr(sd, "on_critical_when", field, names, None)
+    long_shot = r.boolean(sd, "long_shot", field, False)
+    tally = r.string(sd, "tally", field, "")
+    critical_tally = r.string(sd, "critical_tally", field, "")
+    near_miss_tally = r.string(sd, "near_miss_tally", field, "")
+    if near_miss_tally and passes_on == "fail":
+        r.fail(f"{field}.near_miss_tally", 'no near-miss count on a stage with passes_on = "fail"',
+               near_miss_tally)
     return RuleStage(name=name, die=sdie, target=target, roll=roll, modifier=modifier,
                      always_fail=always_fail, always_succeed=always_succeed, critical=critical,
-                     on_critical=on_critical, extra=extra, reroll=reroll, passes_on=passes_on)
+                     on_critical=on_critical, extra=extra, reroll=reroll, passes_on=passes_on,
+                     critical_when=critical_when, on_critical_when=on_critical_when, long_shot=long_shot,
+                     tally=tally, critical_tally=critical_tally, near_miss_tally=near_miss_tally)
 
 
 def _dice(r: _Reader, text: Any) -> DamageRoll:

@@ -15,16 +15,34 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .. import pipeline
-from .die import CRITICAL, FAIL
+from .die import CRITICAL, FAIL, NEAR
 from .engine import MAX_SUCCESSES, check_value, token_bounds
 from .errors import BudgetError
-from .spec import DamageRoll, Removal, RuleStage
+from .spec import Chance, DamageRoll, Removal, RuleStage
+from .tally import sampled_chance
 
-__all__ = ["simulate", "expected_work", "check_sampled", "MAX_SAMPLED_WORK"]
+__all__ = ["simulate", "expected_work", "check_sampled", "MAX_SAMPLED_WORK", "critical_key", "near_key"]
 
 #: dice rolled and successes applied by one sampled call (samples x their expected number per
 #: sample): a couple of seconds on one core
 MAX_SAMPLED_WORK = 60_000_000
+
+
+def critical_key(i: int) -> str:
+    """The name under which :func:`_tokens` returns stage ``i``'s critical rolls per sample."""
+    return f"criticals at stage {i}"
+
+
+def near_key(i: int) -> str:
+    """The name under which :func:`_tokens` returns stage ``i``'s near misses per sample."""
+    return f"near misses at stage {i}"
+
+
+def start_tokens(rng: np.random.Generator, count: int, tokens_die: int, n: int) -> np.ndarray:
+    """Tokens entering the first stage per sample: ``count`` attacks of 1..``tokens_die`` tokens each."""
+    if tokens_die <= 1:
+        return np.full(n, count, dtype=np.int64)
+    return rng.integers(1, tokens_die + 1, size=(n, count)).sum(axis=1, dtype=np.int64)
 
 
 def _per_sample(idx: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
@@ -44,18 +62,23 @@ def _damage(rng: np.random.Generator, roll: DamageRoll, n: int) -> np.ndarray:
     return faces.sum(axis=1) + roll.plus
 
 
-def _tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int) -> dict[str, np.ndarray]:
-    rolling = np.full(n, count, dtype=np.int64)
+def _tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int,
+            tokens_die: int = 1) -> dict[str, np.ndarray]:
+    rolling = start_tokens(rng, count, tokens_die, n)
     skipping = np.zeros(n, dtype=np.int64)
     to_end = np.zeros(n, dtype=np.int64)
     finals = np.zeros(n, dtype=np.int64)
     crits = np.zeros(n, dtype=np.int64)
     out: dict[str, np.ndarray] = {}
-    for st, die in zip(stages, dice):
+    for i, (st, die) in enumerate(zip(stages, dice)):
         # each sample's tokens roll consecutive dice: sample i owns dice bounds[i]..bounds[i + 1]
         bounds = np.concatenate([[0], np.cumsum(rolling)])
         codes = die.roll(rng, int(bounds[-1]))
         crit = codes == CRITICAL
+        if getattr(die, "near_miss", False):  # a near miss is a failure, counted
+            near = codes == NEAR
+            out[near_key(i)] = _group_sums(near, bounds)
+            codes = np.where(near, np.int8(FAIL), codes)
         if st.passes_on == "fail":
             go = codes == FAIL
         else:
@@ -64,6 +87,7 @@ def _tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int) -> dict[
         n_crit = _group_sums(crit, bounds)
         out[st.name] = n_go + skipping + to_end
         crits += n_crit
+        out[critical_key(i)] = n_crit
         nxt_skip = np.zeros(n, dtype=np.int64)
         if st.passes_on == "fail" or st.on_critical == "none":
             nxt = n_go
@@ -115,11 +139,32 @@ def _spill(rng, successes: np.ndarray, models: int | None, wounds: int, damage: 
     return removed, wasted
 
 
+def _counted(stages: Sequence[RuleStage], chances: Sequence[Chance], env: Mapping[str, Any],
+             got: dict[str, np.ndarray], successes: np.ndarray) -> dict[str, np.ndarray]:
+    """One chunk's values per sample with the stages' named tallies in place of the per-stage
+    criticals and near misses, and a 0/1 per chance: did its condition hold in the sample."""
+    per_stage = {key(i) for i in range(len(stages)) for key in (critical_key, near_key)}
+    out = {k: x for k, x in got.items() if k not in per_stage}
+    for i, st in enumerate(stages):
+        if st.tally:
+            out[st.tally] = got[st.name]
+        if st.critical_tally:
+            out[st.critical_tally] = got[critical_key(i)]
+        if st.near_miss_tally:
+            out[st.near_miss_tally] = got[near_key(i)]
+    if chances:
+        counts = dict(out, successes=successes)
+        for c in chances:
+            out[c.name] = sampled_chance(c, counts, env).astype(np.int8)
+    return out
+
+
 def expected_work(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], count: int,
-                  removal: Removal) -> float:
+                  removal: Removal, tokens_die: int = 1) -> float:
     """Expected dice rolled and successes applied by one sample (an upper bound: every
-    re-roll counted as if it always happened)."""
-    rolling, skipping, finals, dice = float(count), 0.0, 0.0, 0.0
+    re-roll counted as if it always happened); an attack of a ``tokens_die`` enters as
+    (1 + tokens_die) / 2 tokens on average."""
+    rolling, skipping, finals, dice = count * (1 + max(1, tokens_die)) / 2, 0.0, 0.0, 0.0
     for st, p in zip(stages, probs):
         pf, ps, pc = (float(np.ravel(x)[0]) for x in p)
         dice += rolling * (1 if st.reroll == "none" else 2)
@@ -148,17 +193,21 @@ def check_sampled(samples: int, work: float, path) -> None:
 
 def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage], dice, count: int,
              removal: Removal, env: Mapping[str, Any], models: int | None, wounds: int | None,
-             damage: int | None, probs: Sequence[np.ndarray], path="<rule file>") -> pipeline.Tally:
+             damage: int | None, probs: Sequence[np.ndarray], path="<rule file>", tokens_die: int = 1,
+             chances: Sequence[Chance] = ()) -> pipeline.Tally:
     """The running tally of ``samples`` samples: models removed, wasted damage, criticals, tokens
-    passing each stage. The budget is checked first; chunks hold at most
-    :data:`pipeline.CHUNK_DICE` tokens of one stage, whatever the criticals do."""
-    check_sampled(samples, expected_work(stages, probs, count, removal), path)
+    passing each stage, the stages' tallies and, per chance, whether its condition held (the
+    tally's mean is the chance). Each attack enters as 1..``tokens_die`` tokens. The budget is
+    checked first; chunks hold at most :data:`pipeline.CHUNK_DICE` tokens of one stage,
+    whatever the criticals do."""
+    tokens_die = max(1, int(tokens_die))
+    check_sampled(samples, expected_work(stages, probs, count, removal, tokens_die), path)
     finals, rolling = token_bounds(stages)
-    most = max(1, count * max(finals, rolling))
+    most = max(1, count * tokens_die * max(finals, rolling))
     width = (models if models is not None else 0) + 1
 
     def one_chunk(n: int) -> dict[str, np.ndarray]:
-        got = _tokens(rng, stages, dice, count, n)
+        got = _tokens(rng, stages, dice, count, n, tokens_die)
         s = got.pop("finals")
         if removal.pooled:
             env2 = {k: np.asarray(v) for k, v in env.items()}
@@ -170,9 +219,9 @@ def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage]
         else:
             fn = _spill if removal.spill else _one_at_a_time
             removed, wasted = fn(rng, s, models, wounds, damage, removal.damage_roll)
-        return {"removed": removed, "wasted_damage": wasted, **got}
+        return _counted(stages, chances, env, {"removed": removed, "wasted_damage": wasted, **got}, s)
 
-    top = count * finals                       # the most final successes of one sample
+    top = count * tokens_die * finals          # the most final successes of one sample
     if removal.pooled:                         # the formula checked over every count that can occur
         env2 = {k: np.asarray(v)[None] for k, v in env.items()}
         env2["successes"] = np.arange(top + 1)

@@ -6,7 +6,7 @@ from typing import Any
 
 from .expr import Expr
 
-__all__ = ["RuleStat", "RuleStage", "DamageRoll", "Removal", "Forbid"]
+__all__ = ["RuleStat", "RuleStage", "DamageRoll", "Removal", "Forbid", "Chance"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,8 @@ class RuleStat:
     options: tuple[tuple[str, int], ...] = ()
     label: str = ""
     help: str = ""
+    #: an int stat that may be "none" (no value): only ``removal.models`` may read it, none = no unit size
+    optional: bool = False
 
     def value_of(self, value: Any) -> Any:
         """The integer an expression sees for a checked value."""
@@ -52,6 +54,17 @@ class RuleStage:
     extra: int = 1
     reroll: str = "none"
     passes_on: str = "success"
+    #: where the ``critical`` faces are criticals (None: always)
+    critical_when: Expr | None = None
+    #: where ``on_critical`` applies (None: always); elsewhere a critical is an ordinary success
+    on_critical_when: Expr | None = None
+    #: a face that cannot pass the target test needs the best face twice ("a 1, then another 1")
+    long_shot: bool = False
+    #: names of counts over all attacks: tokens passing this stage, critical rolls at it
+    tally: str = ""
+    critical_tally: str = ""
+    #: the name of the count of near misses at this stage (failed rolls one short of the target)
+    near_miss_tally: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,3 +106,16 @@ class Forbid:
     when: Expr
     message: str
     index: int
+
+
+@dataclass(frozen=True)
+class Chance:
+    """``[[chances]]``: the probability that ``when`` (an expression of the
+    stats and one count: a stage's tally, ``successes`` or ``removed``; or two
+    or three stage tallies) is true."""
+
+    name: str
+    when: Expr
+    count: str | tuple[str, ...]
+    index: int
+    label: str = ""

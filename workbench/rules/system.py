@@ -26,9 +26,10 @@ from .. import validate as v
 from ..dice import faces_text
 from ..errors import InputError, UnknownArgumentError
 from ..outcome import Outcome, Stage
-from . import engine
+from . import engine, tally
 from .die import StageDie
 from .errors import ForbiddenError
+from .loader import MAX_TOKENS_DIE
 from .sampled import simulate
 from .spec import RuleStage, RuleStat
 
@@ -49,7 +50,7 @@ def _faces(faces) -> str:
     return "a natural " + ", ".join(map(str, faces[:-1])) + f" or {faces[-1]}"
 
 
-def stage_words(st: RuleStage, die: StageDie, following: str | None) -> str:
+def stage_words(st: RuleStage, die: StageDie, following: str | None, on_critical: bool = True) -> str:
     """What a stage needs, in a player's words: 'needs 4+ on a d6; a natural 1 always fails; ...'."""
     t, m = int(die.target), int(die.modifier)
     dX = f"d{st.die}"
@@ -70,7 +71,13 @@ def stage_words(st: RuleStage, die: StageDie, following: str | None) -> str:
         extra.append(f"{_faces(st.always_fail)} always fails")
     if st.always_succeed:
         extra.append(f"{_faces(st.always_succeed)} always succeeds")
-    if st.critical:
+    if st.long_shot:
+        best = 1 if st.roll == "low" else st.die
+        if (st.roll == "low" and need < 1) or (st.roll == "high" and need > st.die):
+            text = f"out of reach on a {dX}: needs a {best} then another {best}"
+    if st.critical and not np.all(np.asarray(die.critical_on)):
+        extra.append(f"{_faces(st.critical)} is no critical at these values")
+    elif st.critical:
         crit = f"{_faces(st.critical)} is a critical success"
         if st.on_critical == "extra":
             crit += f": it counts as {1 + st.extra} successes" + (
@@ -79,6 +86,8 @@ def stage_words(st: RuleStage, die: StageDie, following: str | None) -> str:
             crit += f": passes {following} without a roll" if following else ": a success"
         elif st.on_critical == "to_end":
             crit += ": it passes every remaining stage without a roll"
+        if st.on_critical != "none" and st.on_critical_when is not None and not on_critical:
+            crit = f"{_faces(st.critical)} is a critical success (an ordinary one here)"
         extra.append(crit)
     if st.reroll == "ones":
         extra.append("a natural 1 is rolled again once")
@@ -123,10 +132,20 @@ class RuleSystem:
         d["count"] = parts["count"]
         d["removal"] = parts["removal"]
         d["forbids"] = tuple(parts["forbids"])
+        d["tokens_die"] = parts.get("tokens_die")
+        d["chances"] = tuple(parts.get("chances", ()))
         d["_by_name"] = {s.name: s for s in self.stats}
+        d["_optional"] = any(s.optional for s in self.stats)
         d["_plans"] = {}   # the stages' dice -> their _Plan (see _plan)
         d["_values"] = {}  # (expression, values of the stats it reads) -> its value
         d["_bounds"] = engine.token_bounds(self.stages)
+        #: the file uses a mechanism only engine.resolve knows (tokens die, tallies, chances)
+        d["_counted"] = tally.uses_counts(self._parts())
+        #: the stages whose criticals or their rule the stats switch on and off
+        d["_switched"] = tuple(i for i, st in enumerate(self.stages)
+                               if st.critical_when is not None or st.on_critical_when is not None)
+        #: what the side effects are: expected counts, and the file's chances probabilities
+        d["_effect_kinds"] = dict(self._KINDS, **{c.name: "probability" for c in self.chances})
         d["KEY"], d["NAME"], d["DIE"], d["SEED"] = self.key, self.name, self.die, None
         params = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=s.default)
                   for s in self.stats]
@@ -201,6 +220,9 @@ class RuleSystem:
         inputs, env = {}, {}
         for s in self.stats:
             value = given.get(s.name, s.default)
+            if s.kind == "int" and s.optional and value is None:
+                inputs[s.name] = None
+                continue
             if s.kind == "int":
                 if arrays and (isinstance(value, (list, tuple)) or
                                (isinstance(value, np.ndarray) and value.ndim > 0)):
@@ -245,11 +267,19 @@ class RuleSystem:
         flat = {k: np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1) for k, x in env.items()}
         if not flat:
             flat = {}
-        out = engine.resolve(self._parts(), flat)
+        out = engine.resolve(self._parts(env), flat)
         return out, shape
 
-    def _parts(self) -> dict:
-        return dict(stages=self.stages, removal=self.removal, count=self.count, path=self.path)
+    def _parts(self, env: Mapping[str, Any] | None = None) -> dict:
+        return dict(stages=self.stages, removal=self._removal(env or {}), count=self.count, path=self.path,
+                    tokens_die=self.tokens_die, chances=self.chances)
+
+    def _removal(self, env: Mapping[str, Any]):
+        """The removal for these stats: an optional stat left "none" as ``models`` is a unit without a size."""
+        r = self.removal
+        if self.__dict__["_optional"] and r.models is not None and not r.models.names <= env.keys():
+            return dataclasses.replace(r, models=None)
+        return r
 
     def _table(self, given: Mapping[str, Any]) -> dict:
         inputs, env = self._check(given, arrays=True)
@@ -259,39 +289,69 @@ class RuleSystem:
         effects = {k: np.asarray(x, dtype=float).reshape(shape) for k, x in out["effects"].items()}
         return {"pmf": pmf, "effects": effects}
 
+    def _on_critical(self, i: int, env: Mapping[str, Any]) -> bool:
+        """Does stage ``i``'s ``on_critical`` apply for these (scalar) stats?"""
+        st = self.stages[i]
+        return st.on_critical_when is None or self._value(st.on_critical_when, env,
+                                                           f"stages[{i}].on_critical_when") != 0
+
     def _plan(self, env: Mapping[str, Any]) -> "_Plan":
         """Everything one scalar resolution needs from the stages' dice, cached by the dice
-        (each stage's target and modifier): the per-stage probabilities, one attack's
-        distribution of final successes, the expected tokens passing each stage, the
-        outcome's stages in words and the per-attack figures."""
+        (each stage's target, modifier and, where the file switches them, whether its criticals
+        are criticals and whether its ``on_critical`` applies): the stages as played for these
+        stats (``on_critical = "none"`` where it does not apply), the per-stage probabilities,
+        one attack's distribution of final successes, the expected tokens passing each stage,
+        the outcome's stages in words and the per-attack figures."""
         key = tuple((self._value(st.target, env, f"stages[{i}].target"),
                      0 if st.modifier is None else self._value(st.modifier, env, f"stages[{i}].modifier"))
                     for i, st in enumerate(self.stages))
+        switched = self.__dict__["_switched"]
+        if switched:    # files whose criticals the stats switch: that too picks the plan
+            ons = tuple(self._on_critical(i, env) for i in range(len(self.stages)))
+            key += ons + tuple(self._value(self.stages[i].critical_when, env, f"stages[{i}].critical_when") != 0
+                               for i in switched if self.stages[i].critical_when is not None)
+        else:
+            ons = (True,) * len(self.stages)
         cache = self.__dict__["_plans"]
         plan = cache.get(key)
         if plan is None:
+            played = tuple(st if on else dataclasses.replace(st, on_critical="none")
+                           for st, on in zip(self.stages, ons))
             dice = engine.stage_dice(self.stages, env)
             probs, counts = engine.stage_probabilities(dice, 1)
             fractions = [tuple(Fraction(int(c), denom) for c in np.ravel(cs)) for cs, denom in counts]
-            passes, crits = engine.expected_tokens(self.stages, probs)
-            plan = _Plan(dice=tuple(dice), probs=tuple(probs), g0=engine._trim(engine.per_attack(self.stages, probs)),
+            passes, crits = engine.expected_tokens(played, probs)
+            plan = _Plan(played=played, dice=tuple(dice), probs=tuple(probs),
+                         g0=engine._trim(engine.per_attack(played, probs)),
                          passes=tuple(float(x[0]) for x in passes), crits=float(crits[0]),
-                         stages=self._stages(dice, fractions), figures=self._figures(fractions))
+                         stages=self._stages(dice, fractions, ons),
+                         fractions=tuple(fractions), figures=self._figures(played, fractions, None))
             if len(cache) >= 256:
                 cache.pop(next(iter(cache)))
             cache[key] = plan
         return plan
 
-    def _figures(self, fractions) -> dict:
-        """The outcome's per-attack figures when criticals add tokens or skip stages (then the
-        product of the stage chances means neither): expected final successes and P(at least one)."""
-        if not any(st.critical and st.passes_on != "fail" and st.on_critical != "none" for st in self.stages):
+    @staticmethod
+    def _figures(played, fractions, n_tokens: int | None) -> dict:
+        """The outcome's per-attack figures when criticals add tokens or skip stages, or an
+        attack is a random number of tokens (then the product of the stage chances means
+        neither): expected final successes and P(at least one). An attack of 1..n tokens,
+        each number equally likely: n_tokens + 1 halves of one token's mean, and 1 minus the
+        mean over j of one token's chance of nothing to the power j."""
+        many = n_tokens is not None and n_tokens > 1
+        if not many and not any(st.critical and st.passes_on != "fail" and st.on_critical != "none"
+                                for st in played):
             return {}
-        mean, any_ = engine.per_attack_figures(self.stages, fractions)
+        mean, any_ = engine.per_attack_figures(played, fractions)
+        if many:
+            mean = mean * (n_tokens + 1) / 2 if isinstance(mean, float) else mean * Fraction(n_tokens + 1, 2)
+            none = 1 - any_
+            mean_none = sum(none ** j for j in range(1, n_tokens + 1)) / n_tokens
+            any_ = 1 - (mean_none if isinstance(none, float) else Fraction(mean_none))
         return {"per_attack_mean": mean, "per_attack_any": any_,
-                "success_label": passing_name(self.stages[-1])}
+                "success_label": passing_name(played[-1])}
 
-    def _stages(self, dice, fractions) -> tuple[Stage, ...]:
+    def _stages(self, dice, fractions, on_critical) -> tuple[Stage, ...]:
         """The outcome's stages: each one's chance that a token rolling there goes on, as a
         Fraction of the die's face counts, with the rule in words; a stage passed on a failed
         roll is named by what passes it (:func:`passing_name`)."""
@@ -300,7 +360,10 @@ class RuleSystem:
             pf, ps, pc = fractions[i]
             p = pf if st.passes_on == "fail" else ps + pc
             following = self.stages[i + 1].name if i + 1 < len(self.stages) else None
-            words = stage_words(st, die, following)
+            scalar = dataclasses.replace(die, target=int(np.asarray(die.target).ravel()[0]),
+                                         modifier=int(np.asarray(die.modifier).ravel()[0]),
+                                         critical_on=bool(np.asarray(die.critical_on).ravel()[0]))
+            words = stage_words(st, scalar, following, on_critical[i])
             out.append(Stage(passing_name(st), p, f"{words}: goes on {faces_text(p, st.die)}", faces=st.die))
         return tuple(out)
 
@@ -323,7 +386,7 @@ class RuleSystem:
         return value
 
     def _unit(self, env) -> tuple:
-        r = self.removal
+        r = self._removal(env)
         models = wounds = damage = None
         if r.models is not None:
             models = self._one(env, r.models, "removal.models", 0, engine.MAX_STATES, "a number of models")
@@ -362,37 +425,51 @@ class RuleSystem:
                    **{st.name: count * x for st, x in zip(self.stages, plan.passes)}}
         return pmf, effects, p_n
 
+    def _general(self, env) -> tuple[np.ndarray, dict]:
+        """One cell through :func:`engine.resolve`: files with random tokens per attack, tallies
+        or chances (the fast path of :meth:`_exact` knows none of them)."""
+        out, _ = self._resolve(env)
+        return out["pmf"][0], {k: float(x[0]) for k, x in out["effects"].items()}
+
     def _attack(self, method, samples, seed, given) -> Outcome:
         inputs, env = self._check(given, arrays=False)
         self._forbid(env)
         method, samples, rng = v.method_args(method, samples, seed)
         record = dict(inputs, method=method)
         count = self._one(env, self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
-        engine.check_tokens(self.stages, count, self.path, self._bounds)
+        n_tokens = None if self.tokens_die is None else self._one(
+            env, self.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
+        engine.check_tokens(self.stages, count, self.path, self._bounds, n_tokens or 1)
         plan = self._plan(env)
-        words = dict(effect_kinds=self._KINDS, trial="attack", system_title=self.name, **plan.figures)
+        figures = plan.figures if (n_tokens or 1) == 1 else self._figures(plan.played, plan.fractions, n_tokens)
+        words = dict(effect_kinds=self._effect_kinds, trial="attack", system_title=self.name, **figures)
         if method == "exact":
-            pmf, effects, _ = self._exact(env, count, plan)
-            pmfs = _StagePmfs(self.stages, plan.probs, count)
+            if self._counted:
+                pmf, effects = self._general(env)
+            else:
+                pmf, effects, _ = self._exact(env, count, plan)
+            pmfs = _StagePmfs(plan.played, plan.probs, count, n_tokens)
             return Outcome(system=self.key, function="attack", inputs=record, pmf=pmf, stages=plan.stages,
                            effects=effects, attacks=count, notes=self.outcome_notes(), stage_pmfs=pmfs,
                            **words)
         record["samples"] = samples
         models, wounds, damage = self._unit(env)
-        tally = simulate(rng, samples, self.stages, plan.dice, count, self.removal, env, models, wounds,
-                         damage, plan.probs, self.path)
-        return pipeline.tally_outcome(self.key, "attack", record, tally, plan.stages, attacks=count,
+        sampled = simulate(rng, samples, plan.played, plan.dice, count, self._removal(env), env, models,
+                           wounds, damage, plan.probs, self.path, tokens_die=n_tokens or 1, chances=self.chances)
+        return pipeline.tally_outcome(self.key, "attack", record, sampled, plan.stages, attacks=count,
                                       notes=self.outcome_notes(), **words)
 
 
 @dataclasses.dataclass(frozen=True)
 class _Plan:
+    played: tuple
     dice: tuple
     probs: tuple
     g0: np.ndarray
     passes: tuple
     crits: float
     stages: tuple
+    fractions: tuple
     figures: dict
 
 
@@ -400,8 +477,8 @@ class _StagePmfs(Mapping):
     """``Outcome.stage_pmfs`` of a rule file: stage name -> P(k tokens pass it over all
     attacks), each computed on first reading (a plain dict when pickled)."""
 
-    def __init__(self, stages, probs, count: int):
-        self._args = (stages, probs, np.array([count]))
+    def __init__(self, stages, probs, count: int, n_tokens: int | None = None):
+        self._args = (stages, probs, np.array([count]), None if n_tokens is None else np.array([n_tokens]))
         self._done: dict | None = None
 
     def _all(self) -> dict:

@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping
 
 import attrs
 
-from ..controls import Control, dropdown, slider, toggle
+from ..controls import Control, dropdown, optional_slider, slider, toggle
 from ..errors import InputError
 from ..outcome import EFFECT_KINDS, register_terms
 
@@ -493,6 +493,10 @@ def _stat_control(stat: Any) -> Control:
         names = tuple(name for name, _ in stat.options)
         return dropdown(stat.name, stat.default, names, label,
                         stat.help or f"{label}: one of " + ", ".join(names))
+    if getattr(stat, "optional", False):
+        return optional_slider(stat.name, stat.default, stat.min, stat.max, label,
+                               stat.help or f"{label}: a whole number from {stat.min} to {stat.max}, "
+                               "or none at the leftmost notch")
     lo = stat.min if stat.min is not None else min(0, stat.default)
     hi = stat.max if stat.max is not None else max(stat.default + 10, 2 * stat.default)
     return slider(stat.name, stat.default, lo, hi, label,
@@ -513,13 +517,16 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
                  (s.help or (s.label or s.name)) + "; the rule file says not which side a higher value helps")
         for s, c in zip(rule_system.stats, controls) if s.kind == "int" and c.hi > c.lo)
     notes = tuple(getattr(rule_system, "notes", ()) or ())
+    chances = tuple(getattr(rule_system, "chances", ()) or ())
     path = Path(rule_system.path) if getattr(rule_system, "path", None) else None
     blurb = notes[0] if notes else f"A designer's rule file ({path.name if path else rule_system.key})."
     return SystemDescription(
         key=rule_system.key, name=rule_system.name, module=rule_system, die=rule_system.die,
         title=rule_system.name, blurb=blurb, colour=colour,
         modes=(Mode("attack", "attack", "Attack", controls, trial="attack"),),
-        effects={"criticals": "expected", "wasted_damage": "expected"},
+        effects={"criticals": "expected", "wasted_damage": "expected",
+                 **{c.name: "probability" for c in chances}},
+        effect_words={c.name: c.label for c in chances if c.label and c.label != c.name},
         stats=stats, seed_matchup={c.name: c.default for c in controls},
         path=path, functions=("attack",))
 

@@ -1,0 +1,264 @@
+"""Counts beside the final successes, exact: random tokens per attack, criticals
+switched by the stats, named tallies and the chances of conditions on them.
+
+* ``attack.tokens_die = N``: each attack enters the first stage as 1..N
+  tokens, each number equally likely (a blast's D3..D12 hits or shots); the
+  distribution of one attack is the mixture ``(G + G^2 + ... + G^N) / N`` of
+  the one-token distribution ``G``.
+* ``on_critical_when``: where it is false a critical goes on as an ordinary
+  success; the token rule sees P(critical) split into the part that uses
+  ``on_critical`` and the part that does not (the criticals are still
+  criticals: they are counted).
+* A stage's ``tally`` counts the tokens passing it (as its effect does),
+  ``critical_tally`` the critical rolls at it and ``near_miss_tally`` its
+  failed rolls one short of the target. One token's count is a
+  polynomial built from the last stage backwards like the final successes
+  (see :mod:`workbench.rules.engine`): every outcome of a roll multiplies
+  what follows by z to the number of counted events it is (passing this
+  stage; a critical; the stages a ``"skip_next"`` or ``"to_end"`` critical
+  passes without a roll). Over all attacks: the mixture over the tokens die,
+  then the power ``count``.
+* ``[[chances]]``: P(condition) summed over the distribution of the one
+  count it reads (a tally, ``successes`` or ``removed``), or over the joint
+  distribution of the two or three tallies it reads (one dimension per count), cell
+  by cell.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from .spec import Chance, RuleStage
+
+__all__ = ["uses_counts", "tokens", "split_criticals", "mixture", "per_token", "count_effects",
+           "chance", "CRITICALS"]
+
+#: the tally of every critical roll at every stage (the "criticals" effect)
+CRITICALS = "criticals"
+#: numbers one count's distribution over all cells may hold
+MAX_TABLE = 20_000_000
+
+
+def uses_counts(parts: Mapping[str, Any]) -> bool:
+    """Does the file use a mechanism this module resolves?"""
+    return bool(parts.get("tokens_die") is not None or parts.get("chances")
+                or any(st.on_critical_when is not None or st.tally or st.critical_tally or st.near_miss_tally
+                       for st in parts["stages"]))
+
+
+def tokens(parts: Mapping[str, Any], env: Mapping[str, Any], cells: int, check_value) -> np.ndarray | None:
+    """Faces of each cell's tokens die (None without ``tokens_die``); 1 is one token."""
+    expr = parts.get("tokens_die")
+    if expr is None:
+        return None
+    from .loader import MAX_TOKENS_DIE
+    n = check_value(expr, env, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
+    return np.broadcast_to(np.asarray(n, dtype=np.int64), (cells,))
+
+
+def critical_flags(stages: Sequence[RuleStage], env: Mapping[str, Any], cells: int) -> list[np.ndarray]:
+    """Per stage, where (1.0) its ``on_critical`` applies."""
+    out = []
+    for i, st in enumerate(stages):
+        if st.on_critical_when is None:
+            out.append(np.ones(cells))
+        else:
+            f = st.on_critical_when.evaluate(env, f"stages[{i}].on_critical_when") != 0
+            out.append(np.broadcast_to(f, (cells,)).astype(float))
+    return out
+
+
+def split_criticals(probs: Sequence[np.ndarray], flags: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The probabilities the token rule sees: a critical whose rule is off is an ordinary success."""
+    out = []
+    for (pf, ps, pc), f in zip(probs, flags):
+        out.append(np.stack([pf, ps + pc * (1.0 - f), pc * f]))
+    return out
+
+
+def _grow(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` (cells, *dims) padded with zeros to (cells, *shape)."""
+    if a.shape[1:] == tuple(shape):
+        return a
+    return np.pad(a, [(0, 0)] + [(0, s - d) for d, s in zip(a.shape[1:], shape)])
+
+
+def _shift(a: np.ndarray, ks: tuple[int, ...]) -> np.ndarray:
+    """``a`` times z1^k1 z2^k2 ...: every count raised by ``ks``."""
+    if not any(ks):
+        return a
+    return np.pad(a, [(0, 0)] + [(k, 0) for k in ks])
+
+
+def _sum(*terms: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Sum of weight (cells,) x distribution (cells, *dims)."""
+    shape = tuple(max(t.shape[d] for _, t in terms) for d in range(1, terms[0][1].ndim))
+    out = np.zeros((terms[0][0].shape[0],) + shape)
+    for w, t in terms:
+        out += w.reshape((-1,) + (1,) * len(shape)) * _grow(t, shape)
+    return out
+
+
+def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The distribution of the sum of two independent counts (cells, *dims)."""
+    shape = tuple(x + y - 1 for x, y in zip(a.shape[1:], b.shape[1:]))
+    out = np.zeros((a.shape[0],) + shape)
+    for idx in np.ndindex(*b.shape[1:]):
+        w = b[(slice(None),) + idx]
+        if not w.any():
+            continue
+        sl = (slice(None),) + tuple(slice(i, i + n) for i, n in zip(idx, a.shape[1:]))
+        out[sl] += a * w.reshape((-1,) + (1,) * (a.ndim - 1))
+    return out
+
+
+def _power(g: np.ndarray, n: int) -> np.ndarray:
+    out = np.ones((g.shape[0],) + (1,) * (g.ndim - 1))
+    for _ in range(n):
+        out = _conv(out, g)
+    return out
+
+
+def mixture(g: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """(G + G^2 + ... + G^n) / n for each cell's n: 1..n tokens, equally likely."""
+    top = int(n.max())
+    total = np.zeros((g.shape[0],) + (1,) * (g.ndim - 1))
+    p = np.ones_like(total)
+    lift = (-1,) + (1,) * (g.ndim - 1)
+    for j in range(1, top + 1):
+        p = _conv(p, g)
+        total = _grow(total, p.shape[1:]) + np.where((j <= n).reshape(lift), p, 0.0)
+    return total / n.reshape(lift)
+
+
+def per_token(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
+              passed: Sequence, crits: Sequence, near: Sequence | None = None,
+              p_near: Sequence | None = None) -> np.ndarray:
+    """Distribution (cells, *dims) of one token's counts of events, one dimension per count:
+    a token passing stage i adds ``passed[i]`` (a tuple, one 0 or 1 per count), a critical roll
+    there ``crits[i]``, a near miss ``near[i]`` (with probability ``p_near[i]``, part of a failure)."""
+    n = len(stages)
+    cells = probs[0].shape[1]
+    dims = len(passed[0])
+    zero = (0,) * dims
+    near = near or [zero] * n
+    add = lambda *vs: tuple(map(sum, zip(*vs)))
+    one = np.ones((cells,) + (1,) * dims)
+    h: list[np.ndarray | None] = [None] * n + [one, one]
+    later = [add(zero, *[passed[j] for j in range(i + 1, n)]) for i in range(n)]
+    for i in range(n - 1, -1, -1):
+        st, (pf, ps, pc), f = stages[i], probs[i], flags[i]
+        nxt = h[i + 1]
+        if st.passes_on == "fail":
+            h[i] = _sum((ps + pc, one), (pf, _shift(nxt, passed[i])))
+            continue
+        pi_c = add(passed[i], crits[i])
+        plain = _shift(nxt, pi_c)
+        if st.on_critical == "extra":
+            special = _shift(_power(nxt, 1 + st.extra), pi_c)
+        elif st.on_critical == "skip_next":
+            special = _shift(h[i + 2], add(pi_c, passed[i + 1] if i + 1 < n else zero))
+        elif st.on_critical == "to_end":
+            special = _shift(one, add(pi_c, later[i]))
+        else:
+            special = plain
+        pn = p_near[i] if p_near is not None and any(near[i]) else np.zeros(cells)
+        h[i] = _sum((pf - pn, one), (pn, _shift(one, near[i])), (ps, _shift(nxt, passed[i])),
+                    (pc * (1.0 - f), plain), (pc * f, special))
+    return h[0]
+
+
+def _mean(p: np.ndarray) -> np.ndarray:
+    return p @ np.arange(p.shape[-1])
+
+
+def _events(stages: Sequence[RuleStage], names: Sequence[str]) -> tuple[list, list, list]:
+    """Per stage, which of the counts ``names`` a pass, a critical and a near miss there add to."""
+    n = len(stages)
+    passed = [tuple(int(st.tally == c and c != "") for c in names) for st in stages]
+    crits = [tuple(int(c == CRITICALS or (st.critical_tally == c and c != "")) for c in names) for st in stages]
+    near = [tuple(int(st.near_miss_tally == c and c != "") for c in names) for st in stages]
+    return passed[:n], crits, near
+
+
+def count_effects(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
+                  count: np.ndarray, n_tokens: np.ndarray | None, all_of, dice=()) -> tuple[dict, dict]:
+    """(effects, distributions over all attacks) of every named tally, the criticals and the groups
+    of tallies a chance reads together.
+
+    ``probs`` are the dice's own P(fail, success, critical); ``dice`` their
+    :class:`~workbench.rules.die.StageDie` (near misses); ``all_of(g, count)``
+    is the engine's power of one attack's distribution over ``count`` attacks.
+    """
+    stages = parts["stages"]
+    names = [CRITICALS] + [t for st in stages for t in (st.tally, st.critical_tally, st.near_miss_tally) if t]
+    p_near = []
+    for st, die in zip(stages, dice or [None] * len(stages)):
+        if st.near_miss_tally and die is not None:
+            c, denom = die.near_counts()
+            p_near.append(np.broadcast_to(c / denom, (count.shape[0],)))
+        else:
+            p_near.append(np.zeros(count.shape[0]))
+    needed = {c.count for c in parts.get("chances", ())}
+    effects, dists = {}, {}
+    for name in names:
+        h = _one(stages, probs, flags, p_near, n_tokens, (name,))
+        effects[name] = count * _mean(h)
+        if name in needed:
+            dists[name] = _all(h, count, name, all_of)
+    for pair in sorted(x for x in needed if isinstance(x, tuple)):
+        dists[pair] = _all(_one(stages, probs, flags, p_near, n_tokens, pair), count, " and ".join(pair), None)
+    return effects, dists
+
+
+def _one(stages, probs, flags, p_near, n_tokens, names) -> np.ndarray:
+    passed, crits, near = _events(stages, names)
+    h = per_token(stages, probs, flags, passed, crits, near, p_near)
+    return h if n_tokens is None else mixture(h, n_tokens)
+
+
+def _all(h: np.ndarray, count: np.ndarray, what: str, all_of) -> np.ndarray:
+    """One attack's distribution to the power of each cell's ``count``."""
+    size = int(np.prod([int(count.max()) * (d - 1) + 1 for d in h.shape[1:]])) * h.shape[0]
+    if size > MAX_TABLE:
+        raise InputError("chances", f"at most {MAX_TABLE} numbers for the distribution of a count",
+                         f"{size} for {what}")
+    if h.ndim == 2 and all_of is not None:
+        return all_of(h, count)
+    out = None
+    p = np.ones((h.shape[0],) + (1,) * (h.ndim - 1))
+    for k in range(int(count.max()) + 1):
+        if out is None:
+            out = np.zeros((h.shape[0],) + tuple(int(count.max()) * (d - 1) + 1 for d in h.shape[1:]))
+        sel = count == k
+        if sel.any():
+            out[(sel,) + tuple(slice(0, d) for d in p.shape[1:])] = p[sel]
+        if k < int(count.max()):
+            p = _conv(p, h)
+    return out
+
+
+def chance(c: Chance, dist: np.ndarray, env: Mapping[str, Any]) -> np.ndarray:
+    """P(``c.when``) per cell from the distribution (cells, *dims) of the count(s) it reads."""
+    names = (c.count,) if isinstance(c.count, str) else c.count
+    dims = dist.ndim - 1
+    lift = (-1,) + (1,) * dims
+    env2 = {k: np.asarray(v).reshape(lift) if np.ndim(v) else v for k, v in env.items()}
+    for d, name in enumerate(names):
+        shape = [1] * (dims + 1)
+        shape[d + 1] = dist.shape[d + 1]
+        env2[name] = np.arange(dist.shape[d + 1]).reshape(shape)
+    cond = np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, dist.shape)
+    return (dist * cond).reshape(dist.shape[0], -1).sum(axis=1)
+
+
+def sampled_chance(c: Chance, counts: Mapping[str, np.ndarray], env: Mapping[str, Any]) -> np.ndarray:
+    """Per sample: is ``c.when`` true for the sample's count(s) (``counts``: name -> per sample)."""
+    names = (c.count,) if isinstance(c.count, str) else c.count
+    env2 = {k: np.asarray(v) for k, v in env.items()}
+    n = np.shape(counts[names[0]])
+    for name in names:
+        env2[name] = np.asarray(counts[name], dtype=np.int64)
+    return np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, n)
