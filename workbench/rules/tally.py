@@ -146,7 +146,7 @@ def per_token(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], flags: S
     near = near or [zero] * n
     add = lambda *vs: tuple(map(sum, zip(*vs)))
     one = np.ones((cells,) + (1,) * dims)
-    h: list[np.ndarray | None] = [None] * n + [one, one]
+    h: list[Any] = [None] * n + [one, one]  # filled from the last stage back
     later = [add(zero, *[passed[j] for j in range(i + 1, n)]) for i in range(n)]
     for i in range(n - 1, -1, -1):
         st, (pf, ps, pc), f = stages[i], probs[i], flags[i]
@@ -227,14 +227,12 @@ def _all(h: np.ndarray, count: np.ndarray, what: str, all_of) -> np.ndarray:
                          f"{size} for {what}")
     if h.ndim == 2 and all_of is not None:
         return all_of(h, count)
-    out = None
     p = np.ones((h.shape[0],) + (1,) * (h.ndim - 1))
+    out = np.zeros((h.shape[0],) + tuple(int(count.max()) * (d - 1) + 1 for d in h.shape[1:]))
     for k in range(int(count.max()) + 1):
-        if out is None:
-            out = np.zeros((h.shape[0],) + tuple(int(count.max()) * (d - 1) + 1 for d in h.shape[1:]))
         sel = count == k
         if sel.any():
-            out[(sel,) + tuple(slice(0, d) for d in p.shape[1:])] = p[sel]
+            out[(sel,) + tuple(slice(0, int(d)) for d in p.shape[1:])] = p[sel]
         if k < int(count.max()):
             p = _conv(p, h)
     return out
