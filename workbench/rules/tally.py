@@ -232,7 +232,8 @@ def _all(h: np.ndarray, count: np.ndarray, what: str, all_of) -> np.ndarray:
     for k in range(int(count.max()) + 1):
         sel = count == k
         if sel.any():
-            out[(sel,) + tuple(slice(0, int(d)) for d in p.shape[1:])] = p[sel]
+            where: tuple[Any, ...] = (sel, *(slice(0, int(d)) for d in p.shape[1:]))
+            out[where] = p[sel]
         if k < int(count.max()):
             p = _conv(p, h)
     return out
