@@ -227,13 +227,12 @@ def _all(h: np.ndarray, count: np.ndarray, what: str, all_of) -> np.ndarray:
                          f"{size} for {what}")
     if h.ndim == 2 and all_of is not None:
         return all_of(h, count)
-    p = np.ones((h.shape[0],) + (1,) * (h.ndim - 1))
+    p: np.ndarray = np.ones((h.shape[0],) + (1,) * (h.ndim - 1))
     out = np.zeros((h.shape[0],) + tuple(int(count.max()) * (w - 1) + 1 for w in h.shape[1:]))
     for k in range(int(count.max()) + 1):
         sel = count == k
         if sel.any():
-            where: tuple[Any, ...] = (sel, *(slice(0, int(w)) for w in p.shape[1:]))
-            out[where] = p[sel]
+            out[(sel,) + tuple(slice(0, w) for w in p.shape[1:])] = p[sel]
         if k < int(count.max()):
             p = _conv(p, h)
     return out
