@@ -61,9 +61,13 @@ def _counts(outcome: Outcome) -> list[int]:
     return list(range(outcome.pmf.size))
 
 
+#: the name of the exact distribution's bars (a plot's legend; tests find the bars by it)
+EXACT_BARS = "chance of exactly N"
+
+
 def exact_bars(outcome: Outcome) -> dict[str, Any]:
     """Bars of the exact chance of exactly N, N = 0 .. max."""
-    return {"type": "bar", "name": "chance of exactly N", "x": _counts(outcome), "y": outcome.pmf.tolist(),
+    return {"type": "bar", "name": EXACT_BARS, "x": _counts(outcome), "y": outcome.pmf.tolist(),
             "marker": {"color": COLOURS["exact"]},
             "hovertemplate": "exactly %{x}: %{y:.1%}<extra></extra>"}
 

@@ -22,6 +22,9 @@ from serverkit import ServerProcess, require_marker
 def server():
     with ServerProcess(port=0, timeout=120) as srv:
         srv.wait_pools(timeout=240)
+        # "filled" is logged when a pool kernel starts, before its notebook has run: a page opened
+        # now would wait for every dashboard's notebook at once (past goto's 60 s on a busy machine)
+        srv.wait_quiet(timeout=300)
         yield srv
     assert srv.proc.returncode == 0, "the dashboard server did not stop cleanly:\n" + "\n".join(srv.log[-30:])
 

@@ -17,6 +17,7 @@ import pytest
 
 from workbench import systems
 from workbench.ui.query import parse_query
+from workbench.figures import EXACT_BARS
 
 from browserkit import off_machine, screenshot_path
 
@@ -90,7 +91,7 @@ def exact_pmf(system: str, query: str) -> np.ndarray:
 
 def dist_bars(page) -> tuple[list, list]:
     traces = page.eval_on_selector(plotly_el(".wb-plot-dist"), TRACES_JS)
-    exact = next(t for t in traces if t["name"] == "exact")
+    exact = next(t for t in traces if t["name"] == EXACT_BARS)
     return exact["x"], exact["y"]
 
 

@@ -11,6 +11,7 @@ import pytest
 from workbench import rules
 from workbench.resources import data_dir
 from workbench.ui.query import parse_query
+from workbench.figures import EXACT_BARS
 
 from browserkit import off_machine
 
@@ -22,7 +23,7 @@ PLOT = ".wb-plot-dist.js-plotly-plot, .wb-plot-dist .js-plotly-plot"
 
 def exact_bars(page) -> list[float]:
     traces = page.eval_on_selector(PLOT, TRACES_JS)
-    return next(t for t in traces if t["name"] == "exact")["y"]
+    return next(t for t in traces if t["name"] == EXACT_BARS)["y"]
 
 
 def wait_bars_differ(page, before: list[float]) -> list[float]:
