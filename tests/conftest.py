@@ -31,18 +31,33 @@ def pytest_runtest_setup(item):
 
 
 
+#: tests that start a server, a browser or a kernel run one at a time, in one worker: two
+#: servers preheating their kernels at once on a 2-core machine push pages past their timeouts
+SERIAL_MARKERS = ("server", "browser", "notebook")
+SERIAL_GROUP = "one-server-at-a-time"
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """Make ``--dist loadgroup`` keep a server's tests in one worker under pytest 9.
+    """Keep what starts a server, a browser or a kernel in one worker, and make
+    ``--dist loadgroup`` work under pytest 9.
 
     pytest-xdist (3.8) names an item's group by assigning ``item._nodeid``
     (``...::test@group``), which its scheduler reads back from the node id;
     pytest 9 computes ``nodeid`` from ``item._id`` instead, so the assignment
-    is ignored and every test is scheduled on its own: a module's shared server
-    is then started once per worker. Carry xdist's id over to ``_id``."""
+    is ignored and every test is scheduled on its own (a module's shared server
+    was started once per worker). The group goes into ``_id`` here: the
+    slow-by-nature tests all in :data:`SERIAL_GROUP` (they run one after another
+    while the other worker takes the rest), the others in their own group."""
+    if not getattr(config.option, "loadgroup", False):  # set in xdist's workers by --dist loadgroup
+        return
     from _pytest.nodeid import NodeId
 
     for item in items:
-        grouped = item.__dict__.get("_nodeid")
+        plain = str(item._id).split("@")[0]
+        if any(item.get_closest_marker(m) for m in SERIAL_MARKERS):
+            grouped = f"{plain}@{SERIAL_GROUP}"
+        else:
+            grouped = item.__dict__.get("_nodeid")
         if isinstance(grouped, str) and item.nodeid != grouped:
             item._id = NodeId.parse(grouped)
