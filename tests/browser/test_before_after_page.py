@@ -45,7 +45,8 @@ def test_a_before_and_after_link_shows_the_heatmaps_and_movers_and_follows_a_sli
     z, raw = drawn_z(page)
     assert readout(page, "shots") == "8"
     link = page.get_attribute(".wb-link .wb-link-href", "href")
-    assert "shots=8" in link and "heavy_shot=flat_4" in link
+    said = urllib.parse.unquote(link)  # the variants travel URL-encoded ("heavy_shot%3Dflat_4")
+    assert "shots=8" in said and "heavy_shot=flat_4" in said
     np.testing.assert_allclose(z, expected_z(link), atol=1e-9)
     assert page.locator(".wb-diff-heatmap .hm, .wb-diff-heatmap .heatmaplayer").count() >= 1
     movers = page.inner_text(".wb-movers-table table")
