@@ -764,7 +764,7 @@ def test_diagnostics_name_systems_and_stats_as_their_dashboards_do():
     assert ("40k Changes", "changes") in d.sw_system.options and ("Gunfire", "gunfire") in d.p1_system.options
     assert all(label != key for label, key in d.eq_system.options)
     assert ("BS (roll needed)", "bs") in d.sw_x.options and ("T (added to S)", "t") in d.sw_y.options
-    heat, lines = d.sw_heat.layout, d.sw_lines.layout
+    heat, lines = d.sw_heat.plotly().layout, d.sw_lines.plotly().layout
     assert (heat.xaxis.title.text, heat.yaxis.title.text) == ("BS (roll needed)", "T (added to S)")
     assert lines.xaxis.title.text == "BS (roll needed)" and lines.legend.title.text == "T (added to S)"
     assert all(tr.name.startswith("T (added to S)=") for tr in d.sw_lines.data)

@@ -218,9 +218,11 @@ class Plot(anywidget.AnyWidget):
     @property
     def data(self):
         """The traces on show, as plotly objects."""
-        return self._go().data
+        return self.plotly().data
 
-    def _go(self):
+    def plotly(self):
+        """The figure on show as a plotly ``Figure`` (its layout reads as
+        ``plotly().layout.xaxis.title.text``)."""
         import plotly.graph_objects as go
 
         return go.Figure(self.figure, skip_invalid=True)
