@@ -22,6 +22,7 @@ A progress bar (:func:`workbench.progress.bar`) counts finished blocks.
 from __future__ import annotations
 
 import contextlib
+import sys
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -67,12 +68,18 @@ def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, processes: bo
     return Client(cluster)
 
 
+_CLIENTS = "None, a dask.distributed.Client, 'local' or a scheduler address"
+
+
 @contextlib.contextmanager
 def connect(client: Any) -> Iterator[Any]:
     """``client`` as a Client (or None), closing what this call opened (see the module docstring)."""
     if client is None:
         yield None
         return
+    if not isinstance(client, str) and "distributed" not in sys.modules:
+        # no Client can exist before dask.distributed is imported: refuse at once (importing it takes seconds)
+        raise InputError("client", _CLIENTS, client)
     try:
         from dask.distributed import Client
     except ImportError as exc:  # pragma: no cover - dask is a dependency
@@ -88,8 +95,7 @@ def connect(client: Any) -> Iterator[Any]:
         except (OSError, TimeoutError, ValueError) as exc:
             raise InputError("client", "the address of a running Dask scheduler", client, str(exc)) from None
     else:
-        raise InputError("client", "None, a dask.distributed.Client, 'local' or a scheduler address",
-                         client)
+        raise InputError("client", _CLIENTS, client)
     try:
         yield opened
     finally:
