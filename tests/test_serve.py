@@ -193,14 +193,6 @@ def test_a_subset_of_dashboards_by_name():
         serve.select_dashboards("changes,secrets")
 
 
-def test_plotly_module_loader_names_no_host_and_follows_the_base_url():
-    for base in ("/", "/dice/"):
-        source = serve.plotly_esm_loader(base)
-        assert not re.search(r"https?://|127\.0\.0\.1|localhost", source)
-        assert json.dumps(base + "workbench/static/plotly-widgetbundle.js") in source
-        assert "location.href" in source and "export default" in source
-
-
 @pytest.mark.parametrize("kind, status, words", [("token", 401, "access token"), ("busy", 503, "busy")])
 def test_refusal_pages_speak_plainly(kind, status, words):
     got_status, page = serve.notice_page(kind)

@@ -390,40 +390,6 @@ def refuse(handler, kind: str, **headers: str) -> None:
     handler.finish(page)
 
 
-#: where the server publishes plotly's FigureWidget module, and the environment
-#: variable (inherited by the kernels) that holds what a figure's ``_esm`` is set
-#: to. A FigureWidget otherwise carries the whole 5 MB module in its widget
-#: state, once per figure and page view.
-PLOTLY_ESM_PATH = "/workbench/static/plotly-widgetbundle.js"
-PLOTLY_ESM_ENV = "WORKBENCH_PLOTLY_ESM_URL"
-
-
-def plotly_esm_loader(base_url: str = "/") -> str:
-    """A tiny ES module that imports plotly's widget module from this server.
-
-    anywidget imports an ``_esm`` that starts with ``http(s)://`` as a URL and
-    runs anything else as module source. An absolute URL would name one host
-    and port, wrong behind a proxy or for another machine; so the figures carry
-    this source instead, which builds the URL from the page's own address
-    (``location``) and the base URL, and lets the browser fetch and cache the
-    module once.
-    """
-    path = json.dumps(base_url.rstrip("/") + PLOTLY_ESM_PATH)
-    return (f"const url = new URL({path}, globalThis.location.href).href;\n"
-            "const plotly = await import(url);\n"
-            "export default plotly.default;\n")
-
-
-def plotly_widget_bundle() -> Path | None:
-    """The file of plotly's FigureWidget ES module, if this plotly ships one."""
-    try:
-        import plotly
-    except ImportError:  # pragma: no cover - plotly is a dependency
-        return None
-    path = Path(plotly.__file__).parent / "package_data" / "widgetbundle.js"
-    return path if path.is_file() else None
-
-
 def _have_anywidget() -> bool:
     import importlib.util
 
@@ -579,12 +545,6 @@ def _make_server_class():
         Guarded.__name__ = f"Guarded{cls.__name__}"
         return Guarded
 
-    class PlotlyBundleHandler(tornado.web.StaticFileHandler):
-        """plotly's FigureWidget module, served once and cached by the browser (see plotly_esm_loader)."""
-
-        def set_extra_headers(self, path):
-            self.set_header("Cache-Control", "private, max-age=86400")
-
     def viewer_kernels(km) -> int:
         """Kernels handed to viewers: every running kernel but the preheated pool's."""
         pooled = pending = 0
@@ -725,10 +685,6 @@ def _make_server_class():
             names = "|".join(d.notebook.replace(".", r"\.") for d in self.dashboards)
             front = [(base, gated(LandingHandler), {"page": self.landing_html}),
                      (base + rf"voila/render/({names})", gated(limited_render(render_cls)), render_kwargs)]
-            bundle = plotly_widget_bundle()
-            if bundle is not None:
-                route = base + PLOTLY_ESM_PATH.lstrip("/").replace("plotly-widgetbundle.js", r"plotly-(widgetbundle\.js)")
-                front.append((route, gated(precompressed(PlotlyBundleHandler)), {"path": str(bundle.parent)}))
             from .ui.forum import download_route  # the forum panel's figure downloads, served as files
             pattern, handler, kwargs = download_route(base)
             front.append((pattern, gated(handler), kwargs))
@@ -856,8 +812,6 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         )
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
         os.environ.update(kernel_environment(host))  # the kernels' link channel dials this server's own host
-        if plotly_widget_bundle() is not None:  # read by workbench.ui in the (preheated) kernels
-            os.environ[PLOTLY_ESM_ENV] = plotly_esm_loader(base_url)
         from .ui.forum import DOWNLOAD_DIR_ENV, DOWNLOAD_ENV, DOWNLOAD_PATH
         os.environ[DOWNLOAD_DIR_ENV] = str(tmp / "downloads")  # this server's own, removed at exit
         os.environ[DOWNLOAD_ENV] = base_url.rstrip("/") + "/" + DOWNLOAD_PATH  # a path on the page's own host

@@ -95,7 +95,6 @@ def test_the_routes_still_serve_what_the_page_needs(server):
     """Control for the test above: the same handlers do serve their own files."""
     assert raw_get(server, "/voila/static/voila.js")[0] == 200
     assert raw_get(server, "/voila/templates/lab/static/index.css")[0] == 200
-    assert raw_get(server, "/workbench/static/plotly-widgetbundle.js")[0] == 200
     assert raw_get(server, "/")[0] == 200
 
 
