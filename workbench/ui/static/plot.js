@@ -39,9 +39,11 @@ function bytesOf(value) {
 
 async function libraryModel(model) {
   const id = String(model.get("library")).replace(/^IPY_MODEL_/, "");
-  for (let i = 0; ; i++) {  // the library's model may be registered a moment after this plot's
+  // the library's model may be registered after this plot's (its message is the page's
+  // largest: on a busy machine or a slow phone network it can come many seconds later)
+  for (let i = 0; ; i++) {
     try { return await model.widget_manager.get_model(id); } catch (err) {
-      if (i > 200) { throw err; }
+      if (i > 6000) { throw err; }  // 300 s, as long as the template lets anywidget wait for a module
       await new Promise((r) => setTimeout(r, 50));
     }
   }
