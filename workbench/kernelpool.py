@@ -42,6 +42,8 @@ BURST_WINDOW_S = 10.0
 PATIENCE_S = 45.0
 #: the next replacement waits at most this long for the previous one's notebook to reach its viewer wait
 PREHEAT_LIMIT_S = 120.0
+#: what the server's log says when a replacement starts (followed by the notebook's name)
+REFILL_LOG = "Preheating a replacement kernel for"
 
 
 def _waiting_for_viewer(kernel_id: str) -> bool:
@@ -109,6 +111,9 @@ class PacedRefill:
             self.unstarted.discard(me)
         self._running = True
         try:
+            log = getattr(self._km, "log", None)
+            if log is not None:
+                log.info("%s %s", REFILL_LOG, notebook_name)
             content = await self._initialize(notebook_name, kernel_id, **kwargs)
             deadline = self.clock() + self.limit
             while not (content["task"].done() or self.ready(content["kernel_id"])) and self.clock() < deadline:
