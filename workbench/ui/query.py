@@ -155,7 +155,8 @@ def request_query() -> str:
     """The query string of the page that opened this kernel ("" outside Voila).
 
     With Voila's preheated kernels the request arrives after the notebook has
-    run up to here: wait for it once (``voila.utils.wait_for_request``). When
+    run up to here: wait for it once (:func:`workbench.ui.preheat.wait_for_request`,
+    Voila's protocol without Voila's server in the kernel). When
     it never arrives (the kernel could not reach the server), raise
     :class:`~workbench.errors.InputError` whose message is
     :data:`LINK_UNREAD`, so that the page says so instead of silently showing
@@ -167,7 +168,7 @@ def request_query() -> str:
         import io
         import warnings
 
-        from voila.utils import wait_for_request
+        from .preheat import wait_for_request
 
         said = io.StringIO()  # Voila warns (and its thread may print) on stderr, which a viewer never reads
         with contextlib.redirect_stderr(said), warnings.catch_warnings(record=True) as caught:
