@@ -79,15 +79,21 @@ run: setup
 
 # The tests: `make test` runs every one (what CI runs, .ci/run); `make test-fast`
 # leaves out what is slow by nature (the markers of pyproject.toml: browser, server,
-# notebook, packaging), for an engineer's inner loop. Both run on every core
-# (pytest-xdist; at most TEST_WORKERS), the tests of one server in one worker so
-# that they share it (--dist loadgroup). `make lint` runs first: ruff, then mypy.
+# notebook, packaging), for an engineer's inner loop. `make lint` runs first: ruff,
+# then mypy. The fast tests run on every core (pytest-xdist; at most TEST_WORKERS);
+# `make test` then runs the slow ones in one process, alone on the machine: a server,
+# its kernels and a browser already use every core of a small machine, and pages
+# that competed with other tests for them ran past their timeouts. Both parts always
+# run, and `make test` fails if either did.
 TEST_WORKERS ?= 4
 PYTEST_PARALLEL := -n auto --maxprocesses=$(TEST_WORKERS) --dist loadgroup
 FAST := not browser and not server and not notebook and not packaging
 
 test: setup-test browser nginx lint
-	$(PY) -m pytest $(PYTEST_PARALLEL)
+	@$(PY) -m pytest $(PYTEST_PARALLEL) -m "$(FAST)"; fast=$$?; \
+	$(PY) -m pytest -m "not ($(FAST))"; slow=$$?; \
+	echo "== fast tests: exit $$fast; slow tests (browser, server, notebook, packaging): exit $$slow"; \
+	[ $$fast -eq 0 ] && [ $$slow -eq 0 ]
 
 test-fast: setup-test lint
 	$(PY) -m pytest $(PYTEST_PARALLEL) -m "$(FAST)"
