@@ -149,6 +149,22 @@ def test_per_attack_figures_match_brute_force_for_every_critical(kinds):
     assert (s.per_attack_mean, s.per_attack_any) == _per_attack_brute(stages)
 
 
+def test_the_dashboards_per_attack_numbers_are_the_expected_successes_and_at_least_one():
+    from workbench.ui.numbers import number_rows
+
+    mean, any_ = _per_attack_brute(SUSTAINED)
+    o = _load(to_toml(SUSTAINED, 10, dict(damage=1))).attack()
+    rows = {css: (label, value) for css, label, value in number_rows(o)}
+    assert rows["wb-per-attack-mean"][1].startswith(f"{mean.numerator}/{mean.denominator} ")
+    assert rows["wb-per-attack"][1].startswith(f"{any_.numerator}/{any_.denominator} ")
+    assert "at least one" in rows["wb-per-attack"][0] and "every step" not in rows["wb-per-attack"][0]
+    assert not any("7/54" in value for _, value in rows.values())  # the product of the stages' chances
+    plain = _load(to_toml([stage(name="hit", target=4), stage(name="save", target=5, passes_on="fail")], 3,
+                          dict(damage=1))).attack()
+    label, value = {css: (lb, v) for css, lb, v in number_rows(plain)}["wb-per-attack"]
+    assert "every step" in label and value.startswith("1/3 ")
+
+
 def test_kill6_per_attack_is_the_expected_successes_not_the_product():
     k6 = rules.load(ROOT / "rules" / "kill6.toml")
     o = k6.attack()

@@ -51,16 +51,33 @@ def effect_value(outcome: Outcome, name: str, value: float) -> str:
 
 def number_rows(out: Outcome) -> list[tuple[str, str, str]]:
     """``(css class, label, value)`` for the totals of ``out``: expected
-    result, the chance of at least one, and the chance one attack gets
-    through every step."""
+    result, the chance of at least one, and per attack either the chance it
+    gets through every step or, where criticals add successes or skip steps
+    (so that the product of the steps' chances is neither), the expected
+    successes of one attack and its chance of at least one, each named by the
+    system's own words for a success."""
     label = out.label
     rows = [("wb-mean", f"Expected {label}", expected_text(out.mean)),
             ("wb-p-any", _at_least_one(label), teach.pct(out.at_least(1)))]
-    if out.per_attack is not None and out.stages:
-        pa = Fraction(out.per_attack)
+    if out.per_attack_mean is not None and out.per_attack_any is not None:
+        what = out.success_label or "successes"
+        mean = Fraction(out.per_attack_mean)
+        rows.append(("wb-per-attack-mean", f"Expected {what} per {out.trial}",
+                     f"{mean.numerator}/{mean.denominator} ({expected_text(float(mean))})"))
+        rows.append(("wb-per-attack", f"Chance one {out.trial} gets at least one {what}",
+                     _fraction_pct(out.per_attack_any)))
+    elif out.per_attack is not None and out.stages:
         rows.append(("wb-per-attack", f"Chance one {out.trial} gets through every step",
-                     f"{pa.numerator}/{pa.denominator} ({teach.pct(pa)})"))
+                     _fraction_pct(out.per_attack)))
     return rows
+
+
+def _fraction_pct(p: Fraction | float) -> str:
+    """``7/48 (14.6 %)``; a float as its percentage alone."""
+    if isinstance(p, float):
+        return teach.pct(p)
+    p = Fraction(p)
+    return f"{p.numerator}/{p.denominator} ({teach.pct(p)})"
 
 
 def _at_least_one(label: str) -> str:
