@@ -257,7 +257,8 @@ def table_html(df: pd.DataFrame, *, top: int | None = None) -> str:
         cells = (str(r.rank), r.system_name, r.matchup, f"{r.points_spent:g}", f"{r.expected_removed:.2f}",
                  f"{r.removed_per_100:.2f}", pts)
         body.append(f'<tr class="wb-points-{html.escape(r.system)}">'
-                    + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+                    + "".join(f'<td data-label="{html.escape(h)}">{html.escape(c)}</td>'
+                              for h, c in zip(head, cells)) + "</tr>")
     note = ""
     if bool(shown["illustrative"].any()):
         note = ("<p class='wb-note'>Points costs are illustrative: the source rules give none "

@@ -103,15 +103,20 @@ _HEADINGS = {"stat": "stat", "owner": "helps", "step_text": "one step", "mean": 
 
 
 def _table(df: pd.DataFrame, columns: list[str], floats: str = "{:.3f}") -> str:
-    shown = df[columns].copy()
-    for c in shown.columns:
-        if shown[c].dtype.kind == "f":
-            shown[c] = shown[c].map(lambda x: floats.format(x))
-        else:
-            shown[c] = shown[c].map(str)
-    shown.columns = [_HEADINGS.get(c, c.replace("_", " ")) for c in shown.columns]
-    table = shown.to_html(index=False, escape=True, classes="wb-table", border=0)
-    return f'<div class="wb-table-wrap">{table}</div>'
+    """The columns of ``df`` as an HTML table in a playtester's words (systems by
+    their names); each cell carries its column's heading, which a phone shows
+    beside the value when the table becomes one block per row."""
+    def text(column: str, value) -> str:
+        if column == "system":
+            return systems.get(value).name if value in systems.keys() else str(value)
+        return floats.format(value) if df[column].dtype.kind == "f" else str(value)
+
+    heads = [_HEADINGS.get(c, c.replace("_", " ")) for c in columns]
+    body = "".join("<tr>" + "".join(f'<td data-label="{html.escape(h)}">{html.escape(text(c, v))}</td>'
+                                    for c, h, v in zip(columns, heads, row)) + "</tr>"
+                   for row in df[columns].itertuples(index=False))
+    return ('<div class="wb-table-wrap"><table class="wb-table"><thead><tr>'
+            + "".join(f"<th>{html.escape(h)}</th>" for h in heads) + f"</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def _view():

@@ -92,12 +92,15 @@ STYLE = """
   .wb-control .widget-readout { min-width: 2.5em; }
   .wb-plot { flex-basis: 100%; }
   .wb-effects { flex-basis: 100%; max-width: 100%; }
+  /* a long choice ("a downed model, a non-damaging hit or 2 ...") never widens its control past the screen */
+  .wb-control.widget-dropdown select { flex: 1 1 0; min-width: 0; }
   /* a table becomes one block per row, each cell with its column's name */
-  .wb-compare, .wb-compare tbody, .wb-compare tr, .wb-compare td { display: block; width: 100%; box-sizing: border-box; }
-  .wb-compare thead { display: none; }
-  .wb-compare tr { border-top: 1px solid #ccc; padding: 4px 0; }
-  .wb-compare td { padding: 1px 4px; }
-  .wb-compare td::before { content: attr(data-label) ": "; font-weight: 600; }
+  .wb-compare, .wb-compare tbody, .wb-compare tr, .wb-compare td,
+  .wb-table, .wb-table tbody, .wb-table tr, .wb-table td { display: block; width: 100%; box-sizing: border-box; }
+  .wb-compare thead, .wb-table thead { display: none; }
+  .wb-compare tr, .wb-table tr { border-top: 1px solid #ccc; padding: 4px 0; }
+  .wb-compare td, .wb-table td { padding: 1px 4px; }
+  .wb-compare td::before, .wb-table td::before { content: attr(data-label) ": "; font-weight: 600; }
   .wb-compare td:first-child::before { content: ""; }
   .wb-compare td:first-child { font-weight: 700; }
 }
