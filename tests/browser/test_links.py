@@ -72,16 +72,20 @@ def test_a_forbidden_link_keeps_its_values_and_shows_the_rule(page, server):
     page.wait_for_selector(".wb-error .wb-error-message")
     message = page.inner_text(".wb-error")
     assert "EVADING" in message and "snap" in message and "not allowed together" in message, message
-    # every value of the link is on the controls, and in the address bar
+    # every value of the link is on the controls; the address bar never holds the forbidden
+    # combination as if it were a result (it keeps the last allowed settings, here the defaults)
     assert (readout(page, "bs"), readout(page, "shots")) == ("3", "7")
     assert page.is_checked(".wb-toggle-evading input")
     assert page.eval_on_selector(".wb-dropdown-action select", "s => s.options[s.selectedIndex].text") == "aimed"
-    wait_address(page, "evading=true")
-    assert address_values(page)["action"] == "aimed" and address_values(page)["bs"] == "3"
-    # moving a control to an allowed combination draws its exact result
+    assert "greyed" in message
+    wait_address(page, "evading=false")
+    assert address_values(page)["action"] == "aimed" and address_values(page)["bs"] != "3"
+    # moving a control to an allowed combination draws its exact result, and the address follows
     page.select_option(".wb-dropdown-action select", "snap")
     page.wait_for_function("() => !document.querySelector('.wb-error .wb-error-message')")
     wait_address(page, "action=snap")
+    assert {k: address_values(page)[k] for k in ("evading", "bs", "shots")} == {"evading": "true", "bs": "3",
+                                                                               "shots": "7"}
     assert_bars_become(page, exact_pmf("changes", urllib.parse.urlsplit(page.url).query))
 
 
@@ -133,7 +137,10 @@ def test_the_diagnostics_page_honours_its_link(page, server):
     page.wait_for_selector(".wb-plot-heatmap .main-svg", timeout=90_000)
     page.wait_for_function("() => document.querySelector('.wb-slider-shots .widget-readout')"
                            ".textContent.trim() === '12'")
-    assert page.eval_on_selector(".wb-dropdown-system select", "s => s.value") == "antares"
+    from workbench import systems
+
+    shown = page.eval_on_selector(".wb-dropdown-system select", "s => s.options[s.selectedIndex].text")
+    assert shown == systems.get("antares").name
     wait_address(page, "sweep_shots=12")
     z_js = "el => JSON.stringify((el._fullData || []).map(t => t.z))"
     before = wait_changed(page, ".wb-plot-heatmap", z_js, "", timeout=60_000)
