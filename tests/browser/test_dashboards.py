@@ -102,10 +102,10 @@ def assert_bars_become(page, expected: np.ndarray, timeout: float = 15_000) -> N
 
     try:
         page.wait_for_function(
-            "([sel, want]) => { const el = document.querySelector(sel);"
-            " const t = ((el && el._fullData) || []).find(t => t.name === 'exact');"
+            "([sel, want, name]) => { const el = document.querySelector(sel);"
+            " const t = ((el && el._fullData) || []).find(t => t.name === name);"
             " return !!t && t.y.length === want.length && want.every((v, i) => Math.abs(t.y[i] - v) <= 1e-12); }",
-            arg=[plotly_el(".wb-plot-dist"), [float(v) for v in expected]], timeout=timeout)
+            arg=[plotly_el(".wb-plot-dist"), [float(v) for v in expected], EXACT_BARS], timeout=timeout)
     except PlaywrightTimeout:  # show the difference rather than a bare timeout
         pass
     np.testing.assert_allclose(dist_bars(page)[1], expected, rtol=0, atol=1e-12)

@@ -28,10 +28,10 @@ def exact_bars(page) -> list[float]:
 
 def wait_bars_differ(page, before: list[float]) -> list[float]:
     page.wait_for_function(
-        "([sel, before]) => { const el = document.querySelector(sel);"
-        " const t = ((el && el._fullData) || []).find(t => t.name === 'exact');"
+        "([sel, before, name]) => { const el = document.querySelector(sel);"
+        " const t = ((el && el._fullData) || []).find(t => t.name === name);"
         " return !!t && JSON.stringify(Array.from(t.y)) !== JSON.stringify(before); }",
-        arg=[PLOT, before], timeout=60_000)
+        arg=[PLOT, before, EXACT_BARS], timeout=60_000)
     return exact_bars(page)
 
 
