@@ -27,7 +27,8 @@ def test_start_a_page_view_and_a_stop_leave_no_warning_or_traceback():
         assert conn.getresponse().status == 200
         conn.close()
     finally:
-        assert srv.stop() == 0
+        status = srv.stop()
+        assert status == 0, "\n".join(srv.log[-40:])
     log = "\n".join(srv.log)
     assert "Kernel started:" in log and "Kernel shutdown:" in log  # the log was read
     assert "WARNING" not in log and "Traceback" not in log and "ERROR" not in log, log
