@@ -1,4 +1,4 @@
-"""Time a sweep of 100,000 stat cells per system (issue 4), exact, full pmfs.
+"""Time a sweep of 100,000 stat cells per system, exact, full pmfs.
 
 Each sweep goes through ``workbench.compare.sweep`` (the systems' vectorised
 table twins: one numpy call per combination of non-numeric keywords) and

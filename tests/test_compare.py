@@ -1,4 +1,4 @@
-"""Sweeps and design diagnostics (issue 4).
+"""Sweeps and design diagnostics.
 
 Expected numbers: the stat-level function called on each cell (the issue's
 definition of a correct sweep), and brute-force enumerations over every die

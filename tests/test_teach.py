@@ -61,7 +61,7 @@ def test_explain_gunfire_seed_examples(s, t, shots, kills):
 
 
 def every_outcome():
-    """Every shooting system and the variants of each (issue 4: 'for every system and variant')."""
+    """Every shooting system and the variants of each (every system, every variant)."""
     yield marine(natural_12_always_succeeds=True, natural_1_always_fails=True, bs=1, s=12)
     yield marine(weapon="heavy", action="shot", shots=2, models=1)
     yield marine(go_to_ground=True, cover=1, inv=2, wounds=2, models=3)

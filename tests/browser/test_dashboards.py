@@ -218,7 +218,7 @@ def test_bad_link_value_shows_a_message_and_the_dashboard_works(page, server):
 
 
 def test_diagnostics_dashboard_sweeps_as_a_slider_moves(page, server):
-    """The design-diagnostics page (issue 4) renders offline, and moving its
+    """The design-diagnostics page renders offline, and moving its
     shots slider redraws the sweep heatmap with the new expected removals."""
     page.goto(f"{server.url}voila/render/diagnostics.ipynb")
     page.wait_for_selector(".wb-plot-heatmap .main-svg", timeout=60_000)

@@ -279,7 +279,7 @@ class SystemDashboard(LiveDashboard):
         self._error_text = ""
         self.link = LinkBar()
         self.link.add_class("wb-link")
-        from .forum import ForumPanel  # the one-click forum post of issue 4
+        from .forum import ForumPanel  # the one-click forum post
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
 
