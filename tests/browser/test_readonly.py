@@ -50,9 +50,18 @@ def code_lines(notebook: Path) -> list[str]:
             for ln in "".join(c["source"]).splitlines() if ln.strip()]
 
 
+@pytest.fixture(scope="module")
+def rendered(server) -> dict:
+    """Every dashboard rendered once (with a value in its link), and the notebooks
+    folder's digest before and after: ``{"pages": {name: (status, body)}, "before", "after"}``."""
+    before = _tree_digest(PROJECT_ROOT / "notebooks")
+    pages = {d.notebook: raw_get(server, f"/voila/render/{d.notebook}?shots=2") for d in DASHBOARDS}
+    return {"pages": pages, "before": before, "after": _tree_digest(PROJECT_ROOT / "notebooks")}
+
+
 @pytest.mark.parametrize("name", [d.notebook for d in DASHBOARDS])
-def test_dashboard_page_shows_no_source_line(server, name):
-    status, body = raw_get(server, f"/voila/render/{name}")
+def test_dashboard_page_shows_no_source_line(rendered, name):
+    status, body = rendered["pages"][name]
     assert status == 200
     assert "jupyter-config-data" in body and "application/vnd.jupyter.widget-view+json" in body
     nb = json.loads((PROJECT_ROOT / "notebooks" / name).read_text())
@@ -131,9 +140,7 @@ def _tree_digest(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_using_the_dashboards_writes_nothing_to_the_notebooks(server):
-    before = _tree_digest(PROJECT_ROOT / "notebooks")
-    for d in DASHBOARDS:
-        assert raw_get(server, f"/voila/render/{d.notebook}?shots=2")[0] == 200
-    assert _tree_digest(PROJECT_ROOT / "notebooks") == before
+def test_using_the_dashboards_writes_nothing_to_the_notebooks(rendered):
+    assert [status for status, _ in rendered["pages"].values()] == [200] * len(DASHBOARDS)
+    assert rendered["before"] and rendered["after"] == rendered["before"]
     assert not list((PROJECT_ROOT / "notebooks").rglob(".ipynb_checkpoints"))
