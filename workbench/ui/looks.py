@@ -93,7 +93,7 @@ STYLE = """
   .wb-plot { flex-basis: 100%; }
   .wb-effects { flex-basis: 100%; max-width: 100%; }
   /* a long choice ("a downed model, a non-damaging hit or 2 ...") never widens its control past the screen */
-  .wb-control.widget-dropdown select { flex: 1 1 0; min-width: 0; }
+  .wb-control.widget-dropdown select { flex: 1 1 0; min-width: 0; width: 0; }
   /* a table becomes one block per row, each cell with its column's name */
   .wb-compare, .wb-compare tbody, .wb-compare tr, .wb-compare td,
   .wb-table, .wb-table tbody, .wb-table tr, .wb-table td { display: block; width: 100%; box-sizing: border-box; }
