@@ -75,7 +75,6 @@ import hashlib
 import hmac
 import html
 import ipaddress
-import json
 import os
 import re
 import secrets
