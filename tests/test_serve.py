@@ -205,3 +205,31 @@ def test_the_access_cookie_is_not_the_token():
     value = serve.token_cookie_value("a-long-secret-token")
     assert "a-long-secret-token" not in value and len(value) == 64
     assert value == serve.token_cookie_value("a-long-secret-token") != serve.token_cookie_value("another-token")
+
+
+class _Kernels:
+    """A kernel manager whose ``shutdown_all`` fails ``fails`` times with ``error`` first."""
+
+    def __init__(self, error, fails: int):
+        self.error, self.fails, self.calls = error, fails, []
+
+    async def shutdown_all(self, now=False):
+        self.calls.append(now)
+        if len(self.calls) <= self.fails:
+            raise self.error
+
+
+def test_stopping_shuts_down_the_rest_when_a_kernel_ended_meanwhile():
+    import asyncio
+
+    import tornado.web
+
+    gone = tornado.web.HTTPError(404, "Kernel does not exist: k-1")
+    km = _Kernels(gone, fails=1)
+    asyncio.run(serve.shutdown_every_kernel(km))
+    assert km.calls == [True, True]  # the second pass shut down what the first one left
+    for error, fails, calls in ((tornado.web.HTTPError(500), 1, 1), (gone, 3, 3)):
+        km = _Kernels(error, fails)
+        with pytest.raises(tornado.web.HTTPError):
+            asyncio.run(serve.shutdown_every_kernel(km))
+        assert len(km.calls) == calls

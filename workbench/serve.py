@@ -389,6 +389,23 @@ def refuse(handler, kind: str, **headers: str) -> None:
     handler.finish(page)
 
 
+async def shutdown_every_kernel(km, attempts: int = 3) -> None:
+    """``km.shutdown_all(now=True)``, again when it stops at a kernel that ended
+    meanwhile: Jupyter Server answers a kernel id it no longer lists with a 404
+    (a refill whose start failed as the server stopped), and ``shutdown_all``
+    then leaves the remaining kernels and pool running. Any other error, or a
+    404 on every attempt, is raised."""
+    import tornado.web
+
+    for attempt in range(attempts):
+        try:
+            await km.shutdown_all(now=True)
+            return
+        except tornado.web.HTTPError as exc:
+            if exc.status_code != 404 or attempt == attempts - 1:
+                raise
+
+
 def _have_anywidget() -> bool:
     import importlib.util
 
@@ -698,7 +715,7 @@ def _make_server_class():
             from jupyter_core.utils import run_sync
 
             shutil.rmtree(self.connection_dir, ignore_errors=True)
-            run_sync(self.kernel_manager.shutdown_all)(now=True)
+            run_sync(shutdown_every_kernel)(self.kernel_manager)
 
         def start(self):
             """Bind first (a taken port is a clear error), then serve until stopped."""
