@@ -76,10 +76,11 @@ LIBRARY_BYTES = 200_000
 
 
 def test_a_plot_whose_library_arrives_late_still_follows_its_slider(browser, server):
-    """plotly.js reaches the page as the code of one library widget, a message
-    of its own on the kernel's websocket; a busy page may create a plot's model
-    before the library's. Here the library's message is held back 5 s (every
-    other message passes): the plot still draws, and redraws after a slider move."""
+    """plotly.js reaches the page as the code of one library widget, inside the
+    widgets' state, the largest message on the kernel's websocket (half a MB,
+    compressed). Here every message that carries it is held back 5 s (every
+    other message passes): nothing is drawn meanwhile, then the plot draws and
+    redraws after a slider move."""
     context = browser.new_context(viewport=VIEWPORT)
     try:
         page = context.new_page()
@@ -88,12 +89,12 @@ def test_a_plot_whose_library_arrives_late_still_follows_its_slider(browser, ser
         routes: list = []
 
         def route(ws):
-            routes.append(ws)
+            routes.extend([ws, ws])  # [holding (None once released), the route]
             to_server = ws.connect_to_server()
 
             def from_server(message):
-                if isinstance(message, (bytes, str)) and len(message) > LIBRARY_BYTES and not held:
-                    held.append(message)  # sent on below, 5 s later
+                if isinstance(message, (bytes, str)) and len(message) > LIBRARY_BYTES and routes[0] is not None:
+                    held.append(message)  # every message carrying plotly.js: sent on below, 5 s later
                 else:
                     ws.send(message)
 
@@ -101,11 +102,16 @@ def test_a_plot_whose_library_arrives_late_still_follows_its_slider(browser, ser
 
         page.route_web_socket("**/api/kernels/**", route)
         page.goto(server.url + URL)
-        page.wait_for_selector(".wb-plot-dist", state="attached")
-        page.wait_for_timeout(5_000)  # longer than anywidget's 2 s and than a quiet page needs
+        for _ in range(240):  # the widgets' state, plotly.js in it, is asked for once the page has loaded
+            if held:
+                break
+            page.wait_for_timeout(250)
         assert held, "no message on the kernel's websocket carried plotly.js: nothing was held back"
+        page.wait_for_timeout(5_000)  # longer than anywidget's 2 s and than a quiet page needs
         assert not page.query_selector(PLOT), "the plot was drawn without plotly.js"
-        routes[0].send(held[0])
+        routes[0] = None
+        for message in held:
+            routes[1].send(message)
         before = drawn(page, timeout=120_000)
         value = readout(page)
         move_slider(page)
