@@ -115,8 +115,11 @@ class Control:
         number_ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         if self.kind in ("int", "optint") and number_ok and float(value) != int(value):
             number_ok = False
-        if not number_ok or not (self.lo <= value <= self.hi):
-            expected = f"a {'whole ' if self.kind != 'float' else ''}number from {_num(self.lo)} to {_num(self.hi)}"
+        lo, hi = self.lo, self.hi
+        if lo is None or hi is None:  # __post_init__ refuses a numeric control without both bounds
+            raise RuntimeError(f"control {self.name!r} has no bounds (__post_init__ did not run)")
+        if not number_ok or not (lo <= value <= hi):
+            expected = f"a {'whole ' if self.kind != 'float' else ''}number from {_num(lo)} to {_num(hi)}"
             if self.kind == "optint":
                 expected += f" or {NONE_TOKEN!r}"
             raise InputError(self.name, expected, value)
