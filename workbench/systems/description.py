@@ -21,7 +21,7 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import attrs
 
@@ -218,6 +218,12 @@ class _MissingType:
 MISSING = _MissingType()
 
 
+def _as_tuple(values: Iterable[Any]) -> tuple:
+    """ProfileField's converter for ``allowed`` (``tuple`` itself would make attrs type the
+    argument as a generic Iterable mypy cannot solve)."""
+    return tuple(values)
+
+
 @attrs.frozen
 class ProfileField:
     """What one field of a unit or weapon profile (TOML) may hold."""
@@ -225,7 +231,7 @@ class ProfileField:
     kind: str = attrs.field(validator=_one_of("int", "str", "bool", "choice"))
     lo: int | None = None
     hi: int | None = None
-    allowed: tuple = attrs.field(default=(), converter=tuple)
+    allowed: tuple = attrs.field(default=(), converter=_as_tuple)
     default: Any = MISSING
     doc: str = ""
 
