@@ -119,6 +119,15 @@ class RuleSystem:
     #: what the side effects of every rule file are
     _KINDS = {"criticals": "expected", "wasted_damage": "expected"}
 
+    # the attributes __init__ writes into __dict__ (declared only, for the type checker)
+    key: str
+    name: str
+    notes: tuple[str, ...]
+    path: Path
+    source: str
+    stats: tuple[RuleStat, ...]
+    stages: tuple[RuleStage, ...]
+
     def __init__(self, parts: Mapping[str, Any], path: str | Path, source: str):
         d = self.__dict__
         d["key"] = parts["key"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import os
 from pathlib import Path
+from types import ModuleType
 
 from ..errors import InputError, WorkbenchError
 from ..resources import data_dir
@@ -121,7 +122,7 @@ def broken() -> tuple[BrokenSystem, ...]:
     return _load_rules()[1]
 
 
-def get(key: str) -> SystemDescription:
+def get(key: str | SystemDescription | ModuleType) -> SystemDescription:
     """The description of one system, by key (an unknown key is an
     :class:`~workbench.errors.InputError` listing the keys); a description
     or a built-in system's module gives its own description."""

@@ -240,7 +240,7 @@ class SystemDashboard(LiveDashboard):
       key -> Mode.
     """
 
-    def __init__(self, system: str, *, mode: str | None = None, query: str | None = None,
+    def __init__(self, system: str | systems.SystemDescription, *, mode: str | None = None, query: str | None = None,
                  profiles: bool = True, sampled_samples: int = SAMPLED_SAMPLES,
                  sampled_seed: int = SAMPLED_SEED):
         self.description = systems.get(system)
