@@ -21,7 +21,7 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, cast
 
 import attrs
 
@@ -509,6 +509,12 @@ def _stat_control(stat: Any) -> Control:
                   stat.help or f"{label}: a whole number from {lo} to {hi}")
 
 
+def _whole_steps(c: Control) -> tuple[int, ...]:
+    """Every value of a whole-number stat's slider, ``lo`` to ``hi`` (both whole numbers)."""
+    lo, hi = cast("tuple[int, int]", c.bounds)
+    return tuple(range(lo, hi + 1))
+
+
 def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
     """The description of a loaded rule file (a ``RuleSystem``, see
     ``workbench.rules``): one mode, "attack", with a control per stat
@@ -519,9 +525,9 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
     or equivalence grid (which stat counts attacks is not known)."""
     controls = tuple(_stat_control(s) for s in rule_system.stats)
     stats = tuple(
-        StatInfo(s.name, "either", +1, tuple(range(c.lo, c.hi + 1)),
+        StatInfo(s.name, "either", +1, _whole_steps(c),
                  (s.help or (s.label or s.name)) + "; the rule file says not which side a higher value helps")
-        for s, c in zip(rule_system.stats, controls) if s.kind == "int" and c.hi > c.lo)
+        for s, c in zip(rule_system.stats, controls) if s.kind == "int" and c.bounds[1] > c.bounds[0])
     notes = tuple(getattr(rule_system, "notes", ()) or ())
     chances = tuple(getattr(rule_system, "chances", ()) or ())
     path = Path(rule_system.path) if getattr(rule_system, "path", None) else None
