@@ -76,8 +76,8 @@ def comparison_rows(shot_counts: Sequence[int] = SHOT_COUNTS) -> list[dict]:
     for key in profiles.profile_systems():
         attacker, weapon, target = profiles.basic_matchup(key)
         module = systems.get(key)
-        row = {"system": key, "name": module.name,
-               "matchup": f"{attacker.name} ({weapon.name}) at {target.name}"}
+        row: dict[str, Any] = {"system": key, "name": module.name,
+                               "matchup": f"{attacker.name} ({weapon.name}) at {target.name}"}
         one = module.shooting(**profiles.matchup_kwargs(key, attacker, weapon, target, shots=1, models=None))
         row["stages"] = [(s.name, ratio(s.probability, s.detail, s.faces), s.probability, s.detail)
                          for s in one.stages]

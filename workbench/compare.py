@@ -208,7 +208,9 @@ def _table_groups(table, g: dict[str, list[Any]], arrays: list[str], progress: b
     mesh = np.meshgrid(*(np.asarray(g[k]) for k in arrays), indexing="ij") if arrays else []
     flat = [m.ravel() for m in mesh]
     n = flat[0].size if flat else 1
-    frames, pmfs, effects = [], [], {}
+    frames: list[pd.DataFrame] = []
+    pmfs: list[np.ndarray] = []
+    effects: dict[str, dict[int, np.ndarray]] = {}  # effect name -> group index -> its values
     for gi, combo in enumerate(bar(groups, total=len(groups), desc="sweep", unit="group",
                                    enabled=progress and len(groups) > 1)):
         kwargs = dict(zip(group_keys, combo))

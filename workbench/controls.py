@@ -75,6 +75,14 @@ class Control:
                 raise InputError(f"{self.name}.words", "(option, words) pairs of the control's options", pair)
 
     @property
+    def bounds(self) -> tuple[float, float]:
+        """``(lo, hi)`` of a slider control (``int``, ``float`` or ``optint``: __post_init__
+        makes sure it has both); a control of another kind has none."""
+        if self.lo is None or self.hi is None:
+            raise InputError(f"{self.name}.lo/hi", "two numbers with lo <= hi", (self.lo, self.hi))
+        return self.lo, self.hi
+
+    @property
     def text(self) -> str:
         """The control's label ("BS (roll needed)"), else its name in words."""
         return self.label or self.name.replace("_", " ")
@@ -115,8 +123,9 @@ class Control:
         number_ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         if self.kind in ("int", "optint") and number_ok and float(value) != int(value):
             number_ok = False
-        if not number_ok or not (self.lo <= value <= self.hi):
-            expected = f"a {'whole ' if self.kind != 'float' else ''}number from {_num(self.lo)} to {_num(self.hi)}"
+        lo, hi = self.bounds
+        if not number_ok or not (lo <= value <= hi):
+            expected = f"a {'whole ' if self.kind != 'float' else ''}number from {_num(lo)} to {_num(hi)}"
             if self.kind == "optint":
                 expected += f" or {NONE_TOKEN!r}"
             raise InputError(self.name, expected, value)

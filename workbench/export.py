@@ -65,7 +65,7 @@ def _discover() -> str | None:
         found = Chromium.find_browser(skip_local=False)
     except (ImportError, AttributeError, TypeError):  # an older choreographer: its PATH search only
         try:
-            from choreographer.utils import browser_which
+            from choreographer.utils import browser_which  # type: ignore[attr-defined]  # only older releases export it
         except ImportError:
             return None
         found = browser_which(["google-chrome", "chrome", "chromium", "chromium-browser", "msedge"])

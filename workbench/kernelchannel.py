@@ -95,7 +95,8 @@ def scrub(msg_type: str, content: dict) -> dict | None:
     if msg_type == "comm_msg":  # an output widget's captured outputs
         state = (content.get("data") or {}).get("state")
         outputs = state.get("outputs") if isinstance(state, dict) else None
-        if isinstance(outputs, list) and any(isinstance(o, dict) and _plain_output(o) is not o for o in outputs):
+        if (isinstance(state, dict) and isinstance(outputs, list)
+                and any(isinstance(o, dict) and _plain_output(o) is not o for o in outputs)):
             clean = [_plain_output(o) if isinstance(o, dict) else o for o in outputs]
             return {**content, "data": {**content["data"], "state": {**state, "outputs": clean}}}
     return None

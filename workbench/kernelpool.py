@@ -88,8 +88,11 @@ class PacedRefill:
         return self
 
     def fill_if_needed(self, delay: float | None = None, notebook_name: str | None = None, **kwargs):
+        fill = self._fill
+        if fill is None:  # only install(km) puts this method where Voila calls it
+            raise RuntimeError("PacedRefill.fill_if_needed called before install(km)")
         if delay is not None:  # the first fill, or an explicit delay: Voila's own
-            return self._fill(delay=delay, notebook_name=notebook_name, **kwargs)
+            return fill(delay=delay, notebook_name=notebook_name, **kwargs)
         self.last_taken = self.clock()
         asked = self.last_taken
         self.takes.append(asked)
@@ -98,12 +101,14 @@ class PacedRefill:
         # while it runs, that name is the paced one (an instance attribute over the class's method).
         km._initialize = lambda name, kernel_id=None, **kw: self._paced(asked, name, kernel_id, **kw)
         try:
-            return self._fill(delay=0, notebook_name=notebook_name, **kwargs)
+            return fill(delay=0, notebook_name=notebook_name, **kwargs)
         finally:
             del km._initialize
 
     async def _paced(self, asked: float, notebook_name: str, kernel_id: str | None = None, **kwargs):
         me = asyncio.current_task()  # the pool's entry for this replacement (Voila's task)
+        if me is None:  # a coroutine the event loop runs always runs in a task
+            raise RuntimeError("PacedRefill._paced must run in an asyncio task")
         self.unstarted.add(me)
         try:
             await self._wait_turn(me, asked)
@@ -114,7 +119,10 @@ class PacedRefill:
             log = getattr(self._km, "log", None)
             if log is not None:
                 log.info("%s %s", REFILL_LOG, notebook_name)
-            content = await self._initialize(notebook_name, kernel_id, **kwargs)
+            initialize = self._initialize
+            if initialize is None:  # only install(km) sets up the fills that create this coroutine
+                raise RuntimeError("PacedRefill._paced called before install(km)")
+            content = await initialize(notebook_name, kernel_id, **kwargs)
             deadline = self.clock() + self.limit
             while not (content["task"].done() or self.ready(content["kernel_id"])) and self.clock() < deadline:
                 await asyncio.sleep(0.25)

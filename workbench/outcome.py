@@ -174,7 +174,10 @@ class Outcome:
 
     def effect_kind(self, name: str) -> str:
         """"probability" or "expected" (an expected count) for one side effect."""
-        return self.effect_kinds.get(name, "expected")
+        kinds = self.effect_kinds
+        if kinds is None:  # only an Outcome built around __post_init__, which fills it in
+            raise RuntimeError("Outcome.effect_kinds was never set (__post_init__ did not run)")
+        return kinds.get(name, "expected")
 
     @property
     def max_removed(self) -> int:

@@ -238,6 +238,8 @@ def load_unit(path: str | os.PathLike) -> Unit:
     if folder in known and folder != system:
         raise ProfileError(path, "unit.system", f"{folder!r} (the folder the file is in)", system)
     schema = systems.get(system).profiles
+    if schema is None:  # cannot be: system is one of profile_systems(), the systems with profiles
+        raise ProfileError(path, "unit.system", system_field.expected(), system)
     unit_specs, weapon_specs = schema.unit, schema.weapon
     specs = {"system": system_field, **_UNIT_COMMON, **unit_specs}
     checked = _check_table(path, "unit", unit, specs, extra_ok=("illustrative",))
@@ -246,7 +248,7 @@ def load_unit(path: str | os.PathLike) -> Unit:
     weapons_raw = data.get("weapons", MISSING)
     if not isinstance(weapons_raw, list) or not weapons_raw:
         raise ProfileError(path, "weapons", "at least one [[weapons]] table", weapons_raw)
-    weapons = []
+    weapons: list[Weapon] = []
     wspecs = {**_WEAPON_COMMON, **weapon_specs}
     for i, w in enumerate(weapons_raw):
         where = f"weapons[{i}]"
@@ -269,7 +271,7 @@ def list_units(system: str | None = None) -> list[Unit]:
     folder holding a system/file name wins)."""
     keys = profile_systems() if system is None else (_system(system),)
     folders = profiles_dirs()
-    out = []
+    out: list[Unit] = []
     for s in keys:
         found: dict[str, Path] = {}
         for base in folders:

@@ -27,7 +27,7 @@ import inspect
 import math
 import re
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -194,7 +194,9 @@ def plain_note(outcome: Outcome, note: str, controls: Mapping[str, Any] | None =
     controls = _controls(o) if controls is None else controls
     for name, c in controls.items():
         if "_" in name and name in note:
-            note = re.sub(rf"\b{re.escape(name)}=('[^']*'|\w+)", lambda m, c=c: f'"{_said(c, m.group(1))}"', note)
+            def said(m: re.Match[str], c: Any = c) -> str:
+                return f'"{_said(c, m.group(1))}"'
+            note = re.sub(rf"\b{re.escape(name)}=('[^']*'|\w+)", said, note)
             note = re.sub(rf"\b{re.escape(name)}\b", c.text, note)
     for name in o.inputs:  # an argument no control shows: its name in words
         if "_" in name and name not in controls:
@@ -224,6 +226,8 @@ def _label(label: str, n: int) -> str:
 
 def _attack_word(o: Outcome, n: int | None = None) -> str:
     word = o.trial
+    if word is None:  # only an Outcome built around __post_init__, which fills it in
+        raise RuntimeError("Outcome.trial was never set (__post_init__ did not run)")
     return word if n == 1 else word + "s"
 
 
@@ -301,18 +305,20 @@ def per_attack_line(outcome: Outcome) -> str | None:
     (16.3 %).'"""
     o = _check(outcome)
     mean = getattr(o, "per_attack_mean", None)
-    if mean is not None and getattr(o, "per_attack_any", None) is not None:
+    any_one = getattr(o, "per_attack_any", None)
+    if mean is not None and any_one is not None:
         what = o.success_label or "successes"
         return (f"Per {_attack_word(o, 1)}: expected {what} {_exact_text(mean)}; "
-                f"P(at least one {what}) = {_any_text(o.per_attack_any)}.")
+                f"P(at least one {what}) = {_any_text(any_one)}.")
     product = _product(o)
     return None if product is None else f"Per {_attack_word(o, 1)}: {product}."
 
 
 def _per_attack_cell(o: Outcome, digits: int) -> str:
     """The compare table's per-attack cell: the product, or P(at least one) where criticals add."""
-    if getattr(o, "per_attack_any", None) is not None:
-        return f"{pct(o.per_attack_any, digits)} at least one"
+    any_one = getattr(o, "per_attack_any", None)
+    if any_one is not None:
+        return f"{pct(any_one, digits)} at least one"
     if o.per_attack is None:
         return "–"
     return f"{_fraction_text(o.per_attack)} ({pct(o.per_attack, digits)})"
@@ -366,7 +372,7 @@ def explain(outcome: Outcome) -> str:
 # ---------------------------------------------------------------------------
 # the matchup in one line
 # ---------------------------------------------------------------------------
-_STYLE = {"plus": lambda v: f"{v}+", "mod": lambda v: f"{v:+d}", "plain": str}
+_STYLE: dict[str, Callable[[Any], str]] = {"plus": lambda v: f"{v}+", "mod": lambda v: f"{v:+d}", "plain": str}
 
 
 def _sides(o: Outcome):
@@ -588,8 +594,11 @@ def _table_head(o: Outcome) -> tuple[str, str, str]:
 # ---------------------------------------------------------------------------
 # one outcome
 # ---------------------------------------------------------------------------
-def _post_parts(o: Outcome, names: Sequence[str] | None) -> tuple[str, list[str], str | None, str]:
-    return matchup_line(o, names), _stage_texts(o), per_attack_line(o), _totals_text(o)
+def _post_parts(o: Outcome, names: Sequence[str] | Mapping[str, Sequence[str]] | None
+                ) -> tuple[str, list[str], str | None, str]:
+    # one outcome takes (firer, weapon, target) names; matchup_line refuses anything else
+    line = matchup_line(o, cast("Sequence[str] | None", names))
+    return line, _stage_texts(o), per_attack_line(o), _totals_text(o)
 
 
 def _trailer(o: Outcome, inputs: bool, notes: bool = True) -> list[str]:
@@ -783,7 +792,8 @@ def _repr_markdown(self) -> str:
     return to_markdown(self, inputs=False)
 
 
-Outcome.explain = _explain_method
-Outcome.to_markdown = _markdown_method
-Outcome.to_bbcode = _bbcode_method
-Outcome._repr_markdown_ = _repr_markdown
+# methods patched onto Outcome here (outcome.py cannot import teach, which imports it)
+Outcome.explain = _explain_method  # type: ignore[attr-defined]  # patched in at import
+Outcome.to_markdown = _markdown_method  # type: ignore[attr-defined]  # patched in at import
+Outcome.to_bbcode = _bbcode_method  # type: ignore[attr-defined]  # patched in at import
+Outcome._repr_markdown_ = _repr_markdown  # type: ignore[attr-defined]  # patched in at import

@@ -191,7 +191,7 @@ def stat_function(fn: Callable) -> Callable:
                 raise error from None
             raise
 
-    wrapper.__signature__ = sig
+    wrapper.__signature__ = sig  # type: ignore[attr-defined]  # read by inspect.signature; typeshed's function types do not declare it
     return wrapper
 
 

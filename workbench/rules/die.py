@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -167,7 +167,8 @@ class StageDie:
     def fractions(self) -> tuple[Fraction, Fraction, Fraction]:
         """P(fail), P(success), P(critical) as Fractions (scalar stats only)."""
         counts, denom = self.counts()
-        return tuple(Fraction(int(c), denom) for c in counts)
+        # counts holds the three outcomes' counts, in that order
+        return cast("tuple[Fraction, Fraction, Fraction]", tuple(Fraction(int(c), denom) for c in counts))
 
     # -- sampled -------------------------------------------------------------
     def table(self) -> np.ndarray:

@@ -43,7 +43,7 @@ wounds, damage) share one Markov chain.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -162,6 +162,18 @@ def _trim(a: np.ndarray) -> np.ndarray:
     return a[..., : (nz[-1] + 1 if nz.size else 1)]
 
 
+_T = TypeVar("_T")
+
+
+def _given(value: _T | None, what: str) -> _T:
+    """A value the caller has made sure is there (a later stage's distribution the backward
+    loop has filled in; wounds or damage, which the loader always gives a removal without
+    a pooled formula)."""
+    if value is None:
+        raise RuntimeError(f"no {what}")
+    return value
+
+
 def per_attack(stages: Sequence[RuleStage], probs: Sequence[np.ndarray]) -> np.ndarray:
     """Distribution (cells, k) of one attack's final successes; ``probs[i]`` is
     (3, cells): P(fail), P(success), P(critical) of stage i's roll."""
@@ -174,20 +186,20 @@ def per_attack(stages: Sequence[RuleStage], probs: Sequence[np.ndarray]) -> np.n
     g: list[np.ndarray | None] = [None] * n + [final, final]
     for i in range(n - 1, -1, -1):
         st, (pf, ps, pc) = stages[i], probs[i]
-        nxt = g[i + 1]
+        nxt = _given(g[i + 1], "distribution of the next stage")
         if st.passes_on == "fail":
             g[i] = _add((ps + pc)[:, None] * nothing, pf[:, None] * nxt)
             continue
         if st.on_critical == "extra":
             crit = _power(nxt, 1 + st.extra)
         elif st.on_critical == "skip_next":
-            crit = g[i + 2]
+            crit = _given(g[i + 2], "distribution of the stage after next")
         elif st.on_critical == "to_end":
             crit = final
         else:
             crit = nxt
         g[i] = _add(pf[:, None] * nothing, ps[:, None] * nxt, pc[:, None] * crit)
-    return g[0]
+    return _given(g[0], "distribution of the first stage")
 
 
 def expected_tokens(stages: Sequence[RuleStage], probs: Sequence[np.ndarray]) -> tuple[list, np.ndarray]:
@@ -384,12 +396,12 @@ def _fixed_index(k: np.ndarray, models, wounds, damage, spill: bool) -> tuple[np
     if isinstance(damage, int) and isinstance(wounds, int) and not spill:   # one cell: Python integers
         if damage <= 0:
             return np.zeros(np.shape(k), dtype=np.int64), np.zeros(np.shape(k))
-        per_model = -(-wounds // damage)
-        removed = k // per_model
+        each = -(-wounds // damage)  # successes per model
+        removed = k // each
         if models is None:
-            return removed, removed * (per_model * damage - wounds)
+            return removed, removed * (each * damage - wounds)
         removed = np.minimum(removed, models)
-        return removed, removed * (per_model * damage - wounds) + np.maximum(k - models * per_model, 0) * damage
+        return removed, removed * (each * damage - wounds) + np.maximum(k - models * each, 0) * damage
     if spill:
         total = k * damage
         removed = total // wounds
@@ -453,14 +465,14 @@ def _chain(p_n: np.ndarray, models: int | None, wounds: int, damage: Sequence[tu
         weights.append(q)
         wexp += q * np.where(dead, d, np.where(kill, d - w, 0))
     dest = np.concatenate(dests)
-    q = np.repeat(np.asarray(weights), n_states)
+    q_all = np.repeat(np.asarray(weights), n_states)
     V = np.empty((n_max + 1, n_states))
     v = np.zeros(n_states)
     v[M * W if M == 0 else 0] = 1.0
     for n in range(n_max + 1):
         V[n] = v
         if n < n_max:
-            v = np.bincount(dest, weights=q * np.tile(v, len(weights)), minlength=n_states)
+            v = np.bincount(dest, weights=q_all * np.tile(v, len(weights)), minlength=n_states)
     removed = r if M is None else np.append(np.repeat(np.arange(M), W), M)
     by_removed = np.zeros((n_states, int(removed.max()) + 1))
     by_removed[np.arange(n_states), removed] = 1.0
@@ -509,9 +521,10 @@ def per_success_removal(p_n: np.ndarray, models: np.ndarray | None, wounds: np.n
     parts, wasted = [], np.zeros(cells)
     for gi, (m, w) in enumerate(uniq):
         sel = inverse == gi
-        m = None if m < 0 else int(m)
+        unit = None if m < 0 else int(m)
         pn = p_n[sel, : int(last[sel].max()) + 1]
-        pmf, waste = _spill_roll(pn, m, int(w), roll_dist, path) if spill else _chain(pn, m, int(w), dmg, path)
+        pmf, waste = (_spill_roll(pn, unit, int(w), roll_dist, path) if spill
+                      else _chain(pn, unit, int(w), dmg, path))
         parts.append((sel, pmf))
         wasted[sel] = waste
     width = max(p.shape[-1] for _, p in parts)
@@ -584,17 +597,18 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
     if n_tokens is not None:
         g0 = tally.mixture(g0, n_tokens)
     p_n = successes(g0, count)
-    if removal.pooled:
-        pmf = pooled_removal(p_n, removal.removed, env, models)
+    formula = removal.removed  # the pooled formula (None: damage per success)
+    if formula is not None:  # removal.pooled
+        pmf = pooled_removal(p_n, formula, env, models)
         wasted = np.zeros(cells)
     else:
-        wounds = np.broadcast_to(check_value(removal.wounds, env, "removal.wounds", 1, MAX_STATES,
+        wounds = np.broadcast_to(check_value(_given(removal.wounds, "removal.wounds"), env, "removal.wounds", 1, MAX_STATES,
                                              "wounds per model"), (cells,))
         damage, roll = None, None
         if removal.damage_roll is not None:
             roll = damage_distribution(removal.damage_roll)
         else:
-            damage = np.broadcast_to(check_value(removal.damage, env, "removal.damage", 0, MAX_STATES,
+            damage = np.broadcast_to(check_value(_given(removal.damage, "removal.damage"), env, "removal.damage", 0, MAX_STATES,
                                                  "damage per success"), (cells,))
         pmf, wasted = per_success_removal(p_n, models, wounds, damage, roll, removal.spill, path)
     if models is not None:  # with a unit size the pmf runs 0..models, as the built-in systems' do

@@ -160,10 +160,10 @@ def _check(node: ast.AST, src: str, names: frozenset, used: set, depth: int, cou
         raise ExpressionError(f"only {ALLOWED}", _REFUSED.get(type(node.op), type(node.op).__name__))
     if isinstance(node, ast.Compare):
         ops = []
-        for op in node.ops:
-            sym = _CMPOPS.get(type(op))
+        for cmp in node.ops:
+            sym = _CMPOPS.get(type(cmp))
             if sym is None:
-                raise ExpressionError(f"only {ALLOWED}", _REFUSED.get(type(op), type(op).__name__))
+                raise ExpressionError(f"only {ALLOWED}", _REFUSED.get(type(cmp), type(cmp).__name__))
             ops.append(sym)
         return ("cmp", tuple(ops), tuple(sub(n) for n in [node.left, *node.comparators]))
     if isinstance(node, ast.BoolOp):

@@ -12,7 +12,7 @@ import keyword
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, overload
 
 from .errors import ExpressionError, RuleFileError
 from .expr import MAX_LITERAL, Expr, parse
@@ -56,7 +56,7 @@ class _Reader:
         self.text = text
         self.lines = key_lines(text)
 
-    def fail(self, field: str, expected: str, got: Any):
+    def fail(self, field: str, expected: str, got: Any) -> NoReturn:
         raise RuleFileError(self.path, field, expected, got, line_of(self.lines, field))
 
     # -- typed getters ---------------------------------------------------
@@ -102,7 +102,14 @@ class _Reader:
             self.fail(f"{field}.{key}", "true or false", x)
         return x
 
+    @overload
+    def expr(self, data: dict, key: str, field: str, names, default: None) -> Expr | None: ...
+    @overload
+    def expr(self, data: dict, key: str, field: str, names, default: str = ...) -> Expr: ...
+
     def expr(self, data: dict, key: str, field: str, names, default: Any = ...) -> Expr | None:
+        """The expression at ``data[key]``; without one ``default`` parsed (``...``: required,
+        ``None``: None)."""
         if key not in data:
             if default is ...:
                 self.fail(f"{field}.{key}", "an expression (required)", "nothing")
@@ -315,8 +322,8 @@ def _stat(r: _Reader, sname: Any, sd: Any) -> RuleStat:
         r.known(sd, field, ("kind", "default", "label", "help"))
         if "default" not in sd:
             r.fail(f"{field}.default", "true or false (required)", "nothing")
-        default = r.boolean(sd, "default", field, False)
-        return RuleStat(sname, "bool", default, label=label, help=help_)
+        flag = r.boolean(sd, "default", field, False)
+        return RuleStat(sname, "bool", flag, label=label, help=help_)
     if kind == "choice":
         r.known(sd, field, _STAT_CHOICE)
         opts = sd.get("options", None)

@@ -191,6 +191,14 @@ def check_sampled(samples: int, work: float, path) -> None:
                           f"{work:,.0f} a sample)", samples, "use fewer samples, or method='exact'")
 
 
+def _given(value: int | None, what: str) -> int:
+    """A number a removal without a pooled formula always has (the rule system reads it
+    from the file before it simulates)."""
+    if value is None:
+        raise RuntimeError(f"a removal by damage per success without {what}")
+    return value
+
+
 def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage], dice, count: int,
              removal: Removal, env: Mapping[str, Any], models: int | None, wounds: int | None,
              damage: int | None, probs: Sequence[np.ndarray], path="<rule file>", tokens_die: int = 1,
@@ -205,31 +213,33 @@ def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage]
     finals, rolling = token_bounds(stages)
     most = max(1, count * tokens_die * max(finals, rolling))
     width = (models if models is not None else 0) + 1
+    formula = removal.removed  # the pooled formula (None: damage per success)
 
     def one_chunk(n: int) -> dict[str, np.ndarray]:
         got = _tokens(rng, stages, dice, count, n, tokens_die)
         s = got.pop("finals")
-        if removal.pooled:
+        if formula is not None:  # removal.pooled
             env2 = {k: np.asarray(v) for k, v in env.items()}
             env2["successes"] = s
-            removed = removal.removed.evaluate(env2, "removal.removed")
+            removed = formula.evaluate(env2, "removal.removed")
             if models is not None:
                 removed = np.minimum(removed, models)
             wasted = np.zeros(n, dtype=np.int64)
         else:
             fn = _spill if removal.spill else _one_at_a_time
-            removed, wasted = fn(rng, s, models, wounds, damage, removal.damage_roll)
+            removed, wasted = fn(rng, s, models, _given(wounds, "wounds per model"), damage, removal.damage_roll)
         return _counted(stages, chances, env, {"removed": removed, "wasted_damage": wasted, **got}, s)
 
     top = count * tokens_die * finals          # the most final successes of one sample
-    if removal.pooled:                         # the formula checked over every count that can occur
+    if formula is not None:                    # the formula checked over every count that can occur
         env2 = {k: np.asarray(v)[None] for k, v in env.items()}
         env2["successes"] = np.arange(top + 1)
-        width = int(check_value(removal.removed, env2, "removal.removed", 0, MAX_SUCCESSES,
+        width = int(check_value(formula, env2, "removal.removed", 0, MAX_SUCCESSES,
                                 "a number of models").max()) + 1
     elif removal.spill:
-        dmax = removal.damage_roll.high if removal.damage_roll is not None else int(damage)
-        width = top * dmax // int(wounds) + 1
+        dmax = (removal.damage_roll.high if removal.damage_roll is not None
+                else int(_given(damage, "damage per success")))
+        width = top * dmax // int(_given(wounds, "wounds per model")) + 1
     else:
         width = top + 1
     if models is not None:

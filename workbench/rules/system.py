@@ -29,9 +29,10 @@ from ..outcome import Outcome, Stage
 from . import engine, tally
 from .die import StageDie
 from .errors import ForbiddenError
+from .expr import Expr
 from .loader import MAX_TOKENS_DIE
 from .sampled import simulate
-from .spec import RuleStage, RuleStat
+from .spec import Chance, Forbid, Removal, RuleStage, RuleStat
 
 __all__ = ["RuleSystem"]
 
@@ -119,6 +120,29 @@ class RuleSystem:
     #: what the side effects of every rule file are
     _KINDS = {"criticals": "expected", "wasted_damage": "expected"}
 
+    # the attributes __init__ writes into __dict__ (declared only, for the type checker)
+    key: str
+    name: str
+    notes: tuple[str, ...]
+    path: Path
+    source: str
+    stats: tuple[RuleStat, ...]
+    stages: tuple[RuleStage, ...]
+    die: int
+    count: Expr
+    removal: Removal
+    forbids: tuple[Forbid, ...]
+    tokens_die: Expr | None
+    chances: tuple[Chance, ...]
+    _by_name: dict[str, RuleStat]
+    _optional: bool
+    _plans: dict[Any, Any]
+    _values: dict[Any, Any]
+    _bounds: tuple[int, int]
+    _counted: bool
+    _switched: tuple[int, ...]
+    _effect_kinds: dict[str, str]
+
     def __init__(self, parts: Mapping[str, Any], path: str | Path, source: str):
         d = self.__dict__
         d["key"] = parts["key"]
@@ -161,11 +185,11 @@ class RuleSystem:
             self._keywords_only(args)
             return self._table(stats)
 
-        attack.__signature__ = inspect.Signature(params + run, return_annotation=Outcome)
+        attack.__signature__ = inspect.Signature(params + run, return_annotation=Outcome)  # type: ignore[attr-defined]  # read by inspect.signature
         attack.__doc__ = (f"{self.name}: one resolution of the rule file's attack "
                           "(missing stats take their defaults).")
         attack.__qualname__ = f"{self.key}.attack"
-        attack_table.__signature__ = inspect.Signature(params)
+        attack_table.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]  # read by inspect.signature
         attack_table.__doc__ = f"{self.name}: vectorised exact twin of attack() (integer stats may be arrays)."
         attack_table.__qualname__ = f"{self.key}.attack_table"
         d["attack"] = attack
@@ -217,13 +241,16 @@ class RuleSystem:
                 raise UnknownArgumentError(
                     "argument name", f"one of {', '.join(names + list(_METHOD))} for {self.key}.attack()",
                     k, f"did you mean {close[0]!r}?" if close else None)
-        inputs, env = {}, {}
+        inputs: dict[str, Any] = {}  # stat name -> its checked value
+        env: dict[str, Any] = {}     # stat name -> the number the expressions read
         for s in self.stats:
             value = given.get(s.name, s.default)
             if s.kind == "int" and s.optional and value is None:
                 inputs[s.name] = None
                 continue
             if s.kind == "int":
+                if s.min is None or s.max is None:  # the loader gives every whole-number stat both
+                    raise RuntimeError(f"stat {s.name!r} has no range")
                 if arrays and (isinstance(value, (list, tuple)) or
                                (isinstance(value, np.ndarray) and value.ndim > 0)):
                     if np.ndim(value) != 1:
@@ -252,12 +279,13 @@ class RuleSystem:
                     if val.ndim:
                         val = np.broadcast_to(val, hit.shape)[hit][0]
                     stat = self._by_name[name]
-                    val = int(val)
+                    number = int(val)
+                    said: int | bool | str = number
                     if stat.kind == "bool":
-                        val = bool(val)
+                        said = bool(number)
                     elif stat.kind == "choice":
-                        val = next(o for o, x in stat.options if x == val)
-                    shown[name] = val
+                        said = next(o for o, x in stat.options if x == number)
+                    shown[name] = said
                 raise ForbiddenError(", ".join(sorted(f.when.names)) or f"forbid[{f.index}]", f.message,
                                      f.when.source, shown)
 
@@ -302,7 +330,7 @@ class RuleSystem:
         stats (``on_critical = "none"`` where it does not apply), the per-stage probabilities,
         one attack's distribution of final successes, the expected tokens passing each stage,
         the outcome's stages in words and the per-attack figures."""
-        key = tuple((self._value(st.target, env, f"stages[{i}].target"),
+        key: tuple[object, ...] = tuple((self._value(st.target, env, f"stages[{i}].target"),
                      0 if st.modifier is None else self._value(st.modifier, env, f"stages[{i}].modifier"))
                     for i, st in enumerate(self.stages))
         switched = self.__dict__["_switched"]
@@ -343,7 +371,7 @@ class RuleSystem:
                                 for st in played):
             return {}
         mean, any_ = engine.per_attack_figures(played, fractions)
-        if many:
+        if many and n_tokens is not None:  # (many says it is not None)
             mean = mean * (n_tokens + 1) / 2 if isinstance(mean, float) else mean * Fraction(n_tokens + 1, 2)
             none = 1 - any_
             mean_none = sum(none ** j for j in range(1, n_tokens + 1)) / n_tokens
@@ -405,7 +433,7 @@ class RuleSystem:
         else:
             p_n = engine.successes(plan.g0, np.array([count]))
         arr = (lambda x: None if x is None else np.array([x]))
-        if r.pooled:
+        if r.removed is not None:  # r.pooled
             flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
             pmf = engine.pooled_removal(p_n, r.removed, flat, arr(models))[0]
             wasted = 0.0
@@ -453,6 +481,8 @@ class RuleSystem:
                            effects=effects, attacks=count, notes=self.outcome_notes(), stage_pmfs=pmfs,
                            **words)
         record["samples"] = samples
+        if rng is None:  # method_args gives a Generator for every method but "exact"
+            raise RuntimeError("no random generator for a sampled resolution")
         models, wounds, damage = self._unit(env)
         sampled = simulate(rng, samples, plan.played, plan.dice, count, self._removal(env), env, models,
                            wounds, damage, plan.probs, self.path, tokens_die=n_tokens or 1, chances=self.chances)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import os
 from pathlib import Path
+from types import ModuleType
 
 from ..errors import InputError, WorkbenchError
 from ..resources import data_dir
@@ -74,14 +75,14 @@ def _load_rules() -> tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...
         from .. import rules
     except ImportError:  # the rule-file engine is not installed: built-ins only
         return {}, ()
-    stamp = []
+    entries: list[tuple[str, int | None, int | None]] = []
     for p in files:
         try:
             st = p.stat()
-            stamp.append((str(p), st.st_mtime_ns, st.st_size))
+            entries.append((str(p), st.st_mtime_ns, st.st_size))
         except OSError:
-            stamp.append((str(p), None, None))
-    stamp = tuple(stamp)
+            entries.append((str(p), None, None))
+    stamp = tuple(entries)
     if stamp in _CACHE:
         return _CACHE[stamp]
     taken = set(BUILTINS)
@@ -121,14 +122,15 @@ def broken() -> tuple[BrokenSystem, ...]:
     return _load_rules()[1]
 
 
-def get(key: str) -> SystemDescription:
+def get(key: str | SystemDescription | ModuleType) -> SystemDescription:
     """The description of one system, by key (an unknown key is an
     :class:`~workbench.errors.InputError` listing the keys); a description
     or a built-in system's module gives its own description."""
     if isinstance(key, SystemDescription):
         return key
-    if isinstance(getattr(key, "SYSTEM", None), SystemDescription):  # a built-in system's module
-        return key.SYSTEM
+    own = getattr(key, "SYSTEM", None)
+    if isinstance(own, SystemDescription):  # a built-in system's module
+        return own
     if isinstance(key, str) and key in BUILTINS:
         return importlib.import_module(f"{__name__}.{key}").SYSTEM
     systems = _all()

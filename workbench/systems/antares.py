@@ -126,7 +126,7 @@ def test(value) -> tuple[Fraction, Fraction]:
     return die.success, die.p("critical")
 
 
-test.__test__ = False  # not a pytest test function when imported into a test module
+test.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function when imported into a test module
 
 
 def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, method: str, samples: int,

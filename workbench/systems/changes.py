@@ -38,7 +38,7 @@ import difflib
 import math
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, TypedDict
 
 import numpy as np
 
@@ -193,7 +193,7 @@ def test(target, *, natural_12_always_succeeds=False, natural_1_always_fails=Fal
     return _test(target, n12, n1)
 
 
-test.__test__ = False  # not a pytest test function when imported into a test module
+test.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function when imported into a test module
 
 
 @lru_cache(maxsize=8)
@@ -623,7 +623,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     notes.append(NOTE_WOUND)
     if wounds > 1:
         notes.append(NOTE_WOUNDS)
-    notes = tuple(notes) + _flag_notes(n12, n1)
+    all_notes = tuple(notes) + _flag_notes(n12, n1)
     same = all([s.probability for s in st] == [s.probability for s in per_unit_stages[0]]
                for st in per_unit_stages)
     stages = per_unit_stages[0] if same else ()
@@ -653,7 +653,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
                    "return_fire_models": models, "surviving_models": models - removed_mean,
                    "units_not_needed": not_needed, **per_unit_mean}
         return pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects,
-                                      attacks=total_shots, notes=notes)
+                                      attacks=total_shots, notes=all_notes)
 
     inputs.update(samples=samples)
 
@@ -673,7 +673,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
                 "surviving_models": models - removed, "units_not_needed": not_needed, **out}
 
     tally = pipeline.tally_sampled(samples, 3 * max(total_shots, 1), one_chunk, models + 1)
-    return pipeline.tally_outcome(KEY, "volley", inputs, tally, stages, attacks=total_shots, notes=notes)
+    return pipeline.tally_outcome(KEY, "volley", inputs, tally, stages, attacks=total_shots, notes=all_notes)
 
 
 # -- melee ---------------------------------------------------------------------
@@ -996,9 +996,19 @@ _MELEE_MODE = _Mode("melee", "melee", "Melee", (
 
 #: the volley dashboard: up to three units fire at one target, resolved together
 VOLLEY_UNITS = 3
-_VOLLEY_DEFAULTS = {1: dict(bs=5, s=5, ap=5, shots=5, weapon="light", action="aimed"),
-                    2: dict(bs=5, s=4, ap=4, shots=3, weapon="heavy", action="aimed"),
-                    3: dict(bs=5, s=5, ap=5, shots=5, weapon="light", action="aimed")}
+class _VolleyDefaults(TypedDict):
+    bs: int
+    s: int
+    ap: int
+    shots: int
+    weapon: str
+    action: str
+
+
+_VOLLEY_DEFAULTS: dict[int, _VolleyDefaults] = {
+    1: dict(bs=5, s=5, ap=5, shots=5, weapon="light", action="aimed"),
+    2: dict(bs=5, s=4, ap=4, shots=3, weapon="heavy", action="aimed"),
+    3: dict(bs=5, s=5, ap=5, shots=5, weapon="light", action="aimed")}
 
 
 def _volley_unit(i: int) -> tuple:
@@ -1021,7 +1031,7 @@ def volley_call(fn, values: dict, **extra):
     i's keys written ``u<i>_<key>`` (``u1_bs``, ``u2_action``...)."""
     import re
     n = values["units"]
-    attackers = [{} for _ in range(n)]
+    attackers: list[dict[str, Any]] = [{} for _ in range(n)]
     rest = {}
     for k, value in values.items():
         m = re.match(r"^u(\d+)_(.+)$", k)

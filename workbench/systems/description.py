@@ -21,7 +21,7 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping, cast
 
 import attrs
 
@@ -52,6 +52,12 @@ def _one_of(*allowed: Any) -> Callable:
         if value not in allowed:
             _fail(record, attribute, "one of " + ", ".join(map(repr, allowed)), value)
     return check
+
+
+def _as_tuple(values: Iterable[Any]) -> tuple:
+    """The converter of the tuple fields: ``tuple`` itself would make mypy's attrs plugin type
+    the argument as a generic ``Iterable[_T_co]`` that no caller's value matches."""
+    return tuple(values)
 
 
 def _tuple_of(kind: type, what: str) -> Callable:
@@ -113,7 +119,7 @@ class Sides:
     firer: tuple = attrs.field(default=(), converter=_shown, validator=_shown_ok)
     weapon: tuple = attrs.field(default=(), converter=_shown, validator=_shown_ok)
     target: tuple = attrs.field(default=(), converter=_shown, validator=_shown_ok)
-    always: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    always: tuple[str, ...] = attrs.field(default=(), converter=_as_tuple)
     unit: tuple = attrs.field(default=(), converter=_shown, validator=_shown_ok)
 
 
@@ -131,7 +137,7 @@ class Mode:
     key: str = attrs.field(validator=_text)
     function: str = attrs.field(validator=_text)
     title: str = attrs.field(validator=_text)
-    controls: tuple[Control, ...] = attrs.field(converter=tuple, validator=_tuple_of(Control, "Controls"))
+    controls: tuple[Control, ...] = attrs.field(converter=_as_tuple, validator=_tuple_of(Control, "Controls"))
     trial: str = attrs.field(default="attack", validator=_text)
     call: Callable | None = attrs.field(default=None)
     #: how its keywords read in a forum post's matchup line (None: every keyword is the situation)
@@ -164,7 +170,7 @@ class StatInfo:
     name: str = attrs.field(validator=_text)
     owner: str = attrs.field(validator=_one_of(*OWNERS))
     step: int = attrs.field(validator=_one_of(-1, 1))
-    values: tuple[int, ...] = attrs.field(converter=tuple, validator=_tuple_of(int, "whole numbers"))
+    values: tuple[int, ...] = attrs.field(converter=_as_tuple, validator=_tuple_of(int, "whole numbers"))
     doc: str = attrs.field(validator=_text)
 
     @values.validator
@@ -195,7 +201,7 @@ class Step:
     label: str = attrs.field(validator=_text)
     sign: int = attrs.field(default=1, validator=_one_of(-1, 1))
     style: str = attrs.field(default="plain", validator=_one_of("plus", "mod", "plain"))
-    ladder: tuple[Rung, ...] = attrs.field(default=(), converter=tuple, validator=_tuple_of(Rung, "Rungs"))
+    ladder: tuple[Rung, ...] = attrs.field(default=(), converter=_as_tuple, validator=_tuple_of(Rung, "Rungs"))
 
     def text(self, value: Any) -> str:
         """How ``value`` of the stat reads: "BS 4+", "T +3", "Res 6"."""
@@ -225,7 +231,7 @@ class ProfileField:
     kind: str = attrs.field(validator=_one_of("int", "str", "bool", "choice"))
     lo: int | None = None
     hi: int | None = None
-    allowed: tuple = attrs.field(default=(), converter=tuple)
+    allowed: tuple = attrs.field(default=(), converter=_as_tuple)
     default: Any = MISSING
     doc: str = ""
 
@@ -266,7 +272,7 @@ class Profiles:
 
     unit: Mapping[str, ProfileField] = attrs.field(converter=_frozen_map)
     weapon: Mapping[str, ProfileField] = attrs.field(converter=_frozen_map)
-    basic: tuple[str, str, str] = attrs.field(converter=tuple)
+    basic: tuple[str, str, str] = attrs.field(converter=_as_tuple)
     to_kwargs: Callable = attrs.field()
 
     @basic.validator
@@ -346,10 +352,10 @@ class SystemDescription:
     title: str = attrs.field(validator=_text)
     blurb: str = attrs.field(validator=_text)
     colour: str = attrs.field(validator=_colour)
-    modes: tuple[Mode, ...] = attrs.field(converter=tuple, validator=_tuple_of(Mode, "Modes"))
+    modes: tuple[Mode, ...] = attrs.field(converter=_as_tuple, validator=_tuple_of(Mode, "Modes"))
     effects: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_map)
     effect_words: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_map)
-    stats: tuple[StatInfo, ...] = attrs.field(default=(), converter=tuple,
+    stats: tuple[StatInfo, ...] = attrs.field(default=(), converter=_as_tuple,
                                               validator=_tuple_of(StatInfo, "StatInfos"))
     seed_matchup: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_map)
     granularity_grid: Mapping[str, Any] | None = attrs.field(default=None, converter=_optional_map)
@@ -503,6 +509,12 @@ def _stat_control(stat: Any) -> Control:
                   stat.help or f"{label}: a whole number from {lo} to {hi}")
 
 
+def _whole_steps(c: Control) -> tuple[int, ...]:
+    """Every value of a whole-number stat's slider, ``lo`` to ``hi`` (both whole numbers)."""
+    lo, hi = cast("tuple[int, int]", c.bounds)
+    return tuple(range(lo, hi + 1))
+
+
 def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
     """The description of a loaded rule file (a ``RuleSystem``, see
     ``workbench.rules``): one mode, "attack", with a control per stat
@@ -513,9 +525,9 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
     or equivalence grid (which stat counts attacks is not known)."""
     controls = tuple(_stat_control(s) for s in rule_system.stats)
     stats = tuple(
-        StatInfo(s.name, "either", +1, tuple(range(c.lo, c.hi + 1)),
+        StatInfo(s.name, "either", +1, _whole_steps(c),
                  (s.help or (s.label or s.name)) + "; the rule file says not which side a higher value helps")
-        for s, c in zip(rule_system.stats, controls) if s.kind == "int" and c.hi > c.lo)
+        for s, c in zip(rule_system.stats, controls) if s.kind == "int" and c.bounds[1] > c.bounds[0])
     notes = tuple(getattr(rule_system, "notes", ()) or ())
     chances = tuple(getattr(rule_system, "chances", ()) or ())
     path = Path(rule_system.path) if getattr(rule_system, "path", None) else None

@@ -510,6 +510,8 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
                                       {k: float(x) for k, x in out["effects"].items()},
                                       attacks=a["shots"], notes=notes, label="models downed")
 
+    if rng is None:  # method_args gives a Generator for every method but "exact"
+        raise RuntimeError("no random generator for a sampled resolution")
     n_shots, models = a["shots"], a["models"]
     width = n_shots + 1 if models is None else min(n_shots, models) + 1
     near_code = to_hit.labels.index("near_miss")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
@@ -60,7 +60,7 @@ class Exchange(DieTest):
         f"h{h}_c{c}_cw{cw}_{w}" for h in (1, 2) for c in range(3) for cw in range(3) for w in _WINNERS)
 
     @property
-    def dice(self) -> int:
+    def dice(self) -> int:  # type: ignore[override]  # DieTest's dice is a class constant; an exchange counts its own
         return len(self.attack_mods) + len(self.block_mods) + len(self.counter_mods)
 
     def evaluate(self, faces: np.ndarray) -> np.ndarray:
@@ -140,7 +140,7 @@ def _chain_sample(kills: np.ndarray, save_ok_f, save_ok_w, tough: bool, start_wo
 
 
 def _check_cc(kw: dict) -> dict:
-    a = {}
+    a: dict[str, Any] = {}  # argument name -> its checked value (ints, strs, bools, None)
     for name in ("attacker_cqc", "defender_cqc"):
         a[name] = v.integer(name, kw[name], *STAT_RANGE)
     for name in ("attacker_phys", "defender_phys", "attacker_heroic_save", "defender_heroic_save"):
@@ -187,7 +187,7 @@ def _check_cc(kw: dict) -> dict:
             a[name] = None
         strike_phys = "attacker_phys" if a["melee_phys"] == "attacker" else "defender_phys"
         counter_phys = "defender_phys" if a["melee_phys"] == "attacker" else "attacker_phys"
-        needed = [strike_phys] + ([counter_phys] if counter else [])
+        needed: Sequence[str] = [strike_phys] + ([counter_phys] if counter else [])
         for name in needed:
             if a[name] is None:
                 v.forbid(name, None, f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]}",
@@ -220,6 +220,8 @@ def _cc_dice(a: dict):
     def_roll = -int(a["defender_outnumbered"]) - int(a["defender_wounded"]) - int(a["defender_shocked"])
     def_weapon = def_roll - int(a["defender_dual_weapons"] == "hit")
     n_def_weapon = 2 if a["defender_dual_weapons"] is not None else 1
+    block: tuple[int, ...]
+    counter: tuple[int, ...]
     if a["response"] == "block":
         block = (def_weapon,) * n_def_weapon + ((def_roll,) if a["shield"] else ())
         counter = ()
@@ -522,6 +524,8 @@ def _rounds_effects(a: dict, rounds: int) -> dict:
                 else:
                     nxt[key] = nxt.get(key, zero) + ps * q
         state = nxt
+    if push_first is None:  # rounds is checked to be 1 or more: the first round sets it
+        raise RuntimeError("no round of close combat was fought")
     # standing and wounded at the end (whether the fight ended by a downing or by the round limit)
     finals = list(state.items()) + list(ended.items())
     d_new = sum((p for (aw, dw), p in finals if dw), zero) if not a["defender_wounded"] else zero

@@ -278,7 +278,7 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
         _stage("to hit", "BS", a["bs"], "Ev", a["ev"], a["hit_mod"], hit_t),
         _stage("to penetrate", "AP", a["ap"], "AV", a["av"], a["pen_mod"], pen_t),
     )
-    notes = (NOTES[0].format(die=a["die"], base=a["base"]),) + NOTES[1:] + (
+    notes: tuple[str, ...] = (NOTES[0].format(die=a["die"], base=a["base"]),) + NOTES[1:] + (
         _damage_note(a["s"], a["t"], a["explosive"]),)
     if a["models"] is not None:
         frac = _fraction_of(a["suppression_fraction"])
@@ -296,6 +296,8 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
                                       {k: float(x) for k, x in out["effects"].items()},
                                       attacks=a["shots"], notes=notes)
 
+    if rng is None:  # method_args gives a Generator for every method but "exact"
+        raise RuntimeError("no random generator for a sampled resolution")
     shots_n, models_n = a["shots"], a["models"]
     width = int(_removed(shots_n, a["s"], a["t"], a["explosive"], models_n)) + 1
     frac = _fraction_of(a["suppression_fraction"])

@@ -149,7 +149,7 @@ class UnitSpec:
     @property
     def guns(self) -> tuple[Weapon, ...]:
         """The weapons that shoot (every weapon but the melee ones)."""
-        return self._guns
+        return self._guns  # type: ignore[attr-defined]  # a cache __post_init__ sets on the frozen instance, not a field
 
     @property
     def melee_weapon(self) -> Weapon:
@@ -230,6 +230,6 @@ def target_count(units: Sequence[UnitSpec], loaded: Sequence[str] = ()) -> int:
         raise InputError("units", "a list of workbench.turn.UnitSpec", units)
     if not isinstance(loaded, (list, tuple, set, frozenset)) or not all(isinstance(n, str) for n in loaded):
         raise InputError("loaded", "a list of unit names", loaded)
-    loaded = set(loaded)
-    return sum(2 if (u.carries or u.name in loaded) else 1 for u in units)
+    names = set(loaded)
+    return sum(2 if (u.carries or u.name in names) else 1 for u in units)
 

@@ -370,11 +370,11 @@ class Battle:
         if target.status == FIGHTING:
             raise InputError("target", "a unit that is not FIGHTING",
                              f"{target.side}:{target.name}", "Units that are FIGHTING cannot be shot at")
-        if target.embarked or firer.embarked:
-            who = target if target.embarked else firer
-            raise InputError("target" if target.embarked else "firer", "a unit on the table",
-                             f"{who.side}:{who.name} (embarked on {who.transport.name})",
-                             "an embarked unit is off the table until it DISEMBARKs")
+        for role, who in (("target", target), ("firer", firer)):  # the target first
+            if who.transport is not None:  # embarked
+                raise InputError(role, "a unit on the table",
+                                 f"{who.side}:{who.name} (embarked on {who.transport.name})",
+                                 "an embarked unit is off the table until it DISEMBARKs")
         if target.status == EVADING and shot != "snap":
             if self.rules.snap_at_evading == "refuse":
                 raise InputError("shot", "'snap' at an EVADING target", shot,

@@ -79,16 +79,19 @@ def make_control(c: Control, looks: SharedLooks | None = None) -> W.ValueWidget:
     looks = looks or SharedLooks()
     common = dict(description=c.text, style=looks.slider_style, layout=looks.layout)
     if c.kind == "int":
-        w = guard.IntSlider(value=c.default, min=int(c.lo), max=int(c.hi), step=1, continuous_update=False, **common)
+        lo, hi = c.bounds
+        w = guard.IntSlider(value=c.default, min=int(lo), max=int(hi), step=1, continuous_update=False, **common)
         kind = "slider"
     elif c.kind == "optint":
-        zero = int(c.lo) - 1
+        lo, hi = c.bounds
+        zero = int(lo) - 1
         common["description"] = f"{common['description']} ({zero}=none)"
-        w = guard.IntSlider(value=zero if c.default is None else c.default, min=zero, max=int(c.hi), step=1,
+        w = guard.IntSlider(value=zero if c.default is None else c.default, min=zero, max=int(hi), step=1,
                         continuous_update=False, **common)
         kind = "slider"
     elif c.kind == "float":
-        w = guard.FloatSlider(value=c.default, min=c.lo, max=c.hi, step=c.step, continuous_update=False,
+        lo, hi = c.bounds
+        w = guard.FloatSlider(value=c.default, min=lo, max=hi, step=c.step, continuous_update=False,
                           readout_format=".2f", **common)
         kind = "slider"
     elif c.kind == "bool":
@@ -138,7 +141,7 @@ def _to_arg(c: Control, value: Any) -> Any:
     if value is _NONE or (isinstance(value, str) and value == _NONE):
         return None
     if c.kind == "optint":
-        return None if value == int(c.lo) - 1 else int(value)
+        return None if value == int(c.bounds[0]) - 1 else int(value)
     if c.kind == "float":
         return round(float(value), 10)
     return value
@@ -146,7 +149,7 @@ def _to_arg(c: Control, value: Any) -> Any:
 
 def _to_widget(c: Control, value: Any) -> Any:
     if c.kind == "optint" and value is None:
-        return int(c.lo) - 1
+        return int(c.bounds[0]) - 1
     if value is None and c.options and None in c.options:
         return _NONE
     return value
@@ -158,13 +161,14 @@ def declared(c: Control, value: Any) -> Any:
     control), anything the control cannot show (NaN, a string in a slider,
     an option it does not list) becomes its default."""
     if c.kind in ("int", "optint", "float"):
-        lo = int(c.lo) - 1 if c.kind == "optint" else c.lo
+        low, hi = c.bounds
+        lo = int(low) - 1 if c.kind == "optint" else low
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return _to_widget(c, c.default)
-        value = min(max(value, lo), c.hi)
+        value = min(max(value, lo), hi)
         if c.kind == "float":
             snapped = lo + round((value - lo) / c.step) * c.step if c.step else value
-            return float(round(min(max(snapped, lo), c.hi), 10))
+            return float(round(min(max(snapped, lo), hi), 10))
         return int(round(value))
     if c.kind == "bool":
         return value if isinstance(value, bool) else c.default
@@ -178,11 +182,14 @@ def declared(c: Control, value: Any) -> Any:
 def _bounds(c: Control) -> dict[str, Any]:
     """The declared ``min``/``max``/``step`` of a slider control (else {})."""
     if c.kind == "int":
-        return dict(min=int(c.lo), max=int(c.hi), step=1)
+        lo, hi = c.bounds
+        return dict(min=int(lo), max=int(hi), step=1)
     if c.kind == "optint":
-        return dict(min=int(c.lo) - 1, max=int(c.hi), step=1)
+        lo, hi = c.bounds
+        return dict(min=int(lo) - 1, max=int(hi), step=1)
     if c.kind == "float":
-        return dict(min=c.lo, max=c.hi, step=c.step)
+        lo, hi = c.bounds
+        return dict(min=lo, max=hi, step=c.step)
     return {}
 
 
@@ -233,7 +240,7 @@ class SystemDashboard(LiveDashboard):
       key -> Mode.
     """
 
-    def __init__(self, system: str, *, mode: str | None = None, query: str | None = None,
+    def __init__(self, system: str | systems.SystemDescription, *, mode: str | None = None, query: str | None = None,
                  profiles: bool = True, sampled_samples: int = SAMPLED_SAMPLES,
                  sampled_seed: int = SAMPLED_SEED):
         self.description = systems.get(system)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
+from typing import Any, TypedDict
 
 import ipywidgets as W
 import pandas as pd
@@ -85,7 +85,11 @@ def _relabel(text, labels: dict[str, str]):
     return pattern.sub(lambda m: labels[m.group(1)], text)
 
 
-def _shots(desc, shots: int) -> dict[str, int]:
+class _Shots(TypedDict, total=False):
+    shots: int
+
+
+def _shots(desc, shots: int) -> _Shots:
     """``{"shots": shots}`` when the system's first function takes shots."""
     return {"shots": shots} if "shots" in desc.arguments(desc.modes[0].function) else {}
 
@@ -321,7 +325,10 @@ class DiagnosticsDashboard(W.VBox):
                         (self.sw_heat, "wb-plot-heatmap"), (self.sw_lines, "wb-plot-lines")):
             w.add_class(name)
         self._sweep_stats()
-        self.sw_system.observe(self._on(lambda: (self._sweep_stats(), self.update_sweep())), "value")
+        def new_system() -> None:
+            self._sweep_stats()
+            self.update_sweep()
+        self.sw_system.observe(self._on(new_system), "value")
         for w in (self.sw_x, self.sw_y, self.sw_value, self.sw_shots):
             w.observe(self._on(self.update_sweep), "value")
         controls = W.HBox([self.sw_system, self.sw_value, self.sw_x, self.sw_y, self.sw_shots],
@@ -425,7 +432,10 @@ class DiagnosticsDashboard(W.VBox):
         self.eq_view = _view()
         self.eq_table = W.HTML("")
         self._eq_build()
-        self.eq_system.observe(self._on(lambda: (self._eq_build(), self.update_equivalence())), "value")
+        def new_system() -> None:
+            self._eq_build()
+            self.update_equivalence()
+        self.eq_system.observe(self._on(new_system), "value")
         for w in (self.eq_shots, self.eq_models):
             w.observe(self._on(self.update_equivalence), "value")
         from .forum import ForumPanel  # a forum post of the matchup and its closest equivalents

@@ -87,12 +87,12 @@ class RuleEditor:
         self.path = Path(path)
         self.debounce = float(debounce)
         self.redraws = 0
-        self.system = None
+        self.system: rules.RuleSystem | None = None
         self.error: WorkbenchError | None = None
         self.dashboard: SystemDashboard | None = None
         self._pending: asyncio.TimerHandle | None = None
         self._saved_text = self.path.read_text(encoding="utf-8")
-        self.baseline = None  # the RuleSystem the current text is compared with
+        self.baseline: rules.RuleSystem | None = None  # the RuleSystem the current text is compared with
         self.baseline_text = ""
         self.change = W.HTML("")
         self.change.add_class("wb-editor-change")

@@ -292,7 +292,7 @@ class ForumPanel(W.VBox):
     the tab's :class:`CopyButton`.
     """
 
-    def __init__(self, get_outcome: Callable[[], Outcome | None], *, images: bool = True,
+    def __init__(self, get_outcome: Callable[[], Outcome | Mapping[str, Outcome] | None], *, images: bool = True,
                  width: int = export.DEFAULT_WIDTH, height: int = export.DEFAULT_HEIGHT):
         if not callable(get_outcome):
             raise InputError("get_outcome", "a callable returning the current Outcome",

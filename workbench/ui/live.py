@@ -4,7 +4,7 @@ its query string applied."""
 from __future__ import annotations
 
 import contextlib
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from . import guard
 from .plots import show_widget
@@ -23,6 +23,7 @@ class LiveDashboard:
     the controls no longer hold the chosen units).
     """
 
+    widget: Any  # what is put on the page: each subclass's __init__ sets it
     _hold = 0
     _query_applied = False
 

@@ -180,9 +180,10 @@ def _snap(c: Control, value: Any) -> Any:
     if c.kind == "int":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return c.default
-        value = min(max(float(value), c.lo), c.hi)
+        lo, hi = c.bounds
+        value = min(max(float(value), lo), hi)
         step = c.step or 1
-        return int(c.lo + round((value - c.lo) / step) * step)
+        return int(lo + round((value - lo) / step) * step)
     if c.kind == "choice":
         return value if any(value == o and type(value) is type(o) for o in c.options) else c.default
     return c.default  # pragma: no cover - the page has no other kind
@@ -203,7 +204,8 @@ def _widget(c: Control, options: list | None = None) -> W.ValueWidget:
         w = guard.Dropdown(options=options or list(c.options), value=c.default, description=c.text, **_LOOKS)
         kind = "dropdown"
     else:
-        w = guard.IntSlider(value=c.default, min=int(c.lo), max=int(c.hi), step=int(c.step),
+        lo, hi = c.bounds
+        w = guard.IntSlider(value=c.default, min=int(lo), max=int(hi), step=int(c.step),
                             continuous_update=False, description=c.text, **_LOOKS)
         kind = "slider"
     w.tooltip = c.help
@@ -428,9 +430,11 @@ class TurnDashboard(LiveDashboard):
         try:
             for k, c in self.controls.items():
                 w = self.widgets[k]
-                if c.kind == "int" and (w.min, w.max, w.step) != (int(c.lo), int(c.hi), int(c.step)):
-                    w.max = max(w.max, int(c.hi))
-                    w.min, w.max, w.step = int(c.lo), int(c.hi), int(c.step)
+                if c.kind == "int":
+                    lo, hi = c.bounds
+                    if (w.min, w.max, w.step) != (int(lo), int(hi), int(c.step)):
+                        w.max = max(w.max, int(hi))
+                        w.min, w.max, w.step = int(lo), int(hi), int(c.step)
                 value = _snap(c, w.value)
                 if not (value == w.value and type(value) is type(w.value)):
                     w.value = value
@@ -516,6 +520,8 @@ class TurnDashboard(LiveDashboard):
                             hovertemplate="%{x} lost: %{y:.1%} of turns<extra>" + mode + "</extra>")
             replace_figure(self.figures[key], fig)
 
+        if self.numbers is None:  # refresh sets the numbers before it draws
+            raise RuntimeError("TurnDashboard._draw before the numbers were computed")
         n = self.numbers.set_index("scenario")
         names = [_short(k) for k in SCENARIOS]
         ratios = [float(n.loc[k, "exchange"]) for k in SCENARIOS]
@@ -561,6 +567,8 @@ class TurnDashboard(LiveDashboard):
                    "Expected passive units destroyed")
         head = "".join(f"<th>{html.escape(h)}</th>" for h in columns)
         body = []
+        if self.numbers is None:  # refresh sets the numbers before it writes the table
+            raise RuntimeError("TurnDashboard._table_html before the numbers were computed")
         for row in self.numbers.itertuples():
             cells = [SCENARIOS[row.scenario] + (f" ({_ANSWER_WORDS[values['b_answer']]})"
                                                 if row.scenario == "chosen" else ""),
