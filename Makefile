@@ -84,14 +84,14 @@ run: setup
 # `make test` then runs the slow ones in one process, alone on the machine: a server,
 # its kernels and a browser already use every core of a small machine, and pages
 # that competed with other tests for them ran past their timeouts. Both parts always
-# run, and `make test` fails if either did.
+# run, and `make test` fails if either did; the slow part ends with its 15 slowest tests.
 TEST_WORKERS ?= 4
 PYTEST_PARALLEL := -n auto --maxprocesses=$(TEST_WORKERS) --dist loadgroup
 FAST := not browser and not server and not notebook and not packaging
 
 test: setup-test browser nginx lint
 	@$(PY) -m pytest $(PYTEST_PARALLEL) -m "$(FAST)"; fast=$$?; \
-	$(PY) -m pytest -m "not ($(FAST))"; slow=$$?; \
+	$(PY) -m pytest -m "not ($(FAST))" --durations=15; slow=$$?; \
 	echo "== fast tests: exit $$fast; slow tests (browser, server, notebook, packaging): exit $$slow"; \
 	[ $$fast -eq 0 ] && [ $$slow -eq 0 ]
 

@@ -25,6 +25,17 @@ def test_the_slow_markers_are_registered_and_test_fast_leaves_them_out():
     assert '-m "$(FAST)"' in recipe
 
 
+def test_make_test_runs_the_fast_part_then_the_slow_part_and_fails_if_either_fails():
+    """`make test` = every test once: the fast ones in parallel, then the slow ones
+    (exactly the rest) in one process; its status is bad when either part's is."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", makefile, re.M).group(1)
+    fast, slow = recipe.index('-m "$(FAST)"'), recipe.index('-m "not ($(FAST))"')
+    assert fast < slow and "$(PYTEST_PARALLEL)" in recipe[:slow] and "$(PYTEST_PARALLEL)" not in recipe[slow:]
+    assert "fast=$$?" in recipe and "slow=$$?" in recipe
+    assert recipe.rstrip().endswith("[ $$fast -eq 0 ] && [ $$slow -eq 0 ]")
+
+
 def test_a_server_in_a_test_without_the_server_marker_is_refused():
     # this test is not marked: the harness says so before any process starts
     with pytest.raises(RuntimeError, match=r"not marked 'server'.*pytest\.mark\.server"):
