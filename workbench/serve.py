@@ -389,12 +389,17 @@ def refuse(handler, kind: str, **headers: str) -> None:
     handler.finish(page)
 
 
-async def shutdown_every_kernel(km, attempts: int = 3) -> None:
-    """``km.shutdown_all(now=True)``, again when it stops at a kernel that ended
-    meanwhile: Jupyter Server answers a kernel id it no longer lists with a 404
-    (a refill whose start failed as the server stopped), and ``shutdown_all``
-    then leaves the remaining kernels and pool running. Any other error, or a
-    404 on every attempt, is raised."""
+async def shutdown_every_kernel(km, attempts: int = 10, pause: float = 0.5) -> None:
+    """``km.shutdown_all(now=True)``, again when it stops at a kernel still starting.
+
+    ``shutdown_all`` also shuts down the kernels whose start is pending (a refill
+    started as the server stops), and Jupyter Server answers such a kernel's id
+    with a 404; ``shutdown_all`` then stops there and leaves the other kernels
+    and the pool running. A 404 is retried after ``pause`` seconds, at most
+    ``attempts`` times in all (a few seconds: the start is usually done by
+    then). Any other error, or a 404 on every attempt, is raised."""
+    import asyncio
+
     import tornado.web
 
     for attempt in range(attempts):
@@ -404,6 +409,7 @@ async def shutdown_every_kernel(km, attempts: int = 3) -> None:
         except tornado.web.HTTPError as exc:
             if exc.status_code != 404 or attempt == attempts - 1:
                 raise
+            await asyncio.sleep(pause)
 
 
 def _have_anywidget() -> bool:
