@@ -9,6 +9,7 @@ import asyncio
 
 import pytest
 
+from workbench import kernelpool
 from workbench.kernelpool import PacedRefill
 
 
@@ -216,3 +217,32 @@ def test_three_viewers_together_are_not_a_burst_but_five_are():
 def test_a_burst_needs_at_least_one_take():
     with pytest.raises(ValueError, match="burst"):
         PacedRefill(burst=0)
+
+
+def test_a_replacement_stuck_before_its_viewer_wait_is_logged_and_the_next_one_starts():
+    class Log:
+        def __init__(self):
+            self.warnings: list[str] = []
+
+        def info(self, *args):
+            pass
+
+        def warning(self, fmt, *args):
+            self.warnings.append(fmt % args)
+
+    async def scenario():
+        km = StandInPool(preheat=3600)  # a notebook that never reaches its viewer wait
+        km.log = Log()
+        loop = asyncio.get_running_loop()
+        PacedRefill(quiet=0, patience=0, limit=0.3, ready=lambda k: k in km.ready, clock=loop.time).install(km)
+        km.take()
+        km.take()  # two replacements: the second waits its turn behind the stuck first
+        started = loop.time()
+        await asyncio.gather(*km.pool)
+        assert loop.time() - started < 2, "the second replacement waited for more than the limit"
+        assert [what for what, _, _ in km.events] == ["start", "start"]
+        assert len(km.log.warnings) == 2
+        assert all(w.startswith(kernelpool.SLOW_LOG + " nb: kernel nb-") for w in km.log.warnings)
+        assert "after 0.3 s" in km.log.warnings[0]
+
+    run(scenario())

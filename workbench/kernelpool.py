@@ -44,6 +44,8 @@ PATIENCE_S = 45.0
 PREHEAT_LIMIT_S = 120.0
 #: what the server's log says when a replacement starts (followed by the notebook's name)
 REFILL_LOG = "Preheating a replacement kernel for"
+#: what the log says when a replacement's notebook is still not waiting for its viewer after the limit
+SLOW_LOG = "Slow replacement kernel for"
 
 
 def _waiting_for_viewer(kernel_id: str) -> bool:
@@ -124,7 +126,13 @@ class PacedRefill:
                 raise RuntimeError("PacedRefill._paced called before install(km)")
             content = await initialize(notebook_name, kernel_id, **kwargs)
             deadline = self.clock() + self.limit
-            while not (content["task"].done() or self.ready(content["kernel_id"])) and self.clock() < deadline:
+            while not (content["task"].done() or self.ready(content["kernel_id"])):
+                if self.clock() >= deadline:
+                    if log is not None:  # the next replacement goes; this one is said, so a slow page shows
+                        log.warning("%s %s: kernel %s has not reached its viewer wait after %g s; "
+                                    "starting the next one", SLOW_LOG, notebook_name, content["kernel_id"],
+                                    self.limit)
+                    break
                 await asyncio.sleep(0.25)
             return content
         finally:
