@@ -487,38 +487,48 @@ class Granularity:
             step=[None] + list(self.steps)))
 
 
+#: id(description) -> (the description, its granularity): each is worked out once per process
+_GRANULARITY: dict[int, tuple[SystemDescription, Granularity]] = {}
+
+
 def granularity(system: Any) -> Granularity:
     """Distinct per-attack probabilities a system can produce over its stat ranges.
 
-    Per attack = the product of the stage probabilities of one shot (the chance
-    one shot removes a model). The grid is the description's
-    ``granularity_grid`` (one shot, no unit size); it is
+    Per attack = the chance one attack removes a model (the product of the
+    stage probabilities of one shot where no critical adds or skips). The
+    grid is the description's ``granularity_grid`` (one attack; a rule file's
+    is read from its stats, see :mod:`workbench.systems.grids`); it is
     evaluated through the system's vectorised twin, and each distinct value is
-    then taken exactly, as a Fraction, from ``Outcome.per_attack`` of one cell
-    that produces it. ``steps`` are the differences between consecutive
+    then taken exactly, as a Fraction, from ``Outcome.per_attack_any`` (or
+    ``per_attack``) of one cell that produces it. ``steps`` are the differences between consecutive
     distinct values.
     """
     desc = _system(system)
     if desc.granularity_grid is None:
         raise InputError("system", "a system with a granularity grid: "
                          + ", ".join(_with("granularity_grid")), desc.key)
+    known = _GRANULARITY.get(id(desc))
+    if known is not None and known[0] is desc:
+        return known[1]
     grid = dict(desc.granularity_grid)
     name, fn = _function(desc, None)
     cells, pmf, _eff, _path = evaluate(desc, name, progress=False, **grid)
-    p = pmf[:, 1] if pmf.shape[1] > 1 else np.zeros(len(cells))
+    p = 1.0 - pmf[:, 0]
     rounded = np.round(p, 12)
     _, first = np.unique(rounded, return_index=True)
     records = cells.to_dict("records")
     values = set()
     for i in first:
         out = fn(**records[int(i)])
-        exact = out.per_attack
+        exact = out.per_attack_any if out.per_attack_any is not None else out.per_attack
         if exact is None or abs(float(exact) - p[i]) > 1e-9:
             exact = Fraction(float(p[i])).limit_denominator(10 ** 6)
         values.add(exact)
     vals = tuple(sorted(values))
     steps = tuple(b - a for a, b in zip(vals, vals[1:]))
-    return Granularity(desc.key, vals, steps, grid)
+    out = Granularity(desc.key, vals, steps, grid)
+    _GRANULARITY[id(desc)] = (desc, out)
+    return out
 
 
 def _with(field: str) -> list[str]:
@@ -556,12 +566,13 @@ def granularity_figure(systems_: Iterable[str] | None = None):
     fig = go.Figure()
     for key in _system_keys(systems_, "granularity_grid"):
         g = granularity(key)
-        fig.add_trace(go.Scatter(x=[float(x) for x in g.values], y=[key] * len(g.values), mode="markers",
-                                 marker=dict(symbol="line-ns-open", size=14), name=key,
+        name = systems.get(key).name
+        fig.add_trace(go.Scatter(x=[float(x) for x in g.values], y=[name] * len(g.values), mode="markers",
+                                 marker=dict(symbol="line-ns-open", size=14), name=name,
                                  text=[str(x) for x in g.values],
-                                 hovertemplate="%{text} (%{x:.2%})<extra>" + key + "</extra>"))
+                                 hovertemplate="%{text} (%{x:.2%})<extra>" + name + "</extra>"))
     fig.update_layout(title="Distinct per-attack probabilities (granularity)",
-                      xaxis_title="P(one attack removes a model)", xaxis_tickformat=".0%")
+                      xaxis_title="chance one attack removes a model", xaxis_tickformat=".0%")
     return fig
 
 

@@ -521,8 +521,12 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
     (its kind, range, label and help); its whole-number stats step through
     their ranges in the diagnostics, with no side said to be helped
     (owner "either", step +1); the seed matchup is every stat at its
-    default. It has no profiles, no compare-page concepts and no granularity
-    or equivalence grid (which stat counts attacks is not known)."""
+    default; its granularity and equivalence grids are read from its stats
+    (:func:`workbench.systems.grids.rule_grids`). It has no profiles and no
+    compare-page concepts."""
+    from .grids import rule_grids
+
+    granularity, search = rule_grids(rule_system)
     controls = tuple(_stat_control(s) for s in rule_system.stats)
     stats = tuple(
         StatInfo(s.name, "either", +1, _whole_steps(c),
@@ -540,5 +544,6 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
                  **{c.name: "probability" for c in chances}},
         effect_words={c.name: c.label for c in chances if c.label and c.label != c.name},
         stats=stats, seed_matchup={c.name: c.default for c in controls},
+        granularity_grid=granularity, equivalence_search=search,
         path=path, functions=("attack",))
 

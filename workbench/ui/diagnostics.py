@@ -259,7 +259,12 @@ class DiagnosticsDashboard(W.VBox):
 
     def _on_tab(self, _change=None) -> None:
         self.link.refit += 1  # the plots of the tab now shown were drawn while hidden
+        if self._granularity_shown():
+            self.update_granularity()
         self._update_link()
+
+    def _granularity_shown(self) -> bool:
+        return self.tabs.selected_index == list(TABS).index("granularity")
 
     def _update_link(self) -> None:
         if not self._hold:
@@ -296,7 +301,8 @@ class DiagnosticsDashboard(W.VBox):
     def update_all(self) -> None:
         self.update_sweep()
         self.update_plus_one()
-        self.update_granularity()
+        if self._granularity_shown():  # the same for every link, and seconds of work: drawn when first shown
+            self.update_granularity()
         self.update_equivalence()
         self.update_points()
 
@@ -406,19 +412,24 @@ class DiagnosticsDashboard(W.VBox):
 
     # -- granularity -----------------------------------------------------------
     def _granularity_tab(self) -> W.Widget:
+        self._granularity: pd.DataFrame | None = None  # the table drawn, once the tab is first shown
         self.gr_view = _view()
         self.gr_table = W.HTML("")
         return W.VBox([self.gr_view, self.gr_table])
 
     def update_granularity(self) -> pd.DataFrame | None:
+        """Draw the granularity of every system with a grid (once: it follows no control)."""
         if self._hold:
             return None
+        if self._granularity is not None:
+            return self._granularity
         table = compare.granularity_table()
         _show(self.gr_view, compare.granularity_figure())
         shown = table.copy()
         for c in ("min_step", "median_step", "max_step"):
             shown[c] = [f"{x} ({100 * float(x):.2f} %)" for x in shown[c]]
         self.gr_table.value = _table(shown, ["system", "distinct", "min_step", "median_step", "max_step"])
+        self._granularity = table
         return table
 
     # -- equivalence -----------------------------------------------------------
