@@ -85,6 +85,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping, overload
 
 from .errors import InputError
 from .kernelpool import PacedRefill
@@ -225,7 +226,11 @@ def resolve_token(value: str | None) -> str | None:
     return text
 
 
-def resolve_int(value, env: str, option: str, default: int, low: int, high: int) -> int:
+@overload
+def resolve_int(value, env: str, option: str, default: int, low: int, high: int) -> int: ...
+@overload
+def resolve_int(value, env: str, option: str, default: None, low: int, high: int) -> int | None: ...
+def resolve_int(value, env: str, option: str, default: int | None, low: int, high: int) -> int | None:
     """An integer option: ``value``, else ``$env``, else ``default``, within ``low..high``."""
     value, source = _from_env(value, env)
     if value is None:
@@ -306,17 +311,17 @@ def kernel_link_host(host: str) -> str:
     return f"[{address}]" if address.version == 6 else str(address)
 
 
-def kernel_environment(host: str, environ: dict | None = None) -> dict[str, str]:
+def kernel_environment(host: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """What the kernels' environment gets so that their link channel reaches
     this server on ``host``: ``VOILA_APP_IP``, and the host added to
     ``no_proxy``/``NO_PROXY`` (the kernel's websocket client honours a
     configured HTTP proxy, which cannot reach this machine's own address)."""
-    environ = os.environ if environ is None else environ
+    given: Mapping[str, str] = os.environ if environ is None else environ
     dial = kernel_link_host(host)
     bare = dial.strip("[]")
     env = {"VOILA_APP_IP": dial}
     for name in ("no_proxy", "NO_PROXY"):
-        present = [p for p in environ.get(name, "").split(",") if p.strip()]
+        present = [p for p in given.get(name, "").split(",") if p.strip()]
         env[name] = ",".join(present if bare in present else present + [bare])
     return env
 
@@ -479,8 +484,8 @@ def _make_server_class():
     from . import kernelchannel
     from .compressed import precompressed
 
-    class Gate:
-        """Mixed into every handler: the access token, when the server has one.
+    class Gate(tornado.web.RequestHandler):
+        """Mixed into every handler (ahead of it: ``gated``): the access token, when the server has one.
 
         Accepted from ``?token=`` (then a cookie is set and a page request is
         redirected to its address without the token, so the token never reaches
