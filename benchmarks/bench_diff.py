@@ -18,8 +18,9 @@ import statistics
 import sys
 import time
 
-from workbench import compare, variants
+from workbench import variants
 from workbench.compare import evaluate
+from workbench.grid import cells_of
 
 #: system -> (before, after, the two stats of the grid)
 PAIRS = {
@@ -61,7 +62,7 @@ def main(argv: list[str]) -> int:
         t_sweeps = cpu(lambda: (evaluate(a.description, a.function, progress=False, **kw_a),
                                 evaluate(b.description, b.function, progress=False, **kw_b)))
         fa, fb = a.description.function(a.function), b.description.function(b.function)
-        cells = compare._cells(grid).to_dict("records")
+        cells = cells_of(grid).to_dict("records")
         base_a = {k: v for k, v in kw_a.items() if k not in grid}
         base_b = {k: v for k, v in kw_b.items() if k not in grid}
         t_loop = cpu(lambda: [(fa(**base_a, **c), fb(**base_b, **c)) for c in cells], repeat=1)

@@ -48,6 +48,7 @@ from . import profiles, systems
 from .dice import percent
 from .errors import InputError, WorkbenchError
 from .export import ExportError
+from .grid import MAX_SWEEP_ROWS, parse_grid
 from .teach import ratio
 
 __all__ = ["main", "build_parser", "comparison_rows", "comparison_table", "matchup_outcome", "parse_grid",
@@ -60,8 +61,6 @@ POST_FORMATS = ("text", "md", "bbcode", "png", "svg", "html")
 SHOT_COUNTS = (1, 10)
 #: the exit status of a picture that cannot be drawn (no browser, or the browser failed)
 EXIT_NO_BROWSER = 3
-#: the most combinations one ``sweep`` evaluates (a grid past it is refused before any is computed)
-MAX_SWEEP_ROWS = 100_000
 #: what ``--out``/``--csv`` take to mean standard output
 STDOUT = "-"
 EXIT_STATUSES = (f"Exit status: 0 done; 2 a usage mistake, a value refused or a file that cannot be written; "
@@ -159,60 +158,6 @@ def _post_bytes(outcome, fmt: str) -> bytes:
         return teach.to_bbcode(outcome).encode("utf-8")
     from .export import figure_bytes
     return figure_bytes(outcome, fmt)
-
-
-# ---------------------------------------------------------------------------
-# sweep: STAT=VALUES arguments
-# ---------------------------------------------------------------------------
-_WORDS = {"true": True, "false": False, "none": None}
-
-
-def _scalar(text: str) -> Any:
-    low = text.strip().lower()
-    if low in _WORDS:
-        return _WORDS[low]
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text.strip()
-
-
-def _values(name: str, text: str) -> Any:
-    if ".." in text:
-        lo, _, hi = text.partition("..")
-        try:
-            a, b = int(lo), int(hi)
-        except ValueError:
-            raise InputError(name, "a range of whole numbers like 1..6", text) from None
-        if a > b:
-            raise InputError(name, "a range from low to high like 1..6", text)
-        if b - a + 1 > MAX_SWEEP_ROWS:  # refused before a list of a billion numbers is built
-            raise InputError(name, f"a range of at most {MAX_SWEEP_ROWS:,} values", text,
-                             "narrow the range, or sweep it in parts")
-        return list(range(a, b + 1))
-    if "," in text:
-        return [_scalar(x) for x in text.split(",") if x.strip()]
-    return _scalar(text)
-
-
-def parse_grid(items: Sequence[str]) -> dict[str, Any]:
-    """``["bs=3..5", "s=5", "action=snap,aimed"]`` -> ``{"bs": [3, 4, 5], "s": 5, "action": ["snap", "aimed"]}``.
-
-    A value is a whole number, a number, ``true``/``false``, ``none`` or a
-    word; ``a..b`` is every whole number from a to b; ``x,y,z`` a list.
-    """
-    grid: dict[str, Any] = {}
-    for item in items:
-        name, sep, text = item.partition("=")
-        if not sep or not name.strip() or not text.strip():
-            raise InputError("sweep argument", "STAT=VALUES, e.g. bs=1..6 or action=snap,aimed", item)
-        name = name.strip()
-        if name in grid:
-            raise InputError(name, "the stat given once", item)
-        grid[name] = _values(name, text.strip())
-    return grid
 
 
 # ---------------------------------------------------------------------------

@@ -68,7 +68,7 @@ def diff_text(df) -> str:
 def run(args, sub: argparse.ArgumentParser) -> None:
     """Run ``diff``; a refused value raises the library's InputError (the caller exits with 2)."""
     from . import variants
-    from .cli import parse_grid
+    from .grid import parse_grid
 
     grid = parse_grid(args.grid)
     matchup = parse_grid(args.matchup)

@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
+from . import grid as grid_
 from . import validate as v
 from .errors import InputError
 from .progress import bar, quiet
@@ -126,22 +127,14 @@ def run(fn: Callable, tasks: Sequence[tuple], *, client: Any = None, progress: b
 
 # -- sampled sweeps -----------------------------------------------------------
 def _resolve(system: Any, function: Any, grid: dict | None = None):
-    """``(key, name, fn, checked grid)`` through :mod:`workbench.compare`'s own checks,
-    whether it resolves systems as modules (``_module``) or as descriptions
-    (``_system``), so a sweep's grid is checked the same way on every path."""
-    from . import compare
-
-    if hasattr(compare, "_module"):
-        mod = compare._module(system)
-        name, fn = compare._function(mod, function)
-        key = mod.KEY
-        g = None if grid is None else compare._grid(f"{key}.{name}", fn, grid)
-    else:
-        desc = compare._system(system)
-        name, fn = compare._function(desc, function)
-        key = desc.key
-        g = None if grid is None else compare._grid(f"{key}.{name}", desc.arguments(name), grid)
-    return (key, name, fn) if grid is None else (key, name, fn, g)
+    """``(key, name, fn, checked grid)`` through :mod:`workbench.grid`'s checks, so a sampled
+    sweep's grid is checked as an exact one is."""
+    desc = grid_.system_of(system)
+    name, fn = grid_.function_of(desc, function)
+    key = desc.key
+    if grid is None:
+        return key, name, fn
+    return key, name, fn, grid_.checked_grid(f"{key}.{name}", desc.arguments(name), grid)
 
 
 def _sweep_block(system: str, function: str, kwargs: dict, n: int,
@@ -182,8 +175,6 @@ def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool 
     (``path = "blocks"``). Cell i's block j is sampled with
     ``SeedSequence(seed).spawn(cells)[i].spawn(blocks)[j]``.
     """
-    from . import compare
-
     key, name, _fn, g = _resolve(system, function, grid)
     method = g.get("method", ["exact"])[0]
     if method != "sampled":
@@ -194,8 +185,8 @@ def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool 
     if isinstance(seed, np.random.Generator):
         raise InputError("seed", "a whole number 0 or more (a sweep spawns one seed per cell and block)",
                          seed)
-    cells = compare._cells(g)
-    records = [{k: x for k, x in r.items() if k not in compare._METHOD_KEYS}
+    cells = grid_.cells_of(g)
+    records = [{k: x for k, x in r.items() if k not in grid_.METHOD_KEYS}
                for r in cells.to_dict("records")]
     cell_seeds = spawn(seed, len(records))
     tasks = []

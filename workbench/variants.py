@@ -36,6 +36,7 @@ import pandas as pd
 from . import systems
 from .controls import RESERVED, Control
 from .errors import InputError, UnknownArgumentError
+from .grid import evaluate, scalar_text, values_of, values_text
 from .systems.description import SystemDescription
 
 __all__ = ["Variant", "variant", "diff", "movers", "verdict", "diff_figure", "to_markdown", "to_bbcode",
@@ -125,7 +126,7 @@ class Variant:
                                  "(changes:heavy_shot=flat_4,action=shot)", item)
             if name in settings:
                 raise InputError(name, "one value per setting", item)
-            settings[name] = controls[name].parse(value) if name in controls else _scalar(value)
+            settings[name] = controls[name].parse(value) if name in controls else scalar_text(value)
         return variant(desc, function, label=label, path=head if _is_path(head) else None, **settings)
 
 
@@ -158,11 +159,6 @@ def _format(control: Control | None, value: Any) -> str:
     if control is not None:
         return control.format(value)
     return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _scalar(text: str) -> Any:
-    from .cli import _scalar as scalar
-    return scalar(text)
 
 
 def variant(system: Any, function: str | None = None, *, label: str = "", path: str | None = None,
@@ -273,19 +269,17 @@ def setting_words(desc: SystemDescription, function: str, name: str, value: Any)
 # ---------------------------------------------------------------------------
 def parse_range(name: str, text: str) -> list[Any]:
     """``"1..12"`` (both ends included), ``"3,4,5"`` or one value, as the command line writes a grid."""
-    from .cli import _values
-    values = _values(name, text)
+    values = values_text(name, text)
     return values if isinstance(values, list) else [values]
 
 
 def _grid_lists(grid: Mapping[str, Any]) -> dict[str, list[Any]]:
-    from .compare import _values
     if not isinstance(grid, Mapping) or not grid:
         raise InputError("grid", "a dict of one or two stats to their values, e.g. {'bs': range(1, 13), "
                          "'t': range(-2, 5)}", grid)
     if len(grid) > 2:
         raise InputError("grid", "one or two stats (the rest are fixed by the matchup)", ", ".join(grid))
-    return {k: _values(k, v) for k, v in grid.items()}
+    return {k: values_of(k, v) for k, v in grid.items()}
 
 
 def _keywords(v: Variant, grid: Mapping[str, list[Any]], matchup: Mapping[str, Any]) -> dict[str, Any]:
@@ -307,7 +301,6 @@ def _common(a: Variant, b: Variant) -> list[str]:
 
 def _sweep(v: Variant, keywords: Mapping[str, Any], grid: Mapping[str, list[Any]]) -> tuple[np.ndarray, np.ndarray]:
     """(mean, P(at least 1)) of ``v`` per cell of ``grid``, in the order of ``itertools.product``."""
-    from .compare import evaluate
     cells, pmf, _effects, _path = evaluate(v.description, v.function, progress=False, **keywords)
     mean = pmf @ np.arange(pmf.shape[1])
     p1 = 1.0 - pmf[:, 0]
