@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 
-from .serve import Dashboard
+from .dashboards import Dashboard
 
 __all__ = ["RulePages", "stage_rule_pages", "rule_notebook", "rule_dashboard", "BrokenRulePage"]
 

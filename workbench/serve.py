@@ -83,10 +83,10 @@ import socket
 import string
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, overload
 
+from .dashboards import DASHBOARDS, Dashboard
 from .errors import InputError
 from .kernelpool import PacedRefill
 from .resources import data_dir
@@ -111,44 +111,6 @@ DISCONNECT_GRACE = 15.0
 #: checked every 10 s)
 BUSY_RETRY_S = 30
 TOKEN_COOKIE = "workbench_token"
-
-
-@dataclass(frozen=True)
-class Dashboard:
-    """One served notebook: its file name in ``notebooks/``, a title and a line for the landing page."""
-
-    notebook: str
-    title: str
-    blurb: str
-
-    @property
-    def path(self) -> str:
-        """URL path of the rendered dashboard, below the base URL."""
-        return f"/voila/render/{self.notebook}"
-
-
-def _system_dashboards() -> tuple[Dashboard, ...]:
-    """One dashboard per built-in system, titled and described by its description (workbench.systems)."""
-    from . import systems
-    return tuple(Dashboard(f"{key}.ipynb", d.title, d.blurb) for key, d in systems.builtins().items())
-
-
-DASHBOARDS: tuple[Dashboard, ...] = _system_dashboards() + (
-    Dashboard("compare.ipynb", "Four systems side by side", "One matchup in each system, shared sliders, overlaid distributions."),
-    Dashboard("diagnostics.ipynb", "Design diagnostics", "Sweeps over two stats, the value of +1, granularity, equivalent settings across systems."),
-    Dashboard("changes_turn.ipynb", "40k Changes: a whole turn", "Two forces play a whole Changes turn again and again: "
-              "each player's plan, engage or stay under fire, wasted shots, and the same forces under I-go-you-go."),
-    Dashboard("before_after.ipynb", "Before and after", "What one rule change does: the change of models removed "
-              "over a grid of two stats, the matchups it moves most, and a forum post of it."),
-)
-
-
-def dashboard_url(base: str, dashboard: Dashboard, **values) -> str:
-    """A shareable link: ``base`` + the dashboard path + ``?name=value&...`` (stat-level argument names)."""
-    from urllib.parse import urlencode
-
-    query = urlencode(values)
-    return base.rstrip("/") + dashboard.path + (f"?{query}" if query else "")
 
 
 # ---------------------------------------------------------------- options

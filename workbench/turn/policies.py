@@ -40,15 +40,25 @@ inside).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any, Sequence
 
 from .. import validate as v
 from ..validate import stat_function
 from ..errors import InputError
 from ..systems import changes
-from .simulator import _rate
 
 __all__ = ["Policy", "FocusFire", "SpreadFire", "Greedy", "POLICIES", "get_policy", "expected_wounds"]
+
+
+@lru_cache(maxsize=4096)
+def _rate(tests: tuple) -> float:
+    """P(one attack passes all three tests) (the battle's ``gun_tests``)."""
+    p = 1.0
+    for t in tests:
+        p *= float(t.success)
+    return p
+
 
 FIGHTING, EVADING, READY = "FIGHTING", "EVADING", "READY"
 

@@ -216,15 +216,6 @@ def _tests(roll, against, inv, ap, sv, s, t, n12, n1) -> tuple:
                  for x in changes._shooting_targets(roll, against, inv, ap, sv, s, t))
 
 
-@lru_cache(maxsize=4096)
-def _rate(tests: tuple) -> float:
-    """P(one attack passes all three tests)."""
-    p = 1.0
-    for t in tests:
-        p *= float(t.success)
-    return p
-
-
 def _rules(rules: Any) -> Rules:
     if rules is None:
         return Rules()
