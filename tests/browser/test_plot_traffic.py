@@ -79,6 +79,32 @@ def test_a_slider_move_sends_only_the_new_value(page, server):
     assert on_wire < decoded / 2, (on_wire, decoded)
 
 
+def test_a_drag_sends_one_value_when_the_handle_is_let_go(page, server):
+    """Dragging a slider across several steps sends nothing while it moves and
+    one value when it is let go (the kernel computes one result, not one per step)."""
+    sent, _ = _record(page)
+    page.goto(f"{server.url}voila/render/changes.ipynb", timeout=240_000)
+    before = drawn(page, 120_000)
+    page.wait_for_timeout(1500)
+    readout = page.inner_text(f"{SLIDER_BS} .widget-readout").strip()
+    box = page.locator(f"{SLIDER_BS} .noUi-handle").bounding_box()
+    track = page.locator(f"{SLIDER_BS} .noUi-target, {SLIDER_BS} .noUi-base").first.bounding_box()
+    sent.clear()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    for i in range(1, 7):  # towards the right end of the track, in steps, as a finger would
+        page.mouse.move(box["x"] + (track["x"] + track["width"] - box["x"]) * i / 6, box["y"] + box["height"] / 2)
+        page.wait_for_timeout(150)
+    assert _decoded(sent) == [], "values were sent while the handle was still held"
+    page.mouse.up()
+    redrawn(page, before, 30_000)
+    page.wait_for_timeout(1000)
+    assert page.inner_text(f"{SLIDER_BS} .widget-readout").strip() != readout
+    messages = _decoded(sent)
+    assert len(messages) == 1, [m.get("content", {}).get("data") for m in messages]
+    assert set(messages[0]["content"]["data"]["state"]) == {"value"}
+
+
 def test_a_forbidden_combination_leaves_no_result_that_looks_current(page, server):
     page.goto(f"{server.url}voila/render/changes.ipynb", timeout=240_000)
     drawn(page, 120_000)
