@@ -50,13 +50,13 @@ option                    variable            meaning
   the Jupyter server culls kernels left idle and unconnected (``voila.json``);
   above ``--max-kernels`` viewers' kernels a new viewer gets HTTP 503 and a
   page saying the dashboards are busy;
-* no page or figure holds an absolute URL to the server: plotly's widget
-  module is imported by a small ES module relative to the page's own address
-  (:func:`plotly_esm_loader`);
+* no page or figure holds an absolute URL to the server: the plots fetch
+  plotly.js from ``workbench/plotly/`` under the page's base URL
+  (:func:`workbench.ui.plotwidget.library_route`);
 * static files go gzip-compressed to browsers that accept it, each compressed
-  once and cached (:mod:`workbench.compressed`): a first view is about 3 MB,
+  once and cached (:mod:`workbench.compressed`): a first view is about 2 MB,
   not 10, for a playtester on a phone; other answers use Tornado's
-  ``compress_response``;
+  ``compress_response``, and the kernel websocket permessage-deflate;
 * pages load fully offline (the ``workbench`` template is the stock ``lab``
   template without its CDN links) and show "This dashboard lost its
   connection: reload the page." when the kernel dies or the connection drops;
@@ -647,7 +647,9 @@ def _make_server_class():
             settings = super().init_settings()
             if hasattr(self.kernel_manager, "_pools"):  # preheated kernels: refills paced (workbench.kernelpool)
                 PacedRefill().install(self.kernel_manager)
-            settings.update(compress_response=True,
+            # websocket_compression_options: permessage-deflate on the kernel websocket (a slider
+            # move's messages repeat each other's headers and ids; compressed, they are a fraction)
+            settings.update(compress_response=True, websocket_compression_options={},
                             workbench_token=self.workbench_token, workbench_base_url=self.base_url,
                             workbench_max_kernels=self.workbench_max_kernels)
             return settings
@@ -677,6 +679,9 @@ def _make_server_class():
             from .ui.forum import download_route  # the forum panel's figure downloads, served as files
             pattern, handler, kwargs = download_route(base)
             front.append((pattern, gated(handler), kwargs))
+            from .ui.plotwidget import library_route  # plotly.js for the plots, a cacheable compressed file
+            pattern, handler, kwargs = library_route(base)
+            front.append((pattern, gated(precompressed(handler)), kwargs))
             if base != "/":  # the prefix without its last slash leads to the landing page
                 front.append((base.rstrip("/"), tornado.web.RedirectHandler, {"url": base}))
             return front + kept
@@ -804,6 +809,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         from .ui.forum import DOWNLOAD_DIR_ENV, DOWNLOAD_ENV, DOWNLOAD_PATH
         os.environ[DOWNLOAD_DIR_ENV] = str(tmp / "downloads")  # this server's own, removed at exit
         os.environ[DOWNLOAD_ENV] = base_url.rstrip("/") + "/" + DOWNLOAD_PATH  # a path on the page's own host
+        from .ui.plotwidget import LIBRARY_ENV, LIBRARY_PATH
+        os.environ[LIBRARY_ENV] = LIBRARY_PATH  # the plots fetch plotly.js there, under the page's base URL
         for name in ("WORKBENCH_TOKEN",):  # kernels need no secret
             os.environ.pop(name, None)
         sign_notebooks(served, tmp / "notary")

@@ -3,7 +3,10 @@
 * On a slider move the browser sends the kernel the control's new value and
   nothing else: the plots never write back (no plot layout or trace
   messages), and the kernel answers with the new numbers only (no echo of the
-  value, no plot styles, no plotly.js).
+  value, no plot styles, no plotly.js). On the wire (counted by a relay
+  between the browser and the server: the websocket is compressed, and
+  Playwright sees its messages decompressed) the move is a few hundred
+  bytes, under the 4 kB a move may cost.
 * A combination the rules refuse (Changes: an aimed shot at an EVADING
   target) leaves no result that looks current: the headline, the plots and
   the numbers are greyed, the message is in a playtester's words, and the
@@ -16,6 +19,7 @@ import json
 import pytest
 
 from browserkit import SLIDER_BS, drawn, move_slider, read_v1, redrawn
+from wirecount import WireCounter
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -39,16 +43,23 @@ def _decoded(frames) -> list[dict]:
     return out
 
 
+#: what one slider move may cost on the wire, both directions (the target for a phone)
+MOVE_WIRE_BYTES = 4096
+
+
 def test_a_slider_move_sends_only_the_new_value(page, server):
     sent, got = _record(page)
-    page.goto(f"{server.url}voila/render/changes.ipynb", timeout=240_000)
-    before = drawn(page, 120_000)
-    page.wait_for_timeout(1500)  # the first view's own messages are over
-    sent.clear()
-    got.clear()
-    move_slider(page, SLIDER_BS)
-    redrawn(page, before, 30_000)
-    page.wait_for_timeout(1000)
+    with WireCounter(server.url) as wire:
+        page.goto(f"{wire.url}voila/render/changes.ipynb", timeout=240_000)
+        before = drawn(page, 120_000)
+        page.wait_for_timeout(1500)  # the first view's own messages are over
+        sent.clear()
+        got.clear()
+        wire.reset()
+        move_slider(page, SLIDER_BS)
+        redrawn(page, before, 30_000)
+        page.wait_for_timeout(1000)
+        on_wire = wire.ws()
     messages = _decoded(sent)
     assert messages, "the move sent nothing"
     for msg in messages:
@@ -62,8 +73,36 @@ def test_a_slider_move_sends_only_the_new_value(page, server):
     keys = {k for s in states for k in s.get("state", {})}
     assert not keys & {"base", "_esm", "code", "library", "config"}, keys  # numbers only, no figure or library
     assert "delta" in keys
-    size = sum(len(f) for f in got) + sum(len(f) for f in sent)
-    assert size < 12_000, size  # a few kB (the plots, the numbers, the link), not the 57 kB of a plotly FigureWidget
+    decoded = sum(len(f) for f in got) + sum(len(f) for f in sent)
+    assert decoded < 12_000, decoded  # the plots, the numbers, the link: not the 57 kB of a plotly FigureWidget
+    assert 0 < on_wire <= MOVE_WIRE_BYTES, (on_wire, decoded)  # compressed, what a phone's connection carries
+    assert on_wire < decoded / 2, (on_wire, decoded)
+
+
+def test_a_drag_sends_one_value_when_the_handle_is_let_go(page, server):
+    """Dragging a slider across several steps sends nothing while it moves and
+    one value when it is let go (the kernel computes one result, not one per step)."""
+    sent, _ = _record(page)
+    page.goto(f"{server.url}voila/render/changes.ipynb", timeout=240_000)
+    before = drawn(page, 120_000)
+    page.wait_for_timeout(1500)
+    readout = page.inner_text(f"{SLIDER_BS} .widget-readout").strip()
+    box = page.locator(f"{SLIDER_BS} .noUi-handle").bounding_box()
+    track = page.locator(f"{SLIDER_BS} .noUi-target, {SLIDER_BS} .noUi-base").first.bounding_box()
+    sent.clear()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    for i in range(1, 7):  # towards the right end of the track, in steps, as a finger would
+        page.mouse.move(box["x"] + (track["x"] + track["width"] - box["x"]) * i / 6, box["y"] + box["height"] / 2)
+        page.wait_for_timeout(150)
+    assert _decoded(sent) == [], "values were sent while the handle was still held"
+    page.mouse.up()
+    redrawn(page, before, 30_000)
+    page.wait_for_timeout(1000)
+    assert page.inner_text(f"{SLIDER_BS} .widget-readout").strip() != readout
+    messages = _decoded(sent)
+    assert len(messages) == 1, [m.get("content", {}).get("data") for m in messages]
+    assert set(messages[0]["content"]["data"]["state"]) == {"value"}
 
 
 def test_a_forbidden_combination_leaves_no_result_that_looks_current(page, server):

@@ -8,9 +8,9 @@ the 5 MB module often arrives late. The dashboard template lengthens that
 timer (``workbench/voila/share/voila/templates/workbench/index.html.j2``;
 docs/dashboards.md, "Many viewers at once").
 
-* one viewer whose plotly.js (the library widget's message on the kernel's
-  websocket) is held back 5 s, past the moment the plot's own model is
-  created, still sees its plot drawn and a slider move redrawn;
+* one viewer whose plotly.js (the static file the plots fetch) is held back
+  5 s, past the moment the plot's own model is created, still sees its plot
+  drawn and a slider move redrawn;
 * simultaneous viewers of one dashboard (one Chromium, a browser context
   each, a pool of as many preheated kernels) all render their plot; then
   every viewer moves the same slider one step and every plot redraws, each
@@ -71,47 +71,30 @@ def alive(pids: set[int]) -> set[int]:
     return out
 
 
-#: a kernel message this long carries plotly.js (the library widget's code); a plot's own messages are a few kB
-LIBRARY_BYTES = 200_000
-
-
 def test_a_plot_whose_library_arrives_late_still_follows_its_slider(browser, server):
-    """plotly.js reaches the page as the code of one library widget, inside the
-    widgets' state, the largest message on the kernel's websocket (half a MB,
-    compressed). Here every message that carries it is held back 5 s (every
-    other message passes): nothing is drawn meanwhile, then the plot draws and
-    redraws after a slider move."""
+    """plotly.js reaches the page as a static file the plots fetch
+    (``workbench/plotly/``), the page's largest. Here every request for it is
+    held back 5 s, past the moment the plot's own model is created: nothing
+    is drawn meanwhile, then the plot draws and redraws after a slider move."""
     context = browser.new_context(viewport=VIEWPORT)
     try:
         page = context.new_page()
         page.set_default_timeout(120_000)
         held: list = []
-        routes: list = []
-
-        def route(ws):
-            routes.extend([ws, ws])  # [holding (None once released), the route]
-            to_server = ws.connect_to_server()
-
-            def from_server(message):
-                if isinstance(message, (bytes, str)) and len(message) > LIBRARY_BYTES and routes[0] is not None:
-                    held.append(message)  # every message carrying plotly.js: sent on below, 5 s later
-                else:
-                    ws.send(message)
-
-            to_server.on_message(from_server)
-
-        page.route_web_socket("**/api/kernels/**", route)
+        holding = [True]
+        page.route("**/workbench/plotly/**",  # answered below, 5 s later
+                   lambda route: held.append(route) if holding[0] else route.continue_())
         page.goto(server.url + URL)
-        for _ in range(240):  # the widgets' state, plotly.js in it, is asked for once the page has loaded
+        for _ in range(240):  # the plots ask for the library once their models exist
             if held:
                 break
             page.wait_for_timeout(250)
-        assert held, "no message on the kernel's websocket carried plotly.js: nothing was held back"
+        assert held, "no request for plotly.js: nothing was held back"
         page.wait_for_timeout(5_000)  # longer than anywidget's 2 s and than a quiet page needs
         assert not page.query_selector(PLOT), "the plot was drawn without plotly.js"
-        routes[0] = None
-        for message in held:
-            routes[1].send(message)
+        holding[0] = False
+        for route in held:
+            route.continue_()
         before = drawn(page, timeout=120_000)
         value = readout(page)
         move_slider(page)

@@ -8,20 +8,26 @@ see VENDORED.md there), so a page works offline and loads no CDN.
   figure changes in it (the numbers and titles). :meth:`Plot.show` sets only
   ``delta`` while the figure keeps its traces, so a slider move sends the
   new numbers and nothing else; the browser's view never writes back.
-* :class:`PlotlyLibrary` carries plotly.js itself, gzip-compressed, as a
-  binary buffer: one per bundle and kernel, shared by every plot of the page
-  (each plot names it), so the page receives the library once over its
-  websocket and no server route is needed. ``"basic"`` (scatter, bar, pie)
-  draws every plot; ``"cartesian"`` (adds heatmap, histogram, box, contour)
-  a page that shows a heatmap.
+* :class:`PlotlyLibrary` names plotly.js for the plots of a page: one per
+  bundle and kernel, shared by every plot of the page (each plot names it).
+  Under the dashboard server (``$WORKBENCH_PLOTLY_URL`` set) it holds the
+  bundle's address under the page's base URL, and the browser fetches the
+  file as any static file: gzip-compressed by the server and cached by the
+  browser for every later page (:func:`library_route`). Anywhere else (a
+  designer's notebook in JupyterLab) it carries the bundle itself,
+  gzip-compressed, as a binary buffer over the kernel's websocket.
+  ``"basic"`` (scatter, bar, pie) draws every plot; ``"cartesian"`` (adds
+  heatmap, histogram, box, contour) a page that shows a heatmap.
 """
 from __future__ import annotations
 
 import copy
 import functools
 import gzip
+import hashlib
 import json
 import math
+import os
 from importlib import resources
 from typing import Any, Mapping
 
@@ -29,7 +35,8 @@ import anywidget
 import ipywidgets as W
 import traitlets as T
 
-__all__ = ["Plot", "PlotlyLibrary", "BUNDLES", "as_json", "diff", "merge"]
+__all__ = ["Plot", "PlotlyLibrary", "BUNDLES", "as_json", "diff", "merge", "library_route", "LIBRARY_ENV",
+           "LIBRARY_PATH"]
 
 #: bundle name -> vendored file (workbench/ui/static/)
 BUNDLES = {"basic": "plotly-basic.min.js", "cartesian": "plotly-cartesian.min.js"}
@@ -37,6 +44,10 @@ BUNDLES = {"basic": "plotly-basic.min.js", "cartesian": "plotly-cartesian.min.js
 BASIC_TYPES = frozenset({"scatter", "bar", "pie"})
 #: how a plot is drawn: no modebar (it covered the titles), no plotly logo, as wide as its box
 CONFIG = {"displayModeBar": False, "displaylogo": False, "responsive": True}
+#: set (to :data:`LIBRARY_PATH`) by the dashboard server for its kernels: the bundles are served there
+LIBRARY_ENV = "WORKBENCH_PLOTLY_URL"
+#: where the dashboard server serves the bundles, under its base URL
+LIBRARY_PATH = "workbench/plotly/"
 
 
 def _static(name: str) -> bytes:
@@ -49,12 +60,41 @@ def _compressed(bundle: str) -> bytes:
     return gzip.compress(_static(BUNDLES[bundle]), compresslevel=9, mtime=0)
 
 
+@functools.lru_cache(maxsize=None)
+def _version(bundle: str) -> str:
+    return hashlib.sha256(_static(BUNDLES[bundle])).hexdigest()[:16]
+
+
+def library_url(bundle: str, prefix: str = LIBRARY_PATH) -> str:
+    """The bundle's address under the page's base URL, with its content's hash
+    as ``?v=`` (the server then lets browsers cache it for good; a new
+    plotly.js is a new address)."""
+    return f"{prefix}{BUNDLES[bundle]}?v={_version(bundle)}"
+
+
+def library_route(server_url: str = "/") -> tuple[str, type, dict[str, str]]:
+    """The tornado route that serves the vendored bundles (and nothing else of
+    the folder): ``(pattern, StaticFileHandler, {"path": folder})``. The
+    server adds it to its handlers (gzip-compressed like its other static
+    files) and sets ``$WORKBENCH_PLOTLY_URL`` to :data:`LIBRARY_PATH` before
+    the kernels start."""
+    import tornado.web
+
+    base = server_url if server_url.endswith("/") else server_url + "/"
+    names = "|".join(name.replace(".", r"\.") for name in BUNDLES.values())
+    folder = resources.files("workbench.ui").joinpath("static")
+    return f"{base}{LIBRARY_PATH}({names})", tornado.web.StaticFileHandler, {"path": str(folder)}
+
+
 class PlotlyLibrary(anywidget.AnyWidget):
-    """plotly.js (one vendored bundle, gzip-compressed) for the plots of a page.
-    Use :meth:`shared`: one per bundle in a kernel."""
+    """plotly.js (one vendored bundle) for the plots of a page: its address
+    under the page's base URL (``url``), or, without a server that serves it,
+    the bundle itself gzip-compressed (``code``). Use :meth:`shared`: one per
+    bundle in a kernel."""
 
     _esm = T.Unicode("export default {};").tag(sync=True)
     bundle = T.Unicode("basic").tag(sync=True)
+    url = T.Unicode("").tag(sync=True)
     code = T.Bytes(b"").tag(sync=True)
 
     @classmethod
@@ -64,7 +104,12 @@ class PlotlyLibrary(anywidget.AnyWidget):
             raise InputError("bundle", "one of " + ", ".join(map(repr, BUNDLES)), bundle)
         lib = _LIBRARIES.get(bundle)
         if lib is None or lib.comm is None:  # closed (a kernel's widgets were closed): make another
-            lib = _LIBRARIES[bundle] = cls(bundle=bundle, code=_compressed(bundle))
+            prefix = os.environ.get(LIBRARY_ENV)
+            if prefix:
+                lib = cls(bundle=bundle, url=library_url(bundle, prefix))
+            else:
+                lib = cls(bundle=bundle, code=_compressed(bundle))
+            _LIBRARIES[bundle] = lib
         return lib
 
 

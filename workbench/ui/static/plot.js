@@ -1,8 +1,10 @@
 // The workbench's plot widget (workbench/ui/plotwidget.py): draws one plotly
 // figure with plotly.js. The figure is the model's `base` (sent once) with its
 // `delta` merged in (only what changed since: numbers and titles). plotly.js
-// itself comes, gzip-compressed, in the `code` of the page's one library
-// widget, decompressed and run once per page however many plots share it.
+// is named by the page's one library widget: under the dashboard server its
+// `url`, a static file under the page's base URL (gzip-compressed, cached by
+// the browser); in a notebook without that server its `code`, the bundle
+// gzip-compressed. Either is run once per page however many plots share it.
 // The view never writes to its model: nothing goes back to the kernel.
 
 const KEY = "__workbenchPlotly";
@@ -49,12 +51,30 @@ async function libraryModel(model) {
   }
 }
 
+// The page's base URL (Voila's page config: "/", or a prefix such as "/dice/"), as an absolute URL.
+function baseUrl() {
+  const config = document.getElementById("jupyter-config-data");
+  let base = "/";
+  try { base = JSON.parse(config.textContent).baseUrl || "/"; } catch (err) { /* no page config: the root */ }
+  return new URL(base.endsWith("/") ? base : base + "/", window.location.href);
+}
+
+async function librarySource(lib) {
+  const url = lib.get("url");
+  if (url) {
+    const answer = await fetch(new URL(url, baseUrl()), { credentials: "same-origin" });
+    if (!answer.ok) { throw new Error(`plotly.js: ${answer.status} for ${url}`); }
+    return answer.text();
+  }
+  const stream = new Blob([bytesOf(lib.get("code"))]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Response(stream).text();
+}
+
 async function plotly(model) {
   const lib = await libraryModel(model);
   if (!lib[KEY]) {
     lib[KEY] = (async () => {
-      const stream = new Blob([bytesOf(lib.get("code"))]).stream().pipeThrough(new DecompressionStream("gzip"));
-      const source = await new Response(stream).text();
+      const source = await librarySource(lib);
       const module = { exports: {} };
       new Function("module", "exports", source)(module, module.exports);  // the bundle's CommonJS branch
       return module.exports;
@@ -91,6 +111,57 @@ function wrapped(layout, width) {
   };
 }
 
+const CELL_WIDTH = 38;   // px a heatmap cell needs across for its number ("0.0868" at 10 px)
+const CELL_HEIGHT = 24;  // px down
+const SIDES = 64;        // px beside a heatmap's grid: the tick labels down its left, the margins
+
+function transposed(grid) {
+  if (!Array.isArray(grid) || !Array.isArray(grid[0])) { return grid; }
+  return grid[0].map((_, j) => grid.map((row) => row[j]));
+}
+
+// A heatmap that keeps readable cells on a narrow screen (a phone): when its
+// columns do not fit at CELL_WIDTH each, the grid is turned (its rows across,
+// its columns down) if that makes it fit better, the colour bar goes under
+// the grid, and the plot grows taller so that each row keeps CELL_HEIGHT; the
+// hover still names each axis. Cells too narrow even so drop their number
+// (a tap shows it). A wide screen draws the figure as it is.
+function readable(data, layout, width) {
+  const at = data.findIndex((t) => t && t.type === "heatmap" && Array.isArray(t.z));
+  if (at < 0 || !width) { return [data, layout]; }
+  const trace = data[at];
+  const cols = Array.isArray(trace.z[0]) ? trace.z[0].length : 0;
+  const rows = trace.z.length;
+  const room = width - SIDES;
+  if (!cols || cols * CELL_WIDTH + 80 <= room) { return [data, layout]; }  // fits, colour bar beside it
+  let heat = { ...trace };
+  let out = { ...layout };
+  let across = cols;
+  let down = rows;
+  if (rows < cols) {
+    const swap = (text) => String(text).replace(/%\{x\}/g, "\u0000").replace(/%\{y\}/g, "%{x}").replace(/\u0000/g, "%{y}");
+    heat = { ...heat, z: transposed(trace.z), text: transposed(trace.text), x: trace.y, y: trace.x,
+             hovertemplate: trace.hovertemplate ? swap(trace.hovertemplate) : trace.hovertemplate };
+    out = { ...out, xaxis: layout.yaxis, yaxis: layout.xaxis };
+    across = rows;
+    down = cols;
+  }
+  const bar = trace.colorbar || {};
+  heat.colorbar = { ...bar, orientation: "h", y: -66 / (down * CELL_HEIGHT), yanchor: "top", thickness: 12,
+                    title: { ...(bar.title || {}), side: "top" } };  // under the axis's numbers and title
+  if (across * 26 > room) { heat = { ...heat, texttemplate: "" }; }  // too narrow for a number even so
+  else { heat = { ...heat, textfont: { ...(heat.textfont || {}), size: 10 } }; }
+  const margin = { l: 50, r: 12, t: 45, b: 45, ...(layout.margin || {}) };
+  out.margin = { ...margin, l: Math.max(margin.l, 56), r: 8, b: Math.max(margin.b, 140) };
+  const title = isObject(layout.title) ? layout.title : { text: layout.title };
+  // hung from the top (a wrapped title grows downwards, into the margin made for it, not over the grid)
+  out.title = { ...title, yref: "container", y: 1, yanchor: "top", pad: { ...(title.pad || {}), t: 16 } };
+  out.height = Math.max(layout.height || 0, down * CELL_HEIGHT + out.margin.t + out.margin.b);
+  const traces = data.slice();
+  traces[at] = heat;
+  return [traces, out];
+}
+
 function render({ model, el }) {
   const div = document.createElement("div");
   div.className = "wb-plot-area";
@@ -104,8 +175,9 @@ function render({ model, el }) {
     if (!Plotly || gone) { return; }
     const fig = merge(model.get("base") || {}, model.get("delta") || {});
     const width = Math.round(el.getBoundingClientRect().width);
-    const layout = wrapped({ ...(fig.layout || {}) }, width);
-    Plotly.react(div, fig.data || [], layout, model.get("config") || {}).then(() => {
+    const [traces, fitted] = readable(fig.data || [], { ...(fig.layout || {}) }, width);
+    const layout = wrapped(fitted, width);
+    Plotly.react(div, traces, layout, model.get("config") || {}).then(() => {
       if (width !== drawnWidth && drawnWidth && !gone) { Plotly.Plots.resize(div); }
       drawnWidth = width;
     });
