@@ -58,3 +58,13 @@ def test_the_route_serves_the_two_bundles_and_nothing_else(base):
     for other in ("VENDORED.md", "plot.js", "plotly.js-LICENSE.txt", "../plotwidget.py", "%2e%2e/plotwidget.py",
                   "plotly-basic.min.js/../../plotwidget.py"):
         assert not rx.match(f"{base}workbench/plotly/{other}"), other
+
+
+def test_a_plot_made_empty_with_its_bundle_named_has_its_library_before_its_first_figure(fresh_libraries):
+    """The browser reads a plot's library when the plot is first drawn on the page (an
+    empty plot on a tab drawn later, such as the diagnostics' granularity, included)."""
+    from workbench.ui.plotwidget import Plot
+
+    empty = Plot(bundle="cartesian")
+    assert empty.library is PlotlyLibrary.shared("cartesian")
+    assert Plot().library is None  # no bundle named: picked by its first figure's traces

@@ -258,9 +258,9 @@ class DiagnosticsDashboard(W.VBox):
         return format_query(self.values(), self.controls())
 
     def _on_tab(self, _change=None) -> None:
-        self.link.refit += 1  # the plots of the tab now shown were drawn while hidden
-        if self._granularity_shown():
+        if self._granularity_shown():  # drawn first, so that the refit below fits it too
             self.update_granularity()
+        self.link.refit += 1  # the plots of the tab now shown were drawn while hidden
         self._update_link()
 
     def _granularity_shown(self) -> bool:

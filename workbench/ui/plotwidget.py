@@ -236,6 +236,8 @@ class Plot(anywidget.AnyWidget):
         super().__init__(**kwargs)
         self._bundle = bundle
         self.add_class("wb-plot")
+        if bundle is not None:  # known now: a plot shown empty and drawn later finds its library when it renders
+            self.library = PlotlyLibrary.shared(bundle)
         if figure is not None:
             self.show(figure)
 
