@@ -84,7 +84,11 @@ def every_outcome():
     yield changes.charge_distance()
 
 
-@pytest.mark.parametrize("o", list(every_outcome()), ids=lambda o: f"{o.system}.{o.function}")
+#: computed once at collection (four tests take them; Outcomes are immutable)
+EVERY_OUTCOME = tuple(every_outcome())
+
+
+@pytest.mark.parametrize("o", EVERY_OUTCOME, ids=lambda o: f"{o.system}.{o.function}")
 def test_explain_names_every_stage_and_the_product(o):
     text = o.explain()
     lines = text.splitlines()
@@ -197,7 +201,7 @@ def product_of(line: str) -> Fraction:
     return Fraction(re.findall(r"(?:[=:]|\*\*Per \w+:|\[b\]Per \w+:) (\d+(?:/\d+)?) \(", line)[-1])
 
 
-@pytest.mark.parametrize("o", list(every_outcome()), ids=lambda o: f"{o.system}.{o.function}")
+@pytest.mark.parametrize("o", EVERY_OUTCOME, ids=lambda o: f"{o.system}.{o.function}")
 def test_markdown_post_structure(o):
     md = o.to_markdown()
     assert md == teach.to_markdown(o)
@@ -231,7 +235,7 @@ def test_markdown_post_structure(o):
         assert teach.plain_note(o, note) in md
 
 
-@pytest.mark.parametrize("o", list(every_outcome()), ids=lambda o: f"{o.system}.{o.function}")
+@pytest.mark.parametrize("o", EVERY_OUTCOME, ids=lambda o: f"{o.system}.{o.function}")
 def test_bbcode_post_is_stock_phpbb_and_its_numbers_equal_the_pmf(o):
     bb = o.to_bbcode()
     assert bb == teach.to_bbcode(o)
@@ -418,7 +422,7 @@ def _texts(o):
     return {"explain": o.explain(), "markdown": teach.to_markdown(o), "bbcode": teach.to_bbcode(o)}
 
 
-@pytest.mark.parametrize("o", list(every_outcome()), ids=lambda o: f"{o.system}.{o.function}")
+@pytest.mark.parametrize("o", EVERY_OUTCOME, ids=lambda o: f"{o.system}.{o.function}")
 def test_posts_have_no_code_words(o):
     """No argument name (snake_case), effect key, Python value or a comparison
     after "=" ("P(x) = < 0.000001 %") reaches a forum reader; the dashboard

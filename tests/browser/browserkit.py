@@ -132,14 +132,15 @@ def run_in_thread(coro, timeout: float = 120):
         return pool.submit(asyncio.run, coro).result(timeout)
 
 
-async def collect(ws, seconds: float) -> list:
-    """Every message the websocket receives within ``seconds`` (until it closes)."""
+async def collect(ws, seconds: float, until=None) -> list:
+    """Every message the websocket receives within ``seconds`` (until it closes),
+    or, given ``until`` (a test of the messages so far), until that holds."""
     import asyncio
 
     got = []
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
-    while loop.time() < deadline:
+    while loop.time() < deadline and not (until and until(got)):
         try:
             raw = await asyncio.wait_for(ws.read_message(), deadline - loop.time())
         except asyncio.TimeoutError:
@@ -148,3 +149,19 @@ async def collect(ws, seconds: float) -> list:
             break
         got.append(read_v1(raw))
     return got
+
+
+def replied(msg_id: str, msg_type: str):
+    """A test for :func:`collect`: a message of ``msg_type`` answering ``msg_id`` has come."""
+    return lambda got: any(m.get("msg_type") == msg_type and m.get("parent_header", {}).get("msg_id") == msg_id
+                           for m in got)
+
+
+def idle_after(*msg_ids: str):
+    """A test for :func:`collect`: the kernel went idle after each of ``msg_ids``
+    (every output of those requests has come before that status on iopub)."""
+    def done(got) -> bool:
+        idle = {m["parent_header"].get("msg_id") for m in got if m.get("msg_type") == "status"
+                and m.get("content", {}).get("execution_state") == "idle"}
+        return set(msg_ids) <= idle
+    return done

@@ -21,7 +21,7 @@ import pytest
 
 from workbench.kernelchannel import PLAIN_ERROR
 
-from browserkit import V1, collect, kernel_id_of, kernel_message, run_in_thread, v1_frame
+from browserkit import V1, collect, idle_after, kernel_id_of, kernel_message, run_in_thread, v1_frame
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.xdist_group("full-server")]
 
@@ -48,6 +48,11 @@ def widget_control(version: str | None = "1.0.0") -> tuple[dict, dict]:
     return (kernel_message("comm_open", {"comm_id": comm_id, "target_name": "jupyter.widget.control", "data": {}},
                            metadata=meta),
             kernel_message("comm_msg", {"comm_id": comm_id, "data": {"method": "request_states"}}, metadata=meta))
+
+
+def states(msg: dict) -> bool:
+    """Whether ``msg`` is the widget control's answer: every widget's state."""
+    return msg.get("msg_type") == "comm_msg" and msg["content"]["data"].get("method") == "update_states"
 
 
 def test_the_hostile_websocket_sequence_leaves_the_server_answering(server):
@@ -84,14 +89,13 @@ def test_the_hostile_websocket_sequence_leaves_the_server_answering(server):
         # then the browser's own framing: the socket still works and answers with the widgets' states
         for msg in widget_control():
             ws.write_message(v1_frame(msg), binary=True)
-        got = await collect(ws, 6)
+        got = await collect(ws, 6, until=lambda got: any(states(m) for m in got))
         ws.close()
         return refused, got
 
     refused, got = run_in_thread(attack(), 60)
     assert refused == 400
-    assert any(m.get("msg_type") == "comm_msg" and m["content"]["data"].get("method") == "update_states"
-               for m in got), [m.get("msg_type") for m in got]
+    assert any(states(m) for m in got), [m.get("msg_type") for m in got]
     for _ in range(6):  # answers every time within 1 s, for 3 s
         t0 = time.monotonic()
         status, _, _ = http_get(server.url, timeout=1.0)
@@ -112,9 +116,10 @@ def test_a_kernel_error_reaches_the_viewer_as_a_plain_sentence(server):
 
         ws = await websocket_connect(ws_url, subprotocols=[V1])
         # no protocol version: ipywidgets raises in the kernel, and ipykernel prints the traceback to stderr
-        for msg in widget_control(version=None):
+        sent = widget_control(version=None)
+        for msg in sent:
             ws.write_message(v1_frame(msg), binary=True)
-        got = await collect(ws, 6)
+        got = await collect(ws, 6, until=idle_after(*(m["header"]["msg_id"] for m in sent)))
         ws.close()
         return got
 

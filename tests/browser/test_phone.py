@@ -60,11 +60,66 @@ def open_on(context, server, name: str, query: str = ""):
     return page
 
 
+#: plot titles that do not fit their plot (cut at an edge), and modebars drawn over a plot
+CUT_TITLES_JS = """() => Array.from(document.querySelectorAll('.wb-plot')).filter(p => p.getBoundingClientRect().width > 0)
+  .flatMap(p => { const box = p.getBoundingClientRect();
+    return Array.from(p.querySelectorAll('.gtitle')).filter(t => { const r = t.getBoundingClientRect();
+      return r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1); })
+    .map(t => t.textContent); })"""
+
+
+#: the pages whose first screen shows a headline over a distribution plot
+FIRST_SCREEN = ("changes", "forgotten", "gunfire", "antares")
+
+
+def assert_first_screen(page, name: str) -> None:
+    """On a 390 x 844 phone, before any scrolling: the average removed, the
+    chance of at least one and the whole first plot; no plot title is cut and
+    no modebar sits over one."""
+    assert page.evaluate("window.scrollY") == 0
+    height = page.evaluate("window.innerHeight")
+    headline = page.locator(".wb-headline").bounding_box()
+    text = page.inner_text(".wb-headline")
+    assert "On average" in text and "chance of at least one" in text, text
+    assert headline and headline["y"] >= 0 and headline["y"] + headline["height"] <= height, \
+        f"the headline is not on the first screen: {headline}"
+    plot = page.locator(".wb-plot-dist .main-svg").first.bounding_box()
+    assert plot and plot["y"] + plot["height"] <= height, f"the first plot is not whole on the first screen: {plot}"
+    title = page.eval_on_selector(".wb-plot-dist .gtitle", "e => Array.from(e.querySelectorAll('tspan.line'))"
+                                  ".map(t => t.textContent).join(' ') || e.textContent")
+    assert title.replace("\n", " ").startswith("How many") and "on average" in title, title
+    assert page.evaluate(CUT_TITLES_JS) == []
+    assert page.query_selector_all(".wb-plot .modebar-btn") == []
+    link = page.locator(".wb-link").bounding_box()
+    assert link and link["height"] < 0.25 * height, f"the share link fills the screen: {link}"
+    page.screenshot(path=str(screenshot_path(f"{name}-phone-first-screen")))
+
+
+def assert_every_diagnostics_tab_fits(page) -> None:
+    """Plots of a tab drawn while it was hidden fit the screen once the tab is chosen."""
+    for tab in ("Value of +1", "Granularity", "Equivalence", "Sweep"):
+        page.click(f".wb-diagnostics .lm-TabBar-tab:has-text('{tab}')")
+        page.wait_for_function(
+            "() => { const w = Array.from(document.querySelectorAll('.wb-plot .main-svg:first-of-type'))"
+            ".map(s => s.getBoundingClientRect().width).filter(x => x > 0);"
+            " return w.length > 0 && w.every(x => x <= window.innerWidth); }", timeout=30_000)
+        overflow = page.evaluate(OVERFLOW_JS)
+        assert overflow["document"][0] <= 390 and overflow["scrollers"] == [] and overflow["past"] == [], \
+            (tab, overflow)
+        assert all(250 <= p <= 390 for p in page.evaluate(PLOTS_JS)), tab
+
+
 @pytest.mark.parametrize("name", DASHBOARDS)
-def test_a_phone_needs_no_sideways_scrolling(browser, server, name):
+def test_a_phone_needs_no_sideways_scrolling_and_shows_the_headline_first(browser, server, name):
+    """One page load per dashboard checks its first screen
+    (:func:`assert_first_screen`, the pages of :data:`FIRST_SCREEN`), then the
+    whole page for anything wider than the screen, and on the diagnostics page
+    every tab (:func:`assert_every_diagnostics_tab_fits`)."""
     context = browser.new_context(**PHONE)
     try:
         page = open_on(context, server, name)
+        if name in FIRST_SCREEN:
+            assert_first_screen(page, name)
         width = page.evaluate("window.innerWidth")
         assert width == 390
         overflow = page.evaluate(OVERFLOW_JS)
@@ -77,6 +132,8 @@ def test_a_phone_needs_no_sideways_scrolling(browser, server, name):
         assert page.evaluate(NARROW_SELECTS_JS) == []
         assert page.query_selector_all('[title="null"]') == []
         page.screenshot(path=str(screenshot_path(f"{name}-phone")), full_page=True)
+        if name == "diagnostics":
+            assert_every_diagnostics_tab_fits(page)
     finally:
         context.close()
 
@@ -105,58 +162,3 @@ def test_plots_follow_the_window_when_it_narrows(page, server):
                            ".every(s => s.getBoundingClientRect().width <= window.innerWidth)", timeout=30_000)
     narrow = page.evaluate(PLOTS_JS)
     assert all(250 <= p <= 390 for p in narrow), narrow
-
-
-def test_every_diagnostics_tab_fits_a_phone(browser, server):
-    """Plots of a tab drawn while it was hidden fit the screen once the tab is chosen."""
-    context = browser.new_context(**PHONE)
-    try:
-        page = open_on(context, server, "diagnostics")
-        for tab in ("Value of +1", "Granularity", "Equivalence", "Sweep"):
-            page.click(f".wb-diagnostics .lm-TabBar-tab:has-text('{tab}')")
-            page.wait_for_function(
-                "() => { const w = Array.from(document.querySelectorAll('.wb-plot .main-svg:first-of-type'))"
-                ".map(s => s.getBoundingClientRect().width).filter(x => x > 0);"
-                " return w.length > 0 && w.every(x => x <= window.innerWidth); }", timeout=30_000)
-            overflow = page.evaluate(OVERFLOW_JS)
-            assert overflow["document"][0] <= 390 and overflow["scrollers"] == [] and overflow["past"] == [], \
-                (tab, overflow)
-            assert all(250 <= p <= 390 for p in page.evaluate(PLOTS_JS)), tab
-    finally:
-        context.close()
-
-
-#: plot titles that do not fit their plot (cut at an edge), and modebars drawn over a plot
-CUT_TITLES_JS = """() => Array.from(document.querySelectorAll('.wb-plot')).filter(p => p.getBoundingClientRect().width > 0)
-  .flatMap(p => { const box = p.getBoundingClientRect();
-    return Array.from(p.querySelectorAll('.gtitle')).filter(t => { const r = t.getBoundingClientRect();
-      return r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1); })
-    .map(t => t.textContent); })"""
-
-
-@pytest.mark.parametrize("name", ["changes", "forgotten", "gunfire", "antares"])
-def test_a_phone_shows_the_headline_and_a_plot_on_the_first_screen(browser, server, name):
-    """On a 390 x 844 phone, before any scrolling: the average removed, the
-    chance of at least one and the whole first plot; no plot title is cut and
-    no modebar sits over one."""
-    context = browser.new_context(**PHONE)
-    try:
-        page = open_on(context, server, name)
-        assert page.evaluate("window.scrollY") == 0
-        height = page.evaluate("window.innerHeight")
-        headline = page.locator(".wb-headline").bounding_box()
-        text = page.inner_text(".wb-headline")
-        assert "On average" in text and "chance of at least one" in text, text
-        assert headline and headline["y"] >= 0 and headline["y"] + headline["height"] <= height, headline
-        plot = page.locator(".wb-plot-dist .main-svg").first.bounding_box()
-        assert plot and plot["y"] + plot["height"] <= height, (plot, height)
-        title = page.eval_on_selector(".wb-plot-dist .gtitle", "e => Array.from(e.querySelectorAll('tspan.line'))"
-                                      ".map(t => t.textContent).join(' ') || e.textContent")
-        assert title.replace("\n", " ").startswith("How many") and "on average" in title, title
-        assert page.evaluate(CUT_TITLES_JS) == []
-        assert page.query_selector_all(".wb-plot .modebar-btn") == []
-        link = page.locator(".wb-link").bounding_box()
-        assert link and link["height"] < 0.25 * height, link  # the share link does not fill the screen
-        page.screenshot(path=str(screenshot_path(f"{name}-phone-first-screen")))
-    finally:
-        context.close()

@@ -23,7 +23,7 @@ import pytest
 
 from workbench.serve import DASHBOARDS, PROJECT_ROOT
 
-from browserkit import V1, collect, kernel_id_of, kernel_message, run_in_thread, v1_frame
+from browserkit import V1, collect, idle_after, kernel_id_of, kernel_message, run_in_thread, v1_frame
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.xdist_group("full-server")]
 
@@ -123,7 +123,9 @@ def test_viewer_cannot_execute_code_in_the_kernel(server, tmp_path):
         info = kernel_message("kernel_info_request", {})
         ws.write_message(v1_frame(execute), binary=True)
         ws.write_message(v1_frame(info), binary=True)
-        got = await collect(ws, 8)
+        # the kernel answers in order: once it went idle after the info request, any
+        # output of the execute request (had it reached the kernel) has come before
+        got = await collect(ws, 8, until=idle_after(info["header"]["msg_id"]))
         ws.close()
         return execute["header"]["msg_id"], info["header"]["msg_id"], got
 

@@ -15,7 +15,6 @@ from urllib.parse import urlsplit
 import pytest
 
 from workbench import systems
-from workbench.rulepages import BROKEN_PAGE
 from serverkit import ServerProcess
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
@@ -39,6 +38,10 @@ def write(path, text: str) -> None:
 
 
 def test_a_rule_file_broken_while_serving_is_listed_broken_and_shows_its_error(tmp_path):
+    # imported here: workbench.rulepages imports nbformat, whose schema checks take seconds to
+    # import, and every pytest-xdist worker collects this module
+    from workbench.rulepages import BROKEN_PAGE
+
     folder = tmp_path / "rules"
     folder.mkdir()
     good = systems.get("kill6").path.read_text(encoding="utf-8").replace('key = "kill6"', 'key = "mine"')

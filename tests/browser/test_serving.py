@@ -9,6 +9,8 @@
   a non-loopback host without a token gets a generated one, unless ``--public``;
 * ``--max-kernels``: the viewer above the limit gets 503 and the "busy" page;
   a viewer leaving (Voila's shutdown beacon, with its ``_xsrf`` cookie) makes room;
+* a link's values reach the dashboard (its preheated kernel reads them over the
+  server's link channel) on 127.0.0.2 with and without a prefix and a token;
 * a taken port: one line on stderr and exit status 2.
 """
 from __future__ import annotations
@@ -25,8 +27,9 @@ import pytest
 
 from workbench import systems
 from workbench.serve import DASHBOARDS, PROJECT_ROOT
+from workbench.ui.query import LINK_UNREAD
 
-from browserkit import V1, collect, kernel_id_of, kernel_message, run_in_thread, v1_frame
+from browserkit import V1, collect, kernel_id_of, kernel_message, replied, run_in_thread, v1_frame
 from serverkit import ServerProcess
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
@@ -58,30 +61,32 @@ def request(url: str, method: str = "GET", headers: dict | None = None, body: by
 def dice_server():
     with ServerProcess(port=0, host="127.0.0.2", base_url="/dice/", timeout=120) as srv:
         srv.wait_pools(timeout=300)
-        srv.wait_quiet(timeout=300)  # "filled" is logged when a kernel starts: let all ten preheat first
+        srv.wait_quiet(timeout=300)  # "filled" is logged when a kernel starts: let all of them preheat first
         yield srv
 
 
-@pytest.mark.browser
-@pytest.mark.xdist_group("serving-prefix")
-def test_host_and_prefix_carry_every_request_of_every_dashboard(browser, dice_server):
+@pytest.fixture(scope="module")
+def prefix_visit(browser, dice_server) -> dict:
+    """One browser visit of the landing page and of every page it links, on the
+    server's host and under its prefix (each page drawn): ``{"links": [...],
+    "seen": [every request and websocket URL], "bodies": {url: (status, page as served)}}``."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     base = dice_server.url
-    assert base.startswith("http://127.0.0.2:") and base.endswith("/dice/")
     context = browser.new_context()
+    seen: list[str] = []
+    bodies: dict[str, tuple[int, str]] = {}
     try:
         page = context.new_page()
         page.set_default_timeout(120_000)
-        seen: list[str] = []
         page.on("request", lambda r: seen.append(r.url))
         page.on("websocket", lambda ws: seen.append(ws.url))
-        page.goto(base)
+        landing = page.goto(base)
+        bodies[base] = (landing.status, landing.text())
         links = page.eval_on_selector_all("ul.dashboards a", "els => els.map(a => a.href)")
-        rule_pages = [f"voila/render/{k}.ipynb" for k in systems.keys() if k not in systems.builtins()]
-        assert links == [base + d.path.lstrip("/") for d in DASHBOARDS] + [base + p for p in rule_pages]
         for link in links:
-            page.goto(link)
+            response = page.goto(link)
+            bodies[link] = (response.status, response.text())
             try:
                 page.wait_for_selector(PLOT)
             except PlaywrightTimeout:
@@ -89,6 +94,17 @@ def test_host_and_prefix_carry_every_request_of_every_dashboard(browser, dice_se
         page.wait_for_timeout(500)
     finally:
         context.close()
+    return {"links": links, "seen": seen, "bodies": bodies}
+
+
+@pytest.mark.browser
+@pytest.mark.xdist_group("serving-prefix")
+def test_host_and_prefix_carry_every_request_of_every_dashboard(prefix_visit, dice_server):
+    base = dice_server.url
+    assert base.startswith("http://127.0.0.2:") and base.endswith("/dice/")
+    rule_pages = [f"voila/render/{k}.ipynb" for k in systems.keys() if k not in systems.builtins()]
+    assert prefix_visit["links"] == [base + d.path.lstrip("/") for d in DASHBOARDS] + [base + p for p in rule_pages]
+    seen = prefix_visit["seen"]
     prefix = {"http": base, "ws": base.replace("http://", "ws://")}
     outside = [u for u in seen if urlsplit(u).scheme not in ("data", "blob", "about")
                and not u.startswith(prefix["ws" if u.startswith("ws") else "http"])]
@@ -96,15 +112,17 @@ def test_host_and_prefix_carry_every_request_of_every_dashboard(browser, dice_se
     assert sum("/api/kernels/" in u and u.startswith("ws") for u in seen) >= len(DASHBOARDS)
 
 
+@pytest.mark.browser
 @pytest.mark.xdist_group("serving-prefix")
-def test_pages_hold_no_absolute_address_of_the_server(dice_server):
+def test_pages_hold_no_absolute_address_of_the_server(prefix_visit, dice_server):
+    """The landing page and every page it links, as served to the browser (each
+    page's kernel preheated before its viewer came, the page rendered then)."""
     host = urlsplit(dice_server.url).netloc
-    for d in DASHBOARDS:
-        status, body, _ = request(dice_server.url + d.path.lstrip("/"))
-        assert status == 200
-        assert host not in body and "127.0.0.2" not in body, d.notebook
-    status, body, _ = request(dice_server.url)
-    assert status == 200 and host not in body
+    bodies = prefix_visit["bodies"]
+    assert set(bodies) >= {dice_server.url + d.path.lstrip("/") for d in DASHBOARDS}
+    for url, (status, body) in bodies.items():
+        assert status == 200, url
+        assert host not in body and "127.0.0.2" not in body, url
 
 
 @pytest.mark.xdist_group("serving-prefix")
@@ -174,7 +192,8 @@ def test_static_files_go_compressed_to_a_browser_that_accepts_it(dice_server):
 
 @pytest.fixture(scope="module")
 def token_server():
-    with ServerProcess(port=0, dashboards=ONE, token=TOKEN, timeout=120) as srv:
+    # on 127.0.0.2 (loopback on Linux, standing for a LAN address): the link test below shares it
+    with ServerProcess(port=0, host="127.0.0.2", dashboards=ONE, token=TOKEN, timeout=120) as srv:
         srv.wait_pools(timeout=300)
         yield srv
 
@@ -232,7 +251,7 @@ def test_the_kernel_websocket_needs_the_token_too(token_server):
         ws = await websocket_connect(HTTPRequest(ws_url, headers={"Cookie": cookie}), subprotocols=[V1])
         info = kernel_message("kernel_info_request", {})
         ws.write_message(v1_frame(info), binary=True)
-        got = await collect(ws, 5)
+        got = await collect(ws, 5, until=replied(info["header"]["msg_id"], "kernel_info_reply"))
         ws.close()
         return refused, info["header"]["msg_id"], got
 
@@ -312,6 +331,67 @@ def test_a_non_loopback_host_gets_a_generated_token_unless_public():
         assert srv.output_lines("voila/render/changes.ipynb")  # the links are out, and carry no token
         assert not [ln for ln in srv.out if "token" in ln]
         assert request(f"http://127.0.0.1:{port}/")[0] == 200
+
+
+# ---------------------------------------------------------------- a link's values on any address
+
+@pytest.fixture(scope="module")
+def lan_plain():
+    with ServerProcess(port=0, host="127.0.0.2", dashboards=ONE, pool_size=1, timeout=120) as srv:
+        srv.wait_pools(timeout=300)
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def lan_prefix_token():
+    with ServerProcess(port=0, host="127.0.0.2", base_url="/dice/", token=TOKEN, dashboards=ONE, pool_size=1,
+                       timeout=120) as srv:
+        srv.wait_pools(timeout=300)
+        yield srv
+
+
+#: every combination of a prefix and a token on 127.0.0.2, each served by a server of this module
+ADDRESSES = {"token": "token_server", "plain": "lan_plain", "prefix-token": "lan_prefix_token",
+             "prefix-plain": "dice_server"}
+
+
+def preheated_taken(srv: ServerProcess, notebook: str) -> int:
+    """How many viewers of ``notebook`` got a preheated kernel so far."""
+    return sum("Using pre-heated kernel" in ln and ln.endswith(notebook) for ln in srv.log)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("served", list(ADDRESSES))
+def test_a_link_with_values_restores_them(browser, request, served):
+    """A preheated kernel reads its viewer's link over the server's link channel
+    (``voila/query/<kernel id>``), dialling the server itself: on a host other than
+    127.0.0.1 (127.0.0.2 stands for a LAN address, being loopback on Linux), under a
+    prefix, with and without an access token, the page shows the link's values, never
+    silently its starting ones."""
+    srv = request.getfixturevalue(ADDRESSES[served])
+    assert srv.url.startswith("http://127.0.0.2:")
+    taken = preheated_taken(srv, "changes.ipynb")
+    srv.wait_pools({"changes.ipynb": taken + 1}, timeout=300)  # a preheated kernel waits for this viewer
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_default_timeout(120_000)
+        token = f"&token={srv.token}" if srv.token else ""
+        page.goto(srv.url + f"voila/render/changes.ipynb?bs=8&shots=6{token}")
+        page.wait_for_selector(".wb-slider-bs .widget-readout")
+        page.wait_for_selector(".wb-link .wb-link-href")
+        assert preheated_taken(srv, "changes.ipynb") == taken + 1, "the page did not get a preheated kernel"
+        assert (readout(page, "bs"), readout(page, "shots")) == ("8", "6"), \
+            page.inner_text("body")[:600] + "\n" + "\n".join(srv.log[-20:])
+        assert LINK_UNREAD not in page.inner_text("body")
+        if srv.token:
+            assert srv.token not in page.url
+    finally:
+        context.close()
+
+
+def readout(page, name: str) -> str:
+    return page.inner_text(f".wb-slider-{name} .widget-readout").strip()
 
 
 # ---------------------------------------------------------------- max kernels
