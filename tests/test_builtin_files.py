@@ -24,7 +24,7 @@ def folders(tmp_path, monkeypatch):
     shipped, mine = tmp_path / "shipped", tmp_path / "mine"
     shipped.mkdir()
     mine.mkdir()
-    (shipped / "antares.toml").write_text(_with_key("antares_file.toml", "antares"), encoding="utf-8")
+    (shipped / "antares.toml").write_text(_with_key("antares.toml", "antares"), encoding="utf-8")
     monkeypatch.setattr(systems, "CHECKOUT_RULES", shipped)
     monkeypatch.setenv(systems.RULES_ENV, str(mine))
     return shipped, mine
@@ -38,7 +38,7 @@ def test_a_shipped_file_with_a_builtin_key_is_that_builtin(folders):
 
 def test_a_designers_file_with_a_builtin_key_is_refused(folders):
     _, mine = folders
-    (mine / "antares.toml").write_text(_with_key("antares_file.toml", "antares"), encoding="utf-8")
+    (mine / "antares.toml").write_text(_with_key("antares.toml", "antares"), encoding="utf-8")
     (bad,) = systems.broken()
     assert bad.key == "antares" and bad.path == mine / "antares.toml"
     assert "expected a key no other system uses" in bad.message and "a built-in system" in bad.message
@@ -47,7 +47,7 @@ def test_a_designers_file_with_a_builtin_key_is_refused(folders):
 
 def test_a_copy_of_a_builtin_file_under_a_new_key_is_a_new_system(folders):
     _, mine = folders
-    text = _with_key("antares_file.toml", "my_antares").replace("default = 5", "default = 7", 1)
+    text = _with_key("antares.toml", "my_antares").replace("default = 5", "default = 7", 1)
     (mine / "my_antares.toml").write_text(text, encoding="utf-8")
     assert "my_antares" in systems.keys() and systems.broken() == ()
     desc = systems.get("my_antares")

@@ -395,6 +395,12 @@ class RuleSystem:
             out.append(Stage(passing_name(st), p, f"{words}: goes on {faces_text(p, st.die)}", faces=st.die))
         return tuple(out)
 
+    def stage_fractions(self, **stats) -> tuple[tuple[Fraction, Fraction, Fraction], ...]:
+        """Per stage, (P(fail), P(success), P(critical)) of one roll at these (scalar) stats, as
+        Fractions of the die's face counts (missing stats take their defaults)."""
+        _, env = self._check(stats, arrays=False)
+        return self._plan(env).fractions
+
     def _value(self, expr, env, field) -> int:
         """One expression's value for scalar stats, remembered by the values of the stats it reads."""
         key = (id(expr), *(env[n] for n in sorted(expr.names)))

@@ -37,6 +37,7 @@ from .. import validate as v
 from ..dice import RollUnder, faces_text, rates, roll_faces
 from ..errors import InputError
 from ..outcome import Outcome, Stage
+from . import ownfile
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
            "movement_test", "shooting", "shooting_table", "volley", "TABLES", "STAT_RANGE", "MOD_RANGE",
@@ -292,6 +293,11 @@ def _exact(a: dict) -> dict:
     return {"pmf": pmf, "effects": effects}
 
 
+#: the function's effect names -> the rule file's (rules/antares.toml)
+_EFFECTS = {"critical_hits": "critical_hits", "any_critical": "any_critical", "hits": "hits"}
+_SHOOTING_STATS = ("acc", "res", "sv", "armour", "cover", "acc_mod", "shots", "models")
+
+
 @v.stat_function
 def shooting_table(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=None,
                    critical_ignores_res=False) -> dict:
@@ -302,7 +308,15 @@ def shooting_table(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, mod
     "effects": {"critical_hits", "any_critical", "hits": arrays S}}``.
     """
     a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=True)
-    return _exact(a)
+    shape, flat = ownfile.flat_grid({k: a[k] for k in _SHOOTING_STATS})
+    v.table_size(shape, int(np.max(a["shots"])) + 1)
+    out = ownfile.load(KEY).attack_table(**flat, critical_ignores_res=a["critical_ignores_res"])
+    return ownfile.table(out, shape, _EFFECTS, _width(np.max(a["shots"]), a["models"]))
+
+
+def _width(shots, models) -> int:
+    """Counts of models removed the pmf runs over: up to the shots, and the unit size when given."""
+    return int(shots if models is None else min(int(shots), int(np.max(models)))) + 1
 
 
 TABLES = {"shooting": shooting_table}
@@ -327,41 +341,48 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
     many), ``any_critical`` = P(at least one critical hit), ``hits`` =
     expected hits. ``critical_ignores_res=True`` (a variant, not in the seed):
     a critical hit removes a model without a Res test.
+
+    The numbers come from the system's rule file, ``rules/antares.toml``.
     """
     blast = None
     if isinstance(shots, str):
         blast = v.choice("shots", shots, tuple(BLAST_DICE))
         shots = BLAST_DICE[blast][0]
     a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=False)
-    method, samples, rng = v.method_args(method, samples, seed)
-    hit_t, res_t, stages = _shot_stages(a)
+    method = v.method_args(method, samples, seed)[0]
+    rs = ownfile.load(KEY)
+    stats = dict({k: a[k] for k in _SHOOTING_STATS}, blast=blast or "none",
+                 critical_ignores_res=a["critical_ignores_res"])
+    o = rs.attack(**stats, method=method, samples=samples, seed=seed)
     notes = SHOOTING_NOTES + (CRITICAL_IGNORES_RES_NOTE,) * a["critical_ignores_res"]
     inputs = dict(a, method=method)
     if blast is not None:
         inputs["shots"] = blast
         notes = notes + (BLAST_NOTE + f" {blast}: {BLAST_DICE[blast][1]}.",)
+    return ownfile.outcome(o, system=KEY, function="shooting", inputs=inputs, effects=_EFFECTS,
+                           width=_width(a["shots"], a["models"]),
+                           stages=_stages_of(a, rs.stage_fractions(**stats)),
+                           attacks=a["shots"] if blast is None else None, notes=notes)
 
-    if method == "exact":
-        if blast is None:
-            out = _exact(a)
-            pmf, effects = out["pmf"], out["effects"]
-        else:
-            pmf, effects = _blast_exact(a)
-        return pipeline.exact_outcome(KEY, "shooting", inputs, pmf, stages,
-                                      {k: float(x) for k, x in effects.items()},
-                                      attacks=a["shots"] if blast is None else None, notes=notes)
 
-    shots_n, models_n = a["shots"], a["models"]
-    width = (shots_n if models_n is None else min(shots_n, models_n)) + 1
-
-    def one_chunk(n: int) -> dict:
-        r = _roll_shots(rng, hit_t, res_t, shots_n, blast, a["critical_ignores_res"], n)
-        removed = r["failed"] if models_n is None else np.minimum(r["failed"], models_n)
-        return {"removed": removed, "critical_hits": r["crits"], "any_critical": r["crits"] > 0, "hits": r["hits"]}
-
-    tally = pipeline.tally_sampled(samples, 2 * hit_t.dice * shots_n + 1, one_chunk, width)
-    return pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages,
-                                  attacks=shots_n if blast is None else None, notes=notes)
+def _stages_of(a: dict, fractions) -> list[Stage]:
+    """The stages of one shot in plain words, with the file's chances: to hit, then the Res test
+    failed (with the critical variant, the share of hits that remove a model)."""
+    (_, hit_s, hit_c), (res_fail, _, _) = fractions
+    p_hit = hit_s + hit_c
+    hit_v, hit_text = _value_text("Acc", a["acc"], [("modifier", a["acc_mod"])] if a["acc_mod"] else [])
+    res_v, res_text = _value_text("Res", a["res"], [("armour", a["armour"]), ("cover", a["cover"]),
+                                                    ("-SV", -a["sv"])])
+    crit_text = f" (a 1 is a critical hit: {_ratio(hit_c)})" if hit_v >= 2 else " (no critical possible)"
+    stages = [Stage("to hit", p_hit, f"{hit_text}: {_pass_words(hit_v)}: {_ratio(p_hit)}{crit_text}", faces=DIE)]
+    words = f"{res_text}: {_fail_words(res_v)}: {_ratio(res_fail)}"
+    if a["critical_ignores_res"]:
+        given_hit = (hit_c + (p_hit - hit_c) * res_fail) / p_hit if p_hit else res_fail
+        stages.append(Stage("target fails Res", given_hit, f"{words}; a critical hit skips the Res test: "
+                            f"{_ratio(given_hit)} of hits remove a model", faces=DIE))
+    else:
+        stages.append(Stage("target fails Res", res_fail, words, faces=DIE))
+    return stages
 
 
 CRITICAL_IGNORES_RES_NOTE = ("Variant critical_ignores_res: a critical hit removes a model without a Res test "
