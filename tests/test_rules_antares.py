@@ -7,6 +7,7 @@ the same stages (Fractions and words), notes, inputs and attacks; sampled
 within 5 standard errors of the reference's exact numbers."""
 from __future__ import annotations
 
+from fractions import Fraction
 from itertools import product
 from pathlib import Path
 
@@ -114,3 +115,40 @@ def test_stage_words_say_the_roll_under_rules(system):
     assert "no critical" in system.attack(acc=1, res=5).stages[0].detail
     assert "critical success" in system.attack(acc=5, res=5).stages[0].detail
     assert "_" not in low.stages[0].detail and "None" not in low.stages[0].detail
+
+
+def _one_shot(acc: int, res: int, variant: bool) -> dict[tuple[int, int], Fraction]:
+    """Every face of a shot's dice (the hit die and its second die, the Res die and its second die):
+    P(hit, model removed)."""
+    def test(value: int, f1: int, f2: int) -> bool:
+        if f1 == 10:
+            return False
+        return f1 <= value if value >= 1 else (f1 == 1 and f2 == 1)
+
+    out: dict[tuple[int, int], Fraction] = {}
+    for f1, f2, g1, g2 in product(range(1, 11), repeat=4):
+        hit = test(acc, f1, f2)
+        crit = hit and f1 == 1 and acc >= 2
+        removed = hit and ((crit and variant) or not test(res, g1, g2))
+        key = (int(hit), int(removed))
+        out[key] = out.get(key, Fraction(0)) + Fraction(1, 10 ** 4)
+    return out
+
+
+@pytest.mark.parametrize("acc, res, variant", [(5, 4, False), (5, 4, True), (0, 9, False), (11, 0, True)])
+def test_stage_pmfs_are_the_counts_passing_each_stage_by_brute_force(acc, res, variant):
+    shots = 3
+    per = _one_shot(acc, res, variant)
+    want = {"to hit": [Fraction(0)] * (shots + 1), "target fails Res": [Fraction(0)] * (shots + 1)}
+    for combo in product(per, repeat=shots):
+        p = Fraction(1)
+        for key in combo:
+            p *= per[key]
+        want["to hit"][sum(h for h, _ in combo)] += p
+        want["target fails Res"][sum(r for _, r in combo)] += p
+    o = antares.shooting(acc=acc, res=res, shots=shots, critical_ignores_res=variant)
+    assert set(o.stage_pmfs) == set(want)
+    for name, pmf in want.items():
+        got = np.asarray(o.stage_pmfs[name])
+        assert not got[shots + 1:].any()
+        np.testing.assert_allclose(got[: shots + 1], [float(x) for x in pmf], rtol=0, atol=TOL)

@@ -197,3 +197,26 @@ def test_a_die_switch_that_cannot_hold_a_stages_faces_is_refused_by_name():
         sysm.attack(die="d2")
     with pytest.raises(InputError, match=r"stages\[1\]\.die: expected faces of a die from 2 to 100"):
         rules.loads(text.replace('always_fail = [5]', 'always_fail = [1]'), "small.toml").attack(die="d2")
+
+
+@pytest.mark.parametrize("kw", [dict(bs=4, ev=3, ap=3, av=5), dict(bs=2, ev=6, ap=6, av=1, die=6, base=4,
+                                                                  natural_max_always_succeeds=True)])
+def test_stage_pmfs_are_the_hits_and_penetrating_hits_by_brute_force(kw):
+    die, base, nmax = kw.get("die", 10), kw.get("base", 6), kw.get("natural_max_always_succeeds", False)
+
+    def ok(face: int, attacker: int, defender: int) -> bool:
+        return (nmax and face == die) or face >= base + defender - attacker
+
+    shots = 3
+    want = {"to hit": [Fraction(0)] * (shots + 1), "to penetrate": [Fraction(0)] * (shots + 1)}
+    for faces in product(range(1, die + 1), repeat=2 * shots):
+        hits = [ok(faces[2 * i], kw["bs"], kw["ev"]) for i in range(shots)]
+        pens = [h and ok(faces[2 * i + 1], kw["ap"], kw["av"]) for i, h in enumerate(hits)]
+        want["to hit"][sum(hits)] += Fraction(1, die ** (2 * shots))
+        want["to penetrate"][sum(pens)] += Fraction(1, die ** (2 * shots))
+    o = gunfire.shooting(**kw, s=1, t=1, shots=shots, models=2)
+    assert set(o.stage_pmfs) == set(want)
+    for name, pmf in want.items():
+        got = np.asarray(o.stage_pmfs[name])
+        assert not got[shots + 1:].any()
+        np.testing.assert_allclose(got[: shots + 1], [float(x) for x in pmf], rtol=0, atol=TOL)
