@@ -31,7 +31,7 @@ from .die import StageDie
 from .errors import ForbiddenError
 from .expr import Expr
 from .loader import MAX_DIE, MAX_TOKENS_DIE
-from .sampled import simulate
+from .sampled import roll_tokens, simulate
 from .spec import Chance, Forbid, Removal, RuleStage, RuleStat
 
 __all__ = ["RuleSystem"]
@@ -428,6 +428,20 @@ class RuleSystem:
         Fractions of the die's face counts (missing stats take their defaults)."""
         _, env = self._check(stats, arrays=False)
         return self._plan(env).fractions
+
+    def roll(self, rng: np.random.Generator, n: int, **stats) -> dict[str, np.ndarray]:
+        """``n`` samples of the attacks at these (scalar) stats, every die rolled, before any
+        removal: per sample the tokens passing each stage (by stage name), the critical rolls
+        ("criticals") and the final successes ("finals"). For code that adds up the attacks of
+        several profiles before its own removal (a volley of mixed weapons)."""
+        _, env = self._check(stats, arrays=False)
+        self._forbid(env)
+        count = self._one(env, self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
+        n_tokens = 1 if self.tokens_die is None else self._one(
+            env, self.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
+        engine.check_tokens(self.stages, count, self.path, self._bounds, n_tokens)
+        plan = self._plan(env)
+        return roll_tokens(rng, plan.played, plan.dice, count, n, n_tokens)
 
     def _value(self, expr, env, field) -> int:
         """One expression's value for scalar stats, remembered by the values of the stats it reads."""
