@@ -8,100 +8,18 @@ functions equal to it.
 """
 from __future__ import annotations
 
-from fractions import Fraction
 
 import numpy as np
 
 from workbench import engine, pipeline
 from workbench import validate as v
-from workbench.dice import RollUnder, faces_text, rates, roll_faces
+from workbench.dice import RollUnder, rates, roll_faces
 from workbench.outcome import Outcome, Stage
 
-KEY = "antares"
-NAME = "Antares-style d10"
-SEED = "004_d2632203ddb2a5c8.txt"
-DIE = 10
-
-#: a stat (Acc, Res, Ag, Init, Cou, Com): the seed scores them "out of 10 with
-#: 1 being the lowest value possible and 10 the highest for this type"; other
-#: types may go further, so 0..20 is accepted
-STAT_RANGE = (0, 20)
-#: a modifier (acc_mod, a test's modifier) may lower or raise the value
-MOD_RANGE = (-20, 20)
-#: armour, cover and SV are non-negative amounts
-BONUS_RANGE = (0, 20)
-#: a test value after modifiers: every stat + modifier combination fits; any
-#: value below 1 behaves as 0 (1/100) and any value from 9 up as 9 (9/10)
-VALUE_RANGE = (-40, 40)
-MAX_SHOTS = 1000
-MAX_MODELS = 1000
-
-NOTES = (
-    "Stat test (seed): d10 equal to or less than the value succeeds; a 10 always fails; a value "
-    "below 1 needs a 1 followed by another 1; a 1 is a critical success when the value is 2 or more.",
-)
-SHOOTING_NOTES = NOTES + (
-    "Each shot hits on an Acc test at Acc + acc_mod; each hit makes the target test Res at "
-    "Res + armour + cover - SV; a failed Res test removes one model (RULES.md section 4).",
-    "Criticals on the hit roll decide who is removed ('In the case of shooting it affects how "
-    "casualties are allocated'): they do not change how many by default.",
-)
-
-
-# ---------------------------------------------------------------------------
-# plain words
-# ---------------------------------------------------------------------------
-def _ratio(p: Fraction) -> str:
-    return faces_text(p, 10)
-
-
-def _pass_words(value: int) -> str:
-    if value < 1:
-        return "below 1: needs a 1 then another 1 on a d10"
-    if value >= 10:
-        return "needs 9 or less on a d10 (a 10 always fails)"
-    return f"needs {value} or less on a d10"
-
-
-def _fail_words(value: int) -> str:
-    if value < 1:
-        return "below 1: the target fails unless it rolls a 1 then another 1"
-    if value >= 10:
-        return "the target fails only on a 10"
-    return f"the target fails on {value + 1} or more"
-
-
-def _value_text(base_name: str, base: int, parts: list[tuple[str, int]]) -> tuple[int, str]:
-    """'Res 5 + armour 0 + cover 0 − SV 1 = 4' (parts carry their own sign)."""
-    total, text = base, f"{base_name} {base}"
-    for name, amount in parts:
-        total += amount
-        if name.startswith("-"):
-            text += f" − {name[1:]} {abs(amount)}"
-        else:
-            text += f" {'+' if amount >= 0 else '−'} {name} {abs(amount)}"
-    if parts:
-        text += f" = {total}" if total >= 0 else f" = −{-total}"
-    return total, text
-
-
-# ---------------------------------------------------------------------------
-# shooting
-# ---------------------------------------------------------------------------
-def _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays: bool,
-           where: str = "") -> dict:
-    """The checked shooting arguments; ``where`` prefixes the weapon's own
-    fields in messages (``"weapons[1]."`` in a volley)."""
-    num, opt = v.integer_checks(arrays)
-    a = dict(
-        acc=num(f"{where}acc", acc, *STAT_RANGE), res=num("res", res, *STAT_RANGE),
-        sv=num(f"{where}sv", sv, *BONUS_RANGE), armour=num("armour", armour, *BONUS_RANGE),
-        cover=num("cover", cover, *BONUS_RANGE), acc_mod=num(f"{where}acc_mod", acc_mod, *MOD_RANGE),
-        shots=num(f"{where}shots", shots, 1, MAX_SHOTS), models=opt("models", models, 1, MAX_MODELS),
-        critical_ignores_res=v.boolean("critical_ignores_res", critical_ignores_res),
-    )
-    v.broadcastable({k: a[k] for k in ("acc", "res", "sv", "armour", "cover", "acc_mod", "shots", "models")})
-    return a
+# the words, limits and argument checks are the module's own (they are not what is compared)
+from workbench.systems.antares import (
+    BLAST_DICE, BLAST_NOTE, CRITICAL_IGNORES_RES_NOTE, DIE, KEY, SHOOTING_NOTES, _check, _fail_words, _pass_words,
+    _ratio, _value_text)
 
 
 def _tests(a: dict) -> tuple[RollUnder, RollUnder]:
@@ -223,10 +141,6 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
                                   attacks=shots_n if blast is None else None, notes=notes)
 
 
-CRITICAL_IGNORES_RES_NOTE = ("Variant critical_ignores_res: a critical hit removes a model without a Res test "
-                             "(not in the seed).")
-
-
 def _shot_stages(a: dict) -> tuple[RollUnder, RollUnder, list[Stage]]:
     """The hit test, the Res test and the stages of one shot, in plain words."""
     hit_v, hit_text = _value_text("Acc", a["acc"], [("modifier", a["acc_mod"])] if a["acc_mod"] else [])
@@ -265,21 +179,6 @@ def _roll_shots(rng, hit_t: RollUnder, res_t: RollUnder, shots_n: int, blast: st
     if critical_ignores_res:
         fails |= crit
     return {"failed": (hit & fails).sum(axis=1), "crits": crit.sum(axis=1), "hits": hit.sum(axis=1)}
-
-
-#: blast weapons' random number of hits: "D4s, D6s, D8s and D12s are also used to generate random
-#: values, most commonly for weapons with blast effects ... generate 1-8 by re-rolling 9s and 10s ...
-#: D3 (half D6 roll) and D5s (half D10 score)": name -> (largest count, how it is rolled)
-BLAST_DICE = {
-    "D3": (3, "a D6 halved, rounded up"),
-    "D4": (4, "a D4"),
-    "D5": (5, "a D10 halved, rounded up"),
-    "D6": (6, "a D6"),
-    "D8": (8, "a D10 re-rolling 9s and 10s"),
-    "D12": (12, "a D12"),
-}
-BLAST_NOTE = ("Blast weapon: the number of shots is rolled first ('most commonly for weapons with blast "
-              "effects'), each count 1..N equally likely; the result is the mixture over the count. Rolled as")
 
 
 def _roll_blast(rng, blast: str, n: int) -> np.ndarray:

@@ -17,80 +17,10 @@ from workbench import validate as v
 from workbench.dice import RollHigh, opposed, rates, faces_text
 from workbench.outcome import Outcome, Stage
 
-KEY = "gunfire"
-NAME = "Gunfire"
-SEED = "003_9fc46742126cc43c.txt"
-#: the seed states no die: d10 is the workbench's default (a variant switch)
-DIE = 10
-#: equal stats need ``BASE``+ on the die (6+ on a d10: 50%)
-BASE = 6
-
-#: allowed range of BS, Ev, AP, AV, S (whole numbers)
-STAT_RANGE = (0, 20)
-#: Toughness is a divisor: 1 or more
-T_RANGE = (1, 20)
-#: allowed range of hit_mod and pen_mod
-MOD_RANGE = (-20, 20)
-MAX_SHOTS = 1000
-MAX_MODELS = 1000
-MAX_EXPLOSIVE = 20
-
-NOTES = (
-    "The seed states no die: the opposed test succeeds on a d{die} roll of "
-    "{base} + defender - attacker or more (RULES.md section 3; die and base are variant switches).",
-    "'BS vs. Ev + Modifiers' / 'AP vs. AV + Modifiers': hit_mod and pen_mod are added to the "
-    "defender's stat, so a positive modifier makes the roll harder.",
-    "Damage by division (seed): S >= T: one model per penetrating hit; S < T: "
-    "floor(penetrating hits x S / T) models, 'The leftover point is discarded'.",
-    "Explosive X (the seed's idea, not yet a rule): each penetrating hit with S >= T removes "
-    "min(X, floor(S / T)) models; with S < T it has no effect.",
-    "Suppression marker (seed): at least one shot penetrates, or hits >= ceil(suppression_fraction x "
-    "models) ('Somewhere between 25-50%'); one marker at most. Without models only penetration counts.",
-)
-
-
-def _fraction_of(value: float) -> Fraction:
-    """The suppression fraction as a small rational (0.1 -> 1/10, not the binary float)."""
-    return Fraction(value).limit_denominator(1_000_000)
-
-
-# ---------------------------------------------------------------------------
-# the division step
-# ---------------------------------------------------------------------------
-def _removed(pens, s, t, explosive, models):
-    """Vectorised models removed (inputs already checked)."""
-    pens = np.asarray(pens, dtype=np.int64)
-    s = np.asarray(s, dtype=np.int64)
-    t = np.asarray(t, dtype=np.int64)
-    x = np.asarray(1 if explosive is None else explosive, dtype=np.int64)
-    per_pen = np.minimum(x, s // t)
-    out = np.where(s >= t, pens * per_pen, (pens * s) // t)
-    if models is not None:
-        out = np.minimum(out, np.asarray(models, dtype=np.int64))
-    return out
-
-
-@v.stat_function
-def models_removed(pens, s, t, explosive=None, models=None):
-    """Models removed by ``pens`` penetrating hits of Strength ``s`` on Toughness ``t``.
-
-    * S >= T: one model per penetrating hit, or min(explosive, S // T) per hit
-      for an Explosive weapon;
-    * S < T: floor(pens x S / T) ("The leftover point is discarded");
-    * capped at ``models`` when given.
-
-    Seed examples: ``models_removed(3, 1, 2) == 1`` (Laansguard S1 rifles, 3
-    pens on T2 Knights); ``models_removed(4, 2, 1) == 4`` (Knights, S2, 4 pens
-    on T1 Laansguard). Scalars give an int; arrays broadcast and give an array.
-    """
-    pens = v.integers("pens", pens, 0, 1_000_000)
-    s = v.integers("s", s, *STAT_RANGE)
-    t = v.integers("t", t, *T_RANGE)
-    explosive = v.optional_integers("explosive", explosive, 1, MAX_EXPLOSIVE)
-    models = v.optional_integers("models", models, 1, MAX_MODELS)
-    v.broadcastable(dict(pens=pens, s=s, t=t, explosive=explosive, models=models))
-    out = _removed(pens, s, t, explosive, models)
-    return int(out) if out.ndim == 0 else out
+# the words, limits, argument checks and the division of models_removed are the module's own
+# (tested on their own in tests/test_gunfire.py); the opposed tests, binomials, suppression sum
+# and dice rolling below are the hand-written resolver's
+from workbench.systems.gunfire import BASE, DIE, KEY, NOTES, _check, _damage_note, _fraction_of, _removed
 
 
 # ---------------------------------------------------------------------------
@@ -148,26 +78,6 @@ def _exact(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, fra
     return {"pmf": pmf, "effects": effects, "tests": (hit_t, pen_t)}
 
 
-def _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
-           die, base, natural_max_always_succeeds, natural_1_always_fails, arrays: bool):
-    num, opt = v.integer_checks(arrays)
-    a = dict(
-        bs=num("bs", bs, *STAT_RANGE), ev=num("ev", ev, *STAT_RANGE),
-        ap=num("ap", ap, *STAT_RANGE), av=num("av", av, *STAT_RANGE),
-        s=num("s", s, *STAT_RANGE), t=num("t", t, *T_RANGE),
-        shots=num("shots", shots, 1, MAX_SHOTS), models=opt("models", models, 1, MAX_MODELS),
-        hit_mod=num("hit_mod", hit_mod, *MOD_RANGE), pen_mod=num("pen_mod", pen_mod, *MOD_RANGE),
-        explosive=opt("explosive", explosive, 1, MAX_EXPLOSIVE),
-        suppression_fraction=v.real("suppression_fraction", suppression_fraction, 0, 1, lo_open=True),
-        die=v.integer("die", die, 2, 100), base=v.integer("base", base, -100, 100),
-        natural_max_always_succeeds=v.boolean("natural_max_always_succeeds", natural_max_always_succeeds),
-        natural_1_always_fails=v.boolean("natural_1_always_fails", natural_1_always_fails),
-    )
-    v.broadcastable({k: a[k] for k in ("bs", "ev", "ap", "av", "s", "t", "shots", "models", "hit_mod", "pen_mod",
-                                       "explosive")})
-    return a
-
-
 def _core_args(a: dict) -> tuple:
     return (a["bs"], a["ev"], a["ap"], a["av"], a["s"], a["t"], a["shots"], a["models"], a["hit_mod"],
             a["pen_mod"], a["explosive"], _fraction_of(a["suppression_fraction"]), a["die"], a["base"],
@@ -208,18 +118,6 @@ def _stage(name: str, att_name: str, att: int, def_name: str, dfd: int, mod: int
         against += f" {sign} modifier {abs(mod)} = {dfd + mod}"
     detail = f"{att_name} {att} against {against}: {test.describe(f'd{test.sides}')}: {_ratio(p, test.sides)}"
     return Stage(name, p, detail, faces=test.sides)
-
-
-def _damage_note(s: int, t: int, explosive: int | None) -> str:
-    if s >= t:
-        if explosive is not None:
-            per = min(explosive, s // t)
-            return (f"S {s} against T {t}: Explosive {explosive}: each penetrating hit removes "
-                    f"min({explosive}, {s} // {t}) = {per} model{'s' if per != 1 else ''}")
-        return f"S {s} against T {t}: each penetrating hit removes one model"
-    extra = " (Explosive has no effect when S < T)" if explosive is not None else ""
-    return (f"S {s} against T {t}: models removed = floor(penetrating hits x {s} / {t}), "
-            f"the remainder discarded{extra}")
 
 
 @v.stat_function
