@@ -49,12 +49,15 @@ def uses_counts(parts: Mapping[str, Any]) -> bool:
 
 
 def tokens(parts: Mapping[str, Any], env: Mapping[str, Any], cells: int, check_value) -> np.ndarray | None:
-    """Faces of each cell's tokens die (None without ``tokens_die``); 1 is one token."""
+    """Faces of each cell's tokens die (None without ``tokens_die``, or where it is 1 in every
+    cell: one token per attack)."""
     expr = parts.get("tokens_die")
     if expr is None:
         return None
     from .loader import MAX_TOKENS_DIE
     n = check_value(expr, env, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
+    if np.all(np.asarray(n) == 1):
+        return None
     return np.broadcast_to(np.asarray(n, dtype=np.int64), (cells,))
 
 
@@ -82,14 +85,18 @@ def _grow(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """``a`` (cells, *dims) padded with zeros to (cells, *shape)."""
     if a.shape[1:] == tuple(shape):
         return a
-    return np.pad(a, [(0, 0)] + [(0, s - d) for d, s in zip(a.shape[1:], shape)])
+    out = np.zeros((a.shape[0],) + tuple(shape))
+    out[(slice(None),) + tuple(slice(0, d) for d in a.shape[1:])] = a
+    return out
 
 
 def _shift(a: np.ndarray, ks: tuple[int, ...]) -> np.ndarray:
     """``a`` times z1^k1 z2^k2 ...: every count raised by ``ks``."""
     if not any(ks):
         return a
-    return np.pad(a, [(0, 0)] + [(k, 0) for k in ks])
+    out = np.zeros((a.shape[0],) + tuple(d + k for d, k in zip(a.shape[1:], ks)))
+    out[(slice(None),) + tuple(slice(k, None) for k in ks)] = a
+    return out
 
 
 def _sum(*terms: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -203,8 +210,12 @@ def count_effects(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: 
             p_near.append(np.zeros(count.shape[0]))
     needed = {c.count for c in parts.get("chances", ())}
     effects, dists = {}, {}
+    done: dict[tuple, np.ndarray] = {}  # counts made of the same events share one distribution
     for name in names:
-        h = _one(stages, probs, flags, p_near, n_tokens, (name,))
+        events = tuple(map(tuple, _events(stages, (name,))))
+        h = done.get(events)
+        if h is None:
+            h = done[events] = _one(stages, probs, flags, p_near, n_tokens, (name,))
         effects[name] = count * _mean(h)
         if name in needed:
             dists[name] = _all(h, count, name, all_of)
