@@ -214,3 +214,26 @@ def test_stage_pmfs_are_the_hits_and_penetrating_hits_by_brute_force(kw):
         got = np.asarray(o.stage_pmfs[name])
         assert not got[shots + 1:].any()
         np.testing.assert_allclose(got[: shots + 1], [float(x) for x in pmf], rtol=0, atol=TOL)
+
+
+def test_two_nested_counts_over_many_attacks_equal_the_repeated_convolution():
+    """The joint distribution of a count and one inside it (hits and penetrating hits): the closed
+    form (a binomial, then a binomial of it) equals convolving one attack's distribution."""
+    from workbench.rules import tally
+    rng = np.random.default_rng(3)
+    h = rng.random((3, 2, 2))
+    h[:, 0, 1] = 0.0                      # the second count never without the first
+    h /= h.sum(axis=(1, 2), keepdims=True)
+    count = np.array([0, 5, 30])
+    want = np.zeros((3, 31, 31))
+    for c in range(3):
+        p = np.ones((1, 1))
+        for _ in range(int(count[c])):
+            q = np.zeros((p.shape[0] + 1, p.shape[1] + 1))
+            for i, j in ((0, 0), (1, 0), (1, 1)):
+                q[i: i + p.shape[0], j: j + p.shape[1]] += h[c, i, j] * p
+            p = q
+        want[c, : p.shape[0], : p.shape[1]] = p
+    np.testing.assert_allclose(tally._nested_power(h, count), want, rtol=0, atol=TOL)
+    flipped = np.swapaxes(h, 1, 2).copy()  # the first count inside the second
+    np.testing.assert_allclose(tally._nested_power(flipped, count), np.swapaxes(want, 1, 2), rtol=0, atol=TOL)

@@ -29,6 +29,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ..engine import _binomial_log_space, binomial_pmf
+
 from ..errors import InputError
 from .spec import Chance, RuleStage
 
@@ -238,6 +240,8 @@ def _all(h: np.ndarray, count: np.ndarray, what: str, all_of) -> np.ndarray:
                          f"{size} for {what}")
     if h.ndim == 2 and all_of is not None:
         return all_of(h, count)
+    if h.shape[1:] == (2, 2) and (not h[:, 0, 1].any() or not h[:, 1, 0].any()):
+        return _nested_power(h, count)
     if int(count.max()) > FFT_FROM:
         return _fft_power(h, count)
     p: np.ndarray = np.ones((h.shape[0],) + (1,) * (h.ndim - 1))
@@ -254,6 +258,23 @@ def _all(h: np.ndarray, count: np.ndarray, what: str, all_of) -> np.ndarray:
 #: attacks from which the joint distribution of several counts is raised to their number by FFT
 #: (the repeated convolution costs attacks^(counts + 1))
 FFT_FROM = 48
+
+
+def _nested_power(h: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The joint distribution over ``count`` attacks of two 0-or-1 counts where one never
+    happens without the other (a hit and a penetrating hit): the outer count is
+    Binomial(n, P(outer)) and, given it, the inner one Binomial(outer, P(inner | outer))."""
+    swap = bool(h[:, 0, 1].any())           # the first count is the inner one: work transposed
+    g = np.swapaxes(h, 1, 2) if swap else h
+    top = int(count.max())
+    out = np.zeros((h.shape[0], top + 1, top + 1))
+    for c in range(h.shape[0]):
+        n = int(count[c])
+        outer = float(g[c, 1].sum())
+        inner = float(g[c, 1, 1]) / outer if outer > 0 else 0.0
+        rows = _binomial_log_space(np.arange(n + 1), np.asarray(inner), n + 1)  # (outer = i, inner = j)
+        out[c, : n + 1, : n + 1] = binomial_pmf(n, outer, width=n + 1)[:, None] * rows
+    return np.swapaxes(out, 1, 2) if swap else out
 
 
 def _fft_power(h: np.ndarray, count: np.ndarray) -> np.ndarray:
