@@ -16,3 +16,17 @@ def assert_pmf_equal(pmf, expected, tol: float = TOL) -> None:
     want = np.zeros(n)
     want[: len(expected)] = [float(x) for x in expected]
     np.testing.assert_allclose(got, want, rtol=0, atol=tol)
+
+
+def assert_same_outcome(got, want, tol: float = TOL) -> None:
+    """Two outcomes say the same: pmf (same length) and every effect to ``tol``, the same stages
+    (Fractions and words), system, function, attacks, notes, label, trial and inputs."""
+    assert got.pmf.shape == want.pmf.shape
+    np.testing.assert_allclose(got.pmf, want.pmf, rtol=0, atol=tol)
+    assert set(got.effects) == set(want.effects)
+    for name in want.effects:
+        assert abs(got.effects[name] - want.effects[name]) <= tol, name
+    assert got.stages == want.stages
+    assert (got.system, got.function, got.attacks, got.notes, got.label, got.trial) == \
+        (want.system, want.function, want.attacks, want.notes, want.label, want.trial)
+    assert dict(got.inputs) == dict(want.inputs)

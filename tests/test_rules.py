@@ -267,7 +267,8 @@ def test_division_by_zero_at_resolution_names_the_field():
     ("kill6.toml", {}),
     ("kill6.toml", {"shots": 10, "cover": "light", "wounds": 3, "models": 4}),
     ("changes_file.toml", {"bs": 4, "s": 6, "ap": 5, "t": 1, "sv": 2, "shots": 8, "models": 3, "wounds": 2}),
-    ("gunfire_file.toml", {"bs": 4, "s": 3, "t": 2, "shots": 9, "models": 6}),
+    ("gunfire.toml", {"bs": 4, "s": 3, "t": 2, "shots": 9, "models": 6}),
+    ("gunfire.toml", {"bs": 4, "s": 3, "t": 2, "shots": 9, "models": None, "die": "d6", "base": 4}),
 ])
 def test_sampled_agrees_with_exact(name, stats):
     _sampled_agrees(rules.load(RULES / name), seed=11, **stats)
@@ -319,7 +320,7 @@ def test_icepool_agrees_on_a_spill_and_a_binomial_file():
     want = [removed.probability(k) for k in range(5)]
     assert_pmf_equal(sysm.attack().pmf, want, TOL)
 
-    gun = rules.load(RULES / "gunfire_file.toml")
+    gun = rules.load(RULES / "gunfire.toml")
     p_hit = icepool.d10 >= 6 + 4 - 3
     p_pen = icepool.d10 >= 6 + 2 - 5
     pens = 6 @ (p_hit & p_pen)

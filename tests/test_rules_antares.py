@@ -1,23 +1,27 @@
-"""rules/antares_file.toml resolves Antares shooting exactly as the built-in
-``workbench.systems.antares.shooting`` does: every probability of the
-removed count and every effect (hits, critical hits, at least one critical)
-over stat grids, with and without the critical variant, blast weapons
-included; its stages carry the same Fractions; sampled within 5 SE."""
+"""``workbench.systems.antares.shooting`` and ``shooting_table`` resolve through
+the system's rule file (rules/antares.toml) and equal the hand-written
+reference resolver (tests/reference/antares.py) over stat grids, with and
+without the critical variant, blast weapons and units without a size
+included: every probability of the removed count and every effect to 1e-12,
+the same stages (Fractions and words), notes, inputs and attacks; sampled
+within 5 standard errors of the reference's exact numbers."""
 from __future__ import annotations
 
+from fractions import Fraction
 from itertools import product
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from pmfcheck import assert_same_outcome
+from reference import antares as ref
 from workbench import rules
 from workbench.systems import antares
 
-FILE = Path(__file__).resolve().parents[1] / "rules" / "antares_file.toml"
+FILE = Path(__file__).resolve().parents[1] / "rules" / "antares.toml"
 TOL = 1e-12
-#: the built-in's effect name -> the file's
-EFFECTS = {"hits": "hits", "critical_hits": "critical_hits", "any_critical": "any_critical"}
+EFFECTS = ("hits", "critical_hits", "any_critical")
 
 
 @pytest.fixture(scope="module")
@@ -25,66 +29,73 @@ def system():
     return rules.load(FILE)
 
 
-def _same_pmf(a: np.ndarray, b: np.ndarray) -> None:
-    """Equal at every count (the file's pmf runs to the unit size, the built-in's to min(shots, size))."""
-    width = max(a.shape[-1], b.shape[-1])
-    pad = lambda x: np.concatenate([x, np.zeros(x.shape[:-1] + (width - x.shape[-1],))], axis=-1)
-    np.testing.assert_allclose(pad(a), pad(b), rtol=0, atol=TOL)
-
-
 @pytest.mark.parametrize("variant", [False, True])
-def test_the_file_equals_the_builtin_over_a_stat_grid(system, variant):
-    axes = dict(acc=np.arange(0, 13), res=np.arange(-0, 13), sv=np.array([0, 1, 4]), armour=np.array([0, 2]),
+def test_the_table_equals_the_reference_over_a_stat_grid(variant):
+    axes = dict(acc=np.arange(0, 13), res=np.arange(0, 13), sv=np.array([0, 1, 4]), armour=np.array([0, 2]),
                 cover=np.array([0, 1]), acc_mod=np.array([-3, 0, 2]), shots=np.array([1, 4, 9]),
                 models=np.array([1, 3, 10]))
     grids = np.meshgrid(*axes.values(), indexing="ij")
     flat = {k: g.ravel() for k, g in zip(axes, grids)}
-    want = antares.shooting_table(**flat, critical_ignores_res=variant)
-    got = system.attack_table(**flat, critical_ignores_res=variant)
-    _same_pmf(got["pmf"], want["pmf"])
-    for theirs, ours in EFFECTS.items():
-        np.testing.assert_allclose(got["effects"][ours], want["effects"][theirs], rtol=0, atol=1e-10)
-    # a unit without a size: nothing capped, the pmf runs to the number of shots as the built-in's does
-    del flat["models"]
-    want = antares.shooting_table(**flat, critical_ignores_res=variant)
-    got = system.attack_table(**flat, models=None, critical_ignores_res=variant)
-    assert got["pmf"].shape == want["pmf"].shape
-    np.testing.assert_allclose(got["pmf"], want["pmf"], rtol=0, atol=TOL)
+    for kw in (flat, {k: x for k, x in flat.items() if k != "models"}):  # and a unit without a size
+        want = ref.shooting_table(**kw, critical_ignores_res=variant)
+        got = antares.shooting_table(**kw, critical_ignores_res=variant)
+        assert got["pmf"].shape == want["pmf"].shape
+        np.testing.assert_allclose(got["pmf"], want["pmf"], rtol=0, atol=TOL)
+        assert set(got["effects"]) == set(want["effects"])
+        for name in EFFECTS:
+            np.testing.assert_allclose(got["effects"][name], want["effects"][name], rtol=0, atol=1e-10)
+
+
+def test_a_table_of_broadcast_grids_equals_the_reference():
+    kw = dict(acc=np.arange(0, 11)[:, None, None], res=np.array([0, 4, 9])[None, :, None],
+              shots=np.array([1, 3, 8])[None, None, :], sv=1)
+    for models in (None, 5, np.array([1, 2, 9])[None, None, :]):
+        want, got = ref.shooting_table(**kw, models=models), antares.shooting_table(**kw, models=models)
+        assert got["pmf"].shape == want["pmf"].shape
+        np.testing.assert_allclose(got["pmf"], want["pmf"], rtol=0, atol=TOL)
+
+
+def test_shooting_equals_the_reference_over_stats_and_switches():
+    for acc, res, sv, acc_mod, shots, models, variant in product(range(0, 12, 3), (0, 5, 11), (0, 3), (-2, 3),
+                                                                 (1, 7), (None, 4), (False, True)):
+        kw = dict(acc=acc, res=res, sv=sv, acc_mod=acc_mod, shots=shots, models=models,
+                  critical_ignores_res=variant, armour=1, cover=acc % 3)
+        assert_same_outcome(antares.shooting(**kw), ref.shooting(**kw))
 
 
 @pytest.mark.parametrize("blast", ["D3", "D4", "D5", "D6", "D8", "D12"])
-def test_blast_weapons_equal_the_builtin(system, blast):
-    for acc, mod, res, sv, models, variant in product((0, 1, 2, 6, 11), (-2, 0), (0, 4, 9), (0, 2), (1, 4, 12, None),
+def test_blast_weapons_equal_the_reference(blast):
+    for acc, mod, res, sv, models, variant in product((0, 2, 6, 11), (-2, 0), (0, 9), (2,), (1, None),
                                                       (False, True)):
-        kw = dict(acc=acc, acc_mod=mod, res=res, sv=sv, models=models, critical_ignores_res=variant)
-        want = antares.shooting(**kw, shots=blast)
-        got = system.attack(**kw, blast=blast)
-        _same_pmf(got.pmf, want.pmf)
-        for theirs, ours in EFFECTS.items():
-            assert got.effects[ours] == pytest.approx(want.effects[theirs], abs=1e-10), (theirs, acc, res)
+        kw = dict(acc=acc, acc_mod=mod, res=res, sv=sv, models=models, critical_ignores_res=variant, shots=blast)
+        assert_same_outcome(antares.shooting(**kw), ref.shooting(**kw))
 
 
-def test_stages_carry_the_builtins_fractions(system):
-    for acc, res, sv, acc_mod in product(range(0, 12), range(0, 12, 3), (0, 3), (-2, 0, 3)):
-        want = antares.shooting(acc=acc, res=res, sv=sv, acc_mod=acc_mod, shots=2)
-        got = system.attack(acc=acc, res=res, sv=sv, acc_mod=acc_mod, shots=2)
-        assert [s.probability for s in got.stages] == [s.probability for s in want.stages]
+def _within(got, want, n: int) -> None:
+    """The sampled ``got`` within 5 standard errors of the exact ``want``."""
+    assert got.pmf.size <= want.pmf.size
+    pe, ps = want.pmf, np.zeros(want.pmf.size)
+    ps[: got.pmf.size] = got.pmf
+    assert np.all(np.abs(ps - pe) <= 5 * np.sqrt(pe * (1 - pe) / n) + 1e-12)
+    for name in EFFECTS:
+        assert abs(got.effects[name] - want.effects[name]) <= 5 * got.effects_stderr[name] + 1e-12, name
+    assert got.stages == want.stages and got.method == "sampled" and got.samples == n
 
 
-def test_sampled_file_agrees_with_the_builtin_exact(system):
+def test_sampled_shooting_agrees_with_the_reference_exact():
     n = 40_000
     for kw in (dict(acc=5, res=5, sv=1, shots=10, models=10, critical_ignores_res=True),
-               dict(acc=0, res=0, sv=0, shots=3, models=3)):
-        want = antares.shooting(**kw)
-        got = system.attack(**kw, method="sampled", samples=n, seed=4)
-        width = max(want.pmf.size, got.pmf.size)
-        pe, ps = np.zeros(width), np.zeros(width)
-        pe[: want.pmf.size], ps[: got.pmf.size] = want.pmf, got.pmf
-        assert np.all(np.abs(ps - pe) <= 5 * np.sqrt(np.clip(pe * (1 - pe), 0, None) / n) + 1 / n)
-        assert abs(got.effects["any_critical"] - want.effects["any_critical"]) <= 5 * 0.5 / np.sqrt(n)
-    got = system.attack(acc=6, res=3, sv=1, blast="D8", models=5, method="sampled", samples=n, seed=4)
-    want = antares.shooting(acc=6, res=3, sv=1, shots="D8", models=5)
-    assert abs(got.mean - want.mean) <= 5 * 3 / np.sqrt(n)
+               dict(acc=0, res=0, sv=0, shots=3, models=3), dict(acc=7, res=2, shots=6),
+               dict(acc=6, res=3, sv=1, shots="D8", models=5)):
+        _within(antares.shooting(**kw, method="sampled", samples=n, seed=4), ref.shooting(**kw), n)
+
+
+def test_the_file_is_the_system_and_a_dashboard_key(system):
+    assert system.key == "antares" and system.name == antares.NAME
+    got = system.attack(acc=4, res=6, sv=2, blast="D6", models=3)
+    want = ref.shooting(acc=4, res=6, sv=2, shots="D6", models=3)
+    np.testing.assert_allclose(got.pmf[: want.pmf.size], want.pmf, rtol=0, atol=TOL)
+    assert not got.pmf[want.pmf.size:].any()
 
 
 def test_stage_words_say_the_roll_under_rules(system):
@@ -93,3 +104,40 @@ def test_stage_words_say_the_roll_under_rules(system):
     assert "no critical" in system.attack(acc=1, res=5).stages[0].detail
     assert "critical success" in system.attack(acc=5, res=5).stages[0].detail
     assert "_" not in low.stages[0].detail and "None" not in low.stages[0].detail
+
+
+def _one_shot(acc: int, res: int, variant: bool) -> dict[tuple[int, int], Fraction]:
+    """Every face of a shot's dice (the hit die and its second die, the Res die and its second die):
+    P(hit, model removed)."""
+    def test(value: int, f1: int, f2: int) -> bool:
+        if f1 == 10:
+            return False
+        return f1 <= value if value >= 1 else (f1 == 1 and f2 == 1)
+
+    out: dict[tuple[int, int], Fraction] = {}
+    for f1, f2, g1, g2 in product(range(1, 11), repeat=4):
+        hit = test(acc, f1, f2)
+        crit = hit and f1 == 1 and acc >= 2
+        removed = hit and ((crit and variant) or not test(res, g1, g2))
+        key = (int(hit), int(removed))
+        out[key] = out.get(key, Fraction(0)) + Fraction(1, 10 ** 4)
+    return out
+
+
+@pytest.mark.parametrize("acc, res, variant", [(5, 4, False), (5, 4, True), (0, 9, False), (11, 0, True)])
+def test_stage_pmfs_are_the_counts_passing_each_stage_by_brute_force(acc, res, variant):
+    shots = 3
+    per = _one_shot(acc, res, variant)
+    want = {"to hit": [Fraction(0)] * (shots + 1), "target fails Res": [Fraction(0)] * (shots + 1)}
+    for combo in product(per, repeat=shots):
+        p = Fraction(1)
+        for key in combo:
+            p *= per[key]
+        want["to hit"][sum(h for h, _ in combo)] += p
+        want["target fails Res"][sum(r for _, r in combo)] += p
+    o = antares.shooting(acc=acc, res=res, shots=shots, critical_ignores_res=variant)
+    assert set(o.stage_pmfs) == set(want)
+    for name, pmf in want.items():
+        got = np.asarray(o.stage_pmfs[name])
+        assert not got[shots + 1:].any()
+        np.testing.assert_allclose(got[: shots + 1], [float(x) for x in pmf], rtol=0, atol=TOL)

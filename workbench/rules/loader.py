@@ -248,7 +248,7 @@ def _optional_reads(r: _Reader, stats, count, tokens_die, stages, removal, forbi
     exprs = [("attack.count", count), ("attack.tokens_die", tokens_die)]
     for i, st in enumerate(stages):
         exprs += [(f"stages[{i}].{k}", getattr(st, k)) for k in ("target", "modifier", "critical_when",
-                                                                  "on_critical_when")]
+                                                                  "on_critical_when", "die_expr")]
     exprs += [(f"removal.{k}", getattr(removal, k)) for k in ("wounds", "damage", "removed")]
     exprs += [(f"forbid[{f.index}].when", f.when) for f in forbids]
     exprs += [(f"chances[{c.index}].when", c.when) for c in chances]
@@ -355,13 +355,15 @@ def _stage(r: _Reader, i: int, sd: Any, die: int, names) -> RuleStage:
     sd = r.table(sd, field)
     r.known(sd, field, _STAGE)
     name = r.string(sd, "name", field)
-    sdie = r.integer(sd, "die", field, 2, MAX_DIE, die)
+    die_expr = r.expr(sd, "die", field, names, None) if isinstance(sd.get("die"), str) else None
+    sdie = die if die_expr is not None else r.integer(sd, "die", field, 2, MAX_DIE, die)
     roll = r.option(sd, "roll", field, ("high", "low"), "high")
     target = r.expr(sd, "target", field, names)
     modifier = r.expr(sd, "modifier", field, names, None)
-    always_fail = r.faces(sd, "always_fail", field, sdie)
-    always_succeed = r.faces(sd, "always_succeed", field, sdie)
-    critical = r.faces(sd, "critical", field, sdie)
+    most = MAX_DIE if die_expr is not None else sdie   # a switched die's faces are checked when it is rolled
+    always_fail = r.faces(sd, "always_fail", field, most)
+    always_succeed = r.faces(sd, "always_succeed", field, most)
+    critical = r.faces(sd, "critical", field, most)
     both = sorted(set(always_fail) & set(always_succeed))
     if both:
         r.fail(f"{field}.always_succeed", "faces not also in always_fail", both[0])
@@ -389,7 +391,8 @@ def _stage(r: _Reader, i: int, sd: Any, die: int, names) -> RuleStage:
                      always_fail=always_fail, always_succeed=always_succeed, critical=critical,
                      on_critical=on_critical, extra=extra, reroll=reroll, passes_on=passes_on,
                      critical_when=critical_when, on_critical_when=on_critical_when, long_shot=long_shot,
-                     tally=tally, critical_tally=critical_tally, near_miss_tally=near_miss_tally)
+                     tally=tally, critical_tally=critical_tally, near_miss_tally=near_miss_tally,
+                     die_expr=die_expr)
 
 
 def _dice(r: _Reader, text: Any) -> DamageRoll:

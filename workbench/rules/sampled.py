@@ -21,7 +21,7 @@ from .errors import BudgetError
 from .spec import Chance, DamageRoll, Removal, RuleStage
 from .tally import sampled_chance
 
-__all__ = ["simulate", "expected_work", "check_sampled", "MAX_SAMPLED_WORK", "critical_key", "near_key"]
+__all__ = ["simulate", "roll_tokens", "expected_work", "check_sampled", "MAX_SAMPLED_WORK", "critical_key", "near_key"]
 
 #: dice rolled and successes applied by one sampled call (samples x their expected number per
 #: sample): a couple of seconds on one core
@@ -29,12 +29,12 @@ MAX_SAMPLED_WORK = 60_000_000
 
 
 def critical_key(i: int) -> str:
-    """The name under which :func:`_tokens` returns stage ``i``'s critical rolls per sample."""
+    """The name under which :func:`roll_tokens` returns stage ``i``'s critical rolls per sample."""
     return f"criticals at stage {i}"
 
 
 def near_key(i: int) -> str:
-    """The name under which :func:`_tokens` returns stage ``i``'s near misses per sample."""
+    """The name under which :func:`roll_tokens` returns stage ``i``'s near misses per sample."""
     return f"near misses at stage {i}"
 
 
@@ -62,8 +62,11 @@ def _damage(rng: np.random.Generator, roll: DamageRoll, n: int) -> np.ndarray:
     return faces.sum(axis=1) + roll.plus
 
 
-def _tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int,
-            tokens_die: int = 1) -> dict[str, np.ndarray]:
+def roll_tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int,
+                tokens_die: int = 1) -> dict[str, np.ndarray]:
+    """``n`` samples of ``count`` attacks, every die rolled: per sample the tokens passing each
+    stage (by its name), its critical rolls (:func:`critical_key`), near misses where counted
+    (:func:`near_key`), all the critical rolls ("criticals") and the final successes ("finals")."""
     rolling = start_tokens(rng, count, tokens_die, n)
     skipping = np.zeros(n, dtype=np.int64)
     to_end = np.zeros(n, dtype=np.int64)
@@ -216,7 +219,7 @@ def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage]
     formula = removal.removed  # the pooled formula (None: damage per success)
 
     def one_chunk(n: int) -> dict[str, np.ndarray]:
-        got = _tokens(rng, stages, dice, count, n, tokens_die)
+        got = roll_tokens(rng, stages, dice, count, n, tokens_die)
         s = got.pop("finals")
         if formula is not None:  # removal.pooled
             env2 = {k: np.asarray(v) for k, v in env.items()}

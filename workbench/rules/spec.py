@@ -65,6 +65,8 @@ class RuleStage:
     critical_tally: str = ""
     #: the name of the count of near misses at this stage (failed rolls one short of the target)
     near_miss_tally: str = ""
+    #: the stage's faces as an expression of the stats (a die switch); ``die`` is then the system's
+    die_expr: Expr | None = None
 
 
 @dataclass(frozen=True)

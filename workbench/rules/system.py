@@ -30,8 +30,8 @@ from . import engine, tally
 from .die import StageDie
 from .errors import ForbiddenError
 from .expr import Expr
-from .loader import MAX_TOKENS_DIE
-from .sampled import simulate
+from .loader import MAX_DIE, MAX_TOKENS_DIE
+from .sampled import roll_tokens, simulate
 from .spec import Chance, Forbid, Removal, RuleStage, RuleStat
 
 __all__ = ["RuleSystem"]
@@ -139,6 +139,7 @@ class RuleSystem:
     _plans: dict[Any, Any]
     _values: dict[Any, Any]
     _bounds: tuple[int, int]
+    _die_switched: bool
     _counted: bool
     _switched: tuple[int, ...]
     _effect_kinds: dict[str, str]
@@ -163,6 +164,8 @@ class RuleSystem:
         d["_plans"] = {}   # the stages' dice -> their _Plan (see _plan)
         d["_values"] = {}  # (expression, values of the stats it reads) -> its value
         d["_bounds"] = engine.token_bounds(self.stages)
+        #: the stages whose die the stats choose (``die = "an expression"``)
+        d["_die_switched"] = any(st.die_expr is not None for st in self.stages)
         #: the file uses a mechanism only engine.resolve knows (tokens die, tallies, chances)
         d["_counted"] = tally.uses_counts(self._parts())
         #: the stages whose criticals or their rule the stats switch on and off
@@ -298,8 +301,30 @@ class RuleSystem:
         out = engine.resolve(self._parts(env), flat)
         return out, shape
 
+    def _staged(self, env: Mapping[str, Any]) -> tuple[RuleStage, ...]:
+        """The stages as rolled for these stats: a stage's ``die`` expression gives its faces
+        (one number for the whole grid: a stage's die cannot change from cell to cell)."""
+        if not self.__dict__["_die_switched"]:
+            return self.stages
+        out = []
+        for i, st in enumerate(self.stages):
+            if st.die_expr is None:
+                out.append(st)
+                continue
+            field = f"stages[{i}].die"
+            sides = np.unique(engine.check_value(st.die_expr, env, field, 2, MAX_DIE, "faces of a die"))
+            if sides.size > 1:
+                raise InputError(sorted(st.die_expr.names)[0], "one value for the whole grid (it picks "
+                                 f"the die of stage {st.name!r})", f"{sides.size} values")
+            faces = st.always_fail + st.always_succeed + st.critical
+            if faces and max(faces) > int(sides[0]):
+                raise InputError(field, f"a die with face {max(faces)} (named by the stage's always_fail, "
+                                 "always_succeed or critical)", f"a d{int(sides[0])} from '{st.die_expr.source}'")
+            out.append(dataclasses.replace(st, die=int(sides[0])))
+        return tuple(out)
+
     def _parts(self, env: Mapping[str, Any] | None = None) -> dict:
-        return dict(stages=self.stages, removal=self._removal(env or {}), count=self.count, path=self.path,
+        return dict(stages=self.stages if env is None else self._staged(env), removal=self._removal(env or {}), count=self.count, path=self.path,
                     tokens_die=self.tokens_die, chances=self.chances)
 
     def _removal(self, env: Mapping[str, Any]):
@@ -330,9 +355,11 @@ class RuleSystem:
         stats (``on_critical = "none"`` where it does not apply), the per-stage probabilities,
         one attack's distribution of final successes, the expected tokens passing each stage,
         the outcome's stages in words and the per-attack figures."""
+        stages = self._staged(env)
         key: tuple[object, ...] = tuple((self._value(st.target, env, f"stages[{i}].target"),
-                     0 if st.modifier is None else self._value(st.modifier, env, f"stages[{i}].modifier"))
-                    for i, st in enumerate(self.stages))
+                     0 if st.modifier is None else self._value(st.modifier, env, f"stages[{i}].modifier"),
+                     st.die)
+                    for i, st in enumerate(stages))
         switched = self.__dict__["_switched"]
         if switched:    # files whose criticals the stats switch: that too picks the plan
             ons = tuple(self._on_critical(i, env) for i in range(len(self.stages)))
@@ -344,15 +371,15 @@ class RuleSystem:
         plan = cache.get(key)
         if plan is None:
             played = tuple(st if on else dataclasses.replace(st, on_critical="none")
-                           for st, on in zip(self.stages, ons))
-            dice = engine.stage_dice(self.stages, env)
+                           for st, on in zip(stages, ons))
+            dice = engine.stage_dice(stages, env)
             probs, counts = engine.stage_probabilities(dice, 1)
             fractions = [tuple(Fraction(int(c), denom) for c in np.ravel(cs)) for cs, denom in counts]
             passes, crits = engine.expected_tokens(played, probs)
             plan = _Plan(played=played, dice=tuple(dice), probs=tuple(probs),
                          g0=engine._trim(engine.per_attack(played, probs)),
                          passes=tuple(float(x[0]) for x in passes), crits=float(crits[0]),
-                         stages=self._stages(dice, fractions, ons),
+                         stages=self._stages(stages, dice, fractions, ons),
                          fractions=tuple(fractions), figures=self._figures(played, fractions, None))
             if len(cache) >= 256:
                 cache.pop(next(iter(cache)))
@@ -379,21 +406,42 @@ class RuleSystem:
         return {"per_attack_mean": mean, "per_attack_any": any_,
                 "success_label": passing_name(played[-1])}
 
-    def _stages(self, dice, fractions, on_critical) -> tuple[Stage, ...]:
+    @staticmethod
+    def _stages(stages, dice, fractions, on_critical) -> tuple[Stage, ...]:
         """The outcome's stages: each one's chance that a token rolling there goes on, as a
         Fraction of the die's face counts, with the rule in words; a stage passed on a failed
         roll is named by what passes it (:func:`passing_name`)."""
         out = []
-        for i, (st, die) in enumerate(zip(self.stages, dice)):
+        for i, (st, die) in enumerate(zip(stages, dice)):
             pf, ps, pc = fractions[i]
             p = pf if st.passes_on == "fail" else ps + pc
-            following = self.stages[i + 1].name if i + 1 < len(self.stages) else None
+            following = stages[i + 1].name if i + 1 < len(stages) else None
             scalar = dataclasses.replace(die, target=int(np.asarray(die.target).ravel()[0]),
                                          modifier=int(np.asarray(die.modifier).ravel()[0]),
                                          critical_on=bool(np.asarray(die.critical_on).ravel()[0]))
             words = stage_words(st, scalar, following, on_critical[i])
             out.append(Stage(passing_name(st), p, f"{words}: goes on {faces_text(p, st.die)}", faces=st.die))
         return tuple(out)
+
+    def stage_fractions(self, **stats) -> tuple[tuple[Fraction, Fraction, Fraction], ...]:
+        """Per stage, (P(fail), P(success), P(critical)) of one roll at these (scalar) stats, as
+        Fractions of the die's face counts (missing stats take their defaults)."""
+        _, env = self._check(stats, arrays=False)
+        return self._plan(env).fractions
+
+    def roll(self, rng: np.random.Generator, n: int, **stats) -> dict[str, np.ndarray]:
+        """``n`` samples of the attacks at these (scalar) stats, every die rolled, before any
+        removal: per sample the tokens passing each stage (by stage name), the critical rolls
+        ("criticals") and the final successes ("finals"). For code that adds up the attacks of
+        several profiles before its own removal (a volley of mixed weapons)."""
+        _, env = self._check(stats, arrays=False)
+        self._forbid(env)
+        count = self._one(env, self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
+        n_tokens = 1 if self.tokens_die is None else self._one(
+            env, self.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
+        engine.check_tokens(self.stages, count, self.path, self._bounds, n_tokens)
+        plan = self._plan(env)
+        return roll_tokens(rng, plan.played, plan.dice, count, n, n_tokens)
 
     def _value(self, expr, env, field) -> int:
         """One expression's value for scalar stats, remembered by the values of the stats it reads."""

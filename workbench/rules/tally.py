@@ -29,6 +29,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ..engine import _binomial_log_space, binomial_pmf
+
 from ..errors import InputError
 from .spec import Chance, RuleStage
 
@@ -49,12 +51,15 @@ def uses_counts(parts: Mapping[str, Any]) -> bool:
 
 
 def tokens(parts: Mapping[str, Any], env: Mapping[str, Any], cells: int, check_value) -> np.ndarray | None:
-    """Faces of each cell's tokens die (None without ``tokens_die``); 1 is one token."""
+    """Faces of each cell's tokens die (None without ``tokens_die``, or where it is 1 in every
+    cell: one token per attack)."""
     expr = parts.get("tokens_die")
     if expr is None:
         return None
     from .loader import MAX_TOKENS_DIE
     n = check_value(expr, env, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
+    if np.all(np.asarray(n) == 1):
+        return None
     return np.broadcast_to(np.asarray(n, dtype=np.int64), (cells,))
 
 
@@ -82,14 +87,18 @@ def _grow(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """``a`` (cells, *dims) padded with zeros to (cells, *shape)."""
     if a.shape[1:] == tuple(shape):
         return a
-    return np.pad(a, [(0, 0)] + [(0, s - d) for d, s in zip(a.shape[1:], shape)])
+    out = np.zeros((a.shape[0],) + tuple(shape))
+    out[(slice(None),) + tuple(slice(0, d) for d in a.shape[1:])] = a
+    return out
 
 
 def _shift(a: np.ndarray, ks: tuple[int, ...]) -> np.ndarray:
     """``a`` times z1^k1 z2^k2 ...: every count raised by ``ks``."""
     if not any(ks):
         return a
-    return np.pad(a, [(0, 0)] + [(k, 0) for k in ks])
+    out = np.zeros((a.shape[0],) + tuple(d + k for d, k in zip(a.shape[1:], ks)))
+    out[(slice(None),) + tuple(slice(k, None) for k in ks)] = a
+    return out
 
 
 def _sum(*terms: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -203,8 +212,12 @@ def count_effects(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: 
             p_near.append(np.zeros(count.shape[0]))
     needed = {c.count for c in parts.get("chances", ())}
     effects, dists = {}, {}
+    done: dict[tuple, np.ndarray] = {}  # counts made of the same events share one distribution
     for name in names:
-        h = _one(stages, probs, flags, p_near, n_tokens, (name,))
+        events = tuple(map(tuple, _events(stages, (name,))))
+        h = done.get(events)
+        if h is None:
+            h = done[events] = _one(stages, probs, flags, p_near, n_tokens, (name,))
         effects[name] = count * _mean(h)
         if name in needed:
             dists[name] = _all(h, count, name, all_of)
@@ -227,6 +240,10 @@ def _all(h: np.ndarray, count: np.ndarray, what: str, all_of) -> np.ndarray:
                          f"{size} for {what}")
     if h.ndim == 2 and all_of is not None:
         return all_of(h, count)
+    if h.shape[1:] == (2, 2) and (not h[:, 0, 1].any() or not h[:, 1, 0].any()):
+        return _nested_power(h, count)
+    if int(count.max()) > FFT_FROM:
+        return _fft_power(h, count)
     p: np.ndarray = np.ones((h.shape[0],) + (1,) * (h.ndim - 1))
     out = np.zeros((h.shape[0],) + tuple(int(count.max()) * (w - 1) + 1 for w in h.shape[1:]))
     for k in range(int(count.max()) + 1):
@@ -236,6 +253,41 @@ def _all(h: np.ndarray, count: np.ndarray, what: str, all_of) -> np.ndarray:
         if k < int(count.max()):
             p = _conv(p, h)
     return out
+
+
+#: attacks from which the joint distribution of several counts is raised to their number by FFT
+#: (the repeated convolution costs attacks^(counts + 1))
+FFT_FROM = 48
+
+
+def _nested_power(h: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The joint distribution over ``count`` attacks of two 0-or-1 counts where one never
+    happens without the other (a hit and a penetrating hit): the outer count is
+    Binomial(n, P(outer)) and, given it, the inner one Binomial(outer, P(inner | outer))."""
+    swap = bool(h[:, 0, 1].any())           # the first count is the inner one: work transposed
+    g = np.swapaxes(h, 1, 2) if swap else h
+    top = int(count.max())
+    out = np.zeros((h.shape[0], top + 1, top + 1))
+    for c in range(h.shape[0]):
+        n = int(count[c])
+        outer = float(g[c, 1].sum())
+        inner = float(g[c, 1, 1]) / outer if outer > 0 else 0.0
+        rows = _binomial_log_space(np.arange(n + 1), np.asarray(inner), n + 1)  # (outer = i, inner = j)
+        out[c, : n + 1, : n + 1] = binomial_pmf(n, outer, width=n + 1)[:, None] * rows
+    return np.swapaxes(out, 1, 2) if swap else out
+
+
+def _fft_power(h: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """One attack's joint distribution (cells, *dims) to the power of each cell's ``count``,
+    through the multi-dimensional FFT: exact to rounding (about 1e-15 per entry)."""
+    shape = tuple(int(count.max()) * (w - 1) + 1 for w in h.shape[1:])
+    axes = tuple(range(1, h.ndim))
+    spectrum = np.fft.rfftn(h, s=shape, axes=axes)
+    out = np.zeros((h.shape[0],) + shape)
+    for k in np.unique(count):
+        sel = count == k
+        out[sel] = np.fft.irfftn(spectrum[sel] ** int(k), s=shape, axes=axes)
+    return np.clip(out, 0.0, None)
 
 
 def chance(c: Chance, dist: np.ndarray, env: Mapping[str, Any]) -> np.ndarray:
@@ -249,7 +301,7 @@ def chance(c: Chance, dist: np.ndarray, env: Mapping[str, Any]) -> np.ndarray:
         shape[d + 1] = dist.shape[d + 1]
         env2[name] = np.arange(dist.shape[d + 1]).reshape(shape)
     cond = np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, dist.shape)
-    return (dist * cond).reshape(dist.shape[0], -1).sum(axis=1)
+    return np.clip((dist * cond).reshape(dist.shape[0], -1).sum(axis=1), 0.0, 1.0)
 
 
 def sampled_chance(c: Chance, counts: Mapping[str, np.ndarray], env: Mapping[str, Any]) -> np.ndarray:

@@ -9,7 +9,11 @@ first. The built-ins are the modules named in :data:`BUILTINS`, each ending in
 folder of the ``WORKBENCH_RULES`` environment variable (separated by
 ``os.pathsep``, as ``PATH``), through ``workbench.rules.load`` when that
 module is installed. A rule file that does not load is kept in
-:func:`broken` with its message and never stops the others.
+:func:`broken` with its message and never stops the others. A shipped file
+(in :data:`CHECKOUT_RULES`) whose key is a built-in's is that built-in's own
+rule file (its module resolves through it): it is not listed a second time.
+A designer's file using a built-in's key is refused; a copy of a built-in's
+file under a new key is a new system (the way a designer starts a variant).
 
 Adding a built-in system: write its module with its ``SYSTEM`` description
 at the end and add its key to :data:`BUILTINS`.
@@ -93,6 +97,8 @@ def _load_rules() -> tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...
         try:
             rs = rules.load(path)
             key = rs.key
+            if key in BUILTINS and path.parent.resolve() == CHECKOUT_RULES.resolve():  # a built-in's own file
+                continue
             if key in taken:
                 where = "a built-in system" if key in BUILTINS else str(found[key].path)
                 raise WorkbenchError(f"{path}: system.key: expected a key no other system uses, "

@@ -6,7 +6,9 @@ is a success." "Regardless of any modifiers applied to the stat under test, a
 D10 dice roll of a 10 is always deemed a failure." "if you need to roll any
 number less than 1 to succeed you need a 1 followed by another 1 (a 1% outside
 chance)." "so long as you are testing against a value of 2 or greater any roll
-of a 1 on the D10 is considered a critical success." The per-die rule is
+of a 1 on the D10 is considered a critical success." Shooting and volleys
+resolve through the system's rule file, ``rules/antares.toml`` (its stages
+say the stat test as data); the single stat tests below use
 :class:`workbench.dice.RollUnder` (two dice: the second only matters for a
 value below 1).
 
@@ -34,9 +36,10 @@ import numpy as np
 
 from .. import engine, pipeline
 from .. import validate as v
-from ..dice import RollUnder, faces_text, rates, roll_faces
+from ..dice import RollUnder, faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
+from . import ownfile
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
            "movement_test", "shooting", "shooting_table", "volley", "TABLES", "STAT_RANGE", "MOD_RANGE",
@@ -245,51 +248,9 @@ def _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores
     return a
 
 
-def _tests(a: dict) -> tuple[RollUnder, RollUnder]:
-    """The hit test and the Res test of a shot (numpy values for a grid, ints for one cell)."""
-    def plain(x):
-        return int(x) if x.ndim == 0 else x
-
-    hit = RollUnder(plain(np.asarray(a["acc"]) + np.asarray(a["acc_mod"])))
-    resist = RollUnder(plain(np.asarray(a["res"]) + np.asarray(a["armour"]) + np.asarray(a["cover"])
-                             - np.asarray(a["sv"])))
-    return hit, resist
-
-
-def _exact(a: dict) -> dict:
-    hit_t, res_t = _tests(a)
-    shape = np.broadcast_shapes(*[np.shape(a[k]) for k in
-                                  ("acc", "res", "sv", "armour", "cover", "acc_mod", "shots", "models")
-                                  if a[k] is not None])
-    if shape == ():  # one cell: the cached exact Fractions of the same tests
-        p_hit, p_crit, p_res = (np.asarray(float(x)) for x in
-                                (hit_t.success, hit_t.p("critical"), res_t.success))
-    else:
-        p_hit = np.broadcast_to(rates(hit_t), shape)
-        p_crit = np.broadcast_to(rates(hit_t, "critical"), shape)
-        p_res = np.broadcast_to(rates(res_t), shape)
-    if a["critical_ignores_res"]:
-        p_remove = p_crit + (p_hit - p_crit) * (1.0 - p_res)
-    else:
-        p_remove = p_hit * (1.0 - p_res)
-    n = np.broadcast_to(np.asarray(a["shots"], dtype=np.int64), shape)
-    n_max = int(n.max())
-    v.table_size(shape, n_max + 1)
-    pmf = engine.binomial_pmf(n, p_remove, width=n_max + 1)
-    if a["models"] is not None:
-        m = np.broadcast_to(np.asarray(a["models"], dtype=np.int64), shape)
-        width = min(n_max, int(m.max())) + 1
-        k = np.arange(n_max + 1)
-        # P(removed = w) = P(count = w) for w < models, P(count >= models) at w = models
-        tail = np.cumsum(pmf[..., ::-1], axis=-1)[..., ::-1]  # P(count >= k)
-        out = np.where(k < m[..., None], pmf, np.where(k == m[..., None], tail, 0.0))
-        pmf = out[..., :width]
-    effects = {
-        "critical_hits": n * p_crit,
-        "any_critical": 1.0 - (1.0 - p_crit) ** n,
-        "hits": n * p_hit,
-    }
-    return {"pmf": pmf, "effects": effects}
+#: the function's effect names -> the rule file's (rules/antares.toml)
+_EFFECTS = {"critical_hits": "critical_hits", "any_critical": "any_critical", "hits": "hits"}
+_SHOOTING_STATS = ("acc", "res", "sv", "armour", "cover", "acc_mod", "shots", "models")
 
 
 @v.stat_function
@@ -302,7 +263,15 @@ def shooting_table(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, mod
     "effects": {"critical_hits", "any_critical", "hits": arrays S}}``.
     """
     a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=True)
-    return _exact(a)
+    shape, flat = ownfile.flat_grid({k: a[k] for k in _SHOOTING_STATS})
+    v.table_size(shape, int(np.max(a["shots"])) + 1)
+    out = ownfile.load(KEY).attack_table(**flat, critical_ignores_res=a["critical_ignores_res"])
+    return ownfile.table(out, shape, _EFFECTS, _width(np.max(a["shots"]), a["models"]))
+
+
+def _width(shots, models) -> int:
+    """Counts of models removed the pmf runs over: up to the shots, and the unit size when given."""
+    return int(shots if models is None else min(int(shots), int(np.max(models)))) + 1
 
 
 TABLES = {"shooting": shooting_table}
@@ -327,85 +296,52 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
     many), ``any_critical`` = P(at least one critical hit), ``hits`` =
     expected hits. ``critical_ignores_res=True`` (a variant, not in the seed):
     a critical hit removes a model without a Res test.
+
+    The numbers come from the system's rule file, ``rules/antares.toml``.
     """
     blast = None
     if isinstance(shots, str):
         blast = v.choice("shots", shots, tuple(BLAST_DICE))
         shots = BLAST_DICE[blast][0]
     a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=False)
-    method, samples, rng = v.method_args(method, samples, seed)
-    hit_t, res_t, stages = _shot_stages(a)
+    method = v.method_args(method, samples, seed)[0]
+    rs = ownfile.load(KEY)
+    stats = dict({k: a[k] for k in _SHOOTING_STATS}, blast=blast or "none",
+                 critical_ignores_res=a["critical_ignores_res"])
+    o = rs.attack(**stats, method=method, samples=samples, seed=seed)
     notes = SHOOTING_NOTES + (CRITICAL_IGNORES_RES_NOTE,) * a["critical_ignores_res"]
     inputs = dict(a, method=method)
     if blast is not None:
         inputs["shots"] = blast
         notes = notes + (BLAST_NOTE + f" {blast}: {BLAST_DICE[blast][1]}.",)
+    return ownfile.outcome(o, system=KEY, function="shooting", inputs=inputs, effects=_EFFECTS,
+                           width=_width(a["shots"], a["models"]),
+                           stages=_stages_of(a, rs.stage_fractions(**stats)),
+                           attacks=a["shots"] if blast is None else None, notes=notes)
 
-    if method == "exact":
-        if blast is None:
-            out = _exact(a)
-            pmf, effects = out["pmf"], out["effects"]
-        else:
-            pmf, effects = _blast_exact(a)
-        return pipeline.exact_outcome(KEY, "shooting", inputs, pmf, stages,
-                                      {k: float(x) for k, x in effects.items()},
-                                      attacks=a["shots"] if blast is None else None, notes=notes)
 
-    shots_n, models_n = a["shots"], a["models"]
-    width = (shots_n if models_n is None else min(shots_n, models_n)) + 1
-
-    def one_chunk(n: int) -> dict:
-        r = _roll_shots(rng, hit_t, res_t, shots_n, blast, a["critical_ignores_res"], n)
-        removed = r["failed"] if models_n is None else np.minimum(r["failed"], models_n)
-        return {"removed": removed, "critical_hits": r["crits"], "any_critical": r["crits"] > 0, "hits": r["hits"]}
-
-    tally = pipeline.tally_sampled(samples, 2 * hit_t.dice * shots_n + 1, one_chunk, width)
-    return pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages,
-                                  attacks=shots_n if blast is None else None, notes=notes)
+def _stages_of(a: dict, fractions) -> list[Stage]:
+    """The stages of one shot in plain words, with the file's chances: to hit, then the Res test
+    failed (with the critical variant, the share of hits that remove a model)."""
+    (_, hit_s, hit_c), (res_fail, _, _) = fractions
+    p_hit = hit_s + hit_c
+    hit_v, hit_text = _value_text("Acc", a["acc"], [("modifier", a["acc_mod"])] if a["acc_mod"] else [])
+    res_v, res_text = _value_text("Res", a["res"], [("armour", a["armour"]), ("cover", a["cover"]),
+                                                    ("-SV", -a["sv"])])
+    crit_text = f" (a 1 is a critical hit: {_ratio(hit_c)})" if hit_v >= 2 else " (no critical possible)"
+    stages = [Stage("to hit", p_hit, f"{hit_text}: {_pass_words(hit_v)}: {_ratio(p_hit)}{crit_text}", faces=DIE)]
+    words = f"{res_text}: {_fail_words(res_v)}: {_ratio(res_fail)}"
+    if a["critical_ignores_res"]:
+        given_hit = (hit_c + (p_hit - hit_c) * res_fail) / p_hit if p_hit else res_fail
+        stages.append(Stage("target fails Res", given_hit, f"{words}; a critical hit skips the Res test: "
+                            f"{_ratio(given_hit)} of hits remove a model", faces=DIE))
+    else:
+        stages.append(Stage("target fails Res", res_fail, words, faces=DIE))
+    return stages
 
 
 CRITICAL_IGNORES_RES_NOTE = ("Variant critical_ignores_res: a critical hit removes a model without a Res test "
                              "(not in the seed).")
-
-
-def _shot_stages(a: dict) -> tuple[RollUnder, RollUnder, list[Stage]]:
-    """The hit test, the Res test and the stages of one shot, in plain words."""
-    hit_v, hit_text = _value_text("Acc", a["acc"], [("modifier", a["acc_mod"])] if a["acc_mod"] else [])
-    res_v, res_text = _value_text("Res", a["res"], [("armour", a["armour"]), ("cover", a["cover"]),
-                                                    ("-SV", -a["sv"])])
-    hit_t, res_t = RollUnder(hit_v), RollUnder(res_v)
-    p_hit = hit_t.success
-    crit_text = (f" (a 1 is a critical hit: {_ratio(hit_t.p('critical'))})" if hit_v >= 2
-                 else " (no critical possible)")
-    stages = [Stage("to hit", p_hit, f"{hit_text}: {_pass_words(hit_v)}: {_ratio(p_hit)}{crit_text}", faces=DIE)]
-    p_fail = 1 - res_t.success
-    if a["critical_ignores_res"]:
-        p_crit = hit_t.p("critical")
-        p_fail_given_hit = (p_crit + (p_hit - p_crit) * p_fail) / p_hit if p_hit else p_fail
-        stages.append(Stage("target fails Res", p_fail_given_hit,
-                            f"{res_text}: {_fail_words(res_v)}: {_ratio(p_fail)}; a critical hit "
-                            f"skips the Res test: {_ratio(p_fail_given_hit)} of hits remove a model", faces=DIE))
-    else:
-        stages.append(Stage("target fails Res", p_fail, f"{res_text}: {_fail_words(res_v)}: {_ratio(p_fail)}",
-                            faces=DIE))
-    return hit_t, res_t, stages
-
-
-def _roll_shots(rng, hit_t: RollUnder, res_t: RollUnder, shots_n: int, blast: str | None,
-                critical_ignores_res: bool, n: int) -> dict:
-    """``n`` volleys of one weapon, every die rolled: per volley the failed Res
-    tests (models removed before any cap), the critical hits and the hits."""
-    shape = (n, shots_n)
-    codes = hit_t.roll(rng, shape)
-    if blast is not None:  # shots beyond the rolled count are not fired
-        codes = np.where(np.arange(shots_n) < _roll_blast(rng, blast, n)[:, None], codes,
-                         hit_t.labels.index("fail"))
-    hit = hit_t.is_success(codes)
-    crit = codes == hit_t.labels.index("critical")
-    fails = ~res_t.is_success(res_t.roll(rng, shape))
-    if critical_ignores_res:
-        fails |= crit
-    return {"failed": (hit & fails).sum(axis=1), "crits": crit.sum(axis=1), "hits": hit.sum(axis=1)}
 
 
 #: blast weapons' random number of hits: "D4s, D6s, D8s and D12s are also used to generate random
@@ -421,32 +357,6 @@ BLAST_DICE = {
 }
 BLAST_NOTE = ("Blast weapon: the number of shots is rolled first ('most commonly for weapons with blast "
               "effects'), each count 1..N equally likely; the result is the mixture over the count. Rolled as")
-
-
-def _roll_blast(rng, blast: str, n: int) -> np.ndarray:
-    """The number of shots of ``n`` blast attacks, rolled as a player does."""
-    if blast == "D3":
-        return (roll_faces(rng, 6, (n,)).astype(np.int64) + 1) // 2
-    if blast == "D5":
-        return (roll_faces(rng, 10, (n,)).astype(np.int64) + 1) // 2
-    if blast == "D8":
-        faces = roll_faces(rng, 10, (n,)).astype(np.int64)
-        again = faces > 8
-        while again.any():  # re-roll 9s and 10s
-            faces[again] = roll_faces(rng, 10, (int(again.sum()),))
-            again = faces > 8
-        return faces
-    return roll_faces(rng, BLAST_DICE[blast][0], (n,)).astype(np.int64)
-
-
-def _blast_exact(a: dict):
-    """The mixture over the count: each of 1..N shots with probability 1/N."""
-    top = a["shots"]
-    counts = np.arange(1, top + 1)
-    out = _exact(dict(a, shots=counts))
-    pmf = out["pmf"].mean(axis=0)
-    effects = {k: float(np.mean(x)) for k, x in out["effects"].items()}
-    return pmf, effects
 
 
 # ---------------------------------------------------------------------------
@@ -540,9 +450,13 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
                          "shots of all weapons; a blast die counts as its largest number")
     method, samples, rng = v.method_args(method, samples, seed)
 
-    dice = [_shot_stages(g) for g in groups]
+    rs = ownfile.load(KEY)
+    profiles = [dict({k: g[k] for k in ("acc", "sv", "acc_mod", "shots")}, res=res, armour=armour, cover=cover,
+                     blast=g["blast"] or "none", models=None, critical_ignores_res=critical_ignores_res)
+                for g in groups]
+    shot_stages = [_stages_of(g, rs.stage_fractions(**p)) for g, p in zip(groups, profiles)]
     notes = list(SHOOTING_NOTES) + [VOLLEY_NOTE, VOLLEY_ALLOCATION_NOTE]
-    for i, (g, (_hit_t, _res_t, st)) in enumerate(zip(groups, dice)):
+    for i, (g, st) in enumerate(zip(groups, shot_stages)):
         count = (f"{g['blast']} shots ({BLAST_DICE[g['blast']][1]})" if g["blast"]
                  else f"{g['shots']} " + ("shot" if g["shots"] == 1 else "shots"))
         per = st[0].probability * st[1].probability
@@ -553,10 +467,10 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
         notes.append(CRITICAL_IGNORES_RES_NOTE)
     if any(g["blast"] for g in groups):
         notes.append(BLAST_NOTE + " each weapon's line says.")
-    same = all([x.probability for x in st] == [x.probability for x in dice[0][2]]
+    same = all([x.probability for x in st] == [x.probability for x in shot_stages[0]]
                and g["acc"] + g["acc_mod"] == groups[0]["acc"] + groups[0]["acc_mod"] and g["sv"] == groups[0]["sv"]
-               for g, (_h, _r, st) in zip(groups, dice))
-    stages = dice[0][2] if same else ()
+               for g, st in zip(groups, shot_stages))
+    stages = shot_stages[0] if same else ()
     attacks = total_shots if same and not any(g["blast"] for g in groups) else None
     inputs = dict(weapons=tuple({k: (g["blast"] or g["shots"]) if k == "shots" else g[k]
                                  for k in ("name", "acc", "acc_mod", "sv", "shots")} for g in groups),
@@ -571,18 +485,13 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
         effects = {"hits": 0.0, "critical_hits": 0.0}
         no_critical = 1.0
         per_weapon = {}
-        for i, g in enumerate(groups):
-            one = dict(g, models=None)
-            if g["blast"] is None:
-                out = _exact(one)
-                pmf_i, eff = out["pmf"], {k: float(x) for k, x in out["effects"].items()}
-            else:
-                pmf_i, eff = _blast_exact(one)
-            total = engine.convolve(total, pmf_i)
-            effects["hits"] += eff["hits"]
-            effects["critical_hits"] += eff["critical_hits"]
-            no_critical *= 1.0 - eff["any_critical"]
-            per_weapon[f"failed_res[{i}]"] = float(engine.mean_of(pmf_i))
+        for i, p in enumerate(profiles):  # each weapon's failed Res tests, uncapped, from the rule file
+            one = rs.attack(**p)
+            total = engine.convolve(total, one.pmf)
+            effects["hits"] += one.effects["hits"]
+            effects["critical_hits"] += one.effects["critical_hits"]
+            no_critical *= 1.0 - one.effects["any_critical"]
+            per_weapon[f"failed_res[{i}]"] = float(engine.mean_of(one.pmf))
         k = np.arange(total.size)
         if models is None:
             pmf, overkill = total, 0.0
@@ -601,18 +510,18 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
         crits = np.zeros(n, dtype=np.int64)
         hits = np.zeros(n, dtype=np.int64)
         per_weapon = {}
-        for i, (g, (hit_t, res_t, _st)) in enumerate(zip(groups, dice)):
-            r = _roll_shots(rng, hit_t, res_t, g["shots"], g["blast"], critical_ignores_res, n)
-            failed += r["failed"]
-            crits += r["crits"]
-            hits += r["hits"]
-            per_weapon[f"failed_res[{i}]"] = r["failed"]
+        for i, p in enumerate(profiles):  # every die of each weapon rolled by the rule file's engine
+            r = rs.roll(rng, n, **p)
+            failed += r["finals"]
+            crits += r["criticals"]
+            hits += r["to hit"]
+            per_weapon[f"failed_res[{i}]"] = r["finals"]
         removed = failed if models is None else np.minimum(failed, models)
         overkill = np.zeros(n, dtype=np.int64) if models is None else np.maximum(failed - models, 0)
         return {"removed": removed, "hits": hits, "critical_hits": crits, "any_critical": crits > 0,
                 "overkill": overkill, **per_weapon}
 
-    dice_per_sample = sum(2 * h.dice * g["shots"] + 1 for g, (h, _r, _s) in zip(groups, dice))
+    dice_per_sample = sum(4 * g["shots"] + 1 for g in groups)
     tally = pipeline.tally_sampled(samples, dice_per_sample, one_chunk, width)
     return finish(pipeline.tally_outcome(KEY, "volley", inputs, tally, stages, attacks=attacks, notes=notes))
 

@@ -39,10 +39,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import engine, pipeline
 from .. import validate as v
-from ..dice import RollHigh, opposed, rates, faces_text
+from ..dice import faces_text
+from ..errors import InputError
 from ..outcome import Outcome, Stage
+from . import ownfile
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "BASE", "shooting", "shooting_table", "models_removed",
            "TABLES", "STAT_RANGE", "MOD_RANGE"]
@@ -124,58 +125,13 @@ def models_removed(pens, s, t, explosive=None, models=None):
 
 
 # ---------------------------------------------------------------------------
-# exact core (vectorised; the scalar path uses it too)
+# the stat-level functions: checked here, resolved by rules/gunfire.toml
 # ---------------------------------------------------------------------------
-def _tests(bs, ev, ap, av, hit_mod, pen_mod, die, base, nat_max, nat_1) -> tuple[RollHigh, RollHigh]:
-    """The two opposed tests of a shot (numpy targets for a grid, ints for one cell)."""
-    kw = dict(die=die, base=base, natural_max_always_succeeds=nat_max, natural_1_always_fails=nat_1)
-
-    def plain(x):
-        x = np.asarray(x)
-        return int(x) if x.ndim == 0 else x
-
-    hit = opposed(plain(bs), plain(np.asarray(ev) + np.asarray(hit_mod)), **kw)
-    pen = opposed(plain(ap), plain(np.asarray(av) + np.asarray(pen_mod)), **kw)
-    return hit, pen
-
-
-def _exact(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, frac: Fraction,
-           die, base, nat_max, nat_1) -> dict:
-    hit_t, pen_t = _tests(bs, ev, ap, av, hit_mod, pen_mod, die, base, nat_max, nat_1)
-    shape = np.broadcast_shapes(*[np.shape(a) for a in (bs, ev, ap, av, s, t, shots, hit_mod, pen_mod,
-                                                         models, explosive) if a is not None])
-    if shape == ():  # one cell: the cached exact Fractions of the same tests
-        p_hit, p_pen = np.asarray(float(hit_t.success)), np.asarray(float(pen_t.success))
-    else:
-        p_hit = np.broadcast_to(rates(hit_t), shape)
-        p_pen = np.broadcast_to(rates(pen_t), shape)
-    n = np.broadcast_to(np.asarray(shots, dtype=np.int64), shape)
-    n_max = int(n.max())
-    v.table_size(shape, n_max + 1)
-    k = np.arange(n_max + 1)
-
-    pens_pmf = engine.binomial_pmf(n, p_hit * p_pen, width=n_max + 1)
-    index = _removed(k, np.asarray(s)[..., None], np.asarray(t)[..., None],
-                     None if explosive is None else np.asarray(explosive)[..., None],
-                     None if models is None else np.asarray(models)[..., None])
-    index = np.broadcast_to(index, shape + (n_max + 1,))
-    width = int(index.max()) + 1
-    pmf = engine.remap(pens_pmf, index, width)
-
-    # suppression: P(no penetrating hit and hits < needed)
-    hits_pmf = engine.binomial_pmf(n, p_hit, width=n_max + 1)
-    miss_all_pens = (1.0 - p_pen)[..., None] ** k
-    if models is None:
-        not_supp = np.sum(hits_pmf * miss_all_pens, axis=-1)  # = (1 - p_hit p_pen)^n
-    else:
-        needed = np.broadcast_to(-(-(frac.numerator * np.asarray(models)) // frac.denominator), shape)
-        not_supp = np.sum(np.where(k < needed[..., None], hits_pmf * miss_all_pens, 0.0), axis=-1)
-    effects = {
-        "suppressed": np.clip(1.0 - not_supp, 0.0, 1.0),
-        "hits": n * p_hit,
-        "penetrating_hits": n * p_hit * p_pen,
-    }
-    return {"pmf": pmf, "effects": effects, "tests": (hit_t, pen_t)}
+#: the function's effect names -> the rule file's
+_EFFECTS = {"suppressed": "suppressed", "hits": "hits", "penetrating_hits": "penetrating_hits"}
+#: the dice the rule file's die switch offers
+DICE = (6, 8, 10, 12, 20)
+_GRID = ("bs", "ev", "ap", "av", "s", "t", "shots", "models", "hit_mod", "pen_mod", "explosive", "suppression_hits")
 
 
 def _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
@@ -198,10 +154,27 @@ def _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, sup
     return a
 
 
-def _core_args(a: dict) -> tuple:
-    return (a["bs"], a["ev"], a["ap"], a["av"], a["s"], a["t"], a["shots"], a["models"], a["hit_mod"],
-            a["pen_mod"], a["explosive"], _fraction_of(a["suppression_fraction"]), a["die"], a["base"],
-            a["natural_max_always_succeeds"], a["natural_1_always_fails"])
+def _suppression_hits(models, fraction: float):
+    """Hits that suppress on their own: ceil(fraction x models), exactly (0 without a unit size)."""
+    if models is None:
+        return 0
+    frac = _fraction_of(fraction)
+    return -(-(frac.numerator * np.asarray(models)) // frac.denominator)
+
+
+def _file_stats(a: dict) -> dict:
+    """The checked arguments as the rule file's stats."""
+    if a["die"] not in DICE:
+        raise InputError("die", "one of " + ", ".join(map(str, DICE)), a["die"], "the dice of the die switch")
+    return dict({k: a[k] for k in _GRID if k in a}, explosive=1 if a["explosive"] is None else a["explosive"],
+                suppression_hits=_suppression_hits(a["models"], a["suppression_fraction"]), die=f"d{a['die']}",
+                base=a["base"], natural_max_always_succeeds=a["natural_max_always_succeeds"],
+                natural_1_always_fails=a["natural_1_always_fails"])
+
+
+def _width(a: dict) -> int:
+    """Counts of models removed the pmf runs over: up to what every shot penetrating removes."""
+    return int(np.max(_removed(a["shots"], a["s"], a["t"], a["explosive"], a["models"]))) + 1
 
 
 @v.stat_function
@@ -217,27 +190,32 @@ def shooting_table(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen
     """
     a = _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
                die, base, natural_max_always_succeeds, natural_1_always_fails, arrays=True)
-    out = _exact(*_core_args(a))
-    return {"pmf": out["pmf"], "effects": out["effects"]}
+    stats = _file_stats(a)
+    shape, flat = ownfile.flat_grid({k: stats[k] for k in _GRID})
+    v.table_size(shape, int(np.max(a["shots"])) + 1)
+    out = ownfile.load(KEY).attack_table(**dict(stats, **flat))
+    return ownfile.table(out, shape, _EFFECTS, _width(a))
 
 
 TABLES = {"shooting": shooting_table}
 
 
-# ---------------------------------------------------------------------------
-# the stat-level function
-# ---------------------------------------------------------------------------
-_ratio = faces_text
+def _needs(target: int, die: int, nat_max: bool, nat_1: bool) -> str:
+    """'needs 7+ on a d10' and the like, with the switches that apply."""
+    extra = [f"a natural {die} always succeeds"] * nat_max + ["a natural 1 always fails"] * nat_1
+    text = (f"succeeds on any roll of a d{die}" if target <= 1 else
+            f"needs {target}+ on a d{die}, which no roll reaches" if target > die else f"needs {target}+ on a d{die}")
+    return text + ("; " + ", ".join(extra) if extra else "")
 
 
-def _stage(name: str, att_name: str, att: int, def_name: str, dfd: int, mod: int, test: RollHigh) -> Stage:
-    p = test.success
+def _stage(name: str, att_name: str, att: int, def_name: str, dfd: int, mod: int, a: dict, p: Fraction) -> Stage:
     against = f"{def_name} {dfd}"
     if mod:
         sign = "+" if mod > 0 else "−"
         against += f" {sign} modifier {abs(mod)} = {dfd + mod}"
-    detail = f"{att_name} {att} against {against}: {test.describe(f'd{test.sides}')}: {_ratio(p, test.sides)}"
-    return Stage(name, p, detail, faces=test.sides)
+    needs = _needs(a["base"] + dfd + mod - att, a["die"], a["natural_max_always_succeeds"],
+                   a["natural_1_always_fails"])
+    return Stage(name, p, f"{att_name} {att} against {against}: {needs}: {faces_text(p, a['die'])}", faces=a["die"])
 
 
 def _damage_note(s: int, t: int, explosive: int | None) -> str:
@@ -260,63 +238,35 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
 
     Per shot: to hit, BS against Ev + ``hit_mod``; to penetrate, AP against
     AV + ``pen_mod`` (opposed tests: a d``die`` roll of ``base + defender -
-    attacker`` or more). Then the penetrating hits are divided by S/T (see
-    :func:`models_removed`), capped at ``models`` when given.
+    attacker`` or more; ``die`` is one of 6, 8, 10, 12, 20). Then the
+    penetrating hits are divided by S/T (see :func:`models_removed`), capped
+    at ``models`` when given.
 
     ``effects``: ``suppressed`` = P(the target gets a suppression marker:
     at least one penetrating hit, or hits >= ceil(suppression_fraction x
     models); without ``models`` only penetration counts); ``hits`` and
     ``penetrating_hits`` = expected numbers.
+
+    The numbers come from the system's rule file, ``rules/gunfire.toml``.
     """
     a = _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
                die, base, natural_max_always_succeeds, natural_1_always_fails, arrays=False)
-    method, samples, rng = v.method_args(method, samples, seed)
-    core = _core_args(a)
-    hit_t, pen_t = _tests(a["bs"], a["ev"], a["ap"], a["av"], a["hit_mod"], a["pen_mod"], a["die"],
-                          a["base"], a["natural_max_always_succeeds"], a["natural_1_always_fails"])
-    stages = (
-        _stage("to hit", "BS", a["bs"], "Ev", a["ev"], a["hit_mod"], hit_t),
-        _stage("to penetrate", "AP", a["ap"], "AV", a["av"], a["pen_mod"], pen_t),
-    )
+    method = v.method_args(method, samples, seed)[0]
+    o = ownfile.load(KEY).attack(**_file_stats(a), method=method, samples=samples, seed=seed)
+    p_hit, p_pen = (x.probability for x in o.stages)
+    stages = (_stage("to hit", "BS", a["bs"], "Ev", a["ev"], a["hit_mod"], a, p_hit),
+              _stage("to penetrate", "AP", a["ap"], "AV", a["av"], a["pen_mod"], a, p_pen))
     notes: tuple[str, ...] = (NOTES[0].format(die=a["die"], base=a["base"]),) + NOTES[1:] + (
         _damage_note(a["s"], a["t"], a["explosive"]),)
     if a["models"] is not None:
-        frac = _fraction_of(a["suppression_fraction"])
-        needed = -(-(frac.numerator * a["models"]) // frac.denominator)
+        needed = _suppression_hits(a["models"], a["suppression_fraction"])
         notes += (f"Suppressed if a shot penetrates or {needed} or more of the {a['shots']} shots hit "
                   f"({a['suppression_fraction']:g} of {a['models']} models, rounded up).",)
     else:
         notes += ("No unit size given: only 'penetrate their armor with at least one shot' can place "
                   "the suppression marker.",)
-    inputs = dict(a, method=method)
-
-    if method == "exact":
-        out = _exact(*core)
-        return pipeline.exact_outcome(KEY, "shooting", inputs, out["pmf"], stages,
-                                      {k: float(x) for k, x in out["effects"].items()},
-                                      attacks=a["shots"], notes=notes)
-
-    if rng is None:  # method_args gives a Generator for every method but "exact"
-        raise RuntimeError("no random generator for a sampled resolution")
-    shots_n, models_n = a["shots"], a["models"]
-    width = int(_removed(shots_n, a["s"], a["t"], a["explosive"], models_n)) + 1
-    frac = _fraction_of(a["suppression_fraction"])
-    needed = None if models_n is None else -(-(frac.numerator * models_n) // frac.denominator)
-
-    def one_chunk(n: int) -> dict:
-        shape = (n, shots_n)
-        hit = pipeline.passes_all(rng, (hit_t,), shape)
-        pen = pipeline.passes_all(rng, (pen_t,), shape)
-        hits = hit.sum(axis=1)
-        pens = (hit & pen).sum(axis=1)
-        suppressed = pens >= 1
-        if needed is not None:
-            suppressed |= hits >= needed
-        return {"removed": _removed(pens, a["s"], a["t"], a["explosive"], models_n),
-                "suppressed": suppressed, "hits": hits, "penetrating_hits": pens}
-
-    tally = pipeline.tally_sampled(samples, 2 * shots_n, one_chunk, width)
-    return pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages, attacks=shots_n, notes=notes)
+    return ownfile.outcome(o, system=KEY, function="shooting", inputs=dict(a, method=method), effects=_EFFECTS,
+                           width=_width(a), stages=stages, attacks=a["shots"], notes=notes)
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,65 @@
+"""A built-in system's own rule file: ``rules/<key>.toml``, loaded like a designer's file.
+
+A built-in's stat-level function checks its arguments as it always has, then
+resolves through its file's engine (:class:`~workbench.rules.RuleSystem`);
+:func:`outcome` and :func:`table` turn the engine's answer into the
+function's own: its system key and function name, its inputs, its effect
+names, its stages and notes, and its pmf width (the engine's runs to the unit
+size; the function's stops at the most that can be removed).
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..outcome import Outcome, Stage
+from ..resources import data_dir
+
+__all__ = ["load", "outcome", "table", "flat_grid"]
+
+
+@functools.cache
+def load(key: str):
+    """The :class:`~workbench.rules.RuleSystem` of the built-in ``key`` (its shipped file)."""
+    from .. import rules
+    return rules.load(data_dir("rules") / f"{key}.toml")
+
+
+def _fit(pmf: np.ndarray, width: int) -> np.ndarray:
+    """``pmf`` cut (or padded with zeros) to ``width`` counts along its last axis."""
+    pmf = np.asarray(pmf, dtype=float)[..., :width]
+    if pmf.shape[-1] < width:
+        pmf = np.concatenate([pmf, np.zeros(pmf.shape[:-1] + (width - pmf.shape[-1],))], axis=-1)
+    return pmf
+
+
+def outcome(o: Outcome, *, system: str, function: str, inputs: Mapping[str, Any], effects: Mapping[str, str],
+            width: int, stages: Sequence[Stage], attacks: int | None, notes: Sequence[str]) -> Outcome:
+    """The engine's outcome ``o`` as the built-in function's: ``effects`` maps the
+    function's effect names to the file's."""
+    return o.replace(system=system, function=function, inputs=dict(inputs), pmf=_fit(o.pmf, width),
+                     pmf_stderr=None if o.pmf_stderr is None else _fit(o.pmf_stderr, width),
+                     stages=tuple(stages), effects={b: o.effects[f] for b, f in effects.items()},
+                     effects_stderr={b: o.effects_stderr[f] for b, f in effects.items() if f in o.effects_stderr},
+                     attacks=attacks, notes=tuple(notes), effect_kinds=None, trial=None, system_title=None,
+                     per_attack_mean=None, per_attack_any=None, success_label=None)
+
+
+def flat_grid(values: Mapping[str, Any]) -> tuple[tuple[int, ...], dict[str, Any]]:
+    """(the broadcast shape, every value as a 1-D array of that many cells; None stays None)."""
+    given = {k: x for k, x in values.items() if x is not None}
+    shape = np.broadcast_shapes(*(np.shape(x) for x in given.values()))
+    flat = {k: (None if x is None else np.broadcast_to(np.asarray(x), shape).reshape(-1))
+            for k, x in values.items()}
+    return shape, flat
+
+
+def table(out: Mapping[str, Any], shape: tuple[int, ...], effects: Mapping[str, str], width: int) -> dict:
+    """The engine's table ``out`` over a flattened grid, back in the grid's ``shape``, with the
+    function's effect names and pmf width."""
+    pmf = _fit(out["pmf"], width).reshape(shape + (width,))
+    return {"pmf": pmf, "effects": {b: np.asarray(out["effects"][f], dtype=float).reshape(shape)
+                                    for b, f in effects.items()}}
