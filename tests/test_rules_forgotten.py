@@ -247,3 +247,19 @@ def test_the_file_says_every_argument_of_the_function(rs):
         assert (rs.stat(name).min, rs.stat(name).max) == forgotten_rules.STAT_RANGE
     for name in ("damage", "defence"):
         assert (rs.stat(name).min, rs.stat(name).max) == forgotten_rules.V1_RANGE
+
+
+def test_the_shipped_file_is_the_builtin_and_an_edited_copy_is_a_new_system(tmp_path, monkeypatch):
+    from workbench import systems
+    monkeypatch.setattr(systems, "CHECKOUT_RULES", RULES)
+    monkeypatch.setenv(systems.RULES_ENV, str(tmp_path))
+    assert systems.keys().count("forgotten") == 1 and systems.broken() == ()
+    assert systems.get("forgotten").module.__name__ == "workbench.systems.forgotten"
+    text = (RULES / "forgotten.toml").read_text(encoding="utf-8")
+    text = text.replace('key = "forgotten"', 'key = "my_forgotten"', 1)
+    # the variant: a shot hits on SHOOT 4 unless told otherwise
+    (tmp_path / "my_forgotten.toml").write_text(text.replace("default = 6", "default = 4", 1), encoding="utf-8")
+    assert "my_forgotten" in systems.keys() and systems.broken() == ()
+    desc = systems.get("my_forgotten")
+    assert desc.key == "my_forgotten" and desc.path == tmp_path / "my_forgotten.toml"
+    assert desc.attack().stages[0].probability == forgotten.shooting(shoot=4, attack_power=5).stages[0].probability
