@@ -237,22 +237,31 @@ def _fold(a: np.ndarray, up_to: int) -> np.ndarray:
 
 def _all_up_to(h: np.ndarray, count: np.ndarray, up_to: int, what: str) -> np.ndarray:
     """The joint distribution of the counts, each saturated at ``up_to``, over each cell's
-    ``count`` attacks: one attack's at a time, folding after every step (no count is held
-    beyond ``up_to``, so the work grows with the attacks, not with their power)."""
+    ``count`` attacks. Saturating commutes with adding counts (min(x + y, N) = min(min(x, N) +
+    min(y, N), N)), so the power is taken by repeated squaring, folding after every product: no
+    count is held beyond ``up_to`` and the work grows with the logarithm of the attacks."""
     h = _fold(h, up_to)
     dims = tuple(min(int(count.max()) * (d - 1), up_to) + 1 for d in h.shape[1:])
     size = int(np.prod(dims)) * h.shape[0]
     if size > MAX_TABLE:
         raise InputError("chances", f"at most {MAX_TABLE} numbers for the distribution of a count",
                          f"{size} for {what}")
-    p: np.ndarray = np.ones((h.shape[0],) + (1,) * (h.ndim - 1))
     out = np.zeros((h.shape[0],) + dims)
-    for k in range(int(count.max()) + 1):
+    square, bit = h, 1                       # h to the power 2^j, saturated
+    powers: dict[int, np.ndarray] = {}
+    for k in np.unique(count):
+        k = int(k)
+        while bit <= k and bit not in powers:
+            powers[bit] = square
+            if bit * 2 <= int(count.max()):
+                square = _fold(_conv(square, square), up_to)
+            bit *= 2
         sel = count == k
-        if sel.any():
-            out[(sel,) + tuple(slice(0, w) for w in p.shape[1:])] = p[sel]
-        if k < int(count.max()):
-            p = _fold(_conv(p, h), up_to)
+        p: np.ndarray = np.ones((int(sel.sum()),) + (1,) * (h.ndim - 1))
+        for b, sq in powers.items():
+            if k & b:
+                p = _fold(_conv(p, sq[sel]), up_to)
+        out[(sel,) + tuple(slice(0, w) for w in p.shape[1:])] = p
     return out
 
 
