@@ -183,6 +183,16 @@ def _wide_chances(draw, stages):
         k = draw(st.integers(1, 3))
         out.append(({"name": "joint", "when": f"{a} >= 1 or {a} + {b} >= {k}"},
                     lambda c, a=a, b=b, k=k: c[a] >= 1 or c[a] + c[b] >= k))
+    if draw(st.booleans()):  # some conditions read their counts only up to a number (up_to)
+        capped = []
+        for chance, pred in out:
+            n = draw(st.sampled_from((None, 1, 2, 3)))
+            if n is None:
+                capped.append((chance, pred))
+            else:
+                capped.append((dict(chance, up_to=n),
+                               lambda c, pred=pred, n=n: pred({key: min(v, n) for key, v in c.items()})))
+        out = capped
     return out
 
 

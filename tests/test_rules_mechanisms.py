@@ -460,3 +460,60 @@ def test_a_condition_on_four_counts_or_a_count_and_removed_is_refused():
     with pytest.raises(rules.RuleFileError) as exc:
         _load(to_toml([stage(name="save", passes_on="fail", near_miss_tally="n")], 1, dict(damage=1)), "bad.toml")
     assert exc.value.field == "stages[0].near_miss_tally"
+
+
+# ---------------------------------------------------------------------------
+# a chance reading its counts only up to a number (up_to): long volleys stay small
+# ---------------------------------------------------------------------------
+def _saturated(when, up_to: int):
+    """The predicate on the counts each read as at most ``up_to`` (the brute force's own reading)."""
+    return lambda c: when({k: min(v, up_to) for k, v in c.items()})
+
+
+UP_TO_CHANCES = [
+    ({"name": "shock", "up_to": 2, "when": "hits >= 1 or near >= 2"}, 2, lambda c: c["hits"] >= 1 or c["near"] >= 2),
+    ({"name": "pooled", "up_to": 2, "when": "kills >= 1 or near + hits - kills >= 2"}, 2,
+     lambda c: c["kills"] >= 1 or c["near"] + c["hits"] - c["kills"] >= 2),
+    # a condition that does tell values above up_to apart reads them as up_to: "hits == 3" never holds at 2
+    ({"name": "three", "up_to": 2, "when": "hits == 3"}, 2, lambda c: c["hits"] == 3),
+    ({"name": "capped_sum", "up_to": 1, "when": "hits + near == 2"}, 1, lambda c: c["hits"] + c["near"] == 2),
+    ({"name": "removed_two", "up_to": 2, "when": "removed >= 2"}, 2, lambda c: c["removed"] >= 2),
+    ({"name": "crit_one", "up_to": 1, "when": "crits == 1"}, 1, lambda c: c["crits"] == 1),
+]
+
+
+@pytest.mark.parametrize("count, tokens_die", [(1, 1), (3, 1), (4, 1), (1, 2), (3, 2)])
+def test_chances_up_to_equal_brute_force_of_saturated_counts(count, tokens_die):
+    stages = [stage(name="hit", target=4, critical=(6,), on_critical="extra", tally="hits", near_miss_tally="near",
+                    critical_tally="crits"),
+              stage(name="kill", target=3, reroll="ones", tally="kills")]
+    removal = dict(models=3, damage=1)
+    system = _load(to_toml(stages, count, removal, tokens_die=tokens_die, chances=[c for c, _, _ in UP_TO_CHANCES]))
+    o = _check(system, stages, count, removal, tokens_die=tokens_die,
+               chances=[(c["name"], _saturated(f, n)) for c, n, f in UP_TO_CHANCES])
+    assert o.effects["three"] == 0.0 and o.effect_kind("shock") == "probability"
+
+
+def test_chances_up_to_sampled_table_and_a_thousand_attacks():
+    stats = {"shots": {"min": 1, "max": 1000, "default": 5}}
+    stages = [stage(name="hit", die=10, target=9, near_miss_tally="near", tally="hits"),
+              stage(name="kill", die=10, target=10, tally="kills")]
+    chances = [UP_TO_CHANCES[0][0], UP_TO_CHANCES[1][0]]
+    system = _load(to_toml(stages, "shots", dict(models=3), die=10, stats=stats, chances=chances))
+    _sampled_agrees(system, shots=5)
+    table = system.attack_table(shots=np.array([1, 5, 40]))
+    o = system.attack(shots=5)
+    assert table["effects"]["pooled"][1] == pytest.approx(o.effects["pooled"], abs=TOL)
+    # P(no test) = P(every shot misses) + P(exactly one near miss or non-killing hit, the rest misses)
+    q_miss, q_quiet = Fraction(7, 10), Fraction(1, 10) + Fraction(2, 10) * Fraction(9, 10)
+    for shots, pooled in ((40, table["effects"]["pooled"][2]), (1000, system.attack(shots=1000).effects["pooled"])):
+        none = q_miss ** shots + shots * q_quiet * q_miss ** (shots - 1)
+        assert pooled == pytest.approx(float(1 - none), abs=TOL)
+
+
+@pytest.mark.parametrize("up_to", [0, -1, 1001, "2", True])
+def test_a_bad_up_to_names_the_field(up_to):
+    chance = {"name": "c", "when": "hits >= 1", "up_to": up_to}
+    with pytest.raises(rules.RuleFileError) as exc:
+        _load(to_toml([stage(name="hit", tally="hits")], 1, dict(damage=1), chances=[chance]), "bad.toml")
+    assert exc.value.field == "chances[0].up_to"

@@ -626,6 +626,7 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
         effects.update(per)
         dists.update(successes=p_n, removed=pmf)
         for c in parts.get("chances", ()):
-            effects[c.name] = tally.chance(c, dists[c.count], env)
+            key = tally.dist_key(c)
+            effects[c.name] = tally.chance(c, dists[key] if key in dists else dists[c.count], env)
     return {"pmf": pmf, "effects": effects, "dice": dice, "counts": all_counts, "count": count,
             "successes": p_n, "probs": probs}

@@ -31,6 +31,8 @@ MAX_FORBIDS = 64
 MAX_CHANCES = 32
 #: stage tallies one chance may read together (their joint distribution has one dimension each)
 MAX_JOINT = 3
+#: the most a chance's ``up_to`` may read a count as
+MAX_UP_TO = 1000
 #: faces of an attack's tokens die (``attack.tokens_die``, checked again at resolution)
 MAX_TOKENS_DIE = 100
 #: counts a ``[[chances]]`` condition may read besides the stages' tallies
@@ -291,7 +293,7 @@ def _chances(r: _Reader, data: Any, names, tallies, taken) -> tuple[Chance, ...]
     for i, cd in enumerate(data):
         field = f"chances[{i}]"
         cd = r.table(cd, field)
-        r.known(cd, field, ("name", "when", "label"))
+        r.known(cd, field, ("name", "when", "label", "up_to"))
         name = r.string(cd, "name", field)
         if name in seen:
             r.fail(f"{field}.name", "a name used once, not a stage, a count, criticals or wasted_damage", name)
@@ -302,7 +304,7 @@ def _chances(r: _Reader, data: Any, names, tallies, taken) -> tuple[Chance, ...]
             r.fail(f"{field}.when", "a condition on one count (" + ", ".join(sorted(counts))
                    + f") or on 2 to {MAX_JOINT} stage tallies, and any stats", when.source)
         out.append(Chance(name, when, read[0] if len(read) == 1 else tuple(read), i,
-                          r.string(cd, "label", field, name)))
+                          r.string(cd, "label", field, name), r.integer(cd, "up_to", field, 1, MAX_UP_TO, None)))
     return tuple(out)
 
 

@@ -121,3 +121,5 @@ class Chance:
     count: str | tuple[str, ...]
     index: int
     label: str = ""
+    #: ``up_to = N``: the condition reads each count as at most N (a count above N is read as N)
+    up_to: int | None = None

@@ -210,7 +210,8 @@ def count_effects(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: 
             p_near.append(np.broadcast_to(c / denom, (count.shape[0],)))
         else:
             p_near.append(np.zeros(count.shape[0]))
-    needed = {c.count for c in parts.get("chances", ())}
+    chances = parts.get("chances", ())
+    needed = {c.count for c in chances if c.up_to is None}
     effects, dists = {}, {}
     done: dict[tuple, np.ndarray] = {}  # counts made of the same events share one distribution
     for name in names:
@@ -223,7 +224,58 @@ def count_effects(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: 
             dists[name] = _all(h, count, name, all_of)
     for pair in sorted(x for x in needed if isinstance(x, tuple)):
         dists[pair] = _all(_one(stages, probs, flags, p_near, n_tokens, pair), count, " and ".join(pair), None)
+    for c in chances:
+        key = dist_key(c)
+        read = (c.count,) if isinstance(c.count, str) else c.count
+        if c.up_to is not None and key not in dists and set(read) <= set(names):
+            h = _one(stages, probs, flags, p_near, n_tokens, read)
+            dists[key] = _all_up_to(h, count, c.up_to, " and ".join(read))
     return effects, dists
+
+
+def dist_key(c: Chance):
+    """The key of the distribution a chance reads: its count(s), and its ``up_to`` when it has one."""
+    return c.count if c.up_to is None else (c.count, c.up_to)
+
+
+def _fold(a: np.ndarray, up_to: int) -> np.ndarray:
+    """``a`` (cells, *dims) with every count above ``up_to`` moved to ``up_to`` (saturated counts)."""
+    for axis in range(1, a.ndim):
+        if a.shape[axis] > up_to + 1:
+            head = np.take(a, np.arange(up_to), axis=axis)
+            tail = np.take(a, np.arange(up_to, a.shape[axis]), axis=axis).sum(axis=axis, keepdims=True)
+            a = np.concatenate([head, tail], axis=axis)
+    return a
+
+
+def _all_up_to(h: np.ndarray, count: np.ndarray, up_to: int, what: str) -> np.ndarray:
+    """The joint distribution of the counts, each saturated at ``up_to``, over each cell's
+    ``count`` attacks. Saturating commutes with adding counts (min(x + y, N) = min(min(x, N) +
+    min(y, N), N)), so the power is taken by repeated squaring, folding after every product: no
+    count is held beyond ``up_to`` and the work grows with the logarithm of the attacks."""
+    h = _fold(h, up_to)
+    dims = tuple(min(int(count.max()) * (d - 1), up_to) + 1 for d in h.shape[1:])
+    size = int(np.prod(dims)) * h.shape[0]
+    if size > MAX_TABLE:
+        raise InputError("chances", f"at most {MAX_TABLE} numbers for the distribution of a count",
+                         f"{size} for {what}")
+    out = np.zeros((h.shape[0],) + dims)
+    square, bit = h, 1                       # h to the power 2^j, saturated
+    powers: dict[int, np.ndarray] = {}
+    for k in np.unique(count):
+        k = int(k)
+        while bit <= k and bit not in powers:
+            powers[bit] = square
+            if bit * 2 <= int(count.max()):
+                square = _fold(_conv(square, square), up_to)
+            bit *= 2
+        sel = count == k
+        p: np.ndarray = np.ones((int(sel.sum()),) + (1,) * (h.ndim - 1))
+        for b, sq in powers.items():
+            if k & b:
+                p = _fold(_conv(p, sq[sel]), up_to)
+        out[(sel,) + tuple(slice(0, w) for w in p.shape[1:])] = p
+    return out
 
 
 def _one(stages, probs, flags, p_near, n_tokens, names) -> np.ndarray:
@@ -293,6 +345,8 @@ def _fft_power(h: np.ndarray, count: np.ndarray) -> np.ndarray:
 def chance(c: Chance, dist: np.ndarray, env: Mapping[str, Any]) -> np.ndarray:
     """P(``c.when``) per cell from the distribution (cells, *dims) of the count(s) it reads."""
     names = (c.count,) if isinstance(c.count, str) else c.count
+    if c.up_to is not None:
+        dist = _fold(dist, c.up_to)
     dims = dist.ndim - 1
     lift = (-1,) + (1,) * dims
     env2 = {k: np.asarray(v).reshape(lift) if np.ndim(v) else v for k, v in env.items()}
@@ -311,4 +365,6 @@ def sampled_chance(c: Chance, counts: Mapping[str, np.ndarray], env: Mapping[str
     n = np.shape(counts[names[0]])
     for name in names:
         env2[name] = np.asarray(counts[name], dtype=np.int64)
+        if c.up_to is not None:
+            env2[name] = np.minimum(env2[name], c.up_to)
     return np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, n)

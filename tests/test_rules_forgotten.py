@@ -1,0 +1,265 @@
+"""rules/forgotten.toml, The Forgotten's own rule file, equals
+workbench.systems.forgotten.shooting (the hand-written resolver, itself
+checked against the brute force of tests/brute_forgotten.py) over stat grids
+and every switch, to 1e-12 (pmf and effects), refuses what the function
+refuses, and sampled within 5 standard errors at a fixed seed. The one thing
+the format cannot say (a heroic save at -1 on the wounded models only) is
+refused by the file with its reason."""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pmfcheck import assert_pmf_equal
+from workbench import rules
+from workbench.errors import InputError
+from workbench.systems import forgotten, forgotten_rules
+
+TOL = 1e-12
+RULES = Path(__file__).resolve().parents[1] / "rules"
+
+SHOOT = (0, 2, 6, 9, 11)
+ATTACK_POWER = (0, 4, 8, 10)
+SHOTS = (1, 3, 5)
+
+
+@pytest.fixture(scope="module")
+def rs():
+    return rules.load(RULES / "forgotten.toml")
+
+
+def file_stats(kw: dict) -> dict:
+    """The function's keyword arguments as the file's stats: no aimed fire is the choice
+    "none", no hero is ``hero = false``, Damage and Defence unused under damage v2 are left at
+    the file's defaults."""
+    out = {k: x for k, x in kw.items() if k not in ("heroic_save", "damage", "defence", "aimed")}
+    out["aimed"] = "none" if kw.get("aimed") is None else kw["aimed"]
+    if kw.get("heroic_save") is not None:
+        out.update(hero=True, heroic_save=kw["heroic_save"])
+    for k in ("damage", "defence"):
+        if kw.get(k) is not None:
+            out[k] = kw[k]
+    return out
+
+
+def non_damaging(rs, stats: dict) -> float:
+    """Hits that down nobody: hits minus the models downed counted without the unit's size."""
+    o = rs.attack(**dict(stats, models=None))
+    return o.effects["hits"] - o.mean
+
+
+def assert_same(rs, **kw):
+    want = forgotten.shooting(**kw)
+    stats = file_stats(kw)
+    got = rs.attack(**stats)
+    assert_pmf_equal(got.pmf, want.pmf, TOL)
+    for name in ("shock", "hits", "near_misses"):
+        assert abs(got.effects[name] - want.effects[name]) <= TOL, (name, got.effects[name], want.effects[name])
+    nd = non_damaging(rs, stats)
+    assert abs(nd - want.effects["non_damaging_hits"]) <= 1e-10, (nd, want.effects["non_damaging_hits"])
+
+
+def assert_table_same(rs, models, shots=SHOTS, **kw):
+    """The file's sweep over SHOOT x ATTACK POWER x ``shots`` equals the function's table."""
+    g = [x.ravel() for x in np.meshgrid(SHOOT, ATTACK_POWER, shots, indexing="ij")]
+    grid = dict(shoot=g[0], attack_power=g[1], shots=g[2])
+    want = forgotten.shooting_table(**grid, models=models, **kw)
+    stats = file_stats(kw)
+    got = rs.attack_table(**grid, models=models, **stats)
+    for i in range(g[0].size):
+        assert_pmf_equal(got["pmf"][i], want["pmf"][i], TOL)
+    for name in ("shock", "hits", "near_misses"):
+        np.testing.assert_allclose(got["effects"][name], want["effects"][name], rtol=0, atol=TOL, err_msg=name)
+    sizeless = got if models is None else rs.attack_table(**grid, models=None, **stats)
+    downed = sizeless["pmf"] @ np.arange(sizeless["pmf"].shape[-1])
+    np.testing.assert_allclose(got["effects"]["hits"] - downed, want["effects"]["non_damaging_hits"],
+                               rtol=0, atol=1e-10)
+
+
+#: every switch of the function at every value it takes (the others at their defaults), with the
+#: stats that let it apply
+SWITCHES = (
+    [dict(moved=m) for m in forgotten.MOVED]
+    + [dict(range=r) for r in forgotten.RANGES]
+    + [dict(facing_away=True), dict(cover=True), dict(cover=True, flanked=True), dict(flanked=True)]
+    + [dict(armour=a) for a in forgotten.ARMOUR]
+    + [dict(cover_level=c, flanked=f) for c in forgotten.COVER_LEVEL for f in (False, True)]
+    + [dict(blind_fire=True, blind_fire_rule="any"), dict(blind_fire=True, blind_fire_rule="any", range="long")]
+    + [dict(kill_on="at_or_above"), dict(kill_on="at_or_above", armour="heavy", cover_level="soft")]
+    + [dict(shock_rule="pooled")]
+    + [dict(heroic_save=h, target_shocked=s, shock_rule=r) for h in (0, 4, 9, 12) for s in (False, True)
+       for r in ("seed", "pooled")]
+    + [dict(tough=True, shock_rule=r, target_wounded=w) for r in ("seed", "pooled") for w in (0, 1, 2, 5)]
+    + [dict(target_wounded=w, target_shocked=True) for w in (1, 3)]
+    + [dict(firer_wounded=True), dict(firer_shocked=True), dict(firer_wounded=True, firer_shocked=True)]
+    + [dict(blast=True), dict(aimed_fire_team=True)]
+)
+
+
+def _words(kw: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in kw.items())
+
+
+@pytest.mark.parametrize("switch, models", [(s, m) for s in SWITCHES for m in (None, 1, 3, 5)
+                                            if m is None or s.get("target_wounded", 0) <= m],
+                         ids=lambda x: _words(x) if isinstance(x, dict) else f"models={x}")
+def test_every_switch_over_a_grid_of_stats_equals_the_builtin_table(rs, switch, models):
+    assert_table_same(rs, models, **switch)
+
+
+@pytest.mark.parametrize("damage, defence", [(1, 1), (2, 1), (1, 2), (3, 7), (7, 3), (4, 5), (5, 4), (6, 12),
+                                             (12, 6), (40, 40)])
+@pytest.mark.parametrize("extra", [{}, dict(shield=True), dict(aimed_fire_team=True, aimed="damage"),
+                                   dict(firer_wounded=True, firer_shocked=True), dict(tough=True, shock_rule="pooled"),
+                                   dict(heroic_save=5, target_shocked=True)],
+                         ids=["plain", "shield", "aimed", "firer", "tough", "hero"])
+def test_damage_v1_chart_over_damage_and_defence_equals_the_builtin(rs, damage, defence, extra):
+    assert_table_same(rs, 4, damage_rule="v1", damage=damage, defence=defence, **extra)
+
+
+@pytest.mark.parametrize("aimed, moved", list(itertools.product(("hit", "damage"), ("stationary", "cautious"))))
+@pytest.mark.parametrize("extra", [{}, dict(cover=True, cover_level="hard"), dict(firer_wounded=True)],
+                         ids=["plain", "cover", "firer"])
+def test_aimed_fire_single_shot_equals_the_builtin(rs, aimed, moved, extra):
+    for models in (None, 2):
+        assert_table_same(rs, models, shots=(1,), aimed=aimed, moved=moved, **extra)
+    # a fire team aiming: one aimed shot per soldier
+    assert_table_same(rs, 3, aimed=aimed, moved=moved, aimed_fire_team=True, **extra)
+
+
+#: the target's states, the shock rule and the firer's states together
+COMBINED = [dict(models=m, tough=t, target_wounded=w, heroic_save=h, target_shocked=s, shock_rule=r)
+            for m, t, w, h, s, r in itertools.product((None, 2, 6), (False, True), (0, 1, 4), (None, 0, 6),
+                                                      (False, True), ("seed", "pooled"))
+            if m is None or w <= m]
+
+
+@pytest.mark.parametrize("kw", COMBINED, ids=_words)
+def test_combined_target_states_over_a_grid_equal_the_builtin_table(rs, kw):
+    kw = dict(kw)
+    shots = SHOTS
+    if kw["heroic_save"] is not None and (kw["tough"] or kw["target_wounded"]):
+        # a wounded hero's save is expressible when every kill lands on a model with the red token
+        shots = tuple(n for n in SHOTS if n <= kw["target_wounded"])
+        if not shots:
+            with pytest.raises(rules.ForbiddenError, match="cannot say that yet"):
+                rs.attack(**file_stats(dict(kw, shots=1)))
+            return
+    assert_table_same(rs, kw.pop("models"), shots=shots, firer_shocked=kw["target_shocked"], **kw)
+
+
+def test_scalar_outcomes_equal_the_builtin(rs):
+    """The outcome path (not the sweep) on a few cells of every kind."""
+    for kw in (dict(shoot=6, attack_power=5, shots=4, models=3),
+               dict(shoot=3, attack_power=7, shots=2, models=None, shock_rule="pooled", heroic_save=5),
+               dict(shoot=8, attack_power=2, shots=5, models=4, tough=True, target_wounded=1, shock_rule="pooled"),
+               dict(shoot=6, attack_power=5, shots=1, aimed="damage", moved="stationary", cover=True, flanked=True,
+                    cover_level="hard", armour="heavy", kill_on="at_or_above"),
+               dict(shoot=5, attack_power=0, shots=3, damage_rule="v1", damage=5, defence=9, shield=True,
+                    blind_fire=True, firer_wounded=True)):
+        assert_same(rs, **kw)
+
+
+def test_blind_fire_as_the_seed_allows_it_equals_the_builtin(rs):
+    for shots, blast in (((3, 6), False), ((1, 2, 5), True)):
+        assert_table_same(rs, 3, shots=shots, blind_fire=True, blast=blast)
+
+
+def test_large_volleys_equal_the_builtin(rs):
+    """Up to the function's 1000 shots: the shock chance reads its counts only up to 2."""
+    for shots, rule, tough in itertools.product((40, 1000), ("seed", "pooled"), (False, True)):
+        assert_same(rs, shoot=10, attack_power=9, shots=shots, models=4, shock_rule=rule, tough=tough,
+                    target_wounded=2 if tough else 0)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(blind_fire=True, range="long", shots=3),
+    dict(blind_fire=True, shots=2),
+    dict(aimed="hit", moved="normal"),
+    dict(aimed="hit", shots=2),
+    dict(aimed="hit", blind_fire=True, blind_fire_rule="any"),
+    dict(damage_rule="v1", damage=3, defence=3, armour="light"),
+    dict(damage_rule="v1", damage=3, defence=3, cover_level="soft"),
+    dict(damage_rule="v1", damage=3, defence=3, kill_on="at_or_above"),
+    dict(shield=True),
+    dict(shots=0),
+    dict(shoot=21),
+    dict(armour="medium"),
+    dict(damage_rule="v1", damage=41, defence=3),
+], ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+def test_what_the_builtin_refuses_the_file_refuses(rs, kw):
+    args = dict(dict(shoot=6, attack_power=5, shots=1), **kw)
+    with pytest.raises(InputError):
+        forgotten.shooting(**args)
+    with pytest.raises(InputError):
+        rs.attack(**file_stats(args))
+
+
+@pytest.mark.parametrize("kw", [dict(tough=True), dict(target_wounded=1), dict(tough=True, target_wounded=2)])
+def test_a_wounded_heros_save_is_refused_with_its_reason(rs, kw):
+    args = dict(shoot=6, attack_power=5, shots=3, models=4, heroic_save=6, **kw)
+    assert forgotten.shooting(**args).pmf.sum() == pytest.approx(1.0)
+    with pytest.raises(rules.ForbiddenError, match="cannot say that yet"):
+        rs.attack(**file_stats(args))
+    # every kill on a model with the red token: one save for all of them, which the file says
+    assert_same(rs, **dict(args, target_wounded=3))
+
+
+@pytest.mark.parametrize("kw", [
+    dict(shoot=6, attack_power=4, shots=6, models=4),
+    dict(shoot=5, attack_power=3, shots=5, models=3, tough=True, shock_rule="pooled", target_wounded=1),
+    dict(shoot=7, attack_power=2, shots=4, models=None, heroic_save=6, target_shocked=True),
+    dict(shoot=6, attack_power=5, shots=5, damage_rule="v1", damage=4, defence=3, shield=True, blind_fire=True),
+])
+def test_the_file_sampled_agrees_with_the_builtin_within_5_se(rs, kw):
+    samples = 40_000
+    want = forgotten.shooting(**kw)
+    got = rs.attack(**file_stats(kw), method="sampled", samples=samples, seed=7)
+    width = max(want.pmf.size, got.pmf.size)
+    pw, pg = np.zeros(width), np.zeros(width)
+    pw[: want.pmf.size], pg[: got.pmf.size] = want.pmf, got.pmf
+    se = np.sqrt(pw * (1 - pw) / samples)
+    assert np.all(np.abs(pg - pw) <= 5 * se + 1.0 / samples), (pg, pw)
+    p = want.effects["shock"]
+    assert abs(got.effects["shock"] - p) <= 5 * np.sqrt(p * (1 - p) / samples) + 1.0 / samples
+    for name in ("hits", "near_misses"):
+        # a count of the shots: its standard deviation is at most sqrt(shots) / 2 per sample
+        assert abs(got.effects[name] - want.effects[name]) <= 5 * np.sqrt(kw["shots"] / 4 / samples)
+
+
+def test_the_file_says_every_argument_of_the_function(rs):
+    """Every argument of forgotten.shooting is a stat of the file (heroic_save's none is the
+    ``hero`` switch), with the function's ranges and choices."""
+    import inspect
+    args = [p for p in inspect.signature(forgotten.shooting).parameters if p not in ("method", "samples", "seed")]
+    names = {s.name for s in rs.stats}
+    assert set(args) <= names and names - set(args) == {"hero"}
+    assert {n for n, _ in rs.stat("moved").options} == set(forgotten.MOVED)
+    assert {n for n, _ in rs.stat("range").options} == set(forgotten.RANGES)
+    assert {n for n, _ in rs.stat("armour").options} == set(forgotten.ARMOUR)
+    assert {n for n, _ in rs.stat("cover_level").options} == set(forgotten.COVER_LEVEL)
+    assert (rs.stat("shots").min, rs.stat("shots").max) == (1, forgotten.MAX_SHOTS)
+    assert rs.stat("models").default is None and rs.stat("models").max == forgotten.MAX_MODELS
+    for name in ("shoot", "attack_power", "heroic_save"):
+        assert (rs.stat(name).min, rs.stat(name).max) == forgotten_rules.STAT_RANGE
+    for name in ("damage", "defence"):
+        assert (rs.stat(name).min, rs.stat(name).max) == forgotten_rules.V1_RANGE
+
+
+def test_the_shipped_file_is_the_builtin_and_an_edited_copy_is_a_new_system(tmp_path, monkeypatch):
+    from workbench import systems
+    monkeypatch.setattr(systems, "CHECKOUT_RULES", RULES)
+    monkeypatch.setenv(systems.RULES_ENV, str(tmp_path))
+    assert systems.keys().count("forgotten") == 1 and systems.broken() == ()
+    assert systems.get("forgotten").module.__name__ == "workbench.systems.forgotten"
+    text = (RULES / "forgotten.toml").read_text(encoding="utf-8")
+    text = text.replace('key = "forgotten"', 'key = "my_forgotten"', 1)
+    # the variant: a shot hits on SHOOT 4 unless told otherwise
+    (tmp_path / "my_forgotten.toml").write_text(text.replace("default = 6", "default = 4", 1), encoding="utf-8")
+    assert "my_forgotten" in systems.keys() and systems.broken() == ()
+    desc = systems.get("my_forgotten")
+    assert desc.key == "my_forgotten" and desc.path == tmp_path / "my_forgotten.toml"
+    assert desc.attack().stages[0].probability == forgotten.shooting(shoot=4, attack_power=5).stages[0].probability
