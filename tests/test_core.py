@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 
 from workbench import engine, pipeline
 from workbench import validate as v
-from workbench.dice import RollHigh, RollUnder, opposed, percent, rates, roll_faces
+from workbench.dice import RollHigh, RollUnder, percent, rates, roll_faces
 from workbench.errors import InputError, UnknownArgumentError, WorkbenchError
 from workbench.outcome import Outcome, Stage
 
@@ -126,27 +126,6 @@ def test_roll_under_rules_summary():
     assert RollUnder(1).p("critical") == 0 and RollUnder(2).p("critical") == Fraction(1, 10)
 
 
-# -- opposed (gunfire) -------------------------------------------------------------
-@pytest.mark.parametrize("att,dfd", [(3, 3), (4, 3), (1, 8), (8, 1), (5, 10)])
-def test_opposed_is_roll_high_of_base_plus_difference(att, dfd):
-    # RULES.md section 3: success on dX >= base + defender - attacker; d10 base 6 by default
-    t = opposed(att, dfd)
-    expected = Fraction(sum(1 for f in range(1, 11) if f >= 6 + dfd - att), 10)
-    assert t.success == expected == (icepool.d10 >= 6 + dfd - att).probability(True)
-    assert opposed(att, dfd, die=6, base=4).success == Fraction(sum(1 for f in range(1, 7) if f >= 4 + dfd - att), 6)
-
-
-def test_opposed_equal_stats_half():
-    assert opposed(4, 4).success == Fraction(1, 2)
-
-
-def test_opposed_bad_input():
-    with pytest.raises(InputError, match=r"^die: expected a whole number from 2 to 100, got 1$"):
-        opposed(3, 3, die=1)
-    with pytest.raises(InputError, match=r"^natural_1_always_fails: expected True or False, got 1$"):
-        opposed(3, 3, natural_1_always_fails=1)
-
-
 # -- rates: vectorised grids ----------------------------------------------------------
 def test_rates_roll_high_grid_equals_scalars():
     targets = np.arange(-1, 15)[:, None]
@@ -194,7 +173,7 @@ def test_roll_faces_uniform():
 
 
 @pytest.mark.parametrize("test", [RollHigh(7, 12), RollHigh(5, 10, True, True), RollUnder(5), RollUnder(0),
-                                  opposed(2, 5)], ids=repr)
+                                  RollHigh(9, 10)], ids=repr)
 def test_roll_frequencies_match_exact(test):
     codes = test.roll(np.random.default_rng(20240), (N,))
     for i, label in enumerate(test.labels):
@@ -477,19 +456,14 @@ def test_chunks_cover_samples():
     assert list(pipeline.chunks(5, 10**9)) == [1] * 5
 
 
-def test_passes_all_matches_product_of_stages():
-    tests = [RollHigh(5, 12), RollHigh(8, 12), RollHigh(7, 12)]
-    ok = pipeline.passes_all(np.random.default_rng(5), tests, (N,))
-    assert within(float(ok.mean()), 5 / 36)  # RULES.md reference: 8/12 x 5/12 x 6/12
-
-
 def test_sampled_binomial_against_exact_pmf():
     # 10 shots of the 5/36 pipeline, counted per sample, against binomial_pmf within 5 standard errors
     n, shots = 50_000, 10
     tests = [RollHigh(5, 12), RollHigh(8, 12), RollHigh(7, 12)]
     rng = np.random.default_rng(11)
     def chunk(m):
-        removed = np.minimum(pipeline.passes_all(rng, tests, (m, shots)).sum(axis=1), 5)
+        passed = np.logical_and.reduce([t.roll_success(rng, (m, shots)) for t in tests])
+        removed = np.minimum(passed.sum(axis=1), 5)
         return {"removed": removed, "any": removed > 0}
 
     tally = pipeline.tally_sampled(n, 3 * shots, chunk, 6)

@@ -140,9 +140,14 @@ def fake_load(path) -> FakeRuleSystem:
 
 @pytest.fixture
 def rule_folder(tmp_path, monkeypatch):
-    """A WORKBENCH_RULES folder holding fake6.toml, with the stand-in engine installed
-    (in place of the real one, if any) and the checkout's own rules/ folder out of the way."""
+    """A WORKBENCH_RULES folder holding fake6.toml, with the stand-in engine installed for the
+    designers' files (the built-ins' own files are loaded first, on the real engine) and the
+    checkout's own rules/ folder out of the way."""
     import workbench
+    from workbench.systems import ownfile
+    for key in systems.BUILTINS:  # the built-ins resolve through their own files on the real engine
+        if (systems.CHECKOUT_RULES / f"{key}.toml").is_file():
+            ownfile.load(key)
     fake = types.SimpleNamespace(load=fake_load)
     monkeypatch.setitem(sys.modules, "workbench.rules", fake)
     monkeypatch.setattr(workbench, "rules", fake, raising=False)

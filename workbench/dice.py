@@ -27,9 +27,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from . import validate as v
 
-__all__ = ["DieTest", "RollHigh", "RollUnder", "opposed", "rates", "roll_faces", "percent"]
+__all__ = ["DieTest", "RollHigh", "RollUnder", "rates", "roll_faces", "percent"]
 
 
 def percent(p: Fraction | float, digits: int = 1) -> str:
@@ -257,20 +256,6 @@ class RollUnder(DieTest):
         top = min(val, self.sides - 1)
         crit = ", a 1 is a critical" if val >= 2 else ", no critical possible"
         return f"needs {top} or less on a {die} (a {self.sides} always fails{crit})"
-
-
-def opposed(attacker: int, defender: int, *, die: int = 10, base: int = 6,
-            natural_max_always_succeeds: bool = False,
-            natural_1_always_fails: bool = False) -> RollHigh:
-    """The gunfire opposed test as the workbench reads it (RULES.md section 3):
-    success on a dX of ``base + defender - attacker`` or more; equal stats
-    with the defaults (d10, base 6) give 50%.
-    """
-    die = v.integer("die", die, 2, 100)
-    base = v.integer("base", base, -100, 100)
-    return RollHigh(target=base + defender - attacker, sides=die,
-                    natural_max_always_succeeds=v.boolean("natural_max_always_succeeds", natural_max_always_succeeds),
-                    natural_1_always_fails=v.boolean("natural_1_always_fails", natural_1_always_fails))
 
 
 def faces_text(p: Fraction, die: int) -> str:

@@ -15,10 +15,9 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .dice import DieTest
 from .outcome import Outcome, Stage
 
-__all__ = ["chunks", "passes_all", "exact_outcome", "Tally", "tally_sampled", "tally_outcome", "check_cost",
+__all__ = ["chunks", "exact_outcome", "Tally", "tally_sampled", "tally_outcome", "check_cost",
            "MAX_SAMPLED_DICE"]
 
 #: dice held in memory at once by the sampled path (one byte each)
@@ -37,16 +36,6 @@ def chunks(samples: int, dice_per_sample: int) -> Iterator[int]:
         n = min(size, samples - done)
         yield n
         done += n
-
-
-def passes_all(rng: np.random.Generator, tests: Sequence[DieTest], shape: tuple[int, ...]) -> np.ndarray:
-    """Roll each test's dice for every attack in ``shape``; True where an
-    attack passes every test in order (later dice of a failed attack are
-    rolled and ignored, which changes no probability)."""
-    ok = np.ones(shape, dtype=bool)
-    for t in tests:
-        ok &= t.roll_success(rng, shape)
-    return ok
 
 
 def exact_outcome(system: str, function: str, inputs: Mapping[str, Any], pmf: np.ndarray,

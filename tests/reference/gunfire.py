@@ -2,7 +2,7 @@
 
 This is ``workbench.systems.gunfire.shooting`` and ``shooting_table`` as they
 were written by hand before the system resolved through its rule file
-(``rules/gunfire.toml``): its own opposed tests (:func:`workbench.dice.opposed`),
+(``rules/gunfire.toml``): its own opposed tests (:func:`opposed`, formerly ``workbench.dice.opposed``),
 binomial arithmetic, the remap of penetrating hits to models removed, the
 suppression sum and dice rolling. Tests prove the public functions equal to it.
 """
@@ -14,13 +14,30 @@ import numpy as np
 
 from workbench import engine, pipeline
 from workbench import validate as v
-from workbench.dice import RollHigh, opposed, rates, faces_text
+from workbench.dice import RollHigh, rates, faces_text
 from workbench.outcome import Outcome, Stage
 
 # the words, limits, argument checks and the division of models_removed are the module's own
 # (tested on their own in tests/test_gunfire.py); the opposed tests, binomials, suppression sum
 # and dice rolling below are the hand-written resolver's
 from workbench.systems.gunfire import BASE, DIE, KEY, NOTES, _check, _damage_note, _fraction_of, _removed
+
+
+def opposed(attacker, defender, *, die: int = DIE, base: int = BASE, natural_max_always_succeeds: bool = False,
+             natural_1_always_fails: bool = False) -> RollHigh:
+    """The opposed test as the workbench reads it (RULES.md section 3): success on a dX of
+    ``base + defender - attacker`` or more; equal stats with the defaults (d10, base 6) give 50%."""
+    return RollHigh(target=base + defender - attacker, sides=die,
+                    natural_max_always_succeeds=natural_max_always_succeeds,
+                    natural_1_always_fails=natural_1_always_fails)
+
+
+def passes_all(rng: np.random.Generator, tests, shape: tuple[int, ...]) -> np.ndarray:
+    """True where an attack passes every test in order (each test's dice rolled for every attack)."""
+    ok = np.ones(shape, dtype=bool)
+    for t in tests:
+        ok &= t.roll_success(rng, shape)
+    return ok
 
 
 # ---------------------------------------------------------------------------
@@ -173,8 +190,8 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
 
     def one_chunk(n: int) -> dict:
         shape = (n, shots_n)
-        hit = pipeline.passes_all(rng, (hit_t,), shape)
-        pen = pipeline.passes_all(rng, (pen_t,), shape)
+        hit = passes_all(rng, (hit_t,), shape)
+        pen = passes_all(rng, (pen_t,), shape)
         hits = hit.sum(axis=1)
         pens = (hit & pen).sum(axis=1)
         suppressed = pens >= 1

@@ -485,7 +485,7 @@ def _roll_counts(rng, tests, shape):
     """Roll every die of every attack; return hits, pierced and wounds per sample.
 
     Every attack rolls its three dice, in stage order, even after a failed
-    stage (the later dice are ignored), as ``pipeline.passes_all`` does.
+    stage (the later dice are ignored, which changes no probability).
     """
     h = tests[0].roll_success(rng, shape)
     p = h & tests[1].roll_success(rng, shape)

@@ -7,7 +7,7 @@ Seed 003 ("Reworking Shooting A Bit", Gunfire Shadowgram) gives the sequence
     3. Divide Damage According To Strength/Toughness
 
 but never says which die is rolled or what "BS vs. Ev" needs. The workbench's
-opposed test (RULES.md section 3, :func:`workbench.dice.opposed`) succeeds on
+opposed test (RULES.md section 3, written in ``rules/gunfire.toml``) succeeds on
 a dX of ``base + defender - attacker`` or more, with ``die=10`` and ``base=6``
 by default, so equal stats give 50%. ``die``, ``base``,
 ``natural_max_always_succeeds`` and ``natural_1_always_fails`` are variant
