@@ -794,3 +794,26 @@ def test_compare_link_out_of_one_systems_range_keeps_its_values_and_says_which()
     assert "bogus" in text and "The Forgotten: toughness" in text, text
     assert dash.values()["toughness"] == 4 and dash.values()["shots"] == 3
     assert "toughness=4" in dash.link.query
+
+
+def test_a_figure_reaches_the_browser_as_plain_json_whatever_it_was_built_from():
+    """A redraw checks that a figure is plotly JSON already (the fast path) and
+    converts it otherwise: numpy numbers and arrays become lists and numbers,
+    a NaN (numpy's too) becomes null, a tuple a list, and a plain figure passes
+    unchanged."""
+    import json
+
+    import numpy as np
+
+    from workbench.ui.plotwidget import as_json
+
+    plain = {"data": [{"type": "bar", "x": [0, 1, 2], "y": [0.25, 0.5, 0.25], "name": "exact"}],
+             "layout": {"title": {"text": "t"}, "showlegend": False, "bargap": None}}
+    assert as_json(plain) == plain
+    mixed = {"data": [{"type": "bar", "x": np.arange(3), "y": (np.float64(0.5), float("nan"), np.float64("nan")),
+                       "width": np.int64(1), "uid": "dropped"}],
+             "layout": {"height": np.int32(300)}}
+    out = as_json(mixed)
+    assert out == {"data": [{"type": "bar", "x": [0, 1, 2], "y": [0.5, None, None], "width": 1}],
+                   "layout": {"height": 300}}
+    json.dumps(out, allow_nan=False)  # strict JSON: what the browser parses

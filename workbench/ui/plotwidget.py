@@ -29,7 +29,8 @@ import json
 import math
 import os
 from importlib import resources
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import anywidget
 import ipywidgets as W
@@ -151,13 +152,25 @@ def _plainly(value: Any) -> Any:
 
 
 def _plain(value: Any) -> bool:
+    """Whether ``value`` is plotly JSON already (dicts with string keys, lists,
+    finite floats, strings, whole numbers, booleans, None): checked on every
+    redraw, so the exact built-in types are tried first."""
+    kind = type(value)
+    if kind is dict:
+        return all(type(k) is str and _plain(v) for k, v in value.items())
+    if kind is list or kind is tuple:
+        return all(map(_plain, value))
+    if kind is float:
+        return math.isfinite(value)
+    if value is None or kind is str or kind is int or kind is bool:
+        return True
     if isinstance(value, Mapping):
         return all(isinstance(k, str) and _plain(v) for k, v in value.items())
     if isinstance(value, (list, tuple)):
-        return all(_plain(v) for v in value)
+        return all(map(_plain, value))
     if isinstance(value, float):
         return math.isfinite(value)
-    return value is None or isinstance(value, (str, int, bool))
+    return isinstance(value, (str, int))
 
 
 def diff(base: Any, new: Any) -> Any:
