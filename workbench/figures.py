@@ -12,7 +12,10 @@ for kaleido, so a plot on a page and its download never disagree.
 * :func:`at_least`: the line of the chance of at least N;
 * :func:`stages`: one bar per step of one attack, its fraction written on it;
 * :func:`outcome_figure`: the forum post's figure, the distribution's bars
-  and the at-least line (the same traces) under the outcome's title.
+  and the at-least line (the same traces) under the outcome's title;
+* :func:`stage_passes` and :func:`stage_charts`: stage by stage, how many
+  get through each step over all the attacks (``Outcome.stage_pmfs``), one
+  small bar chart per step, named by what passes it.
 
 Chances are drawn on a percentage axis (0 % .. 100 %), as every number
 beside the plots is written.
@@ -21,13 +24,21 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .outcome import Outcome
 
-__all__ = ["PLOT_HEIGHT", "COLOURS", "plot_layout", "distribution", "at_least", "stages", "outcome_figure",
-           "exact_bars", "sampled_dots", "at_least_line", "CHANCE_AXIS"]
+__all__ = ["PLOT_HEIGHT", "STAGE_CHART_HEIGHT", "COLOURS", "plot_layout", "distribution", "at_least", "stages",
+           "outcome_figure", "exact_bars", "sampled_dots", "at_least_line", "CHANCE_AXIS", "stage_passes",
+           "stage_chart", "stage_charts", "STAGE_TAIL"]
 
 #: the height of a dashboard plot, in pixels (the width follows the page)
 PLOT_HEIGHT = 330
+#: the height of one small stage-by-stage chart
+STAGE_CHART_HEIGHT = 230
+#: the chances at the top end of a stage's counts that its chart leaves off: below one in a
+#: million, invisible as a bar and 0.0 % on hover (the chart's average still counts them)
+STAGE_TAIL = 1e-6
 
 #: one colour per kind of trace, on the pages and in the exports
 COLOURS = {"exact": "#4C72B0", "sampled": "#DD8452", "at_least": "#55A868", "stages": "#8172B3"}
@@ -146,3 +157,48 @@ def outcome_figure(outcome: Outcome, title: str | None = None) -> dict[str, Any]
     layout["margin"] = {"l": 60, "r": 20, "t": 90, "b": 50}
     layout.pop("height", None)
     return {"data": [fig["data"][0], line], "layout": layout}
+
+
+def stage_passes(outcome: Outcome) -> tuple[tuple[str, np.ndarray], ...]:
+    """Stage by stage, how many get through each step over all the attacks:
+    ``(label, pmf)`` in the order of the steps, ``pmf[k]`` the exact chance
+    that ``k`` pass it (``Outcome.stage_pmfs``); empty when the outcome has none.
+
+    ``label`` is what passes the step in the system's words: the name of the
+    outcome's stage at the same place (``stage_pmfs`` and ``stages`` list the
+    same steps in the same order), so that a step passed on a failed roll
+    reads as what passes it ("save failed") and not as the roll ("save")."""
+    o = _check(outcome)
+    pmfs = o.stage_pmfs
+    if not pmfs:
+        return ()
+    names = list(pmfs)
+    shown = [s.name for s in o.stages]
+    labels = shown if len(shown) == len(names) else names
+    return tuple((label, np.asarray(pmfs[name], dtype=float)) for label, name in zip(labels, names))
+
+
+def stage_chart(label: str, pmf: np.ndarray) -> dict[str, Any]:
+    """One step's small bar chart: the chance that exactly N pass it (a
+    percentage axis), titled with the step's name, how many pass it on
+    average and the chance that at least one does. The chances at the top
+    end below :data:`STAGE_TAIL` are left off (the average counts them)."""
+    pmf = np.clip(np.asarray(pmf, dtype=float), 0.0, 1.0)
+    mean = float(pmf @ np.arange(pmf.size))
+    one = float(pmf[1:].sum())
+    shown = np.flatnonzero(pmf >= STAGE_TAIL)
+    top = int(shown[-1]) + 1 if shown.size else 1
+    bar = {"type": "bar", "name": label, "x": list(range(top)), "y": pmf[:top].tolist(),
+           "marker": {"color": COLOURS["stages"]},
+           "hovertemplate": "exactly %{x}: %{y:.1%}<extra></extra>"}
+    layout = _layout(f"{label}: on average {mean:.2f}, at least one {one:.1%}", "how many", legend=False)
+    layout["height"] = STAGE_CHART_HEIGHT
+    layout["margin"] = {"l": 50, "r": 12, "t": 40, "b": 40}
+    layout["xaxis"] = {"title": {"text": "how many"}, **({"dtick": 1} if top <= 16 else {})}
+    return {"data": [bar], "layout": layout}
+
+
+def stage_charts(outcome: Outcome) -> list[dict[str, Any]]:
+    """The stage-by-stage charts of an outcome, one per step (:func:`stage_passes`),
+    as the dashboards show them; an outcome without ``stage_pmfs`` has none."""
+    return [stage_chart(label, pmf) for label, pmf in stage_passes(outcome)]

@@ -4,8 +4,11 @@
 (shooting / close combat), a profile picker, one control per argument of the
 selected stat-level function, the live plots (distribution of models removed
 with an optional sampled overlay, "at least N removed", per-stage
-probabilities as fractions), the side effects as numbers, an error line, a
-shareable link, and a ``panels`` area where other widgets can be appended.
+probabilities as fractions), the side effects as numbers, a folded "Stage by
+stage" section (how many get through each step, one small chart per step,
+drawn only once a viewer opens it: :mod:`workbench.ui.stagecharts`; absent
+for an outcome without ``stage_pmfs``), an error line, a shareable link, and a
+``panels`` area where other widgets can be appended.
 
 Every change of a control recomputes the exact outcome once and updates the
 figures in place (each plot sends the page only what changed). A combination the
@@ -38,6 +41,7 @@ from .numbers import effect_label, effect_value, expected_text, number_rows
 from .plots import live_figure
 from .query import MODE_KEY, controls_of, format_query, parse_query as _parse_query_any
 from .specs import Control, Mode, modes_for
+from .stagecharts import StageCharts
 
 __all__ = ["SystemDashboard", "make_control", "SAMPLED_SAMPLES", "SAMPLED_SEED"]
 
@@ -296,6 +300,7 @@ class SystemDashboard(LiveDashboard):
         dist_w.add_class("wb-plot-dist")
         at_least_w.add_class("wb-plot-at-least")
         stages_w.add_class("wb-plot-stages")
+        self.stage_charts = StageCharts(self._show_error)
 
         self.profile_picker = None
         if profiles and self.description.profiles is not None:
@@ -315,10 +320,11 @@ class SystemDashboard(LiveDashboard):
         parts = [page_style(), title, self.mode_picker]
         if self.profile_picker is not None:
             parts.append(self.profile_picker.widget)
-        self.results = (self.headline, _row([dist_w, at_least_w]), _row([stages_w, self.effects]))
+        self.results = (self.headline, _row([dist_w, at_least_w]), _row([stages_w, self.effects]),
+                        self.stage_charts.widget)
         self.results[1].add_class("wb-row-first")
         parts += [self.controls_box, self.error, self.headline, self.results[1],
-                  self.sampled_toggle, self.results[2], self.link, self.panels]
+                  self.sampled_toggle, self.results[2], self.stage_charts.widget, self.link, self.panels]
         self.widget = W.VBox(parts)
         self.widget.add_class("wb-dashboard")
         self.widget.add_class(f"wb-dashboard-{self.system}")
@@ -516,6 +522,7 @@ class SystemDashboard(LiveDashboard):
         self.fig_dist.show(figures.distribution(out, sampled))
         self.fig_at_least.show(figures.at_least(out))
         self.fig_stages.show(figures.stages(out))
+        self.stage_charts.show(out)
         self.effects.value = self._effects_html(out, sampled)
         self.headline.value = _headline_html(out)
 

@@ -31,7 +31,7 @@ import ipywidgets as W
 
 from ..errors import WorkbenchError
 
-__all__ = ["ViewerSafe", "IntSlider", "FloatSlider", "Checkbox", "Dropdown", "ToggleButtons",
+__all__ = ["ViewerSafe", "IntSlider", "FloatSlider", "Checkbox", "Dropdown", "ToggleButtons", "Accordion",
            "SOMETHING_WENT_WRONG", "plain_message", "guarded", "log_to_server"]
 
 #: what a viewer reads when something other than a bad input failed
@@ -154,3 +154,10 @@ class Dropdown(ViewerSafe, W.Dropdown):
 
 class ToggleButtons(ViewerSafe, W.ToggleButtons):
     viewer_keys = frozenset({"index"})
+
+
+class Accordion(ViewerSafe, W.Accordion):
+    """A folded section: the page may open or close it (``selected_index``), nothing else."""
+
+    viewer_keys = frozenset({"selected_index"})
+    _selected_index_metadata = {"echo_update": False}

@@ -27,6 +27,10 @@ STYLE = """
 .wb-plot { flex: 1 1 440px; min-width: 0 !important; max-width: 100%; width: auto; }
 .wb-row { gap: 4px 12px; align-items: flex-start; }
 .wb-effects { flex: 1 1 320px; min-width: 0; max-width: 560px; }
+/* the stage-by-stage charts: small, three or four to a row on a wide screen */
+.wb-stage-charts { gap: 4px 12px; align-items: flex-start; }
+.wb-stage-charts .wb-plot { flex: 1 1 300px; }
+.wb-stage-section { margin: 6px 0; }
 
 /* control labels wrap rather than being cut off; dropdowns stay readable */
 .wb-control { height: auto !important; min-height: var(--jp-widgets-inline-height, 28px); align-items: center; }
@@ -90,7 +94,7 @@ STYLE = """
   .wb-control .widget-label, .wb-concept .widget-label, .wb-profiles .widget-label,
   .wb-diagnostics .widget-label { width: 38% !important; min-width: 38% !important; max-width: 38% !important; }
   .wb-control .widget-readout { min-width: 2.5em; }
-  .wb-plot { flex-basis: 100%; }
+  .wb-plot, .wb-stage-charts .wb-plot { flex-basis: 100%; }
   .wb-effects { flex-basis: 100%; max-width: 100%; }
   /* a long choice ("a downed model, a non-damaging hit or 2 ...") never widens its control past the screen */
   .wb-control.widget-dropdown select { flex: 1 1 0; min-width: 0; width: 0; }

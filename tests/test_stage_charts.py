@@ -1,0 +1,209 @@
+"""Stage by stage: how many get through each step over all the attacks, one small chart per step.
+
+The numbers are checked against a brute force (tests/brute_rules.py: every
+die face with itertools and Fractions, every token followed) for the example
+rule file whose every mechanism touches the counts (kill6: extra hits,
+rending, devastating wounds, re-rolls, a save); the built-ins resolved by
+their rule files (Gunfire, Antares) have their stage_pmfs checked against a
+brute force in their own tests, and here the charts' numbers against those.
+The section of the dashboard is checked without a browser: folded it costs
+nothing (no chart, the stage counts never computed), opened it draws a chart
+per step, and a move sends each chart its new numbers only.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from fractions import Fraction
+from itertools import product
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from brute_rules import attack_outcomes, stage
+from workbench import figures, rules, systems
+from workbench.ui import SystemDashboard
+from workbench.ui.stagecharts import SECTION_TITLE
+
+RULES = Path(__file__).resolve().parents[1] / "rules"
+
+#: kill6 at BS 4 in light cover, stationary (+1), AP 4, S4 against T4, save 5+ (as tests/test_rules.py reads it)
+KILL6_ARGS = dict(cover="light", stationary=True, models=3, wounds=2, bs=4, ap=4, s=4, t=4, sv=5)
+KILL6_STAGES = [
+    stage(name="to hit", target=5, modifier=1, always_fail=(1,), critical=(6,), on_critical="extra", extra=1,
+          reroll="ones"),
+    stage(name="to pierce", target=4, always_fail=(1,), critical=(6,), on_critical="skip_next"),
+    stage(name="to wound", target=4, always_fail=(1,), critical=(6,), on_critical="to_end", reroll="failed"),
+    stage(name="save", target=5, always_fail=(1,), passes_on="fail"),
+]
+
+
+def brute_stage_pmfs(stages: list[dict], count: int) -> list[list[Fraction]]:
+    """P(k tokens pass stage i over ``count`` attacks), every attack's every token followed."""
+    one = attack_outcomes(stages)
+    want: list[defaultdict] = [defaultdict(Fraction) for _ in stages]
+    for combo in product(one.items(), repeat=count):
+        p = Fraction(1)
+        for _key, q in combo:
+            p *= q
+        for i in range(len(stages)):
+            want[i][sum(key[2][i] for key, _q in combo)] += p
+    return [[w.get(k, Fraction(0)) for k in range(max(w) + 1)] for w in want]
+
+
+def assert_same(got, want) -> None:
+    got = np.asarray(got, dtype=float)
+    want = np.asarray([float(x) for x in want])
+    width = max(got.size, want.size)
+    np.testing.assert_allclose(np.pad(got, (0, width - got.size)), np.pad(want, (0, width - want.size)),
+                               atol=1e-12)
+
+
+def chart_numbers(chart: dict) -> tuple[list[int], list[float]]:
+    (bar,) = chart["data"]
+    assert bar["type"] == "bar"
+    return bar["x"], bar["y"]
+
+
+@pytest.mark.parametrize("shots", [1, 2, 3])
+def test_kill6_stage_counts_and_their_charts_equal_a_brute_force(shots):
+    k6 = rules.load(RULES / "kill6.toml")
+    o = k6.attack(shots=shots, **KILL6_ARGS)
+    want = brute_stage_pmfs(KILL6_STAGES, shots)
+    assert list(o.stage_pmfs) == [st["name"] for st in KILL6_STAGES]
+    for name, w in zip(o.stage_pmfs, want):
+        assert_same(o.stage_pmfs[name], w)
+    charts = figures.stage_charts(o)
+    assert len(charts) == 4
+    for chart, w in zip(charts, want):
+        x, y = chart_numbers(chart)
+        assert x == list(range(len(y)))
+        assert_same(y, w)  # the tail left off is below one in a million: none at these few shots
+    # a save is a roll the target fails: its chart reads as what gets through it
+    titles = [c["layout"]["title"]["text"] for c in charts]
+    assert [t.split(":")[0] for t in titles] == ["to hit", "to pierce", "to wound", "save failed"]
+    mean = float(sum(k * p for k, p in enumerate(want[3])))
+    at_least_one = float(1 - want[3][0])
+    assert titles[3] == f"save failed: on average {mean:.2f}, at least one {at_least_one:.1%}"
+
+
+@pytest.mark.parametrize("key, kwargs", [("gunfire", dict(bs=4, ev=3, ap=3, av=3, s=4, t=4, shots=7)),
+                                         ("antares", dict(acc=6, res=5, sv=2, shots=9)),
+                                         ("kill6", dict(shots=40, bs=2, ap=2, s=8, t=4, sv=7))])
+def test_the_charts_are_the_outcomes_stage_counts_in_percentages(key, kwargs):
+    o = systems.get(key).module.shooting(**kwargs) if key != "kill6" else systems.get(key).module.attack(**kwargs)
+    charts = figures.stage_charts(o)
+    assert len(charts) == len(o.stage_pmfs) == len(o.stages) > 0
+    for chart, name, st in zip(charts, o.stage_pmfs, o.stages):
+        pmf = np.asarray(o.stage_pmfs[name])
+        x, y = chart_numbers(chart)
+        np.testing.assert_allclose(y, pmf[:len(y)], atol=1e-15)
+        assert (pmf[len(y):] < figures.STAGE_TAIL).all() and y[-1] >= figures.STAGE_TAIL
+        assert chart["layout"]["title"]["text"].startswith(f"{st.name}: on average {pmf @ np.arange(pmf.size):.2f}")
+        assert chart["layout"]["yaxis"]["tickformat"] == ".0%" and "%{y:.1%}" in chart["data"][0]["hovertemplate"]
+
+
+def test_an_outcome_without_stage_counts_has_no_charts():
+    from workbench.systems import changes
+    o = changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, shots=10, models=5)
+    if o.stage_pmfs is not None:
+        o = o.replace(stage_pmfs=None)
+    assert figures.stage_passes(o) == () and figures.stage_charts(o) == []
+
+
+def test_a_stage_chart_exports_as_it_is_drawn():
+    from workbench import export
+    o = rules.load(RULES / "kill6.toml").attack(shots=4, **KILL6_ARGS)
+    chart = figures.stage_charts(o)[3]
+    fig = export.as_figure(chart)
+    assert list(fig.data[0].y) == chart["data"][0]["y"]
+    assert fig.layout.title.text == chart["layout"]["title"]["text"]
+
+
+# -- the dashboard's folded section -------------------------------------------------
+def _sent(monkeypatch) -> list[tuple[object, dict]]:
+    import ipywidgets as W
+    sent = []
+    real = W.Widget._send
+
+    def send(self, msg, buffers=None):
+        sent.append((self, msg))
+        return real(self, msg, buffers)
+    monkeypatch.setattr(W.Widget, "_send", send)
+    return sent
+
+
+def test_folded_the_section_costs_nothing_opened_it_draws_a_chart_per_step(monkeypatch):
+    dash = SystemDashboard("kill6", profiles=False)
+    section = dash.stage_charts
+    assert section.widget.layout.display != "none" and not section.opened
+    assert section.widget.get_title(0) == SECTION_TITLE
+    dash.set_values(shots=3, **KILL6_ARGS)
+    assert section.plots == [] and section.box.children == ()
+    assert dash.current_outcome().stage_pmfs._done is None  # not even computed
+    section.widget.set_state({"selected_index": 0})  # a viewer opens it
+    assert len(section.plots) == 4 and section.box.children == tuple(section.plots)
+    want = brute_stage_pmfs(KILL6_STAGES, 3)
+    for plot, w in zip(section.plots, want):
+        assert_same(plot.figure["data"][0]["y"], w)
+    assert [p.figure["layout"]["title"]["text"].split(":")[0] for p in section.plots] == \
+        ["to hit", "to pierce", "to wound", "save failed"]
+    assert all("wb-plot-stage" in p._dom_classes for p in section.plots)
+
+    # open: a move sends each chart its new numbers and titles only
+    sent = _sent(monkeypatch)
+    dash.controls["shots"].set_state({"value": 2})
+    plots = set(section.plots)
+    moved = [m for w, m in sent if w in plots]
+    assert len(moved) == 4 and all(set(m["state"]) == {"delta"} for m in moved)
+    for m in moved:
+        assert set(m["state"]["delta"]) <= {"data", "layout"}
+        assert set(m["state"]["delta"].get("layout", {})) <= {"title", "xaxis"}
+        for trace in m["state"]["delta"].get("data", {}).values():
+            assert set(trace) <= {"x", "y"}, trace
+    for plot, w in zip(section.plots, brute_stage_pmfs(KILL6_STAGES, 2)):
+        assert_same(plot.figure["data"][0]["y"], w)
+
+    # folded again: a move sends the charts nothing; opened, they show the current result
+    section.widget.set_state({"selected_index": None})
+    sent.clear()
+    dash.controls["shots"].set_state({"value": 1})
+    assert not [m for w, m in sent if w in plots or w is section.box]
+    section.widget.set_state({"selected_index": 0})
+    for plot, w in zip(section.plots, brute_stage_pmfs(KILL6_STAGES, 1)):
+        assert_same(plot.figure["data"][0]["y"], w)
+
+
+def test_the_section_is_absent_where_the_outcome_counts_no_steps():
+    dash = SystemDashboard("gunfire", profiles=False)
+    section = dash.stage_charts
+    section.widget.set_state({"selected_index": 0})
+    assert section.widget.layout.display != "none" and len(section.box.children) == 2
+    counted = dash.current_outcome()
+    section.show(counted.replace(stage_pmfs=None))
+    assert section.widget.layout.display == "none"
+    section.show(counted)
+    assert section.widget.layout.display != "none"
+    # whatever system is not yet on the engine: hidden exactly where its outcome has no counts
+    for key in ("changes", "forgotten"):
+        d = SystemDashboard(key, profiles=False)
+        assert (d.stage_charts.widget.layout.display == "none") == (not d.current_outcome().stage_pmfs)
+
+
+def test_a_refused_combination_greys_the_stage_charts_too():
+    dash = SystemDashboard("kill6", profiles=False)
+    dash.stage_charts.widget.set_state({"selected_index": 0})
+    assert not dash.set_values(cover="heavy", bs=6, stationary=False)  # the file forbids it
+    assert "wb-stale" in dash.stage_charts.widget._dom_classes
+    assert dash.set_values(cover="none")
+    assert "wb-stale" not in dash.stage_charts.widget._dom_classes
+
+
+def test_a_viewer_only_opens_and_closes_the_section():
+    dash = SystemDashboard("gunfire", profiles=False)
+    section = dash.stage_charts.widget
+    section.set_state({"selected_index": 0, "titles": ["anything"], "children": []})
+    assert dash.stage_charts.opened and section.get_title(0) == SECTION_TITLE
+    assert len(dash.stage_charts.plots) == 2
+    section.set_state({"selected_index": 7})  # out of range: refused, the page is sent the kernel's state
+    assert section.selected_index == 0

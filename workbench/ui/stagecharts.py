@@ -1,0 +1,84 @@
+"""The "Stage by stage" section of a system's page: how many get through each
+step of the attack over all the attacks (hits, pierced, wounds, unsaved...),
+one small bar chart per step (:func:`workbench.figures.stage_charts`, the
+description the exports draw too).
+
+The section is folded when the page opens and costs nothing until a viewer
+opens it: no chart exists, and ``Outcome.stage_pmfs`` (computed on first
+reading) is not read. Opened, it draws the current outcome's steps; while it
+is open every recompute sends each chart only its new numbers; folded again,
+the charts wait and are brought up to date when it is next opened. An outcome
+without ``stage_pmfs`` (a system that does not count its steps) hides the
+section.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import ipywidgets as W
+
+from .. import figures
+from ..outcome import Outcome
+from . import guard
+from .plotwidget import Plot
+
+__all__ = ["StageCharts", "SECTION_TITLE"]
+
+#: the folded section's title, as a playtester reads it
+SECTION_TITLE = "Stage by stage: how many get through each step"
+
+
+class StageCharts:
+    """The folded section (``widget``, CSS class ``wb-stage-section``) and its
+    charts (``plots``, CSS class ``wb-plot-stage``, one per step of the
+    outcome on show). :meth:`show` gives it each new outcome; ``opened``
+    says whether a viewer has it open; ``on_error(text)`` shows a message
+    when drawing the charts on opening fails."""
+
+    def __init__(self, on_error: Callable[[str], None] = lambda text: None) -> None:
+        self._on_error = on_error
+        self.box = W.Box([], layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
+        self.box.add_class("wb-stage-charts")
+        note = W.HTML("<p class='wb-stage-note'>For each step, the chance that exactly that many of all the "
+                      "attacks get through it; a step passed on a failed roll is named by what gets through "
+                      "(a save the target fails).</p>")
+        self.widget = guard.Accordion(children=[W.VBox([note, self.box])], selected_index=None,
+                                      layout=W.Layout(display="none", max_width="100%"))
+        self.widget.set_title(0, SECTION_TITLE)
+        self.widget.add_class("wb-stage-section")
+        self.plots: list[Plot] = []
+        self._outcome: Outcome | None = None
+        self._drawn: Outcome | None = None
+        self.widget.observe(self._on_open, names="selected_index")
+
+    @property
+    def opened(self) -> bool:
+        return self.widget.selected_index == 0
+
+    def show(self, outcome: Outcome) -> None:
+        """The outcome on show: drawn now when the section is open, else when it is opened."""
+        self._outcome = outcome
+        display = "none" if outcome.stage_pmfs is None or len(outcome.stage_pmfs) == 0 else ""
+        if self.widget.layout.display != display:
+            self.widget.layout.display = display
+        self._draw()
+
+    @guard.guarded(lambda self, text: self._on_error(text))
+    def _on_open(self, _change=None) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        out = self._outcome
+        if not self.opened or out is None or out is self._drawn:
+            return
+        charts = figures.stage_charts(out)
+        while len(self.plots) < len(charts):
+            plot = Plot(bundle="basic")
+            plot.add_class("wb-plot-stage")
+            self.plots.append(plot)
+        for plot, chart in zip(self.plots, charts):
+            plot.show(chart)
+        shown = tuple(self.plots[:len(charts)])
+        if self.box.children != shown:
+            self.box.children = shown
+        self._drawn = out
