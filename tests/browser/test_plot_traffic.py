@@ -165,7 +165,6 @@ def test_the_stage_section_draws_a_chart_per_step_when_opened_and_follows_a_move
     assert [title.split(":")[0] for title, _ in after] == GUNFIRE_STEPS
     assert after[0][1] != charts[0][1]  # BS moved: the hits are another distribution
     assert 0 < on_wire <= MOVE_WIRE_BYTES, on_wire
-    print("stage section open, one move on the wire:", on_wire, "bytes")
     # on a phone each chart takes the screen's width, no more (the plots redraw to their new box)
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_function("() => Array.from(document.querySelectorAll('.wb-plot-stage .main-svg'))"
