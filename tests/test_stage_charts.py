@@ -7,8 +7,8 @@ rending, devastating wounds, re-rolls, a save); the built-ins resolved by
 their rule files (Gunfire, Antares) have their stage_pmfs checked against a
 brute force in their own tests, and here the charts' numbers against those.
 The section of the dashboard is checked without a browser: folded it costs
-nothing (no chart, the stage counts never computed), opened it draws a chart
-per step, and a move sends each chart its new numbers only.
+nothing (no plot, the stage counts never computed), opened it draws a chart
+per step, and a move sends the plot its new numbers and titles only.
 """
 from __future__ import annotations
 
@@ -59,10 +59,18 @@ def assert_same(got, want) -> None:
                                atol=1e-12)
 
 
-def chart_numbers(chart: dict) -> tuple[list[int], list[float]]:
-    (bar,) = chart["data"]
-    assert bar["type"] == "bar"
-    return bar["x"], bar["y"]
+def charts(figure: dict) -> list[tuple[str, list[int], list[float]]]:
+    """Each small chart of the stage-by-stage figure: (its title's first line, x, y), checking that
+    each bar trace has axes of its own, titled by the annotation over it."""
+    out = []
+    assert len(figure["layout"]["annotations"]) == len(figure["data"])
+    for i, (bar, note) in enumerate(zip(figure["data"], figure["layout"]["annotations"])):
+        assert bar["type"] == "bar"
+        axis = "" if i == 0 else str(i + 1)
+        assert (bar["xaxis"], bar["yaxis"]) == (f"x{axis}", f"y{axis}")
+        assert figure["layout"][f"yaxis{axis}"]["tickformat"] == ".0%" and "%{y:.1%}" in bar["hovertemplate"]
+        out.append((note["text"].split("<br>")[0].removeprefix("<b>").removesuffix("</b>"), bar["x"], bar["y"]))
+    return out
 
 
 @pytest.mark.parametrize("shots", [1, 2, 3])
@@ -73,18 +81,18 @@ def test_kill6_stage_counts_and_their_charts_equal_a_brute_force(shots):
     assert list(o.stage_pmfs) == [st["name"] for st in KILL6_STAGES]
     for name, w in zip(o.stage_pmfs, want):
         assert_same(o.stage_pmfs[name], w)
-    charts = figures.stage_charts(o)
-    assert len(charts) == 4
-    for chart, w in zip(charts, want):
-        x, y = chart_numbers(chart)
+    figure = figures.stage_by_stage(o)
+    shown = charts(figure)
+    assert len(shown) == 4
+    for (_label, x, y), w in zip(shown, want):
         assert x == list(range(len(y)))
         assert_same(y, w)  # the tail left off is below one in a million: none at these few shots
     # a save is a roll the target fails: its chart reads as what gets through it
-    titles = [c["layout"]["title"]["text"] for c in charts]
-    assert [t.split(":")[0] for t in titles] == ["to hit", "to pierce", "to wound", "save failed"]
+    assert [label for label, _x, _y in shown] == ["to hit", "to pierce", "to wound", "save failed"]
     mean = float(sum(k * p for k, p in enumerate(want[3])))
     at_least_one = float(1 - want[3][0])
-    assert titles[3] == f"save failed: on average {mean:.2f}, at least one {at_least_one:.1%}"
+    assert figure["layout"]["annotations"][3]["text"] == \
+        f"<b>save failed</b><br>on average {mean:.2f} · at least one {at_least_one:.1%}"
 
 
 @pytest.mark.parametrize("key, kwargs", [("gunfire", dict(bs=4, ev=3, ap=3, av=3, s=4, t=4, shots=7)),
@@ -92,15 +100,16 @@ def test_kill6_stage_counts_and_their_charts_equal_a_brute_force(shots):
                                          ("kill6", dict(shots=40, bs=2, ap=2, s=8, t=4, sv=7))])
 def test_the_charts_are_the_outcomes_stage_counts_in_percentages(key, kwargs):
     o = systems.get(key).module.shooting(**kwargs) if key != "kill6" else systems.get(key).module.attack(**kwargs)
-    charts = figures.stage_charts(o)
-    assert len(charts) == len(o.stage_pmfs) == len(o.stages) > 0
-    for chart, name, st in zip(charts, o.stage_pmfs, o.stages):
+    figure = figures.stage_by_stage(o)
+    shown = charts(figure)
+    assert len(shown) == len(o.stage_pmfs) == len(o.stages) > 0
+    for (label, x, y), name, st, note in zip(shown, o.stage_pmfs, o.stages, figure["layout"]["annotations"]):
         pmf = np.asarray(o.stage_pmfs[name])
-        x, y = chart_numbers(chart)
+        assert x == list(range(len(y)))
         np.testing.assert_allclose(y, pmf[:len(y)], atol=1e-15)
         assert (pmf[len(y):] < figures.STAGE_TAIL).all() and y[-1] >= figures.STAGE_TAIL
-        assert chart["layout"]["title"]["text"].startswith(f"{st.name}: on average {pmf @ np.arange(pmf.size):.2f}")
-        assert chart["layout"]["yaxis"]["tickformat"] == ".0%" and "%{y:.1%}" in chart["data"][0]["hovertemplate"]
+        assert label == st.name
+        assert f"on average {pmf @ np.arange(pmf.size):.2f} · at least one {1 - pmf[0]:.1%}" in note["text"]
 
 
 def test_an_outcome_without_stage_counts_has_no_charts():
@@ -108,16 +117,20 @@ def test_an_outcome_without_stage_counts_has_no_charts():
     o = changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, shots=10, models=5)
     if o.stage_pmfs is not None:
         o = o.replace(stage_pmfs=None)
-    assert figures.stage_passes(o) == () and figures.stage_charts(o) == []
+    assert figures.stage_passes(o) == () and figures.stage_by_stage(o)["data"] == []
 
 
-def test_a_stage_chart_exports_as_it_is_drawn():
+def test_the_stage_charts_export_as_they_are_drawn():
     from workbench import export
     o = rules.load(RULES / "kill6.toml").attack(shots=4, **KILL6_ARGS)
-    chart = figures.stage_charts(o)[3]
-    fig = export.as_figure(chart)
-    assert list(fig.data[0].y) == chart["data"][0]["y"]
-    assert fig.layout.title.text == chart["layout"]["title"]["text"]
+    figure = figures.stage_by_stage(o)
+    fig = export.as_figure(figure)
+    assert [list(t.y) for t in fig.data] == [t["y"] for t in figure["data"]]
+    assert [a.text for a in fig.layout.annotations] == [a["text"] for a in figure["layout"]["annotations"]]
+    # each chart has its own rows of the figure, one under the other, none overlapping
+    domains = [fig.layout[f"yaxis{'' if i == 0 else i + 1}"].domain for i in range(4)]
+    assert all(hi > lo >= 0 for lo, hi in domains)
+    assert all(below[1] < above[0] for above, below in zip(domains, domains[1:]))
 
 
 # -- the dashboard's folded section -------------------------------------------------
@@ -139,46 +152,46 @@ def test_folded_the_section_costs_nothing_opened_it_draws_a_chart_per_step(monke
     assert section.widget.layout.display != "none" and not section.opened
     assert section.widget.get_title(0) == SECTION_TITLE
     dash.set_values(shots=3, **KILL6_ARGS)
-    assert section.plots == [] and section.box.children == ()
+    assert section.plot is None and section.box.children == ()
     assert dash.current_outcome().stage_pmfs._done is None  # not even computed
     section.widget.set_state({"selected_index": 0})  # a viewer opens it
-    assert len(section.plots) == 4 and section.box.children == tuple(section.plots)
-    want = brute_stage_pmfs(KILL6_STAGES, 3)
-    for plot, w in zip(section.plots, want):
-        assert_same(plot.figure["data"][0]["y"], w)
-    assert [p.figure["layout"]["title"]["text"].split(":")[0] for p in section.plots] == \
-        ["to hit", "to pierce", "to wound", "save failed"]
-    assert all("wb-plot-stage" in p._dom_classes for p in section.plots)
+    assert section.box.children == (section.plot,) and "wb-plot-stage" in section.plot._dom_classes
+    shown = charts(section.plot.figure)
+    assert [label for label, _x, _y in shown] == ["to hit", "to pierce", "to wound", "save failed"]
+    for (_label, _x, y), w in zip(shown, brute_stage_pmfs(KILL6_STAGES, 3)):
+        assert_same(y, w)
 
-    # open: a move sends each chart its new numbers and titles only
+    # open: a move sends the plot its new numbers and titles only, as one message
     sent = _sent(monkeypatch)
     dash.controls["shots"].set_state({"value": 2})
-    plots = set(section.plots)
-    moved = [m for w, m in sent if w in plots]
-    assert len(moved) == 4 and all(set(m["state"]) == {"delta"} for m in moved)
-    for m in moved:
-        assert set(m["state"]["delta"]) <= {"data", "layout"}
-        assert set(m["state"]["delta"].get("layout", {})) <= {"title", "xaxis"}
-        for trace in m["state"]["delta"].get("data", {}).values():
-            assert set(trace) <= {"x", "y"}, trace
-    for plot, w in zip(section.plots, brute_stage_pmfs(KILL6_STAGES, 2)):
-        assert_same(plot.figure["data"][0]["y"], w)
+    moved = [m for w, m in sent if w is section.plot]
+    assert len(moved) == 1 and set(moved[0]["state"]) == {"delta"}
+    delta = moved[0]["state"]["delta"]
+    assert set(delta) <= {"data", "layout"}
+    for key, change in delta.get("layout", {}).items():
+        assert key == "annotations" or key.startswith("xaxis"), key
+        if key == "annotations":
+            assert all(set(a) == {"text"} for a in change.values()), change
+    for trace in delta.get("data", {}).values():
+        assert set(trace) <= {"x", "y"}, trace
+    for (_label, _x, y), w in zip(charts(section.plot.figure), brute_stage_pmfs(KILL6_STAGES, 2)):
+        assert_same(y, w)
 
-    # folded again: a move sends the charts nothing; opened, they show the current result
+    # folded again: a move sends the plot nothing; opened, it shows the current result
     section.widget.set_state({"selected_index": None})
     sent.clear()
     dash.controls["shots"].set_state({"value": 1})
-    assert not [m for w, m in sent if w in plots or w is section.box]
+    assert not [m for w, m in sent if w is section.plot or w is section.box]
     section.widget.set_state({"selected_index": 0})
-    for plot, w in zip(section.plots, brute_stage_pmfs(KILL6_STAGES, 1)):
-        assert_same(plot.figure["data"][0]["y"], w)
+    for (_label, _x, y), w in zip(charts(section.plot.figure), brute_stage_pmfs(KILL6_STAGES, 1)):
+        assert_same(y, w)
 
 
 def test_the_section_is_absent_where_the_outcome_counts_no_steps():
     dash = SystemDashboard("gunfire", profiles=False)
     section = dash.stage_charts
     section.widget.set_state({"selected_index": 0})
-    assert section.widget.layout.display != "none" and len(section.box.children) == 2
+    assert section.widget.layout.display != "none" and len(section.plot.figure["data"]) == 2
     counted = dash.current_outcome()
     section.show(counted.replace(stage_pmfs=None))
     assert section.widget.layout.display == "none"
@@ -204,6 +217,6 @@ def test_a_viewer_only_opens_and_closes_the_section():
     section = dash.stage_charts.widget
     section.set_state({"selected_index": 0, "titles": ["anything"], "children": []})
     assert dash.stage_charts.opened and section.get_title(0) == SECTION_TITLE
-    assert len(dash.stage_charts.plots) == 2
+    assert [label for label, _x, _y in charts(dash.stage_charts.plot.figure)] == ["to hit", "to penetrate"]
     section.set_state({"selected_index": 7})  # out of range: refused, the page is sent the kernel's state
     assert section.selected_index == 0

@@ -13,7 +13,7 @@ for kaleido, so a plot on a page and its download never disagree.
 * :func:`stages`: one bar per step of one attack, its fraction written on it;
 * :func:`outcome_figure`: the forum post's figure, the distribution's bars
   and the at-least line (the same traces) under the outcome's title;
-* :func:`stage_passes` and :func:`stage_charts`: stage by stage, how many
+* :func:`stage_passes` and :func:`stage_by_stage`: stage by stage, how many
   get through each step over all the attacks (``Outcome.stage_pmfs``), one
   small bar chart per step, named by what passes it.
 
@@ -28,14 +28,16 @@ import numpy as np
 
 from .outcome import Outcome
 
-__all__ = ["PLOT_HEIGHT", "STAGE_CHART_HEIGHT", "COLOURS", "plot_layout", "distribution", "at_least", "stages",
+__all__ = ["PLOT_HEIGHT", "STAGE_ROW_HEIGHT", "COLOURS", "plot_layout", "distribution", "at_least", "stages",
            "outcome_figure", "exact_bars", "sampled_dots", "at_least_line", "CHANCE_AXIS", "stage_passes",
-           "stage_chart", "stage_charts", "STAGE_TAIL"]
+           "stage_by_stage", "STAGE_TAIL"]
 
 #: the height of a dashboard plot, in pixels (the width follows the page)
 PLOT_HEIGHT = 330
-#: the height of one small stage-by-stage chart
-STAGE_CHART_HEIGHT = 230
+#: the height of one step's row in the stage-by-stage figure: its title, its bars, its axis
+STAGE_ROW_HEIGHT = 200
+_STAGE_TITLE_PX = 40
+_STAGE_PLOT_PX = 110
 #: the chances at the top end of a stage's counts that its chart leaves off: below one in a
 #: million, invisible as a bar and 0.0 % on hover (the chart's average still counts them)
 STAGE_TAIL = 1e-6
@@ -178,27 +180,48 @@ def stage_passes(outcome: Outcome) -> tuple[tuple[str, np.ndarray], ...]:
     return tuple((label, np.asarray(pmfs[name], dtype=float)) for label, name in zip(labels, names))
 
 
-def stage_chart(label: str, pmf: np.ndarray) -> dict[str, Any]:
-    """One step's small bar chart: the chance that exactly N pass it (a
-    percentage axis), titled with the step's name, how many pass it on
-    average and the chance that at least one does. The chances at the top
-    end below :data:`STAGE_TAIL` are left off (the average counts them)."""
-    pmf = np.clip(np.asarray(pmf, dtype=float), 0.0, 1.0)
+def _stage_title(label: str, pmf: np.ndarray) -> str:
+    import html
+
     mean = float(pmf @ np.arange(pmf.size))
     one = float(pmf[1:].sum())
-    shown = np.flatnonzero(pmf >= STAGE_TAIL)
-    top = int(shown[-1]) + 1 if shown.size else 1
-    bar = {"type": "bar", "name": label, "x": list(range(top)), "y": pmf[:top].tolist(),
-           "marker": {"color": COLOURS["stages"]},
-           "hovertemplate": "exactly %{x}: %{y:.1%}<extra></extra>"}
-    layout = _layout(f"{label}: on average {mean:.2f}, at least one {one:.1%}", "how many", legend=False)
-    layout["height"] = STAGE_CHART_HEIGHT
-    layout["margin"] = {"l": 50, "r": 12, "t": 40, "b": 40}
-    layout["xaxis"] = {"title": {"text": "how many"}, **({"dtick": 1} if top <= 16 else {})}
-    return {"data": [bar], "layout": layout}
+    return f"<b>{html.escape(label)}</b><br>on average {mean:.2f} · at least one {one:.1%}"
 
 
-def stage_charts(outcome: Outcome) -> list[dict[str, Any]]:
-    """The stage-by-stage charts of an outcome, one per step (:func:`stage_passes`),
-    as the dashboards show them; an outcome without ``stage_pmfs`` has none."""
-    return [stage_chart(label, pmf) for label, pmf in stage_passes(outcome)]
+def stage_by_stage(outcome: Outcome) -> dict[str, Any]:
+    """Stage by stage, one small bar chart per step, one under the other (so
+    that on a phone each takes the screen's width): the chance that exactly N
+    of all the attacks get through the step, on a percentage axis, titled with
+    what gets through it (:func:`stage_passes`), how many on average and the
+    chance that at least one does. The chances at the top end below
+    :data:`STAGE_TAIL` are left off (the average counts them). One figure, so
+    that a slider move sends its numbers as one message and an export is one
+    picture; an outcome without ``stage_pmfs`` gives a figure with no traces."""
+    passes = stage_passes(outcome)
+    n = max(len(passes), 1)
+    area = n * STAGE_ROW_HEIGHT
+    data: list[dict[str, Any]] = []
+    annotations: list[dict[str, Any]] = []
+    layout: dict[str, Any] = plot_layout(height=area + 12, showlegend=False, bargap=0.15, template="plotly_white",
+                                         margin={"l": 50, "r": 12, "t": 6, "b": 6})
+    for i, (label, pmf) in enumerate(passes):
+        pmf = np.clip(pmf, 0.0, 1.0)
+        shown = np.flatnonzero(pmf >= STAGE_TAIL)
+        top = int(shown[-1]) + 1 if shown.size else 1
+        axis = "" if i == 0 else str(i + 1)
+        row = 1 - i * STAGE_ROW_HEIGHT / area          # the top of this step's row, as a fraction of the figure
+        plot_top = row - _STAGE_TITLE_PX / area
+        plot_bottom = plot_top - _STAGE_PLOT_PX / area
+        data.append({"type": "bar", "name": label, "x": list(range(top)), "y": pmf[:top].tolist(),
+                     "xaxis": f"x{axis}", "yaxis": f"y{axis}", "marker": {"color": COLOURS["stages"]},
+                     "hovertemplate": "exactly %{x}: %{y:.1%}<extra></extra>"})
+        layout[f"xaxis{axis}"] = {"anchor": f"y{axis}", "domain": [0, 1], "title": {"text": "how many",
+                                  "standoff": 2}, **({"dtick": 1} if top <= 16 else {})}
+        # the bars' own height sets the scale (a step that rarely passes still shows its shape), in percentages
+        layout[f"yaxis{axis}"] = {"title": {"text": "chance"}, "tickformat": ".0%", "rangemode": "tozero",
+                                  "anchor": f"x{axis}", "domain": [max(plot_bottom, 0), plot_top]}
+        annotations.append({"text": _stage_title(label, pmf), "x": 0, "xref": "paper", "xanchor": "left",
+                            "y": row, "yref": "paper", "yanchor": "top", "showarrow": False, "align": "left",
+                            "font": {"size": 13}})
+    layout["annotations"] = annotations
+    return {"data": data, "layout": layout}

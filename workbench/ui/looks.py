@@ -27,9 +27,8 @@ STYLE = """
 .wb-plot { flex: 1 1 440px; min-width: 0 !important; max-width: 100%; width: auto; }
 .wb-row { gap: 4px 12px; align-items: flex-start; }
 .wb-effects { flex: 1 1 320px; min-width: 0; max-width: 560px; }
-/* the stage-by-stage charts: small, three or four to a row on a wide screen */
-.wb-stage-charts { gap: 4px 12px; align-items: flex-start; }
-.wb-stage-charts .wb-plot { flex: 1 1 300px; }
+/* the stage-by-stage charts: one under the other, never wider than the page */
+.wb-stage-charts .wb-plot { flex: 1 1 100%; max-width: 900px; }
 .wb-stage-section { margin: 6px 0; }
 
 /* control labels wrap rather than being cut off; dropdowns stay readable */
@@ -94,7 +93,7 @@ STYLE = """
   .wb-control .widget-label, .wb-concept .widget-label, .wb-profiles .widget-label,
   .wb-diagnostics .widget-label { width: 38% !important; min-width: 38% !important; max-width: 38% !important; }
   .wb-control .widget-readout { min-width: 2.5em; }
-  .wb-plot, .wb-stage-charts .wb-plot { flex-basis: 100%; }
+  .wb-plot { flex-basis: 100%; }
   .wb-effects { flex-basis: 100%; max-width: 100%; }
   /* a long choice ("a downed model, a non-damaging hit or 2 ...") never widens its control past the screen */
   .wb-control.widget-dropdown select { flex: 1 1 0; min-width: 0; width: 0; }

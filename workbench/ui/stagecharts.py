@@ -1,13 +1,14 @@
 """The "Stage by stage" section of a system's page: how many get through each
 step of the attack over all the attacks (hits, pierced, wounds, unsaved...),
-one small bar chart per step (:func:`workbench.figures.stage_charts`, the
-description the exports draw too).
+one small bar chart per step, one under the other, drawn as one figure
+(:func:`workbench.figures.stage_by_stage`, the description the exports draw
+too) so that a move sends the section one message.
 
 The section is folded when the page opens and costs nothing until a viewer
-opens it: no chart exists, and ``Outcome.stage_pmfs`` (computed on first
+opens it: no plot exists, and ``Outcome.stage_pmfs`` (computed on first
 reading) is not read. Opened, it draws the current outcome's steps; while it
-is open every recompute sends each chart only its new numbers; folded again,
-the charts wait and are brought up to date when it is next opened. An outcome
+is open every recompute sends the plot only its new numbers and titles; folded
+again, the plot waits and is brought up to date when it is next opened. An outcome
 without ``stage_pmfs`` (a system that does not count its steps) hides the
 section.
 """
@@ -30,14 +31,14 @@ SECTION_TITLE = "Stage by stage: how many get through each step"
 
 class StageCharts:
     """The folded section (``widget``, CSS class ``wb-stage-section``) and its
-    charts (``plots``, CSS class ``wb-plot-stage``, one per step of the
-    outcome on show). :meth:`show` gives it each new outcome; ``opened``
-    says whether a viewer has it open; ``on_error(text)`` shows a message
-    when drawing the charts on opening fails."""
+    plot (``plot``, CSS class ``wb-plot-stage``, None until the section is
+    first opened: a chart per step of the outcome on show). :meth:`show`
+    gives it each new outcome; ``opened`` says whether a viewer has it open;
+    ``on_error(text)`` shows a message when drawing on opening fails."""
 
     def __init__(self, on_error: Callable[[str], None] = lambda text: None) -> None:
         self._on_error = on_error
-        self.box = W.Box([], layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
+        self.box = W.Box([], layout=W.Layout(display="flex", max_width="100%"))
         self.box.add_class("wb-stage-charts")
         note = W.HTML("<p class='wb-stage-note'>For each step, the chance that exactly that many of all the "
                       "attacks get through it; a step passed on a failed roll is named by what gets through "
@@ -46,7 +47,7 @@ class StageCharts:
                                       layout=W.Layout(display="none", max_width="100%"))
         self.widget.set_title(0, SECTION_TITLE)
         self.widget.add_class("wb-stage-section")
-        self.plots: list[Plot] = []
+        self.plot: Plot | None = None
         self._outcome: Outcome | None = None
         self._drawn: Outcome | None = None
         self.widget.observe(self._on_open, names="selected_index")
@@ -69,16 +70,13 @@ class StageCharts:
 
     def _draw(self) -> None:
         out = self._outcome
-        if not self.opened or out is None or out is self._drawn:
+        if not self.opened or out is None or out is self._drawn or not out.stage_pmfs:
             return
-        charts = figures.stage_charts(out)
-        while len(self.plots) < len(charts):
-            plot = Plot(bundle="basic")
-            plot.add_class("wb-plot-stage")
-            self.plots.append(plot)
-        for plot, chart in zip(self.plots, charts):
-            plot.show(chart)
-        shown = tuple(self.plots[:len(charts)])
-        if self.box.children != shown:
-            self.box.children = shown
+        figure = figures.stage_by_stage(out)
+        if self.plot is None:
+            self.plot = Plot(figure, bundle="basic")
+            self.plot.add_class("wb-plot-stage")
+            self.box.children = (self.plot,)
+        else:
+            self.plot.show(figure)
         self._drawn = out
