@@ -20,7 +20,9 @@ moved by comm messages like a browser's, and the kernel's CPU per move is
 read from its process. The peer is a bare ipywidgets page in the same kind of
 kernel: a slider whose observer updates one HTML widget, and one updating as
 many widgets as the dashboard does per move, so that the ratio shows what
-the dashboard adds over the messages themselves. Run:
+the dashboard adds over the messages themselves. Kill-6's page (a rule file,
+four steps) is moved with its "Stage by stage" section folded and open: what
+the stage charts add to a move once a viewer opens them. Run:
 ``.venv/bin/python benchmarks/bench_kernel.py`` (``--quick``: Changes only;
 ``--moves``: the slider moves only).
 """
@@ -67,6 +69,10 @@ def measure(build: str, wait: str) -> dict:
 MOVE_PAGES = {
     "workbench Changes": "from workbench.ui import SystemDashboard\n"
                          "d = SystemDashboard('changes'); display(d); c = d.controls['bs']",
+    "kill6, stages folded": "from workbench.ui import SystemDashboard\n"
+                            "d = SystemDashboard('kill6'); display(d); c = d.controls['bs']",
+    "kill6, stages open": "from workbench.ui import SystemDashboard\nd = SystemDashboard('kill6'); display(d)\n"
+                          "d.stage_charts.widget.selected_index = 0; c = d.controls['bs']",
     "peer: 1 update": "import ipywidgets as W\nc = W.IntSlider(min=1, max=13); hs = [W.HTML()]\n"
                       "c.observe(lambda ch: [setattr(h, 'value', str(ch.new) * 100) for h in hs], 'value')\n"
                       "display(W.VBox([c, *hs]))",
