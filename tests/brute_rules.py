@@ -26,7 +26,7 @@ from collections import defaultdict
 from fractions import Fraction
 from itertools import product
 
-__all__ = ["brute", "stage", "attack_outcomes"]
+__all__ = ["brute", "stage", "attack_outcomes", "stage_pmfs"]
 
 
 def stage(**kw) -> dict:
@@ -130,6 +130,20 @@ def attack_outcomes(stages: list[dict]) -> dict[tuple, Fraction]:
 
     follow(((0, "roll"),), 0, (0,) * n, (0,) * n, Fraction(1))
     return dict(out)
+
+
+def stage_pmfs(stages: list[dict], count: int) -> list[dict[int, Fraction]]:
+    """For each stage, P(k tokens pass it over ``count`` attacks) as {k: Fraction}: every
+    combination of the attacks' own outcomes (:func:`attack_outcomes`)."""
+    one = attack_outcomes(stages)
+    want: list[dict[int, Fraction]] = [defaultdict(Fraction) for _ in stages]
+    for combo in product(one.items(), repeat=count):
+        p = Fraction(1)
+        for _key, q in combo:
+            p *= q
+        for i in range(len(stages)):
+            want[i][sum(key[2][i] for key, _q in combo)] += p
+    return [dict(w) for w in want]
 
 
 def _bump(passes: tuple, idx) -> tuple:

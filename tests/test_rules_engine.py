@@ -3,15 +3,13 @@ against brute force (tests/brute_rules.py: itertools over every face, Fractions)
 from __future__ import annotations
 
 import ast
-from collections import defaultdict
 from fractions import Fraction
-from itertools import product
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from brute_rules import attack_outcomes, brute, stage, to_toml
+from brute_rules import attack_outcomes, brute, stage, stage_pmfs, to_toml
 from workbench import Outcome, rules, systems
 from workbench.errors import InputError
 
@@ -188,14 +186,7 @@ def test_stage_pmfs_against_brute_force():
               stage(name="wound", target=4, critical=(6,), on_critical="to_end"),
               stage(name="save", target=5, passes_on="fail")]
     count = 2
-    one = attack_outcomes(stages)
-    want = [defaultdict(Fraction) for _ in stages]
-    for combo in product(one.items(), repeat=count):
-        p = Fraction(1)
-        for _k, q in combo:
-            p *= q
-        for i in range(len(stages)):
-            want[i][sum(k[2][i] for k, _q in combo)] += p
+    want = stage_pmfs(stages, count)
     o = _load(to_toml(stages, count, dict(damage=1))).attack()
     assert list(o.stage_pmfs) == [st["name"] for st in stages]
     for st, w in zip(stages, want):

@@ -12,18 +12,17 @@ per step, and a move sends the plot its new numbers and titles only.
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from fractions import Fraction
-from itertools import product
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from brute_rules import attack_outcomes, stage
+from brute_rules import stage, stage_pmfs
 from workbench import figures, rules, systems
 from workbench.ui import SystemDashboard
 from workbench.ui.stagecharts import SECTION_TITLE
+from widgetkit import sent_messages
 
 RULES = Path(__file__).resolve().parents[1] / "rules"
 
@@ -39,16 +38,8 @@ KILL6_STAGES = [
 
 
 def brute_stage_pmfs(stages: list[dict], count: int) -> list[list[Fraction]]:
-    """P(k tokens pass stage i over ``count`` attacks), every attack's every token followed."""
-    one = attack_outcomes(stages)
-    want: list[defaultdict] = [defaultdict(Fraction) for _ in stages]
-    for combo in product(one.items(), repeat=count):
-        p = Fraction(1)
-        for _key, q in combo:
-            p *= q
-        for i in range(len(stages)):
-            want[i][sum(key[2][i] for key, _q in combo)] += p
-    return [[w.get(k, Fraction(0)) for k in range(max(w) + 1)] for w in want]
+    """P(k tokens pass stage i over ``count`` attacks) as a list per stage, k = 0, 1, ..."""
+    return [[w.get(k, Fraction(0)) for k in range(max(w) + 1)] for w in stage_pmfs(stages, count)]
 
 
 def assert_same(got, want) -> None:
@@ -134,18 +125,6 @@ def test_the_stage_charts_export_as_they_are_drawn():
 
 
 # -- the dashboard's folded section -------------------------------------------------
-def _sent(monkeypatch) -> list[tuple[object, dict]]:
-    import ipywidgets as W
-    sent = []
-    real = W.Widget._send
-
-    def send(self, msg, buffers=None):
-        sent.append((self, msg))
-        return real(self, msg, buffers)
-    monkeypatch.setattr(W.Widget, "_send", send)
-    return sent
-
-
 def test_folded_the_section_costs_nothing_opened_it_draws_a_chart_per_step(monkeypatch):
     dash = SystemDashboard("kill6", profiles=False)
     section = dash.stage_charts
@@ -162,7 +141,7 @@ def test_folded_the_section_costs_nothing_opened_it_draws_a_chart_per_step(monke
         assert_same(y, w)
 
     # open: a move sends the plot its new numbers and titles only, as one message
-    sent = _sent(monkeypatch)
+    sent = sent_messages(monkeypatch)
     dash.controls["shots"].set_state({"value": 2})
     moved = [m for w, m in sent if w is section.plot]
     assert len(moved) == 1 and set(moved[0]["state"]) == {"delta"}

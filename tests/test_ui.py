@@ -25,6 +25,7 @@ from workbench.ui import CompareDashboard, SystemDashboard, compare_kwargs, conc
 from workbench.ui.dashboard import SAMPLED_SAMPLES, SAMPLED_SEED, plain_words
 from workbench.ui.plotwidget import Plot
 from workbench.controls import RESERVED
+from widgetkit import sent_messages
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = ("changes", "forgotten", "gunfire", "antares")
@@ -552,26 +553,13 @@ def test_figures_are_updated_in_place():
     assert set(fig.delta) <= {"data", "layout"} and set(fig.delta["data"]) == {"0"}
 
 
-def _sent(monkeypatch) -> list[tuple[object, dict]]:
-    """Record every state update the kernel sends to the page: (widget, state)."""
-    import ipywidgets as W
-    sent = []
-    real = W.Widget._send
-
-    def send(self, msg, buffers=None):
-        sent.append((self, msg))
-        return real(self, msg, buffers)
-    monkeypatch.setattr(W.Widget, "_send", send)
-    return sent
-
-
 def test_replace_figure_restyles_in_place_and_never_sends_an_empty_plot(monkeypatch):
     """A redraw with the same traces sends only what differs (the browser
     restyles the plot it has: it never draws an empty plot in between); what
     the new figure lacks is cleared; other traces replace the figure."""
     from workbench.ui.plots import figure_widget, replace_figure
     fw = figure_widget(go.Figure(go.Heatmap(z=[[1, 2], [3, 4]], text=[["a", "b"], ["c", "d"]])), bundle="cartesian")
-    sent = _sent(monkeypatch)
+    sent = sent_messages(monkeypatch)
     replace_figure(fw, go.Figure(go.Heatmap(z=[[5, 6], [7, 8]]), layout={"title": "B"}))
     states = [m["state"] for w, m in sent if w is fw]
     assert states and all(set(st) == {"delta"} for st in states)
@@ -594,7 +582,7 @@ def test_a_move_sends_the_page_only_the_new_numbers(monkeypatch):
     from workbench.ui.plotwidget import PlotlyLibrary
     dash = SystemDashboard("gunfire", profiles=False)
     dash.set_values(die=10, bs=4, ev=3, ap=3, av=3, shots=2, models=3)
-    sent = _sent(monkeypatch)
+    sent = sent_messages(monkeypatch)
     dash.controls["shots"].set_state({"value": 3})  # what the page sends when the slider is let go
     assert not [m for w, m in sent if w is dash.controls["shots"]]  # no echo of the viewer's own value
     plots = {dash.fig_dist, dash.fig_at_least, dash.fig_stages}
