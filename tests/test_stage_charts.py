@@ -20,6 +20,7 @@ import pytest
 
 from brute_rules import stage, stage_pmfs
 from workbench import figures, rules, systems
+from workbench.teach import pct
 from workbench.ui import SystemDashboard
 from workbench.ui.stagecharts import SECTION_TITLE
 from widgetkit import sent_messages
@@ -83,7 +84,7 @@ def test_kill6_stage_counts_and_their_charts_equal_a_brute_force(shots):
     mean = float(sum(k * p for k, p in enumerate(want[3])))
     at_least_one = float(1 - want[3][0])
     assert figure["layout"]["annotations"][3]["text"] == \
-        f"<b>save failed</b><br>on average {mean:.2f} · at least one {at_least_one:.1%}"
+        f"<b>save failed</b><br>on average {mean:.2f} · at least one {pct(at_least_one)}"
 
 
 @pytest.mark.parametrize("key, kwargs", [("gunfire", dict(bs=4, ev=3, ap=3, av=3, s=4, t=4, shots=7)),
@@ -100,7 +101,7 @@ def test_the_charts_are_the_outcomes_stage_counts_in_percentages(key, kwargs):
         np.testing.assert_allclose(y, pmf[:len(y)], atol=1e-15)
         assert (pmf[len(y):] < figures.STAGE_TAIL).all() and y[-1] >= figures.STAGE_TAIL
         assert label == st.name
-        assert f"on average {pmf @ np.arange(pmf.size):.2f} · at least one {1 - pmf[0]:.1%}" in note["text"]
+        assert f"on average {pmf @ np.arange(pmf.size):.2f} · at least one {pct(1 - pmf[0])}" in note["text"]
 
 
 def test_an_outcome_without_stage_counts_has_no_charts():

@@ -181,11 +181,14 @@ def stage_passes(outcome: Outcome) -> tuple[tuple[str, np.ndarray], ...]:
 
 
 def _stage_title(label: str, pmf: np.ndarray) -> str:
+    """"to hit", then how many on average and the chance of at least one, written as the
+    page's numbers are (only a certain result reads 100.0 %)."""
     import html
 
+    from .teach import pct
+
     mean = float(pmf @ np.arange(pmf.size))
-    one = float(pmf[1:].sum())
-    return f"<b>{html.escape(label)}</b><br>on average {mean:.2f} · at least one {one:.1%}"
+    return f"<b>{html.escape(label)}</b><br>on average {mean:.2f} · at least one {pct(float(pmf[1:].sum()))}"
 
 
 def stage_by_stage(outcome: Outcome) -> dict[str, Any]:
