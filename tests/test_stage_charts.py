@@ -200,3 +200,13 @@ def test_a_viewer_only_opens_and_closes_the_section():
     assert [label for label, _x, _y in charts(dash.stage_charts.plot.figure)] == ["to hit", "to penetrate"]
     section.set_state({"selected_index": 7})  # out of range: refused, the page is sent the kernel's state
     assert section.selected_index == 0
+
+
+def test_a_rule_files_served_page_has_the_section():
+    from workbench.rulepages import rule_dashboard
+    page = rule_dashboard("kill6", "kill6.toml")
+    assert isinstance(page, SystemDashboard) and page.stage_charts.widget in page.widget.children
+    assert page.stage_charts.widget.layout.display != "none"
+    page.stage_charts.widget.set_state({"selected_index": 0})
+    assert [label for label, _x, _y in charts(page.stage_charts.plot.figure)] == \
+        ["to hit", "to pierce", "to wound", "save failed"]
