@@ -21,6 +21,7 @@ evaluated alone) returns None: the caller builds the joint table instead.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -71,17 +72,26 @@ def _parts(t: tuple, counts: frozenset, out: list) -> frozenset | None:
     return mine
 
 
+@functools.lru_cache(maxsize=256)
+def _split(expr: Expr, names: tuple) -> tuple | None:
+    """The largest parts of ``expr`` that read one count of ``names``, with that count (None:
+    a part of a kind this module does not know); read from the tree once per condition."""
+    found: list = []
+    read = _parts(expr.tree, frozenset(names), found)
+    if read is None:
+        return None
+    if len(read) == 1:                       # the whole condition reads one count
+        return ((expr.tree, next(iter(read))),)
+    return tuple(found)
+
+
 def runs(expr: Expr, names: Sequence[str], top: int, env: Mapping[str, Any]) -> list[np.ndarray] | None:
     """Per count in ``names``, the first values (0 first) of the runs of 0..``top`` over which
     ``expr`` cannot change, for the stats ``env`` (arrays over cells); None when the
     condition cannot be split."""
-    counts = frozenset(names)
-    found: list = []
-    read = _parts(expr.tree, counts, found)
-    if read is None:
+    found = _split(expr, tuple(names))
+    if found is None:
         return None
-    if len(read) == 1:                       # the whole condition reads one count
-        found = [(expr.tree, next(iter(read)))]
     stats = {k: np.asarray(v).reshape(-1, 1) if np.ndim(v) else v for k, v in env.items() if k in expr.names}
     stats.update((n, 0) for n in names)    # a part reads one count: the others only name the cells of an error
     values = np.arange(top + 1)[None, :]
@@ -107,6 +117,8 @@ def _at_least(t: int, n: int, q: float) -> np.ndarray:
         return np.zeros(n + 1)
     if q >= 1.0:
         return (h >= t).astype(float)
+    if t == 1:                                       # at least one: 1 - (1 - q)^h
+        return -np.expm1(h * np.log1p(-q))
     lf = _log_factorials(n)
     prev = np.arange(t - 1, n)                       # h - 1 = t - 1 .. n - 1
     log_term = lf[prev] - lf[t - 1] - lf[prev - t + 1] + (t - 1) * np.log(q) + (prev - t + 1) * np.log1p(-q)

@@ -637,6 +637,11 @@ def finish(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], pre: Mapping
     if removal.removed is not None:  # removal.pooled
         pmf = pooled_removal(p_n, removal.removed, env, models)
         wasted = np.zeros(cells)
+    elif cells == 1 and removal.damage_roll is None:  # one cell of a fixed damage: Python integers
+        one, waste = fixed_damage_removal(p_n[0], None if models is None else int(models[0]),
+                                          int(_given(wounds, "wounds")[0]), int(_given(damage, "damage")[0]),
+                                          removal.spill)
+        pmf, wasted = one[None, :], np.array([waste])
     else:
         roll = None if removal.damage_roll is None else damage_distribution(removal.damage_roll)
         pmf, wasted = per_success_removal(p_n, models, _given(wounds, "wounds"), damage, roll, removal.spill,
