@@ -308,7 +308,7 @@ class RuleSystem:
         (one number for the whole grid: a stage's die cannot change from cell to cell)."""
         if not self.__dict__["_die_switched"]:
             return self.stages
-        scalar = all(np.ndim(x) == 0 for x in env.values())
+        scalar = all(isinstance(x, (int, np.integer)) for x in env.values())
         if scalar:   # remembered by the dice the stats choose (checked when first chosen)
             sides = tuple(None if st.die_expr is None else self._value(st.die_expr, env, f"stages[{i}].die")
                           for i, st in enumerate(self.stages))
