@@ -77,6 +77,12 @@ def check_value(expr: Expr, env: Mapping[str, Any], field: str, lo: int | None, 
     """Evaluate ``expr`` and check every cell lies in ``[lo, hi]``; the error
     names the field, the allowed range, the value and the stats it came from."""
     x = expr.evaluate(env, field)
+    if x.size == 1:              # one value, or the same in every cell: Python integers
+        one = int(x.item())
+        if (lo is None or one >= lo) and (hi is None or one <= hi):
+            return x
+    elif x.size == 0 or ((lo is None or x.min() >= lo) and (hi is None or x.max() <= hi)):
+        return x
     bad = np.zeros(np.shape(x), dtype=bool)
     if lo is not None:
         bad |= x < lo
