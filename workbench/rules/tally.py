@@ -387,7 +387,7 @@ def chance(c: Chance, dist: np.ndarray, env: Mapping[str, Any]) -> np.ndarray:
         dist = _fold(dist, c.up_to)
     dims = dist.ndim - 1
     lift = (-1,) + (1,) * dims
-    env2 = {k: np.asarray(v).reshape(lift) if np.ndim(v) else v for k, v in env.items()}
+    env2 = {k: np.asarray(v).reshape(lift) if np.ndim(v) else v for k, v in env.items() if k in c.when.names}
     for d, name in enumerate(names):
         shape = [1] * (dims + 1)
         shape[d + 1] = dist.shape[d + 1]
