@@ -111,6 +111,8 @@ def remap(pmf: np.ndarray, index, width: int) -> np.ndarray:
     lead = pmf.shape[:-1]
     cells = int(np.prod(lead, dtype=np.int64))
     index = np.broadcast_to(np.asarray(index, dtype=np.intp), pmf.shape).reshape(cells, -1)
+    if cells == 1:
+        return np.bincount(index[0], weights=pmf.reshape(-1), minlength=width).reshape(lead + (width,))
     flat = np.arange(cells)[:, None] * width + index
     out = np.bincount(flat.ravel(), weights=pmf.reshape(-1), minlength=cells * width)
     return out.reshape(lead + (width,))

@@ -48,6 +48,8 @@ def _as_float(value: Any) -> float:
 
 def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
     """A whole number in ``[lo, hi]`` (an integral float such as 5.0 is accepted)."""
+    if type(value) is int and (lo is None or value >= lo) and (hi is None or value <= hi):
+        return value             # the common case, before the numeric tower's checks
     expected = f"a whole number {_range_text(lo, hi)}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise InputError(name, expected, value)

@@ -55,7 +55,7 @@ from .errors import BudgetError
 from .expr import Expr, _cells
 from .spec import Removal, RuleStage
 
-__all__ = ["stage_dice", "resolve", "check_value", "MAX_ATTACKS", "MAX_SUCCESSES", "MAX_STATES",
+__all__ = ["stage_dice", "prepare", "resolve", "finish", "check_value", "MAX_ATTACKS", "MAX_SUCCESSES", "MAX_STATES",
            "MAX_TABLE", "MAX_WORK", "damage_distribution", "token_bounds", "check_tokens",
            "per_attack_figures", "stage_pass_pmfs"]
 
@@ -77,6 +77,12 @@ def check_value(expr: Expr, env: Mapping[str, Any], field: str, lo: int | None, 
     """Evaluate ``expr`` and check every cell lies in ``[lo, hi]``; the error
     names the field, the allowed range, the value and the stats it came from."""
     x = expr.evaluate(env, field)
+    if x.size == 1:              # one value, or the same in every cell: Python integers
+        one = int(x.item())
+        if (lo is None or one >= lo) and (hi is None or one <= hi):
+            return x
+    elif x.size == 0 or ((lo is None or x.min() >= lo) and (hi is None or x.max() <= hi)):
+        return x
     bad = np.zeros(np.shape(x), dtype=bool)
     if lo is not None:
         bad |= x < lo
@@ -564,12 +570,36 @@ def stage_probabilities(dice: Sequence[StageDie], cells: int) -> tuple[list, lis
     return probs, all_counts
 
 
-def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
+def prepare(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], cells: int,
+            n_tokens: np.ndarray | None) -> dict:
+    """The half of a resolution that depends neither on the number of attacks nor on the unit:
+    the stages' dice and probabilities, one attack's distribution of final successes, the
+    expected tokens passing each stage per attack and (files using the mechanisms of
+    :mod:`workbench.rules.tally`) one attack's counts. A scalar resolution keeps it with the
+    stages' dice it was made from (:meth:`~workbench.rules.RuleSystem._plan`)."""
+    stages: Sequence[RuleStage] = parts["stages"]
+    dice = stage_dice(stages, env)
+    probs, all_counts = stage_probabilities(dice, cells)
+    counts = None
+    if tally.uses_counts(parts):  # random tokens per attack, criticals switched by the stats, tallies and chances
+        flags = tally.critical_flags(stages, env, cells)
+        counts = tally.token_counts(parts, probs, flags, n_tokens, dice=dice)
+        probs = tally.split_criticals(probs, flags)
+    g0 = per_attack(stages, probs)
+    if n_tokens is not None:
+        g0 = tally.mixture(g0, n_tokens)
+    passes, crits = expected_tokens(stages, probs)
+    return {"dice": dice, "probs": probs, "counts": all_counts, "g0": g0, "passes": passes, "crits": crits,
+            "tally": counts}
+
+
+def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], prepared: Mapping[str, Any] | None = None) -> dict:
     """Exact pmf (cells, width) and effects (cells,) for stat arrays of one length.
 
     Files using the mechanisms of :mod:`workbench.rules.tally` (random tokens
     per attack, switched criticals, tallies, chances) add their counts to the
-    effects; the budgets count an attack as its most tokens."""
+    effects; the budgets count an attack as its most tokens. ``prepared``: what
+    :func:`prepare` gave for these stats' dice (and tokens die), when already known."""
     stages: Sequence[RuleStage] = parts["stages"]
     removal: Removal = parts["removal"]
     path = parts.get("path", "<rule file>")
@@ -579,54 +609,60 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
     counted = tally.uses_counts(parts)
     n_tokens = tally.tokens(parts, env, cells, check_value) if counted else None
     per_attack_tokens = 1 if n_tokens is None else int(n_tokens.max())
-    check_tokens(stages, int(count.max()), path, tokens_die=per_attack_tokens)
-    if cells * (int(count.max()) * per_attack_tokens * token_bounds(stages)[0] + 1) > MAX_TABLE:
+    bounds = parts.get("bounds") or token_bounds(stages)
+    check_tokens(stages, int(count.max()), path, bounds, tokens_die=per_attack_tokens)
+    if cells * (int(count.max()) * per_attack_tokens * bounds[0] + 1) > MAX_TABLE:
         raise BudgetError(path, "attack.count", f"at most {MAX_TABLE:,} (cells of a sweep x possible "
                           "final successes) to resolve exactly", f"{cells:,} cells")
     models = None
     if removal.models is not None:
         models = np.broadcast_to(check_value(removal.models, env, "removal.models", 0, MAX_STATES,
                                              "a number of models"), (cells,))
-    dice = stage_dice(stages, env)
-    probs, all_counts = stage_probabilities(dice, cells)
-    if counted:  # random tokens per attack, criticals switched by the stats, tallies and chances
-        dice_probs = probs
-        flags = tally.critical_flags(stages, env, cells)
-        probs = tally.split_criticals(probs, flags)
-    g0 = per_attack(stages, probs)
-    if n_tokens is not None:
-        g0 = tally.mixture(g0, n_tokens)
-    p_n = successes(g0, count)
-    formula = removal.removed  # the pooled formula (None: damage per success)
-    if formula is not None:  # removal.pooled
-        pmf = pooled_removal(p_n, formula, env, models)
+    pre = prepared if prepared is not None else prepare(parts, env, cells, n_tokens)
+    wounds = damage = None
+    if removal.removed is None:  # damage per success
+        wounds = np.broadcast_to(check_value(_given(removal.wounds, "removal.wounds"), env, "removal.wounds", 1,
+                                             MAX_STATES, "wounds per model"), (cells,))
+        if removal.damage_roll is None:
+            damage = np.broadcast_to(check_value(_given(removal.damage, "removal.damage"), env, "removal.damage", 0,
+                                                 MAX_STATES, "damage per success"), (cells,))
+    return finish(parts, env, pre, count, n_tokens, models, wounds, damage)
+
+
+def finish(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], pre: Mapping[str, Any], count: np.ndarray,
+           n_tokens: np.ndarray | None, models: np.ndarray | None, wounds: np.ndarray | None,
+           damage: np.ndarray | None) -> dict:
+    """The half of :func:`resolve` that depends on the attacks and the unit: the successes of
+    ``count`` attacks from :func:`prepare`'s ``pre``, their removal and every effect. ``count``,
+    ``models``, ``wounds`` and ``damage`` (cells,) are checked already (``wounds`` and
+    ``damage`` are None with a pooled formula, ``damage`` with a rolled damage)."""
+    stages: Sequence[RuleStage] = parts["stages"]
+    removal: Removal = parts["removal"]
+    cells = count.shape[0]
+    p_n = successes(pre["g0"], count)
+    if removal.removed is not None:  # removal.pooled
+        pmf = pooled_removal(p_n, removal.removed, env, models)
         wasted = np.zeros(cells)
+    elif cells == 1 and removal.damage_roll is None:  # one cell of a fixed damage: Python integers
+        one, waste = fixed_damage_removal(p_n[0], None if models is None else int(models[0]),
+                                          int(_given(wounds, "wounds")[0]), int(_given(damage, "damage")[0]),
+                                          removal.spill)
+        pmf, wasted = one[None, :], np.array([waste])
     else:
-        wounds = np.broadcast_to(check_value(_given(removal.wounds, "removal.wounds"), env, "removal.wounds", 1, MAX_STATES,
-                                             "wounds per model"), (cells,))
-        damage, roll = None, None
-        if removal.damage_roll is not None:
-            roll = damage_distribution(removal.damage_roll)
-        else:
-            damage = np.broadcast_to(check_value(_given(removal.damage, "removal.damage"), env, "removal.damage", 0, MAX_STATES,
-                                                 "damage per success"), (cells,))
-        pmf, wasted = per_success_removal(p_n, models, wounds, damage, roll, removal.spill, path)
+        roll = None if removal.damage_roll is None else damage_distribution(removal.damage_roll)
+        pmf, wasted = per_success_removal(p_n, models, _given(wounds, "wounds"), damage, roll, removal.spill,
+                                          parts.get("path", "<rule file>"))
     if models is not None:  # with a unit size the pmf runs 0..models, as the built-in systems' do
         pmf = _pad(pmf, int(models.max()) + 1)
-    passes, crits = expected_tokens(stages, probs)
-    effects = {"criticals": count * crits, "wasted_damage": wasted}
-    for st, p in zip(stages, passes):
+    effects = {"criticals": count * pre["crits"], "wasted_damage": wasted}
+    for st, p in zip(stages, pre["passes"]):
         effects[st.name] = count * p
-    if counted:
-        per, dists = tally.count_effects(parts, dice_probs, flags, count, n_tokens, successes,
-                                           dice=dice)
+    if pre["tally"] is not None:
         if n_tokens is not None:
             for st in stages:
                 effects[st.name] = effects[st.name] * (n_tokens + 1) / 2
-        effects.update(per)
-        dists.update(successes=p_n, removed=pmf)
-        for c in parts.get("chances", ()):
-            key = tally.dist_key(c)
-            effects[c.name] = tally.chance(c, dists[key] if key in dists else dists[c.count], env)
-    return {"pmf": pmf, "effects": effects, "dice": dice, "counts": all_counts, "count": count,
-            "successes": p_n, "probs": probs}
+        effects.update(tally.count_effects(pre["tally"], count))
+        effects.update(tally.chances(parts, pre["tally"], count, successes, env,
+                                     {"successes": p_n, "removed": pmf}))
+    return {"pmf": pmf, "effects": effects, "dice": pre["dice"], "counts": pre["counts"], "count": count,
+            "successes": p_n, "probs": pre["probs"]}

@@ -204,11 +204,22 @@ def _cells(env: Mapping[str, Any], expr: Expr, mask) -> str:
 
 def _bounded(x, mask, expr: Expr, env, field: str):
     x = np.asarray(x, dtype=np.int64)
+    if _largest(x) <= MAX_VALUE:
+        return x                 # the common case: one reduction, no mask
     big = np.abs(x) > MAX_VALUE
     if np.any(big & mask):
         raise InputError(field, f"values up to {MAX_VALUE} in size from '{expr.source}'",
                          _cells(env, expr, big & mask))
     return x
+
+
+def _largest(x: np.ndarray) -> int:
+    """The largest size of the values of ``x`` (a Python integer: no overflow)."""
+    return abs(int(x.item())) if x.size == 1 else int(np.abs(x).max(initial=0))
+
+
+_COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+            ">=": np.greater_equal}
 
 
 def _eval(t: tuple, env, mask, expr: Expr, field: str):
@@ -230,6 +241,8 @@ def _eval(t: tuple, env, mask, expr: Expr, field: str):
         elif op == "-":
             out = a - b
         elif op == "*":
+            if _largest(a) * _largest(b) <= MAX_VALUE:   # no product can be too large
+                return a * b
             big = np.abs(a.astype(float) * b) > MAX_VALUE
             if np.any(big & mask):
                 raise InputError(field, f"values up to {MAX_VALUE} in size from '{expr.source}'",
@@ -237,19 +250,21 @@ def _eval(t: tuple, env, mask, expr: Expr, field: str):
             out = a * b
         else:
             zero = b == 0
-            if np.any(zero & mask):
-                raise InputError(field, f"a divisor other than 0 in '{expr.source}'",
-                                 _cells(env, expr, zero & mask))
-            out = a // np.where(zero, 1, b)
+            if zero.item() if zero.size == 1 else zero.any():
+                if np.any(zero & mask):
+                    raise InputError(field, f"a divisor other than 0 in '{expr.source}'",
+                                     _cells(env, expr, zero & mask))
+                b = np.where(zero, 1, b)
+            return a // b        # no larger than a (every operand is bounded already)
         return _bounded(out, mask, expr, env, field)
     if kind == "cmp":
         _, ops, operands = t
         left = _eval(operands[0], env, mask, expr, field)
-        result = np.True_
+        result = None
         for op, right_t in zip(ops, operands[1:]):
             right = _eval(right_t, env, mask, expr, field)
-            result = result & {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal,
-                               ">": np.greater, ">=": np.greater_equal}[op](left, right)
+            one = _COMPARE[op](left, right)
+            result = one if result is None else result & one
             left = right
         return np.asarray(result).astype(np.int64)
     if kind in ("and", "or"):

@@ -138,6 +138,7 @@ class RuleSystem:
     _optional: bool
     _plans: dict[Any, Any]
     _values: dict[Any, Any]
+    _staged_by: dict[Any, Any]
     _bounds: tuple[int, int]
     _die_switched: bool
     _counted: bool
@@ -163,6 +164,7 @@ class RuleSystem:
         d["_optional"] = any(s.optional for s in self.stats)
         d["_plans"] = {}   # the stages' dice -> their _Plan (see _plan)
         d["_values"] = {}  # (expression, values of the stats it reads) -> its value
+        d["_staged_by"] = {}  # the dice the stats choose -> the stages as rolled (see _staged)
         d["_bounds"] = engine.token_bounds(self.stages)
         #: the stages whose die the stats choose (``die = "an expression"``)
         d["_die_switched"] = any(st.die_expr is not None for st in self.stages)
@@ -306,6 +308,13 @@ class RuleSystem:
         (one number for the whole grid: a stage's die cannot change from cell to cell)."""
         if not self.__dict__["_die_switched"]:
             return self.stages
+        scalar = all(isinstance(x, (int, np.integer)) for x in env.values())
+        if scalar:   # remembered by the dice the stats choose (checked when first chosen)
+            sides = tuple(None if st.die_expr is None else self._value(st.die_expr, env, f"stages[{i}].die")
+                          for i, st in enumerate(self.stages))
+            known = self.__dict__["_staged_by"].get(sides)
+            if known is not None:
+                return known
         out = []
         for i, st in enumerate(self.stages):
             if st.die_expr is None:
@@ -321,11 +330,16 @@ class RuleSystem:
                 raise InputError(field, f"a die with face {max(faces)} (named by the stage's always_fail, "
                                  "always_succeed or critical)", f"a d{int(sides[0])} from '{st.die_expr.source}'")
             out.append(dataclasses.replace(st, die=int(sides[0])))
+        if scalar:
+            known = self.__dict__["_staged_by"]
+            if len(known) >= 64:
+                known.clear()
+            known[tuple(None if st.die_expr is None else s.die for st, s in zip(self.stages, out))] = tuple(out)
         return tuple(out)
 
     def _parts(self, env: Mapping[str, Any] | None = None) -> dict:
         return dict(stages=self.stages if env is None else self._staged(env), removal=self._removal(env or {}), count=self.count, path=self.path,
-                    tokens_die=self.tokens_die, chances=self.chances)
+                    tokens_die=self.tokens_die, chances=self.chances, bounds=self.__dict__.get("_bounds"))
 
     def _removal(self, env: Mapping[str, Any]):
         """The removal for these stats: an optional stat left "none" as ``models`` is a unit without a size."""
@@ -376,7 +390,7 @@ class RuleSystem:
             probs, counts = engine.stage_probabilities(dice, 1)
             fractions = [tuple(Fraction(int(c), denom) for c in np.ravel(cs)) for cs, denom in counts]
             passes, crits = engine.expected_tokens(played, probs)
-            plan = _Plan(played=played, dice=tuple(dice), probs=tuple(probs),
+            plan = _Plan(staged=stages, played=played, dice=tuple(dice), probs=tuple(probs),
                          g0=engine._trim(engine.per_attack(played, probs)),
                          passes=tuple(float(x[0]) for x in passes), crits=float(crits[0]),
                          stages=self._stages(stages, dice, fractions, ons),
@@ -501,10 +515,25 @@ class RuleSystem:
                    **{st.name: count * x for st, x in zip(self.stages, plan.passes)}}
         return pmf, effects, p_n
 
-    def _general(self, env) -> tuple[np.ndarray, dict]:
-        """One cell through :func:`engine.resolve`: files with random tokens per attack, tallies
-        or chances (the fast path of :meth:`_exact` knows none of them)."""
-        out, _ = self._resolve(env)
+    def _general(self, env, plan: "_Plan", count: int, n_tokens: int | None) -> tuple[np.ndarray, dict]:
+        """One cell of :func:`engine.finish`: files with random tokens per attack, tallies or
+        chances (the fast path of :meth:`_exact` knows none of them). What depends on neither
+        the attacks nor the unit (:func:`engine.prepare`) is kept with the plan, by the tokens
+        die; the count and the unit are the ones :meth:`_attack` has checked."""
+        flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
+        parts = dict(stages=plan.staged, removal=self._removal(env), count=self.count, path=self.path,
+                     tokens_die=self.tokens_die, chances=self.chances, bounds=self._bounds)
+        tokens = None if n_tokens is None or n_tokens == 1 else np.array([n_tokens])
+        key = None if tokens is None else n_tokens
+        pre = plan.prepared.get(key)
+        if pre is None:
+            pre = engine.prepare(parts, flat, 1, tokens)
+            if len(plan.prepared) >= 16:
+                plan.prepared.clear()
+            plan.prepared[key] = pre
+        arr = (lambda x: None if x is None else np.array([x]))
+        models, wounds, damage = self._unit(env)
+        out = engine.finish(parts, flat, pre, np.array([count]), tokens, arr(models), arr(wounds), arr(damage))
         return out["pmf"][0], {k: float(x[0]) for k, x in out["effects"].items()}
 
     def _attack(self, method, samples, seed, given) -> Outcome:
@@ -521,7 +550,7 @@ class RuleSystem:
         words = dict(effect_kinds=self._effect_kinds, trial="attack", system_title=self.name, **figures)
         if method == "exact":
             if self._counted:
-                pmf, effects = self._general(env)
+                pmf, effects = self._general(env, plan, count, n_tokens)
             else:
                 pmf, effects, _ = self._exact(env, count, plan)
             pmfs = _StagePmfs(plan.played, plan.probs, count, n_tokens)
@@ -540,6 +569,7 @@ class RuleSystem:
 
 @dataclasses.dataclass(frozen=True)
 class _Plan:
+    staged: tuple
     played: tuple
     dice: tuple
     probs: tuple
@@ -549,6 +579,8 @@ class _Plan:
     stages: tuple
     fractions: tuple
     figures: dict
+    #: :func:`engine.prepare` for these dice, by the tokens die (None: one token), filled on first use
+    prepared: dict = dataclasses.field(default_factory=dict)
 
 
 class _StagePmfs(Mapping):

@@ -32,10 +32,11 @@ import numpy as np
 from ..engine import _binomial_log_space, binomial_pmf
 
 from ..errors import InputError
+from . import condition
 from .spec import Chance, RuleStage
 
-__all__ = ["uses_counts", "tokens", "split_criticals", "mixture", "per_token", "count_effects",
-           "chance", "CRITICALS"]
+__all__ = ["uses_counts", "tokens", "split_criticals", "mixture", "per_token", "token_counts",
+           "count_effects", "chances", "chance", "CRITICALS"]
 
 #: the tally of every critical roll at every stage (the "criticals" effect)
 CRITICALS = "criticals"
@@ -192,45 +193,82 @@ def _events(stages: Sequence[RuleStage], names: Sequence[str]) -> tuple[list, li
     return passed[:n], crits, near
 
 
-def count_effects(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
-                  count: np.ndarray, n_tokens: np.ndarray | None, all_of, dice=()) -> tuple[dict, dict]:
-    """(effects, distributions over all attacks) of every named tally, the criticals and the groups
-    of tallies a chance reads together.
+def token_counts(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
+                 n_tokens: np.ndarray | None, dice=()) -> dict:
+    """One attack's distribution (cells, *dims) of every named tally and of the criticals (by
+    name), and of each group of tallies a chance reads together (by the tuple of their names):
+    everything about the counts that does not depend on the number of attacks.
 
     ``probs`` are the dice's own P(fail, success, critical); ``dice`` their
-    :class:`~workbench.rules.die.StageDie` (near misses); ``all_of(g, count)``
-    is the engine's power of one attack's distribution over ``count`` attacks.
+    :class:`~workbench.rules.die.StageDie` (near misses).
     """
     stages = parts["stages"]
+    cells = probs[0].shape[1]
     names = [CRITICALS] + [t for st in stages for t in (st.tally, st.critical_tally, st.near_miss_tally) if t]
     p_near = []
     for st, die in zip(stages, dice or [None] * len(stages)):
         if st.near_miss_tally and die is not None:
             c, denom = die.near_counts()
-            p_near.append(np.broadcast_to(c / denom, (count.shape[0],)))
+            p_near.append(np.broadcast_to(c / denom, (cells,)))
         else:
-            p_near.append(np.zeros(count.shape[0]))
-    chances = parts.get("chances", ())
-    needed = {c.count for c in chances if c.up_to is None}
-    effects, dists = {}, {}
+            p_near.append(np.zeros(cells))
+    one: dict[str, np.ndarray] = {}
     done: dict[tuple, np.ndarray] = {}  # counts made of the same events share one distribution
     for name in names:
         events = tuple(map(tuple, _events(stages, (name,))))
         h = done.get(events)
         if h is None:
             h = done[events] = _one(stages, probs, flags, p_near, n_tokens, (name,))
-        effects[name] = count * _mean(h)
-        if name in needed:
-            dists[name] = _all(h, count, name, all_of)
-    for pair in sorted(x for x in needed if isinstance(x, tuple)):
-        dists[pair] = _all(_one(stages, probs, flags, p_near, n_tokens, pair), count, " and ".join(pair), None)
-    for c in chances:
+        one[name] = h
+    joint: dict[tuple, np.ndarray] = {}
+    for c in parts.get("chances", ()):
+        read = (c.count,) if isinstance(c.count, str) else tuple(c.count)
+        if len(read) > 1 and read not in joint:
+            joint[read] = _one(stages, probs, flags, p_near, n_tokens, read)
+    return {"names": tuple(names), "one": one, "joint": joint,
+            "means": {name: _mean(h) for name, h in one.items()}}
+
+
+def count_effects(counts: Mapping[str, Any], count: np.ndarray) -> dict:
+    """The expected value over ``count`` attacks of every count of :func:`token_counts`."""
+    return {name: count * m for name, m in counts["means"].items()}
+
+
+def chances(parts: Mapping[str, Any], counts: Mapping[str, Any], count: np.ndarray, all_of,
+            env: Mapping[str, Any], given: Mapping[str, np.ndarray]) -> dict:
+    """P(condition) per cell of every ``[[chances]]`` entry over ``count`` attacks.
+
+    ``counts``: :func:`token_counts`; ``all_of(g, count)`` is the engine's power of one
+    attack's distribution over ``count`` attacks; ``given``: the distributions the engine has
+    already (``successes``, ``removed``). Two nested 0-or-1 tallies are read through the runs of
+    :mod:`~workbench.rules.condition` where the condition splits into them; otherwise each
+    chance sums over the distribution of the count(s) it reads, built once per count or group."""
+    dists: dict[Any, np.ndarray] = dict(given)
+    out = {}
+    for c in parts.get("chances", ()):
+        read = (c.count,) if isinstance(c.count, str) else tuple(c.count)
         key = dist_key(c)
-        read = (c.count,) if isinstance(c.count, str) else c.count
-        if c.up_to is not None and key not in dists and set(read) <= set(names):
-            h = _one(stages, probs, flags, p_near, n_tokens, read)
-            dists[key] = _all_up_to(h, count, c.up_to, " and ".join(read))
-    return effects, dists
+        what = " and ".join(read)
+        if key not in dists and c.up_to is None and len(read) == 1:
+            dists[key] = _all(counts["one"][c.count], count, what, all_of)
+        elif key not in dists and c.up_to is None:
+            h = counts["joint"][read]
+            if len(read) == 2 and _nested(h):
+                p = condition.nested_chance(c.when, read, h, count, env, f"chances[{c.index}].when")
+                if p is not None:
+                    out[c.name] = p
+                    continue
+            dists[key] = _all(h, count, what, None)
+        elif key not in dists and set(read) <= set(counts["names"]):
+            h = counts["one"][read[0]] if len(read) == 1 else counts["joint"][read]
+            dists[key] = _all_up_to(h, count, c.up_to, what)
+        out[c.name] = chance(c, dists[key] if key in dists else dists[c.count], env)
+    return out
+
+
+def _nested(h: np.ndarray) -> bool:
+    """Two 0-or-1 counts where one never happens without the other."""
+    return h.shape[1:] == (2, 2) and (not h[:, 0, 1].any() or not h[:, 1, 0].any())
 
 
 def dist_key(c: Chance):
@@ -292,7 +330,7 @@ def _all(h: np.ndarray, count: np.ndarray, what: str, all_of) -> np.ndarray:
                          f"{size} for {what}")
     if h.ndim == 2 and all_of is not None:
         return all_of(h, count)
-    if h.shape[1:] == (2, 2) and (not h[:, 0, 1].any() or not h[:, 1, 0].any()):
+    if _nested(h):
         return _nested_power(h, count)
     if int(count.max()) > FFT_FROM:
         return _fft_power(h, count)
@@ -349,7 +387,7 @@ def chance(c: Chance, dist: np.ndarray, env: Mapping[str, Any]) -> np.ndarray:
         dist = _fold(dist, c.up_to)
     dims = dist.ndim - 1
     lift = (-1,) + (1,) * dims
-    env2 = {k: np.asarray(v).reshape(lift) if np.ndim(v) else v for k, v in env.items()}
+    env2 = {k: np.asarray(v).reshape(lift) if np.ndim(v) else v for k, v in env.items() if k in c.when.names}
     for d, name in enumerate(names):
         shape = [1] * (dims + 1)
         shape[d + 1] = dist.shape[d + 1]
