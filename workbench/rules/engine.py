@@ -49,7 +49,7 @@ import numpy as np
 
 from .. import engine as core
 from ..errors import InputError
-from . import tally
+from . import tally, wounds as by_model
 from .die import StageDie
 from .errors import BudgetError
 from .expr import Expr, _cells
@@ -601,6 +601,9 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
     if formula is not None:  # removal.pooled
         pmf = pooled_removal(p_n, formula, env, models)
         wasted = np.zeros(cells)
+    elif removal.by_model:  # a save reading wounded, tough models, models that start wounded
+        pmf, wasted = by_model.exact(p_n, models, by_model.unit(removal, env, cells, models, check_value),
+                                     MAX_WORK, path)
     else:
         wounds = np.broadcast_to(check_value(_given(removal.wounds, "removal.wounds"), env, "removal.wounds", 1, MAX_STATES,
                                              "wounds per model"), (cells,))

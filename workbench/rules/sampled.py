@@ -20,6 +20,7 @@ from .engine import MAX_SUCCESSES, check_value, token_bounds
 from .errors import BudgetError
 from .spec import Chance, DamageRoll, Removal, RuleStage
 from .tally import sampled_chance
+from . import wounds as by_model
 
 __all__ = ["simulate", "roll_tokens", "expected_work", "check_sampled", "MAX_SAMPLED_WORK", "critical_key", "near_key"]
 
@@ -217,6 +218,9 @@ def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage]
     most = max(1, count * tokens_die * max(finals, rolling))
     width = (models if models is not None else 0) + 1
     formula = removal.removed  # the pooled formula (None: damage per success)
+    unit = (by_model.unit(removal, {k: np.asarray([x]) for k, x in env.items()}, 1,
+                          None if models is None else np.array([models]), check_value)
+            if removal.by_model else None)
 
     def one_chunk(n: int) -> dict[str, np.ndarray]:
         got = roll_tokens(rng, stages, dice, count, n, tokens_die)
@@ -228,6 +232,8 @@ def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage]
             if models is not None:
                 removed = np.minimum(removed, models)
             wasted = np.zeros(n, dtype=np.int64)
+        elif unit is not None:  # removal.by_model
+            removed, wasted = by_model.sampled(rng, s, models, unit)
         else:
             fn = _spill if removal.spill else _one_at_a_time
             removed, wasted = fn(rng, s, models, _given(wounds, "wounds per model"), damage, removal.damage_roll)

@@ -26,7 +26,7 @@ from .. import validate as v
 from ..dice import faces_text
 from ..errors import InputError, UnknownArgumentError
 from ..outcome import Outcome, Stage
-from . import engine, tally
+from . import engine, tally, wounds as by_model
 from .die import StageDie
 from .errors import ForbiddenError
 from .expr import Expr
@@ -466,7 +466,7 @@ class RuleSystem:
         models = wounds = damage = None
         if r.models is not None:
             models = self._one(env, r.models, "removal.models", 0, engine.MAX_STATES, "a number of models")
-        if not r.pooled:
+        if not r.pooled and not r.by_model:
             wounds = self._one(env, r.wounds, "removal.wounds", 1, engine.MAX_STATES, "wounds per model")
             if r.damage is not None:
                 damage = self._one(env, r.damage, "removal.damage", 0, engine.MAX_STATES, "damage per success")
@@ -485,6 +485,11 @@ class RuleSystem:
             flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
             pmf = engine.pooled_removal(p_n, r.removed, flat, arr(models))[0]
             wasted = 0.0
+        elif r.by_model:  # a save reading wounded, tough models, models that start wounded
+            flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
+            u = by_model.unit(r, flat, 1, arr(models), engine.check_value)
+            pmf, w = by_model.exact(p_n, arr(models), u, engine.MAX_WORK, self.path)
+            wasted = float(w[0])
         elif r.damage_roll is None:
             pmf, wasted = engine.fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
             p_n = p_n[:1]
