@@ -112,3 +112,41 @@ def test_more_wounded_models_than_the_unit_has_is_an_input_error():
     with pytest.raises(InputError) as e:
         sysm.attack(k=3)
     assert e.value.field == "removal.already_wounded" and "3" in str(e.value)
+
+
+SHOTS = [stage(name="to hit", die=6, target=4, tally="hits", near_miss_tally="nears"),
+         stage(name="to kill", die=4, target=3)]
+JOINT = [("removed >= 1 or hits + nears - removed >= 2", lambda h, n, r: r >= 1 or h + n - r >= 2),
+         ("hits - removed == 1", lambda h, n, r: h - r == 1),
+         ("removed + nears >= 2 and hits < 2", lambda h, n, r: r + n >= 2 and h < 2)]
+
+
+@pytest.mark.parametrize("when,pred", JOINT)
+@pytest.mark.parametrize("count", [1, 2, 4])
+@pytest.mark.parametrize("models,k0,tough,save", [(None, 0, True, (4, 1, 6)), (2, 1, True, (3, 2, 6)),
+                                                   (3, 0, False, (5, -1, 6)), (1, 1, False, None)])
+def test_a_chance_reading_removed_beside_tallies_equals_brute_force(when, pred, count, models, k0, tough, save):
+    removal = _removal(models, k0, tough, save)
+    up = 2
+    chances = [dict(name="c", when=when, up_to=up)]
+    text = to_toml(SHOTS, count, removal, chances=chances)
+    o = rules.loads(text, "joint.toml").attack()
+    cap = lambda x: min(x, up)
+    _, eff = brute(SHOTS, count, removal, chances=[
+        ("c", lambda k: pred(cap(k["hits"]), cap(k["nears"]), cap(k["removed"])))])
+    assert o.effects["c"] == pytest.approx(float(eff["c"]), abs=1e-12)
+    grid = rules.loads(text, "joint.toml").attack_table()
+    assert float(np.ravel(grid["effects"]["c"])[0]) == pytest.approx(float(eff["c"]), abs=1e-12)
+    s = rules.loads(text, "joint.toml").attack(method="sampled", samples=20_000, seed=5)
+    p = float(eff["c"])
+    assert abs(s.effects["c"] - p) <= 5 * np.sqrt(max(p * (1 - p), 1e-6) / 20_000) + 1e-9
+
+
+@pytest.mark.parametrize("removal,chance,field", [
+    (dict(models=2, wounds=1), dict(name="c", when="removed + hits >= 2", up_to=2), "chances[0].when"),
+    (dict(models=2, tough=True), dict(name="c", when="removed + hits >= 2"), "chances[0].up_to"),
+])
+def test_removed_beside_tallies_needs_a_model_by_model_removal_and_up_to(removal, chance, field):
+    with pytest.raises(RuleFileError) as e:
+        rules.loads(to_toml(SHOTS, 2, removal, chances=[chance]), "bad.toml")
+    assert e.value.field == field

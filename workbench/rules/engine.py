@@ -598,12 +598,13 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
         g0 = tally.mixture(g0, n_tokens)
     p_n = successes(g0, count)
     formula = removal.removed  # the pooled formula (None: damage per success)
+    unit = None  # a model-by-model removal's saves, tough models and wounded models
     if formula is not None:  # removal.pooled
         pmf = pooled_removal(p_n, formula, env, models)
         wasted = np.zeros(cells)
     elif removal.by_model:  # a save reading wounded, tough models, models that start wounded
-        pmf, wasted = by_model.exact(p_n, models, by_model.unit(removal, env, cells, models, check_value),
-                                     MAX_WORK, path)
+        unit = by_model.unit(removal, env, cells, models, check_value)
+        pmf, wasted = by_model.exact(p_n, models, unit, MAX_WORK, path)
     else:
         wounds = np.broadcast_to(check_value(_given(removal.wounds, "removal.wounds"), env, "removal.wounds", 1, MAX_STATES,
                                              "wounds per model"), (cells,))
@@ -629,6 +630,11 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
         effects.update(per)
         dists.update(successes=p_n, removed=pmf)
         for c in parts.get("chances", ()):
+            if by_model.reads_removal(c):  # removed beside tallies: the attacks stepped one by one
+                h = by_model.attack_joint(c, stages, dice_probs, flags, dice, n_tokens)
+                effects[c.name] = by_model.joint_chance(c, h, count, models, _given(unit, "a model-by-model removal"),
+                                                         env, MAX_WORK, path)
+                continue
             key = tally.dist_key(c)
             effects[c.name] = tally.chance(c, dists[key] if key in dists else dists[c.count], env)
     return {"pmf": pmf, "effects": effects, "dice": dice, "counts": all_counts, "count": count,

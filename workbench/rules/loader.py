@@ -236,7 +236,7 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
         r.known(fd, field, ("when", "message"))
         forbids.append(Forbid(r.expr(fd, "when", field, names), r.string(fd, "message", field), i))
 
-    chances = _chances(r, data.get("chances", []), names, tallies, set(seen) | set(tallies))
+    chances = _chances(r, data.get("chances", []), names, tallies, set(seen) | set(tallies), stages, removal)
     _optional_reads(r, stats, count, tokens_die, stages, removal, forbids, chances)
 
     return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), count=count,
@@ -287,7 +287,26 @@ def _tallies(r: _Reader, stages, names, stage_names) -> dict[str, str]:
     return out
 
 
-def _chances(r: _Reader, data: Any, names, tallies, taken) -> tuple[Chance, ...]:
+def _removed_beside_tallies(r: _Reader, cd: dict, field: str, read, tallies, stages, removal: Removal) -> None:
+    """A chance reading ``removed`` beside 1 or 2 stage tallies: resolved by stepping the attacks
+    through a model-by-model removal, each count read up to ``up_to``."""
+    others = [x for x in read if x != "removed"]
+    if not set(others) <= set(tallies) or len(read) > MAX_JOINT:
+        r.fail(f"{field}.when", f"removed beside 1 to {MAX_JOINT - 1} stage tallies", ", ".join(read))
+    if not removal.by_model:
+        r.fail(f"{field}.when", "removed beside tallies only with a model-by-model removal (save, tough or "
+               "already_wounded)", ", ".join(read))
+    if "up_to" not in cd:
+        r.fail(f"{field}.up_to", "a number the counts are read up to, when removed is read beside tallies",
+               "nothing")
+    last = stages[-1]
+    if last.critical and last.on_critical == "extra" and last.passes_on != "fail":
+        r.fail(f"{field}.when", "removed beside tallies with a last stage whose criticals add no tokens",
+               f"stages[{len(stages) - 1}].on_critical = \"extra\"")
+
+
+def _chances(r: _Reader, data: Any, names, tallies, taken, stages=(), removal: Removal = Removal(),
+             ) -> tuple[Chance, ...]:
     if not isinstance(data, list):
         r.fail("chances", "[[chances]] tables with name and when", data)
     if len(data) > MAX_CHANCES:
@@ -304,7 +323,9 @@ def _chances(r: _Reader, data: Any, names, tallies, taken) -> tuple[Chance, ...]
         seen.add(name)
         when = r.expr(cd, "when", field, names | counts)
         read = sorted(when.names & counts)
-        if not (len(read) == 1 or (2 <= len(read) <= MAX_JOINT and set(read) <= set(tallies))):
+        if len(read) >= 2 and "removed" in read:
+            _removed_beside_tallies(r, cd, field, read, tallies, stages, removal)
+        elif not (len(read) == 1 or (2 <= len(read) <= MAX_JOINT and set(read) <= set(tallies))):
             r.fail(f"{field}.when", "a condition on one count (" + ", ".join(sorted(counts))
                    + f") or on 2 to {MAX_JOINT} stage tallies, and any stats", when.source)
         out.append(Chance(name, when, read[0] if len(read) == 1 else tuple(read), i,

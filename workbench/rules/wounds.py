@@ -27,9 +27,9 @@ import numpy as np
 
 from ..errors import InputError
 from .errors import BudgetError
-from .spec import Removal
+from .spec import Chance, Removal
 
-__all__ = ["unit", "exact", "sampled", "save_chances"]
+__all__ = ["unit", "exact", "sampled", "save_chances", "reads_removal", "joint_chance"]
 
 
 def save_chances(removal: Removal, env: Mapping[str, Any], cells: int, check_value) -> tuple:
@@ -63,13 +63,38 @@ def unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_val
     return {"tough": tough, "k0": k0, "s0": s0, "s1": s1}
 
 
+def _blow(state: np.ndarray, u: Mapping[str, np.ndarray], cap: np.ndarray) -> np.ndarray:
+    """``state[c, ..., d, w]`` after one more blow to the model in front: P(d models removed, the
+    model in front wounded (w = 1) or not); ``cap[c]``: the most models that can be removed."""
+    lift = (-1,) + (1,) * (state.ndim - 2)
+    D = state.shape[-2]
+    d = np.arange(D)
+    gone = d >= cap.reshape(lift)                      # the unit is destroyed
+    nxt_wounded = (d[:-1] + 1) < u["k0"].reshape(lift)  # after a removal: the next model is wounded
+    tough = u["tough"].reshape(lift)
+    f, w = state[..., 0], state[..., 1]
+    hit_f = np.where(gone, 0.0, f) * (1.0 - u["s0"]).reshape(lift)
+    hit_w = np.where(gone, 0.0, w) * (1.0 - u["s1"]).reshape(lift)
+    new = np.empty_like(state)
+    new[..., 0] = f - hit_f
+    new[..., 1] = w - hit_w + np.where(tough, hit_f, 0.0)
+    moved = (hit_w + np.where(tough, 0.0, hit_f))[..., :-1]  # removed: d -> d + 1
+    new[..., 1:, 1] += np.where(nxt_wounded, moved, 0.0)
+    new[..., 1:, 0] += np.where(nxt_wounded, 0.0, moved)
+    return new
+
+
+def _start(cells: int, lead: tuple[int, ...], D: int, u: Mapping[str, np.ndarray]) -> np.ndarray:
+    state = np.zeros((cells,) + lead + (D, 2))
+    state[(np.arange(cells),) + (0,) * len(lead) + (0, (u["k0"] > 0).astype(int))] = 1.0
+    return state
+
+
 def exact(p_n: np.ndarray, models: np.ndarray | None, u: Mapping[str, np.ndarray], max_work: int,
           path: Any = "<rule file>") -> tuple[np.ndarray, np.ndarray]:
     """pmf (cells, width) of models removed by ``p_n[c, k]`` = P(k successes) and the expected
-    successes wasted on a destroyed unit (cells,).
-
-    ``state[c, d, w]``: P(d models removed, the model in front wounded (w = 1) or not) after the
-    successes so far; with a unit size the removed count stops at ``models``."""
+    successes wasted on a destroyed unit (cells,): the chain of :func:`_blow` stepped once per
+    success; with a unit size the removed count stops at ``models``."""
     cells, width_n = p_n.shape
     last = np.flatnonzero(p_n.any(axis=0))
     n_max = int(last[-1]) if last.size else 0
@@ -79,32 +104,119 @@ def exact(p_n: np.ndarray, models: np.ndarray | None, u: Mapping[str, np.ndarray
                           "method='sampled' has no such limit")
     cap = np.full(cells, n_max) if models is None else np.minimum(np.asarray(models), n_max)
     D = int(cap.max()) + 1 if cells else 1
-    tough, k0 = u["tough"][:, None], u["k0"][:, None]
-    fail0, fail1 = (1.0 - u["s0"])[:, None], (1.0 - u["s1"])[:, None]
-    d = np.arange(D)[None, :]
-    gone = d >= cap[:, None]                      # the unit is destroyed (or no more can be removed)
-    nxt_wounded = (d + 1) < k0                    # after a removal: the next model in front is wounded
-    state = np.zeros((cells, D, 2))
-    state[np.arange(cells), 0, (u["k0"] > 0).astype(int)] = 1.0
+    state = _start(cells, (), D, u)
     out = np.zeros((cells, D))
     wasted = np.zeros(cells)
+    gone = np.arange(D)[None, :] >= cap[:, None]
     for n in range(n_max + 1):
         out += p_n[:, n, None] * state.sum(axis=-1)
         if n == n_max:
             break
-        f, w = state[..., 0], state[..., 1]
-        live_f, live_w = np.where(gone, 0.0, f), np.where(gone, 0.0, w)
-        wasted += p_n[:, n + 1:].sum(axis=1) * np.where(gone, f + w, 0.0).sum(axis=1)
-        hit_f, hit_w = live_f * fail0, live_w * fail1
-        new = np.zeros_like(state)
-        new[..., 0] = f - hit_f
-        new[..., 1] = w - hit_w + np.where(tough, hit_f, 0.0)
-        down = hit_w + np.where(tough, 0.0, hit_f)    # removed: d -> d + 1
-        moved = down[:, :-1]
-        new[:, 1:, 1] += np.where(nxt_wounded[:, :-1], moved, 0.0)
-        new[:, 1:, 0] += np.where(nxt_wounded[:, :-1], 0.0, moved)
-        state = new
+        wasted += p_n[:, n + 1:].sum(axis=1) * np.where(gone, state.sum(axis=-1), 0.0).sum(axis=1)
+        state = _blow(state, u, cap)
     return out, wasted
+
+
+def reads_removal(c: Chance) -> bool:
+    """Does the chance read ``removed`` beside stage tallies (a joint chance of this module)?"""
+    return isinstance(c.count, tuple) and "removed" in c.count
+
+
+def _saturated_shift(state: np.ndarray, inc: tuple[int, ...], up_to: int) -> np.ndarray:
+    """``state`` (cells, *tallies, D, 2) with each tally axis moved up by ``inc`` (saturating at
+    ``up_to``)."""
+    out = state
+    for axis, j in enumerate(inc, start=1):
+        if j == 0:
+            continue
+        size = out.shape[axis]
+        moved = np.zeros_like(out)
+        src = [slice(None)] * out.ndim
+        dst = [slice(None)] * out.ndim
+        src[axis], dst[axis] = slice(0, size - j), slice(j, size)
+        moved[tuple(dst)] = out[tuple(src)]
+        top = [slice(None)] * out.ndim
+        top[axis] = slice(size - 1, size)
+        past = [slice(None)] * out.ndim
+        past[axis] = slice(max(size - j, 0), size)
+        moved[tuple(top)] += out[tuple(past)].sum(axis=axis, keepdims=True)
+        out = moved
+    return out
+
+
+def attack_joint(c: Chance, stages, probs, flags, dice, n_tokens) -> np.ndarray:
+    """One attack's joint distribution (cells, *tallies, F) of the increments of the tallies the
+    chance reads (in its order) and its final successes (the tokens passing the last stage;
+    the loader refuses a last stage whose criticals add tokens)."""
+    from . import tally
+    names = [n for n in c.count if n != "removed"]
+    passed, crits, near = tally._events(stages, names)
+    last = len(stages) - 1
+    passed = [p + (int(i == last),) for i, p in enumerate(passed)]
+    crits, near = [x + (0,) for x in crits], [x + (0,) for x in near]
+    cells = probs[0].shape[1]
+    p_near = []
+    for st, die in zip(stages, dice):
+        if st.near_miss_tally:
+            k, denom = die.near_counts()
+            p_near.append(np.broadcast_to(k / denom, (cells,)))
+        else:
+            p_near.append(np.zeros(cells))
+    h = tally.per_token(stages, probs, flags, passed, crits, near, p_near)
+    return h if n_tokens is None else tally.mixture(h, n_tokens)
+
+
+def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray | None,
+                 u: Mapping[str, np.ndarray], env: Mapping[str, Any], max_work: int,
+                 path: Any = "<rule file>") -> np.ndarray:
+    """P(``c.when``) per cell for a chance reading stage tallies and ``removed``, each read as at
+    most ``c.up_to``.
+
+    ``h`` (cells, *tallies, F): one attack's joint distribution of the tallies' increments and
+    its final successes. The attacks are stepped one at a time over the state (the tallies so
+    far, saturated; models removed; the model in front wounded): each attack's outcome moves
+    the tallies up and deals its final successes as blows (:func:`_blow`)."""
+    up_to = int(c.up_to or 0)
+    cells, F = h.shape[0], h.shape[-1]
+    tallies = h.ndim - 2
+    top = int(count.max())
+    cap = np.full(cells, top * (F - 1)) if models is None else np.minimum(np.asarray(models), top * (F - 1))
+    D = int(cap.max()) + 1
+    outcomes = [idx for idx in np.ndindex(*h.shape[1:]) if h[(slice(None),) + idx].any()]
+    work = cells * top * (up_to + 1) ** tallies * (D + 1) * len(outcomes)
+    if work > max_work:
+        raise BudgetError(path, f"chances[{c.index}].when", f"at most {max_work:,} steps (cells x attacks x "
+                          "counts x models removed) for a chance reading removed beside tallies",
+                          f"{work:,}", "method='sampled' has no such limit")
+    state = _start(cells, (up_to + 1,) * tallies, D, u)
+    lift = (-1,) + (1,) * (tallies + 2)
+    for a in range(top):
+        rows = min(D, a * (F - 1) + 1)          # models removed so far is at most the successes so far
+        now = state[..., :rows + F - 1, :]
+        blows = [now]
+        for _ in range(F - 1):
+            blows.append(_blow(blows[-1], u, cap))
+        new = np.zeros_like(now)
+        for idx in outcomes:
+            weight = h[(slice(None),) + idx].reshape(lift)
+            new += weight * _saturated_shift(blows[idx[-1]], idx[:-1], up_to)
+        state[..., :rows + F - 1, :] = np.where((count > a).reshape(lift), new, now)
+    names = c.count
+    env2 = {k: np.asarray(x).reshape((-1,) + (1,) * (tallies + 1)) if np.ndim(x) else x for k, x in env.items()}
+    dims = tallies + 1
+    t_i = 0
+    for name in names:
+        shape = [1] * (dims + 1)
+        if name == "removed":
+            shape[-1] = D
+            env2[name] = np.minimum(np.arange(D), up_to).reshape(shape)
+        else:
+            shape[1 + t_i] = up_to + 1
+            env2[name] = np.arange(up_to + 1).reshape(shape)
+            t_i += 1
+    dist = state.sum(axis=-1)
+    cond = np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, dist.shape)
+    return np.clip((dist * cond).reshape(cells, -1).sum(axis=1), 0.0, 1.0)
 
 
 def sampled(rng: np.random.Generator, successes: np.ndarray, models: int | None, u: Mapping[str, Any],
