@@ -150,3 +150,22 @@ def test_removed_beside_tallies_needs_a_model_by_model_removal_and_up_to(removal
     with pytest.raises(RuleFileError) as e:
         rules.loads(to_toml(SHOTS, 2, removal, chances=[chance]), "bad.toml")
     assert e.value.field == field
+
+
+def test_a_joint_chance_over_a_grid_of_attacks_and_units_equals_single_calls():
+    stats = {"n": dict(min=0, max=40, default=2), "m": dict(min=1, max=9, default=3),
+             "k": dict(min=0, max=9, default=1)}
+    removal = dict(models="m", already_wounded=0, wounded_expr="k", tough=True, save=None,
+                   save_expr="3 + 2 * wounded", save_die=6)
+    text = to_toml(SHOTS, "n", removal, stats=stats, chances=[dict(name="c", when=JOINT[0][0], up_to=2)])
+    sysm = rules.loads(text, "grid.toml")
+    grid = [(n, m, min(k, m)) for n, m, k in itertools.product([0, 1, 5, 40], [1, 2, 9], [0, 1, 3])]
+    n, m, k = (np.array(c) for c in zip(*grid))
+    table = sysm.attack_table(n=n, m=m, k=k)
+    for i, (cn, cm, ck) in enumerate(grid):
+        one = sysm.attack(n=cn, m=cm, k=ck)
+        assert table["effects"]["c"][i] == pytest.approx(one.effects["c"], abs=1e-12)
+        assert_pmf_equal(table["pmf"][i], one.pmf, 1e-12)
+    small = dict(models=2, already_wounded=1, tough=True, save=lambda w: 3 + 2 * w, save_die=6)
+    _, eff = brute(SHOTS, 3, small, chances=[("c", lambda c: JOINT[0][1](c["hits"], c["nears"], c["removed"]))])
+    assert sysm.attack(n=3, m=2, k=1).effects["c"] == pytest.approx(float(eff["c"]), abs=1e-12)

@@ -633,7 +633,7 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
             if by_model.reads_removal(c):  # removed beside tallies: the attacks stepped one by one
                 h = by_model.attack_joint(c, stages, dice_probs, flags, dice, n_tokens)
                 effects[c.name] = by_model.joint_chance(c, h, count, models, _given(unit, "a model-by-model removal"),
-                                                         env, MAX_WORK, path)
+                                                         env, path)
                 continue
             key = tally.dist_key(c)
             effects[c.name] = tally.chance(c, dists[key] if key in dists else dists[c.count], env)

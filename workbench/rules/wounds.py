@@ -166,55 +166,69 @@ def attack_joint(c: Chance, stages, probs, flags, dice, n_tokens) -> np.ndarray:
     return h if n_tokens is None else tally.mixture(h, n_tokens)
 
 
+#: multiply-adds of the attack-to-attack matrices of a chance reading removed beside tallies
+MAX_JOINT_WORK = 1_000_000_000
+
+
 def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray | None,
-                 u: Mapping[str, np.ndarray], env: Mapping[str, Any], max_work: int,
-                 path: Any = "<rule file>") -> np.ndarray:
+                 u: Mapping[str, np.ndarray], env: Mapping[str, Any], path: Any = "<rule file>") -> np.ndarray:
     """P(``c.when``) per cell for a chance reading stage tallies and ``removed``, each read as at
     most ``c.up_to``.
 
     ``h`` (cells, *tallies, F): one attack's joint distribution of the tallies' increments and
-    its final successes. The attacks are stepped one at a time over the state (the tallies so
-    far, saturated; models removed; the model in front wounded): each attack's outcome moves
-    the tallies up and deals its final successes as blows (:func:`_blow`)."""
+    its final successes. The state after each attack is (the tallies so far, models removed, the
+    model in front wounded), each count saturated at ``up_to``: once ``up_to`` models are
+    removed the condition reads ``up_to`` whatever follows, so that row absorbs. One attack is
+    the same linear map of the state every time (its outcome moves the tallies up and deals its
+    final successes as blows, :func:`_blow`), so ``count`` attacks are that matrix to the power
+    ``count``, by repeated squaring."""
     up_to = int(c.up_to or 0)
     cells, F = h.shape[0], h.shape[-1]
     tallies = h.ndim - 2
     top = int(count.max())
-    cap = np.full(cells, top * (F - 1)) if models is None else np.minimum(np.asarray(models), top * (F - 1))
-    D = int(cap.max()) + 1
-    outcomes = [idx for idx in np.ndindex(*h.shape[1:]) if h[(slice(None),) + idx].any()]
-    work = cells * top * (up_to + 1) ** tallies * (D + 1) * len(outcomes)
-    if work > max_work:
-        raise BudgetError(path, f"chances[{c.index}].when", f"at most {max_work:,} steps (cells x attacks x "
-                          "counts x models removed) for a chance reading removed beside tallies",
+    cap = np.full(cells, up_to) if models is None else np.minimum(np.asarray(models), up_to)
+    dims = (up_to + 1,) * tallies + (up_to + 1, 2)
+    S = int(np.prod(dims))
+    work = cells * S ** 3 * max(top, 1).bit_length()
+    if work > MAX_JOINT_WORK:
+        raise BudgetError(path, f"chances[{c.index}].up_to", f"at most {MAX_JOINT_WORK:,} steps of arithmetic "
+                          "(cells x states cubed x squarings) for a chance reading removed beside tallies",
                           f"{work:,}", "method='sampled' has no such limit")
-    state = _start(cells, (up_to + 1,) * tallies, D, u)
+    # one attack applied to every basis state of every cell: rows of the cell's matrix
+    rep = {k: np.repeat(np.asarray(x), S) for k, x in u.items()}
+    basis = np.tile(np.eye(S), (cells, 1)).reshape((cells * S,) + dims)
+    rcap = np.repeat(cap, S)
+    blows = [basis]
+    for _ in range(F - 1):
+        blows.append(_blow(blows[-1], rep, rcap))
     lift = (-1,) + (1,) * (tallies + 2)
-    for a in range(top):
-        rows = min(D, a * (F - 1) + 1)          # models removed so far is at most the successes so far
-        now = state[..., :rows + F - 1, :]
-        blows = [now]
-        for _ in range(F - 1):
-            blows.append(_blow(blows[-1], u, cap))
-        new = np.zeros_like(now)
-        for idx in outcomes:
-            weight = h[(slice(None),) + idx].reshape(lift)
-            new += weight * _saturated_shift(blows[idx[-1]], idx[:-1], up_to)
-        state[..., :rows + F - 1, :] = np.where((count > a).reshape(lift), new, now)
-    names = c.count
+    step = np.zeros_like(basis)
+    for idx in np.ndindex(*h.shape[1:]):
+        weight = h[(slice(None),) + idx]
+        if weight.any():
+            step += np.repeat(weight, S).reshape(lift) * _saturated_shift(blows[idx[-1]], idx[:-1], up_to)
+    T = step.reshape(cells, S, S)
+    v = _start(cells, (up_to + 1,) * tallies, up_to + 1, u).reshape(cells, 1, S)
+    bit = 1
+    while bit <= top:
+        on = (count & bit) != 0
+        if on.any():
+            v[on] = v[on] @ T[on]
+        bit <<= 1
+        if bit <= top:
+            T = T @ T
+    dist = v.reshape((cells,) + dims).sum(axis=-1)
     env2 = {k: np.asarray(x).reshape((-1,) + (1,) * (tallies + 1)) if np.ndim(x) else x for k, x in env.items()}
-    dims = tallies + 1
     t_i = 0
-    for name in names:
-        shape = [1] * (dims + 1)
+    for name in c.count:
+        shape = [1] * (tallies + 2)
         if name == "removed":
-            shape[-1] = D
-            env2[name] = np.minimum(np.arange(D), up_to).reshape(shape)
+            shape[-1] = up_to + 1
+            env2[name] = np.arange(up_to + 1).reshape(shape)
         else:
             shape[1 + t_i] = up_to + 1
             env2[name] = np.arange(up_to + 1).reshape(shape)
             t_i += 1
-    dist = state.sum(axis=-1)
     cond = np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, dist.shape)
     return np.clip((dist * cond).reshape(cells, -1).sum(axis=1), 0.0, 1.0)
 
