@@ -2,9 +2,8 @@
 workbench.systems.forgotten.shooting (the hand-written resolver, itself
 checked against the brute force of tests/brute_forgotten.py) over stat grids
 and every switch, to 1e-12 (pmf and effects), refuses what the function
-refuses, and sampled within 5 standard errors at a fixed seed. The one thing
-the format cannot say (a heroic save at -1 on the wounded models only) is
-refused by the file with its reason."""
+refuses, and sampled within 5 standard errors at a fixed seed; a heroic save
+at -1 on the wounded models only is the removal's save reading wounded."""
 from __future__ import annotations
 
 import itertools
@@ -140,15 +139,7 @@ COMBINED = [dict(models=m, tough=t, target_wounded=w, heroic_save=h, target_shoc
 @pytest.mark.parametrize("kw", COMBINED, ids=_words)
 def test_combined_target_states_over_a_grid_equal_the_builtin_table(rs, kw):
     kw = dict(kw)
-    shots = SHOTS
-    if kw["heroic_save"] is not None and (kw["tough"] or kw["target_wounded"]):
-        # a wounded hero's save is expressible when every kill lands on a model with the red token
-        shots = tuple(n for n in SHOTS if n <= kw["target_wounded"])
-        if not shots:
-            with pytest.raises(rules.ForbiddenError, match="cannot say that yet"):
-                rs.attack(**file_stats(dict(kw, shots=1)))
-            return
-    assert_table_same(rs, kw.pop("models"), shots=shots, firer_shocked=kw["target_shocked"], **kw)
+    assert_table_same(rs, kw.pop("models"), firer_shocked=kw["target_shocked"], **kw)
 
 
 def test_scalar_outcomes_equal_the_builtin(rs):
@@ -198,14 +189,15 @@ def test_what_the_builtin_refuses_the_file_refuses(rs, kw):
         rs.attack(**file_stats(args))
 
 
-@pytest.mark.parametrize("kw", [dict(tough=True), dict(target_wounded=1), dict(tough=True, target_wounded=2)])
-def test_a_wounded_heros_save_is_refused_with_its_reason(rs, kw):
+@pytest.mark.parametrize("kw", [dict(tough=True), dict(target_wounded=1), dict(tough=True, target_wounded=2),
+                                dict(tough=True, target_wounded=1, shock_rule="pooled", target_shocked=True)])
+def test_a_wounded_heros_save_at_minus_one_equals_the_builtin(rs, kw):
+    """The save of each kill depends on the kills before it (a model with the red token, or a
+    tough model's first kill, saves at -1): the removal's save reads whether it is wounded."""
     args = dict(shoot=6, attack_power=5, shots=3, models=4, heroic_save=6, **kw)
-    assert forgotten.shooting(**args).pmf.sum() == pytest.approx(1.0)
-    with pytest.raises(rules.ForbiddenError, match="cannot say that yet"):
-        rs.attack(**file_stats(args))
-    # every kill on a model with the red token: one save for all of them, which the file says
-    assert_same(rs, **dict(args, target_wounded=3))
+    assert_same(rs, **args)
+    for shots, models in ((1, None), (7, 2), (40, 6), (1000, 5)):
+        assert_same(rs, **dict(args, shots=shots, models=models))
 
 
 @pytest.mark.parametrize("kw", [
