@@ -25,6 +25,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .. import engine as core
 from ..errors import InputError
 from .errors import BudgetError
 from .spec import Chance, Removal
@@ -103,6 +104,9 @@ def exact(p_n: np.ndarray, models: np.ndarray | None, u: Mapping[str, np.ndarray
                           "for saves that depend on the shots before", f"{cells:,} cells x {n_max:,} successes",
                           "method='sampled' has no such limit")
     cap = np.full(cells, n_max) if models is None else np.minimum(np.asarray(models), n_max)
+    q = _memoryless(u, cap)
+    if q is not None:
+        return _thinned(p_n[:, : n_max + 1], q, None if models is None else np.asarray(models), cap)
     D = int(cap.max()) + 1 if cells else 1
     state = _start(cells, (), D, u)
     out = np.zeros((cells, D))
@@ -114,6 +118,50 @@ def exact(p_n: np.ndarray, models: np.ndarray | None, u: Mapping[str, np.ndarray
             break
         wasted += p_n[:, n + 1:].sum(axis=1) * np.where(gone, state.sum(axis=-1), 0.0).sum(axis=1)
         state = _blow(state, u, cap)
+    return out, wasted
+
+
+def _memoryless(u: Mapping[str, np.ndarray], cap: np.ndarray) -> np.ndarray | None:
+    """P(a blow removes a model) in every cell when it is the same for every blow (no tough
+    model, and the models in front are all fresh, all wounded or save alike); else None."""
+    if u["tough"].any():
+        return None
+    fresh, wounded = u["k0"] == 0, u["k0"] >= cap
+    if not np.all(fresh | wounded | (u["s0"] == u["s1"])):
+        return None
+    return 1.0 - np.where(fresh, u["s0"], u["s1"])
+
+
+def _thinned(p_n: np.ndarray, q: np.ndarray, models: np.ndarray | None,
+             cap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each of the successes removes a model with probability ``q``, independently: the pmf of
+    models removed is the successes' generating function at ``1 - q + q z`` (Horner's rule in
+    ``1 - q + q z``, all terms positive), capped at ``models``; a success is wasted when it
+    comes after ``models`` removals: P(more than j successes) x P(Binomial(j, q) >= models)."""
+    cells, width = p_n.shape
+    a, b = (1.0 - q)[:, None], q[:, None]
+    out = p_n[:, -1:].copy()
+    for k in range(width - 2, -1, -1):
+        nxt = np.zeros((cells, out.shape[1] + 1))
+        nxt[:, :-1] = a * out
+        nxt[:, 1:] += b * out
+        nxt[:, 0] += p_n[:, k]
+        out = nxt
+    wasted = np.zeros(cells)
+    if models is not None:
+        more = 1.0 - np.cumsum(p_n, axis=1)           # P(more than j successes), j = 0..
+        for c in range(cells):
+            m = int(models[c])
+            if m < width - 1:
+                below = core.binomial_pmf(np.arange(width), float(q[c]), width=m).sum(axis=-1)
+                wasted[c] = float(np.clip(more[c], 0.0, None) @ np.clip(1.0 - below, 0.0, None))
+        top = int(cap.max()) + 1
+        capped = np.zeros((cells, top))
+        for c in range(cells):
+            k = int(cap[c])
+            capped[c, :k] = out[c, :k]
+            capped[c, k] = out[c, k:].sum()
+        return capped, wasted
     return out, wasted
 
 
