@@ -1,6 +1,7 @@
-"""rules/forgotten.toml, The Forgotten's own rule file, equals
-workbench.systems.forgotten.shooting (the hand-written resolver, itself
-checked against the brute force of tests/brute_forgotten.py) over stat grids
+"""rules/forgotten.toml, The Forgotten's own rule file, and
+workbench.systems.forgotten.shooting, which resolves through it, equal the
+hand-written resolver of tests/reference/forgotten.py (itself checked against
+the brute force of tests/brute_forgotten.py) over stat grids
 and every switch, to 1e-12 (pmf and effects), refuses what the function
 refuses, and sampled within 5 standard errors at a fixed seed; a heroic save
 at -1 on the wounded models only is the removal's save reading wounded."""
@@ -16,6 +17,8 @@ from pmfcheck import assert_pmf_equal
 from workbench import rules
 from workbench.errors import InputError
 from workbench.systems import forgotten, forgotten_rules
+
+from reference import forgotten as reference
 
 TOL = 1e-12
 RULES = Path(__file__).resolve().parents[1] / "rules"
@@ -51,7 +54,14 @@ def non_damaging(rs, stats: dict) -> float:
 
 
 def assert_same(rs, **kw):
-    want = forgotten.shooting(**kw)
+    """The file equals the hand-written reference, and so does forgotten.shooting (which
+    resolves through the file): pmf, every effect and the stages' words."""
+    want = reference.shooting(**kw)
+    public = forgotten.shooting(**kw)
+    assert_pmf_equal(public.pmf, want.pmf, TOL)
+    assert public.pmf.shape == want.pmf.shape and public.stages == want.stages and public.notes == want.notes
+    for name, value in want.effects.items():
+        assert abs(public.effects[name] - value) <= 1e-10, name
     stats = file_stats(kw)
     got = rs.attack(**stats)
     assert_pmf_equal(got.pmf, want.pmf, TOL)
@@ -65,7 +75,12 @@ def assert_table_same(rs, models, shots=SHOTS, **kw):
     """The file's sweep over SHOOT x ATTACK POWER x ``shots`` equals the function's table."""
     g = [x.ravel() for x in np.meshgrid(SHOOT, ATTACK_POWER, shots, indexing="ij")]
     grid = dict(shoot=g[0], attack_power=g[1], shots=g[2])
-    want = forgotten.shooting_table(**grid, models=models, **kw)
+    want = reference.shooting_table(**grid, models=models, **kw)
+    public = forgotten.shooting_table(**grid, models=models, **kw)
+    assert public["pmf"].shape == want["pmf"].shape
+    np.testing.assert_allclose(public["pmf"], want["pmf"], rtol=0, atol=TOL)
+    for name, value in want["effects"].items():
+        np.testing.assert_allclose(public["effects"][name], value, rtol=0, atol=1e-10, err_msg=name)
     stats = file_stats(kw)
     got = rs.attack_table(**grid, models=models, **stats)
     for i in range(g[0].size):
@@ -183,8 +198,11 @@ def test_large_volleys_equal_the_builtin(rs):
 ], ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
 def test_what_the_builtin_refuses_the_file_refuses(rs, kw):
     args = dict(dict(shoot=6, attack_power=5, shots=1), **kw)
-    with pytest.raises(InputError):
+    with pytest.raises(InputError) as want:
+        reference.shooting(**args)
+    with pytest.raises(InputError) as public:
         forgotten.shooting(**args)
+    assert str(public.value) == str(want.value)
     with pytest.raises(InputError):
         rs.attack(**file_stats(args))
 
@@ -208,8 +226,13 @@ def test_a_wounded_heros_save_at_minus_one_equals_the_builtin(rs, kw):
 ])
 def test_the_file_sampled_agrees_with_the_builtin_within_5_se(rs, kw):
     samples = 40_000
-    want = forgotten.shooting(**kw)
+    want = reference.shooting(**kw)
     got = rs.attack(**file_stats(kw), method="sampled", samples=samples, seed=7)
+    public = forgotten.shooting(**kw, method="sampled", samples=samples, seed=7)
+    assert public.pmf.shape == want.pmf.shape and public.stages == want.stages
+    assert np.all(np.abs(public.pmf - want.pmf) <= 5 * np.sqrt(want.pmf * (1 - want.pmf) / samples) + 1.0 / samples)
+    for name, value in want.effects.items():
+        assert abs(public.effects[name] - value) <= 5 * public.effects_stderr[name] + 1.0 / samples, name
     width = max(want.pmf.size, got.pmf.size)
     pw, pg = np.zeros(width), np.zeros(width)
     pw[: want.pmf.size], pg[: got.pmf.size] = want.pmf, got.pmf

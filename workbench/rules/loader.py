@@ -305,8 +305,7 @@ def _removed_beside_tallies(r: _Reader, cd: dict, field: str, read, tallies, sta
                f"stages[{len(stages) - 1}].on_critical = \"extra\"")
 
 
-def _chances(r: _Reader, data: Any, names, tallies, taken, stages=(), removal: Removal = Removal(),
-             ) -> tuple[Chance, ...]:
+def _chances(r: _Reader, data: Any, names, tallies, taken, stages, removal: Removal) -> tuple[Chance, ...]:
     if not isinstance(data, list):
         r.fail("chances", "[[chances]] tables with name and when", data)
     if len(data) > MAX_CHANCES:

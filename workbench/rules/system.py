@@ -443,6 +443,23 @@ class RuleSystem:
         plan = self._plan(env)
         return roll_tokens(rng, plan.played, plan.dice, count, n, n_tokens)
 
+    def sample_tally(self, rng: np.random.Generator, samples: int, per_sample, **stats) -> pipeline.Tally:
+        """``samples`` sampled resolutions at these (scalar) stats, tallied as ``per_sample`` maps
+        each chunk's values (per sample: the tokens passing each stage, the tallies, ``finals``,
+        ``removed``, ``wasted_damage`` and each chance's 0 or 1) to the values kept, ``removed``
+        among them: for code that reads the samples its own way (a built-in's own effects)."""
+        _, env = self._check(stats, arrays=False)
+        self._forbid(env)
+        count = self._one(env, self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
+        n_tokens = None if self.tokens_die is None else self._one(
+            env, self.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
+        engine.check_tokens(self.stages, count, self.path, self._bounds, n_tokens or 1)
+        plan = self._plan(env)
+        models, wounds, damage = self._unit(env)
+        return simulate(rng, samples, plan.played, plan.dice, count, self._removal(env), env, models, wounds,
+                        damage, plan.probs, self.path, tokens_die=n_tokens or 1, chances=self.chances,
+                        per_sample=per_sample)
+
     def _value(self, expr, env, field) -> int:
         """One expression's value for scalar stats, remembered by the values of the stats it reads."""
         key = (id(expr), *(env[n] for n in sorted(expr.names)))
