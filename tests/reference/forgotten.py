@@ -132,52 +132,8 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
              firer_shocked=False, blast=False, blind_fire_rule="seed", aimed_fire_team=False,
              target_wounded=0, target_shocked=False,
              method="exact", samples=100_000, seed=0) -> Outcome:
-    """One soldier's or fire team's ``shots`` at a target unit of ``models`` models.
-
-    To hit: d10 + modifiers >= ``shoot`` (see the module docstring for every
-    modifier). To kill, damage v2 (default): d10 - armour level - cover level
-    (+1 ``aimed="damage"``) above ``attack_power`` (``kill_on="at_or_above"``:
-    equal also kills); damage v1 (``damage_rule="v1"``): d6 from the table of
-    weapon ``damage`` against target ``defence``. ``attack_power`` is not used
-    by v1.
-
-    Options: ``heroic_save`` (None or the stat a killed hero rolls d10 >= to
-    ignore the kill, PHYS in the seed), ``tough`` (every model absorbs its
-    first unsaved kill; kills go to the wounded model first), ``shield`` (v1
-    only: +1 Defence), ``firer_wounded`` / ``firer_shocked`` (-1 to all the
-    firer's rolls: to hit and to kill).
-
-    ``target_wounded``: how many models of the target unit already carry the
-    red token ("A wounded model is -1 to all rolls and halves movement
-    permanently and receives a red token under its base"), 0 to ``models``.
-    Kills go to the wounded models first (as a model wounded by this volley
-    takes the next kill), so each of the first ``target_wounded`` unsaved
-    kills downs a wounded model even when ``tough``, and a wounded hero's
-    heroic save is at -1; then the fresh models follow. The save is the only
-    roll a shooting target makes, so it is the only "-1 to all rolls" here.
-    Without ``tough`` and ``heroic_save`` it changes nothing (every kill
-    downs a model anyway). ``target_shocked``: the target unit carries a
-    shock token, "Has -1 to all rolls": its heroic saves are at -1 (adding
-    to a wound's -1).
-
-    ``flanked``: the firer is in the target's rear 180, so "the cover does not
-    count": neither the -2 to hit nor the cover level off the damage roll.
-    ``blind_fire``: "firing fully automatic (Rof3+) or blast weapons ... at
-    medium ranges. ... All rolls are -1 to hit"; with the default
-    ``blind_fire_rule="seed"`` it needs ``range="medium"`` and 3 or more
-    shots (or ``blast=True``); ``blind_fire_rule="any"`` checks neither.
-    ``aimed``: "A soldier ... can choose to fire a single shot", so aimed fire
-    needs ``shots=1``; the variant ``aimed_fire_team=True`` reads ``shots`` as
-    soldiers, each firing one aimed shot.
-    With ``tough`` the outcome has no stages (no single shot downs a fresh
-    tough model, so no per-shot chance exists); the per-die steps are in the
-    notes.
-
-    ``pmf[k]`` = P(k models downed), capped at ``models``. Effects: ``shock``
-    = P(the target must test for shock after this volley), ``hits``,
-    ``near_misses``, ``non_damaging_hits`` = expected numbers (a hit that
-    downs nobody, overkill beyond the unit not counted separately).
-    """
+    """The hand-written :func:`workbench.systems.forgotten.shooting` (its docstring says every
+    rule): the binomial of kills or the per-shot state update, the shock sum, the dice rolled."""
     kw = dict(locals())
     a = _check_shooting(kw, arrays=False)
     method, samples, rng = v.method_args(method, samples, seed)
