@@ -278,3 +278,12 @@ def test_the_shipped_file_is_the_builtin_and_an_edited_copy_is_a_new_system(tmp_
     desc = systems.get("my_forgotten")
     assert desc.key == "my_forgotten" and desc.path == tmp_path / "my_forgotten.toml"
     assert desc.attack().stages[0].probability == forgotten.shooting(shoot=4, attack_power=5).stages[0].probability
+
+
+def test_too_much_exact_work_for_tough_models_is_refused_in_the_functions_words():
+    """The state of tough or wounded models is stepped once per shot: a sweep of 120 cells at
+    1000 shots passes the budget, and the error names the function's argument, not the file's."""
+    with pytest.raises(InputError) as e:
+        forgotten.shooting_table(shoot=np.arange(12), attack_power=np.arange(10)[:, None], shots=1000, tough=True)
+    assert e.value.field == "shots" and "sampled" in str(e.value)
+    assert forgotten.shooting_table(shoot=np.arange(12), attack_power=5, shots=100, tough=True)["pmf"].shape == (12, 101)

@@ -604,7 +604,7 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
         wasted = np.zeros(cells)
     elif removal.by_model:  # a save reading wounded, tough models, models that start wounded
         unit = by_model.unit(removal, env, cells, models, check_value)
-        pmf, wasted = by_model.exact(p_n, models, unit, MAX_WORK, path)
+        pmf, wasted = by_model.exact(p_n, models, unit, path)
     else:
         wounds = np.broadcast_to(check_value(_given(removal.wounds, "removal.wounds"), env, "removal.wounds", 1, MAX_STATES,
                                              "wounds per model"), (cells,))

@@ -505,7 +505,7 @@ class RuleSystem:
         elif r.by_model:  # a save reading wounded, tough models, models that start wounded
             flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
             u = by_model.unit(r, flat, 1, arr(models), engine.check_value)
-            pmf, w = by_model.exact(p_n, arr(models), u, engine.MAX_WORK, self.path)
+            pmf, w = by_model.exact(p_n, arr(models), u, self.path)
             wasted = float(w[0])
         elif r.damage_roll is None:
             pmf, wasted = engine.fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)

@@ -30,7 +30,10 @@ from ..errors import InputError
 from .errors import BudgetError
 from .spec import Chance, Removal
 
-__all__ = ["unit", "exact", "sampled", "save_chances", "reads_removal", "joint_chance"]
+__all__ = ["unit", "exact", "sampled", "save_chances", "reads_removal", "joint_chance", "MAX_CHAIN_WORK"]
+
+#: cells x successes x successes of the model-by-model chain: about 2 s
+MAX_CHAIN_WORK = 20_000_000
 
 
 def save_chances(removal: Removal, env: Mapping[str, Any], cells: int, check_value) -> tuple:
@@ -91,8 +94,8 @@ def _start(cells: int, lead: tuple[int, ...], D: int, u: Mapping[str, np.ndarray
     return state
 
 
-def exact(p_n: np.ndarray, models: np.ndarray | None, u: Mapping[str, np.ndarray], max_work: int,
-          path: Any = "<rule file>") -> tuple[np.ndarray, np.ndarray]:
+def exact(p_n: np.ndarray, models: np.ndarray | None, u: Mapping[str, np.ndarray],
+          path: Any = "<rule file>", max_work: int = MAX_CHAIN_WORK) -> tuple[np.ndarray, np.ndarray]:
     """pmf (cells, width) of models removed by ``p_n[c, k]`` = P(k successes) and the expected
     successes wasted on a destroyed unit (cells,): the chain of :func:`_blow` stepped once per
     success; with a unit size the removed count stops at ``models``."""

@@ -60,6 +60,7 @@ import numpy as np
 from .. import engine, pipeline
 from .. import validate as v
 from ..dice import RollHigh
+from ..errors import InputError
 from ..outcome import Outcome, Stage
 from . import ownfile
 # the pieces shooting and close combat share, and close combat itself (its own
@@ -229,7 +230,7 @@ def shooting_table(*, shoot, attack_power, shots=1, models=None, moved="cautious
     a = _check_shooting(kw, arrays=True)
     stats = _file_stats(a)
     shape, flat = ownfile.flat_grid({k: stats[k] for k in _GRID if k in stats})
-    out = ownfile.load(KEY).attack_table(**dict(stats, **flat))
+    out = _within_budget(lambda: ownfile.load(KEY).attack_table(**dict(stats, **flat)))
     width = int(np.shape(out["pmf"])[-1])
     down = np.asarray(out["pmf"]).reshape(shape + (width,))
     effects = {k: np.asarray(out["effects"][k], dtype=float).reshape(shape) for k in ("shock", "hits", "near_misses")}
@@ -442,7 +443,7 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     stats = _file_stats(a)
     n_shots, models = a["shots"], a["models"]
     if method == "exact":
-        o = rs.attack(**stats)
+        o = _within_budget(lambda: rs.attack(**stats))
         down = o.pmf
         effects = {k: float(o.effects[k]) for k in ("shock", "hits", "near_misses")}
         effects["non_damaging_hits"] = max(0.0, effects["hits"] - float(down @ np.arange(down.size)))
@@ -486,6 +487,18 @@ def _file_stats(a: dict) -> dict:
         if a[k] is not None:
             out[k] = a[k]
     return out
+
+
+def _within_budget(resolve):
+    """``resolve()``, the file's refusal of too much exact work said in the function's words: the
+    state of tough or wounded models is stepped once per shot, so the work grows with cells x
+    shots x shots."""
+    from ..rules import BudgetError
+    try:
+        return resolve()
+    except BudgetError as e:
+        raise InputError("shots", f"fewer shots or cells: {e.expected}", e.got,
+                         "method='sampled' has no such limit") from None
 
 
 def _capped(down: np.ndarray, models, n_max: int) -> np.ndarray:
