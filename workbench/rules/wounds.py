@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import engine as core
 from ..errors import InputError
+from . import tally
 from .errors import BudgetError
 from .spec import Chance, Removal
 
@@ -199,7 +200,6 @@ def attack_joint(c: Chance, stages, probs, flags, dice, n_tokens) -> np.ndarray:
     """One attack's joint distribution (cells, *tallies, F) of the increments of the tallies the
     chance reads (in its order) and its final successes (the tokens passing the last stage;
     the loader refuses a last stage whose criticals add tokens)."""
-    from . import tally
     names = [n for n in c.count if n != "removed"]
     passed, crits, near = tally._events(stages, names)
     last = len(stages) - 1

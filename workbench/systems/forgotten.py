@@ -62,6 +62,7 @@ from .. import validate as v
 from ..dice import RollHigh
 from ..errors import InputError
 from ..outcome import Outcome, Stage
+from ..rules.errors import BudgetError
 from . import ownfile
 # the pieces shooting and close combat share, and close combat itself (its own
 # module), re-exported so that ``from workbench.systems.forgotten import
@@ -493,7 +494,6 @@ def _within_budget(resolve):
     """``resolve()``, the file's refusal of too much exact work said in the function's words: the
     state of tough or wounded models is stepped once per shot, so the work grows with cells x
     shots x shots."""
-    from ..rules import BudgetError
     try:
         return resolve()
     except BudgetError as e:
