@@ -80,6 +80,7 @@ def brute_shooting(**p) -> dict:
     total_one = sum(per.values())
     keys = list(per)
     pmf = Counter()
+    passing: dict[str, Counter] = {"to hit": Counter(), "to kill": Counter(), "heroic save fails": Counter()}
     shock = Fraction(0)
     exp_hits = exp_near = exp_nd = Fraction(0)
     denom = Fraction(1, total_one ** shots)
@@ -91,7 +92,7 @@ def brute_shooting(**p) -> dict:
         pre = p.get("target_wounded", 0)
         shocked = 1 if p.get("target_shocked") else 0
         downed, wounded = 0, pre > 0
-        hits = nears = 0
+        hits = nears = kills = 0
         for cat, save_face in combo:
             if cat == "near":
                 nears += 1
@@ -101,6 +102,7 @@ def brute_shooting(**p) -> dict:
             hits += 1
             if cat != "kill":
                 continue
+            kills += 1
             # "A wounded model is -1 to all rolls"; a shocked unit "Has -1 to all rolls"
             if p.get("heroic_save") is not None and \
                     save_face - (1 if wounded else 0) - shocked >= p["heroic_save"]:
@@ -117,13 +119,18 @@ def brute_shooting(**p) -> dict:
             test = downed > 0 or non_damaging + nears >= 2
         removed = downed if p.get("models") is None else min(downed, p["models"])
         pmf[removed] += weight
+        for name, k in (("to hit", hits), ("to kill", kills), ("heroic save fails", downed)):
+            passing[name][k] += weight
         shock += weight if test else 0
         exp_hits += weight * hits
         exp_near += weight * nears
         exp_nd += weight * non_damaging
     width = max(pmf) + 1
     return {"pmf": [pmf.get(k, Fraction(0)) for k in range(width)], "shock": shock, "hits": exp_hits,
-            "near_misses": exp_near, "non_damaging_hits": exp_nd}
+            "near_misses": exp_near, "non_damaging_hits": exp_nd,
+            # P(k shots pass each stage over the volley); "heroic save fails": the models downed
+            # without a unit size (the kills no save stops)
+            "stage_pmfs": {name: [c.get(k, Fraction(0)) for k in range(shots + 1)] for name, c in passing.items()}}
 
 
 def brute_shooting_flat(**p) -> dict:

@@ -186,9 +186,42 @@ def _damage_faces(removal: dict) -> list[tuple[int, Fraction]]:
     return [(removal.get("damage", 1), Fraction(1))]
 
 
+BY_MODEL = ("save", "tough", "already_wounded")
+
+
+def _model_by_model(removal: dict, n: int) -> dict[tuple[int, int], Fraction]:
+    """n blows, each to the model in front, every save die's faces enumerated: P((models removed,
+    blows wasted on a destroyed unit)). The unit is a row of models, the ``already_wounded`` ones
+    first; a blow to the front model is saved on a d``save_die`` at or above ``save(wounded)``;
+    an unsaved one wounds a fresh tough model (it stays in front) and otherwise removes it."""
+    models, out = removal.get("models"), defaultdict(Fraction)
+    k0, tough, save = removal.get("already_wounded", 0), removal.get("tough", False), removal.get("save")
+    sides = removal.get("save_die", 6)
+    seqs = product(range(1, sides + 1), repeat=n) if save is not None else [(0,) * n]
+    p = Fraction(1, sides ** n) if save is not None else Fraction(1)
+    for faces in seqs:
+        size = models if models is not None else n + k0
+        wounded = [i < k0 for i in range(size)]
+        front, wasted = 0, 0
+        for face in faces:
+            if front >= size:
+                wasted += 1
+                continue
+            if save is not None and face >= save(int(wounded[front])):
+                continue
+            if tough and not wounded[front]:
+                wounded[front] = True
+            else:
+                front += 1
+        out[(front, wasted)] += p
+    return out
+
+
 def _apply(removal: dict, n: int) -> dict[tuple[int, int], Fraction]:
     """Every damage sequence of n successes: P((models removed, wasted damage))."""
     models, out = removal.get("models"), defaultdict(Fraction)
+    if any(k in removal for k in BY_MODEL):
+        return _model_by_model(removal, n)
     if "removed" in removal:
         r = removal["removed"](n)
         out[(r if models is None else min(r, models), 0)] += 1
@@ -339,6 +372,14 @@ def to_toml(stages: list[dict], count, removal: dict, *, stats: dict | None = No
         lines.append(f"models = {_value(str(removal['models']))}")
     if "removed_expr" in removal:
         lines.append(f"removed = {_value(removal['removed_expr'])}")
+    elif any(k in removal for k in BY_MODEL):
+        if "save" in removal:
+            lines.append(f"save = {_value(removal['save_expr'])}")
+            lines.append(f"save_die = {removal.get('save_die', 6)}")
+        if "tough" in removal:
+            lines.append(f"tough = {_value(removal.get('tough_expr', str(int(removal['tough']))))}")
+        if "already_wounded" in removal:
+            lines.append(f"already_wounded = {_value(removal.get('wounded_expr', str(removal['already_wounded'])))}")
     else:
         lines.append(f"wounds = {_value(str(removal.get('wounds', 1)))}")
         if "damage_roll" in removal:

@@ -1,10 +1,10 @@
-"""rules/forgotten.toml, The Forgotten's own rule file, equals
-workbench.systems.forgotten.shooting (the hand-written resolver, itself
-checked against the brute force of tests/brute_forgotten.py) over stat grids
+"""rules/forgotten.toml, The Forgotten's own rule file, and
+workbench.systems.forgotten.shooting, which resolves through it, equal the
+hand-written resolver of tests/reference/forgotten.py (itself checked against
+the brute force of tests/brute_forgotten.py) over stat grids
 and every switch, to 1e-12 (pmf and effects), refuses what the function
-refuses, and sampled within 5 standard errors at a fixed seed. The one thing
-the format cannot say (a heroic save at -1 on the wounded models only) is
-refused by the file with its reason."""
+refuses, and sampled within 5 standard errors at a fixed seed; a heroic save
+at -1 on the wounded models only is the removal's save reading wounded."""
 from __future__ import annotations
 
 import itertools
@@ -17,6 +17,8 @@ from pmfcheck import assert_pmf_equal
 from workbench import rules
 from workbench.errors import InputError
 from workbench.systems import forgotten, forgotten_rules
+
+from reference import forgotten as reference
 
 TOL = 1e-12
 RULES = Path(__file__).resolve().parents[1] / "rules"
@@ -52,7 +54,14 @@ def non_damaging(rs, stats: dict) -> float:
 
 
 def assert_same(rs, **kw):
-    want = forgotten.shooting(**kw)
+    """The file equals the hand-written reference, and so does forgotten.shooting (which
+    resolves through the file): pmf, every effect and the stages' words."""
+    want = reference.shooting(**kw)
+    public = forgotten.shooting(**kw)
+    assert_pmf_equal(public.pmf, want.pmf, TOL)
+    assert public.pmf.shape == want.pmf.shape and public.stages == want.stages and public.notes == want.notes
+    for name, value in want.effects.items():
+        assert abs(public.effects[name] - value) <= 1e-10, name
     stats = file_stats(kw)
     got = rs.attack(**stats)
     assert_pmf_equal(got.pmf, want.pmf, TOL)
@@ -66,7 +75,12 @@ def assert_table_same(rs, models, shots=SHOTS, **kw):
     """The file's sweep over SHOOT x ATTACK POWER x ``shots`` equals the function's table."""
     g = [x.ravel() for x in np.meshgrid(SHOOT, ATTACK_POWER, shots, indexing="ij")]
     grid = dict(shoot=g[0], attack_power=g[1], shots=g[2])
-    want = forgotten.shooting_table(**grid, models=models, **kw)
+    want = reference.shooting_table(**grid, models=models, **kw)
+    public = forgotten.shooting_table(**grid, models=models, **kw)
+    assert public["pmf"].shape == want["pmf"].shape
+    np.testing.assert_allclose(public["pmf"], want["pmf"], rtol=0, atol=TOL)
+    for name, value in want["effects"].items():
+        np.testing.assert_allclose(public["effects"][name], value, rtol=0, atol=1e-10, err_msg=name)
     stats = file_stats(kw)
     got = rs.attack_table(**grid, models=models, **stats)
     for i in range(g[0].size):
@@ -140,15 +154,7 @@ COMBINED = [dict(models=m, tough=t, target_wounded=w, heroic_save=h, target_shoc
 @pytest.mark.parametrize("kw", COMBINED, ids=_words)
 def test_combined_target_states_over_a_grid_equal_the_builtin_table(rs, kw):
     kw = dict(kw)
-    shots = SHOTS
-    if kw["heroic_save"] is not None and (kw["tough"] or kw["target_wounded"]):
-        # a wounded hero's save is expressible when every kill lands on a model with the red token
-        shots = tuple(n for n in SHOTS if n <= kw["target_wounded"])
-        if not shots:
-            with pytest.raises(rules.ForbiddenError, match="cannot say that yet"):
-                rs.attack(**file_stats(dict(kw, shots=1)))
-            return
-    assert_table_same(rs, kw.pop("models"), shots=shots, firer_shocked=kw["target_shocked"], **kw)
+    assert_table_same(rs, kw.pop("models"), firer_shocked=kw["target_shocked"], **kw)
 
 
 def test_scalar_outcomes_equal_the_builtin(rs):
@@ -192,20 +198,24 @@ def test_large_volleys_equal_the_builtin(rs):
 ], ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
 def test_what_the_builtin_refuses_the_file_refuses(rs, kw):
     args = dict(dict(shoot=6, attack_power=5, shots=1), **kw)
-    with pytest.raises(InputError):
+    with pytest.raises(InputError) as want:
+        reference.shooting(**args)
+    with pytest.raises(InputError) as public:
         forgotten.shooting(**args)
+    assert str(public.value) == str(want.value)
     with pytest.raises(InputError):
         rs.attack(**file_stats(args))
 
 
-@pytest.mark.parametrize("kw", [dict(tough=True), dict(target_wounded=1), dict(tough=True, target_wounded=2)])
-def test_a_wounded_heros_save_is_refused_with_its_reason(rs, kw):
+@pytest.mark.parametrize("kw", [dict(tough=True), dict(target_wounded=1), dict(tough=True, target_wounded=2),
+                                dict(tough=True, target_wounded=1, shock_rule="pooled", target_shocked=True)])
+def test_a_wounded_heros_save_at_minus_one_equals_the_builtin(rs, kw):
+    """The save of each kill depends on the kills before it (a model with the red token, or a
+    tough model's first kill, saves at -1): the removal's save reads whether it is wounded."""
     args = dict(shoot=6, attack_power=5, shots=3, models=4, heroic_save=6, **kw)
-    assert forgotten.shooting(**args).pmf.sum() == pytest.approx(1.0)
-    with pytest.raises(rules.ForbiddenError, match="cannot say that yet"):
-        rs.attack(**file_stats(args))
-    # every kill on a model with the red token: one save for all of them, which the file says
-    assert_same(rs, **dict(args, target_wounded=3))
+    assert_same(rs, **args)
+    for shots, models in ((1, None), (7, 2), (40, 6), (1000, 5)):
+        assert_same(rs, **dict(args, shots=shots, models=models))
 
 
 @pytest.mark.parametrize("kw", [
@@ -216,8 +226,13 @@ def test_a_wounded_heros_save_is_refused_with_its_reason(rs, kw):
 ])
 def test_the_file_sampled_agrees_with_the_builtin_within_5_se(rs, kw):
     samples = 40_000
-    want = forgotten.shooting(**kw)
+    want = reference.shooting(**kw)
     got = rs.attack(**file_stats(kw), method="sampled", samples=samples, seed=7)
+    public = forgotten.shooting(**kw, method="sampled", samples=samples, seed=7)
+    assert public.pmf.shape == want.pmf.shape and public.stages == want.stages
+    assert np.all(np.abs(public.pmf - want.pmf) <= 5 * np.sqrt(want.pmf * (1 - want.pmf) / samples) + 1.0 / samples)
+    for name, value in want.effects.items():
+        assert abs(public.effects[name] - value) <= 5 * public.effects_stderr[name] + 1.0 / samples, name
     width = max(want.pmf.size, got.pmf.size)
     pw, pg = np.zeros(width), np.zeros(width)
     pw[: want.pmf.size], pg[: got.pmf.size] = want.pmf, got.pmf
@@ -263,3 +278,12 @@ def test_the_shipped_file_is_the_builtin_and_an_edited_copy_is_a_new_system(tmp_
     desc = systems.get("my_forgotten")
     assert desc.key == "my_forgotten" and desc.path == tmp_path / "my_forgotten.toml"
     assert desc.attack().stages[0].probability == forgotten.shooting(shoot=4, attack_power=5).stages[0].probability
+
+
+def test_too_much_exact_work_for_tough_models_is_refused_in_the_functions_words():
+    """The state of tough or wounded models is stepped once per shot: a sweep of 120 cells at
+    1000 shots passes the budget, and the error names the function's argument, not the file's."""
+    with pytest.raises(InputError) as e:
+        forgotten.shooting_table(shoot=np.arange(12), attack_power=np.arange(10)[:, None], shots=1000, tough=True)
+    assert e.value.field == "shots" and "sampled" in str(e.value)
+    assert forgotten.shooting_table(shoot=np.arange(12), attack_power=5, shots=100, tough=True)["pmf"].shape == (12, 101)

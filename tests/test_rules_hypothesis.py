@@ -38,7 +38,15 @@ def stages_strategy(draw):
 @st.composite
 def removal_strategy(draw):
     models = draw(st.one_of(st.none(), st.integers(0, 3)))
-    kind = draw(st.sampled_from(["damage", "roll", "pooled"]))
+    kind = draw(st.sampled_from(["damage", "roll", "pooled", "by_model"]))
+    if kind == "by_model":  # a save reading wounded, tough models, models that start wounded
+        out: dict = dict(models=models, tough=draw(st.booleans()),
+                         already_wounded=draw(st.integers(0, 2 if models is None else models)))
+        if draw(st.booleans()):
+            base, step, sides = draw(st.integers(0, 5)), draw(st.integers(-2, 2)), draw(st.sampled_from([2, 3, 4]))
+            out.update(save=lambda w, b=base, s=step: b + s * w, save_expr=f"{base} + {step} * wounded",
+                       save_die=sides)
+        return out
     if kind == "pooled":
         a, b = draw(st.integers(1, 3)), draw(st.integers(1, 2))
         return dict(models=models, removed=lambda n, a=a, b=b: n * a // b, removed_expr=f"successes * {a} // {b}")

@@ -49,7 +49,7 @@ import numpy as np
 
 from .. import engine as core
 from ..errors import InputError
-from . import tally
+from . import tally, wounds as by_model
 from .die import StageDie
 from .errors import BudgetError
 from .expr import Expr, _cells
@@ -580,7 +580,8 @@ def prepare(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], cells: int,
     stages: Sequence[RuleStage] = parts["stages"]
     dice = stage_dice(stages, env)
     probs, all_counts = stage_probabilities(dice, cells)
-    counts = None
+    counts = flags = None
+    dice_probs = probs  # the dice's own P(fail, success, critical), before criticals are split off
     if tally.uses_counts(parts):  # random tokens per attack, criticals switched by the stats, tallies and chances
         flags = tally.critical_flags(stages, env, cells)
         counts = tally.token_counts(parts, probs, flags, n_tokens, dice=dice)
@@ -590,7 +591,7 @@ def prepare(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], cells: int,
         g0 = tally.mixture(g0, n_tokens)
     passes, crits = expected_tokens(stages, probs)
     return {"dice": dice, "probs": probs, "counts": all_counts, "g0": g0, "passes": passes, "crits": crits,
-            "tally": counts}
+            "tally": counts, "dice_probs": dice_probs, "flags": flags}
 
 
 def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], prepared: Mapping[str, Any] | None = None) -> dict:
@@ -620,7 +621,7 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], prepared: M
                                              "a number of models"), (cells,))
     pre = prepared if prepared is not None else prepare(parts, env, cells, n_tokens)
     wounds = damage = None
-    if removal.removed is None:  # damage per success
+    if removal.removed is None and not removal.by_model:  # damage per success
         wounds = np.broadcast_to(check_value(_given(removal.wounds, "removal.wounds"), env, "removal.wounds", 1,
                                              MAX_STATES, "wounds per model"), (cells,))
         if removal.damage_roll is None:
@@ -640,9 +641,13 @@ def finish(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], pre: Mapping
     removal: Removal = parts["removal"]
     cells = count.shape[0]
     p_n = successes(pre["g0"], count)
+    unit = None  # a model-by-model removal's saves, tough models and wounded models
     if removal.removed is not None:  # removal.pooled
         pmf = pooled_removal(p_n, removal.removed, env, models)
         wasted = np.zeros(cells)
+    elif removal.by_model:  # a save reading wounded, tough models, models that start wounded
+        unit = by_model.unit(removal, env, cells, models, check_value)
+        pmf, wasted = by_model.exact(p_n, models, unit, parts.get("path", "<rule file>"))
     elif cells == 1 and removal.damage_roll is None:  # one cell of a fixed damage: Python integers
         one, waste = fixed_damage_removal(p_n[0], None if models is None else int(models[0]),
                                           int(_given(wounds, "wounds")[0]), int(_given(damage, "damage")[0]),
@@ -662,7 +667,12 @@ def finish(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], pre: Mapping
             for st in stages:
                 effects[st.name] = effects[st.name] * (n_tokens + 1) / 2
         effects.update(tally.count_effects(pre["tally"], count))
-        effects.update(tally.chances(parts, pre["tally"], count, successes, env,
-                                     {"successes": p_n, "removed": pmf}))
+        read_removal = [c for c in parts.get("chances", ()) if by_model.reads_removal(c)]
+        for c in read_removal:  # removed beside tallies: the attacks stepped one by one
+            h = by_model.attack_joint(c, stages, pre["dice_probs"], pre["flags"], pre["dice"], n_tokens)
+            effects[c.name] = by_model.joint_chance(c, h, count, models, _given(unit, "a model-by-model removal"),
+                                                     env, parts.get("path", "<rule file>"))
+        rest = {**parts, "chances": [c for c in parts.get("chances", ()) if c not in read_removal]}
+        effects.update(tally.chances(rest, pre["tally"], count, successes, env, {"successes": p_n, "removed": pmf}))
     return {"pmf": pmf, "effects": effects, "dice": pre["dice"], "counts": pre["counts"], "count": count,
             "successes": p_n, "probs": pre["probs"]}

@@ -47,7 +47,10 @@ _STAT_CHOICE = ("kind", "options", "default", "label", "help")
 _STAGE = ("name", "roll", "target", "modifier", "always_fail", "always_succeed", "critical",
           "on_critical", "extra", "reroll", "passes_on", "die", "critical_when", "on_critical_when",
           "long_shot", "tally", "critical_tally", "near_miss_tally")
-_REMOVAL = ("models", "wounds", "damage", "damage_roll", "spill", "removed")
+_REMOVAL = ("models", "wounds", "damage", "damage_roll", "spill", "removed", "save", "save_die", "tough",
+            "already_wounded")
+#: the keys of a removal model by model (a save, tough models, models that start wounded)
+_BY_MODEL = ("save", "save_die", "tough", "already_wounded")
 ON_CRITICAL = ("none", "extra", "skip_next", "to_end")
 REROLL = ("none", "ones", "failed")
 
@@ -218,7 +221,7 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     tallies = _tallies(r, stages, names, seen)
 
     # [removal]
-    removal = _removal(r, r.table(data.get("removal", {}), "removal"), names)
+    removal = _removal(r, r.table(data.get("removal", {}), "removal"), names, die)
 
     # [[forbid]]
     forbid_data = data.get("forbid", [])
@@ -233,7 +236,7 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
         r.known(fd, field, ("when", "message"))
         forbids.append(Forbid(r.expr(fd, "when", field, names), r.string(fd, "message", field), i))
 
-    chances = _chances(r, data.get("chances", []), names, tallies, set(seen) | set(tallies))
+    chances = _chances(r, data.get("chances", []), names, tallies, set(seen) | set(tallies), stages, removal)
     _optional_reads(r, stats, count, tokens_die, stages, removal, forbids, chances)
 
     return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), count=count,
@@ -251,7 +254,8 @@ def _optional_reads(r: _Reader, stats, count, tokens_die, stages, removal, forbi
     for i, st in enumerate(stages):
         exprs += [(f"stages[{i}].{k}", getattr(st, k)) for k in ("target", "modifier", "critical_when",
                                                                   "on_critical_when", "die_expr")]
-    exprs += [(f"removal.{k}", getattr(removal, k)) for k in ("wounds", "damage", "removed")]
+    exprs += [(f"removal.{k}", getattr(removal, k)) for k in ("wounds", "damage", "removed", "save", "tough",
+                                                              "already_wounded")]
     exprs += [(f"forbid[{f.index}].when", f.when) for f in forbids]
     exprs += [(f"chances[{c.index}].when", c.when) for c in chances]
     if removal.models is not None and (removal.models.names & optional) and removal.models.source.strip() not in optional:
@@ -283,7 +287,25 @@ def _tallies(r: _Reader, stages, names, stage_names) -> dict[str, str]:
     return out
 
 
-def _chances(r: _Reader, data: Any, names, tallies, taken) -> tuple[Chance, ...]:
+def _removed_beside_tallies(r: _Reader, cd: dict, field: str, read, tallies, stages, removal: Removal) -> None:
+    """A chance reading ``removed`` beside 1 or 2 stage tallies: resolved by stepping the attacks
+    through a model-by-model removal, each count read up to ``up_to``."""
+    others = [x for x in read if x != "removed"]
+    if not set(others) <= set(tallies) or len(read) > MAX_JOINT:
+        r.fail(f"{field}.when", f"removed beside 1 to {MAX_JOINT - 1} stage tallies", ", ".join(read))
+    if not removal.by_model:
+        r.fail(f"{field}.when", "removed beside tallies only with a model-by-model removal (save, tough or "
+               "already_wounded)", ", ".join(read))
+    if "up_to" not in cd:
+        r.fail(f"{field}.up_to", "a number the counts are read up to, when removed is read beside tallies",
+               "nothing")
+    last = stages[-1]
+    if last.critical and last.on_critical == "extra" and last.passes_on != "fail":
+        r.fail(f"{field}.when", "removed beside tallies with a last stage whose criticals add no tokens",
+               f"stages[{len(stages) - 1}].on_critical = \"extra\"")
+
+
+def _chances(r: _Reader, data: Any, names, tallies, taken, stages, removal: Removal) -> tuple[Chance, ...]:
     if not isinstance(data, list):
         r.fail("chances", "[[chances]] tables with name and when", data)
     if len(data) > MAX_CHANCES:
@@ -300,7 +322,9 @@ def _chances(r: _Reader, data: Any, names, tallies, taken) -> tuple[Chance, ...]
         seen.add(name)
         when = r.expr(cd, "when", field, names | counts)
         read = sorted(when.names & counts)
-        if not (len(read) == 1 or (2 <= len(read) <= MAX_JOINT and set(read) <= set(tallies))):
+        if len(read) >= 2 and "removed" in read:
+            _removed_beside_tallies(r, cd, field, read, tallies, stages, removal)
+        elif not (len(read) == 1 or (2 <= len(read) <= MAX_JOINT and set(read) <= set(tallies))):
             r.fail(f"{field}.when", "a condition on one count (" + ", ".join(sorted(counts))
                    + f") or on 2 to {MAX_JOINT} stage tallies, and any stats", when.source)
         out.append(Chance(name, when, read[0] if len(read) == 1 else tuple(read), i,
@@ -415,9 +439,31 @@ def _dice(r: _Reader, text: Any) -> DamageRoll:
     return DamageRoll(n, sides, plus, text.strip())
 
 
-def _removal(r: _Reader, rd: dict, names) -> Removal:
+def _by_model(r: _Reader, rd: dict, names, models, die: int) -> Removal:
+    """A removal model by model: ``save`` (reading ``wounded``), ``save_die``, ``tough`` and
+    ``already_wounded``; each success is one blow, so nothing of damage per success or a pooled
+    formula goes beside it."""
+    clash = [k for k in ("wounds", "damage", "damage_roll", "spill", "removed") if k in rd]
+    if clash:
+        r.fail(f"removal.{clash[0]}", "nothing of damage per success or a pooled formula beside save, "
+               "tough or already_wounded (each success is one blow to the model in front)", rd[clash[0]])
+    if "wounded" in names:
+        r.fail("removal.save", "no stat named wounded beside a model-by-model removal (the save reads "
+               "wounded as whether the model in front is wounded)", "a stat named wounded")
+    if "save_die" in rd and "save" not in rd:
+        r.fail("removal.save_die", "a save beside save_die", rd["save_die"])
+    return Removal(models=models, wounds=None, damage=None,
+                   save=r.expr(rd, "save", "removal", names | {"wounded"}, None),
+                   save_die=r.integer(rd, "save_die", "removal", 2, MAX_DIE, die),
+                   tough=r.expr(rd, "tough", "removal", names, None),
+                   already_wounded=r.expr(rd, "already_wounded", "removal", names, None))
+
+
+def _removal(r: _Reader, rd: dict, names, die: int = 6) -> Removal:
     r.known(rd, "removal", _REMOVAL)
     models = r.expr(rd, "models", "removal", names, None)
+    if any(k in rd for k in _BY_MODEL):
+        return _by_model(r, rd, names, models, die)
     if "removed" in rd:
         clash = [k for k in ("wounds", "damage", "damage_roll", "spill") if k in rd]
         if clash:

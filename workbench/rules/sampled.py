@@ -20,6 +20,7 @@ from .engine import MAX_SUCCESSES, check_value, token_bounds
 from .errors import BudgetError
 from .spec import Chance, DamageRoll, Removal, RuleStage
 from .tally import sampled_chance
+from . import wounds as by_model
 
 __all__ = ["simulate", "roll_tokens", "expected_work", "check_sampled", "MAX_SAMPLED_WORK", "critical_key", "near_key"]
 
@@ -205,18 +206,22 @@ def _given(value: int | None, what: str) -> int:
 def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage], dice, count: int,
              removal: Removal, env: Mapping[str, Any], models: int | None, wounds: int | None,
              damage: int | None, probs: Sequence[np.ndarray], path="<rule file>", tokens_die: int = 1,
-             chances: Sequence[Chance] = ()) -> pipeline.Tally:
+             chances: Sequence[Chance] = (), per_sample=None) -> pipeline.Tally:
     """The running tally of ``samples`` samples: models removed, wasted damage, criticals, tokens
     passing each stage, the stages' tallies and, per chance, whether its condition held (the
     tally's mean is the chance). Each attack enters as 1..``tokens_die`` tokens. The budget is
     checked first; chunks hold at most :data:`pipeline.CHUNK_DICE` tokens of one stage,
-    whatever the criticals do."""
+    whatever the criticals do. ``per_sample``: a function of one chunk's values (name -> per
+    sample) giving the values tallied instead (``removed`` among them)."""
     tokens_die = max(1, int(tokens_die))
     check_sampled(samples, expected_work(stages, probs, count, removal, tokens_die), path)
     finals, rolling = token_bounds(stages)
     most = max(1, count * tokens_die * max(finals, rolling))
     width = (models if models is not None else 0) + 1
     formula = removal.removed  # the pooled formula (None: damage per success)
+    unit = (by_model.unit(removal, {k: np.asarray([x]) for k, x in env.items()}, 1,
+                          None if models is None else np.array([models]), check_value)
+            if removal.by_model else None)
 
     def one_chunk(n: int) -> dict[str, np.ndarray]:
         got = roll_tokens(rng, stages, dice, count, n, tokens_die)
@@ -228,10 +233,13 @@ def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage]
             if models is not None:
                 removed = np.minimum(removed, models)
             wasted = np.zeros(n, dtype=np.int64)
+        elif unit is not None:  # removal.by_model
+            removed, wasted = by_model.sampled(rng, s, models, unit)
         else:
             fn = _spill if removal.spill else _one_at_a_time
             removed, wasted = fn(rng, s, models, _given(wounds, "wounds per model"), damage, removal.damage_roll)
-        return _counted(stages, chances, env, {"removed": removed, "wasted_damage": wasted, **got}, s)
+        out = _counted(stages, chances, env, {"removed": removed, "wasted_damage": wasted, **got}, s)
+        return out if per_sample is None else per_sample(out)
 
     top = count * tokens_die * finals          # the most final successes of one sample
     if formula is not None:                    # the formula checked over every count that can occur

@@ -97,10 +97,21 @@ class Removal:
     damage_roll: DamageRoll | None = None
     spill: bool = False
     removed: Expr | None = None
+    #: model by model (:mod:`workbench.rules.wounds`): the save of the model in front (may read
+    #: ``wounded``), the faces of its die (the system's unless the file gives one), tough models, models that start wounded
+    save: Expr | None = None
+    save_die: int | None = None
+    tough: Expr | None = None
+    already_wounded: Expr | None = None
 
     @property
     def pooled(self) -> bool:
         return self.removed is not None
+
+    @property
+    def by_model(self) -> bool:
+        """Is each success a blow to the model in front (a save, tough models or wounded models)?"""
+        return self.save is not None or self.tough is not None or self.already_wounded is not None
 
 
 @dataclass(frozen=True)

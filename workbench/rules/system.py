@@ -26,7 +26,7 @@ from .. import validate as v
 from ..dice import faces_text
 from ..errors import InputError, UnknownArgumentError
 from ..outcome import Outcome, Stage
-from . import engine, tally
+from . import engine, tally, wounds as by_model
 from .die import StageDie
 from .errors import ForbiddenError
 from .expr import Expr
@@ -457,6 +457,23 @@ class RuleSystem:
         plan = self._plan(env)
         return roll_tokens(rng, plan.played, plan.dice, count, n, n_tokens)
 
+    def sample_tally(self, rng: np.random.Generator, samples: int, per_sample, **stats) -> pipeline.Tally:
+        """``samples`` sampled resolutions at these (scalar) stats, tallied as ``per_sample`` maps
+        each chunk's values (per sample: the tokens passing each stage, the tallies, ``finals``,
+        ``removed``, ``wasted_damage`` and each chance's 0 or 1) to the values kept, ``removed``
+        among them: for code that reads the samples its own way (a built-in's own effects)."""
+        _, env = self._check(stats, arrays=False)
+        self._forbid(env)
+        count = self._one(env, self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
+        n_tokens = None if self.tokens_die is None else self._one(
+            env, self.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
+        engine.check_tokens(self.stages, count, self.path, self._bounds, n_tokens or 1)
+        plan = self._plan(env)
+        models, wounds, damage = self._unit(env)
+        return simulate(rng, samples, plan.played, plan.dice, count, self._removal(env), env, models, wounds,
+                        damage, plan.probs, self.path, tokens_die=n_tokens or 1, chances=self.chances,
+                        per_sample=per_sample)
+
     def _value(self, expr, env, field) -> int:
         """One expression's value for scalar stats, remembered by the values of the stats it reads."""
         key = (id(expr), *(env[n] for n in sorted(expr.names)))
@@ -480,7 +497,7 @@ class RuleSystem:
         models = wounds = damage = None
         if r.models is not None:
             models = self._one(env, r.models, "removal.models", 0, engine.MAX_STATES, "a number of models")
-        if not r.pooled:
+        if not r.pooled and not r.by_model:
             wounds = self._one(env, r.wounds, "removal.wounds", 1, engine.MAX_STATES, "wounds per model")
             if r.damage is not None:
                 damage = self._one(env, r.damage, "removal.damage", 0, engine.MAX_STATES, "damage per success")
@@ -499,6 +516,11 @@ class RuleSystem:
             flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
             pmf = engine.pooled_removal(p_n, r.removed, flat, arr(models))[0]
             wasted = 0.0
+        elif r.by_model:  # a save reading wounded, tough models, models that start wounded
+            flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
+            u = by_model.unit(r, flat, 1, arr(models), engine.check_value)
+            pmf, w = by_model.exact(p_n, arr(models), u, self.path)
+            wasted = float(w[0])
         elif r.damage_roll is None:
             pmf, wasted = engine.fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
             p_n = p_n[:1]

@@ -53,20 +53,23 @@ and re-exported here.
 """
 from __future__ import annotations
 
-import builtins
+from collections.abc import Mapping
 
 import numpy as np
 
 from .. import engine, pipeline
 from .. import validate as v
-from ..dice import RollHigh, rates, roll_faces
+from ..dice import RollHigh
+from ..errors import InputError
 from ..outcome import Outcome, Stage
+from ..rules.errors import BudgetError
+from . import ownfile
 # the pieces shooting and close combat share, and close combat itself (its own
 # module), re-exported so that ``from workbench.systems.forgotten import
 # close_combat`` keeps working
 from .forgotten_cc import CC_NOTES, Exchange, close_combat
 from .forgotten_rules import (ARMOUR, BONUS_RANGE, DAMAGE_V1_DIE, DIE, DUAL, STAT_RANGE, V1_RANGE, _MINUS,
-                              _absorb_step, _judge_both, _ratio, _signed, _v1_need, v1_target)
+                              _ratio, _signed, _v1_need, v1_target)
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "DAMAGE_V1_DIE", "shooting", "shooting_table", "close_combat",
            "v1_target", "Exchange", "TABLES", "MOVED", "RANGES", "ARMOUR", "COVER_LEVEL"]
@@ -80,8 +83,6 @@ COVER_LEVEL = {"none": 0, "soft": 1, "hard": 2}
 AIMED = (None, "hit", "damage")
 MAX_SHOTS = 1000
 MAX_MODELS = 1000
-#: cells x shots x shots a tough-target table may cost (about 2 s)
-TOUGH_TABLE_WORK = 20_000_000
 
 
 # ---------------------------------------------------------------------------
@@ -211,83 +212,6 @@ def _shooting_tests(a: dict):
     return to_hit, to_kill, saves
 
 
-def _rate(test: RollHigh, label: str):
-    """P(label) of a RollHigh: the cached Fraction count for a single cell, rates() for a grid."""
-    if np.ndim(test.target) == 0:
-        return float(RollHigh(target=int(test.target), sides=test.sides).p(label))
-    return rates(test, label)
-
-
-def _shooting_exact(a: dict) -> dict:
-    """The one exact rule path (arrays of any broadcast shape S)."""
-    to_hit, to_kill, saves = _shooting_tests(a)
-    numeric = [a[k] for k in ("shoot", "attack_power", "shots", "models", "damage", "defence", "heroic_save")
-               if a[k] is not None]
-    shape = np.broadcast_shapes(*(np.shape(x) for x in numeric))
-    p_hit = np.broadcast_to(_rate(to_hit, "success"), shape)
-    p_near = np.broadcast_to(_rate(to_hit, "near_miss"), shape)
-    p_killroll = np.broadcast_to(_rate(to_kill, "success"), shape)
-    if saves is None:
-        s_f = s_w = np.zeros(shape)
-    else:
-        s_f = np.broadcast_to(_rate(saves[0], "success"), shape)
-        s_w = np.broadcast_to(_rate(saves[1], "success"), shape)
-    n = np.broadcast_to(np.asarray(a["shots"], dtype=np.int64), shape)
-    n_max = int(n.max())
-    v.table_size(shape, n_max + 1)
-    cells = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    wounded_k = a["target_wounded"]
-    # a model's state matters when it absorbs a kill (tough) or saves worse once wounded
-    stateful = a["tough"] or (wounded_k > 0 and saves is not None)
-    if stateful and cells * (n_max + 1) * n_max > TOUGH_TABLE_WORK:
-        # a state update per shot: the work grows with cells x shots x shots
-        most = int((TOUGH_TABLE_WORK / cells) ** 0.5) - 1
-        why = "tough=True" if a["tough"] else "wounded heroes"
-        v.forbid("shots", n_max, f"at most {most:,} with {cells:,} cells and {why} (the exact state "
-                 f"update per shot costs cells x shots x shots, at most {TOUGH_TABLE_WORK:,})")
-
-    q_kill = p_hit * p_killroll            # per shot: the damage roll kills
-    q_nd = p_hit * (1.0 - p_killroll)      # per shot: hit, damage roll fails
-    q_near = p_near
-    q_miss = np.clip(1.0 - p_hit - p_near, 0.0, 1.0)
-
-    # models downed (uncapped): binomial, or a per-shot state update for tough models
-    if not stateful:
-        down = engine.binomial_pmf(n, q_kill * (1.0 - s_f), width=n_max + 1)
-    else:
-        state = np.zeros(shape + (n_max + 1, 2))
-        state[..., 0, 1 if wounded_k else 0] = 1.0
-        for t in range(n_max):
-            new = _absorb_step(state, q_kill, s_f, s_w, tough=a["tough"], wounded_below=wounded_k)
-            state = np.where((t < n)[..., None, None], new, state)
-        down = state.sum(axis=-1)
-    mean_down = engine.mean_of(down)
-
-    pmf = engine.cap(down, a["models"])
-    width = n_max + 1 if a["models"] is None else min(n_max, int(np.max(a["models"]))) + 1
-    pmf = pmf[..., :width]
-
-    # shock: multinomial over the per-shot categories kill / non-damaging hit / near miss / miss.
-    # seed rule: no test only if no shot hits and at most one is a near miss;
-    # pooled: no model downed and at most one shot among near misses and hits that down nobody.
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        all_miss = q_miss ** n
-        one_other = n * q_miss ** np.maximum(n - 1, 0)
-    if a["shock_rule"] == "seed":
-        no_test = all_miss + one_other * q_near
-    else:
-        # a lone kill lands on the model in front: a wounded one is downed unless it saves
-        lone_kill_downs_nobody = s_w if wounded_k else (np.ones(shape) if a["tough"] else s_f)
-        no_test = all_miss + one_other * (q_nd + q_near + q_kill * lone_kill_downs_nobody)
-    effects = {
-        "shock": np.clip(1.0 - no_test, 0.0, 1.0),
-        "hits": n * p_hit,
-        "near_misses": n * q_near,
-        "non_damaging_hits": np.clip(n * q_nd + n * q_kill - mean_down, 0.0, None),
-    }
-    return {"pmf": pmf, "effects": effects, "tests": (to_hit, to_kill, saves)}
-
-
 @v.stat_function
 def shooting_table(*, shoot, attack_power, shots=1, models=None, moved="cautious", range="medium",
                    facing_away=False, cover=False, flanked=False, armour="none", cover_level="none",
@@ -305,8 +229,14 @@ def shooting_table(*, shoot, attack_power, shots=1, models=None, moved="cautious
     """
     kw = dict(locals())
     a = _check_shooting(kw, arrays=True)
-    out = _shooting_exact(a)
-    return {"pmf": out["pmf"], "effects": out["effects"]}
+    stats = _file_stats(a)
+    shape, flat = ownfile.flat_grid({k: stats[k] for k in _GRID if k in stats})
+    out = _within_budget(lambda: ownfile.load(KEY).attack_table(**dict(stats, **flat)))
+    width = int(np.shape(out["pmf"])[-1])
+    down = np.asarray(out["pmf"]).reshape(shape + (width,))
+    effects = {k: np.asarray(out["effects"][k], dtype=float).reshape(shape) for k in ("shock", "hits", "near_misses")}
+    effects["non_damaging_hits"] = np.clip(effects["hits"] - down @ np.arange(width), 0.0, None)
+    return {"pmf": _capped(down, a["models"], int(np.max(a["shots"]))), "effects": effects}
 
 
 TABLES = {"shooting": shooting_table}
@@ -376,6 +306,63 @@ def _shooting_stages(a: dict, to_hit: RollHigh, to_kill: RollHigh, saves) -> tup
                             f"heroic save d10 >= {a['heroic_save']}{at} ignores the kill: {save.describe('d10')}: "
                             f"saves {_ratio(s, DIE)}, fails {_ratio(1 - s, DIE)}", faces=save.sides))
     return tuple(stages)
+
+
+def _shooting_notes(a: dict, stages: tuple[Stage, ...], saves) -> tuple[tuple[Stage, ...], list[str]]:
+    """The outcome's stages and notes: the rules as read for these arguments; where no per-shot
+    chance of downing a model exists the per-die steps go to the notes and no stage is shown."""
+    notes = list(SHOOTING_NOTES)
+    if a["damage_rule"] == "v2":
+        notes.append("Damage v2: 'roll above weapon's ATTACK POWER to kill', minus armour level and cover level"
+                     + (" (variant kill_on='at_or_above': equal also kills)." if a["kill_on"] != "above" else "."))
+    else:
+        notes.append("Damage v1 (d6, Kill Team style): weapon Damage against target Defence; "
+                     "attack_power is not used.")
+    if a["shock_rule"] == "seed":
+        notes.append("Shock (seed morale section): a model downed, or any non-damaging hit, or 2+ near misses.")
+    else:
+        notes.append("Shock (pooled variant): a model downed, or near misses + non-damaging hits >= 2.")
+    if a["heroic_save"] is not None:
+        notes.append(f"Heroic save: each kill is ignored on a d10 >= {a['heroic_save']}"
+                     + (" (at -1 once wounded" if a["tough"] or a["target_wounded"] else "")
+                     + (("; " if a["tough"] or a["target_wounded"] else " (") + "at -1 more while the unit is "
+                        "shocked: 'Has -1 to all rolls'" if a["target_shocked"] else "")
+                     + (")" if a["tough"] or a["target_wounded"] or a["target_shocked"] else "") + ".")
+    if a["target_wounded"]:
+        k = a["target_wounded"]
+        notes.append(f"Red token: {k} {'model' if k == 1 else 'models'} of the target already wounded ('A wounded "
+                     "model is -1 to all rolls ... and receives a red token under its base'); kills go to the "
+                     f"wounded models first, so each of the first {k} unsaved {'kill' if k == 1 else 'kills'} downs "
+                     "one (tough or not), and their heroic saves are at -1.")
+    if a["target_shocked"] and a["heroic_save"] is None:
+        notes.append("Shocked target: 'Has -1 to all rolls'; a shooting target rolls only heroic saves, and it "
+                     "has none here, so nothing changes.")
+    if a["tough"]:
+        notes.append("Tough: each model absorbs its first unsaved kill (wounded, -1 to all rolls) and is "
+                     "downed by the next; kills go to the wounded model first.")
+    if a["blind_fire"]:
+        notes.append("Blind fire / spray: 'firing fully automatic (Rof3+) or blast weapons' 'at medium ranges', "
+                     "'All rolls are -1 to hit'"
+                     + (" (variant blind_fire_rule='any': range and rate of fire not checked)."
+                        if a["blind_fire_rule"] == "any" else "."))
+    if a["aimed"] is not None and a["aimed_fire_team"]:
+        notes.append("Aimed fire by a fire team (variant aimed_fire_team=True): the seed lets 'a soldier' "
+                     "fire 'a single shot'; here each of the shots is one soldier's single aimed shot.")
+    if not _per_shot_exists(a, saves):
+        # No per-shot chance of downing a model exists: a tough model's first
+        # unsaved kill only wounds it, and a wounded hero saves at -1, so what
+        # one shot does depends on the shots before it. The per-die steps go
+        # to the notes, not the stages (whose product would read as "the
+        # chance one shot downs a model").
+        why = (("a kill downs a model with the red token but only wounds a fresh tough model: no single "
+                "chance per shot" if a["target_wounded"] else
+                "a kill on a tough model wounds it first: no single shot downs a fresh tough model")
+               if a["tough"] else "kills on the wounded models are saved at -1, on the others at full: "
+               "no single chance per shot")
+        notes[:0] = [f"{s.name[:1].upper()}{s.name[1:]}: {s.detail} ({why})" if s.name == "to kill"
+                     else f"{s.name[:1].upper()}{s.name[1:]}: {s.detail}" for s in stages]
+        stages = ()
+    return stages, notes
 
 
 SHOOTING_NOTES = (
@@ -451,108 +438,103 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     if saves is not None:
         saves = (RollHigh(int(saves[0].target), DIE), RollHigh(int(saves[1].target), DIE))
     stages = _shooting_stages(a, to_hit, to_kill, saves)
-    notes = list(SHOOTING_NOTES)
-    if a["damage_rule"] == "v2":
-        notes.append("Damage v2: 'roll above weapon's ATTACK POWER to kill', minus armour level and cover level"
-                     + (" (variant kill_on='at_or_above': equal also kills)." if a["kill_on"] != "above" else "."))
-    else:
-        notes.append("Damage v1 (d6, Kill Team style): weapon Damage against target Defence; "
-                     "attack_power is not used.")
-    if a["shock_rule"] == "seed":
-        notes.append("Shock (seed morale section): a model downed, or any non-damaging hit, or 2+ near misses.")
-    else:
-        notes.append("Shock (pooled variant): a model downed, or near misses + non-damaging hits >= 2.")
-    if a["heroic_save"] is not None:
-        notes.append(f"Heroic save: each kill is ignored on a d10 >= {a['heroic_save']}"
-                     + (" (at -1 once wounded" if a["tough"] or a["target_wounded"] else "")
-                     + (("; " if a["tough"] or a["target_wounded"] else " (") + "at -1 more while the unit is "
-                        "shocked: 'Has -1 to all rolls'" if a["target_shocked"] else "")
-                     + (")" if a["tough"] or a["target_wounded"] or a["target_shocked"] else "") + ".")
-    if a["target_wounded"]:
-        k = a["target_wounded"]
-        notes.append(f"Red token: {k} {'model' if k == 1 else 'models'} of the target already wounded ('A wounded "
-                     "model is -1 to all rolls ... and receives a red token under its base'); kills go to the "
-                     f"wounded models first, so each of the first {k} unsaved {'kill' if k == 1 else 'kills'} downs "
-                     "one (tough or not), and their heroic saves are at -1.")
-    if a["target_shocked"] and a["heroic_save"] is None:
-        notes.append("Shocked target: 'Has -1 to all rolls'; a shooting target rolls only heroic saves, and it "
-                     "has none here, so nothing changes.")
-    if a["tough"]:
-        notes.append("Tough: each model absorbs its first unsaved kill (wounded, -1 to all rolls) and is "
-                     "downed by the next; kills go to the wounded model first.")
-    if a["blind_fire"]:
-        notes.append("Blind fire / spray: 'firing fully automatic (Rof3+) or blast weapons' 'at medium ranges', "
-                     "'All rolls are -1 to hit'"
-                     + (" (variant blind_fire_rule='any': range and rate of fire not checked)."
-                        if a["blind_fire_rule"] == "any" else "."))
-    if a["aimed"] is not None and a["aimed_fire_team"]:
-        notes.append("Aimed fire by a fire team (variant aimed_fire_team=True): the seed lets 'a soldier' "
-                     "fire 'a single shot'; here each of the shots is one soldier's single aimed shot.")
-    if not _per_shot_exists(a, saves):
-        # No per-shot chance of downing a model exists: a tough model's first
-        # unsaved kill only wounds it, and a wounded hero saves at -1, so what
-        # one shot does depends on the shots before it. The per-die steps go
-        # to the notes, not the stages (whose product would read as "the
-        # chance one shot downs a model").
-        why = (("a kill downs a model with the red token but only wounds a fresh tough model: no single "
-                "chance per shot" if a["target_wounded"] else
-                "a kill on a tough model wounds it first: no single shot downs a fresh tough model")
-               if a["tough"] else "kills on the wounded models are saved at -1, on the others at full: "
-               "no single chance per shot")
-        notes[:0] = [f"{s.name[:1].upper()}{s.name[1:]}: {s.detail} ({why})" if s.name == "to kill"
-                     else f"{s.name[:1].upper()}{s.name[1:]}: {s.detail}" for s in stages]
-        stages = ()
+    stages, notes = _shooting_notes(a, stages, saves)
     inputs = dict(a, method=method)
-
+    rs = ownfile.load(KEY)
+    stats = _file_stats(a)
+    n_shots, models = a["shots"], a["models"]
     if method == "exact":
-        out = _shooting_exact(a)
-        return pipeline.exact_outcome(KEY, "shooting", inputs, out["pmf"], stages,
-                                      {k: float(x) for k, x in out["effects"].items()},
-                                      attacks=a["shots"], notes=notes, label="models downed")
+        o = _within_budget(lambda: rs.attack(**stats))
+        down = o.pmf
+        effects = {k: float(o.effects[k]) for k in ("shock", "hits", "near_misses")}
+        effects["non_damaging_hits"] = max(0.0, effects["hits"] - float(down @ np.arange(down.size)))
+        out = pipeline.exact_outcome(KEY, "shooting", inputs, _capped(down, models, n_shots), stages, effects,
+                                     attacks=n_shots, notes=notes, label="models downed")
+        return out.replace(stage_pmfs=_StagePmfs(o.stage_pmfs, down, tuple(s.name for s in stages)))
 
     if rng is None:  # method_args gives a Generator for every method but "exact"
         raise RuntimeError("no random generator for a sampled resolution")
-    n_shots, models = a["shots"], a["models"]
     width = n_shots + 1 if models is None else min(n_shots, models) + 1
-    near_code = to_hit.labels.index("near_miss")
-    sequential = saves is not None or a["tough"]
-    wounded_k = a["target_wounded"]
 
-    def one_chunk(m: int) -> dict:
-        hit_codes = to_hit.roll(rng, (m, n_shots))
-        hit = to_hit.is_success(hit_codes)
-        near = hit_codes == near_code
-        kill = hit & to_kill.is_success(to_kill.roll(rng, (m, n_shots)))
-        if sequential:
-            down = np.zeros(m, dtype=np.int64)
-            wounded = np.full(m, wounded_k > 0)
-            save_faces = roll_faces(rng, DIE, (m, n_shots, 1))
-            if saves is not None:
-                ok_f, ok_w = _judge_both(saves, save_faces)
-            for t in builtins.range(n_shots):
-                k = kill[:, t]
-                if saves is not None:
-                    k = k & ~np.where(wounded, ok_w[:, t], ok_f[:, t])
-                downed_now = k & wounded if a["tough"] else k
-                down += downed_now
-                # the next model in front: one of the models already wounded while any is left
-                wounded = np.where(downed_now, down < wounded_k, wounded | (k & a["tough"]))
-        else:
-            down = kill.sum(axis=1)
-        hits = hit.sum(axis=1)
-        nears = near.sum(axis=1)
-        nd = hits - down
-        if a["shock_rule"] == "seed":
-            shock = (down > 0) | (nd > 0) | (nears >= 2)
-        else:
-            shock = (down > 0) | (nd + nears >= 2)
-        removed = down if models is None else np.minimum(down, models)
-        return {"removed": removed, "shock": shock, "hits": hits, "near_misses": nears,
-                "non_damaging_hits": nd}
+    def per_sample(got: dict) -> dict:
+        down = got["removed"]                   # the unit without a size: every model downed
+        return {"removed": down if models is None else np.minimum(down, models), "shock": got["shock"],
+                "hits": got["hits"], "near_misses": got["near_misses"], "non_damaging_hits": got["hits"] - down}
 
-    tally = pipeline.tally_sampled(samples, 3 * n_shots, one_chunk, width)
-    return pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages, attacks=n_shots, notes=notes,
-                                  label="models downed")
+    tally = rs.sample_tally(rng, samples, per_sample, **stats)
+    o = pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages, attacks=n_shots, notes=notes,
+                               label="models downed")
+    return o.replace(pmf=ownfile.fit(o.pmf, width),
+                     pmf_stderr=None if o.pmf_stderr is None else ownfile.fit(o.pmf_stderr, width))
+
+
+#: the numbers of the shooting functions that may be arrays (a sweep's axes)
+_GRID = ("shoot", "attack_power", "shots", "damage", "defence", "heroic_save")
+
+
+def _file_stats(a: dict) -> dict:
+    """The checked arguments as the stats of rules/forgotten.toml, the unit without a size (the
+    function caps the models downed itself, and counts the hits that down nobody without it):
+    no aimed fire is the choice "none", no hero is ``hero = false``."""
+    out = {k: a[k] for k in ("shoot", "attack_power", "shots", "moved", "range", "facing_away", "cover",
+                             "flanked", "armour", "cover_level", "blind_fire", "damage_rule", "kill_on",
+                             "shock_rule", "tough", "shield", "firer_wounded", "firer_shocked", "blast",
+                             "blind_fire_rule", "aimed_fire_team", "target_wounded", "target_shocked")}
+    out["models"] = None
+    out["aimed"] = "none" if a["aimed"] is None else a["aimed"]
+    if a["heroic_save"] is not None:
+        out.update(hero=True, heroic_save=a["heroic_save"])
+    for k in ("damage", "defence"):
+        if a[k] is not None:
+            out[k] = a[k]
+    return out
+
+
+def _within_budget(resolve):
+    """``resolve()``, the file's refusal of too much exact work said in the function's words: the
+    state of tough or wounded models is stepped once per shot, so the work grows with cells x
+    shots x shots."""
+    try:
+        return resolve()
+    except BudgetError as e:
+        raise InputError("shots", f"fewer shots or cells: {e.expected}", e.got,
+                         "method='sampled' has no such limit") from None
+
+
+def _capped(down: np.ndarray, models, n_max: int) -> np.ndarray:
+    """P(k models downed) of a unit of ``models`` (None: no size) from the downs of a unit
+    without a size, up to the most that can be downed."""
+    pmf = engine.cap(down, models)
+    width = n_max + 1 if models is None else min(n_max, int(np.max(models))) + 1
+    return ownfile.fit(pmf, width)
+
+
+class _StagePmfs(Mapping):
+    """``Outcome.stage_pmfs`` of the shooting: P(k shots pass each shown stage over the volley),
+    from the rule file's (its last kill roll's passes are the kills) and, for the heroic save,
+    the models downed by the unit without a size; each read on first use (a dict when pickled)."""
+
+    def __init__(self, engine_pmfs: Mapping, down: np.ndarray, names: tuple[str, ...]):
+        self._src = {"to hit": lambda: engine_pmfs["to hit"], "to kill": lambda: engine_pmfs["to kill (damage v1)"],
+                     "heroic save fails": lambda: down}
+        self._names = tuple(n for n in names if n in self._src)
+        self._done: dict = {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._names:
+            raise KeyError(name)
+        if name not in self._done:
+            self._done[name] = np.asarray(self._src[name]())
+        return self._done[name]
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __reduce__(self):
+        return (dict, ({k: self[k] for k in self._names},))
 
 
 # ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import numpy as np
 from ..outcome import Outcome, Stage
 from ..resources import data_dir
 
-__all__ = ["load", "outcome", "table", "flat_grid"]
+__all__ = ["load", "outcome", "table", "flat_grid", "fit"]
 
 
 @functools.cache
@@ -28,7 +28,7 @@ def load(key: str):
     return rules.load(data_dir("rules") / f"{key}.toml")
 
 
-def _fit(pmf: np.ndarray, width: int) -> np.ndarray:
+def fit(pmf: np.ndarray, width: int) -> np.ndarray:
     """``pmf`` cut (or padded with zeros) to ``width`` counts along its last axis."""
     pmf = np.asarray(pmf, dtype=float)[..., :width]
     if pmf.shape[-1] < width:
@@ -40,8 +40,8 @@ def outcome(o: Outcome, *, system: str, function: str, inputs: Mapping[str, Any]
             width: int, stages: Sequence[Stage], attacks: int | None, notes: Sequence[str]) -> Outcome:
     """The engine's outcome ``o`` as the built-in function's: ``effects`` maps the
     function's effect names to the file's."""
-    return o.replace(system=system, function=function, inputs=dict(inputs), pmf=_fit(o.pmf, width),
-                     pmf_stderr=None if o.pmf_stderr is None else _fit(o.pmf_stderr, width),
+    return o.replace(system=system, function=function, inputs=dict(inputs), pmf=fit(o.pmf, width),
+                     pmf_stderr=None if o.pmf_stderr is None else fit(o.pmf_stderr, width),
                      stages=tuple(stages), effects={b: o.effects[f] for b, f in effects.items()},
                      effects_stderr={b: o.effects_stderr[f] for b, f in effects.items() if f in o.effects_stderr},
                      attacks=attacks, notes=tuple(notes), effect_kinds=None, trial=None, system_title=None,
@@ -60,6 +60,6 @@ def flat_grid(values: Mapping[str, Any]) -> tuple[tuple[int, ...], dict[str, Any
 def table(out: Mapping[str, Any], shape: tuple[int, ...], effects: Mapping[str, str], width: int) -> dict:
     """The engine's table ``out`` over a flattened grid, back in the grid's ``shape``, with the
     function's effect names and pmf width."""
-    pmf = _fit(out["pmf"], width).reshape(shape + (width,))
+    pmf = fit(out["pmf"], width).reshape(shape + (width,))
     return {"pmf": pmf, "effects": {b: np.asarray(out["effects"][f], dtype=float).reshape(shape)
                                     for b, f in effects.items()}}

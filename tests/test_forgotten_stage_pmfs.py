@@ -1,0 +1,42 @@
+"""Outcome.stage_pmfs of The Forgotten's shooting, from the rule engine: the distribution of
+how many shots pass each stage shown (hits, kills, kills the heroic save does not stop) over
+the volley, against the brute force of tests/brute_forgotten.py (every face, Fractions)."""
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from brute_forgotten import brute_shooting
+from pmfcheck import assert_pmf_equal
+from workbench.systems import forgotten as fg
+
+CASES = [
+    dict(shoot=6, attack_power=5, shots=3),
+    dict(shoot=4, attack_power=7, shots=2, models=1, armour="light", cover=True),
+    dict(shoot=7, attack_power=3, shots=3, heroic_save=6, target_shocked=True, models=2),
+    dict(shoot=5, attack_power=4, shots=2, damage_rule="v1", damage=4, defence=3, shield=True),
+    dict(shoot=6, attack_power=2, shots=3, heroic_save=5, target_wounded=3, models=3, tough=True),
+    dict(shoot=6, attack_power=5, shots=1, aimed="damage", moved="stationary", kill_on="at_or_above"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_stage_pmfs_equal_brute_force(case):
+    o = fg.shooting(**case)
+    want = brute_shooting(**case)["stage_pmfs"]
+    assert list(o.stage_pmfs) == [s.name for s in o.stages]
+    for name in o.stage_pmfs:
+        assert o.stage_pmfs[name].sum() == pytest.approx(1.0, abs=1e-12)
+        assert_pmf_equal(o.stage_pmfs[name], want[name], 1e-12)
+
+
+def test_no_stage_shown_means_no_stage_pmf_and_the_pmfs_pickle_as_a_dict():
+    # a fresh tough model: no single shot downs one, so no stage is shown
+    o = fg.shooting(shoot=6, attack_power=5, shots=3, tough=True)
+    assert o.stages == () and dict(o.stage_pmfs) == {}
+    o = fg.shooting(shoot=6, attack_power=5, shots=3, heroic_save=6)
+    back = pickle.loads(pickle.dumps(o.stage_pmfs))
+    assert isinstance(back, dict) and set(back) == {"to hit", "to kill", "heroic save fails"}
+    assert_pmf_equal(back["to kill"], brute_shooting(shoot=6, attack_power=5, shots=3, heroic_save=6)
+                     ["stage_pmfs"]["to kill"], 1e-12)

@@ -1,0 +1,306 @@
+"""Removal model by model: a save that reads whether the model is wounded, tough models and
+models that start wounded (``[removal]`` keys ``save``, ``tough`` and ``already_wounded``,
+docs/rulefiles.md "Saves that depend on the shots before").
+
+Each final success is a blow to the model in front of the unit:
+
+* the model rolls its save, one die of ``save_die`` faces (the system's die unless given): a
+  roll at or above ``save`` ignores the blow. The expression ``save`` may read ``wounded``,
+  1 when the model in front already carries a wound and 0 when it does not, so "a hero saves
+  at -1 once wounded" is ``save = "phys + wounded"``;
+* an unsaved blow removes the model, unless it is ``tough`` and not yet wounded: then it is
+  wounded and stays in front (the next unsaved blow removes it);
+* blows go to the wounded models first: the unit starts with ``already_wounded`` wounded
+  models, each of the first of them is in front while any is left, then the fresh ones follow.
+
+The model in front's state after each blow is a Markov chain over (models removed, the model
+in front wounded): the save of each blow depends on the blows before it, so no single chance
+per success exists. :func:`exact` steps it once per success for every cell at once (the work
+is cells x successes x successes, checked against the engine's budget before it starts);
+:func:`sampled` applies the same rule to sampled successes, one blow at a time.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from .. import engine as core
+from ..errors import InputError
+from . import tally
+from .errors import BudgetError
+from .spec import Chance, Removal
+
+__all__ = ["unit", "exact", "sampled", "save_chances", "reads_removal", "joint_chance", "MAX_CHAIN_WORK"]
+
+#: cells x successes x successes of the model-by-model chain: about 2 s
+MAX_CHAIN_WORK = 20_000_000
+
+
+def save_chances(removal: Removal, env: Mapping[str, Any], cells: int, check_value) -> tuple:
+    """(P(save) of a fresh model, P(save) of a wounded one), arrays (cells,): a d``save_die`` roll
+    at or above the ``save`` expression evaluated with ``wounded`` 0 and 1 (no save: zeros)."""
+    if removal.save is None or removal.save_die is None:
+        return np.zeros(cells), np.zeros(cells)
+    sides = removal.save_die
+    out = []
+    for w in (0, 1):
+        env2 = dict(env, wounded=np.asarray(w))
+        target = check_value(removal.save, env2, "removal.save", None, None, "a roll needed")
+        target = np.broadcast_to(np.asarray(target, dtype=np.int64), (cells,))
+        out.append(np.clip(sides - target + 1, 0, sides) / sides)
+    return out[0], out[1]
+
+
+def unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_value) -> dict:
+    """Every cell's tough flag, models that start wounded and save chances, checked."""
+    tough = (np.zeros(cells, dtype=bool) if removal.tough is None else
+             np.broadcast_to(np.asarray(removal.tough.evaluate(env, "removal.tough")) != 0, (cells,)))
+    k0 = np.zeros(cells, dtype=np.int64)
+    if removal.already_wounded is not None:
+        k0 = np.broadcast_to(check_value(removal.already_wounded, env, "removal.already_wounded", 0, 10 ** 6,
+                                         "a number of models"), (cells,)).astype(np.int64)
+        if models is not None and np.any(k0 > models):
+            bad = int(np.flatnonzero(k0 > models)[0])
+            raise InputError("removal.already_wounded", "at most the unit's models",
+                             f"{int(k0[bad])} wounded models in a unit of {int(models[bad])}")
+    s0, s1 = save_chances(removal, env, cells, check_value)
+    return {"tough": tough, "k0": k0, "s0": s0, "s1": s1}
+
+
+def _blow(state: np.ndarray, u: Mapping[str, np.ndarray], cap: np.ndarray) -> np.ndarray:
+    """``state[c, ..., d, w]`` after one more blow to the model in front: P(d models removed, the
+    model in front wounded (w = 1) or not); ``cap[c]``: the most models that can be removed."""
+    lift = (-1,) + (1,) * (state.ndim - 2)
+    D = state.shape[-2]
+    d = np.arange(D)
+    gone = d >= cap.reshape(lift)                      # the unit is destroyed
+    nxt_wounded = (d[:-1] + 1) < u["k0"].reshape(lift)  # after a removal: the next model is wounded
+    tough = u["tough"].reshape(lift)
+    f, w = state[..., 0], state[..., 1]
+    hit_f = np.where(gone, 0.0, f) * (1.0 - u["s0"]).reshape(lift)
+    hit_w = np.where(gone, 0.0, w) * (1.0 - u["s1"]).reshape(lift)
+    new = np.empty_like(state)
+    new[..., 0] = f - hit_f
+    new[..., 1] = w - hit_w + np.where(tough, hit_f, 0.0)
+    moved = (hit_w + np.where(tough, 0.0, hit_f))[..., :-1]  # removed: d -> d + 1
+    new[..., 1:, 1] += np.where(nxt_wounded, moved, 0.0)
+    new[..., 1:, 0] += np.where(nxt_wounded, 0.0, moved)
+    return new
+
+
+def _start(cells: int, lead: tuple[int, ...], D: int, u: Mapping[str, np.ndarray]) -> np.ndarray:
+    state = np.zeros((cells,) + lead + (D, 2))
+    state[(np.arange(cells),) + (0,) * len(lead) + (0, (u["k0"] > 0).astype(int))] = 1.0
+    return state
+
+
+def exact(p_n: np.ndarray, models: np.ndarray | None, u: Mapping[str, np.ndarray],
+          path: Any = "<rule file>", max_work: int = MAX_CHAIN_WORK) -> tuple[np.ndarray, np.ndarray]:
+    """pmf (cells, width) of models removed by ``p_n[c, k]`` = P(k successes) and the expected
+    successes wasted on a destroyed unit (cells,): the chain of :func:`_blow` stepped once per
+    success; with a unit size the removed count stops at ``models``."""
+    cells, width_n = p_n.shape
+    last = np.flatnonzero(p_n.any(axis=0))
+    n_max = int(last[-1]) if last.size else 0
+    if cells * n_max * (n_max + 1) > max_work:
+        raise BudgetError(path, "removal.save", f"at most {max_work:,} steps (cells x successes x successes) "
+                          "for saves that depend on the shots before", f"{cells:,} cells x {n_max:,} successes",
+                          "method='sampled' has no such limit")
+    cap = np.full(cells, n_max) if models is None else np.minimum(np.asarray(models), n_max)
+    q = _memoryless(u, cap)
+    if q is not None:
+        return _thinned(p_n[:, : n_max + 1], q, None if models is None else np.asarray(models), cap)
+    D = int(cap.max()) + 1 if cells else 1
+    state = _start(cells, (), D, u)
+    out = np.zeros((cells, D))
+    wasted = np.zeros(cells)
+    gone = np.arange(D)[None, :] >= cap[:, None]
+    for n in range(n_max + 1):
+        out += p_n[:, n, None] * state.sum(axis=-1)
+        if n == n_max:
+            break
+        wasted += p_n[:, n + 1:].sum(axis=1) * np.where(gone, state.sum(axis=-1), 0.0).sum(axis=1)
+        state = _blow(state, u, cap)
+    return out, wasted
+
+
+def _memoryless(u: Mapping[str, np.ndarray], cap: np.ndarray) -> np.ndarray | None:
+    """P(a blow removes a model) in every cell when it is the same for every blow (no tough
+    model, and the models in front are all fresh, all wounded or save alike); else None."""
+    if u["tough"].any():
+        return None
+    fresh, wounded = u["k0"] == 0, u["k0"] >= cap
+    if not np.all(fresh | wounded | (u["s0"] == u["s1"])):
+        return None
+    return 1.0 - np.where(fresh, u["s0"], u["s1"])
+
+
+def _thinned(p_n: np.ndarray, q: np.ndarray, models: np.ndarray | None,
+             cap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each of the successes removes a model with probability ``q``, independently: the pmf of
+    models removed is the successes' generating function at ``1 - q + q z`` (Horner's rule in
+    ``1 - q + q z``, all terms positive), capped at ``models``; a success is wasted when it
+    comes after ``models`` removals: P(more than j successes) x P(Binomial(j, q) >= models)."""
+    cells, width = p_n.shape
+    a, b = (1.0 - q)[:, None], q[:, None]
+    out = p_n[:, -1:].copy()
+    for k in range(width - 2, -1, -1):
+        nxt = np.zeros((cells, out.shape[1] + 1))
+        nxt[:, :-1] = a * out
+        nxt[:, 1:] += b * out
+        nxt[:, 0] += p_n[:, k]
+        out = nxt
+    wasted = np.zeros(cells)
+    if models is not None:
+        more = 1.0 - np.cumsum(p_n, axis=1)           # P(more than j successes), j = 0..
+        for c in range(cells):
+            m = int(models[c])
+            if m < width - 1:
+                below = core.binomial_pmf(np.arange(width), float(q[c]), width=m).sum(axis=-1)
+                wasted[c] = float(np.clip(more[c], 0.0, None) @ np.clip(1.0 - below, 0.0, None))
+        top = int(cap.max()) + 1
+        capped = np.zeros((cells, top))
+        for c in range(cells):
+            k = int(cap[c])
+            capped[c, :k] = out[c, :k]
+            capped[c, k] = out[c, k:].sum()
+        return capped, wasted
+    return out, wasted
+
+
+def reads_removal(c: Chance) -> bool:
+    """Does the chance read ``removed`` beside stage tallies (a joint chance of this module)?"""
+    return isinstance(c.count, tuple) and "removed" in c.count
+
+
+def _saturated_shift(state: np.ndarray, inc: tuple[int, ...], up_to: int) -> np.ndarray:
+    """``state`` (cells, *tallies, D, 2) with each tally axis moved up by ``inc`` (saturating at
+    ``up_to``)."""
+    out = state
+    for axis, j in enumerate(inc, start=1):
+        if j == 0:
+            continue
+        size = out.shape[axis]
+        moved = np.zeros_like(out)
+        src = [slice(None)] * out.ndim
+        dst = [slice(None)] * out.ndim
+        src[axis], dst[axis] = slice(0, size - j), slice(j, size)
+        moved[tuple(dst)] = out[tuple(src)]
+        top = [slice(None)] * out.ndim
+        top[axis] = slice(size - 1, size)
+        past = [slice(None)] * out.ndim
+        past[axis] = slice(max(size - j, 0), size)
+        moved[tuple(top)] += out[tuple(past)].sum(axis=axis, keepdims=True)
+        out = moved
+    return out
+
+
+def attack_joint(c: Chance, stages, probs, flags, dice, n_tokens) -> np.ndarray:
+    """One attack's joint distribution (cells, *tallies, F) of the increments of the tallies the
+    chance reads (in its order) and its final successes (the tokens passing the last stage;
+    the loader refuses a last stage whose criticals add tokens)."""
+    names = [n for n in c.count if n != "removed"]
+    passed, crits, near = tally._events(stages, names)
+    last = len(stages) - 1
+    passed = [p + (int(i == last),) for i, p in enumerate(passed)]
+    crits, near = [x + (0,) for x in crits], [x + (0,) for x in near]
+    cells = probs[0].shape[1]
+    p_near = []
+    for st, die in zip(stages, dice):
+        if st.near_miss_tally:
+            k, denom = die.near_counts()
+            p_near.append(np.broadcast_to(k / denom, (cells,)))
+        else:
+            p_near.append(np.zeros(cells))
+    h = tally.per_token(stages, probs, flags, passed, crits, near, p_near)
+    return h if n_tokens is None else tally.mixture(h, n_tokens)
+
+
+#: multiply-adds of the attack-to-attack matrices of a chance reading removed beside tallies
+MAX_JOINT_WORK = 1_000_000_000
+
+
+def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray | None,
+                 u: Mapping[str, np.ndarray], env: Mapping[str, Any], path: Any = "<rule file>") -> np.ndarray:
+    """P(``c.when``) per cell for a chance reading stage tallies and ``removed``, each read as at
+    most ``c.up_to``.
+
+    ``h`` (cells, *tallies, F): one attack's joint distribution of the tallies' increments and
+    its final successes. The state after each attack is (the tallies so far, models removed, the
+    model in front wounded), each count saturated at ``up_to``: once ``up_to`` models are
+    removed the condition reads ``up_to`` whatever follows, so that row absorbs. One attack is
+    the same linear map of the state every time (its outcome moves the tallies up and deals its
+    final successes as blows, :func:`_blow`), so ``count`` attacks are that matrix to the power
+    ``count``, by repeated squaring."""
+    up_to = int(c.up_to or 0)
+    cells, F = h.shape[0], h.shape[-1]
+    tallies = h.ndim - 2
+    top = int(count.max())
+    cap = np.full(cells, up_to) if models is None else np.minimum(np.asarray(models), up_to)
+    dims = (up_to + 1,) * tallies + (up_to + 1, 2)
+    S = int(np.prod(dims))
+    work = cells * S ** 3 * max(top, 1).bit_length()
+    if work > MAX_JOINT_WORK:
+        raise BudgetError(path, f"chances[{c.index}].up_to", f"at most {MAX_JOINT_WORK:,} steps of arithmetic "
+                          "(cells x states cubed x squarings) for a chance reading removed beside tallies",
+                          f"{work:,}", "method='sampled' has no such limit")
+    # one attack applied to every basis state of every cell: rows of the cell's matrix
+    rep = {k: np.repeat(np.asarray(x), S) for k, x in u.items()}
+    basis = np.tile(np.eye(S), (cells, 1)).reshape((cells * S,) + dims)
+    rcap = np.repeat(cap, S)
+    blows = [basis]
+    for _ in range(F - 1):
+        blows.append(_blow(blows[-1], rep, rcap))
+    lift = (-1,) + (1,) * (tallies + 2)
+    step = np.zeros_like(basis)
+    for idx in np.ndindex(*h.shape[1:]):
+        weight = h[(slice(None),) + idx]
+        if weight.any():
+            step += np.repeat(weight, S).reshape(lift) * _saturated_shift(blows[idx[-1]], idx[:-1], up_to)
+    T = step.reshape(cells, S, S)
+    v = _start(cells, (up_to + 1,) * tallies, up_to + 1, u).reshape(cells, 1, S)
+    bit = 1
+    while bit <= top:
+        on = (count & bit) != 0
+        if on.any():
+            v[on] = v[on] @ T[on]
+        bit <<= 1
+        if bit <= top:
+            T = T @ T
+    dist = v.reshape((cells,) + dims).sum(axis=-1)
+    env2 = {k: np.asarray(x).reshape((-1,) + (1,) * (tallies + 1)) if np.ndim(x) else x for k, x in env.items()}
+    t_i = 0
+    for name in c.count:
+        shape = [1] * (tallies + 2)
+        if name == "removed":
+            shape[-1] = up_to + 1
+            env2[name] = np.arange(up_to + 1).reshape(shape)
+        else:
+            shape[1 + t_i] = up_to + 1
+            env2[name] = np.arange(up_to + 1).reshape(shape)
+            t_i += 1
+    cond = np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, dist.shape)
+    return np.clip((dist * cond).reshape(cells, -1).sum(axis=1), 0.0, 1.0)
+
+
+def sampled(rng: np.random.Generator, successes: np.ndarray, models: int | None, u: Mapping[str, Any],
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Models removed and successes wasted per sample (one cell's ``u``), one blow at a time:
+    each blow's save rolled against the model in front's state."""
+    n = successes.size
+    tough, k0 = bool(u["tough"][0]), int(u["k0"][0])
+    s0, s1 = float(u["s0"][0]), float(u["s1"][0])
+    removed = np.zeros(n, dtype=np.int64)
+    wounded = np.full(n, k0 > 0)
+    wasted = np.zeros(n, dtype=np.int64)
+    for t in range(int(successes.max(initial=0))):
+        act = successes > t
+        alive = act if models is None else act & (removed < models)
+        wasted += act & ~alive
+        saved = rng.random(n) < np.where(wounded, s1, s0)
+        unsaved = alive & ~saved
+        down = unsaved & (wounded | (not tough))
+        removed += down
+        wounded = np.where(down, removed < k0, wounded | (unsaved & tough))
+    return removed, wasted
