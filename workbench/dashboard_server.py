@@ -122,8 +122,8 @@ class TokenIdentity(IdentityProvider):
             handler.set_cookie(self.cookie_name, token_cookie_value(self.token), path=handler.settings["base_url"],
                                httponly=True, samesite="Lax", expires_days=30)
             return VIEWER
-        match = self.auth_header_pat.match(handler.request.headers.get("Authorization", ""))
-        if match and _same(match.group(2).strip(), self.token):
+        scheme, _, value = handler.request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() in ("token", "bearer") and _same(value.strip(), self.token):
             return VIEWER
         if _same(handler.get_cookie(self.cookie_name), token_cookie_value(self.token)):
             return VIEWER
