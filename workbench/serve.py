@@ -65,7 +65,9 @@ option                    variable            meaning
   temporary directory, removed at exit.
 
 The committed Voila configuration is ``workbench/voila/voila.json``; no other
-``voila.json`` (current directory, ``~/.jupyter``) is read.
+``voila.json`` (current directory, ``~/.jupyter``) is read. This module reads
+the options and stages the pages; the Voila application itself, on Voila's and
+Jupyter Server's own hooks, is :mod:`workbench.dashboard_server`.
 """
 from __future__ import annotations
 
