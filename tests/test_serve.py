@@ -1,5 +1,6 @@
 """workbench.serve without a browser: port choice, staging only the dashboards,
-the landing page, the committed Voila config and the offline template.
+the landing page, the committed Voila config, the offline template, and who a
+request is to the server's identity provider (the token, the link channel).
 
 The live server (routes, read-only checks, kernels) is tested in tests/browser/.
 """
@@ -234,3 +235,56 @@ def test_stopping_shuts_down_the_rest_when_a_kernel_ended_meanwhile():
             asyncio.run(serve.shutdown_every_kernel(km, attempts=3, pause=0))
         assert len(km.calls) == calls
 
+
+
+# ---------------------------------------------------------------- who a request is (no server started)
+
+TOKEN = "playtest-Evening-7f3a9c"
+KERNEL_ID = "0a1b2c3d-0000-4000-8000-00000000abcd"
+
+
+def _handler(uri: str, headers: dict | None = None, cls=None, kernel_ids=(), **path_kwargs):
+    """A Tornado handler of one request, built as Tornado builds it, never run."""
+    from unittest import mock
+
+    import tornado.httputil
+    import tornado.web
+
+    app = tornado.web.Application(base_url="/dice/", kernel_manager=set(kernel_ids))
+    request = tornado.httputil.HTTPServerRequest(
+        start_line=tornado.httputil.RequestStartLine("GET", uri, "HTTP/1.1"),
+        headers=tornado.httputil.HTTPHeaders({"Host": "127.0.0.2:8866", **(headers or {})}), connection=mock.Mock())
+    handler = (cls or tornado.web.RequestHandler)(app, request)
+    handler.path_args, handler.path_kwargs = [], path_kwargs
+    return handler
+
+
+def test_the_identity_provider_knows_the_token_the_header_and_the_cookie_only():
+    from workbench.dashboard_server import TokenIdentity
+
+    identity = TokenIdentity(token=TOKEN)
+    # (the cookie a token link sets, and the redirect without the token: tests/browser/test_serving.py)
+    assert identity.get_user(_handler(f"/dice/voila/render/changes.ipynb?bs=4&token={TOKEN}")) is not None
+    assert identity.get_user(_handler("/", {"Authorization": f"token {TOKEN}"})) is not None
+    assert identity.get_user(_handler("/", {"Authorization": f"Bearer {TOKEN}"})) is not None
+    assert identity.get_user(_handler("/", {"Cookie": f"{serve.TOKEN_COOKIE}={serve.token_cookie_value(TOKEN)}"}))
+    for refused in (_handler("/"), _handler("/?token=wrong-token-123"), _handler("/", {"Authorization": "token x"}),
+                    _handler("/", {"Cookie": f"{serve.TOKEN_COOKIE}={TOKEN}"}),  # the cookie is never the token
+                    _handler(f"/?Token={TOKEN}")):
+        assert identity.get_user(refused) is None, refused.request.uri
+    assert TokenIdentity(token="").get_user(_handler("/")) is not None  # no token: everyone is a viewer
+
+
+def test_the_link_channel_admits_only_a_kernel_this_server_runs():
+    from voila.request_info_handler import RequestInfoSocketHandler
+
+    from workbench.dashboard_server import TokenIdentity
+
+    identity = TokenIdentity(token=TOKEN)
+    channel = dict(cls=RequestInfoSocketHandler, kernel_ids=[KERNEL_ID])
+    assert identity.get_user(_handler(f"/dice/voila/query/{KERNEL_ID}", kernel_id=KERNEL_ID, **channel))
+    other = KERNEL_ID.replace("abcd", "ffff")
+    assert identity.get_user(_handler(f"/dice/voila/query/{other}", kernel_id=other, **channel)) is None
+    # the same id on any other route is no credential
+    assert identity.get_user(_handler(f"/dice/api/kernels/{KERNEL_ID}/channels", kernel_ids=[KERNEL_ID],
+                                      kernel_id=KERNEL_ID)) is None

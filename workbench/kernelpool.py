@@ -33,6 +33,8 @@ import collections
 import time
 from typing import Any, Callable
 
+from .voila_internals import initializer, pooled, swap_initializer, waiting_for_viewer
+
 #: during a burst: seconds without a viewer taking a kernel before a replacement starts
 QUIET_S = 12.0
 #: a burst: this many kernels taken within BURST_WINDOW_S seconds (a group of three is not one)
@@ -48,14 +50,6 @@ REFILL_LOG = "Preheating a replacement kernel for"
 SLOW_LOG = "Slow replacement kernel for"
 
 
-def _waiting_for_viewer(kernel_id: str) -> bool:
-    """Whether this kernel's notebook is waiting for its viewer's request
-    (its ``wait_for_request`` websocket is open)."""
-    from voila.request_info_handler import RequestInfoSocketHandler
-
-    return kernel_id in RequestInfoSocketHandler._waiters
-
-
 class PacedRefill:
     """Paces the refills of a Voila kernel manager's pool (see the module's text).
 
@@ -65,7 +59,7 @@ class PacedRefill:
     """
 
     def __init__(self, quiet: float = QUIET_S, patience: float = PATIENCE_S, limit: float = PREHEAT_LIMIT_S,
-                 ready: Callable[[str], bool] = _waiting_for_viewer, clock: Callable[[], float] = time.monotonic,
+                 ready: Callable[[str], bool] = waiting_for_viewer, clock: Callable[[], float] = time.monotonic,
                  burst: int = BURST_TAKES, window: float = BURST_WINDOW_S):
         if not 0 <= quiet <= patience:
             raise ValueError(f"quiet: expected 0 <= quiet <= patience ({patience}), got {quiet}")
@@ -84,7 +78,7 @@ class PacedRefill:
         self._initialize: Callable[..., Any] | None = None
 
     def install(self, km) -> "PacedRefill":
-        self._km, self._fill, self._initialize = km, km.fill_if_needed, km._initialize
+        self._km, self._fill, self._initialize = km, km.fill_if_needed, initializer(km)
         km.fill_if_needed = self.fill_if_needed
         km.workbench_refill = self  # read by counts of the kernels viewers hold (workbench.serve)
         return self
@@ -99,13 +93,13 @@ class PacedRefill:
         asked = self.last_taken
         self.takes.append(asked)
         km = self._km
-        # Voila's fill_if_needed creates each replacement's coroutine with self._initialize(...):
-        # while it runs, that name is the paced one (an instance attribute over the class's method).
-        km._initialize = lambda name, kernel_id=None, **kw: self._paced(asked, name, kernel_id, **kw)
+        # Voila's fill_if_needed creates each replacement's coroutine with its initializer:
+        # while it runs, that is the paced one
+        swap_initializer(km, lambda name, kernel_id=None, **kw: self._paced(asked, name, kernel_id, **kw))
         try:
             return fill(delay=0, notebook_name=notebook_name, **kwargs)
         finally:
-            del km._initialize
+            swap_initializer(km, None)
 
     async def _paced(self, asked: float, notebook_name: str, kernel_id: str | None = None, **kwargs):
         me = asyncio.current_task()  # the pool's entry for this replacement (Voila's task)
@@ -165,4 +159,4 @@ class PacedRefill:
 
     def _claimed(self, task) -> bool:
         """Whether a viewer took this pending replacement from the pool (and waits for it)."""
-        return not any(t is task for pool in getattr(self._km, "_pools", {}).values() for t in pool)
+        return not any(t is task for t in pooled(self._km))

@@ -65,12 +65,13 @@ option                    variable            meaning
   temporary directory, removed at exit.
 
 The committed Voila configuration is ``workbench/voila/voila.json``; no other
-``voila.json`` (current directory, ``~/.jupyter``) is read.
+``voila.json`` (current directory, ``~/.jupyter``) is read. This module reads
+the options and stages the pages; the Voila application itself, on Voila's and
+Jupyter Server's own hooks, is :mod:`workbench.dashboard_server`.
 """
 from __future__ import annotations
 
 import argparse
-import errno
 import hashlib
 import hmac
 import html
@@ -79,7 +80,6 @@ import os
 import re
 import secrets
 import shutil
-import socket
 import string
 import sys
 import tempfile
@@ -88,7 +88,6 @@ from typing import Mapping, overload
 
 from .dashboards import DASHBOARDS, Dashboard
 from .errors import InputError
-from .kernelpool import PacedRefill
 from .resources import data_dir
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -432,321 +431,11 @@ def token_cookie_value(token: str) -> str:
 # ---------------------------------------------------------------- the server
 
 def _make_server_class():
-    """The Voila application, restricted to the dashboards (built lazily: importing voila is slow)."""
-    import inspect
-
-    import tornado.httpserver
-    import tornado.ioloop
-    import tornado.netutil
-    import tornado.web
-    from traitlets import default
-    from voila.app import Voila
-    from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
-
-    from . import kernelchannel
-    from .compressed import precompressed
-
-    class Gate(tornado.web.RequestHandler):
-        """Mixed into every handler (ahead of it: ``gated``): the access token, when the server has one.
-
-        Accepted from ``?token=`` (then a cookie is set and a page request is
-        redirected to its address without the token, so the token never reaches
-        a kernel's ``QUERY_STRING``), an ``Authorization: token ...`` header,
-        or the cookie.
-
-        One channel is the kernels', not the viewers': a preheated kernel asks
-        for its viewer's link over ``voila/query/<kernel id>`` (Voila's
-        ``wait_for_request``), and kernels hold no token. That websocket is
-        admitted without it when ``<kernel id>`` names a kernel this server
-        runs: the id is a random UUID that only the kernel, the server and the
-        viewer the kernel is later handed to ever see, so it is the kernel's
-        credential, whatever address the kernel dials from (a LAN address, a
-        proxy in front, IPv6). Refused, the kernel could not read its link and
-        would show the starting values.
-        """
-
-        def prepare(self):
-            token = self.settings.get("workbench_token")
-            if token and not self._from_a_kernel() and not self._workbench_admitted(token):
-                return None
-            if getattr(self, "_finished", False):
-                return None
-            return super().prepare()
-
-        def _from_a_kernel(self) -> bool:
-            request = self.request
-            prefix = self.settings["workbench_base_url"] + "voila/query/"
-            if not request.path.startswith(prefix) or request.headers.get("Upgrade", "").lower() != "websocket":
-                return False
-            km = self.settings.get("kernel_manager")
-            kernel_id = request.path[len(prefix):]
-            return km is not None and re.fullmatch(r"[0-9a-f-]{36}", kernel_id) is not None and kernel_id in km
-
-        def _workbench_admitted(self, token: str) -> bool:
-            given = self.get_query_argument("token", None)
-            if given is not None and hmac.compare_digest(given.encode(), token.encode()):
-                self.set_cookie(TOKEN_COOKIE, token_cookie_value(token), path=self.settings["workbench_base_url"],
-                                httponly=True, samesite="Lax", expires_days=30)
-                if self.request.method in ("GET", "HEAD") and not self.request.headers.get("Upgrade"):
-                    from urllib.parse import parse_qsl, urlencode
-
-                    rest = [(k, v) for k, v in parse_qsl(self.request.query, keep_blank_values=True) if k != "token"]
-                    self.redirect(self.request.path + (f"?{urlencode(rest)}" if rest else ""))
-                    return False
-                return True
-            auth = self.request.headers.get("Authorization", "")
-            scheme, _, value = auth.partition(" ")
-            if scheme.lower() in ("token", "bearer") and hmac.compare_digest(value.strip().encode(), token.encode()):
-                return True
-            cookie = self.get_cookie(TOKEN_COOKIE)
-            if cookie and hmac.compare_digest(cookie.encode(), token_cookie_value(token).encode()):
-                return True
-            if self.request.headers.get("Upgrade", "").lower() == "websocket":
-                self.set_status(403)
-                self.finish("403: this connection needs the dashboards' access token\n")
-                return False
-            refuse(self, "token", **{"WWW-Authenticate": 'Token realm="dashboards"'})
-            return False
-
-    def gated(cls):
-        return type(f"Gated{cls.__name__}", (Gate, cls), {})
-
-    class LandingHandler(tornado.web.RequestHandler):
-        """The landing page, written on each visit (a rule file that broke since is listed as broken)."""
-
-        def initialize(self, page):
-            self.page = page
-
-        def get(self):
-            self.set_header("Content-Type", "text/html; charset=utf-8")
-            self.set_header("X-Content-Type-Options", "nosniff")
-            self.set_header("Cache-Control", "no-cache")
-            self.finish(self.page())
-
-    def _not_found_on_error(cls):
-        class Guarded(cls):
-            async def get(self, path, include_body=True):
-                try:
-                    return await super().get(path, include_body)
-                except (AssertionError, ValueError):  # Voila asserts on paths it cannot place
-                    raise tornado.web.HTTPError(404) from None
-
-        Guarded.__name__ = f"Guarded{cls.__name__}"
-        return Guarded
-
-    def viewer_kernels(km) -> int:
-        """Kernels handed to viewers: every running kernel but the preheated pool's."""
-        pooled = pending = 0
-        unstarted = getattr(getattr(km, "workbench_refill", None), "unstarted", ())
-        for pool in getattr(km, "_pools", {}).values():
-            for task in pool:
-                if task.done():
-                    pooled += 1 if task.exception() is None else 0
-                elif task not in unstarted:
-                    pending += 1  # its kernel is starting: counted as the pool's
-        return max(0, len(km.list_kernel_ids()) - pooled - pending)
-
-    def limited_render(cls):
-        """The render route: refuses a new viewer (503) when ``max_kernels`` viewers' kernels run,
-        and gives every page the ``_xsrf`` cookie Voila's shutdown beacon reads
-        (without it the beacon is refused: ``'_xsrf' argument missing``)."""
-
-        class LimitedRender(cls):
-            async def get(self, path=None):
-                limit = self.settings.get("workbench_max_kernels") or 0
-                if limit and viewer_kernels(self.kernel_manager) >= limit:
-                    refuse(self, "busy", **{"Retry-After": str(BUSY_RETRY_S)})
-                    return
-                self.xsrf_token  # noqa: B018 - reading it sets the _xsrf cookie
-                return await super().get(path)
-
-        return LimitedRender
-
-    class KernelChannel(VoilaKernelWebsocketHandler):
-        """Voila's kernel websocket, guarded (see workbench.kernelchannel).
-
-        * only the v1 binary framing: an upgrade without the
-          ``v1.kernel.websocket.jupyter.org`` subprotocol is refused (400), and
-          a frame that is not well formed is dropped before anything reads it;
-        * outgoing messages lose tracebacks, file paths and stderr text;
-        * when the last websocket of a kernel closes, the kernel is shut down
-          after ``DISCONNECT_GRACE`` seconds unless a page reconnected.
-        """
-
-        async def get(self, *args, **kwargs):
-            offered = [p.strip() for p in self.request.headers.get("Sec-WebSocket-Protocol", "").split(",")]
-            if kernelchannel.V1_PROTOCOL not in offered:
-                self.set_status(400)
-                self.finish(f"400: this kernel channel speaks only {kernelchannel.V1_PROTOCOL}\n")
-                return
-            return await super().get(*args, **kwargs)
-
-        def on_message(self, message):
-            parsed = kernelchannel.parse_v1(message) if isinstance(message, bytes) else None
-            if parsed is None:
-                self.log.warning("Dropped a malformed message on the channel of kernel %s", self.kernel_id)
-                return
-            return super().on_message(message)
-
-        def write_message(self, message, binary=False):
-            if isinstance(message, bytes):
-                message = kernelchannel.scrub_frame(message)
-            elif isinstance(message, str):  # only the legacy framing, which is refused: never pass text
-                return None
-            return super().write_message(message, binary)
-
-        def on_close(self):
-            kernel_id = getattr(self, "kernel_id", None)
-            super().on_close()
-            if kernel_id:
-                tornado.ioloop.IOLoop.current().call_later(DISCONNECT_GRACE, self._shutdown_if_abandoned,
-                                                           self.kernel_manager, kernel_id, self.log)
-
-        @staticmethod
-        async def _shutdown_if_abandoned(km, kernel_id, log):
-            if kernel_id not in km or km._kernel_connections.get(kernel_id, 0) > 0:
-                return
-            for pool in getattr(km, "_pools", {}).values():
-                for task in pool:
-                    if task.done() and task.exception() is None and task.result().get("kernel_id") == kernel_id:
-                        return
-            log.info("Shutting down kernel %s: its page has been gone for %.0f s", kernel_id, DISCONNECT_GRACE)
-            try:
-                result = km.shutdown_kernel(kernel_id)
-                if inspect.isawaitable(result):
-                    await result
-            except Exception:  # already gone (beacon or culler first)
-                pass
-
-    class DashboardServer(Voila):
-        """Voila serving a fixed list of dashboards, read-only, on one interface."""
-
-        name = "workbench-dashboards"
-        dashboards = DASHBOARDS
-        landing_extra = ""  # the rule files that are not served, with why (workbench.rulepages)
-        rule_pages = None  # the staged rule-file pages (workbench.rulepages.RulePages), listed as they are now
-
-        def landing_html(self) -> str:
-            if self.rule_pages is None:
-                return landing_page(self.dashboards, self.landing_extra)
-            now = self.rule_pages.now()
-            fixed = tuple(d for d in self.dashboards if d not in self.rule_pages.dashboards)
-            return landing_page(fixed + now.dashboards, now.landing_items())
-        workbench_token: str | None = None
-        workbench_max_kernels: int = 0
-
-        @default("config_file_paths")
-        def _config_file_paths_default(self):
-            return [str(VOILA_DIR)]  # only the committed voila.json
-
-        # Routes a viewer must never reach: listings, the contents API, raw files,
-        # and the catch-all render route (replaced by one limited to the dashboards).
-        _DROPPED = ("voila/tree", "voila/api/contents", "voila/files/", "voila/render/")
-
-        def init_settings(self):
-            settings = super().init_settings()
-            if hasattr(self.kernel_manager, "_pools"):  # preheated kernels: refills paced (workbench.kernelpool)
-                PacedRefill().install(self.kernel_manager)
-            # websocket_compression_options: permessage-deflate on the kernel websocket (a slider
-            # move's messages repeat each other's headers and ids; compressed, they are a fraction)
-            settings.update(compress_response=True, websocket_compression_options={},
-                            workbench_token=self.workbench_token, workbench_base_url=self.base_url,
-                            workbench_max_kernels=self.workbench_max_kernels)
-            return settings
-
-        def init_handlers(self):
-            base = self.server_url
-            kept, render_cls, render_kwargs = [], None, None
-            for spec in super().init_handlers():
-                pattern, cls = spec[0], spec[1]
-                rel = pattern[len(base):] if pattern.startswith(base) else pattern
-                if rel.startswith("voila/render/"):
-                    render_cls, render_kwargs = cls, spec[2]
-                if pattern == base or any(rel.startswith(p) for p in self._DROPPED):
-                    continue
-                if rel.startswith("voila/templates/"):  # a malformed path is a 404, not a 500
-                    cls = _not_found_on_error(cls)
-                if rel.startswith("api/kernels/") and rel.endswith("/channels"):
-                    cls = KernelChannel
-                if isinstance(cls, type) and issubclass(cls, tornado.web.StaticFileHandler):
-                    cls = precompressed(cls)
-                kept.append((pattern, gated(cls), *spec[2:]))
-            if render_kwargs is None:  # pragma: no cover - Voila changed its routes
-                raise RuntimeError("Voila has no voila/render/ route to restrict")
-            names = "|".join(d.notebook.replace(".", r"\.") for d in self.dashboards)
-            front = [(base, gated(LandingHandler), {"page": self.landing_html}),
-                     (base + rf"voila/render/({names})", gated(limited_render(render_cls)), render_kwargs)]
-            from .ui.forum import download_route  # the forum panel's figure downloads, served as files
-            pattern, handler, kwargs = download_route(base)
-            front.append((pattern, gated(handler), kwargs))
-            from .ui.plotwidget import library_route  # plotly.js for the plots, a cacheable compressed file
-            pattern, handler, kwargs = library_route(base)
-            front.append((pattern, gated(precompressed(handler)), kwargs))
-            if base != "/":  # the prefix without its last slash leads to the landing page
-                front.append((base.rstrip("/"), tornado.web.RedirectHandler, {"url": base}))
-            return front + kept
-
-        def stop(self):
-            """End every kernel at once (``now=True``): asked to shut down while it is
-            still running its notebook (a preheated one waiting for its viewer), a
-            kernel prints a ZMQ traceback per kernel into the log at every Ctrl-C."""
-            from jupyter_core.utils import run_sync
-
-            shutil.rmtree(self.connection_dir, ignore_errors=True)
-            run_sync(shutdown_every_kernel)(self.kernel_manager)
-
-        def start(self):
-            """Bind first (a taken port is a clear error), then serve until stopped."""
-            self.connection_dir = tempfile.mkdtemp(prefix="voila_", dir=self.connection_dir_root)
-            try:
-                sockets = tornado.netutil.bind_sockets(self.port, self.ip)
-            except OSError as exc:
-                raise ListenError(_bind_error(exc, self.ip, self.port)) from None
-            self.port = sockets[0].getsockname()[1]
-            settings = self.init_settings()
-            self.app = tornado.web.Application(**settings)
-            self.app.settings.update(self.tornado_settings)
-            self.app.add_handlers(".*$", self.init_handlers())
-            server = tornado.httpserver.HTTPServer(self.app, xheaders=True)
-            server.add_sockets(sockets)
-            shown = self.ip
-            if shown in ("0.0.0.0", "::"):
-                shown = socket.gethostname()
-            elif ":" in shown:
-                shown = f"[{shown}]"
-            url = f"http://{shown}:{self.port}{self.base_url}"
-            query = f"?token={self.workbench_token}" if self.workbench_token else ""
-            print(f"Dashboards served at {url}", flush=True)
-            for d in self.dashboards:
-                print(f"  {d.title}: {url.rstrip('/')}{d.path}{query}", flush=True)
-            if self.workbench_token:
-                print(f"Access token: every link above carries it; the landing page is {url}{query}", flush=True)
-            self.ioloop = tornado.ioloop.IOLoop.current()
-            try:
-                self.ioloop.start()
-            except KeyboardInterrupt:
-                self.log.info("Stopping...")
-            finally:
-                server.stop()
-                self.stop()
+    """The Voila application, restricted to the dashboards (:mod:`workbench.dashboard_server`,
+    imported only when a server starts: importing Voila is slow)."""
+    from .dashboard_server import DashboardServer
 
     return DashboardServer
-class ListenError(Exception):
-    """The server could not listen on its host and port (the message says why, in one line)."""
-
-
-def _bind_error(exc: OSError, host: str, port: int) -> str:
-    """One line saying why the server could not listen."""
-    if exc.errno == errno.EADDRINUSE:
-        return (f"port {port} on {host} is already in use (another server?): stop it, "
-                f"or choose another port with --port or PORT")
-    if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
-        return f"{host} is not an address of this machine: choose another with --host or HOST"
-    if exc.errno == errno.EACCES:
-        return f"port {port} needs administrator rights: choose one above 1023 with --port or PORT"
-    if isinstance(exc, socket.gaierror):
-        return f"host name {host} is not known: choose another with --host or HOST"
-    return f"cannot listen on {host} port {port}: {exc.strerror or exc}"
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve") -> int:
@@ -814,6 +503,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         for name in ("WORKBENCH_TOKEN",):  # kernels need no secret
             os.environ.pop(name, None)
         sign_notebooks(served, tmp / "notary")
+        from .dashboard_server import ListenError  # (this module may run as __main__: the server's own class)
+
         app = _make_server_class()()
         app.initialize([str(served), f"--Voila.connection_dir_root={tmp}", f"--Voila.base_url={base_url}",
                         f"--Voila.server_url={base_url}"])
@@ -821,7 +512,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         app.ip = host
         app.dashboards, app.landing_extra, app.rule_pages = dashboards, landing_extra, rule_pages
         app.port = port
-        app.workbench_token = token
+        app.token = token  # read by the identity provider (workbench.dashboard_server.TokenIdentity)
         app.workbench_max_kernels = max_kernels
         pools = pool_plan(pool_size, host, dashboards)
         app.voila_configuration.default_pool_size = pools["default"]

@@ -1,0 +1,397 @@
+"""The Voila application that serves the dashboards, on Voila's and Jupyter Server's own hooks.
+
+:mod:`workbench.serve` reads the options and stages the pages; this module
+is the server itself (imported only when one starts: importing Voila is slow):
+
+* :class:`TokenIdentity`, Jupyter Server's ``IdentityProvider`` for the
+  access token (Voila's ``identity_provider_class``): who a request is;
+* :class:`Gate`, ahead of every route's handler: a request the identity
+  provider does not know is refused with a page a playtester understands
+  (Jupyter Server's own refusal is a redirect to a login page the dashboards
+  do not have, and Voila's static files are not Jupyter handlers at all), and
+  a link's token is taken out of the page's address;
+* :class:`GuardedConnection`, Jupyter Server's kernel websocket connection
+  (Voila's ``kernel_websocket_connection_class``): the v1 framing only,
+  frames checked before anything reads them, tracebacks scrubbed, a kernel
+  whose page left shut down (:mod:`workbench.kernelchannel`);
+* :class:`DashboardRender`, Voila's render handler limited to the dashboards
+  and to ``--max-kernels`` viewers;
+* :class:`DashboardServer`, the Voila application configured by traits; its
+  ``listen()`` binds first (a taken port is one clear line) and prints the
+  links.
+
+The private names of Voila it still needs are all in :mod:`workbench.voila_internals`.
+"""
+from __future__ import annotations
+
+import errno
+import hmac
+import inspect
+import shutil
+import socket
+from urllib.parse import parse_qsl, urlencode
+
+import tornado.httpserver
+import tornado.ioloop
+import tornado.netutil
+import tornado.web
+from jupyter_server.auth.identity import IdentityProvider, User
+from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
+from traitlets import default
+from voila.app import Voila
+from voila.request_info_handler import RequestInfoSocketHandler
+from voila.static_file_handler import AllowListFileHandler, TemplateStaticFileHandler
+from voila.tornado.contentshandler import VoilaContentsHandler
+from voila.tornado.handler import TornadoVoilaHandler
+from voila.tornado.treehandler import TornadoVoilaTreeHandler
+
+from . import kernelchannel
+from .compressed import precompressed
+from .dashboards import DASHBOARDS
+from .kernelpool import PacedRefill
+from .serve import (BUSY_RETRY_S, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, landing_page,
+                    refuse, shutdown_every_kernel, token_cookie_value)
+from .voila_internals import has_pools, pooled, pooled_kernel_id
+
+#: who a request is when the server has no token, and who a kernel dialling its link channel is
+VIEWER, KERNEL = User(username="viewer"), User(username="kernel")
+
+
+def _same(given: str | None, secret: str) -> bool:
+    return given is not None and hmac.compare_digest(given.encode(), secret.encode())
+
+
+class ListenError(Exception):
+    """The server could not listen on its host and port (the message says why, in one line)."""
+
+
+def bind_error(exc: OSError, host: str, port: int) -> str:
+    """One line saying why the server could not listen."""
+    if exc.errno == errno.EADDRINUSE:
+        return (f"port {port} on {host} is already in use (another server?): stop it, "
+                f"or choose another port with --port or PORT")
+    if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
+        return f"{host} is not an address of this machine: choose another with --host or HOST"
+    if exc.errno == errno.EACCES:
+        return f"port {port} needs administrator rights: choose one above 1023 with --port or PORT"
+    if isinstance(exc, socket.gaierror):
+        return f"host name {host} is not known: choose another with --host or HOST"
+    return f"cannot listen on {host} port {port}: {exc.strerror or exc}"
+
+
+class TokenIdentity(IdentityProvider):
+    """The dashboards' access token (``--token``), as Jupyter Server's identity provider.
+
+    A request is a viewer when it carries the token in ``?token=`` (then the
+    access cookie is set), in an ``Authorization: token ...`` header, or the
+    access cookie (:func:`workbench.serve.token_cookie_value`: a keyed hash of
+    the token, the same in every server process given it, so a viewer whom a
+    proxy moves to another process stays admitted). Without a token every
+    request is a viewer.
+
+    One channel is the kernels', not the viewers': a preheated kernel asks for
+    its viewer's link over ``voila/query/<kernel id>`` (Voila's
+    ``wait_for_request``), and kernels hold no token. That websocket is
+    admitted when ``<kernel id>`` names a kernel this server runs: the id is a
+    random UUID that only the kernel, the server and the viewer the kernel is
+    later handed to ever see, so it is the kernel's credential, whatever
+    address the kernel dials from (a LAN address, a proxy in front, IPv6).
+    Refused, the kernel could not read its link and would show the starting
+    values.
+    """
+
+    cookie_name = TOKEN_COOKIE
+
+    @property
+    def auth_enabled(self) -> bool:
+        return bool(self.token)
+
+    @property
+    def login_available(self) -> bool:
+        return False  # a link carries its token: there is no login page
+
+    def get_handlers(self) -> list:
+        return []
+
+    def get_user(self, handler: tornado.web.RequestHandler) -> User | None:
+        if not self.token:
+            return VIEWER
+        if self._is_a_kernel(handler):
+            return KERNEL
+        if _same(handler.get_query_argument("token", None), self.token):
+            handler.set_cookie(self.cookie_name, token_cookie_value(self.token), path=handler.settings["base_url"],
+                               httponly=True, samesite="Lax", expires_days=30)
+            return VIEWER
+        scheme, _, value = handler.request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() in ("token", "bearer") and _same(value.strip(), self.token):
+            return VIEWER
+        if _same(handler.get_cookie(self.cookie_name), token_cookie_value(self.token)):
+            return VIEWER
+        return None
+
+    @staticmethod
+    def _is_a_kernel(handler) -> bool:
+        if not isinstance(handler, RequestInfoSocketHandler):
+            return False
+        km = handler.settings.get("kernel_manager")
+        kernel_id = handler.path_kwargs.get("kernel_id") or next(iter(handler.path_args), None)
+        return km is not None and kernel_id is not None and kernel_id in km
+
+
+class Gate(tornado.web.RequestHandler):
+    """Mixed ahead of every route's handler (:func:`gated`): a request
+    :class:`TokenIdentity` does not know gets 401 and the page saying the
+    link's token is needed (403 for a websocket), never the token; a page
+    opened with ``?token=`` is redirected to its address without it, so the
+    token never reaches a kernel's ``QUERY_STRING`` or a shared link."""
+
+    def prepare(self):
+        identity = self.settings["identity_provider"]
+        user = identity.get_user(self)
+        websocket = self.request.headers.get("Upgrade", "").lower() == "websocket"
+        if user is None:
+            if websocket:
+                self.set_status(403)
+                self.finish("403: this connection needs the dashboards' access token\n")
+            else:
+                refuse(self, "token", **{"WWW-Authenticate": 'Token realm="dashboards"'})
+            return None
+        if identity.token and self.request.method in ("GET", "HEAD") and not websocket \
+                and self.get_query_argument("token", None) is not None:
+            rest = [(k, v) for k, v in parse_qsl(self.request.query, keep_blank_values=True) if k != "token"]
+            self.redirect(self.request.path + (f"?{urlencode(rest)}" if rest else ""))
+            return None
+        return super().prepare()
+
+
+def gated(cls):
+    return type(f"Gated{cls.__name__}", (Gate, cls), {})
+
+
+class LandingHandler(tornado.web.RequestHandler):
+    """The landing page, written on each visit (a rule file that broke since is listed as broken)."""
+
+    def initialize(self, page):
+        self.page = page
+
+    def get(self):
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.set_header("Cache-Control", "no-cache")
+        self.finish(self.page())
+
+
+class TemplateFiles(TemplateStaticFileHandler):
+    """Voila's template files, where a path Voila cannot place is a 404 (Voila asserts: a 500)."""
+
+    async def get(self, path, include_body=True):
+        try:
+            return await super().get(path, include_body)
+        except (AssertionError, ValueError):
+            raise tornado.web.HTTPError(404) from None
+
+
+def viewer_kernels(km) -> int:
+    """Kernels handed to viewers: every running kernel but the preheated pool's."""
+    pool = pending = 0
+    unstarted = getattr(getattr(km, "workbench_refill", None), "unstarted", ())
+    for task in pooled(km):
+        if task.done():
+            pool += 1 if task.exception() is None else 0
+        elif task not in unstarted:
+            pending += 1  # its kernel is starting: counted as the pool's
+    return max(0, len(km.list_kernel_ids()) - pool - pending)
+
+
+class DashboardRender(TornadoVoilaHandler):
+    """Voila's render route: refuses a new viewer (503, and when to try again)
+    when ``max_kernels`` viewers' kernels run, and gives every page the
+    ``_xsrf`` cookie Voila's shutdown beacon reads (without it the beacon is
+    refused: ``'_xsrf' argument missing``)."""
+
+    async def get(self, path=None):
+        limit = self.settings.get("workbench_max_kernels") or 0
+        if limit and viewer_kernels(self.kernel_manager) >= limit:
+            refuse(self, "busy", **{"Retry-After": str(BUSY_RETRY_S)})
+            return
+        self.xsrf_token  # noqa: B018 - reading it sets the _xsrf cookie
+        return await super().get(path)
+
+
+class GuardedConnection(ZMQChannelsWebsocketConnection):
+    """Jupyter Server's kernel websocket connection, guarded (:mod:`workbench.kernelchannel`).
+
+    * only the v1 binary framing: an upgrade without the
+      ``v1.kernel.websocket.jupyter.org`` subprotocol is refused (400), and a
+      frame that is not well formed is dropped before anything reads it;
+    * outgoing messages lose tracebacks, file paths and stderr text;
+    * when the last websocket of a kernel closes, the kernel is shut down
+      after :data:`~workbench.serve.DISCONNECT_GRACE` seconds unless a page
+      reconnected (a page closed without Voila's shutdown beacon).
+    """
+
+    async def prepare(self):
+        offered = [p.strip() for p in self.websocket_handler.request.headers.get("Sec-WebSocket-Protocol", "")
+                   .split(",")]
+        if kernelchannel.V1_PROTOCOL not in offered:
+            raise tornado.web.HTTPError(400, f"this kernel channel speaks only {kernelchannel.V1_PROTOCOL}")
+        return await super().prepare()
+
+    def handle_incoming_message(self, incoming_msg: str) -> None:
+        frame: object = incoming_msg  # (annotated str by Jupyter Server: a v1 frame is bytes)
+        if not isinstance(frame, bytes) or kernelchannel.parse_v1(frame) is None:
+            self.log.warning("Dropped a malformed message on the channel of kernel %s", self.kernel_id)
+            return
+        super().handle_incoming_message(incoming_msg)
+
+    @property
+    def write_message(self):
+        send = self.websocket_handler.write_message
+
+        def scrubbed(message, binary=False):
+            if isinstance(message, bytes):
+                return send(kernelchannel.scrub_frame(message), binary)
+            return None  # only the legacy framing, which is refused: never pass text
+
+        return scrubbed
+
+    def disconnect(self):
+        km, kernel_id = self.multi_kernel_manager, self.kernel_id
+        super().disconnect()
+        tornado.ioloop.IOLoop.current().call_later(DISCONNECT_GRACE, _shutdown_if_abandoned, km, kernel_id,
+                                                   self.log)
+
+
+async def _shutdown_if_abandoned(km, kernel_id: str, log) -> None:
+    if kernel_id not in km or km.kernel_model(kernel_id).get("connections", 0) > 0:
+        return
+    if any(pooled_kernel_id(task) == kernel_id for task in pooled(km)):
+        return
+    log.info("Shutting down kernel %s: its page has been gone for %.0f s", kernel_id, DISCONNECT_GRACE)
+    try:
+        result = km.shutdown_kernel(kernel_id)
+        if inspect.isawaitable(result):
+            await result
+    except Exception:  # noqa: BLE001 - already gone (the beacon or the culler first): any error of its manager
+        pass
+
+
+#: Voila's routes a viewer must never reach: listings, the contents API and raw files
+#: (the catch-all render route is replaced by one limited to the dashboards)
+DROPPED = (TornadoVoilaTreeHandler, VoilaContentsHandler, AllowListFileHandler)
+
+
+class DashboardServer(Voila):
+    """Voila serving a fixed list of dashboards, read-only, on one interface."""
+
+    name = "workbench-dashboards"
+    dashboards = DASHBOARDS
+    landing_extra = ""  # the rule files that are not served, with why (workbench.rulepages)
+    rule_pages = None  # the staged rule-file pages (workbench.rulepages.RulePages), listed as they are now
+    workbench_max_kernels: int = 0
+
+    @default("config_file_paths")
+    def _config_file_paths_default(self):
+        return [str(VOILA_DIR)]  # only the committed voila.json
+
+    @default("identity_provider_class")
+    def _identity_default(self):
+        return TokenIdentity
+
+    @default("kernel_websocket_connection_class")
+    def _connection_default(self):
+        return GuardedConnection
+
+    def landing_html(self) -> str:
+        if self.rule_pages is None:
+            return landing_page(self.dashboards, self.landing_extra)
+        now = self.rule_pages.now()
+        fixed = tuple(d for d in self.dashboards if d not in self.rule_pages.dashboards)
+        return landing_page(fixed + now.dashboards, now.landing_items())
+
+    def init_settings(self):
+        settings = super().init_settings()
+        if has_pools(self.kernel_manager):  # preheated kernels: refills paced (workbench.kernelpool)
+            PacedRefill().install(self.kernel_manager)
+        # websocket_compression_options: permessage-deflate on the kernel websocket (a slider
+        # move's messages repeat each other's headers and ids; compressed, they are a fraction)
+        settings.update(compress_response=True, websocket_compression_options={},
+                        workbench_max_kernels=self.workbench_max_kernels)
+        return settings
+
+    def init_handlers(self):
+        base = self.server_url
+        kept, render_kwargs = [], None
+        for pattern, cls, *rest in super().init_handlers():
+            if cls is TornadoVoilaHandler:
+                render_kwargs = rest[0]
+            if pattern == base or cls is TornadoVoilaHandler or cls in DROPPED:
+                continue
+            if cls is TemplateStaticFileHandler:
+                cls = TemplateFiles
+            if isinstance(cls, type) and issubclass(cls, tornado.web.StaticFileHandler):
+                cls = precompressed(cls)
+            kept.append((pattern, gated(cls), *rest))
+        if render_kwargs is None:  # pragma: no cover - Voila changed its routes
+            raise RuntimeError("Voila has no voila/render/ route to restrict")
+        names = "|".join(d.notebook.replace(".", r"\.") for d in self.dashboards)
+        front = [(base, gated(LandingHandler), {"page": self.landing_html}),
+                 (base + rf"voila/render/({names})", gated(DashboardRender), render_kwargs)]
+        from .ui.forum import download_route  # the forum panel's figure downloads, served as files
+        pattern, handler, kwargs = download_route(base)
+        front.append((pattern, gated(handler), kwargs))
+        from .ui.plotwidget import library_route  # plotly.js for the plots, a cacheable compressed file
+        pattern, handler, kwargs = library_route(base)
+        front.append((pattern, gated(precompressed(handler)), kwargs))
+        if base != "/":  # the prefix without its last slash leads to the landing page
+            front.append((base.rstrip("/"), tornado.web.RedirectHandler, {"url": base}))
+        return front + kept
+
+    def stop(self):
+        """End every kernel at once (``now=True``): asked to shut down while it is
+        still running its notebook (a preheated one waiting for its viewer), a
+        kernel prints a ZMQ traceback per kernel into the log at every Ctrl-C."""
+        shutil.rmtree(self.connection_dir, ignore_errors=True)
+        from jupyter_core.utils import run_sync
+
+        run_sync(shutdown_every_kernel)(self.kernel_manager)
+
+    def start(self):
+        """Bind first, then Voila's ``start``: a taken port is a clear error (never
+        another port), and the kernels Voila's kernel manager preheats as it is made
+        (before ``listen()``) dial the port really bound, also for ``--port 0``."""
+        try:
+            self._sockets = tornado.netutil.bind_sockets(self.port, self.ip)
+        except OSError as exc:
+            raise ListenError(bind_error(exc, self.ip, self.port)) from None
+        self.port = self._sockets[0].getsockname()[1]
+        super().start()
+
+    def listen(self):
+        """Serve on the bound sockets (behind a proxy, its ``X-Forwarded-*``
+        headers name the viewer), print the links, run until stopped."""
+        server = tornado.httpserver.HTTPServer(self.app, xheaders=True)
+        server.add_sockets(self._sockets)
+        self._print_links()
+        self.ioloop = tornado.ioloop.IOLoop.current()
+        try:
+            self.ioloop.start()
+        except KeyboardInterrupt:
+            self.log.info("Stopping...")
+        finally:
+            server.stop()
+            self.stop()
+
+    def _print_links(self) -> None:
+        shown = self.ip
+        if shown in ("0.0.0.0", "::"):
+            shown = socket.gethostname()
+        elif ":" in shown:
+            shown = f"[{shown}]"
+        url = f"http://{shown}:{self.port}{self.base_url}"
+        query = f"?token={self.token}" if self.token else ""
+        print(f"Dashboards served at {url}", flush=True)
+        for d in self.dashboards:
+            print(f"  {d.title}: {url.rstrip('/')}{d.path}{query}", flush=True)
+        if self.token:
+            print(f"Access token: every link above carries it; the landing page is {url}{query}", flush=True)
