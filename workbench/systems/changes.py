@@ -47,6 +47,7 @@ from .. import validate as v
 from ..dice import RollHigh, percent, rates, roll_faces
 from ..errors import InputError
 from ..outcome import Outcome, Stage
+from . import ownfile
 
 __all__ = [
     "KEY", "NAME", "SEED", "DIE", "TABLES",
@@ -368,6 +369,20 @@ def _shooting_targets(bs_pen, eff_cover, inv, ap, sv, s, t):
     return bs_pen + np.maximum(eff_cover, inv), ap + sv, s + t
 
 
+#: the function's effect names -> the rule file's (rules/changes.toml); with a unit size also
+_EFFECTS = {"hits": "to hit", "pierced": "to pierce", "unsaved_wounds": "to wound"}
+_CAPPED = dict(_EFFECTS, wasted_wounds="wasted_damage", destroyed="destroyed")
+#: the stats a grid may vary (whole numbers); the others are one value for the whole table
+_GRID = ("bs", "s", "ap", "t", "sv", "inv", "cover", "shots", "models", "wounds", "firer_cover")
+
+
+def _width(shots, models, wounds) -> int:
+    """Counts of models removed the pmf runs over: to the unit size, or every wound removing."""
+    if models is not None:
+        return int(np.max(models)) + 1
+    return int(np.max(shots)) // int(np.min(wounds)) + 1
+
+
 @v.stat_function
 def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, wounds=1,
                    weapon="light", action="aimed", go_to_ground=False, evading=False,
@@ -379,20 +394,17 @@ def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None
     width = max(models) + 1 when ``models`` is given, else max(shots) // min(W) + 1.
     Effects: ``hits``, ``pierced``, ``unsaved_wounds`` (expected counts) and,
     with ``models``, ``wasted_wounds`` (expected) and ``destroyed`` (probability).
+    The numbers come from the system's rule file, ``rules/changes.toml``.
     """
-    args, (bs_pen, eff_cover, inv_), _notes, _pen, _c = _shooting_setup(
+    args = _shooting_setup(
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
         firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
-        table=True, firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
-    return _shooting_core(args, bs_pen, eff_cover)
-
-
-def _shooting_core(args, bs_pen, eff_cover):
-    n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
-    hit_t, pierce_t, wound_t = _shooting_targets(bs_pen, eff_cover, args["inv"], args["ap"],
-                                                 args["sv"], args["s"], args["t"])
-    return _resolve(_rate(hit_t, n12, n1), _rate(pierce_t, n12, n1), _rate(wound_t, n12, n1),
-                    args["shots"], args["wounds"], args["models"])
+        table=True, firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)[0]
+    shape, flat = ownfile.flat_grid({k: args[k] for k in _GRID})
+    v.table_size(shape, int(np.max(args["shots"])) + 1, "shots / attacks")
+    out = ownfile.load(KEY).attack_table(**dict(args, **flat))
+    return ownfile.table(out, shape, _EFFECTS if args["models"] is None else _CAPPED,
+                         _width(args["shots"], args["models"], args["wounds"]))
 
 
 def _shooting_stages(args, bs_pen, eff_cover, penalty) -> tuple[Stage, Stage, Stage]:
@@ -458,6 +470,8 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     Effects: ``hits``, ``pierced``, ``unsaved_wounds`` (expected counts) and,
     with ``models``, ``wasted_wounds`` (expected wounds beyond models x W) and
     ``destroyed`` (probability).
+
+    The numbers come from the system's rule file, ``rules/changes.toml``.
     """
     args, _targets, notes, penalty, eff_cover = _shooting_setup(
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
@@ -468,17 +482,16 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     stages = _shooting_stages(args, args["bs"], eff_cover, penalty)
     notes = tuple(notes + _unit_notes(args)) + _flag_notes(args["natural_12_always_succeeds"],
                                                           args["natural_1_always_fails"])
-    inputs = dict(args, method=method)
     if method == "exact":
-        out = _shooting_core(args, args["bs"] + penalty, eff_cover)
-        return pipeline.exact_outcome(KEY, "shooting", inputs, out["pmf"], stages, out["effects"],
-                                      attacks=args["shots"], notes=notes)
-    inputs.update(samples=samples)
-    tests = [_test(int(st_target), args["natural_12_always_succeeds"], args["natural_1_always_fails"])
-             for st_target in _shooting_targets(args["bs"] + penalty, eff_cover, args["inv"],
-                                                args["ap"], args["sv"], args["s"], args["t"])]
-    return _sampled_attacks(KEY, "shooting", inputs, tests, args["shots"], args["wounds"],
-                            args["models"], stages, notes, samples, rng)
+        inputs = dict(args, method=method)
+        o = ownfile.load(KEY).attack(**args)
+    else:
+        inputs = dict(args, method=method, samples=samples)
+        o = ownfile.load(KEY).attack(**args, method=method, samples=samples, seed=rng)
+    return ownfile.outcome(o, system=KEY, function="shooting", inputs=inputs,
+                           effects=_EFFECTS if args["models"] is None else _CAPPED,
+                           width=_width(args["shots"], args["models"], args["wounds"]), stages=stages,
+                           attacks=args["shots"], notes=notes)
 
 
 def _roll_counts(rng, tests, shape):
