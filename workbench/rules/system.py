@@ -361,8 +361,11 @@ class RuleSystem:
             dist = pmf if c.count == "removed" else p_n[0]
             key = ("chance", c.index, dist.size, *(env[n] for n in sorted(c.when.names - {c.count})))
             cond = cache.get(key)
-            if cond is None:
-                cond = tally.chance(c, np.eye(dist.size), env)   # row k: P(condition) with k counted
+            if cond is None:   # the condition at each count k (read as at most up_to when it says so)
+                k = np.arange(dist.size)
+                counts = {c.count: k if c.up_to is None else np.minimum(k, c.up_to)}
+                cond = np.broadcast_to(c.when.evaluate(dict(env, **counts), f"chances[{c.index}].when") != 0,
+                                       k.shape).astype(float)
                 if len(cache) >= 4096:
                     cache.clear()
                 cache[key] = cond
