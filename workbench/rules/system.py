@@ -363,9 +363,9 @@ class RuleSystem:
             cond = cache.get(key)
             if cond is None:   # the condition at each count k (read as at most up_to when it says so)
                 k = np.arange(dist.size)
-                counts = {c.count: k if c.up_to is None else np.minimum(k, c.up_to)}
-                cond = np.broadcast_to(c.when.evaluate(dict(env, **counts), f"chances[{c.index}].when") != 0,
-                                       k.shape).astype(float)
+                read = dict(env)
+                read[str(c.count)] = k if c.up_to is None else np.minimum(k, c.up_to)
+                cond = np.broadcast_to(c.when.evaluate(read, f"chances[{c.index}].when") != 0, k.shape).astype(float)
                 if len(cache) >= 4096:
                     cache.clear()
                 cache[key] = cond
