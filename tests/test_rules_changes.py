@@ -337,3 +337,49 @@ def test_ten_thousand_attacks_resolve_and_more_are_refused_by_name():
     with pytest.raises(InputError) as exc:
         sysm.attack(skill=4, shots=10_001)
     assert exc.value.field == "attack.count"
+
+
+# -- volleys: each unit's unsaved wounds from the rule file, added up before the fold ------------------
+UNITS = [dict(bs=5, s=5, ap=5, shots=6), dict(bs=3, s=6, ap=4, shots=4, weapon="heavy", action="shot"),
+         dict(bs=8, s=2, ap=9, shots=3, weapon="heavy"), dict(bs=4, s=4, ap=4, shots=0)]
+
+
+def test_volleys_equal_the_reference():
+    for n_units, (models, wounds), (t, sv, inv, cover), gtg, n12, n1, heavy_shot in itertools.product(
+            (1, 2, 4), ((1, 1), (4, 2), (12, 3)), ((0, -1, 0, 2), (2, 3, 4, 0)), (False, True), (False, True),
+            (False, True), ("bs_plus_4", "flat_4")):
+        kw = dict(t=t, sv=sv, inv=inv, cover=cover, models=models, wounds=wounds, go_to_ground=gtg,
+                  natural_12_always_succeeds=n12, natural_1_always_fails=n1, heavy_shot=heavy_shot)
+        assert_same_outcome(changes.volley(UNITS[:n_units], **kw), ref.volley(UNITS[:n_units], **kw))
+    snap = [dict(bs=4, s=5, ap=5, shots=5, action="snap", firer_gone_to_ground=True, firer_cover=fc)
+            for fc in (-2, 1, 5)]
+    for rule, evading in itertools.product(("same", "better"), (False, True)):
+        kw = dict(t=1, sv=2, cover=3, models=5, wounds=2, firer_cover_rule=rule, evading=evading)
+        assert_same_outcome(changes.volley(snap, **kw), ref.volley(snap, **kw))
+
+
+def test_sampled_volley_agrees_with_the_reference_exact():
+    n = 40_000
+    kw = dict(t=2, sv=1, models=4, wounds=2)
+    got = changes.volley(UNITS[:3], **kw, method="sampled", samples=n, seed=9)
+    want = ref.volley(UNITS[:3], **kw)
+    assert got.pmf.size == want.pmf.size and set(got.effects) == set(want.effects)
+    assert np.all(np.abs(got.pmf - want.pmf) <= 5 * np.sqrt(want.pmf * (1 - want.pmf) / n) + 1e-12)
+    for name in want.effects:
+        if name == "destroyed":
+            spread = np.sqrt(want.effects[name] * (1 - want.effects[name]) / n)
+        else:
+            spread = max(got.effects_stderr.get(name, 0.0), np.sqrt(abs(want.effects[name]) / n))
+        assert abs(got.effects[name] - want.effects[name]) <= 5 * spread + 1e-12, name
+
+
+@pytest.mark.parametrize("attackers, kw", [([dict(bs=5, s=5, ap=5, weapon="heavy", action="snap")], {}),
+                                           ([dict(bs=5, s=5, ap=5)], dict(evading=True)),
+                                           ([dict(bs=5, s=5, ap=5, shots=6000)] * 2, {}),
+                                           ([dict(BS=5, s=5, ap=5)], {}), ([], {})])
+def test_volley_errors_are_the_references(attackers, kw):
+    with pytest.raises(InputError) as want:
+        ref.volley(attackers, models=3, **kw)
+    with pytest.raises(InputError) as got:
+        changes.volley(attackers, models=3, **kw)
+    assert str(got.value) == str(want.value)

@@ -611,7 +611,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
         raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
     method, samples, rng = v.method_args(method, samples, seed)
     cover_eff = cover + GO_TO_GROUND_COVER if go_to_ground else cover
-    units, tests, per_unit_stages, notes = [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
+    units, profiles, per_unit_stages, notes = [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
     for i, a in enumerate(attackers):
         unit, penalty, c = _attacker(i, a, cover_eff, inv, evading, firer_cover_rule, heavy_shot)
         args = dict(unit, t=t, sv=sv, inv=inv, go_to_ground=go_to_ground, heavy_shot=heavy_shot,
@@ -619,8 +619,10 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
         st = _shooting_stages(args, unit["bs"], c, penalty)
         units.append(unit)
         per_unit_stages.append(st)
-        tests.append([_test(int(x), n12, n1) for x in
-                      _shooting_targets(unit["bs"] + penalty, c, inv, unit["ap"], sv, unit["s"], t)])
+        # the unit's unsaved wounds, uncapped, from the rule file (one wound a model: removed = wounds)
+        profiles.append(dict(unit, t=t, sv=sv, inv=inv, cover=cover, go_to_ground=go_to_ground, evading=evading,
+                             firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot, models=None, wounds=1,
+                             natural_12_always_succeeds=n12, natural_1_always_fails=n1))
         per = st[0].probability * st[1].probability * st[2].probability
         notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
                      "; ".join(f"{s.name} {s.detail}: {s.probability}" for s in st) +
@@ -650,16 +652,17 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
                   natural_12_always_succeeds=n12, natural_1_always_fails=n1,
                   firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot, method=method)
 
+    rs = ownfile.load(KEY)
     if method == "exact":
         total = np.ones(1)
         not_needed = 0.0
         per_unit_mean = {}
-        for i, (u, ts) in enumerate(zip(units, tests)):
+        for i, prof in enumerate(profiles):
             if i:
                 not_needed += float(total[need:].sum())
-            p = float(ts[0].success * ts[1].success * ts[2].success)
-            total = engine.convolve(total, engine.binomial_pmf(u["shots"], p))
-            per_unit_mean[f"unsaved_wounds[{i}]"] = u["shots"] * p
+            one = rs.attack(**prof)
+            total = engine.convolve(total, one.pmf)
+            per_unit_mean[f"unsaved_wounds[{i}]"] = one.effects["to wound"]
         pmf, eff = _removal(total, wounds, models)
         removed_mean = float(engine.mean_of(pmf))
         effects = {"unsaved_wounds": float(engine.mean_of(total)), **eff,
@@ -674,9 +677,9 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
         total = np.zeros(k, dtype=np.int64)
         not_needed = np.zeros(k, dtype=np.int64)
         out = {}
-        for i, (u, ts) in enumerate(zip(units, tests)):
+        for i, prof in enumerate(profiles):   # every die of each unit rolled by the rule file's engine
             not_needed += total >= need
-            _h, _p, w = _roll_counts(rng, ts, (k, u["shots"]))
+            w = rs.roll(rng, k, **prof)["finals"]
             total += w
             out[f"unsaved_wounds[{i}]"] = w
         w = total
