@@ -562,6 +562,72 @@ def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool, firer_cov
     return out, penalty, cover
 
 
+def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, n12, n1,
+                  firer_cover_rule, heavy_shot):
+    """Check a volley's arguments: (the units, each unit's stats in the rule file, the stages (when every
+    unit's are the same), the notes, the shots in all, the inputs (without the method), and each unit's
+    BS penalty and the target's cover against it)."""
+    t = _int("t", t, *MODIFIER)
+    sv = _int("sv", sv, *MODIFIER)
+    inv = _int("inv", inv, *MODIFIER)
+    cover = _int("cover", cover, *MODIFIER)
+    models = _int("models", models, 1, MAX_MODELS)
+    wounds = _int("wounds", wounds, 1, MAX_WOUNDS)
+    go_to_ground = v.boolean("go_to_ground", go_to_ground)
+    evading = v.boolean("evading", evading)
+    n12, n1 = _flags(n12, n1)
+    firer_cover_rule = v.choice("firer_cover_rule", firer_cover_rule, FIRER_COVER_RULES)
+    heavy_shot = v.choice("heavy_shot", heavy_shot, HEAVY_SHOT_RULES)
+    _one_marker(go_to_ground, evading)
+    if isinstance(attackers, (str, bytes, Mapping)) or not isinstance(attackers, Sequence) or not attackers:
+        raise InputError("attackers", "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action",
+                         attackers)
+    if len(attackers) > MAX_UNITS:
+        raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
+    cover_eff = cover + GO_TO_GROUND_COVER if go_to_ground else cover
+    units, profiles, per_unit_stages, placed, notes = [], [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
+    for i, a in enumerate(attackers):
+        unit, penalty, c = _attacker(i, a, cover_eff, inv, evading, firer_cover_rule, heavy_shot)
+        args = dict(unit, t=t, sv=sv, inv=inv, go_to_ground=go_to_ground, heavy_shot=heavy_shot,
+                    natural_12_always_succeeds=n12, natural_1_always_fails=n1)
+        st = _shooting_stages(args, unit["bs"], c, penalty)
+        units.append(unit)
+        placed.append((penalty, c))
+        per_unit_stages.append(st)
+        # the unit's unsaved wounds, uncapped, from the rule file (one wound a model: removed = wounds)
+        profiles.append(dict(unit, t=t, sv=sv, inv=inv, cover=cover, go_to_ground=go_to_ground, evading=evading,
+                             firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot, models=None, wounds=1,
+                             natural_12_always_succeeds=n12, natural_1_always_fails=n1))
+        per = st[0].probability * st[1].probability * st[2].probability
+        notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
+                     "; ".join(f"{s.name} {s.detail}: {s.probability}" for s in st) +
+                     f"; per shot {per} ({percent(per)})")
+        heavy_note = NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT
+        if unit["weapon"] == "heavy" and unit["action"] == "shot" and heavy_note not in notes:
+            notes.append(heavy_note)
+        gtg_note = NOTE_FIRER_GTG if firer_cover_rule == "same" else NOTE_FIRER_GTG_BETTER
+        if unit["firer_gone_to_ground"] and gtg_note not in notes:
+            notes.append(gtg_note)
+    if go_to_ground:
+        notes.append(NOTE_GTG)
+    notes.append(NOTE_WOUND)
+    if wounds > 1:
+        notes.append(NOTE_WOUNDS)
+    all_notes = tuple(notes) + _flag_notes(n12, n1)
+    same = all([s.probability for s in st] == [s.probability for s in per_unit_stages[0]]
+               for st in per_unit_stages)
+    stages = per_unit_stages[0] if same else ()
+    total_shots = sum(u["shots"] for u in units)
+    if total_shots > MAX_DICE:
+        raise InputError("attackers", f"{MAX_DICE:,} shots or fewer in all", f"{total_shots:,} shots",
+                         "the documented limit of dice per resolution")
+    inputs = dict(attackers=tuple(dict(u) for u in units), t=t, sv=sv, inv=inv, cover=cover,
+                  models=models, wounds=wounds, go_to_ground=go_to_ground, evading=evading,
+                  natural_12_always_succeeds=n12, natural_1_always_fails=n1,
+                  firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
+    return units, profiles, stages, all_notes, total_shots, inputs, placed
+
+
 @v.stat_function
 def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_ground=False,
            evading=False, natural_12_always_succeeds=False, natural_1_always_fails=False,
@@ -592,66 +658,13 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     :func:`shooting`; ``go_to_ground`` with ``evading`` is refused ("Every
     unit may only have one status marker").
     """
-    t = _int("t", t, *MODIFIER)
-    sv = _int("sv", sv, *MODIFIER)
-    inv = _int("inv", inv, *MODIFIER)
-    cover = _int("cover", cover, *MODIFIER)
-    models = _int("models", models, 1, MAX_MODELS)
-    wounds = _int("wounds", wounds, 1, MAX_WOUNDS)
-    go_to_ground = v.boolean("go_to_ground", go_to_ground)
-    evading = v.boolean("evading", evading)
-    n12, n1 = _flags(natural_12_always_succeeds, natural_1_always_fails)
-    firer_cover_rule = v.choice("firer_cover_rule", firer_cover_rule, FIRER_COVER_RULES)
-    heavy_shot = v.choice("heavy_shot", heavy_shot, HEAVY_SHOT_RULES)
-    _one_marker(go_to_ground, evading)
-    if isinstance(attackers, (str, bytes, Mapping)) or not isinstance(attackers, Sequence) or not attackers:
-        raise InputError("attackers", "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action",
-                         attackers)
-    if len(attackers) > MAX_UNITS:
-        raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
+    units, profiles, stages, all_notes, total_shots, inputs, _ = _volley_setup(
+        attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, natural_12_always_succeeds,
+        natural_1_always_fails, firer_cover_rule, heavy_shot)
+    models, wounds = inputs["models"], inputs["wounds"]
     method, samples, rng = v.method_args(method, samples, seed)
-    cover_eff = cover + GO_TO_GROUND_COVER if go_to_ground else cover
-    units, profiles, per_unit_stages, notes = [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
-    for i, a in enumerate(attackers):
-        unit, penalty, c = _attacker(i, a, cover_eff, inv, evading, firer_cover_rule, heavy_shot)
-        args = dict(unit, t=t, sv=sv, inv=inv, go_to_ground=go_to_ground, heavy_shot=heavy_shot,
-                    natural_12_always_succeeds=n12, natural_1_always_fails=n1)
-        st = _shooting_stages(args, unit["bs"], c, penalty)
-        units.append(unit)
-        per_unit_stages.append(st)
-        # the unit's unsaved wounds, uncapped, from the rule file (one wound a model: removed = wounds)
-        profiles.append(dict(unit, t=t, sv=sv, inv=inv, cover=cover, go_to_ground=go_to_ground, evading=evading,
-                             firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot, models=None, wounds=1,
-                             natural_12_always_succeeds=n12, natural_1_always_fails=n1))
-        per = st[0].probability * st[1].probability * st[2].probability
-        notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
-                     "; ".join(f"{s.name} {s.detail}: {s.probability}" for s in st) +
-                     f"; per shot {per} ({percent(per)})")
-        heavy_note = NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT
-        if unit["weapon"] == "heavy" and unit["action"] == "shot" and heavy_note not in notes:
-            notes.append(heavy_note)
-        gtg_note = NOTE_FIRER_GTG if firer_cover_rule == "same" else NOTE_FIRER_GTG_BETTER
-        if unit["firer_gone_to_ground"] and gtg_note not in notes:
-            notes.append(gtg_note)
-    if go_to_ground:
-        notes.append(NOTE_GTG)
-    notes.append(NOTE_WOUND)
-    if wounds > 1:
-        notes.append(NOTE_WOUNDS)
-    all_notes = tuple(notes) + _flag_notes(n12, n1)
-    same = all([s.probability for s in st] == [s.probability for s in per_unit_stages[0]]
-               for st in per_unit_stages)
-    stages = per_unit_stages[0] if same else ()
-    total_shots = sum(u["shots"] for u in units)
-    if total_shots > MAX_DICE:
-        raise InputError("attackers", f"{MAX_DICE:,} shots or fewer in all", f"{total_shots:,} shots",
-                         "the documented limit of dice per resolution")
+    inputs["method"] = method
     need = models * wounds
-    inputs = dict(attackers=tuple(dict(u) for u in units), t=t, sv=sv, inv=inv, cover=cover,
-                  models=models, wounds=wounds, go_to_ground=go_to_ground, evading=evading,
-                  natural_12_always_succeeds=n12, natural_1_always_fails=n1,
-                  firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot, method=method)
-
     rs = ownfile.load(KEY)
     if method == "exact":
         total = np.ones(1)
