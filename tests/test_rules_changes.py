@@ -131,6 +131,16 @@ def test_errors_are_the_references(kw):
             rules.load(RULES / "changes.toml").attack(**base)
 
 
+def test_a_sampled_call_past_the_engines_budget_is_refused_at_once_naming_samples():
+    """Shooting's dice are rolled by the rule file's engine, so its sampled budget (docs/rulefiles.md,
+    "Budgets": dice rolled and successes applied) bounds the call before any die is rolled."""
+    with pytest.raises(InputError) as exc:
+        changes.shooting(bs=5, s=5, ap=5, shots=10, method="sampled", samples=50_000_000)
+    assert exc.value.field == "samples" and "60,000,000 dice and successes" in str(exc.value)
+    ok = changes.shooting(bs=5, s=5, ap=5, shots=10, method="sampled", samples=1000, seed=1)
+    assert ok.pmf.sum() == pytest.approx(1.0)
+
+
 def test_stage_pmfs_are_hits_pierced_and_wounds_by_brute_force():
     """Every face of one shot's three dice (itertools), then the shots added up in Fractions: the
     distribution of hits, pierced and unsaved wounds over all the shots."""
