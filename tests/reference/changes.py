@@ -17,11 +17,12 @@ from workbench.dice import RollHigh, rates
 from workbench.outcome import Outcome
 
 # the argument checks, target numbers, words and notes are the module's own (tested on their own in
-# tests/test_changes.py), and so is the fold of wounds into models removed (_removal, _resolve: still the
+# tests/test_changes.py), and so is the fold of wounds into models removed (_resolve, _volley_exact: still the
 # module's for melee and a volley's total); the rates, binomials and dice rolling below are the
 # hand-written resolver's
-from workbench.systems.changes import (DIE, KEY, _flag_notes, _removal, _resolve, _shooting_setup, _shooting_stages,
-                                       _shooting_targets, _unit_notes, _volley_setup)
+from workbench.systems.changes import (DIE, KEY, _flag_notes, _resolve, _shooting_setup,
+                                       _shooting_stages, _shooting_targets, _unit_notes, _volley_exact, _volley_sample,
+                                       _volley_setup)
 
 
 def _test(target: int, n12: bool, n1: bool) -> RollHigh:
@@ -135,13 +136,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
             p = float(ts[0].success * ts[1].success * ts[2].success)
             total = engine.convolve(total, engine.binomial_pmf(u["shots"], p))
             per_unit_mean[f"unsaved_wounds[{i}]"] = u["shots"] * p
-        pmf, eff = _removal(total, wounds, models)
-        removed_mean = float(engine.mean_of(pmf))
-        effects = {"unsaved_wounds": float(engine.mean_of(total)), **eff,
-                   "return_fire_models": models, "surviving_models": models - removed_mean,
-                   "units_not_needed": not_needed, **per_unit_mean}
-        return pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects,
-                                      attacks=total_shots, notes=all_notes)
+        return _volley_exact(total, not_needed, per_unit_mean, models, wounds, inputs, stages, total_shots, all_notes)
 
     inputs.update(samples=samples)
 
@@ -154,11 +149,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
             _h, _p, w = _roll_counts(rng, ts, (k, u["shots"]))
             total += w
             out[f"unsaved_wounds[{i}]"] = w
-        w = total
-        removed = np.minimum(w // wounds, models)
-        return {"removed": removed, "unsaved_wounds": w, "wasted_wounds": np.maximum(w - need, 0),
-                "destroyed": w >= need, "return_fire_models": np.full(w.shape, models),
-                "surviving_models": models - removed, "units_not_needed": not_needed, **out}
+        return _volley_sample(total, not_needed, out, models, wounds)
 
     tally = pipeline.tally_sampled(samples, 3 * max(total_shots, 1), one_chunk, models + 1)
     return pipeline.tally_outcome(KEY, "volley", inputs, tally, stages, attacks=total_shots, notes=all_notes)

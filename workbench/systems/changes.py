@@ -628,6 +628,27 @@ def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, ev
     return units, profiles, stages, all_notes, total_shots, inputs, placed
 
 
+def _volley_exact(total, not_needed: float, per_unit: dict, models: int, wounds: int, inputs: dict, stages,
+                  total_shots: int, notes) -> Outcome:
+    """A volley's outcome from the distribution of all its units' unsaved wounds: the simultaneous fold
+    (removed only at the end of the phase, so wounds beyond the unit are wasted)."""
+    pmf, eff = _removal(total, wounds, models)
+    removed_mean = float(engine.mean_of(pmf))
+    effects = {"unsaved_wounds": float(engine.mean_of(total)), **eff,
+               "return_fire_models": models, "surviving_models": models - removed_mean,
+               "units_not_needed": not_needed, **per_unit}
+    return pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects, attacks=total_shots, notes=notes)
+
+
+def _volley_sample(w: np.ndarray, not_needed: np.ndarray, per_unit: dict, models: int, wounds: int) -> dict:
+    """One chunk of sampled volleys from each sample's total unsaved wounds ``w``: the same fold."""
+    need = models * wounds
+    removed = np.minimum(w // wounds, models)
+    return {"removed": removed, "unsaved_wounds": w, "wasted_wounds": np.maximum(w - need, 0),
+            "destroyed": w >= need, "return_fire_models": np.full(w.shape, models),
+            "surviving_models": models - removed, "units_not_needed": not_needed, **per_unit}
+
+
 @v.stat_function
 def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_ground=False,
            evading=False, natural_12_always_succeeds=False, natural_1_always_fails=False,
@@ -676,13 +697,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
             one = rs.attack(**prof)
             total = engine.convolve(total, one.pmf)
             per_unit_mean[f"unsaved_wounds[{i}]"] = one.effects["to wound"]
-        pmf, eff = _removal(total, wounds, models)
-        removed_mean = float(engine.mean_of(pmf))
-        effects = {"unsaved_wounds": float(engine.mean_of(total)), **eff,
-                   "return_fire_models": models, "surviving_models": models - removed_mean,
-                   "units_not_needed": not_needed, **per_unit_mean}
-        return pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects,
-                                      attacks=total_shots, notes=all_notes)
+        return _volley_exact(total, not_needed, per_unit_mean, models, wounds, inputs, stages, total_shots, all_notes)
 
     inputs.update(samples=samples)
 
@@ -695,11 +710,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
             w = rs.roll(rng, k, **prof)["finals"]
             total += w
             out[f"unsaved_wounds[{i}]"] = w
-        w = total
-        removed = np.minimum(w // wounds, models)
-        return {"removed": removed, "unsaved_wounds": w, "wasted_wounds": np.maximum(w - need, 0),
-                "destroyed": w >= need, "return_fire_models": np.full(w.shape, models),
-                "surviving_models": models - removed, "units_not_needed": not_needed, **out}
+        return _volley_sample(total, not_needed, out, models, wounds)
 
     tally = pipeline.tally_sampled(samples, 3 * max(total_shots, 1), one_chunk, models + 1)
     return pipeline.tally_outcome(KEY, "volley", inputs, tally, stages, attacks=total_shots, notes=all_notes)
