@@ -59,8 +59,8 @@ __all__ = ["stage_dice", "prepare", "resolve", "finish", "check_value", "MAX_ATT
            "MAX_TABLE", "MAX_WORK", "damage_distribution", "token_bounds", "check_tokens",
            "per_attack_figures", "stage_pass_pmfs"]
 
-#: attacks of one resolution
-MAX_ATTACKS = 5_000
+#: attacks of one resolution (as many as the tokens of one resolution: 40k Changes' 10,000 dice)
+MAX_ATTACKS = 10_000
 #: tokens one resolution may hold: the most final successes of all its attacks, and the most
 #: tokens that can roll at any one stage (attacks x what criticals multiply)
 MAX_SUCCESSES = 10_000

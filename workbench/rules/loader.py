@@ -257,7 +257,8 @@ def _optional_reads(r: _Reader, stats, count, tokens_die, stages, removal, forbi
     exprs += [(f"removal.{k}", getattr(removal, k)) for k in ("wounds", "damage", "removed", "save", "tough",
                                                               "already_wounded")]
     exprs += [(f"forbid[{f.index}].when", f.when) for f in forbids]
-    exprs += [(f"chances[{c.index}].when", c.when) for c in chances]
+    size = unit_size_stat(removal, optional)
+    exprs += [(f"chances[{c.index}].when", c.when) for c in chances if not c.when.names & optional <= {size}]
     if removal.models is not None and (removal.models.names & optional) and removal.models.source.strip() not in optional:
         exprs.append(("removal.models", removal.models))
     for field, e in exprs:
@@ -265,6 +266,17 @@ def _optional_reads(r: _Reader, stats, count, tokens_die, stages, removal, forbi
             name = sorted(e.names & optional)[0]
             r.fail(field, f"no optional stat ({name} may be none: only removal.models = \"{name}\" reads it)",
                    e.source)
+
+
+def unit_size_stat(removal: Removal, optional) -> str | None:
+    """The optional stat that is the whole of ``removal.models`` (the unit size, none: a unit
+    without a size), or None. A ``[[chances]]`` condition may read it: where it is none the
+    chance is not defined and is left out of the effects ("the unit is destroyed" has no
+    meaning for a unit without a size)."""
+    if removal.models is None:
+        return None
+    name = removal.models.source.strip()
+    return name if name in optional else None
 
 
 def _tallies(r: _Reader, stages, names, stage_names) -> dict[str, str]:

@@ -30,7 +30,7 @@ from . import engine, tally, wounds as by_model
 from .die import StageDie
 from .errors import ForbiddenError
 from .expr import Expr
-from .loader import MAX_DIE, MAX_TOKENS_DIE
+from .loader import COUNTS, MAX_DIE, MAX_TOKENS_DIE, unit_size_stat
 from .sampled import roll_tokens, simulate
 from .spec import Chance, Forbid, Removal, RuleStage, RuleStat
 
@@ -135,6 +135,7 @@ class RuleSystem:
     tokens_die: Expr | None
     chances: tuple[Chance, ...]
     _by_name: dict[str, RuleStat]
+    _options: dict[str, dict[str, int]]
     _optional: bool
     _plans: dict[Any, Any]
     _values: dict[Any, Any]
@@ -142,6 +143,7 @@ class RuleSystem:
     _bounds: tuple[int, int]
     _die_switched: bool
     _counted: bool
+    _size: str | None
     _switched: tuple[int, ...]
     _effect_kinds: dict[str, str]
 
@@ -161,6 +163,7 @@ class RuleSystem:
         d["tokens_die"] = parts.get("tokens_die")
         d["chances"] = tuple(parts.get("chances", ()))
         d["_by_name"] = {s.name: s for s in self.stats}
+        d["_options"] = {s.name: dict(s.options) for s in self.stats if s.kind == "choice"}
         d["_optional"] = any(s.optional for s in self.stats)
         d["_plans"] = {}   # the stages' dice -> their _Plan (see _plan)
         d["_values"] = {}  # (expression, values of the stats it reads) -> its value
@@ -168,8 +171,11 @@ class RuleSystem:
         d["_bounds"] = engine.token_bounds(self.stages)
         #: the stages whose die the stats choose (``die = "an expression"``)
         d["_die_switched"] = any(st.die_expr is not None for st in self.stages)
-        #: the file uses a mechanism only engine.resolve knows (tokens die, tallies, chances)
-        d["_counted"] = tally.uses_counts(self._parts())
+        #: the file uses a mechanism only engine.resolve knows (tokens die, tallies, chances on tallies)
+        d["_counted"] = tally.uses_counts(dict(self._parts(), chances=tuple(
+            c for c in self.chances if not _on_removal(c))))
+        #: the optional stat that is the unit size, which a chance may read (see _defined)
+        d["_size"] = unit_size_stat(self.removal, {s.name for s in self.stats if s.optional})
         #: the stages whose criticals or their rule the stats switch on and off
         d["_switched"] = tuple(i for i, st in enumerate(self.stages)
                                if st.critical_when is not None or st.on_critical_when is not None)
@@ -248,8 +254,15 @@ class RuleSystem:
                     k, f"did you mean {close[0]!r}?" if close else None)
         inputs: dict[str, Any] = {}  # stat name -> its checked value
         env: dict[str, Any] = {}     # stat name -> the number the expressions read
+        options = self.__dict__["_options"]
         for s in self.stats:
             value = given.get(s.name, s.default)
+            if not arrays:   # the common case, a plain value already right: checked in full below otherwise
+                plain = _plain(s, value, options)
+                if plain is not None:
+                    inputs[s.name] = value
+                    env[s.name] = plain
+                    continue
             if s.kind == "int" and s.optional and value is None:
                 inputs[s.name] = None
                 continue
@@ -274,8 +287,11 @@ class RuleSystem:
             env[s.name] = s.value_of(value)
         return inputs, env
 
-    def _forbid(self, env: Mapping[str, Any]) -> None:
+    def _forbid(self, env: Mapping[str, Any], scalar: bool = False) -> None:
         for f in self.forbids:
+            if scalar:      # one cell: the condition's value remembered by the stats it reads
+                if not self._value(f.when, env, f"forbid[{f.index}].when"):
+                    continue
             hit = np.asarray(f.when.evaluate(env, f"forbid[{f.index}].when")) != 0
             if hit.any():
                 shown = {}
@@ -339,7 +355,37 @@ class RuleSystem:
 
     def _parts(self, env: Mapping[str, Any] | None = None) -> dict:
         return dict(stages=self.stages if env is None else self._staged(env), removal=self._removal(env or {}), count=self.count, path=self.path,
-                    tokens_die=self.tokens_die, chances=self.chances, bounds=self.__dict__.get("_bounds"))
+                    tokens_die=self.tokens_die, chances=self.chances if env is None else self._defined(env),
+                    bounds=self.__dict__.get("_bounds"))
+
+    def _defined(self, env: Mapping[str, Any]) -> tuple[Chance, ...]:
+        """The chances defined for these stats: one reading the unit size is left out where the
+        unit has no size (its optional stat is none)."""
+        size = self.__dict__["_size"]
+        if size is None or size in env:
+            return self.chances
+        return tuple(c for c in self.chances if size not in c.when.names)
+
+    def _removal_chances(self, env: Mapping[str, Any], pmf: np.ndarray, p_n: np.ndarray) -> dict[str, float]:
+        """The chances over ``removed`` or ``successes`` alone (no tally) for one cell, read from the
+        pmf of models removed and the successes' distribution (no count beside them needed): each
+        chance's condition over the counts is remembered by the values of the stats it reads."""
+        out = {}
+        cache = self.__dict__["_values"]
+        for c in self._defined(env):
+            dist = pmf if c.count == "removed" else p_n[0]
+            key = ("chance", c.index, dist.size, *(env[n] for n in sorted(c.when.names - {c.count})))
+            cond = cache.get(key)
+            if cond is None:   # the condition at each count k (read as at most up_to when it says so)
+                k = np.arange(dist.size)
+                read = dict(env)
+                read[str(c.count)] = k if c.up_to is None else np.minimum(k, c.up_to)
+                cond = np.broadcast_to(c.when.evaluate(read, f"chances[{c.index}].when") != 0, k.shape).astype(float)
+                if len(cache) >= 4096:
+                    cache.clear()
+                cache[key] = cond
+            out[c.name] = float(np.clip(dist @ cond, 0.0, 1.0))
+        return out
 
     def _removal(self, env: Mapping[str, Any]):
         """The removal for these stats: an optional stat left "none" as ``models`` is a unit without a size."""
@@ -535,6 +581,8 @@ class RuleSystem:
             pmf = np.concatenate([pmf, np.zeros(models + 1 - pmf.size)])
         effects = {"criticals": count * plan.crits, "wasted_damage": wasted,
                    **{st.name: count * x for st, x in zip(self.stages, plan.passes)}}
+        if self.chances:   # only chances over removed or successes come this way (see _counted)
+            effects.update(self._removal_chances(env, pmf, p_n))
         return pmf, effects, p_n
 
     def _general(self, env, plan: "_Plan", count: int, n_tokens: int | None) -> tuple[np.ndarray, dict]:
@@ -544,12 +592,12 @@ class RuleSystem:
         die; the count and the unit are the ones :meth:`_attack` has checked."""
         flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
         parts = dict(stages=plan.staged, removal=self._removal(env), count=self.count, path=self.path,
-                     tokens_die=self.tokens_die, chances=self.chances, bounds=self._bounds)
+                     tokens_die=self.tokens_die, chances=self._defined(env), bounds=self._bounds)
         tokens = None if n_tokens is None or n_tokens == 1 else np.array([n_tokens])
         key = None if tokens is None else n_tokens
         pre = plan.prepared.get(key)
-        if pre is None:
-            pre = engine.prepare(parts, flat, 1, tokens)
+        if pre is None:  # with every chance: the one kept serves stats that leave one out too
+            pre = engine.prepare(dict(parts, chances=self.chances), flat, 1, tokens)
             if len(plan.prepared) >= 16:
                 plan.prepared.clear()
             plan.prepared[key] = pre
@@ -560,7 +608,7 @@ class RuleSystem:
 
     def _attack(self, method, samples, seed, given) -> Outcome:
         inputs, env = self._check(given, arrays=False)
-        self._forbid(env)
+        self._forbid(env, scalar=True)
         method, samples, rng = v.method_args(method, samples, seed)
         record = dict(inputs, method=method)
         count = self._one(env, self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
@@ -584,9 +632,26 @@ class RuleSystem:
             raise RuntimeError("no random generator for a sampled resolution")
         models, wounds, damage = self._unit(env)
         sampled = simulate(rng, samples, plan.played, plan.dice, count, self._removal(env), env, models,
-                           wounds, damage, plan.probs, self.path, tokens_die=n_tokens or 1, chances=self.chances)
+                           wounds, damage, plan.probs, self.path, tokens_die=n_tokens or 1,
+                           chances=self._defined(env))
         return pipeline.tally_outcome(self.key, "attack", record, sampled, plan.stages, attacks=count,
                                       notes=self.outcome_notes(), **words)
+
+
+def _plain(s: RuleStat, value: Any, options: Mapping[str, Mapping[str, int]]) -> int | None:
+    """The number an expression reads for ``value`` when it is a plain Python value already in
+    range (an int, a bool, an option's name), else None (then the full check runs)."""
+    t = type(value)
+    if s.kind == "int":
+        return value if t is int and s.min is not None and s.max is not None and s.min <= value <= s.max else None
+    if s.kind == "bool":
+        return int(value) if t is bool else None
+    return options[s.name].get(value) if t is str else None
+
+
+def _on_removal(c: Chance) -> bool:
+    """Does the chance read only ``removed`` or ``successes`` (no stage tally)?"""
+    return isinstance(c.count, str) and c.count in COUNTS
 
 
 @dataclasses.dataclass(frozen=True)

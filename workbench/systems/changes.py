@@ -47,6 +47,7 @@ from .. import validate as v
 from ..dice import RollHigh, percent, rates, roll_faces
 from ..errors import InputError
 from ..outcome import Outcome, Stage
+from . import ownfile
 
 __all__ = [
     "KEY", "NAME", "SEED", "DIE", "TABLES",
@@ -368,6 +369,20 @@ def _shooting_targets(bs_pen, eff_cover, inv, ap, sv, s, t):
     return bs_pen + np.maximum(eff_cover, inv), ap + sv, s + t
 
 
+#: the function's effect names -> the rule file's (rules/changes.toml); with a unit size also
+_EFFECTS = {"hits": "to hit", "pierced": "to pierce", "unsaved_wounds": "to wound"}
+_CAPPED = dict(_EFFECTS, wasted_wounds="wasted_damage", destroyed="destroyed")
+#: the stats a grid may vary (whole numbers); the others are one value for the whole table
+_GRID = ("bs", "s", "ap", "t", "sv", "inv", "cover", "shots", "models", "wounds", "firer_cover")
+
+
+def _width(shots, models, wounds) -> int:
+    """Counts of models removed the pmf runs over: to the unit size, or every wound removing."""
+    if models is not None:
+        return int(np.max(models)) + 1
+    return int(np.max(shots)) // int(np.min(wounds)) + 1
+
+
 @v.stat_function
 def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, wounds=1,
                    weapon="light", action="aimed", go_to_ground=False, evading=False,
@@ -379,20 +394,17 @@ def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None
     width = max(models) + 1 when ``models`` is given, else max(shots) // min(W) + 1.
     Effects: ``hits``, ``pierced``, ``unsaved_wounds`` (expected counts) and,
     with ``models``, ``wasted_wounds`` (expected) and ``destroyed`` (probability).
+    The numbers come from the system's rule file, ``rules/changes.toml``.
     """
-    args, (bs_pen, eff_cover, inv_), _notes, _pen, _c = _shooting_setup(
+    args = _shooting_setup(
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
         firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
-        table=True, firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
-    return _shooting_core(args, bs_pen, eff_cover)
-
-
-def _shooting_core(args, bs_pen, eff_cover):
-    n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
-    hit_t, pierce_t, wound_t = _shooting_targets(bs_pen, eff_cover, args["inv"], args["ap"],
-                                                 args["sv"], args["s"], args["t"])
-    return _resolve(_rate(hit_t, n12, n1), _rate(pierce_t, n12, n1), _rate(wound_t, n12, n1),
-                    args["shots"], args["wounds"], args["models"])
+        table=True, firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)[0]
+    shape, flat = ownfile.flat_grid({k: args[k] for k in _GRID})
+    v.table_size(shape, int(np.max(args["shots"])) + 1, "shots / attacks")
+    out = ownfile.load(KEY).attack_table(**dict(args, **flat))
+    return ownfile.table(out, shape, _EFFECTS if args["models"] is None else _CAPPED,
+                         _width(args["shots"], args["models"], args["wounds"]))
 
 
 def _shooting_stages(args, bs_pen, eff_cover, penalty) -> tuple[Stage, Stage, Stage]:
@@ -458,6 +470,8 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     Effects: ``hits``, ``pierced``, ``unsaved_wounds`` (expected counts) and,
     with ``models``, ``wasted_wounds`` (expected wounds beyond models x W) and
     ``destroyed`` (probability).
+
+    The numbers come from the system's rule file, ``rules/changes.toml``.
     """
     args, _targets, notes, penalty, eff_cover = _shooting_setup(
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
@@ -468,17 +482,16 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     stages = _shooting_stages(args, args["bs"], eff_cover, penalty)
     notes = tuple(notes + _unit_notes(args)) + _flag_notes(args["natural_12_always_succeeds"],
                                                           args["natural_1_always_fails"])
-    inputs = dict(args, method=method)
     if method == "exact":
-        out = _shooting_core(args, args["bs"] + penalty, eff_cover)
-        return pipeline.exact_outcome(KEY, "shooting", inputs, out["pmf"], stages, out["effects"],
-                                      attacks=args["shots"], notes=notes)
-    inputs.update(samples=samples)
-    tests = [_test(int(st_target), args["natural_12_always_succeeds"], args["natural_1_always_fails"])
-             for st_target in _shooting_targets(args["bs"] + penalty, eff_cover, args["inv"],
-                                                args["ap"], args["sv"], args["s"], args["t"])]
-    return _sampled_attacks(KEY, "shooting", inputs, tests, args["shots"], args["wounds"],
-                            args["models"], stages, notes, samples, rng)
+        inputs = dict(args, method=method)
+        o = ownfile.load(KEY).attack(**args)
+    else:
+        inputs = dict(args, method=method, samples=samples)
+        o = ownfile.load(KEY).attack(**args, method=method, samples=samples, seed=rng)
+    return ownfile.outcome(o, system=KEY, function="shooting", inputs=inputs,
+                           effects=_EFFECTS if args["models"] is None else _CAPPED,
+                           width=_width(args["shots"], args["models"], args["wounds"]), stages=stages,
+                           attacks=args["shots"], notes=notes)
 
 
 def _roll_counts(rng, tests, shape):
@@ -549,6 +562,93 @@ def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool, firer_cov
     return out, penalty, cover
 
 
+def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, n12, n1,
+                  firer_cover_rule, heavy_shot):
+    """Check a volley's arguments: (the units, each unit's stats in the rule file, the stages (when every
+    unit's are the same), the notes, the shots in all, the inputs (without the method), and each unit's
+    BS penalty and the target's cover against it)."""
+    t = _int("t", t, *MODIFIER)
+    sv = _int("sv", sv, *MODIFIER)
+    inv = _int("inv", inv, *MODIFIER)
+    cover = _int("cover", cover, *MODIFIER)
+    models = _int("models", models, 1, MAX_MODELS)
+    wounds = _int("wounds", wounds, 1, MAX_WOUNDS)
+    go_to_ground = v.boolean("go_to_ground", go_to_ground)
+    evading = v.boolean("evading", evading)
+    n12, n1 = _flags(n12, n1)
+    firer_cover_rule = v.choice("firer_cover_rule", firer_cover_rule, FIRER_COVER_RULES)
+    heavy_shot = v.choice("heavy_shot", heavy_shot, HEAVY_SHOT_RULES)
+    _one_marker(go_to_ground, evading)
+    if isinstance(attackers, (str, bytes, Mapping)) or not isinstance(attackers, Sequence) or not attackers:
+        raise InputError("attackers", "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action",
+                         attackers)
+    if len(attackers) > MAX_UNITS:
+        raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
+    cover_eff = cover + GO_TO_GROUND_COVER if go_to_ground else cover
+    units, profiles, per_unit_stages, placed, notes = [], [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
+    for i, a in enumerate(attackers):
+        unit, penalty, c = _attacker(i, a, cover_eff, inv, evading, firer_cover_rule, heavy_shot)
+        args = dict(unit, t=t, sv=sv, inv=inv, go_to_ground=go_to_ground, heavy_shot=heavy_shot,
+                    natural_12_always_succeeds=n12, natural_1_always_fails=n1)
+        st = _shooting_stages(args, unit["bs"], c, penalty)
+        units.append(unit)
+        placed.append((penalty, c))
+        per_unit_stages.append(st)
+        # the unit's unsaved wounds, uncapped, from the rule file (one wound a model: removed = wounds)
+        profiles.append(dict(unit, t=t, sv=sv, inv=inv, cover=cover, go_to_ground=go_to_ground, evading=evading,
+                             firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot, models=None, wounds=1,
+                             natural_12_always_succeeds=n12, natural_1_always_fails=n1))
+        per = st[0].probability * st[1].probability * st[2].probability
+        notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
+                     "; ".join(f"{s.name} {s.detail}: {s.probability}" for s in st) +
+                     f"; per shot {per} ({percent(per)})")
+        heavy_note = NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT
+        if unit["weapon"] == "heavy" and unit["action"] == "shot" and heavy_note not in notes:
+            notes.append(heavy_note)
+        gtg_note = NOTE_FIRER_GTG if firer_cover_rule == "same" else NOTE_FIRER_GTG_BETTER
+        if unit["firer_gone_to_ground"] and gtg_note not in notes:
+            notes.append(gtg_note)
+    if go_to_ground:
+        notes.append(NOTE_GTG)
+    notes.append(NOTE_WOUND)
+    if wounds > 1:
+        notes.append(NOTE_WOUNDS)
+    all_notes = tuple(notes) + _flag_notes(n12, n1)
+    same = all([s.probability for s in st] == [s.probability for s in per_unit_stages[0]]
+               for st in per_unit_stages)
+    stages = per_unit_stages[0] if same else ()
+    total_shots = sum(u["shots"] for u in units)
+    if total_shots > MAX_DICE:
+        raise InputError("attackers", f"{MAX_DICE:,} shots or fewer in all", f"{total_shots:,} shots",
+                         "the documented limit of dice per resolution")
+    inputs = dict(attackers=tuple(dict(u) for u in units), t=t, sv=sv, inv=inv, cover=cover,
+                  models=models, wounds=wounds, go_to_ground=go_to_ground, evading=evading,
+                  natural_12_always_succeeds=n12, natural_1_always_fails=n1,
+                  firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
+    return units, profiles, stages, all_notes, total_shots, inputs, placed
+
+
+def _volley_exact(total, not_needed: float, per_unit: dict, models: int, wounds: int, inputs: dict, stages,
+                  total_shots: int, notes) -> Outcome:
+    """A volley's outcome from the distribution of all its units' unsaved wounds: the simultaneous fold
+    (removed only at the end of the phase, so wounds beyond the unit are wasted)."""
+    pmf, eff = _removal(total, wounds, models)
+    removed_mean = float(engine.mean_of(pmf))
+    effects = {"unsaved_wounds": float(engine.mean_of(total)), **eff,
+               "return_fire_models": models, "surviving_models": models - removed_mean,
+               "units_not_needed": not_needed, **per_unit}
+    return pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects, attacks=total_shots, notes=notes)
+
+
+def _volley_sample(w: np.ndarray, not_needed: np.ndarray, per_unit: dict, models: int, wounds: int) -> dict:
+    """One chunk of sampled volleys from each sample's total unsaved wounds ``w``: the same fold."""
+    need = models * wounds
+    removed = np.minimum(w // wounds, models)
+    return {"removed": removed, "unsaved_wounds": w, "wasted_wounds": np.maximum(w - need, 0),
+            "destroyed": w >= need, "return_fire_models": np.full(w.shape, models),
+            "surviving_models": models - removed, "units_not_needed": not_needed, **per_unit}
+
+
 @v.stat_function
 def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_ground=False,
            evading=False, natural_12_always_succeeds=False, natural_1_always_fails=False,
@@ -579,81 +679,25 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     :func:`shooting`; ``go_to_ground`` with ``evading`` is refused ("Every
     unit may only have one status marker").
     """
-    t = _int("t", t, *MODIFIER)
-    sv = _int("sv", sv, *MODIFIER)
-    inv = _int("inv", inv, *MODIFIER)
-    cover = _int("cover", cover, *MODIFIER)
-    models = _int("models", models, 1, MAX_MODELS)
-    wounds = _int("wounds", wounds, 1, MAX_WOUNDS)
-    go_to_ground = v.boolean("go_to_ground", go_to_ground)
-    evading = v.boolean("evading", evading)
-    n12, n1 = _flags(natural_12_always_succeeds, natural_1_always_fails)
-    firer_cover_rule = v.choice("firer_cover_rule", firer_cover_rule, FIRER_COVER_RULES)
-    heavy_shot = v.choice("heavy_shot", heavy_shot, HEAVY_SHOT_RULES)
-    _one_marker(go_to_ground, evading)
-    if isinstance(attackers, (str, bytes, Mapping)) or not isinstance(attackers, Sequence) or not attackers:
-        raise InputError("attackers", "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action",
-                         attackers)
-    if len(attackers) > MAX_UNITS:
-        raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
+    units, profiles, stages, all_notes, total_shots, inputs, _ = _volley_setup(
+        attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, natural_12_always_succeeds,
+        natural_1_always_fails, firer_cover_rule, heavy_shot)
+    models, wounds = inputs["models"], inputs["wounds"]
     method, samples, rng = v.method_args(method, samples, seed)
-    cover_eff = cover + GO_TO_GROUND_COVER if go_to_ground else cover
-    units, tests, per_unit_stages, notes = [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
-    for i, a in enumerate(attackers):
-        unit, penalty, c = _attacker(i, a, cover_eff, inv, evading, firer_cover_rule, heavy_shot)
-        args = dict(unit, t=t, sv=sv, inv=inv, go_to_ground=go_to_ground, heavy_shot=heavy_shot,
-                    natural_12_always_succeeds=n12, natural_1_always_fails=n1)
-        st = _shooting_stages(args, unit["bs"], c, penalty)
-        units.append(unit)
-        per_unit_stages.append(st)
-        tests.append([_test(int(x), n12, n1) for x in
-                      _shooting_targets(unit["bs"] + penalty, c, inv, unit["ap"], sv, unit["s"], t)])
-        per = st[0].probability * st[1].probability * st[2].probability
-        notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
-                     "; ".join(f"{s.name} {s.detail}: {s.probability}" for s in st) +
-                     f"; per shot {per} ({percent(per)})")
-        heavy_note = NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT
-        if unit["weapon"] == "heavy" and unit["action"] == "shot" and heavy_note not in notes:
-            notes.append(heavy_note)
-        gtg_note = NOTE_FIRER_GTG if firer_cover_rule == "same" else NOTE_FIRER_GTG_BETTER
-        if unit["firer_gone_to_ground"] and gtg_note not in notes:
-            notes.append(gtg_note)
-    if go_to_ground:
-        notes.append(NOTE_GTG)
-    notes.append(NOTE_WOUND)
-    if wounds > 1:
-        notes.append(NOTE_WOUNDS)
-    all_notes = tuple(notes) + _flag_notes(n12, n1)
-    same = all([s.probability for s in st] == [s.probability for s in per_unit_stages[0]]
-               for st in per_unit_stages)
-    stages = per_unit_stages[0] if same else ()
-    total_shots = sum(u["shots"] for u in units)
-    if total_shots > MAX_DICE:
-        raise InputError("attackers", f"{MAX_DICE:,} shots or fewer in all", f"{total_shots:,} shots",
-                         "the documented limit of dice per resolution")
+    inputs["method"] = method
     need = models * wounds
-    inputs = dict(attackers=tuple(dict(u) for u in units), t=t, sv=sv, inv=inv, cover=cover,
-                  models=models, wounds=wounds, go_to_ground=go_to_ground, evading=evading,
-                  natural_12_always_succeeds=n12, natural_1_always_fails=n1,
-                  firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot, method=method)
-
+    rs = ownfile.load(KEY)
     if method == "exact":
         total = np.ones(1)
         not_needed = 0.0
         per_unit_mean = {}
-        for i, (u, ts) in enumerate(zip(units, tests)):
+        for i, prof in enumerate(profiles):
             if i:
                 not_needed += float(total[need:].sum())
-            p = float(ts[0].success * ts[1].success * ts[2].success)
-            total = engine.convolve(total, engine.binomial_pmf(u["shots"], p))
-            per_unit_mean[f"unsaved_wounds[{i}]"] = u["shots"] * p
-        pmf, eff = _removal(total, wounds, models)
-        removed_mean = float(engine.mean_of(pmf))
-        effects = {"unsaved_wounds": float(engine.mean_of(total)), **eff,
-                   "return_fire_models": models, "surviving_models": models - removed_mean,
-                   "units_not_needed": not_needed, **per_unit_mean}
-        return pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects,
-                                      attacks=total_shots, notes=all_notes)
+            one = rs.attack(**prof)
+            total = engine.convolve(total, one.pmf)
+            per_unit_mean[f"unsaved_wounds[{i}]"] = one.effects["to wound"]
+        return _volley_exact(total, not_needed, per_unit_mean, models, wounds, inputs, stages, total_shots, all_notes)
 
     inputs.update(samples=samples)
 
@@ -661,16 +705,12 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
         total = np.zeros(k, dtype=np.int64)
         not_needed = np.zeros(k, dtype=np.int64)
         out = {}
-        for i, (u, ts) in enumerate(zip(units, tests)):
+        for i, prof in enumerate(profiles):   # every die of each unit rolled by the rule file's engine
             not_needed += total >= need
-            _h, _p, w = _roll_counts(rng, ts, (k, u["shots"]))
+            w = rs.roll(rng, k, **prof)["finals"]
             total += w
             out[f"unsaved_wounds[{i}]"] = w
-        w = total
-        removed = np.minimum(w // wounds, models)
-        return {"removed": removed, "unsaved_wounds": w, "wasted_wounds": np.maximum(w - need, 0),
-                "destroyed": w >= need, "return_fire_models": np.full(w.shape, models),
-                "surviving_models": models - removed, "units_not_needed": not_needed, **out}
+        return _volley_sample(total, not_needed, out, models, wounds)
 
     tally = pipeline.tally_sampled(samples, 3 * max(total_shots, 1), one_chunk, models + 1)
     return pipeline.tally_outcome(KEY, "volley", inputs, tally, stages, attacks=total_shots, notes=all_notes)
