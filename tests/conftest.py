@@ -24,6 +24,15 @@ import pytest
 import serverkit
 
 
+@pytest.fixture(scope="session")
+def built_wheel(tmp_path_factory):
+    """The project's wheel (built from its sdist, which lies beside it), built once
+    per session for every packaging test that installs it (``wheelkit.build_wheel``)."""
+    from wheelkit import build_wheel
+
+    return build_wheel(tmp_path_factory.mktemp("dist"))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     # before any fixture of the test is set up (a module-scoped server starts there)

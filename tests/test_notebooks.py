@@ -28,19 +28,41 @@ def test_stored_without_outputs(path):
             assert cell.execution_count is None, f"{path.name}: a code cell has an execution count"
 
 
+@pytest.fixture(scope="module")
+def kernel():
+    """One kernel for every notebook of this module, started as Voila and nbclient
+    start one (in notebooks/, without a link's ``QUERY_STRING``): a kernel start and
+    the workbench's imports are most of a notebook's run, and each notebook starts
+    from an empty namespace (``%reset -f``), so one that forgot an import still fails."""
+    import os
+
+    from jupyter_client.manager import KernelManager
+
+    env = {k: v for k, v in os.environ.items() if k not in ("QUERY_STRING", "VOILA_PREHEAT")}
+    km = KernelManager(kernel_name="python3")
+    km.start_kernel(cwd=str(NOTEBOOKS), env=env)
+    try:
+        yield km
+    finally:
+        km.shutdown_kernel(now=True)
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
-def test_executes_headless(path, monkeypatch):
+def test_executes_headless(path, kernel):
     import nbformat
     from nbclient import NotebookClient
 
-    monkeypatch.delenv("QUERY_STRING", raising=False)
-    monkeypatch.delenv("VOILA_PREHEAT", raising=False)
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=180, kernel_name="python3",
+    nb.cells.insert(0, nbformat.v4.new_code_cell("%reset -f"))
+    client = NotebookClient(nb, km=kernel, timeout=180, kernel_name="python3",
                             resources={"metadata": {"path": str(NOTEBOOKS)}})
-    client.execute()
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    try:
+        client.execute()
+    finally:
+        if client.kc is not None:
+            client.kc.stop_channels()
+    outputs = [o for c in nb.cells[1:] if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     # the last cell displays the dashboard: a widget view
     shown = [o for o in outputs if o.output_type == "display_data"]

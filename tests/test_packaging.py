@@ -19,7 +19,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from wheelkit import REQUIREMENTS, ROOT, build_wheel, clean_env, make_venv, run
+from wheelkit import REQUIREMENTS, ROOT, clean_env, make_venv, run
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 TEST_TOOLS = ("pytest", "pytest-timeout", "hypothesis", "icepool", "playwright", "uv")
@@ -137,11 +137,10 @@ print(" ".join(f"{n}=={md.version(n)}" for n in sys.argv[1:]))
 
 @pytest.mark.packaging
 @pytest.mark.slow
-def test_floors_install_and_resolve(tmp_path):
+def test_floors_install_and_resolve(tmp_path, built_wheel):
     """Install the declared floors (requirements/floors.txt, `uv pip compile
     --resolution lowest-direct`) into a fresh venv with the wheel, then resolve there."""
-    wheel = build_wheel(tmp_path)
-    python = make_venv(tmp_path / "floors", REQUIREMENTS / "floors.txt", wheel)
+    python = make_venv(tmp_path / "floors", REQUIREMENTS / "floors.txt", built_wheel)
     names = [r.name for r in declared("dashboard")]
     res = run([python, "-c", FLOORS_CHECK, *names], cwd=tmp_path, env=clean_env(), timeout=300)
     installed = dict(item.split("==") for item in res.stdout.split())

@@ -29,8 +29,8 @@ TEMPLATE = ROOT / "workbench" / "voila"
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    return build_wheel(tmp_path_factory.mktemp("dist"))
+def wheel(built_wheel) -> Path:
+    return built_wheel  # tests/conftest.py: built once for this module and test_packaging's floors
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ class WireCounter:
     def __init__(self, server_url: str):
         parts = urlsplit(server_url)
         self._target = (parts.hostname, parts.port)
-        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener = socket.create_server((parts.hostname, 0))  # the server's host: the same origin
         self.url = server_url.replace(f":{parts.port}", f":{self._listener.getsockname()[1]}", 1)
         self._lock = threading.Lock()
         self.reset()

@@ -61,13 +61,20 @@ def move_slider(page, slider: str = SLIDER_BS) -> None:
 
 
 def off_machine(urls: list[str]) -> list[str]:
-    """The URLs whose host is not 127.0.0.1 (data: and blob: URLs stay in the page)."""
+    """The URLs whose host is not a loopback address of this machine (127.0.0.1,
+    or 127.0.0.2 where the session's server listens; data: and blob: URLs stay in the page)."""
+    import ipaddress
+
     out = []
     for u in urls:
         parts = urlsplit(u)
         if parts.scheme in ("data", "blob", "about"):
             continue
-        if parts.hostname != "127.0.0.1":
+        try:
+            local = ipaddress.ip_address(parts.hostname or "").is_loopback
+        except ValueError:  # a name, not an address: not this machine's
+            local = False
+        if not local:
             out.append(u)
     return out
 

@@ -1,14 +1,19 @@
 """Fixtures of the real-browser tests: a live dashboard server and Debian's Chromium.
 
-* ``server``: ``python -m workbench.serve --port 0`` (the real notebooks of
-  ``notebooks/``) on a free port of 127.0.0.1, started once per session and
-  stopped at teardown; the fixture waits until every dashboard has a
-  preheated kernel.
+* ``server``: ``python -m workbench.serve --port 0 --host 127.0.0.2
+  --base-url /dice/`` (the real notebooks of ``notebooks/`` and the rule
+  files' pages) on a free port, started once per session and stopped at
+  teardown; the fixture waits until every dashboard has a preheated kernel.
+  127.0.0.2 is loopback on Linux and stands for a LAN address, and the prefix
+  is a reverse proxy's: every page test runs where a relative URL or a
+  hard-wired host would break, and ``test_serving`` checks every request of
+  every page against that host and prefix on this same server (a full server
+  preheats a kernel per page: one per session, not one per configuration).
 * ``browser``: ``/usr/bin/chromium`` driven by Playwright's sync API (never a
   downloaded browser), started once per test module. Where it is missing the browser tests skip, except
   under ``CI``, where they fail.
 * ``page``: a fresh browser context whose every request and websocket URL is
-  recorded in ``page.seen_urls`` (to check that none leaves 127.0.0.1).
+  recorded in ``page.seen_urls`` (to check that none leaves the machine).
 """
 from __future__ import annotations
 
@@ -16,17 +21,33 @@ import pytest
 
 from browserkit import CHROMIUM_ARGS, VIEWPORT, chromium_or_skip
 from serverkit import ServerProcess, require_marker
+from workbench.serve import DASHBOARDS
+
+#: the session server's address: a LAN-like loopback host under a reverse proxy's prefix
+SESSION_HOST, SESSION_PREFIX = "127.0.0.2", "/dice/"
 
 
 @pytest.fixture(scope="session")
 def server():
-    with ServerProcess(port=0, timeout=120) as srv:
+    with ServerProcess(port=0, host=SESSION_HOST, base_url=SESSION_PREFIX, timeout=120) as srv:
         srv.wait_pools(timeout=240)
         # "filled" is logged when a pool kernel starts, before its notebook has run: a page opened
         # now would wait for every dashboard's notebook at once (past goto's 60 s on a busy machine)
         srv.wait_quiet(timeout=300)
         yield srv
     assert srv.proc.returncode == 0, "the dashboard server did not stop cleanly:\n" + "\n".join(srv.log[-30:])
+
+
+@pytest.fixture(scope="session")
+def prefix_token_server():
+    """The Changes page alone on 127.0.0.2 under /dice/ with an access token
+    (``.token``), one preheated kernel: the proxy-and-token configuration that
+    test_plot_library and test_serving both need, started once."""
+    changes = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
+    with ServerProcess(port=0, host=SESSION_HOST, base_url=SESSION_PREFIX, token="playtest-Prefix-7d21",
+                       dashboards=changes, pool_size=1, timeout=120) as srv:
+        srv.wait_pools(timeout=300)
+        yield srv
 
 
 @pytest.fixture(scope="module")

@@ -60,6 +60,15 @@ def test_the_hostile_websocket_sequence_leaves_the_server_answering(server):
     status, body, _ = http_get(server.url + "voila/render/changes.ipynb", 120)
     assert status == 200
     ws_url = server.url.replace("http://", "ws://") + f"api/kernels/{kernel_id_of(body)}/channels"
+    # a viewer's connection holds the kernel: a page that never connects is released about 30 s
+    # after it was served, which the waits below can outlast on a busy machine
+    from websockets.sync.client import connect
+
+    with connect(ws_url, subprotocols=[V1], open_timeout=60):
+        _hostile_sequence_on(server, ws_url, fills)
+
+
+def _hostile_sequence_on(server, ws_url: str, fills: int) -> None:
     # the taken kernel's replacement preheats in the server process (its notebook rendered there):
     # let it finish first, so that the memory measured below is the attack's alone
     server.wait_pools({"changes.ipynb": fills + 1}, timeout=180)

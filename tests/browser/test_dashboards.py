@@ -139,7 +139,7 @@ def test_slider_moves_the_plot_and_the_numbers(page, server, name):
         np.testing.assert_allclose(y, expected, rtol=0, atol=1e-12)
 
     assert off_machine(page.seen_urls) == []
-    assert any("/api/kernels/" in u and u.startswith("ws://127.0.0.1") for u in page.seen_urls)
+    assert any("/api/kernels/" in u and u.startswith(server.url.replace("http://", "ws://")) for u in page.seen_urls)
 
 
 def test_landing_page_links_every_dashboard(page, server):

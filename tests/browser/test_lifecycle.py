@@ -22,7 +22,7 @@ from serverkit import ServerProcess
 pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.slow]
 
 ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
-VIEWS = 5  # each one after the first reuses a refilled pool: a leak would show as a kernel more per view
+VIEWS = 3  # each one after the first reuses a refilled pool: a leak would show as a kernel more per view
 
 
 def wait_for(condition, timeout: float, step: float = 0.5) -> bool:

@@ -5,7 +5,7 @@ cells were about 20 px across, too narrow for their numbers. On a phone the
 grid is turned (the 7 rows across, the 11 columns down), the colour bar goes
 under it and the plot grows taller, so each cell keeps room for its number;
 the numbers are the same cells' numbers, each under its own pair of stats.
-On a desktop the grid is drawn as it is. One server with the diagnostics page only.
+On a desktop the grid is drawn as it is. On the session's server (tests/browser/conftest.py).
 """
 from __future__ import annotations
 
@@ -13,12 +13,9 @@ import numpy as np
 import pytest
 
 from browserkit import screenshot_path
-from serverkit import ServerProcess
-from workbench.serve import DASHBOARDS
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
-ONE = tuple(d for d in DASHBOARDS if d.notebook == "diagnostics.ipynb")
 PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=3, is_mobile=True, has_touch=True)
 HEAT = ".wb-plot-heatmap"
 #: the heatmap as drawn: its axes' labels, its grid, its cell size in px, its text and colour bar placement
@@ -34,10 +31,8 @@ DRAWN_JS = """sel => { const el = document.querySelector(sel); const gd = el.que
 
 
 @pytest.fixture(scope="module")
-def diagnostics():
-    with ServerProcess(port=0, dashboards=ONE, pool_size=1, timeout=120) as srv:
-        srv.wait_pools(timeout=300)
-        yield srv
+def diagnostics(server):
+    return server  # the session's server serves the diagnostics page among the others
 
 
 def _expected():

@@ -19,22 +19,16 @@ import urllib.request
 import pytest
 
 from browserkit import drawn, move_slider, redrawn
-from serverkit import ServerProcess
-from workbench.serve import DASHBOARDS
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
-ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
-TOKEN = "plots-Prefix-7d21"
 #: a websocket message this long would be carrying plotly.js (a plot's own state is a few kB)
 LIBRARY_BYTES = 200_000
 
 
 @pytest.fixture(scope="module")
-def prefixed():
-    with ServerProcess(port=0, base_url="/dice/", token=TOKEN, dashboards=ONE, pool_size=1, timeout=120) as srv:
-        srv.wait_pools(timeout=300)
-        yield srv
+def prefixed(prefix_token_server):
+    return prefix_token_server  # tests/browser/conftest.py: shared with test_serving's link test
 
 
 def test_the_plots_fetch_plotly_js_compressed_under_the_prefix_and_redraw(browser, prefixed):
@@ -51,7 +45,7 @@ def test_the_plots_fetch_plotly_js_compressed_under_the_prefix_and_redraw(browse
         cdp.on("Network.webSocketHandshakeResponseReceived",
                lambda e: extensions.append({k.lower(): v for k, v in e["response"]["headers"].items()}
                                            .get("sec-websocket-extensions", "")))
-        page.goto(prefixed.url + f"voila/render/changes.ipynb?token={TOKEN}")
+        page.goto(prefixed.url + f"voila/render/changes.ipynb?token={prefixed.token}")
         before = drawn(page, 120_000)
         move_slider(page)
         redrawn(page, before, 30_000)
@@ -76,6 +70,6 @@ def test_the_library_file_needs_the_token(prefixed):
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(url, timeout=30)
     assert refused.value.code == 401
-    request = urllib.request.Request(url, headers={"Authorization": f"token {TOKEN}"})
+    request = urllib.request.Request(url, headers={"Authorization": f"token {prefixed.token}"})
     with urllib.request.urlopen(request, timeout=30) as ok:
         assert ok.status == 200 and len(ok.read()) > 100_000

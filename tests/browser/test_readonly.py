@@ -32,11 +32,11 @@ PYPROJECT_LINE = 'name = "dice-workbench"'
 
 
 def raw_get(server, path: str) -> tuple[int, str]:
-    """GET exactly ``path`` (no client-side normalisation of ``..`` or ``%2e``)."""
+    """GET exactly ``path`` under the server's prefix (no client-side normalisation of ``..`` or ``%2e``)."""
     parts = urlsplit(server.url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
     try:
-        conn.putrequest("GET", path, skip_accept_encoding=True)
+        conn.putrequest("GET", parts.path.rstrip("/") + path, skip_accept_encoding=True)
         conn.endheaders()
         resp = conn.getresponse()
         return resp.status, resp.read().decode("utf-8", "replace")

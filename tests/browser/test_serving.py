@@ -58,11 +58,12 @@ def request(url: str, method: str = "GET", headers: dict | None = None, body: by
 # ---------------------------------------------------------------- host and prefix
 
 @pytest.fixture(scope="module")
-def dice_server():
-    with ServerProcess(port=0, host="127.0.0.2", base_url="/dice/", timeout=120) as srv:
-        srv.wait_pools(timeout=300)
-        srv.wait_quiet(timeout=300)  # "filled" is logged when a kernel starts: let all of them preheat first
-        yield srv
+def dice_server(server):
+    """The session's server (tests/browser/conftest.py): every dashboard and rule
+    file's page on 127.0.0.2 under /dice/, each with a preheated kernel."""
+    # the pages other modules opened had their kernels replaced: let every replacement preheat first
+    server.wait_quiet(timeout=300)
+    return server
 
 
 @pytest.fixture(scope="module")
@@ -343,11 +344,8 @@ def lan_plain():
 
 
 @pytest.fixture(scope="module")
-def lan_prefix_token():
-    with ServerProcess(port=0, host="127.0.0.2", base_url="/dice/", token=TOKEN, dashboards=ONE, pool_size=1,
-                       timeout=120) as srv:
-        srv.wait_pools(timeout=300)
-        yield srv
+def lan_prefix_token(prefix_token_server):
+    return prefix_token_server  # tests/browser/conftest.py: shared with test_plot_library
 
 
 #: every combination of a prefix and a token on 127.0.0.2, each served by a server of this module
