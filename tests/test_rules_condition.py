@@ -29,6 +29,11 @@ CONDITIONS = [
 NAMES = [("hits", "pens"), ("hits", "damaging")]
 
 
+
+def _predicate(f, outer: str, inner: str, need: int):
+    """The brute force's reading of condition ``f`` over one outcome's counts ``c``."""
+    return lambda c: f(c[outer], c[inner], need)
+
 def _game(outer: str, inner: str, whens: list[str]):
     stages = [stage(name="hit", target=3, tally=outer), stage(name="pen", target=4, tally=inner)]
     stats = {"shots": {"min": 0, "max": 400, "default": 3}, "need": {"min": 0, "max": 5, "default": 2}}
@@ -42,8 +47,7 @@ def test_nested_chances_equal_brute_force(outer, inner):
     whens = [w.format(o=outer, i=inner) for w, _ in CONDITIONS]
     stages, system = _game(outer, inner, whens)
     for shots, need in ((0, 2), (1, 0), (3, 2), (4, 1)):
-        preds = [(f"c{k}", (lambda f: lambda c: f(c[outer], c[inner], need))(f))
-                 for k, (_, f) in enumerate(CONDITIONS)]
+        preds = [(f"c{k}", _predicate(f, outer, inner, need)) for k, (_, f) in enumerate(CONDITIONS)]
         _, want = brute(stages, shots, dict(damage=1), chances=preds)
         got = system.attack(shots=shots, need=need)
         table = system.attack_table(shots=np.array([shots, 0, shots]), need=need)

@@ -326,9 +326,9 @@ class RuleSystem:
             return self.stages
         scalar = all(isinstance(x, (int, np.integer)) for x in env.values())
         if scalar:   # remembered by the dice the stats choose (checked when first chosen)
-            sides = tuple(None if st.die_expr is None else self._value(st.die_expr, env, f"stages[{i}].die")
-                          for i, st in enumerate(self.stages))
-            known = self.__dict__["_staged_by"].get(sides)
+            chosen = tuple(None if st.die_expr is None else self._value(st.die_expr, env, f"stages[{i}].die")
+                           for i, st in enumerate(self.stages))
+            known = self.__dict__["_staged_by"].get(chosen)
             if known is not None:
                 return known
         out = []
