@@ -177,10 +177,22 @@ def test_the_section_is_absent_where_the_outcome_counts_no_steps():
     assert section.widget.layout.display == "none"
     section.show(counted)
     assert section.widget.layout.display != "none"
-    # whatever system is not yet on the engine: hidden exactly where its outcome has no counts
-    for key in ("changes", "forgotten"):
-        d = SystemDashboard(key, profiles=False)
-        assert (d.stage_charts.widget.layout.display == "none") == (not d.current_outcome().stage_pmfs)
+
+
+@pytest.mark.parametrize("key", ["changes", "forgotten", "gunfire", "antares"])
+def test_every_built_in_systems_shooting_page_has_a_chart_per_stage(key):
+    """The four built-ins' shooting runs on their rule files, so each page counts its steps:
+    opened, the section draws one chart per stage of the outcome, in the stage's own words."""
+    dash = SystemDashboard(key, profiles=False)
+    section = dash.stage_charts
+    assert section.widget.layout.display != "none"
+    section.widget.set_state({"selected_index": 0})
+    out = dash.current_outcome()
+    shown = charts(section.plot.figure)
+    assert len(shown) == len(out.stage_pmfs) == len(out.stages)
+    assert [label for label, _x, _y in shown] == [st.name for st in out.stages]
+    for (_label, _x, y), pmf in zip(shown, out.stage_pmfs.values()):
+        np.testing.assert_allclose(y, np.asarray(pmf)[:len(y)], atol=1e-15)
 
 
 def test_a_refused_combination_greys_the_stage_charts_too():
