@@ -49,8 +49,8 @@ from . import kernelchannel
 from .compressed import precompressed
 from .dashboards import DASHBOARDS
 from .kernelpool import PacedRefill
-from .serve import (BUSY_RETRY_S, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, landing_page,
-                    refuse, shutdown_every_kernel, token_cookie_value)
+from .servepages import (BUSY_RETRY_S, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, landing_page,
+                         refuse, shutdown_every_kernel, token_cookie_value)
 from .voila_internals import has_pools, pooled, pooled_kernel_id
 
 #: who a request is when the server has no token, and who a kernel dialling its link channel is

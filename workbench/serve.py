@@ -72,15 +72,11 @@ Jupyter Server's own hooks, is :mod:`workbench.dashboard_server`.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import hmac
-import html
 import ipaddress
 import os
 import re
 import secrets
 import shutil
-import string
 import sys
 import tempfile
 from pathlib import Path
@@ -89,27 +85,17 @@ from typing import Mapping, overload
 from .dashboards import DASHBOARDS, Dashboard
 from .errors import InputError
 from .resources import data_dir
+from .servepages import (BUSY_RETRY_S, DISCONNECT_GRACE, NOTICES, TEMPLATE_DIR, TEMPLATE_ROOT,  # noqa: F401 - the server's names
+                         TOKEN_COOKIE, VOILA_DIR, landing_page, notice_page, refuse, shutdown_every_kernel,
+                         token_cookie_value)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = data_dir("notebooks")  # the checkout's notebooks/, or their copy in an installed wheel
-VOILA_DIR = Path(__file__).resolve().parent / "voila"
-TEMPLATE_ROOT = VOILA_DIR / "share"  # a Jupyter data dir: voila/templates/workbench
-TEMPLATE_DIR = TEMPLATE_ROOT / "voila" / "templates" / "workbench"
-LANDING_TEMPLATE = TEMPLATE_DIR / "landing.html"
-NOTICE_TEMPLATE = TEMPLATE_DIR / "notice.html"
 DEFAULT_PORT = 8866
 HOST = "127.0.0.1"
 DEFAULT_MAX_KERNELS = 40
 #: the largest --pool-size: preheated kernels per dashboard (each ~150 MB), enough for a playtest group arriving at once
 MAX_POOL_SIZE = 32
-#: seconds a kernel may stay without any websocket before it is shut down (a
-#: page that closed without Voila's shutdown beacon; a brief network drop reconnects sooner)
-DISCONNECT_GRACE = 15.0
-#: seconds after which a refused ("busy") viewer may try again: a kernel whose page
-#: never connected is released within this (the culler of ``voila.json``: 20 s idle,
-#: checked every 10 s)
-BUSY_RETRY_S = 30
-TOKEN_COOKIE = "workbench_token"
 
 
 # ---------------------------------------------------------------- options
@@ -313,71 +299,6 @@ def stage_notebooks(source: Path, dest: Path, dashboards=DASHBOARDS) -> list[Pat
     return staged
 
 
-def landing_page(dashboards=DASHBOARDS, extra_items: str = "") -> str:
-    """The HTML of the base URL: one link per dashboard, relative to the page
-    (then ``extra_items``), no external resource."""
-    items = "\n".join(
-        f'<li><a href="{html.escape(d.path.lstrip("/"))}">{html.escape(d.title)}</a>'
-        f"<span>{html.escape(d.blurb)}</span></li>"
-        for d in dashboards
-    ) + ("\n" + extra_items if extra_items else "")
-    return string.Template(LANDING_TEMPLATE.read_text(encoding="utf-8")).substitute(items=items)
-
-
-#: the pages a refused request gets: (HTTP status, title, what to do)
-NOTICES = {
-    "token": (401, "This link needs its access token",
-              "These dashboards are shared with a token. Open the full link you were given "
-              "(it ends with ?token=...), or ask the person who shared it for that link."),
-    "busy": (503, "The dashboards are busy",
-             f"Too many people are using the dashboards right now. Try again in {BUSY_RETRY_S} seconds: "
-             "a place is freed as soon as someone closes a dashboard."),
-}
-
-
-def notice_page(kind: str) -> tuple[int, str]:
-    """``(status, html)`` of a refused request's page (``kind``: ``token`` or ``busy``)."""
-    status, title, text = NOTICES[kind]
-    page = string.Template(NOTICE_TEMPLATE.read_text(encoding="utf-8")).substitute(
-        title=html.escape(title), text=html.escape(text))
-    return status, page
-
-
-def refuse(handler, kind: str, **headers: str) -> None:
-    """Answer ``handler``'s request with the refusal page of ``kind`` (never
-    cached), plus ``headers`` (``WWW-Authenticate``, ``Retry-After``)."""
-    status, page = notice_page(kind)
-    handler.set_status(status)
-    for name, value in headers.items():
-        handler.set_header(name, value)
-    handler.set_header("Content-Type", "text/html; charset=utf-8")
-    handler.set_header("Cache-Control", "no-store")
-    handler.finish(page)
-
-
-async def shutdown_every_kernel(km, attempts: int = 10, pause: float = 0.5) -> None:
-    """``km.shutdown_all(now=True)``, again when it stops at a kernel still starting.
-
-    ``shutdown_all`` also shuts down the kernels whose start is pending (a refill
-    started as the server stops), and Jupyter Server answers such a kernel's id
-    with a 404; ``shutdown_all`` then stops there and leaves the other kernels
-    and the pool running. A 404 is retried after ``pause`` seconds, at most
-    ``attempts`` times in all (a few seconds: the start is usually done by
-    then). Any other error, or a 404 on every attempt, is raised."""
-    import asyncio
-
-    import tornado.web
-
-    for attempt in range(attempts):
-        try:
-            await km.shutdown_all(now=True)
-            return
-        except tornado.web.HTTPError as exc:
-            if exc.status_code != 404 or attempt == attempts - 1:
-                raise
-            await asyncio.sleep(pause)
-
-
 def _have_anywidget() -> bool:
     import importlib.util
 
@@ -419,13 +340,6 @@ def sign_notebooks(folder: Path, notary_dir: Path) -> None:
             notary.sign(nbformat.read(path, as_version=4))
     finally:
         notary.store.close()
-
-
-def token_cookie_value(token: str) -> str:
-    """What the access cookie holds: a keyed hash of the token (never the token
-    itself), the same in every server process given that token, so a viewer
-    whom a proxy moves to another process stays admitted."""
-    return hmac.new(token.encode(), b"workbench dashboards access", hashlib.sha256).hexdigest()
 
 
 # ---------------------------------------------------------------- the server
