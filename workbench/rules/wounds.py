@@ -238,6 +238,14 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
     tallies = h.ndim - 2
     top = int(count.max())
     cap = np.full(cells, up_to) if models is None else np.minimum(np.asarray(models), up_to)
+    q = _memoryless(u, cap)
+    if q is not None:  # every blow removes with one chance: removed is a thinning, a tally like the others
+        dist = _saturated_power(_thin_last(h, q, up_to), count, up_to)
+        r = np.arange(up_to + 1)
+        capped = np.minimum(r[None, :], cap[:, None])   # at most the unit's models are removed
+        onto = (capped[:, :, None] == r[None, None, :]).astype(float)   # (cells, removed, capped)
+        dist = np.einsum("c...r,crs->c...s", dist, onto)
+        return _joint_condition(c, dist, env, tallies, up_to)
     dims = (up_to + 1,) * tallies + (up_to + 1, 2)
     S = int(np.prod(dims))
     work = cells * S ** 3 * max(top, 1).bit_length()
@@ -269,6 +277,12 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
         if bit <= top:
             T = T @ T
     dist = v.reshape((cells,) + dims).sum(axis=-1)
+    return _joint_condition(c, dist, env, tallies, up_to)
+
+
+def _joint_condition(c: Chance, dist: np.ndarray, env: Mapping[str, Any], tallies: int, up_to: int) -> np.ndarray:
+    """P(``c.when``) per cell from ``dist`` (cells, *tallies, removed), each count saturated at
+    ``up_to``, the tallies in the chance's order and removed last."""
     env2 = {k: np.asarray(x).reshape((-1,) + (1,) * (tallies + 1)) if np.ndim(x) else x for k, x in env.items()}
     t_i = 0
     for name in c.count:
@@ -281,7 +295,53 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
             env2[name] = np.arange(up_to + 1).reshape(shape)
             t_i += 1
     cond = np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, dist.shape)
-    return np.clip((dist * cond).reshape(cells, -1).sum(axis=1), 0.0, 1.0)
+    return np.clip((dist * cond).reshape(dist.shape[0], -1).sum(axis=1), 0.0, 1.0)
+
+
+def _thin_last(h: np.ndarray, q: np.ndarray, up_to: int) -> np.ndarray:
+    """``h`` (cells, *tallies, F) with its last axis, the final successes, turned into the models
+    they remove when each removes one with probability ``q[c]`` independently (Binomial(f, q)),
+    saturated at ``up_to``."""
+    cells, F = h.shape[0], h.shape[-1]
+    if np.all(q == 1.0):
+        thin = np.broadcast_to(np.eye(F), (cells, F, F))
+    else:
+        f = np.arange(F)
+        thin = core.binomial_pmf(f[None, :], q[:, None], width=F)   # (cells, f, removed)
+        thin = np.broadcast_to(thin, (cells, F, F))
+    out = np.einsum("c...f,cfr->c...r", h, thin)
+    return tally._fold(out, up_to)
+
+
+def _saturated_power(h: np.ndarray, count: np.ndarray, up_to: int) -> np.ndarray:
+    """The joint distribution (cells, *dims) of counts each saturated at ``up_to`` over each
+    cell's ``count`` attacks, ``h`` one attack's: repeated
+    squaring, each product a sum of the outer product onto the saturated sums (min(x + y, up_to)
+    on every axis), as one matrix product over every cell."""
+    cells, dims = h.shape[0], (up_to + 1,) * (h.ndim - 1)
+    h = tally._grow(tally._fold(h, up_to), dims)
+    S = int(np.prod(dims))
+    grid = np.indices(dims).reshape(len(dims), S)
+    dest = np.ravel_multi_index(np.minimum(grid[:, :, None] + grid[:, None, :], up_to).reshape(len(dims), -1), dims)
+    onto = np.zeros((S * S, S))
+    onto[np.arange(S * S), dest] = 1.0
+
+    def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return (a[:, :, None] * b[:, None, :]).reshape(a.shape[0], S * S) @ onto
+
+    base = h.reshape(cells, S)
+    out = np.zeros((cells, S))
+    out[:, 0] = 1.0
+    top = int(count.max(initial=0))
+    bit = 1
+    while bit <= top:
+        on = (count & bit) != 0
+        if on.any():
+            out[on] = mul(out[on], base[on])
+        bit <<= 1
+        if bit <= top:
+            base = mul(base, base)
+    return out.reshape((cells,) + dims)
 
 
 def sampled(rng: np.random.Generator, successes: np.ndarray, models: int | None, u: Mapping[str, Any],
