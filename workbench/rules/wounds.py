@@ -21,6 +21,7 @@ is cells x successes x successes, checked against the engine's budget before it 
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Mapping
 
 import numpy as np
@@ -143,14 +144,17 @@ def _thinned(p_n: np.ndarray, q: np.ndarray, models: np.ndarray | None,
     ``1 - q + q z``, all terms positive), capped at ``models``; a success is wasted when it
     comes after ``models`` removals: P(more than j successes) x P(Binomial(j, q) >= models)."""
     cells, width = p_n.shape
-    a, b = (1.0 - q)[:, None], q[:, None]
-    out = p_n[:, -1:].copy()
-    for k in range(width - 2, -1, -1):
-        nxt = np.zeros((cells, out.shape[1] + 1))
-        nxt[:, :-1] = a * out
-        nxt[:, 1:] += b * out
-        nxt[:, 0] += p_n[:, k]
-        out = nxt
+    if np.all(q == 1.0):  # every success removes a model
+        out = p_n.copy()
+    else:
+        a, b = (1.0 - q)[:, None], q[:, None]
+        out = p_n[:, -1:].copy()
+        for k in range(width - 2, -1, -1):
+            nxt = np.zeros((cells, out.shape[1] + 1))
+            nxt[:, :-1] = a * out
+            nxt[:, 1:] += b * out
+            nxt[:, 0] += p_n[:, k]
+            out = nxt
     wasted = np.zeros(cells)
     if models is not None:
         more = 1.0 - np.cumsum(p_n, axis=1)           # P(more than j successes), j = 0..
@@ -283,7 +287,8 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
 def _joint_condition(c: Chance, dist: np.ndarray, env: Mapping[str, Any], tallies: int, up_to: int) -> np.ndarray:
     """P(``c.when``) per cell from ``dist`` (cells, *tallies, removed), each count saturated at
     ``up_to``, the tallies in the chance's order and removed last."""
-    env2 = {k: np.asarray(x).reshape((-1,) + (1,) * (tallies + 1)) if np.ndim(x) else x for k, x in env.items()}
+    env2 = {k: np.asarray(x).reshape((-1,) + (1,) * (tallies + 1)) if np.ndim(x) else x for k, x in env.items()
+            if k in c.when.names}
     t_i = 0
     for name in c.count:
         shape = [1] * (tallies + 2)
@@ -313,6 +318,20 @@ def _thin_last(h: np.ndarray, q: np.ndarray, up_to: int) -> np.ndarray:
     return tally._fold(out, up_to)
 
 
+@functools.lru_cache(maxsize=16)
+def _saturated_sums(axes: int, up_to: int) -> np.ndarray:
+    """(S x S, S) 0/1 matrix over the S = (up_to + 1) ** axes states of ``axes`` counts each
+    saturated at ``up_to``: the pair (x, y) goes to min(x + y, up_to) on every axis (read-only)."""
+    dims = (up_to + 1,) * axes
+    S = int(np.prod(dims))
+    grid = np.indices(dims).reshape(axes, S)
+    dest = np.ravel_multi_index(np.minimum(grid[:, :, None] + grid[:, None, :], up_to).reshape(axes, -1), dims)
+    onto = np.zeros((S * S, S))
+    onto[np.arange(S * S), dest] = 1.0
+    onto.setflags(write=False)
+    return onto
+
+
 def _saturated_power(h: np.ndarray, count: np.ndarray, up_to: int) -> np.ndarray:
     """The joint distribution (cells, *dims) of counts each saturated at ``up_to`` over each
     cell's ``count`` attacks, ``h`` one attack's: repeated
@@ -321,10 +340,7 @@ def _saturated_power(h: np.ndarray, count: np.ndarray, up_to: int) -> np.ndarray
     cells, dims = h.shape[0], (up_to + 1,) * (h.ndim - 1)
     h = tally._grow(tally._fold(h, up_to), dims)
     S = int(np.prod(dims))
-    grid = np.indices(dims).reshape(len(dims), S)
-    dest = np.ravel_multi_index(np.minimum(grid[:, :, None] + grid[:, None, :], up_to).reshape(len(dims), -1), dims)
-    onto = np.zeros((S * S, S))
-    onto[np.arange(S * S), dest] = 1.0
+    onto = _saturated_sums(len(dims), up_to)
 
     def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (a[:, :, None] * b[:, None, :]).reshape(a.shape[0], S * S) @ onto
