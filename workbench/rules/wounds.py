@@ -53,8 +53,44 @@ def save_chances(removal: Removal, env: Mapping[str, Any], cells: int, check_val
     return out[0], out[1]
 
 
+#: :func:`unit` of one cell by the expressions' sources and the stats they read (a scalar
+#: resolution asks again for every stat that changes nothing about the unit)
+_UNITS: dict = {}
+
+
+def _one_cell_key(what: tuple, exprs: tuple, env: Mapping[str, Any]) -> tuple | None:
+    """A key for what ``exprs`` give with one cell's ``env``: their sources and the values of the
+    stats they read (None when a stat read is an array of several cells); names not in ``env``
+    are the ones the caller adds (``wounded``)."""
+    names = sorted(set().union(*(e.names for e in exprs if e is not None)) & env.keys())
+    values = []
+    for name in names:
+        x = env[name]
+        if np.size(x) != 1:
+            return None
+        values.append(np.asarray(x).item())
+    return what + tuple(None if e is None else e.source for e in exprs) + tuple(names) + tuple(values)
+
+
 def unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_value) -> dict:
     """Every cell's tough flag, models that start wounded and save chances, checked."""
+    key = None
+    if cells == 1:
+        key = _one_cell_key((removal.save_die, None if models is None else int(np.asarray(models).item())),
+                            (removal.save, removal.tough, removal.already_wounded), env)
+        if key is not None and key in _UNITS:
+            return _UNITS[key]
+    u = _unit(removal, env, cells, models, check_value)
+    if key is not None:
+        if len(_UNITS) >= 256:
+            _UNITS.clear()
+        for x in u.values():
+            x.setflags(write=False)
+        _UNITS[key] = u
+    return u
+
+
+def _unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_value) -> dict:
     tough = (np.zeros(cells, dtype=bool) if removal.tough is None else
              np.broadcast_to(np.asarray(removal.tough.evaluate(env, "removal.tough")) != 0, (cells,)))
     k0 = np.zeros(cells, dtype=np.int64)
@@ -287,8 +323,25 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
 def _joint_condition(c: Chance, dist: np.ndarray, env: Mapping[str, Any], tallies: int, up_to: int) -> np.ndarray:
     """P(``c.when``) per cell from ``dist`` (cells, *tallies, removed), each count saturated at
     ``up_to``, the tallies in the chance's order and removed last."""
-    env2 = {k: np.asarray(x).reshape((-1,) + (1,) * (tallies + 1)) if np.ndim(x) else x for k, x in env.items()
-            if k in c.when.names}
+    stats = {k: x for k, x in env.items() if k in c.when.names and k not in c.count}
+    key = _one_cell_key((tuple(c.count), up_to, tallies), (c.when,), stats) if dist.shape[0] == 1 else None
+    cond = _CONDITIONS.get(key) if key is not None else None
+    if cond is None:
+        cond = _condition(c, stats, tallies, up_to)
+        if key is not None:
+            if len(_CONDITIONS) >= 256:
+                _CONDITIONS.clear()
+            _CONDITIONS[key] = cond
+    return np.clip((dist * cond).reshape(dist.shape[0], -1).sum(axis=1), 0.0, 1.0)
+
+
+#: :func:`_condition` of one cell by the condition's source, its counts and the stats it reads
+_CONDITIONS: dict = {}
+
+
+def _condition(c: Chance, stats: Mapping[str, Any], tallies: int, up_to: int) -> np.ndarray:
+    """``c.when`` (cells or 1, *tallies, removed) as 0/1 over every saturated count (read-only)."""
+    env2 = {k: np.asarray(x).reshape((-1,) + (1,) * (tallies + 1)) if np.ndim(x) else x for k, x in stats.items()}
     t_i = 0
     for name in c.count:
         shape = [1] * (tallies + 2)
@@ -299,8 +352,9 @@ def _joint_condition(c: Chance, dist: np.ndarray, env: Mapping[str, Any], tallie
             shape[1 + t_i] = up_to + 1
             env2[name] = np.arange(up_to + 1).reshape(shape)
             t_i += 1
-    cond = np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, dist.shape)
-    return np.clip((dist * cond).reshape(dist.shape[0], -1).sum(axis=1), 0.0, 1.0)
+    cond = np.asarray(c.when.evaluate(env2, f"chances[{c.index}].when") != 0)
+    cond.setflags(write=False)
+    return cond
 
 
 def _thin_last(h: np.ndarray, q: np.ndarray, up_to: int) -> np.ndarray:
