@@ -272,12 +272,26 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
     removed the condition reads ``up_to`` whatever follows, so that row absorbs. One attack is
     the same linear map of the state every time (its outcome moves the tallies up and deals its
     final successes as blows, :func:`_blow`), so ``count`` attacks are that matrix to the power
-    ``count``, by repeated squaring."""
+    ``count``, by repeated squaring.
+
+    Where every blow removes a model with one chance ``q`` (no tough model, and the models in
+    front all fresh, all wounded or saving alike) no state is needed: each attack's final
+    successes remove Binomial(successes, q) models independently of the rest, so ``removed`` is
+    one more count of the attack, and the counts' joint distribution over the attacks is raised
+    to ``count`` by repeated squaring, saturating after every product; removed is then capped
+    at the unit's models."""
     up_to = int(c.up_to or 0)
     cells, F = h.shape[0], h.shape[-1]
     tallies = h.ndim - 2
     top = int(count.max())
     cap = np.full(cells, up_to) if models is None else np.minimum(np.asarray(models), up_to)
+    dims = (up_to + 1,) * tallies + (up_to + 1, 2)
+    S = int(np.prod(dims))
+    work = cells * S ** 3 * max(top, 1).bit_length()
+    if work > MAX_JOINT_WORK:
+        raise BudgetError(path, f"chances[{c.index}].up_to", f"at most {MAX_JOINT_WORK:,} steps of arithmetic "
+                          "(cells x states cubed x squarings) for a chance reading removed beside tallies",
+                          f"{work:,}", "method='sampled' has no such limit")
     q = _memoryless(u, cap)
     if q is not None:  # every blow removes with one chance: removed is a thinning, a tally like the others
         dist = _saturated_power(_thin_last(h, q, up_to), count, up_to)
@@ -286,13 +300,6 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
         onto = (capped[:, :, None] == r[None, None, :]).astype(float)   # (cells, removed, capped)
         dist = np.einsum("c...r,crs->c...s", dist, onto)
         return _joint_condition(c, dist, env, tallies, up_to)
-    dims = (up_to + 1,) * tallies + (up_to + 1, 2)
-    S = int(np.prod(dims))
-    work = cells * S ** 3 * max(top, 1).bit_length()
-    if work > MAX_JOINT_WORK:
-        raise BudgetError(path, f"chances[{c.index}].up_to", f"at most {MAX_JOINT_WORK:,} steps of arithmetic "
-                          "(cells x states cubed x squarings) for a chance reading removed beside tallies",
-                          f"{work:,}", "method='sampled' has no such limit")
     # one attack applied to every basis state of every cell: rows of the cell's matrix
     rep = {k: np.repeat(np.asarray(x), S) for k, x in u.items()}
     basis = np.tile(np.eye(S), (cells, 1)).reshape((cells * S,) + dims)
@@ -374,30 +381,31 @@ def _thin_last(h: np.ndarray, q: np.ndarray, up_to: int) -> np.ndarray:
 
 @functools.lru_cache(maxsize=16)
 def _saturated_sums(axes: int, up_to: int) -> np.ndarray:
-    """(S x S, S) 0/1 matrix over the S = (up_to + 1) ** axes states of ``axes`` counts each
-    saturated at ``up_to``: the pair (x, y) goes to min(x + y, up_to) on every axis (read-only)."""
+    """Over the S = (up_to + 1) ** axes states of ``axes`` counts each saturated at ``up_to``:
+    the state of the pair (x, y), x * S + y, goes to min(x + y, up_to) on every axis (read-only)."""
     dims = (up_to + 1,) * axes
     S = int(np.prod(dims))
     grid = np.indices(dims).reshape(axes, S)
     dest = np.ravel_multi_index(np.minimum(grid[:, :, None] + grid[:, None, :], up_to).reshape(axes, -1), dims)
-    onto = np.zeros((S * S, S))
-    onto[np.arange(S * S), dest] = 1.0
-    onto.setflags(write=False)
-    return onto
+    dest.setflags(write=False)
+    return dest
 
 
 def _saturated_power(h: np.ndarray, count: np.ndarray, up_to: int) -> np.ndarray:
     """The joint distribution (cells, *dims) of counts each saturated at ``up_to`` over each
     cell's ``count`` attacks, ``h`` one attack's: repeated
-    squaring, each product a sum of the outer product onto the saturated sums (min(x + y, up_to)
-    on every axis), as one matrix product over every cell."""
+    squaring, each product the outer product summed onto the saturated sums (min(x + y, up_to)
+    on every axis), every cell at once."""
     cells, dims = h.shape[0], (up_to + 1,) * (h.ndim - 1)
     h = tally._grow(tally._fold(h, up_to), dims)
     S = int(np.prod(dims))
-    onto = _saturated_sums(len(dims), up_to)
+    dest = _saturated_sums(len(dims), up_to)
 
     def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return (a[:, :, None] * b[:, None, :]).reshape(a.shape[0], S * S) @ onto
+        rows = a.shape[0]
+        where = (np.arange(rows)[:, None] * S + dest[None, :]).ravel()
+        pairs = (a[:, :, None] * b[:, None, :]).ravel()
+        return np.bincount(where, weights=pairs, minlength=rows * S).reshape(rows, S)
 
     base = h.reshape(cells, S)
     out = np.zeros((cells, S))
