@@ -169,3 +169,25 @@ def test_a_joint_chance_over_a_grid_of_attacks_and_units_equals_single_calls():
     small = dict(models=2, already_wounded=1, tough=True, save=lambda w: 3 + 2 * w, save_die=6)
     _, eff = brute(SHOTS, 3, small, chances=[("c", lambda c: JOINT[0][1](c["hits"], c["nears"], c["removed"]))])
     assert sysm.attack(n=3, m=2, k=1).effects["c"] == pytest.approx(float(eff["c"]), abs=1e-12)
+
+
+def test_a_joint_chance_where_every_blow_removes_alike_equals_brute_force_over_a_grid():
+    """Saves that never differ from blow to blow (all fresh, or every model in front wounded), a
+    grid of attacks, units (below and above up_to) and saves: each cell against the brute force."""
+    stats = {"n": dict(min=0, max=9, default=2), "m": dict(min=1, max=9, default=3),
+             "k": dict(min=0, max=9, default=0), "phys": dict(min=0, max=9, default=4)}
+    removal = dict(models="m", already_wounded=0, wounded_expr="k", save=None, save_expr="phys + 2 * wounded",
+                   save_die=6)
+    when, pred = JOINT[0]
+    sysm = rules.loads(to_toml(SHOTS, "n", removal, stats=stats, chances=[dict(name="c", when=when, up_to=2)]),
+                       "alike.toml")
+    grid = [(n, m, k, phys) for n, m, phys in itertools.product([0, 1, 3], [1, 3], [2, 5, 7]) for k in (0, m)]
+    n, m, k, phys = (np.array(c) for c in zip(*grid))
+    table = sysm.attack_table(n=n, m=m, k=k, phys=phys)
+    cap = lambda x: min(x, 2)
+    for i, (cn, cm, ck, cp) in enumerate(grid):
+        unit = dict(models=cm, already_wounded=ck, save=lambda w, b=cp: b + 2 * w, save_die=6)
+        _, eff = brute(SHOTS, cn, unit, chances=[("c", lambda c: pred(cap(c["hits"]), cap(c["nears"]),
+                                                                      cap(c["removed"])))])
+        assert table["effects"]["c"][i] == pytest.approx(float(eff["c"]), abs=1e-12)
+        assert sysm.attack(n=cn, m=cm, k=ck, phys=cp).effects["c"] == pytest.approx(float(eff["c"]), abs=1e-12)

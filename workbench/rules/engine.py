@@ -575,7 +575,8 @@ def prepare(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], cells: int,
     """The half of a resolution that depends neither on the number of attacks nor on the unit:
     the stages' dice and probabilities, one attack's distribution of final successes, the
     expected tokens passing each stage per attack and (files using the mechanisms of
-    :mod:`workbench.rules.tally`) one attack's counts. A scalar resolution keeps it with the
+    :mod:`workbench.rules.tally`) one attack's counts, and its joint of tallies and final
+    successes for each chance reading ``removed`` beside tallies. A scalar resolution keeps it with the
     stages' dice it was made from (:meth:`~workbench.rules.RuleSystem._plan`)."""
     stages: Sequence[RuleStage] = parts["stages"]
     dice = stage_dice(stages, env)
@@ -590,8 +591,11 @@ def prepare(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], cells: int,
     if n_tokens is not None:
         g0 = tally.mixture(g0, n_tokens)
     passes, crits = expected_tokens(stages, probs)
+    # one attack's joint of the tallies and final successes of each chance reading removed beside them
+    joints = {c.name: by_model.attack_joint(c, stages, dice_probs, flags, dice, n_tokens)
+              for c in parts.get("chances", ()) if counts is not None and by_model.reads_removal(c)}
     return {"dice": dice, "probs": probs, "counts": all_counts, "g0": g0, "passes": passes, "crits": crits,
-            "tally": counts, "dice_probs": dice_probs, "flags": flags}
+            "tally": counts, "dice_probs": dice_probs, "flags": flags, "joints": joints}
 
 
 def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], prepared: Mapping[str, Any] | None = None) -> dict:
@@ -669,7 +673,9 @@ def finish(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], pre: Mapping
         effects.update(tally.count_effects(pre["tally"], count))
         read_removal = [c for c in parts.get("chances", ()) if by_model.reads_removal(c)]
         for c in read_removal:  # removed beside tallies: the attacks stepped one by one
-            h = by_model.attack_joint(c, stages, pre["dice_probs"], pre["flags"], pre["dice"], n_tokens)
+            h = pre.get("joints", {}).get(c.name)
+            if h is None:
+                h = by_model.attack_joint(c, stages, pre["dice_probs"], pre["flags"], pre["dice"], n_tokens)
             effects[c.name] = by_model.joint_chance(c, h, count, models, _given(unit, "a model-by-model removal"),
                                                      env, parts.get("path", "<rule file>"))
         rest = {**parts, "chances": [c for c in parts.get("chances", ()) if c not in read_removal]}

@@ -21,6 +21,7 @@ is cells x successes x successes, checked against the engine's budget before it 
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Mapping
 
 import numpy as np
@@ -52,8 +53,44 @@ def save_chances(removal: Removal, env: Mapping[str, Any], cells: int, check_val
     return out[0], out[1]
 
 
+#: :func:`unit` of one cell by the expressions' sources and the stats they read (a scalar
+#: resolution asks again for every stat that changes nothing about the unit)
+_UNITS: dict = {}
+
+
+def _one_cell_key(what: tuple, exprs: tuple, env: Mapping[str, Any]) -> tuple | None:
+    """A key for what ``exprs`` give with one cell's ``env``: their sources and the values of the
+    stats they read (None when a stat read is an array of several cells); names not in ``env``
+    are the ones the caller adds (``wounded``)."""
+    names = sorted(set().union(*(e.names for e in exprs if e is not None)) & env.keys())
+    values = []
+    for name in names:
+        x = env[name]
+        if np.size(x) != 1:
+            return None
+        values.append(np.asarray(x).item())
+    return what + tuple(None if e is None else e.source for e in exprs) + tuple(names) + tuple(values)
+
+
 def unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_value) -> dict:
     """Every cell's tough flag, models that start wounded and save chances, checked."""
+    key = None
+    if cells == 1:
+        key = _one_cell_key((removal.save_die, None if models is None else int(np.asarray(models).item())),
+                            (removal.save, removal.tough, removal.already_wounded), env)
+        if key is not None and key in _UNITS:
+            return _UNITS[key]
+    u = _unit(removal, env, cells, models, check_value)
+    if key is not None:
+        if len(_UNITS) >= 256:
+            _UNITS.clear()
+        for x in u.values():
+            x.setflags(write=False)
+        _UNITS[key] = u
+    return u
+
+
+def _unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_value) -> dict:
     tough = (np.zeros(cells, dtype=bool) if removal.tough is None else
              np.broadcast_to(np.asarray(removal.tough.evaluate(env, "removal.tough")) != 0, (cells,)))
     k0 = np.zeros(cells, dtype=np.int64)
@@ -143,14 +180,17 @@ def _thinned(p_n: np.ndarray, q: np.ndarray, models: np.ndarray | None,
     ``1 - q + q z``, all terms positive), capped at ``models``; a success is wasted when it
     comes after ``models`` removals: P(more than j successes) x P(Binomial(j, q) >= models)."""
     cells, width = p_n.shape
-    a, b = (1.0 - q)[:, None], q[:, None]
-    out = p_n[:, -1:].copy()
-    for k in range(width - 2, -1, -1):
-        nxt = np.zeros((cells, out.shape[1] + 1))
-        nxt[:, :-1] = a * out
-        nxt[:, 1:] += b * out
-        nxt[:, 0] += p_n[:, k]
-        out = nxt
+    if np.all(q == 1.0):  # every success removes a model
+        out = p_n.copy()
+    else:
+        a, b = (1.0 - q)[:, None], q[:, None]
+        out = p_n[:, -1:].copy()
+        for k in range(width - 2, -1, -1):
+            nxt = np.zeros((cells, out.shape[1] + 1))
+            nxt[:, :-1] = a * out
+            nxt[:, 1:] += b * out
+            nxt[:, 0] += p_n[:, k]
+            out = nxt
     wasted = np.zeros(cells)
     if models is not None:
         more = 1.0 - np.cumsum(p_n, axis=1)           # P(more than j successes), j = 0..
@@ -232,7 +272,14 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
     removed the condition reads ``up_to`` whatever follows, so that row absorbs. One attack is
     the same linear map of the state every time (its outcome moves the tallies up and deals its
     final successes as blows, :func:`_blow`), so ``count`` attacks are that matrix to the power
-    ``count``, by repeated squaring."""
+    ``count``, by repeated squaring.
+
+    Where every blow removes a model with one chance ``q`` (no tough model, and the models in
+    front all fresh, all wounded or saving alike) no state is needed: each attack's final
+    successes remove Binomial(successes, q) models independently of the rest, so ``removed`` is
+    one more count of the attack, and the counts' joint distribution over the attacks is raised
+    to ``count`` by repeated squaring, saturating after every product; removed is then capped
+    at the unit's models."""
     up_to = int(c.up_to or 0)
     cells, F = h.shape[0], h.shape[-1]
     tallies = h.ndim - 2
@@ -245,6 +292,14 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
         raise BudgetError(path, f"chances[{c.index}].up_to", f"at most {MAX_JOINT_WORK:,} steps of arithmetic "
                           "(cells x states cubed x squarings) for a chance reading removed beside tallies",
                           f"{work:,}", "method='sampled' has no such limit")
+    q = _memoryless(u, cap)
+    if q is not None:  # every blow removes with one chance: removed is a thinning, a tally like the others
+        dist = _saturated_power(_thin_last(h, q, up_to), count, up_to)
+        r = np.arange(up_to + 1)
+        capped = np.minimum(r[None, :], cap[:, None])   # at most the unit's models are removed
+        onto = (capped[:, :, None] == r[None, None, :]).astype(float)   # (cells, removed, capped)
+        dist = np.einsum("c...r,crs->c...s", dist, onto)
+        return _joint_condition(c, dist, env, tallies, up_to)
     # one attack applied to every basis state of every cell: rows of the cell's matrix
     rep = {k: np.repeat(np.asarray(x), S) for k, x in u.items()}
     basis = np.tile(np.eye(S), (cells, 1)).reshape((cells * S,) + dims)
@@ -269,7 +324,31 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
         if bit <= top:
             T = T @ T
     dist = v.reshape((cells,) + dims).sum(axis=-1)
-    env2 = {k: np.asarray(x).reshape((-1,) + (1,) * (tallies + 1)) if np.ndim(x) else x for k, x in env.items()}
+    return _joint_condition(c, dist, env, tallies, up_to)
+
+
+def _joint_condition(c: Chance, dist: np.ndarray, env: Mapping[str, Any], tallies: int, up_to: int) -> np.ndarray:
+    """P(``c.when``) per cell from ``dist`` (cells, *tallies, removed), each count saturated at
+    ``up_to``, the tallies in the chance's order and removed last."""
+    stats = {k: x for k, x in env.items() if k in c.when.names and k not in c.count}
+    key = _one_cell_key((tuple(c.count), up_to, tallies), (c.when,), stats) if dist.shape[0] == 1 else None
+    cond = _CONDITIONS.get(key) if key is not None else None
+    if cond is None:
+        cond = _condition(c, stats, tallies, up_to)
+        if key is not None:
+            if len(_CONDITIONS) >= 256:
+                _CONDITIONS.clear()
+            _CONDITIONS[key] = cond
+    return np.clip((dist * cond).reshape(dist.shape[0], -1).sum(axis=1), 0.0, 1.0)
+
+
+#: :func:`_condition` of one cell by the condition's source, its counts and the stats it reads
+_CONDITIONS: dict = {}
+
+
+def _condition(c: Chance, stats: Mapping[str, Any], tallies: int, up_to: int) -> np.ndarray:
+    """``c.when`` (cells or 1, *tallies, removed) as 0/1 over every saturated count (read-only)."""
+    env2 = {k: np.asarray(x).reshape((-1,) + (1,) * (tallies + 1)) if np.ndim(x) else x for k, x in stats.items()}
     t_i = 0
     for name in c.count:
         shape = [1] * (tallies + 2)
@@ -280,8 +359,67 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
             shape[1 + t_i] = up_to + 1
             env2[name] = np.arange(up_to + 1).reshape(shape)
             t_i += 1
-    cond = np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, dist.shape)
-    return np.clip((dist * cond).reshape(cells, -1).sum(axis=1), 0.0, 1.0)
+    cond = np.asarray(c.when.evaluate(env2, f"chances[{c.index}].when") != 0)
+    cond.setflags(write=False)
+    return cond
+
+
+def _thin_last(h: np.ndarray, q: np.ndarray, up_to: int) -> np.ndarray:
+    """``h`` (cells, *tallies, F) with its last axis, the final successes, turned into the models
+    they remove when each removes one with probability ``q[c]`` independently (Binomial(f, q)),
+    saturated at ``up_to``."""
+    cells, F = h.shape[0], h.shape[-1]
+    if np.all(q == 1.0):
+        thin = np.broadcast_to(np.eye(F), (cells, F, F))
+    else:
+        f = np.arange(F)
+        thin = core.binomial_pmf(f[None, :], q[:, None], width=F)   # (cells, f, removed)
+        thin = np.broadcast_to(thin, (cells, F, F))
+    out = np.einsum("c...f,cfr->c...r", h, thin)
+    return tally._fold(out, up_to)
+
+
+@functools.lru_cache(maxsize=16)
+def _saturated_sums(axes: int, up_to: int) -> np.ndarray:
+    """Over the S = (up_to + 1) ** axes states of ``axes`` counts each saturated at ``up_to``:
+    the state of the pair (x, y), x * S + y, goes to min(x + y, up_to) on every axis (read-only)."""
+    dims = (up_to + 1,) * axes
+    S = int(np.prod(dims))
+    grid = np.indices(dims).reshape(axes, S)
+    dest = np.ravel_multi_index(np.minimum(grid[:, :, None] + grid[:, None, :], up_to).reshape(axes, -1), dims)
+    dest.setflags(write=False)
+    return dest
+
+
+def _saturated_power(h: np.ndarray, count: np.ndarray, up_to: int) -> np.ndarray:
+    """The joint distribution (cells, *dims) of counts each saturated at ``up_to`` over each
+    cell's ``count`` attacks, ``h`` one attack's: repeated
+    squaring, each product the outer product summed onto the saturated sums (min(x + y, up_to)
+    on every axis), every cell at once."""
+    cells, dims = h.shape[0], (up_to + 1,) * (h.ndim - 1)
+    h = tally._grow(tally._fold(h, up_to), dims)
+    S = int(np.prod(dims))
+    dest = _saturated_sums(len(dims), up_to)
+
+    def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        rows = a.shape[0]
+        where = (np.arange(rows)[:, None] * S + dest[None, :]).ravel()
+        pairs = (a[:, :, None] * b[:, None, :]).ravel()
+        return np.bincount(where, weights=pairs, minlength=rows * S).reshape(rows, S)
+
+    base = h.reshape(cells, S)
+    out = np.zeros((cells, S))
+    out[:, 0] = 1.0
+    top = int(count.max(initial=0))
+    bit = 1
+    while bit <= top:
+        on = (count & bit) != 0
+        if on.any():
+            out[on] = mul(out[on], base[on])
+        bit <<= 1
+        if bit <= top:
+            base = mul(base, base)
+    return out.reshape((cells,) + dims)
 
 
 def sampled(rng: np.random.Generator, successes: np.ndarray, models: int | None, u: Mapping[str, Any],
