@@ -1,11 +1,13 @@
-"""The hand-written 40k Changes shooting resolver, kept as a reference oracle.
+"""The hand-written 40k Changes shooting and melee resolvers, kept as reference oracles.
 
-This is ``workbench.systems.changes.shooting`` and ``shooting_table`` as they
-were written by hand before the system's shooting resolved through its rule
-file (``rules/changes.toml``): its own D12 rates, the binomial of unsaved
-wounds (folded into models removed, wasted wounds and the destroyed
-probability by the module's fold, which melee still uses) and its own dice
-rolling. Tests prove the public functions equal to it.
+These are ``workbench.systems.changes.shooting``, ``shooting_table``,
+``melee`` and ``melee_table`` as they were written by hand before the
+system's shooting resolved through its rule file (``rules/changes.toml``)
+and its melee through its second one (``rules/changes_melee.toml``): their
+own D12 rates, the binomial of unsaved wounds (folded into models removed,
+wasted wounds and the destroyed probability by the module's fold, which a
+volley's total still uses) and their own dice rolling. Tests prove the
+public functions equal to them.
 """
 from __future__ import annotations
 
@@ -18,9 +20,8 @@ from workbench.outcome import Outcome
 
 # the argument checks, target numbers, words and notes are the module's own (tested on their own in
 # tests/test_changes.py), and so is the fold of wounds into models removed (_resolve, _volley_exact: still the
-# module's for melee and a volley's total); the rates, binomials and dice rolling below are the
-# hand-written resolver's
-from workbench.systems.changes import (DIE, KEY, _flag_notes, _resolve, _shooting_setup,
+# module's for a volley's total); the rates, binomials and dice rolling below are the hand-written resolver's
+from workbench.systems.changes import (DIE, KEY, _flag_notes, _melee_setup, _melee_stages, _removal, _shooting_setup,
                                        _shooting_stages, _shooting_targets, _unit_notes, _volley_exact, _volley_sample,
                                        _volley_setup)
 
@@ -34,6 +35,31 @@ def _rate(target, n12: bool, n1: bool):
     vec = rates(RollHigh(target=np.arange(1, DIE + 2), sides=DIE, natural_max_always_succeeds=n12,
                          natural_1_always_fails=n1))
     return vec[np.clip(target, 1, DIE + 1) - 1]
+
+
+def _resolve(p_hit, p_pierce, p_wound, n, wounds, models):
+    """Per-attack stage rates and attack counts -> {"pmf", "effects"} (any broadcast shape)."""
+    if all(np.ndim(x) == 0 for x in (p_hit, p_pierce, p_wound, n, wounds, models)):
+        # one cell (the scalar functions): the same arithmetic on 0-d values
+        p = float(p_hit) * float(p_pierce) * float(p_wound)
+        n = int(n)
+        pmf_w = engine.binomial_pmf(n, p, n + 1)
+        pmf, effects = _removal(pmf_w, wounds, models)
+        effects = {"hits": n * float(p_hit), "pierced": n * float(p_hit) * float(p_pierce),
+                   "unsaved_wounds": n * p, **effects}
+        return {"pmf": pmf, "effects": effects}
+    if models is None:
+        p_hit, p_pierce, p_wound, n, wounds = np.broadcast_arrays(p_hit, p_pierce, p_wound, n, wounds)
+    else:
+        p_hit, p_pierce, p_wound, n, wounds, models = np.broadcast_arrays(
+            p_hit, p_pierce, p_wound, n, wounds, models)
+    p = p_hit * p_pierce * p_wound
+    n_max = int(n.max()) if n.size else 0
+    v.table_size(p.shape, n_max + 1, "shots / attacks")
+    pmf_w = engine.binomial_pmf(n, p, n_max + 1)
+    pmf, effects = _removal(pmf_w, wounds, models)
+    effects = {"hits": n * p_hit, "pierced": n * p_hit * p_pierce, "unsaved_wounds": n * p, **effects}
+    return {"pmf": pmf, "effects": effects}
 
 
 def _core(args, bs_pen, eff_cover):
@@ -64,7 +90,7 @@ def _roll_counts(rng, tests, shape):
     return (np.count_nonzero(h, axis=-1), np.count_nonzero(p, axis=-1), np.count_nonzero(w, axis=-1))
 
 
-def _sampled(inputs, tests, n, wounds, models, stages, notes, samples, rng):
+def _sampled(inputs, tests, n, wounds, models, stages, notes, samples, rng, function="shooting", free=None):
     def one_chunk(k):
         h, p, w = _roll_counts(rng, tests, (k, n))
         removed = w // wounds
@@ -73,11 +99,13 @@ def _sampled(inputs, tests, n, wounds, models, stages, notes, samples, rng):
             removed = np.minimum(removed, models)
             effects["wasted_wounds"] = np.maximum(w - models * wounds, 0)
             effects["destroyed"] = w >= models * wounds
+        if free is not None:
+            effects["free_attacks"] = np.full(h.shape, free)
         return {"removed": removed, **effects}
 
     width = models + 1 if models is not None else n // wounds + 1
     tally = pipeline.tally_sampled(samples, 3 * max(n, 1), one_chunk, width)
-    return pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages, attacks=n, notes=notes)
+    return pipeline.tally_outcome(KEY, function, inputs, tally, stages, attacks=n, notes=notes)
 
 
 def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, wounds=1,
@@ -155,3 +183,51 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     return pipeline.tally_outcome(KEY, "volley", inputs, tally, stages, attacks=total_shots, notes=all_notes)
 
 
+
+
+def _melee_core(args, free):
+    n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
+    hit_t = args["ws"] + np.maximum(args["d"], args["inv"])
+    out = _resolve(_rate(hit_t, n12, n1), _rate(args["ap"] + args["sv"], n12, n1),
+                   _rate(args["s"] + args["t"], n12, n1), args["attacks"] + free,
+                   args["wounds"], args["models"])
+    shape = np.shape(out["effects"]["hits"])
+    out["effects"]["free_attacks"] = (np.broadcast_to(np.asarray(free, dtype=float), shape)
+                                      if shape else float(free))
+    return out
+
+
+def melee_table(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
+                furious_charge=False, charging_models=1, blocked=False,
+                natural_12_always_succeeds=False, natural_1_always_fails=False) -> dict:
+    """The hand-written vectorised melee."""
+    args, free, _ = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_charge,
+                                 charging_models, blocked, natural_12_always_succeeds,
+                                 natural_1_always_fails, table=True)
+    return _melee_core(args, free)
+
+
+def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
+          furious_charge=False, charging_models=1, blocked=False,
+          natural_12_always_succeeds=False, natural_1_always_fails=False,
+          method="exact", samples=100_000, seed=0) -> Outcome:
+    """The hand-written melee: its own rates and binomials (exact) or dice (sampled)."""
+    args, free, notes = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds,
+                                     furious_charge, charging_models, blocked,
+                                     natural_12_always_succeeds, natural_1_always_fails)
+    method, samples, rng = v.method_args(method, samples, seed)
+    n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
+    stages = _melee_stages(args)
+    notes = tuple(notes + _unit_notes(args)) + _flag_notes(n12, n1)
+    n = args["attacks"] + free
+    inputs = dict(args, method=method)
+    if method == "exact":
+        out = _melee_core(args, free)
+        return pipeline.exact_outcome(KEY, "melee", inputs, out["pmf"], stages, out["effects"],
+                                      attacks=n, notes=notes)
+    inputs.update(samples=samples)
+    ws_, d_, inv_ = args["ws"], args["d"], args["inv"]
+    tests = [_test(ws_ + max(d_, inv_), n12, n1), _test(args["ap"] + args["sv"], n12, n1),
+             _test(args["s"] + args["t"], n12, n1)]
+    return _sampled(inputs, tests, n, args["wounds"], args["models"], stages, notes, samples, rng,
+                    function="melee", free=free)

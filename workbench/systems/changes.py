@@ -23,12 +23,12 @@ or Invulnerable").
 Each unsaved wound removes one W; wounds go to one model until it is removed;
 models removed = min(models, floor(wounds / W)).
 
-The exact path turns the same :class:`workbench.dice.RollHigh` objects into
-Fractions (per stage) and float grids (:func:`workbench.dice.rates`), then into
-binomial count distributions (:func:`workbench.engine.binomial_pmf`); the
-sampled path rolls those same tests die by die with a seeded Generator.
-Every rule is computed by one vectorised function (:func:`shooting_table`,
-:func:`melee_table`); the scalar functions call it with 0-d arrays.
+Shooting resolves through the system's rule file ``rules/changes.toml`` and
+melee through its second one, ``rules/changes_melee.toml`` (keyed "changes"
+too, so no list shows it as a system of its own): the functions here check
+their arguments, name their stages and notes, and turn the engine's answer
+into their own (:mod:`workbench.systems.ownfile`). A volley adds its units'
+unsaved wounds from the file before the fold into models removed.
 
 See ``docs/rules/changes.md`` for every interpretation and variant switch.
 """
@@ -44,7 +44,7 @@ import numpy as np
 
 from .. import engine, pipeline
 from .. import validate as v
-from ..dice import RollHigh, percent, rates, roll_faces
+from ..dice import RollHigh, percent, roll_faces
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 from . import ownfile
@@ -197,23 +197,6 @@ def test(target, *, natural_12_always_succeeds=False, natural_1_always_fails=Fal
 test.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function when imported into a test module
 
 
-@lru_cache(maxsize=8)
-def _rate_vector(n12: bool, n1: bool) -> np.ndarray:
-    """P(success) of targets 1..13 (every target below 1 behaves as 1, above 13 as 13)."""
-    out = rates(RollHigh(target=np.arange(1, DIE + 2), sides=DIE,
-                         natural_max_always_succeeds=n12, natural_1_always_fails=n1))
-    out.setflags(write=False)
-    return out
-
-
-def _rate(target, n12: bool, n1: bool):
-    """Float P(success) for an int or an int array of targets (same RollHigh rule)."""
-    vec = _rate_vector(n12, n1)
-    if isinstance(target, (int, np.integer)):  # one cell: no array arithmetic
-        return vec[min(max(int(target), 1), DIE + 1) - 1]
-    return vec[np.clip(target, 1, DIE + 1) - 1]
-
-
 @lru_cache(maxsize=4096)
 def _stage(name: str, target: int, n12: bool, n1: bool, words: str) -> Stage:
     t = _test(target, n12, n1)
@@ -255,31 +238,6 @@ def _removal(pmf_w: np.ndarray, wounds, models):
     at = np.where(idx >= nw - 1, 1.0, at)
     pmf = np.diff(at, axis=-1, prepend=0.0)
     return pmf, effects
-
-
-def _resolve(p_hit, p_pierce, p_wound, n, wounds, models):
-    """Per-attack stage rates and attack counts -> {"pmf", "effects"} (any broadcast shape)."""
-    if all(np.ndim(x) == 0 for x in (p_hit, p_pierce, p_wound, n, wounds, models)):
-        # one cell (the scalar functions): the same arithmetic on 0-d values
-        p = float(p_hit) * float(p_pierce) * float(p_wound)
-        n = int(n)
-        pmf_w = engine.binomial_pmf(n, p, n + 1)
-        pmf, effects = _removal(pmf_w, wounds, models)
-        effects = {"hits": n * float(p_hit), "pierced": n * float(p_hit) * float(p_pierce),
-                   "unsaved_wounds": n * p, **effects}
-        return {"pmf": pmf, "effects": effects}
-    if models is None:
-        p_hit, p_pierce, p_wound, n, wounds = np.broadcast_arrays(p_hit, p_pierce, p_wound, n, wounds)
-    else:
-        p_hit, p_pierce, p_wound, n, wounds, models = np.broadcast_arrays(
-            p_hit, p_pierce, p_wound, n, wounds, models)
-    p = p_hit * p_pierce * p_wound
-    n_max = int(n.max()) if n.size else 0
-    v.table_size(p.shape, n_max + 1, "shots / attacks")
-    pmf_w = engine.binomial_pmf(n, p, n_max + 1)
-    pmf, effects = _removal(pmf_w, wounds, models)
-    effects = {"hits": n * p_hit, "pierced": n * p_hit * p_pierce, "unsaved_wounds": n * p, **effects}
-    return {"pmf": pmf, "effects": effects}
 
 
 # -- shooting ------------------------------------------------------------------
@@ -506,25 +464,6 @@ def _roll_counts(rng, tests, shape):
     return (np.count_nonzero(h, axis=-1), np.count_nonzero(p, axis=-1), np.count_nonzero(w, axis=-1))
 
 
-def _sampled_attacks(system, function, inputs, tests, n, wounds, models, stages, notes, samples, rng,
-                     extra_effects=None):
-    def one_chunk(k):
-        h, p, w = _roll_counts(rng, tests, (k, n))
-        removed = w // wounds
-        effects = {"hits": h, "pierced": p, "unsaved_wounds": w}
-        if models is not None:
-            removed = np.minimum(removed, models)
-            effects["wasted_wounds"] = np.maximum(w - models * wounds, 0)
-            effects["destroyed"] = w >= models * wounds
-        if extra_effects:
-            effects.update(extra_effects(effects))
-        return {"removed": removed, **effects}
-
-    width = models + 1 if models is not None else n // wounds + 1
-    tally = pipeline.tally_sampled(samples, 3 * max(n, 1), one_chunk, width)
-    return pipeline.tally_outcome(system, function, inputs, tally, stages, attacks=n, notes=notes)
-
-
 # -- volley: several units at one target, resolved together --------------------
 ATTACKER_KEYS = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
 ATTACKER_REQUIRED = ("bs", "s", "ap")
@@ -747,27 +686,38 @@ def _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_char
     return args, free, notes
 
 
-def _melee_core(args, free):
-    n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
-    hit_t = args["ws"] + np.maximum(args["d"], args["inv"])
-    out = _resolve(_rate(hit_t, n12, n1), _rate(args["ap"] + args["sv"], n12, n1),
-                   _rate(args["s"] + args["t"], n12, n1), args["attacks"] + free,
-                   args["wounds"], args["models"])
-    shape = np.shape(out["effects"]["hits"])
-    out["effects"]["free_attacks"] = (np.broadcast_to(np.asarray(free, dtype=float), shape)
-                                      if shape else float(free))
-    return out
+#: the melee file's part name: rules/changes_melee.toml (keyed "changes", listed nowhere as a system)
+MELEE_PART = "melee"
+#: the stats a melee grid may vary (whole numbers); the others are one value for the whole table
+_MELEE_GRID = ("ws", "s", "ap", "attacks", "d", "inv", "t", "sv", "models", "wounds", "charging_models")
+
+
+def _with_free(effects: dict, free, shape) -> dict:
+    """The effects with ``free_attacks``, the number of free attacks made (Furious Charge)."""
+    return dict(effects, free_attacks=np.broadcast_to(np.asarray(free, dtype=float), shape) if shape else float(free))
 
 
 @v.stat_function
 def melee_table(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
                 furious_charge=False, charging_models=1, blocked=False,
                 natural_12_always_succeeds=False, natural_1_always_fails=False) -> dict:
-    """Vectorised :func:`melee` (numeric stats may be numpy arrays)."""
+    """Vectorised :func:`melee` (numeric stats may be numpy arrays, broadcast together).
+
+    Returns ``{"pmf": array S + (width,), "effects": {name: array S}}`` as
+    :func:`shooting_table`, plus ``free_attacks``. The numbers come from the
+    system's melee rule file, ``rules/changes_melee.toml``.
+    """
     args, free, _ = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_charge,
                                  charging_models, blocked, natural_12_always_succeeds,
                                  natural_1_always_fails, table=True)
-    return _melee_core(args, free)
+    shape, flat = ownfile.flat_grid({k: args[k] for k in _MELEE_GRID})
+    n = args["attacks"] + free
+    v.table_size(shape, int(np.max(n)) + 1, "shots / attacks")
+    out = ownfile.load(KEY, MELEE_PART).attack_table(**dict(args, **flat))
+    got = ownfile.table(out, shape, _EFFECTS if args["models"] is None else _CAPPED,
+                        _width(n, args["models"], args["wounds"]))
+    got["effects"] = _with_free(got["effects"], free, shape)
+    return got
 
 
 @v.stat_function
@@ -783,29 +733,37 @@ def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
     BLOCK against this unit, which denies those free attacks (only meaningful
     with ``furious_charge``). Effects as :func:`shooting`, plus
     ``free_attacks`` (the number of free attacks made).
+
+    The numbers come from the system's melee rule file, ``rules/changes_melee.toml``.
     """
     args, free, notes = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds,
                                      furious_charge, charging_models, blocked,
                                      natural_12_always_succeeds, natural_1_always_fails)
     method, samples, rng = v.method_args(method, samples, seed)
+    stages = _melee_stages(args)
+    notes = tuple(notes + _unit_notes(args)) + _flag_notes(args["natural_12_always_succeeds"],
+                                                          args["natural_1_always_fails"])
+    n = args["attacks"] + free
+    rs = ownfile.load(KEY, MELEE_PART)
+    if method == "exact":
+        inputs = dict(args, method=method)
+        o = rs.attack(**args)
+    else:
+        inputs = dict(args, method=method, samples=samples)
+        o = rs.attack(**args, method=method, samples=samples, seed=rng)
+    o = ownfile.outcome(o, system=KEY, function="melee", inputs=inputs,
+                        effects=_EFFECTS if args["models"] is None else _CAPPED,
+                        width=_width(n, args["models"], args["wounds"]), stages=stages, attacks=n, notes=notes)
+    stderr = o.effects_stderr if method == "exact" else dict(o.effects_stderr, free_attacks=0.0)
+    return o.replace(effects=_with_free(o.effects, free, ()), effects_stderr=stderr)
+
+
+def _melee_stages(args) -> tuple[Stage, Stage, Stage]:
     n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
     ws_, d_, inv_ = args["ws"], args["d"], args["inv"]
     against = f"invulnerable {_mod(inv_)}" if inv_ > d_ else f"dodge {_mod(d_)}"
-    stages = (_stage("to hit", ws_ + max(d_, inv_), n12, n1, f"WS {ws_}+ against {against}"),
-              ) + _pierce_wound_stages(args, n12, n1)
-    notes = tuple(notes + _unit_notes(args)) + _flag_notes(n12, n1)
-    n = args["attacks"] + free
-    inputs = dict(args, method=method)
-    if method == "exact":
-        out = _melee_core(args, free)
-        return pipeline.exact_outcome(KEY, "melee", inputs, out["pmf"], stages, out["effects"],
-                                      attacks=n, notes=notes)
-    inputs.update(samples=samples)
-    tests = [_test(ws_ + max(d_, inv_), n12, n1), _test(args["ap"] + args["sv"], n12, n1),
-             _test(args["s"] + args["t"], n12, n1)]
-    return _sampled_attacks(KEY, "melee", inputs, tests, n, args["wounds"], args["models"], stages,
-                            notes, samples, rng,
-                            extra_effects=lambda got: {"free_attacks": np.full(got["hits"].shape, free)})
+    return (_stage("to hit", ws_ + max(d_, inv_), n12, n1, f"WS {ws_}+ against {against}"),
+            ) + _pierce_wound_stages(args, n12, n1)
 
 
 # -- leadership ----------------------------------------------------------------

@@ -1,4 +1,6 @@
-"""A built-in system's own rule file: ``rules/<key>.toml``, loaded like a designer's file.
+"""A built-in system's own rule files: ``rules/<key>.toml``, loaded like a designer's file, and
+``rules/<key>_<part>.toml`` for a part of the system the first file does not say (40k Changes' melee):
+each keyed as the built-in, so the registry lists none of them as a system of its own.
 
 A built-in's stat-level function checks its arguments as it always has, then
 resolves through its file's engine (:class:`~workbench.rules.RuleSystem`);
@@ -22,10 +24,14 @@ __all__ = ["load", "outcome", "table", "flat_grid", "fit"]
 
 
 @functools.cache
-def load(key: str):
-    """The :class:`~workbench.rules.RuleSystem` of the built-in ``key`` (its shipped file)."""
+def load(key: str, part: str | None = None):
+    """The :class:`~workbench.rules.RuleSystem` of the built-in ``key`` (its shipped file), or of its
+    ``part`` (``rules/<key>_<part>.toml``, keyed ``key`` too)."""
     from .. import rules
-    return rules.load(data_dir("rules") / f"{key}.toml")
+    rs = rules.load(data_dir("rules") / (f"{key}_{part}.toml" if part else f"{key}.toml"))
+    if rs.key != key:
+        raise ValueError(f"rules/{key}_{part}.toml: system.key: expected {key!r}, got {rs.key!r}")
+    return rs
 
 
 def fit(pmf: np.ndarray, width: int) -> np.ndarray:
