@@ -393,3 +393,135 @@ def test_volley_errors_are_the_references(attackers, kw):
     with pytest.raises(InputError) as got:
         changes.volley(attackers, models=3, **kw)
     assert str(got.value) == str(want.value)
+
+
+# -- melee: the system's second file (rules/changes_melee.toml), keyed "changes" and listed nowhere ------------
+FURIOUS = [dict(), dict(furious_charge=True, charging_models=3), dict(furious_charge=True, charging_models=0),
+           dict(furious_charge=True, charging_models=4, blocked=True)]
+
+
+def test_melee_stats_equal_the_reference():
+    grid = itertools.product((1, 7, 13), (3, 9), (2, 11), (-3, 2), (-2, 5), (0, 3), (-1, 4),
+                             ((None, 1), (3, 2), (None, 3)))
+    for ws, s, ap, t, sv, inv, d, (models, wounds) in grid:
+        kw = dict(ws=ws, s=s, ap=ap, t=t, sv=sv, inv=inv, d=d, attacks=6, models=models, wounds=wounds)
+        assert_same_outcome(changes.melee(**kw), ref.melee(**kw))
+
+
+def test_every_melee_switch_equals_the_reference():
+    for extra, n12, n1, attacks, (models, wounds) in itertools.product(
+            FURIOUS, (False, True), (False, True), (0, 1, 9), ((1, 1), (4, 3), (None, 2), (None, 1))):
+        kw = dict(ws=6, s=4, ap=8, t=2, sv=3, d=1, inv=2, attacks=attacks, models=models, wounds=wounds,
+                  natural_12_always_succeeds=n12, natural_1_always_fails=n1, **extra)
+        assert_same_outcome(changes.melee(**kw), ref.melee(**kw))
+
+
+@pytest.mark.parametrize("kw", [dict(attacks=1000, models=1000), dict(attacks=9990, furious_charge=True,
+                                                                      charging_models=10),
+                                dict(attacks=300, models=40, wounds=5, furious_charge=True, charging_models=20)])
+def test_many_melee_attacks_equal_the_reference(kw):
+    base = dict(ws=5, s=5, ap=5, d=2, t=2, sv=3)
+    assert_same_outcome(changes.melee(**base, **kw), ref.melee(**base, **kw))
+
+
+def test_melee_tables_equal_the_reference():
+    kw = dict(ws=np.arange(1, 14)[:, None, None], s=5, ap=np.array([2, 6, 11])[None, :, None], t=1, sv=2,
+              attacks=np.array([0, 4, 9])[None, None, :])
+    for extra in (dict(models=5, wounds=2), dict(models=None), dict(models=None, wounds=np.array([1, 2, 3])),
+                  dict(models=np.array([1, 3, 6])[None, None, :], wounds=3, natural_1_always_fails=True),
+                  dict(d=np.array([-2, 1, 5])[None, :, None], inv=3, furious_charge=True,
+                       charging_models=np.array([0, 2, 7]), models=4),
+                  dict(furious_charge=True, blocked=True, charging_models=5, natural_12_always_succeeds=True)):
+        _same_table(changes.melee_table(**kw, **extra), ref.melee_table(**kw, **extra))
+    _same_table(changes.melee_table(ws=np.array(4), s=[3, 8], ap=5, models=[2, 9]),
+                ref.melee_table(ws=np.array(4), s=[3, 8], ap=5, models=[2, 9]))
+
+
+@pytest.mark.parametrize("kw", [dict(ws=5, s=5, ap=5, d=2, t=2, sv=3, attacks=10, models=5),
+                                dict(ws=3, s=4, ap=6, attacks=5, wounds=2, furious_charge=True, charging_models=3),
+                                dict(ws=6, s=3, ap=4, inv=1, attacks=7, models=3, wounds=2, furious_charge=True,
+                                     blocked=True, natural_12_always_succeeds=True, natural_1_always_fails=True)])
+def test_sampled_melee_agrees_with_the_reference_exact(kw):
+    n = 40_000
+    got = changes.melee(**kw, method="sampled", samples=n, seed=5)
+    want = ref.melee(**kw)
+    assert got.pmf.size == want.pmf.size and got.stages == want.stages and set(got.effects) == set(want.effects)
+    assert dict(got.inputs) == dict(want.inputs, method="sampled", samples=n)
+    assert got.attacks == want.attacks and got.notes == want.notes
+    assert np.all(np.abs(got.pmf - want.pmf) <= 5 * np.sqrt(want.pmf * (1 - want.pmf) / n) + 1e-12)
+    for name in want.effects:
+        if name == "destroyed":
+            spread = np.sqrt(want.effects[name] * (1 - want.effects[name]) / n)
+        else:
+            spread = max(got.effects_stderr[name], np.sqrt(want.effects[name] / n))
+        assert abs(got.effects[name] - want.effects[name]) <= 5 * spread + 1e-12, name
+    assert got.effects["free_attacks"] == want.effects["free_attacks"]
+
+
+@pytest.mark.parametrize("kw", [dict(blocked=True), dict(ws=14), dict(attacks=10_001), dict(models=0),
+                                dict(wounds=101), dict(d="+2"), dict(s=None), dict(charging_models=-1),
+                                dict(furious_charge="yes"),
+                                dict(attacks=9_999, furious_charge=True, charging_models=2)])
+def test_melee_errors_are_the_references(kw):
+    base = dict(dict(ws=4, s=4, ap=4), **kw)
+    with pytest.raises(InputError) as want:
+        ref.melee(**base)
+    with pytest.raises(InputError) as got:
+        changes.melee(**base)
+    assert str(got.value) == str(want.value)
+    with pytest.raises(InputError) as got_table:
+        changes.melee_table(**base)
+    assert got_table.value.field == want.value.field
+    if kw == dict(blocked=True):  # the file refuses it too (a designer's copy keeps the rule)
+        with pytest.raises(InputError):
+            rules.load(RULES / "changes_melee.toml").attack(**base)
+
+
+def test_melee_stage_pmfs_are_hits_pierced_and_wounds_by_brute_force():
+    """Every face of one attack's three dice (itertools) at WS + max(D, Inv), AP + Sv and S + T, then the
+    attacks and Furious Charge's free attacks added up in Fractions."""
+    for kw, n12, n1 in ((dict(ws=5, s=5, ap=5, t=2, sv=3, d=1), False, False),
+                        (dict(ws=2, s=9, ap=4, d=1, inv=3, furious_charge=True, charging_models=2), True, False),
+                        (dict(ws=4, s=3, ap=1, d=-3, furious_charge=True, charging_models=2, blocked=True), False, True)):
+        targets = (kw["ws"] + max(kw["d"], kw.get("inv", 0)), kw["ap"] + kw.get("sv", 0), kw["s"] + kw.get("t", 0))
+        one: dict = {}
+        for faces in itertools.product(brute.FACES, repeat=3):
+            h = brute.passes(faces[0], targets[0], n12, n1)
+            p = h and brute.passes(faces[1], targets[1], n12, n1)
+            w = p and brute.passes(faces[2], targets[2], n12, n1)
+            key = (int(h), int(p), int(w))
+            one[key] = one.get(key, Fraction(0)) + Fraction(1, 12 ** 3)
+        attacks = 3 + (kw.get("charging_models", 0) if kw.get("furious_charge") and not kw.get("blocked") else 0)
+        total = {(0, 0, 0): Fraction(1)}
+        for _ in range(attacks):
+            new: dict = {}
+            for a, pa in total.items():
+                for b, pb in one.items():
+                    k = tuple(x + y for x, y in zip(a, b))
+                    new[k] = new.get(k, Fraction(0)) + pa * pb
+            total = new
+        o = changes.melee(**kw, attacks=3, models=4, natural_12_always_succeeds=n12, natural_1_always_fails=n1)
+        assert o.attacks == attacks
+        assert list(o.stage_pmfs) == ["to hit", "to pierce", "to wound"]
+        for i, name in enumerate(o.stage_pmfs):
+            want = [Fraction(0)] * (attacks + 1)
+            for k, p in total.items():
+                want[k[i]] += p
+            got = np.asarray(o.stage_pmfs[name])
+            assert not got[attacks + 1:].any()
+            np.testing.assert_allclose(got[: attacks + 1], [float(x) for x in want], rtol=0, atol=TOL)
+        removed = [Fraction(0)] * 5
+        for k, p in total.items():
+            removed[min(4, k[2])] += p
+        np.testing.assert_allclose(o.pmf, [float(x) for x in removed], rtol=0, atol=TOL)
+
+
+def test_the_melee_file_is_changes_own_and_listed_nowhere():
+    """rules/changes_melee.toml is keyed "changes": the registry counts it as the built-in's own file, so no
+    list (systems, broken files, served rule pages) shows a second Changes; a copy under a new key is a new
+    system."""
+    from workbench import systems
+    assert rules.load(RULES / "changes_melee.toml").key == "changes"
+    assert systems.keys().count("changes") == 1 and systems.broken() == ()
+    assert systems.get("changes").module is changes
+    assert all(getattr(systems.get(k), "path", None) != RULES / "changes_melee.toml" for k in systems.keys())

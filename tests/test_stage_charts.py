@@ -195,6 +195,25 @@ def test_every_built_in_systems_shooting_page_has_a_chart_per_stage(key):
         np.testing.assert_allclose(y, np.asarray(pmf)[:len(y)], atol=1e-15)
 
 
+def test_changes_melee_page_has_a_chart_per_stage_with_furious_charge():
+    """Changes' melee runs on its own second rule file, so its page counts its steps too: one chart per
+    stage, and Furious Charge's free attacks widen every chart to the attacks made."""
+    dash = SystemDashboard("changes", mode="melee", profiles=False)
+    section = dash.stage_charts
+    assert section.widget.layout.display != "none"
+    section.widget.set_state({"selected_index": 0})
+    assert dash.set_values(attacks=4, furious_charge=True, charging_models=3)
+    out = dash.current_outcome()
+    assert out.function == "melee" and out.attacks == 7
+    shown = charts(section.plot.figure)
+    assert [label for label, _x, _y in shown] == [st.name for st in out.stages] == ["to hit", "to pierce", "to wound"]
+    for (_label, _x, y), pmf in zip(shown, out.stage_pmfs.values()):
+        np.testing.assert_allclose(y, np.asarray(pmf)[:len(y)], atol=1e-15)
+        assert len(y) >= 1
+    hit = np.asarray(out.stage_pmfs["to hit"])
+    assert hit.size >= 8 and abs(hit @ np.arange(hit.size) - out.effects["hits"]) < 1e-12
+
+
 def test_a_refused_combination_greys_the_stage_charts_too():
     dash = SystemDashboard("kill6", profiles=False)
     dash.stage_charts.widget.set_state({"selected_index": 0})

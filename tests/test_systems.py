@@ -148,6 +148,8 @@ def rule_folder(tmp_path, monkeypatch):
     for key in systems.BUILTINS:  # the built-ins resolve through their own files on the real engine
         if (systems.CHECKOUT_RULES / f"{key}.toml").is_file():
             ownfile.load(key)
+        for part in systems.CHECKOUT_RULES.glob(f"{key}_*.toml"):  # a built-in's second file (Changes' melee)
+            ownfile.load(key, part.stem.removeprefix(f"{key}_"))
     fake = types.SimpleNamespace(load=fake_load)
     monkeypatch.setitem(sys.modules, "workbench.rules", fake)
     monkeypatch.setattr(workbench, "rules", fake, raising=False)

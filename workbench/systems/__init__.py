@@ -12,6 +12,9 @@ module is installed. A rule file that does not load is kept in
 :func:`broken` with its message and never stops the others. A shipped file
 (in :data:`CHECKOUT_RULES`) whose key is a built-in's is that built-in's own
 rule file (its module resolves through it): it is not listed a second time.
+A built-in may ship more than one such file, ``<key>_<part>.toml`` for a part
+its first file does not say (40k Changes' melee, ``changes_melee.toml``,
+keyed "changes"): none of them is listed, served or counted as broken.
 A designer's file using a built-in's key is refused; a copy of a built-in's
 file under a new key is a new system (the way a designer starts a variant).
 

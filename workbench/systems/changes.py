@@ -679,6 +679,9 @@ def _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_char
         raise InputError("blocked", "False unless furious_charge=True", blocked,
                          "BLOCK denies a unit performing a FURIOUS CHARGE its free attacks")
     free = charging_models if (furious_charge and not blocked) else 0
+    if np.max(attacks + free) > MAX_DICE:
+        raise InputError("attacks", f"{MAX_DICE:,} attacks or fewer with Furious Charge's free attacks",
+                         f"{int(np.max(attacks + free)):,} attacks", "the documented limit of dice per resolution")
     args = dict(ws=ws, s=s, ap=ap, attacks=attacks, d=d, inv=inv, t=t, sv=sv, models=models,
                 wounds=wounds, furious_charge=furious_charge, charging_models=charging_models,
                 blocked=blocked, natural_12_always_succeeds=n12, natural_1_always_fails=n1)
