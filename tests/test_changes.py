@@ -618,9 +618,13 @@ def test_ten_thousand_dice_are_computed(kw):
     per = Fraction(8, 12) * Fraction(5, 12) * Fraction(6, 12)
     expected = kw["shots"] * float(per) / kw.get("wounds", 1)
     assert out.mean == pytest.approx(expected, rel=1e-3)
-    melee = changes.melee(ws=5, s=5, ap=5, attacks=10_000, furious_charge=True, charging_models=10_000)
-    assert melee.mean == pytest.approx(20_000 * float(Fraction(8, 12) * Fraction(8, 12) * Fraction(8, 12)),
+    # melee's attacks and Furious Charge's free attacks share the 10,000 dice of one resolution
+    melee = changes.melee(ws=5, s=5, ap=5, attacks=5_000, furious_charge=True, charging_models=5_000)
+    assert melee.mean == pytest.approx(10_000 * float(Fraction(8, 12) * Fraction(8, 12) * Fraction(8, 12)),
                                        rel=1e-9)
+    with pytest.raises(InputError) as exc:
+        changes.melee(ws=5, s=5, ap=5, attacks=10_000, furious_charge=True, charging_models=1)
+    assert exc.value.field == "attacks" and "10,001 attacks" in str(exc.value)
 
 
 def test_sweep_volley_over_lists_of_units():
