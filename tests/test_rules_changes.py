@@ -477,6 +477,17 @@ def test_melee_errors_are_the_references(kw):
             rules.load(RULES / "changes_melee.toml").attack(**base)
 
 
+def test_a_sampled_melee_past_the_engines_budget_is_refused_at_once_naming_samples():
+    """Melee's dice are rolled by its rule file's engine, so the engine's sampled budget bounds it, free
+    attacks included, before any die is rolled."""
+    with pytest.raises(InputError) as exc:
+        changes.melee(ws=5, s=5, ap=5, attacks=5, furious_charge=True, charging_models=5, method="sampled",
+                      samples=50_000_000)
+    assert exc.value.field == "samples" and "60,000,000 dice and successes" in str(exc.value)
+    ok = changes.melee(ws=5, s=5, ap=5, attacks=10, method="sampled", samples=1000, seed=1)
+    assert ok.pmf.sum() == pytest.approx(1.0)
+
+
 def test_melee_stage_pmfs_are_hits_pierced_and_wounds_by_brute_force():
     """Every face of one attack's three dice (itertools) at WS + max(D, Inv), AP + Sv and S + T, then the
     attacks and Furious Charge's free attacks added up in Fractions."""
