@@ -273,8 +273,9 @@ def largest_cases() -> list[tuple[str, object]]:
     return [
         (f"shooting, shots={n}, models={n}, W=2",
          lambda: changes.shooting(bs=5, s=5, ap=5, t=2, sv=3, shots=n, models=changes.MAX_MODELS, wounds=2)),
-        (f"melee, attacks={n} + {n} free",
-         lambda: changes.melee(ws=5, s=5, ap=5, attacks=n, furious_charge=True, charging_models=n)),
+        # melee's attacks and Furious Charge's free attacks share the resolution's dice
+        (f"melee, attacks={n // 2} + {n - n // 2} free",
+         lambda: changes.melee(ws=5, s=5, ap=5, attacks=n // 2, furious_charge=True, charging_models=n - n // 2)),
         (f"volley, 3 units, {' + '.join(map(str, thirds))} shots",
          lambda: changes.volley(units, models=changes.MAX_MODELS)),
     ]
