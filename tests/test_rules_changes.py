@@ -86,14 +86,9 @@ def test_tables_equal_the_reference():
                 ref.shooting_table(bs=np.array(4), s=[3, 8], ap=5, models=[2, 9]))
 
 
-@pytest.mark.parametrize("kw", [dict(bs=5, s=5, ap=5, t=2, sv=3, shots=10, models=5),
-                                dict(bs=3, s=4, ap=6, shots=8, wounds=2),
-                                dict(bs=6, s=3, ap=4, cover=1, shots=7, models=3, wounds=2, weapon="heavy",
-                                     action="shot", natural_12_always_succeeds=True, natural_1_always_fails=True)])
-def test_sampled_shooting_agrees_with_the_reference_exact(kw):
-    n = 40_000
-    got = changes.shooting(**kw, method="sampled", samples=n, seed=5)
-    want = ref.shooting(**kw)
+def _sampled_agrees(got, want, n: int) -> None:
+    """A sampled outcome of ``n`` samples agrees with the exact one: the same stages, effects and inputs, every
+    probability and effect within 5 standard errors."""
     assert got.pmf.size == want.pmf.size and got.stages == want.stages and set(got.effects) == set(want.effects)
     assert dict(got.inputs) == dict(want.inputs, method="sampled", samples=n)
     assert np.all(np.abs(got.pmf - want.pmf) <= 5 * np.sqrt(want.pmf * (1 - want.pmf) / n) + 1e-12)
@@ -103,6 +98,16 @@ def test_sampled_shooting_agrees_with_the_reference_exact(kw):
         else:   # a count rarely above 0 may show no spread at all in the samples: its variance is about its mean
             spread = max(got.effects_stderr[name], np.sqrt(want.effects[name] / n))
         assert abs(got.effects[name] - want.effects[name]) <= 5 * spread + 1e-12, name
+
+
+@pytest.mark.parametrize("kw", [dict(bs=5, s=5, ap=5, t=2, sv=3, shots=10, models=5),
+                                dict(bs=3, s=4, ap=6, shots=8, wounds=2),
+                                dict(bs=6, s=3, ap=4, cover=1, shots=7, models=3, wounds=2, weapon="heavy",
+                                     action="shot", natural_12_always_succeeds=True, natural_1_always_fails=True)])
+def test_sampled_shooting_agrees_with_the_reference_exact(kw):
+    n = 40_000
+    got = changes.shooting(**kw, method="sampled", samples=n, seed=5)
+    _sampled_agrees(got, ref.shooting(**kw), n)
     # the caller's generator is the one rolled: the same seed gives the same numbers
     again = changes.shooting(**kw, method="sampled", samples=n, seed=np.random.default_rng(5))
     np.testing.assert_array_equal(again.pmf, got.pmf)
@@ -117,18 +122,23 @@ FORBIDDEN = [dict(weapon="heavy", action="snap"), dict(evading=True, action="aim
 def test_errors_are_the_references(kw):
     """The public function refuses what the hand-written one refused, with the same message; the
     rule file refuses the four forbidden combinations too (a designer's copy keeps them)."""
-    base = dict(dict(bs=4, s=4, ap=4), **kw)
+    _same_refusal("shooting", dict(dict(bs=4, s=4, ap=4), **kw), "changes.toml" if kw in FORBIDDEN else None)
+
+
+def _same_refusal(function: str, kw: dict, file: str | None) -> None:
+    """``changes.<function>`` refuses ``kw`` with the reference's message, its table with the same field, and
+    the rule file ``file`` (when given) refuses it too."""
     with pytest.raises(InputError) as want:
-        ref.shooting(**base)
+        getattr(ref, function)(**kw)
     with pytest.raises(InputError) as got:
-        changes.shooting(**base)
+        getattr(changes, function)(**kw)
     assert str(got.value) == str(want.value)
     with pytest.raises(InputError) as got_table:
-        changes.shooting_table(**base)
+        getattr(changes, f"{function}_table")(**kw)
     assert got_table.value.field == want.value.field
-    if kw in FORBIDDEN:
+    if file:
         with pytest.raises(InputError):
-            rules.load(RULES / "changes.toml").attack(**base)
+            rules.load(RULES / file).attack(**kw)
 
 
 def test_a_sampled_call_past_the_engines_budget_is_refused_at_once_naming_samples():
@@ -141,37 +151,50 @@ def test_a_sampled_call_past_the_engines_budget_is_refused_at_once_naming_sample
     assert ok.pmf.sum() == pytest.approx(1.0)
 
 
+def _stage_totals(targets, attacks: int, n12: bool = False, n1: bool = False) -> dict:
+    """Every face of one attack's three dice (itertools) at the three ``targets``, then ``attacks`` attacks
+    added up in Fractions: the joint distribution of (hits, pierced, unsaved wounds)."""
+    one: dict = {}
+    for faces in itertools.product(brute.FACES, repeat=3):
+        h = brute.passes(faces[0], targets[0], n12, n1)
+        p = h and brute.passes(faces[1], targets[1], n12, n1)
+        w = p and brute.passes(faces[2], targets[2], n12, n1)
+        key = (int(h), int(p), int(w))
+        one[key] = one.get(key, Fraction(0)) + Fraction(1, 12 ** 3)
+    total = {(0, 0, 0): Fraction(1)}
+    for _ in range(attacks):
+        new: dict = {}
+        for a, pa in total.items():
+            for b, pb in one.items():
+                k = tuple(x + y for x, y in zip(a, b))
+                new[k] = new.get(k, Fraction(0)) + pa * pb
+        total = new
+    return total
+
+
+def _stage_pmfs_are(o, total: dict, attacks: int) -> None:
+    """The outcome's three stage pmfs are the brute force's counts of hits, pierced and wounds."""
+    assert list(o.stage_pmfs) == ["to hit", "to pierce", "to wound"]
+    for i, name in enumerate(o.stage_pmfs):
+        want = [Fraction(0)] * (attacks + 1)
+        for k, p in total.items():
+            want[k[i]] += p
+        got = np.asarray(o.stage_pmfs[name])
+        assert not got[attacks + 1:].any()
+        np.testing.assert_allclose(got[: attacks + 1], [float(x) for x in want], rtol=0, atol=TOL)
+
+
 def test_stage_pmfs_are_hits_pierced_and_wounds_by_brute_force():
     """Every face of one shot's three dice (itertools), then the shots added up in Fractions: the
     distribution of hits, pierced and unsaved wounds over all the shots."""
     for kw, n12 in ((dict(bs=5, s=5, ap=5, t=2, sv=3, cover=1), False),
                     (dict(bs=2, s=9, ap=4, inv=3, weapon="heavy", action="shot"), True)):
-        targets = brute.shooting_targets(**kw)
-        one = {(0, 0, 0): Fraction(0)}
-        for faces in itertools.product(brute.FACES, repeat=3):
-            h = brute.passes(faces[0], targets[0], n12)
-            p = h and brute.passes(faces[1], targets[1], n12)
-            w = p and brute.passes(faces[2], targets[2], n12)
-            key = (int(h), int(p), int(w))
-            one[key] = one.get(key, Fraction(0)) + Fraction(1, 12 ** 3)
         shots = 4
-        total = {(0, 0, 0): Fraction(1)}
-        for _ in range(shots):
-            new: dict = {}
-            for a, pa in total.items():
-                for b, pb in one.items():
-                    k = tuple(x + y for x, y in zip(a, b))
-                    new[k] = new.get(k, Fraction(0)) + pa * pb
-            total = new
+        total = _stage_totals(brute.shooting_targets(**kw), shots, n12)
         o = changes.shooting(**kw, shots=shots, models=3, natural_12_always_succeeds=n12)
-        assert list(o.stage_pmfs) == ["to hit", "to pierce", "to wound"]
+        _stage_pmfs_are(o, total, shots)
         for i, name in enumerate(o.stage_pmfs):
-            want = [Fraction(0)] * (shots + 1)
-            for k, p in total.items():
-                want[k[i]] += p
             got = np.asarray(o.stage_pmfs[name])
-            assert not got[shots + 1:].any()
-            np.testing.assert_allclose(got[: shots + 1], [float(x) for x in want], rtol=0, atol=TOL)
             assert float(got @ np.arange(got.size)) == pytest.approx(o.effects[("hits", "pierced", "unsaved_wounds")[i]],
                                                                      abs=TOL)
 
@@ -445,16 +468,8 @@ def test_sampled_melee_agrees_with_the_reference_exact(kw):
     n = 40_000
     got = changes.melee(**kw, method="sampled", samples=n, seed=5)
     want = ref.melee(**kw)
-    assert got.pmf.size == want.pmf.size and got.stages == want.stages and set(got.effects) == set(want.effects)
-    assert dict(got.inputs) == dict(want.inputs, method="sampled", samples=n)
+    _sampled_agrees(got, want, n)
     assert got.attacks == want.attacks and got.notes == want.notes
-    assert np.all(np.abs(got.pmf - want.pmf) <= 5 * np.sqrt(want.pmf * (1 - want.pmf) / n) + 1e-12)
-    for name in want.effects:
-        if name == "destroyed":
-            spread = np.sqrt(want.effects[name] * (1 - want.effects[name]) / n)
-        else:
-            spread = max(got.effects_stderr[name], np.sqrt(want.effects[name] / n))
-        assert abs(got.effects[name] - want.effects[name]) <= 5 * spread + 1e-12, name
     assert got.effects["free_attacks"] == want.effects["free_attacks"]
 
 
@@ -463,18 +478,8 @@ def test_sampled_melee_agrees_with_the_reference_exact(kw):
                                 dict(furious_charge="yes"),
                                 dict(attacks=9_999, furious_charge=True, charging_models=2)])
 def test_melee_errors_are_the_references(kw):
-    base = dict(dict(ws=4, s=4, ap=4), **kw)
-    with pytest.raises(InputError) as want:
-        ref.melee(**base)
-    with pytest.raises(InputError) as got:
-        changes.melee(**base)
-    assert str(got.value) == str(want.value)
-    with pytest.raises(InputError) as got_table:
-        changes.melee_table(**base)
-    assert got_table.value.field == want.value.field
-    if kw == dict(blocked=True):  # the file refuses it too (a designer's copy keeps the rule)
-        with pytest.raises(InputError):
-            rules.load(RULES / "changes_melee.toml").attack(**base)
+    # the file refuses a block without a Furious Charge too (a designer's copy keeps the rule)
+    _same_refusal("melee", dict(dict(ws=4, s=4, ap=4), **kw), "changes_melee.toml" if kw == dict(blocked=True) else None)
 
 
 def test_a_sampled_melee_past_the_engines_budget_is_refused_at_once_naming_samples():
@@ -495,32 +500,11 @@ def test_melee_stage_pmfs_are_hits_pierced_and_wounds_by_brute_force():
                         (dict(ws=2, s=9, ap=4, d=1, inv=3, furious_charge=True, charging_models=2), True, False),
                         (dict(ws=4, s=3, ap=1, d=-3, furious_charge=True, charging_models=2, blocked=True), False, True)):
         targets = (kw["ws"] + max(kw["d"], kw.get("inv", 0)), kw["ap"] + kw.get("sv", 0), kw["s"] + kw.get("t", 0))
-        one: dict = {}
-        for faces in itertools.product(brute.FACES, repeat=3):
-            h = brute.passes(faces[0], targets[0], n12, n1)
-            p = h and brute.passes(faces[1], targets[1], n12, n1)
-            w = p and brute.passes(faces[2], targets[2], n12, n1)
-            key = (int(h), int(p), int(w))
-            one[key] = one.get(key, Fraction(0)) + Fraction(1, 12 ** 3)
         attacks = 3 + (kw.get("charging_models", 0) if kw.get("furious_charge") and not kw.get("blocked") else 0)
-        total = {(0, 0, 0): Fraction(1)}
-        for _ in range(attacks):
-            new: dict = {}
-            for a, pa in total.items():
-                for b, pb in one.items():
-                    k = tuple(x + y for x, y in zip(a, b))
-                    new[k] = new.get(k, Fraction(0)) + pa * pb
-            total = new
+        total = _stage_totals(targets, attacks, n12, n1)
         o = changes.melee(**kw, attacks=3, models=4, natural_12_always_succeeds=n12, natural_1_always_fails=n1)
         assert o.attacks == attacks
-        assert list(o.stage_pmfs) == ["to hit", "to pierce", "to wound"]
-        for i, name in enumerate(o.stage_pmfs):
-            want = [Fraction(0)] * (attacks + 1)
-            for k, p in total.items():
-                want[k[i]] += p
-            got = np.asarray(o.stage_pmfs[name])
-            assert not got[attacks + 1:].any()
-            np.testing.assert_allclose(got[: attacks + 1], [float(x) for x in want], rtol=0, atol=TOL)
+        _stage_pmfs_are(o, total, attacks)
         removed = [Fraction(0)] * 5
         for k, p in total.items():
             removed[min(4, k[2])] += p
