@@ -695,7 +695,7 @@ MELEE_PART = "melee"
 _MELEE_GRID = ("ws", "s", "ap", "attacks", "d", "inv", "t", "sv", "models", "wounds", "charging_models")
 
 
-def _with_free(effects: dict, free, shape) -> dict:
+def _with_free(effects: Mapping[str, Any], free, shape) -> dict:
     """The effects with ``free_attacks``, the number of free attacks made (Furious Charge)."""
     return dict(effects, free_attacks=np.broadcast_to(np.asarray(free, dtype=float), shape) if shape else float(free))
 
