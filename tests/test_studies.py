@@ -19,8 +19,7 @@ FORCE_B = [UnitSpec("B1", models=6, weapons=(BOLTER,)), UnitSpec("B2", models=3,
 
 @pytest.fixture(scope="module")
 def cluster():
-    client = studies.local_cluster(n_workers=2, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, host="127.0.0.1")
+    client = studies.local_cluster(n_workers=2, threads_per_worker=1, processes=True)
     try:
         yield client
     finally:
@@ -41,6 +40,14 @@ def test_block_sizes_and_spawned_seeds():
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
+def test_a_local_cluster_listens_on_free_loopback_ports_only(cluster):
+    """The scheduler's HTTP routes (served even without a dashboard) take a free port of
+    127.0.0.1, not distributed's fixed 8787, which a second cluster at once finds taken."""
+    http = cluster.cluster.scheduler.http_server
+    assert http.address == "127.0.0.1" and http.port not in (0, 8787)
+    assert cluster.scheduler.address.startswith("tcp://127.0.0.1:")
+
+
 def test_a_turn_study_is_identical_on_two_processes_and_in_one(cluster):
     kw = dict(policy_a="greedy", policy_b="spread", turns=700, seed=42, block=100, progress=False)
     here = study(FORCE_A, FORCE_B, **kw)

@@ -59,10 +59,15 @@ def block_sizes(total: int, block: int) -> list[int]:
 
 def local_cluster(n_workers: int = 2, threads_per_worker: int = 1, processes: bool = True, **kw: Any):
     """A ``dask.distributed.Client`` on a new ``LocalCluster`` listening on 127.0.0.1
-    without a dashboard (close it with ``client.close(); client.cluster.close()``)."""
+    without a dashboard (close it with ``client.close(); client.cluster.close()``).
+
+    The scheduler serves its health routes over HTTP even without a dashboard:
+    on a free port of 127.0.0.1 here (distributed's default is port 8787 on
+    every address, taken when two clusters run at once)."""
     from dask.distributed import Client, LocalCluster
 
-    kw.setdefault("dashboard_address", None)
+    kw.setdefault("dashboard_address", "127.0.0.1:0")
+    kw.setdefault("scheduler_kwargs", {"dashboard": False})
     kw.setdefault("host", "127.0.0.1")
     cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
                            processes=processes, **kw)
