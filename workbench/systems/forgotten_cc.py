@@ -8,7 +8,7 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -16,6 +16,8 @@ from .. import pipeline
 from .. import validate as v
 from ..dice import DieTest, RollHigh, roll_faces
 from ..outcome import Outcome, Stage
+from ..rules.die import StageDie
+from ..rules.mechanisms import two_sided_close_combat as mechanism
 from .forgotten_rules import (ARMOUR, BONUS_RANGE, DAMAGE_V1_DIE, DIE, DUAL, KEY, STAT_RANGE, V1_RANGE, _MINUS,
                               _absorb_step, _judge_both, _ratio, _signed, _v1_need)
 
@@ -383,7 +385,8 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
     label = "defenders downed"
 
     if method == "exact":
-        return _close_combat_exact(a, rounds, inputs, stages, notes, label)
+        out = _close_combat_exact(a, rounds, inputs, stages, notes, label)
+        return out.replace(stage_pmfs=CloseCombatPasses(a, rounds))
 
     start_aw, start_dw = a["attacker_wounded"], a["defender_wounded"]
     by_state = {(aw, dw): dict(a, attacker_wounded=aw, defender_wounded=dw)
@@ -654,3 +657,83 @@ def _cc_stages(a: dict, exchange: Exchange, strike: RollHigh, att_hit: int, d_sa
         stages.append(Stage("to kill", p_down / p_through if p_through else zero,
                             f"each hit that gets through: {kdetail}; {'; '.join(extra)}"))
     return tuple(stages)
+
+
+# ---------------------------------------------------------------------------
+# stage by stage: the passes of each step over the whole fight
+# ---------------------------------------------------------------------------
+def _stage_die(test: RollHigh, modifier: int = 0) -> StageDie:
+    return StageDie(sides=test.sides, roll_high=True, target=int(test.target), modifier=modifier)
+
+
+def _mechanism_round(a: dict) -> mechanism.Round:
+    """The dice of one round at the fighters' states in ``a``, one StageDie per die thrown."""
+    exchange, strike, counters, d_saves, a_saves = _round_dice(a)
+
+    def d10(target, mods, shift=0):
+        return tuple(StageDie(sides=DIE, roll_high=True, target=target, modifier=m + shift) for m in mods)
+
+    return mechanism.Round(
+        attack=d10(a["attacker_cqc"], exchange.attack_mods), strike=_stage_die(strike),
+        block=d10(a["defender_cqc"], exchange.block_mods), counter=d10(a["defender_cqc"], exchange.counter_mods),
+        counter_hurt=d10(a["defender_cqc"], exchange.counter_mods, -1),
+        counter_damage=None if counters is None else (_stage_die(counters[0]), _stage_die(counters[1])),
+        defender_saves=None if d_saves is None else (_stage_die(d_saves[0]), _stage_die(d_saves[1])),
+        attacker_saves=None if a_saves is None else (_stage_die(a_saves[0]), _stage_die(a_saves[1])))
+
+
+def _stage_steps(a: dict) -> dict[str, str]:
+    """The attacker's stages (as :func:`_cc_stages` names them for one round) -> the step of
+    :data:`~workbench.rules.mechanisms.two_sided_close_combat.STEPS` whose passes they count:
+    the hits, the hits not blocked, then the kills and the kills not saved or, where the stage
+    "to kill" stands for the hits that got through downing the defender (two attack dice, a
+    tough defender), the defender downed."""
+    steps = {"to hit": "hits"}
+    if a["response"] == "block" or a["shield_when_countering"]:
+        steps["not blocked"] = "unblocked"
+    if a["dual_weapons"] is None and not a["defender_tough"]:
+        steps["to kill"] = "kills"
+        if a["defender_heroic_save"] is not None:
+            steps["heroic save fails"] = "unsaved"
+    else:
+        steps["to kill"] = "downed"
+    return steps
+
+
+class CloseCombatPasses(Mapping):
+    """``Outcome.stage_pmfs`` of a close combat: stage name -> P(k of the attacker's dice pass
+    that stage over the whole fight, every round fought), exact; computed on first reading
+    (a plain dict when pickled). A kill counts while the defender stands."""
+
+    def __init__(self, a: dict, rounds: int):
+        self._a = dict(a)
+        self._rounds = rounds
+        self._steps = _stage_steps(a)
+        self._done: dict | None = None
+
+    def _all(self) -> dict:
+        if self._done is None:
+            a = self._a
+            got = mechanism.fight(
+                lambda aw, dw: _mechanism_round(dict(a, attacker_wounded=aw, defender_wounded=dw)),
+                rounds=self._rounds, attacker_tough=a["attacker_tough"], defender_tough=a["defender_tough"],
+                attacker_wounded=a["attacker_wounded"], defender_wounded=a["defender_wounded"])
+            done = {}
+            for name, step in self._steps.items():
+                pmf = np.array([float(p) for p in got.passes[step]])
+                pmf.setflags(write=False)
+                done[name] = pmf
+            self._done = done
+        return self._done
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._all()[name]
+
+    def __iter__(self):
+        return iter(self._steps)
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def __reduce__(self):
+        return (dict, (self._all(),))
