@@ -1,8 +1,8 @@
 """Outcome.stage_pmfs of The Forgotten's close combat: over the whole fight, how many of the
 attacker's dice pass each of its stages (hits, hits not blocked, kills, kills not saved, or the
 defender downed), against the brute force of tests/brute_forgotten.py (every face of every die
-of a round with itertools and Fractions, the rounds chained at the fighters' states). The
-fight's effects from the two-sided close-combat mechanism against the hand-written resolver."""
+of a round with itertools and Fractions, the rounds chained at the fighters' states), and the
+fight's ends from the rule file's two-sided close-combat mechanism against it too."""
 from __future__ import annotations
 
 import pickle
@@ -16,7 +16,7 @@ from pmfcheck import assert_pmf_equal
 from workbench.rules import mechanisms
 from workbench.rules.errors import RuleFileError
 from workbench.systems import forgotten as fg
-from workbench.systems import forgotten_cc
+from workbench.systems import ownfile
 
 BASE = dict(attacker_cqc=6, defender_cqc=6, attacker_phys=5, defender_phys=5)
 CASES = [
@@ -78,30 +78,22 @@ def test_over_rounds_the_hits_add_up_round_after_round():
 
 @pytest.mark.parametrize("rounds", [1, 4])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "plain")
-def test_the_mechanisms_effects_equal_the_resolvers_and_a_brute_force(case, rounds):
+def test_the_files_fight_equals_a_brute_force(case, rounds):
+    """The rule file's mechanism, in Fractions: who is downed or wounded equals the brute force."""
     p = dict(BASE, **case)
-    a = forgotten_cc._check_cc(dict(_defaults(), **p))
-    got = forgotten_cc.mechanism.fight(
-        lambda aw, dw: forgotten_cc._mechanism_round(dict(a, attacker_wounded=aw, defender_wounded=dw)),
-        rounds=rounds, attacker_tough=a["attacker_tough"], defender_tough=a["defender_tough"],
-        attacker_wounded=a["attacker_wounded"], defender_wounded=a["defender_wounded"]).effects
-    o = fg.close_combat(rounds=rounds, **p)
-    for name, value in o.effects.items():
-        assert float(got[name]) == pytest.approx(value, abs=1e-12), name
+    stats = {k: x for k, x in p.items() if x is not None}
+    for side in ("attacker", "defender"):
+        if f"{side}_heroic_save" in stats:
+            stats[f"{side}_hero"] = True
+    got = ownfile.load("forgotten", "close_combat").fractions(rounds=rounds, **stats)["effects"]
     brute = brute_rounds(rounds, **p)
     for name in ("defender_downed", "attacker_downed", "defender_newly_wounded", "attacker_newly_wounded"):
         assert got[name] == brute.get(name, Fraction(0)), name
+    assert got["rounds_fought"] == brute["rounds_fought"]
 
 
-def _defaults() -> dict:
-    import inspect
-    sig = inspect.signature(forgotten_cc.close_combat)
-    return {k: p.default for k, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
-
-
-def test_stage_pmfs_are_computed_on_first_reading_and_pickle_as_a_dict():
+def test_stage_pmfs_pickle():
     o = fg.close_combat(rounds=2, defender_heroic_save=6, **BASE)
-    assert o.stage_pmfs._done is None
     back = pickle.loads(pickle.dumps(o.stage_pmfs))
     assert isinstance(back, dict) and list(back) == ["to hit", "not blocked", "to kill", "heroic save fails"]
     assert_pmf_equal(back["to kill"], brute_fight_passes(2, defender_heroic_save=6, **BASE)["kills"], 1e-12)

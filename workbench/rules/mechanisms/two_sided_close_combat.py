@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -265,3 +265,266 @@ def fight(round_at: Callable[[bool, bool], Round], *, rounds: int, attacker_toug
         "rounds_fought": fought,
     }
     return Fight(effects=effects, passes=passes)
+
+
+# ---------------------------------------------------------------------------
+# sampled: every die rolled
+# ---------------------------------------------------------------------------
+_LOW = -(10 ** 6)
+
+
+def _passed(die: StageDie, faces: np.ndarray) -> np.ndarray:
+    return np.isin(die.classify(faces), (SUCCESS, CRITICAL))
+
+
+def _throw(dice, rng, m: int, also=()) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Roll ``dice`` for ``m`` fights: (successes per die (m, n), best modified successful roll,
+    the successes of ``also`` judging the same faces)."""
+    if not dice:
+        return np.zeros((m, 0), dtype=bool), np.full(m, _LOW), None
+    faces = np.stack([rng.integers(1, d.sides + 1, size=m) for d in dice], axis=1)
+    ok = np.stack([_passed(d, faces[:, i]) for i, d in enumerate(dice)], axis=1)
+    rolls = faces + np.array([int(d.modifier) for d in dice])
+    best = np.where(ok, rolls, _LOW).max(axis=1)
+    same = None if not also else np.stack([_passed(d, faces[:, i]) for i, d in enumerate(also)], axis=1)
+    return ok, best, same
+
+
+def _blows(kills: np.ndarray, saves, tough: bool, wounded: bool, rng) -> tuple[np.ndarray, np.ndarray]:
+    """``kills[:, i]``: blow i kills (in order); (downed, newly wounded and standing) per fight."""
+    m, n = kills.shape
+    down = np.zeros(m, dtype=bool)
+    hurt = np.full(m, wounded)
+    for i in range(n):
+        k = kills[:, i] & ~down
+        if saves is not None:
+            faces = rng.integers(1, saves[0].sides + 1, size=m)
+            k &= ~np.where(hurt, _passed(saves[1], faces), _passed(saves[0], faces))
+        if tough:
+            down |= k & hurt
+            hurt |= k
+        else:
+            down |= k
+    return down, hurt & ~down & (not wounded)
+
+
+def _sample_round(r: Round, tough: tuple[bool, bool], wounded: tuple[bool, bool], rng, m: int) -> dict:
+    a_ok, a_best, _ = _throw(r.attack, rng, m)
+    b_ok, b_best, _ = _throw(r.block, rng, m)
+    c_ok, c_best, cw_ok = _throw(r.counter, rng, m, r.counter_hurt)
+    hits = a_ok.sum(axis=1)
+    h = np.maximum(hits - b_ok.sum(axis=1), 0)
+    n_att = len(r.attack)
+    faces = rng.integers(1, r.strike.sides + 1, size=(m, n_att))
+    kills = _passed(r.strike, faces) & (np.arange(n_att) < h[:, None])
+    d_down, d_new = _blows(kills, r.defender_saves, tough[1], wounded[1], rng)
+    a_down = np.zeros(m, dtype=bool)
+    a_new = np.zeros(m, dtype=bool)
+    if r.counter_damage is not None and r.counter:
+        n_c = np.where(d_new, cw_ok.sum(axis=1), c_ok.sum(axis=1))
+        fresh, hurt = r.counter_damage
+        faces = rng.integers(1, fresh.sides + 1, size=(m, len(r.counter)))
+        ok = np.where(d_new[:, None], _passed(hurt, faces), _passed(fresh, faces))
+        ckills = ok & (np.arange(len(r.counter)) < n_c[:, None]) & ~d_down[:, None]
+        a_down, a_new = _blows(ckills, r.attacker_saves, tough[0], wounded[0], rng)
+    d_best = np.maximum(b_best, c_best)
+    winner = np.where(a_best > d_best, 1, np.where(d_best > a_best, 2, 0))
+    return {"d_down": d_down, "d_new": d_new, "a_down": a_down, "a_new": a_new, "winner": winner}
+
+
+def sample(round_at: Callable[[bool, bool], Round], rng: np.random.Generator, m: int, *, rounds: int,
+           attacker_tough: bool = False, defender_tough: bool = False, attacker_wounded: bool = False,
+           defender_wounded: bool = False) -> dict[str, np.ndarray]:
+    """``m`` fights of up to ``rounds`` rounds, every die rolled: per fight the effects of
+    :class:`Fight` (booleans; ``pushback_*`` the first round's, ``rounds_fought`` a count)."""
+    tough = (attacker_tough, defender_tough)
+    dice = {(aw, dw): round_at(aw, dw) for aw in (False, True) for dw in (False, True)}
+    aw = np.full(m, attacker_wounded)
+    dw = np.full(m, defender_wounded)
+    d_down = np.zeros(m, dtype=bool)
+    a_down = np.zeros(m, dtype=bool)
+    push = np.zeros(m, dtype=np.int64)
+    fought = np.zeros(m, dtype=np.int64)
+    for i in range(rounds):
+        alive = ~d_down & ~a_down
+        groups = [(key, np.nonzero(alive & (aw == key[0]) & (dw == key[1]))[0]) for key in dice]
+        for key, idx in groups:
+            if not idx.size:
+                continue
+            res = _sample_round(dice[key], tough, key, rng, idx.size)
+            fought[idx] += 1
+            if i == 0:
+                push[idx] = res["winner"]
+            d_down[idx] |= res["d_down"]
+            a_down[idx] |= res["a_down"]
+            dw[idx] |= res["d_new"]
+            aw[idx] |= res["a_new"]
+    return {"defender_downed": d_down, "attacker_downed": a_down,
+            "defender_newly_wounded": dw & ~d_down & (not defender_wounded),
+            "attacker_newly_wounded": aw & ~a_down & (not attacker_wounded),
+            "pushback_none": push == 0, "pushback_attacker": push == 1, "pushback_defender": push == 2,
+            "rounds_fought": fought}
+
+
+# ---------------------------------------------------------------------------
+# the file's [mechanism] table: every die as expressions of the stats
+# ---------------------------------------------------------------------------
+#: close-combat rounds one resolution may fight, and dice one group may throw (the exact work's bound)
+MAX_ROUNDS = 20
+MAX_DICE = 4
+#: the names of the file's keys, with the keys of each die table
+_KEYS = ("rounds", "attacker_wounded", "defender_wounded", "attacker_tough", "defender_tough", "label",
+         "attack", "block", "counter", "strike", "counter_damage", "attacker_save", "defender_save", "steps")
+_DICE_KEYS = ("dice", "target", "modifier", "hurt")
+_DIE_KEYS = ("die", "target", "modifier", "hurt")
+_SAVE_KEYS = ("when", "die", "target", "wounded")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A file's ``[mechanism]``: expressions of the stats (``Expr``), read by :func:`round_of`.
+    ``attack``/``counter``/``block`` groups are (dice, target, modifier, hurt) and the damage
+    and save dice (die, target, modifier, hurt) or (when, die, target, wounded); ``steps``: the
+    name the outcome gives each of :data:`STEPS`."""
+
+    rounds: Any
+    states: tuple[str, str]
+    tough: tuple[Any, Any]
+    label: str
+    attack: tuple
+    block: tuple
+    counter: tuple | None
+    strike: tuple
+    counter_damage: tuple | None
+    saves: tuple[tuple | None, tuple | None]
+    steps: Mapping[str, str]
+
+
+def read(r, table: dict, names) -> Spec:
+    """Read the ``[mechanism]`` table of a file (``r``: the loader's reader, which names the
+    field and its line in every error)."""
+    r.known(table, "mechanism", _KEYS)
+    states = []
+    for side in ("attacker", "defender"):
+        stat = r.string(table, f"{side}_wounded", "mechanism")
+        if stat not in names:
+            r.fail(f"mechanism.{side}_wounded", "the name of a stat (the rounds set it once the fighter is "
+                   "wounded)", stat)
+        states.append(stat)
+
+    def dice(key: str, keys: tuple[str, ...], first: str, required=True):
+        if key not in table:
+            if required:
+                r.fail(f"mechanism.{key}", f"a [mechanism.{key}] table", "nothing")
+            return None
+        t = r.table(table[key], f"mechanism.{key}")
+        return _group(r, t, f"mechanism.{key}", keys, first, names)
+
+    blocks = table.get("block", [])
+    if not isinstance(blocks, list):
+        r.fail("mechanism.block", "[[mechanism.block]] tables with dice, target and modifier", blocks)
+    steps = r.table(table.get("steps", {}), "mechanism.steps")
+    r.known(steps, "mechanism.steps", STEPS)
+    return Spec(
+        rounds=r.expr(table, "rounds", "mechanism", names, "1"), states=(states[0], states[1]),
+        tough=(r.expr(table, "attacker_tough", "mechanism", names, "0"),
+               r.expr(table, "defender_tough", "mechanism", names, "0")),
+        label=r.string(table, "label", "mechanism", "defenders downed"),
+        attack=dice("attack", _DICE_KEYS, "dice"),
+        block=tuple(_group(r, r.table(b, f"mechanism.block[{i}]"), f"mechanism.block[{i}]", _DICE_KEYS, "dice",
+                           names) for i, b in enumerate(blocks)),
+        counter=dice("counter", _DICE_KEYS, "dice", False), strike=dice("strike", _DIE_KEYS, "die"),
+        counter_damage=dice("counter_damage", _DIE_KEYS, "die", False),
+        saves=(dice("attacker_save", _SAVE_KEYS, "when", False), dice("defender_save", _SAVE_KEYS, "when", False)),
+        steps={s: r.string(steps, s, "mechanism.steps", s) for s in STEPS})
+
+
+def _group(r, t: dict, field: str, keys: tuple[str, ...], first: str, names) -> tuple:
+    r.known(t, field, keys)
+    defaults = {"dice": "1", "die": None, "when": "1", "modifier": "0", "hurt": "0", "wounded": "0"}
+    return (field,) + tuple(r.expr(t, k, field, names, defaults.get(k, ...)) for k in keys)
+
+
+def _value(expr, env, field: str, lo: int, hi: int, what: str) -> int:
+    from ..errors import BudgetError
+    x = expr.scalar(env, field)
+    if not lo <= x <= hi:
+        raise BudgetError("<rule file>", field, f"{what} from {lo} to {hi}", x)
+    return x
+
+
+def round_of(spec: Spec, env: Mapping[str, int], sides: int) -> Round:
+    """The dice of one round for the stats ``env`` (the fighters' states among them), one
+    StageDie per die thrown; ``sides``: the file's die."""
+
+    def group(g, hurt=False) -> tuple[tuple[StageDie, ...], tuple[StageDie, ...]]:
+        field, n, target, modifier, extra = g
+        k = _value(n, env, f"{field}.dice", 0, MAX_DICE, "a number of dice")
+        t, m = target.scalar(env, f"{field}.target"), modifier.scalar(env, f"{field}.modifier")
+        h = extra.scalar(env, f"{field}.hurt")
+        return ((StageDie(sides=sides, roll_high=True, target=t, modifier=m),) * k,
+                (StageDie(sides=sides, roll_high=True, target=t, modifier=m + h),) * k)
+
+    def damage(g) -> tuple[StageDie, StageDie]:
+        field, die, target, modifier, extra = g
+        d = sides if die is None else _value(die, env, f"{field}.die", 2, 100, "faces")
+        t, m = target.scalar(env, f"{field}.target"), modifier.scalar(env, f"{field}.modifier")
+        return (StageDie(sides=d, roll_high=True, target=t, modifier=m),
+                StageDie(sides=d, roll_high=True, target=t, modifier=m + extra.scalar(env, f"{field}.hurt")))
+
+    def save(g):
+        if g is None:
+            return None
+        field, when, die, target, wounded = g
+        if not when.scalar(env, f"{field}.when"):
+            return None
+        d = sides if die is None else _value(die, env, f"{field}.die", 2, 100, "faces")
+        t = target.scalar(env, f"{field}.target")
+        return (StageDie(sides=d, roll_high=True, target=t),
+                StageDie(sides=d, roll_high=True, target=t + wounded.scalar(env, f"{field}.wounded")))
+
+    attack, _ = group(spec.attack)
+    block = tuple(die for g in spec.block for die in group(g)[0])
+    counter, counter_hurt = group(spec.counter) if spec.counter is not None else ((), ())
+    return Round(attack=attack, strike=damage(spec.strike)[0], block=block, counter=counter,
+                 counter_hurt=counter_hurt,
+                 counter_damage=damage(spec.counter_damage) if spec.counter_damage is not None and counter else None,
+                 defender_saves=save(spec.saves[1]), attacker_saves=save(spec.saves[0]))
+
+
+def setup(spec: Spec, env: Mapping[str, int], sides: int) -> tuple[Callable[[bool, bool], Round], dict]:
+    """``(round_at, keywords)`` for :func:`fight` and :func:`sample`: the dice of a round at the
+    fighters' states (the state stats set as the rounds go), the rounds, toughness and start."""
+    a_stat, d_stat = spec.states
+
+    def round_at(aw: bool, dw: bool) -> Round:
+        return round_of(spec, dict(env, **{a_stat: int(aw), d_stat: int(dw)}), sides)
+
+    rounds = _value(spec.rounds, env, "mechanism.rounds", 1, MAX_ROUNDS, "a number of rounds")
+    return round_at, dict(rounds=rounds, attacker_tough=bool(spec.tough[0].scalar(env, "mechanism.attacker_tough")),
+                          defender_tough=bool(spec.tough[1].scalar(env, "mechanism.defender_tough")),
+                          attacker_wounded=bool(env[a_stat]), defender_wounded=bool(env[d_stat]))
+
+
+def exact(spec: Spec, env: Mapping[str, int], sides: int) -> dict:
+    """The file's resolution, exactly: ``pmf`` [P(defender standing), P(downed)], ``effects``
+    and ``passes`` (each step of :data:`STEPS` -> P(k pass it)), Fractions; ``labels``: the
+    file's name of each step."""
+    round_at, kw = setup(spec, env, sides)
+    got = fight(round_at, **kw)
+    down = got.effects["defender_downed"]
+    return {"pmf": (1 - down, down), "effects": got.effects, "passes": got.passes, "labels": spec.steps}
+
+
+def sampled(spec: Spec, env: Mapping[str, int], sides: int, rng: np.random.Generator):
+    """``(dice per fight, one_chunk)``: ``one_chunk(m)`` fights ``m`` fights, every die rolled,
+    giving ``removed`` (the defender downed) and the effects per fight."""
+    round_at, kw = setup(spec, env, sides)
+    r = round_at(kw["attacker_wounded"], kw["defender_wounded"])
+    per_round = 2 * (len(r.attack) + len(r.block) + len(r.counter)) + 2 * len(r.counter) + len(r.attack)
+
+    def one_chunk(m: int) -> dict:
+        out = sample(round_at, rng, m, **kw)
+        return dict(out, removed=out["defender_downed"].astype(np.int64))
+
+    return per_round * kw["rounds"], one_chunk
