@@ -13,8 +13,6 @@ import pytest
 
 from brute_forgotten import brute_fight_passes, brute_rounds
 from pmfcheck import assert_pmf_equal
-from workbench.rules import mechanisms
-from workbench.rules.errors import RuleFileError
 from workbench.systems import forgotten as fg
 from workbench.systems import ownfile
 
@@ -97,11 +95,3 @@ def test_stage_pmfs_pickle():
     back = pickle.loads(pickle.dumps(o.stage_pmfs))
     assert isinstance(back, dict) and list(back) == ["to hit", "not blocked", "to kill", "heroic save fails"]
     assert_pmf_equal(back["to kill"], brute_fight_passes(2, defender_heroic_save=6, **BASE)["kills"], 1e-12)
-
-
-def test_an_unknown_mechanism_is_refused_with_the_names_allowed():
-    with pytest.raises(RuleFileError) as e:
-        mechanisms.get("two_sided_melee", "x.toml")
-    assert e.value.field == "mechanism.name" and e.value.got == "two_sided_melee"
-    assert "'two_sided_close_combat'" in e.value.expected
-    assert mechanisms.get("two_sided_close_combat") is mechanisms.two_sided_close_combat

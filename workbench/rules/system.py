@@ -16,7 +16,7 @@ import inspect
 from fractions import Fraction
 from pathlib import Path
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -113,6 +113,14 @@ class StatChecks:
     (:class:`RuleSystem`) and a file of a named mechanism
     (:class:`~workbench.rules.mechanisms.MechanismSystem`) alike. A subclass has ``key``,
     ``stats``, ``forbids``, ``_by_name`` and ``_options`` (and ``_value`` for scalar forbids)."""
+
+    # written by each subclass's __init__ (declared only, for the type checker)
+    key: str
+    stats: tuple[RuleStat, ...]
+    forbids: tuple[Forbid, ...]
+    _by_name: dict[str, RuleStat]
+    _options: dict[str, dict[str, int]]
+    _value: Callable[..., int]
 
     def _keywords_only(self, args: tuple) -> None:
         if args:

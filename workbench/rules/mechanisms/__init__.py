@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from types import MappingProxyType, ModuleType
+from types import MappingProxyType
 from typing import Any, Mapping
 
 import numpy as np
@@ -17,22 +17,13 @@ import numpy as np
 from ... import pipeline
 from ... import validate as v
 from ...outcome import Outcome
-from ..errors import RuleFileError
 from ..system import StatChecks
 from . import two_sided_close_combat
 
-__all__ = ["MECHANISMS", "get", "MechanismSystem"]
+__all__ = ["MECHANISMS", "MechanismSystem"]
 
 #: mechanism name -> its module
 MECHANISMS = MappingProxyType({"two_sided_close_combat": two_sided_close_combat})
-
-
-def get(name: Any, path: Any = "<rule file>", field: str = "mechanism.name") -> ModuleType:
-    """The module registered under ``name``; a :class:`RuleFileError` naming the field,
-    the names allowed and the name given otherwise."""
-    if not isinstance(name, str) or name not in MECHANISMS:
-        raise RuleFileError(path, field, "one of " + ", ".join(repr(n) for n in MECHANISMS), name)
-    return MECHANISMS[name]
 
 
 class MechanismSystem(StatChecks):
@@ -42,6 +33,16 @@ class MechanismSystem(StatChecks):
     stats, what each die rolls. ``attack(**stats)`` resolves it, exactly or by sampling.
     Attributes: ``key``, ``name``, ``die``, ``notes``, ``path``, ``source``, ``stats``,
     ``forbids``, ``mechanism`` (the name), ``spec`` (the mechanism's reading of its table)."""
+
+    # the attributes __init__ writes into __dict__ (declared only, for the type checker)
+    name: str
+    die: int
+    notes: tuple[str, ...]
+    path: Path
+    source: str
+    mechanism: str
+    spec: Any
+    _module: Any
 
     def __init__(self, parts: Mapping[str, Any], path: str | Path, source: str):
         d = self.__dict__
@@ -71,6 +72,9 @@ class MechanismSystem(StatChecks):
     def __setattr__(self, name, value):
         raise AttributeError(f"a MechanismSystem is immutable (cannot set {name!r})")
 
+    def __delattr__(self, name):
+        raise AttributeError(f"a MechanismSystem is immutable (cannot delete {name!r})")
+
     def __repr__(self) -> str:
         return f"MechanismSystem({self.key!r}, {self.mechanism!r}, {str(self.path)!r})"
 
@@ -94,7 +98,7 @@ class MechanismSystem(StatChecks):
         if method == "exact":
             got = self._module.exact(self.spec, env, self.die)
             pmfs = {got["labels"][k]: _readonly([float(p) for p in x]) for k, x in got["passes"].items()}
-            return Outcome(system=self.key, function="attack", inputs=record, pmf=[float(p) for p in got["pmf"]],
+            return Outcome(system=self.key, function="attack", inputs=record, pmf=np.array([float(p) for p in got["pmf"]]),
                            effects={k: float(x) for k, x in got["effects"].items()}, stage_pmfs=pmfs,
                            effect_kinds={k: "expected" if k == "rounds_fought" else "probability"
                                          for k in got["effects"]}, **words)
