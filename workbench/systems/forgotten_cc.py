@@ -167,19 +167,8 @@ CC_NOTE_SHOCK = (
     "hit, block and counter dice, damage rolls and heroic saves in every round; it marks no wound (a tough "
     "model still absorbs its first kill), and it adds to a wound's -1.")
 
-CC_NOTES = (
-    "Close combat: the attacker hits on d10 + modifiers >= its CQC (+1 target facing away, -1 outnumbered, "
-    "-1 power attack, -1 dual weapons for hit, -1 wounded, -1 shocked).",
-    "Block: each defender success (d10 + modifiers >= its own CQC) cancels one hit; a shield adds a die "
-    "'only used to block'; dual weapons add a second weapon die (blocking too).",
-    "Counter: 'rolling to hit and damage - AFTER the attacker': it lands only if the defender is still "
-    "standing; a defender wounded by this attack counters at -1 ('-1 to all rolls').",
-    "Melee damage v2: d10 + ATTACK BONUS (+2 power attack, +1 from the rear, -1 dual for damage) - armour "
-    "level must roll above PHYS ('Roll above attacker's PHYS to kill': the striker's PHYS by default; "
-    "melee_phys='defender' uses the struck model's PHYS).",
-    "Pushback: the fighter with a success (or the higher modified successful roll if both succeeded); "
-    "a tie or no success: nobody.",
-)
+#: the notes every close combat relies on: the file's (rules/forgotten_close_combat.toml)
+CC_NOTES = ownfile.load(KEY, "close_combat").notes
 
 
 @v.stat_function
