@@ -164,9 +164,34 @@ def test_a_mechanism_file_is_not_yet_a_system_of_its_own():
     assert rules.loads_any(text, "my_melee.toml").key == "my_melee"
 
 
-def test_too_many_dice_are_refused_before_the_work():
-    text = FILE.read_text().replace('dice = "2 if dual_weapons else 1"', 'dice = "5 + dual_weapons"')
-    rs = rules.loads_any(text, "copy.toml")
+def _dice(attack: str, counter: str, shield: str) -> str:
+    text = FILE.read_text().replace('dice = "2 if dual_weapons else 1"', f'dice = "{attack}"')
+    text = text.replace('dice = "0 if (response == 0 or shocked_defence == 1 and defender_shocked) else '
+                        '(2 if defender_dual_weapons else 1)"', f'dice = "{counter}"')
+    return text.replace('dice = "shield if (response == 0 or shocked_defence == 1 and defender_shocked) else '
+                        'shield_when_countering"', f'dice = "{shield}"')
+
+
+@pytest.mark.parametrize("attack, counter, shield, field, got", [
+    ("5", "1", "0", "mechanism.attack.dice", 5),      # past the dice of one group
+    ("4", "4", "0", "mechanism.attack.dice", 9),      # past the dice of one exchange (with the weapon's block die)
+])
+def test_too_many_dice_are_refused_before_the_work(attack, counter, shield, field, got):
+    rs = rules.loads_any(_dice(attack, counter, shield), "copy.toml")
+    for method in ("exact", "sampled"):
+        with pytest.raises(RuleFileError) as e:
+            rs.attack(**BASE, method=method)
+        assert e.value.field == field and e.value.got == got and e.value.path == "copy.toml"
+
+
+def test_an_exact_fight_past_its_fractions_budget_is_refused_and_sampled_still_runs():
+    """Four attack dice and two counter dice, heroes on both sides, over 20 rounds: the Fractions would
+    run to 360 digits, past the budget; refused at once, naming the rounds, while sampling runs."""
+    rs = rules.loads_any(_dice("4", "2", "0"), "copy.toml")
+    stats = dict(BASE, response="counter", attacker_hero=True, defender_hero=True)
     with pytest.raises(RuleFileError) as e:
-        rs.attack(**BASE)
-    assert e.value.field == "mechanism.attack.dice" and e.value.got == 5
+        rs.attack(rounds=20, **stats)
+    assert e.value.field == "mechanism.rounds" and e.value.got == 360 and "sampled" in str(e.value)
+    o = rs.attack(rounds=20, method="sampled", samples=2_000, **stats)
+    assert o.method == "sampled" and 0 < o.effects["defender_downed"] < 1
+    assert rs.attack(rounds=5, **stats).effects["rounds_fought"] >= 1

@@ -7,6 +7,7 @@ rolling every die (:func:`sampled`).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -23,6 +24,11 @@ __all__ = ["read", "exact", "sampled", "round_of", "Spec", "Round", "Fight", "fi
 #: close-combat rounds one resolution may fight, and dice one group may throw (the exact work's bound)
 MAX_ROUNDS = 20
 MAX_DICE = 4
+#: the dice of one exchange, both fighters together (The Forgotten's most is 5)
+MAX_EXCHANGE_DICE = 6
+#: the exact path's bound: rounds x the digits of the faces of every die one round can throw
+#: (the size of the Fractions it adds up; The Forgotten's largest fight is 260)
+MAX_EXACT_DIGITS = 300
 #: the names of the file's keys, with the keys of each die table
 _KEYS = ("rounds", "attacker_wounded", "defender_wounded", "attacker_tough", "defender_tough", "label",
          "attack", "block", "counter", "strike", "counter_damage", "attacker_save", "defender_save", "steps")
@@ -138,6 +144,10 @@ def round_of(spec: Spec, env: Mapping[str, int], sides: int) -> Round:
     attack, _ = group(spec.attack)
     block = tuple(die for g in spec.block for die in group(g)[0])
     counter, counter_hurt = group(spec.counter) if spec.counter is not None else ((), ())
+    n = len(attack) + len(block) + len(counter)
+    if n > MAX_EXCHANGE_DICE:
+        raise BudgetError(spec.path, "mechanism.attack.dice", f"at most {MAX_EXCHANGE_DICE} dice in one exchange "
+                          "(attack, block and counter dice together)", n)
     return Round(attack=attack, strike=damage(spec.strike)[0], block=block, counter=counter,
                  counter_hurt=counter_hurt,
                  counter_damage=damage(spec.counter_damage) if spec.counter_damage is not None and counter else None,
@@ -163,6 +173,16 @@ def exact(spec: Spec, env: Mapping[str, int], sides: int) -> dict:
     and ``passes`` (each step of :data:`STEPS` -> P(k pass it)), Fractions; ``labels``: the
     file's name of each step."""
     round_at, kw = setup(spec, env, sides)
+    r = round_at(kw["attacker_wounded"], kw["defender_wounded"])
+    thrown = [d.sides for d in r.attack + r.block + r.counter] + [r.strike.sides] * len(r.attack)
+    thrown += [r.defender_saves[0].sides] * len(r.attack) if r.defender_saves else []
+    if r.counter_damage is not None:
+        thrown += [r.counter_damage[0].sides] * len(r.counter)
+        thrown += [r.attacker_saves[0].sides] * len(r.counter) if r.attacker_saves else []
+    digits = kw["rounds"] * sum(math.log10(f) for f in thrown)
+    if digits > MAX_EXACT_DIGITS + 1e-9:
+        raise BudgetError(spec.path, "mechanism.rounds", f"rounds x the digits of every die's faces one round "
+                          f"throws of at most {MAX_EXACT_DIGITS}", round(digits), "method='sampled' has no such limit")
     got = fight(round_at, **kw)
     down = got.effects["defender_downed"]
     return {"pmf": (1 - down, down), "effects": got.effects, "passes": got.passes, "labels": spec.steps}
