@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import pickle
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -195,3 +196,20 @@ def test_an_exact_fight_past_its_fractions_budget_is_refused_and_sampled_still_r
     o = rs.attack(rounds=20, method="sampled", samples=2_000, **stats)
     assert o.method == "sampled" and 0 < o.effects["defender_downed"] < 1
     assert rs.attack(rounds=5, **stats).effects["rounds_fought"] >= 1
+
+
+def test_the_documented_mechanism_example_loads_and_resolves():
+    """docs/rulefiles.md's example of a named mechanism: one die each, the defender blocking, two
+    rounds; its chance of a downed defender against the two rounds written out by hand."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "rulefiles.md").read_text()
+    section = doc.split("## Named mechanisms", 1)[1]
+    block = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    rs = rules.loads_any(block, "rulefiles.md")
+    got = rs.fractions()["effects"]
+    # a round: the hit (6+, 1/2) is not blocked (1/2) and beats PHYS 5, on 6+ (5/10); nobody is
+    # wounded, so the second round is the same exchange
+    one = Fraction(1, 2) * Fraction(1, 2) * Fraction(5, 10)
+    assert got["defender_downed"] == one + (1 - one) * one
+    s = rs.attack(method="sampled", samples=20_000, seed=2)
+    assert abs(s.effects["defender_downed"] - float(got["defender_downed"])) <= \
+        5 * s.effects_stderr["defender_downed"] + 1e-12
