@@ -13,7 +13,8 @@ the text), ``loader`` (TOML and checks), ``spec`` (the parsed records),
 ``die`` (one stage's die, shared by both paths), ``engine`` (exact), ``tally``
 (tokens per attack, switched criticals, tallies, chances),
 ``sampled`` (dice rolled), ``system`` (the RuleSystem), ``errors``,
-``mechanisms`` (named mechanisms: what a file cannot say as stages).
+``mechanisms`` (named mechanisms: what a file cannot say as stages) and
+``mechanism_system`` (a file of one).
 """
 from __future__ import annotations
 
@@ -21,10 +22,11 @@ from pathlib import Path
 
 from .errors import BudgetError, ForbiddenError, RuleFileError
 from .loader import parse_text, read_file
+from .mechanism_system import MechanismSystem
 from .spec import RuleStage, RuleStat
 from .system import RuleSystem
 
-__all__ = ["load", "loads", "load_any", "loads_any", "require_stages", "RuleSystem", "RuleStat", "RuleStage", "RuleFileError", "ForbiddenError", "BudgetError"]
+__all__ = ["load", "loads", "load_any", "loads_any", "require_stages", "MechanismSystem", "RuleSystem", "RuleStat", "RuleStage", "RuleFileError", "ForbiddenError", "BudgetError"]
 
 def load(path: str | Path) -> RuleSystem:
     """The rule system of the TOML file at ``path`` (raises :class:`RuleFileError` if it is broken,
@@ -42,7 +44,7 @@ def loads(text: str, path: str | Path = "<rule file>") -> RuleSystem:
 
 def load_any(path: str | Path):
     """:func:`load`, or for a file of a named mechanism its
-    :class:`~workbench.rules.mechanisms.MechanismSystem` (a built-in's part: the views of a
+    :class:`~workbench.rules.mechanism_system.MechanismSystem` (a built-in's part: the views of a
     system, dashboards, sweeps, the editor, take files of stages only as yet)."""
     parts, text = read_file(path)
     return _system(parts, Path(path), text)
@@ -55,7 +57,6 @@ def loads_any(text: str, path: str | Path = "<rule file>"):
 
 def _system(parts: dict, path: Path, text: str):
     if "mechanism" in parts:
-        from .mechanisms import MechanismSystem
         return MechanismSystem(parts, path, text)
     return RuleSystem(parts, path, text)
 

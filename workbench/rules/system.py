@@ -111,7 +111,7 @@ def passing_name(st: RuleStage) -> str:
 class StatChecks:
     """The stats of a rule file, checked as every resolution checks them: a file of stages
     (:class:`RuleSystem`) and a file of a named mechanism
-    (:class:`~workbench.rules.mechanisms.MechanismSystem`) alike. A subclass has ``key``,
+    (:class:`~workbench.rules.mechanism_system.MechanismSystem`) alike. A subclass has ``key``,
     ``stats``, ``forbids``, ``_by_name`` and ``_options`` (and ``_value`` for scalar forbids)."""
 
     # written by each subclass's __init__ (declared only, for the type checker)

@@ -27,7 +27,7 @@ __all__ = ["load", "outcome", "table", "flat_grid", "fit"]
 def load(key: str, part: str | None = None):
     """The :class:`~workbench.rules.RuleSystem` of the built-in ``key`` (its shipped file), or of its
     ``part`` (``rules/<key>_<part>.toml``, keyed ``key`` too; a part may be a file of a named
-    mechanism, The Forgotten's close combat: a :class:`~workbench.rules.mechanisms.MechanismSystem`)."""
+    mechanism, The Forgotten's close combat: a :class:`~workbench.rules.mechanism_system.MechanismSystem`)."""
     from .. import rules
     rs = rules.load_any(data_dir("rules") / (f"{key}_{part}.toml" if part else f"{key}.toml"))
     if rs.key != key:
