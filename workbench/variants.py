@@ -618,12 +618,12 @@ def _post_parts(df: pd.DataFrame, table: pd.DataFrame | None):
 def to_markdown(df: pd.DataFrame, table: pd.DataFrame | None = None) -> str:
     """A Markdown post of a change: the two variants named, the verdict, the table of movers
     (expected models removed before, after and the change) and where the heatmap goes."""
-    from .teach import _md_table
+    from .teach.tables import md_table
     title, lines, table = _post_parts(df, table)
     out = [f"**{title}**", ""] + [f"- {x}" for x in lines] + [""]
     if len(table):
         out += ["The matchups that move most (expected models removed):", ""]
-        out += _md_table(_MOVER_HEAD, _mover_rows(table), left=1)
+        out += md_table(_MOVER_HEAD, _mover_rows(table), left=1)
     else:
         out += ["No matchup of the unit profiles moves."]
     return "\n".join(out) + "\n"
@@ -632,12 +632,12 @@ def to_markdown(df: pd.DataFrame, table: pd.DataFrame | None = None) -> str:
 def to_bbcode(df: pd.DataFrame, table: pd.DataFrame | None = None) -> str:
     """The same post in the BBCode of a stock phpBB board (:data:`workbench.teach.PHPBB_TAGS`):
     the table of movers as aligned text in a [code] block."""
-    from .teach import _bb_block
+    from .teach.tables import bb_block
     title, lines, table = _post_parts(df, table)
     out = [f"[b]{title}[/b]", "[list]"] + [f"[*]{x}" for x in lines] + ["[/list]"]
     if len(table):
         out += ["The matchups that move most (expected models removed):"]
-        out += _bb_block(_MOVER_HEAD, _mover_rows(table), False, left=1)
+        out += bb_block(_MOVER_HEAD, _mover_rows(table), False, left=1)
     else:
         out += ["No matchup of the unit profiles moves."]
     return "\n".join(out) + "\n"
