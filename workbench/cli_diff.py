@@ -42,13 +42,14 @@ def diff_text(df) -> str:
     """The verdict, the movers and the change of expected removals over the grid, as printed."""
     from . import variants
     from .teach.tables import code_table
+    from .variants.movers import MOVER_HEAD, mover_rows
 
     a, b = df.attrs["a"], df.attrs["b"]
     lines = [f"Before: {a.name}", f"After:  {b.name}", "", variants.verdict(df), ""]
     table = variants.movers(a, b, df)
     if len(table):
         lines.append("The matchups that move most (expected models removed):")
-        lines += ["  " + x for x in code_table(variants._MOVER_HEAD, variants._mover_rows(table), left=1)]
+        lines += ["  " + x for x in code_table(MOVER_HEAD, mover_rows(table), left=1)]
     else:
         lines.append("No matchup moves.")
     keys = list(df.attrs["grid"])
