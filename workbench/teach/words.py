@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from ..errors import InputError
 from ..outcome import Outcome
 
-__all__ = ["pct", "ratio", "title", "input_lines", "plain_note", "effect_is_probability"]
+__all__ = ["pct", "ratio", "title", "input_lines", "plain_note", "effect_is_probability", "value_words"]
 
 
 _DIE = re.compile(r"\b[dD](\d{1,3})\b")
@@ -95,7 +95,8 @@ def title(outcome: Outcome) -> str:
     return f"{o.system_name}: {o.function.replace('_', ' ')} ({how})"
 
 
-def _show(value: Any) -> str:
+def value_words(value: Any) -> str:
+    """A setting's value as a reader writes it: "none", "yes"/"no", a number, words for a name."""
     if value is None:
         return "none"
     if isinstance(value, bool):
@@ -103,9 +104,9 @@ def _show(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, (list, tuple)):
-        return "; ".join(_show(v) for v in value)
+        return "; ".join(value_words(v) for v in value)
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k.replace('_', ' ')} {_show(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{k.replace('_', ' ')} {value_words(v)}" for k, v in value.items()) + "}"
     return str(value).replace("_", " ")
 
 
@@ -130,10 +131,10 @@ def _setting(controls: Mapping[str, Any], key: str, value: Any) -> str:
         return "; ".join(
             f"unit {i}: " + ", ".join(
                 (controls[f"u{i}_{k}"].text[len(f"unit {i} "):] + " " + controls[f"u{i}_{k}"].say(v))
-                if f"u{i}_{k}" in controls else f"{k.replace('_', ' ')} {_show(v)}"
+                if f"u{i}_{k}" in controls else f"{k.replace('_', ' ')} {value_words(v)}"
                 for k, v in unit.items())
             for i, unit in enumerate(value, 1) if isinstance(unit, Mapping))
-    return f"{key.replace('_', ' ')}: {_show(value)}"
+    return f"{key.replace('_', ' ')}: {value_words(value)}"
 
 
 def input_lines(outcome: Outcome) -> list[str]:

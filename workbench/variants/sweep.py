@@ -149,18 +149,14 @@ def verdict(df: pd.DataFrame) -> str:
         return f"{change_words(a, b)} changes nothing on this grid{ctx}."
     n = len(d)
     parts = []
-    if up.any():
-        i = int(np.argmax(d))
-        where = "everywhere on the grid" if up.all() else f"at {int(up.sum())} of {n} points of the grid"
-        parts.append(f"helps most at {_cell_words(df, i)}, by {d[i]:+.2f} models removed{ctx} ({where})")
-    else:
-        parts.append("helps none")
-    if down.any():
-        i = int(np.argmin(d))
-        where = "everywhere on the grid" if down.all() else f"at {int(down.sum())} of {n} points"
-        parts.append(f"hurts most at {_cell_words(df, i)}, by {d[i]:+.2f} ({where})")
-    else:
-        parts.append("hurts none")
+    for moved, most, verb, unit, of in ((up, np.argmax, "helps", f" models removed{ctx}", " of the grid"),
+                                        (down, np.argmin, "hurts", "", "")):
+        if not moved.any():
+            parts.append(f"{verb} none")
+            continue
+        i = int(most(d))
+        where = "everywhere on the grid" if moved.all() else f"at {int(moved.sum())} of {n} points{of}"
+        parts.append(f"{verb} most at {_cell_words(df, i)}, by {d[i]:+.2f}{unit} ({where})")
     return f"{change_words(a, b)} " + ", ".join(parts) + "."
 
 

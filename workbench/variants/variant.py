@@ -17,6 +17,7 @@ from ..controls import RESERVED, Control
 from ..errors import InputError, UnknownArgumentError
 from ..grid import scalar_text
 from ..systems.description import SystemDescription
+from ..teach.words import value_words
 
 __all__ = ["Variant", "variant", "stat_words", "change_words", "setting_words"]
 
@@ -184,14 +185,6 @@ def _sides(desc: SystemDescription, function: str) -> dict[str, tuple[str, str]]
     return out
 
 
-def _value_words(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value).replace("_", " ")
-
-
 def stat_words(desc: SystemDescription, function: str, name: str, value: Any) -> str:
     """How one argument's value reads: "BS 6+", "T +2", "10 shots", "action shot"."""
     if isinstance(value, np.generic):
@@ -206,7 +199,7 @@ def stat_words(desc: SystemDescription, function: str, name: str, value: Any) ->
     label = (control.label if control is not None and control.label else name.replace("_", " "))
     if control is not None and control.kind == "bool":
         return label if value else f"not {label}"
-    return f"{label} {_value_words(value)}"
+    return f"{label} {value_words(value)}"
 
 
 def change_words(a: Variant, b: Variant) -> str:
@@ -230,5 +223,5 @@ def setting_words(desc: SystemDescription, function: str, name: str, value: Any)
     """How a variant's setting reads: "heavy weapon in a SHOT action: flat 4"."""
     control = _controls(desc, function).get(name)
     if control is not None and control.kind == "choice":
-        return f"{control.label or name.replace('_', ' ')}: {_value_words(value)}"
+        return f"{control.label or name.replace('_', ' ')}: {value_words(value)}"
     return stat_words(desc, function, name, value)
