@@ -8,7 +8,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import InputError
 from ..outcome import Outcome
-from .words import _check, _controls, _setting
+from .words import _check, _controls, _description, _setting
 
 __all__ = ["matchup_line", "dashboard_link"]
 
@@ -19,12 +19,10 @@ def _sides(o: Outcome):
     """How ``o``'s keywords read in the matchup line: its mode's
     :class:`~workbench.systems.description.Sides` in the system's description
     (None: every keyword is the situation)."""
-    try:
-        from .. import systems
-        modes = systems.get(o.system).modes
-    except Exception:  # noqa: BLE001 - a system that is not registered: no sides known
+    desc = _description(o)
+    if desc is None:
         return None
-    return next((m.sides for m in modes if m.function == o.function), None)
+    return next((m.sides for m in desc.modes if m.function == o.function), None)
 
 
 #: counts written in the parentheses: (keyword, side, singular, plural)
@@ -34,10 +32,9 @@ _HIDDEN = ("method", "samples", "seed")
 
 
 def _defaults(o: Outcome) -> dict[str, Any]:
+    desc = _description(o)
     try:
-        from .. import systems
-        fn = getattr(systems.get(o.system), o.function)
-        params = inspect.signature(fn).parameters.values()
+        params = inspect.signature(getattr(desc, o.function)).parameters.values()
     except Exception:  # noqa: BLE001 - a system or function defined elsewhere: every setting counts as chosen
         return {}
     return {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
@@ -151,10 +148,8 @@ def dashboard_link(outcome: Outcome, base: str = "") -> str | None:
     import urllib.parse
 
     o = _check(outcome)
-    try:
-        from .. import systems
-        desc = systems.get(o.system)
-    except Exception:  # noqa: BLE001 - a system no server shows
+    desc = _description(o)
+    if desc is None:  # a system no server shows
         return None
     modes = [m for m in desc.modes if m.function == o.function]
     if not modes:

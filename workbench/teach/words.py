@@ -110,14 +110,22 @@ def value_words(value: Any) -> str:
     return str(value).replace("_", " ")
 
 
+def _description(o: Outcome) -> Any:
+    """The description of the outcome's system; None for a system no registry
+    lists (an outcome built elsewhere: its argument names are said in words)."""
+    try:
+        from .. import systems
+        return systems.get(o.system)
+    except Exception:  # noqa: BLE001 - an unknown or broken system: nothing to read from it
+        return None
+
+
 def _controls(o: Outcome) -> dict[str, Any]:
     """The dashboard controls of the outcome's function by argument name (their
     labels and option words are the words every page and post uses); empty
     for a system or function no description lists."""
-    try:
-        from .. import systems
-        desc = systems.get(o.system)
-    except Exception:  # noqa: BLE001 - an outcome built elsewhere: its argument names in words
+    desc = _description(o)
+    if desc is None:
         return {}
     return {c.name: c for m in desc.modes if m.function == o.function for c in m.controls}
 
