@@ -19,11 +19,10 @@ from workbench.dice import RollHigh, rates
 from workbench.outcome import Outcome
 
 # the argument checks, target numbers, words and notes are the module's own (tested on their own in
-# tests/test_changes.py), and so is the fold of wounds into models removed (_resolve, _volley_exact: still the
-# module's for a volley's total); the rates, binomials and dice rolling below are the hand-written resolver's
+# tests/test_changes.py), and so is the fold of wounds into models removed (_removal); the rates, binomials,
+# the volley's fold and dice rolling below are the hand-written resolver's
 from workbench.systems.changes import (DIE, KEY, _flag_notes, _melee_setup, _melee_stages, _removal, _shooting_setup,
-                                       _shooting_stages, _shooting_targets, _unit_notes, _volley_exact, _volley_sample,
-                                       _volley_setup)
+                                       _shooting_stages, _shooting_targets, _unit_notes, _volley_setup)
 
 
 def _test(target: int, n12: bool, n1: bool) -> RollHigh:
@@ -136,13 +135,34 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     return _sampled(inputs, tests, args["shots"], args["wounds"], args["models"], stages, notes, samples, rng)
 
 
+def _volley_exact(total, not_needed: float, per_unit: dict, models: int, wounds: int, inputs: dict, stages,
+                  total_shots: int, notes) -> Outcome:
+    """A volley's outcome from the distribution of all its units' unsaved wounds: the simultaneous fold
+    (removed only at the end of the phase, so wounds beyond the unit are wasted)."""
+    pmf, eff = _removal(total, wounds, models)
+    removed_mean = float(engine.mean_of(pmf))
+    effects = {"unsaved_wounds": float(engine.mean_of(total)), **eff,
+               "return_fire_models": models, "surviving_models": models - removed_mean,
+               "units_not_needed": not_needed, **per_unit}
+    return pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects, attacks=total_shots, notes=notes)
+
+
+def _volley_sample(w: np.ndarray, not_needed: np.ndarray, per_unit: dict, models: int, wounds: int) -> dict:
+    """One chunk of sampled volleys from each sample's total unsaved wounds ``w``: the same fold."""
+    need = models * wounds
+    removed = np.minimum(w // wounds, models)
+    return {"removed": removed, "unsaved_wounds": w, "wasted_wounds": np.maximum(w - need, 0),
+            "destroyed": w >= need, "return_fire_models": np.full(w.shape, models),
+            "surviving_models": models - removed, "units_not_needed": not_needed, **per_unit}
+
+
 def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_ground=False,
            evading=False, natural_12_always_succeeds=False, natural_1_always_fails=False,
            firer_cover_rule="same", heavy_shot="bs_plus_4",
            method="exact", samples=100_000, seed=0) -> Outcome:
     """The hand-written volley: each unit's binomial of unsaved wounds convolved, then the simultaneous
     fold (the module's argument checks, stages and notes; its own tests, binomials, fold and dice)."""
-    units, _profiles, stages, all_notes, total_shots, inputs, placed = _volley_setup(
+    units, stages, all_notes, total_shots, inputs, placed = _volley_setup(
         attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, natural_12_always_succeeds,
         natural_1_always_fails, firer_cover_rule, heavy_shot)
     method, samples, rng = v.method_args(method, samples, seed)
