@@ -423,10 +423,11 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     model. Reading: "In the case of shooting it affects how casualties are
     allocated": casualties (failed Res tests), not hits, are allocated to
     models, so the failed tests of all weapons are added and then capped at
-    ``models``; allocation decides who is removed, not how many. The exact
-    result is the convolution of each weapon's distribution (binomial, or the
-    mixture over a blast die's count), then the cap; the sampled one rolls
-    every die of every weapon with the same per-die tests.
+    ``models``; allocation decides who is removed, not how many. The numbers
+    come from the ``[volley]`` of the system's rule file, ``rules/antares.toml``
+    (each weapon a profile): exact, the convolution of each weapon's
+    distribution (binomial, or the mixture over a blast die's count), then the
+    cap; sampled, every die of every weapon rolled with the same per-die rules.
 
     Stages: the per-shot steps when every weapon has the same tests, else
     none (each weapon's steps are in the notes). Effects: ``hits``,

@@ -27,8 +27,9 @@ Shooting resolves through the system's rule file ``rules/changes.toml`` and
 melee through its second one, ``rules/changes_melee.toml`` (keyed "changes"
 too, so no list shows it as a system of its own): the functions here check
 their arguments, name their stages and notes, and turn the engine's answer
-into their own (:mod:`workbench.systems.ownfile`). A volley adds its units'
-unsaved wounds from the file before the fold into models removed.
+into their own (:mod:`workbench.systems.ownfile`). A volley is the file's
+``[volley]``: each unit a profile, its unsaved wounds added before the one fold
+into models removed.
 
 See ``docs/rules/changes.md`` for every interpretation and variant switch.
 """
@@ -592,6 +593,9 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     ``firer_cover_rule`` and ``heavy_shot`` apply to every attacker as in
     :func:`shooting`; ``go_to_ground`` with ``evading`` is refused ("Every
     unit may only have one status marker").
+
+    The numbers come from the ``[volley]`` of the system's rule file,
+    ``rules/changes.toml`` (each unit a profile, the target's stats shared).
     """
     units, stages, all_notes, total_shots, inputs, _ = _volley_setup(
         attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, natural_12_always_succeeds,
