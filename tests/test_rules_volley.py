@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from brute_rules import _apply, _repeat, attack_outcomes, stage, to_toml
+from brute_rules import BY_MODEL, _apply, _damage_faces, _repeat, attack_outcomes, stage, to_toml
 from pmfcheck import assert_pmf_equal
 from test_rules_hypothesis import removal_strategy, stages_strategy
 from workbench import rules
@@ -24,11 +24,52 @@ from workbench.errors import InputError
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "rulefiles.md"
 
 
-def brute_volley(profiles, removal, chances=(), each="successes", not_needed=None):
+def in_listed_order(removals, finals):
+    """P((models removed, wasted damage)) when profile i's ``finals[i]`` successes meet its own removal
+    ``removals[i]``, in listed order, on the unit as the profiles before left it: a pooled formula of its
+    own successes (the unit caps the sum), or every success's damage (each profile's faces enumerated)
+    applied one at a time, carrying the damaged model and the models removed from profile to profile."""
+    first = removals[0]
+    models, out = first.get("models"), defaultdict(Fraction)
+    if any(k in first for k in BY_MODEL):   # one blow a success, whoever fired it
+        return _apply(first, sum(finals))
+    if "removed" in first:
+        r = sum(rem["removed"](f) for rem, f in zip(removals, finals))
+        out[(r if models is None else min(r, models), 0)] += 1
+        return out
+    W = first.get("wounds", 1)
+    faces = [face for rem, f in zip(removals, finals) for face in [_damage_faces(rem)] * f]
+    for seq in product(*faces):
+        p = Fraction(1)
+        for _, q in seq:
+            p *= q
+        dmg = [d for d, _ in seq]
+        if first.get("spill", False):
+            total = sum(dmg)
+            removed, wasted = total // W, 0
+            if models is not None:
+                removed, wasted = min(removed, models), max(total - models * W, 0)
+        else:
+            removed, left, wasted = 0, W, 0
+            for d in dmg:
+                if models is not None and removed >= models:
+                    wasted += d
+                elif d >= left:
+                    wasted += d - left
+                    removed += 1
+                    left = W
+                else:
+                    left -= d
+        out[(removed, wasted)] += p
+    return out
+
+
+def brute_volley(profiles, removal, chances=(), each="successes", not_needed=None, removals=None):
     """(P(k removed), expected effects) of ``profiles`` = [(stages, attacks), ...] at one target: every
     combination of every profile's attacks enumerated, the final successes summed, then the removal
     applied to the sum (``_apply``: every damage sequence). ``not_needed``: the name of the expected
-    number of profiles after the first whose turn came when the earlier ones had removed the whole unit."""
+    number of profiles after the first whose turn came when the earlier ones had removed the whole unit.
+    ``removals``: each profile's own removal, made in listed order (:func:`in_listed_order`)."""
     n = len(profiles[0][0])
     per = [_repeat(attack_outcomes(stages), count, n) for stages, count in profiles]
     models = removal.get("models")
@@ -40,6 +81,12 @@ def brute_volley(profiles, removal, chances=(), each="successes", not_needed=Non
         if k not in cache:
             cache[k] = _apply(removal, k)
         return cache[k]
+
+    def removal_in_order(finals):
+        key = tuple(finals)
+        if key not in cache:
+            cache[key] = in_listed_order(removals[: len(finals)], finals)
+        return cache[key]
 
     for combo in product(*[d.items() for d in per]):
         p = Fraction(1)
@@ -66,8 +113,10 @@ def brute_volley(profiles, removal, chances=(), each="successes", not_needed=Non
             eff[not_needed] += 0
             if models is not None:
                 for j in range(1, len(finals)):
-                    eff[not_needed] += p * sum(q for (r, _), q in removal_of(sum(finals[:j])).items() if r >= models)
-        for (removed, wasted), q in removal_of(total).items():
+                    before = removal_of(sum(finals[:j])) if removals is None else removal_in_order(finals[:j])
+                    eff[not_needed] += p * sum(q for (r, _), q in before.items() if r >= models)
+        after = removal_of(total) if removals is None else removal_in_order(finals)
+        for (removed, wasted), q in after.items():
             pmf[removed] += p * q
             eff["wasted_damage"] += p * q * wasted
             for name, pred in chances:
@@ -142,14 +191,14 @@ def test_the_sampled_volley_agrees_with_the_exact_one(firefight):
 
 
 # -- random valid files with a volley ----------------------------------------------------------------
-def _volley_file(stages, removal, chances):
+def _volley_file(stages, removal, chances, allocation="together"):
     """``stages`` whose first stage's target is the profile stat ``skill``, ``shots`` attacks each."""
     die = stages[0]["die"]
     stats = {"skill": {"min": -1, "max": die + 3, "default": stages[0]["target"]},
              "shots": {"min": 0, "max": 6, "default": 1}}
     text = to_toml(stages, "shots", removal, die=die, stats=stats,
                    targets=["skill"] + [None] * (len(stages) - 1), chances=[c for c, _ in chances])
-    return text + '\n[volley]\nprofile = ["skill", "shots"]\nnot_needed = "spared"\n'
+    return text + f'\n[volley]\nprofile = ["skill", "shots"]\nallocation = "{allocation}"\nnot_needed = "spared"\n'
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -168,15 +217,110 @@ def test_random_valid_volleys_equal_the_brute_force(stages, removal, data):
     chances = [({"name": "any_removed", "when": "removed >= 1"}, lambda c: c["removed"] >= 1),
                ({"name": "many", "when": f"t0 >= {line}"}, lambda c, x=line: c["t0"] >= x),
                ({"name": "total", "when": "successes == 1"}, lambda c: c["successes"] == 1)]
-    sysm = rules.loads(_volley_file(stages, removal, chances), "random.toml")
+    allocation = data.draw(st.sampled_from(["together", "in_order"]))
+    sysm = rules.loads(_volley_file(stages, removal, chances, allocation), "random.toml")
     o = sysm.volley([dict(skill=a, shots=b) for a, b in zip(skills, shots)])
     assert o.pmf.sum() == pytest.approx(1.0, abs=1e-12)
     pmf, eff = brute_volley([([dict(s, target=a) if i == 0 else s for i, s in enumerate(stages)], b)
                              for a, b in zip(skills, shots)], removal, [(c["name"], p) for c, p in chances],
-                            not_needed="spared")
+                            not_needed="spared", removals=[removal] * k if allocation == "in_order" else None)
     assert_pmf_equal(o.pmf, pmf, 1e-12)
     for name, x in eff.items():
         assert o.effects[name] == pytest.approx(float(x), abs=1e-10), name
+
+
+# -- in listed order: each profile's own removal on what the earlier left -----------------------------------
+ORDERED = """
+[system]
+key = "crossfire"
+name = "Crossfire (in listed order)"
+die = 6
+
+[stats.s]
+min = 0
+max = 4
+default = 1
+
+[stats.t]
+min = 1
+max = 4
+default = 2
+
+[stats.shots]
+min = 0
+max = 20
+default = 2
+
+[stats.models]
+min = 1
+max = 6
+default = 3
+
+[attack]
+count = "shots"
+
+[[stages]]
+name = "to penetrate"
+target = "4"
+
+[removal]
+models = "models"
+REMOVAL
+
+[volley]
+profile = ["s", "shots"]
+allocation = "in_order"
+not_needed = "late"
+"""
+
+
+@pytest.mark.parametrize("removal_text, removal_of", [
+    ('removed = "successes * s // t"', lambda s, t: dict(removed=lambda n, s=s, t=t: n * s // t)),
+    ('wounds = "t"\ndamage = "s"', lambda s, t: dict(wounds=t, damage=s)),
+    ('wounds = "t"\ndamage = "s"\nspill = true', lambda s, t: dict(wounds=t, damage=s, spill=True)),
+])
+@pytest.mark.parametrize("s, shots, t, models", [((1, 3), (3, 2), 2, 3), ((2, 0, 3), (2, 2, 1), 3, 2),
+                                                   ((4, 1), (1, 4), 1, 1)])
+def test_in_listed_order_equals_a_brute_force(removal_text, removal_of, s, shots, t, models):
+    sysm = rules.loads(ORDERED.replace("REMOVAL", removal_text), "crossfire.toml")
+    o = sysm.volley([dict(s=a, shots=b) for a, b in zip(s, shots)], t=t, models=models)
+    removals = [dict(removal_of(a, t), models=models) for a in s]
+    pmf, eff = brute_volley([([stage(name="to penetrate", target=4)], b) for b in shots], removals[0],
+                            not_needed="late", removals=removals)
+    assert_pmf_equal(o.pmf, pmf, 1e-12)
+    assert set(o.effects) == set(eff)
+    for k, x in eff.items():
+        assert o.effects[k] == pytest.approx(float(x), abs=1e-12), k
+    n = 20_000
+    sm = sysm.volley([dict(s=a, shots=b) for a, b in zip(s, shots)], t=t, models=models, method="sampled",
+                     samples=n, seed=5)
+    want = np.array([float(x) for x in pmf] + [0.0] * (sm.pmf.size - len(pmf)))
+    assert np.all(np.abs(sm.pmf - want[: sm.pmf.size]) <= 5 * np.sqrt(want[: sm.pmf.size] * (1 - want[: sm.pmf.size]) / n) + 1e-12)
+    for k, x in eff.items():
+        assert abs(sm.effects[k] - float(x)) <= 5 * max(sm.effects_stderr[k], np.sqrt(abs(float(x)) / n)) + 1e-12, k
+
+
+def test_in_listed_order_a_pooled_division_differs_from_together():
+    """Two weapons of S 1 at T 2, one penetration each: together 2 x 1 // 2 = 1 model, in order 0 + 0."""
+    text = ORDERED.replace("REMOVAL", 'removed = "successes * s // t"').replace('target = "4"', 'target = "1"')
+    ordered = rules.loads(text, "a.toml")
+    # together the formula is made once on the sum, so it may not read a profile's S: both weapons are S 1
+    together = rules.loads(text.replace('removed = "successes * s // t"', 'removed = "successes // t"').replace(
+        'profile = ["s", "shots"]', 'profile = ["shots"]').replace('"in_order"', '"together"'), "b.toml")
+    two = [dict(s=1, shots=1), dict(s=1, shots=1)]
+    assert ordered.volley(two, t=2).pmf[0] == pytest.approx(1.0)
+    assert together.volley([dict(shots=1), dict(shots=1)], t=2).pmf[1] == pytest.approx(1.0)
+
+
+def test_in_listed_order_a_removal_of_shared_stats_is_the_same_as_together():
+    text = ORDERED.replace("REMOVAL", 'wounds = "t"\ndamage = "2"')
+    ordered = rules.loads(text, "a.toml")
+    together = rules.loads(text.replace('allocation = "in_order"', 'allocation = "together"'), "b.toml")
+    profiles = [dict(s=1, shots=3), dict(s=2, shots=4), dict(s=3, shots=2)]
+    a, b = ordered.volley(profiles, t=3, models=4), together.volley(profiles, t=3, models=4)
+    np.testing.assert_allclose(a.pmf, b.pmf, atol=1e-12)
+    for k in b.effects:
+        assert a.effects[k] == pytest.approx(b.effects[k], abs=1e-12), k
 
 
 # -- refusals -------------------------------------------------------------------------------------------
@@ -234,6 +378,7 @@ def test_a_forbidden_profile_names_the_profile():
     ('each = "unsaved"', 'each = "wiped_out"', "volley.each"),
     ('not_needed = "profiles_not_needed"', 'not_needed = "unsaved"', "volley.not_needed"),
     ('allocation = "together"', 'allocation = "one by one"', "volley.allocation"),
+    ('wounds = "wounds"', 'wounds = "wounds"\ndamage = "shots"', "removal.damage"),   # only in listed order
     ('each = "unsaved"', "max_profiles = 101", "volley.max_profiles"),
     ('each = "unsaved"', "order = 1", "volley.order"),
 ])

@@ -38,7 +38,7 @@ MAX_TOKENS_DIE = 100
 #: profiles one volley may name at most (``volley.max_profiles``)
 MAX_PROFILES = 100
 #: how a volley's profiles meet the removal
-ALLOCATIONS = ("together",)
+ALLOCATIONS = ("together", "in_order")
 #: counts a ``[[chances]]`` condition may read besides the stages' tallies
 COUNTS = ("successes", "removed")
 MAX_FILE = 200_000
@@ -267,8 +267,11 @@ def _volley(r: _Reader, vd: dict, stats, removal: Removal, chances, taken) -> Vo
     if len(set(prof)) != len(prof):
         r.fail("volley.profile", "each stat once", prof)
     own = set(prof)
+    allocation = r.option(vd, "allocation", "volley", ALLOCATIONS, "together")
+    # in listed order each profile's removal is its own: its damage or pooled formula may read its stats
+    own_removal = ("damage", "removed") if allocation == "in_order" else ()
     exprs = [(f"removal.{k}", getattr(removal, k)) for k in ("models", "wounds", "damage", "removed", "save",
-                                                           "tough", "already_wounded")]
+                                                           "tough", "already_wounded") if k not in own_removal]
     exprs += [(f"chances[{c.index}].when", c.when) for c in chances]
     for field, e in exprs:
         if e is not None and e.names & own:
@@ -278,7 +281,6 @@ def _volley(r: _Reader, vd: dict, stats, removal: Removal, chances, taken) -> Vo
         if not isinstance(c.count, str) and "removed" in c.count:
             r.fail(f"chances[{c.index}].when", "in a file with a [volley], removed read alone or tallies "
                    "without it", c.when.source)
-    allocation = r.option(vd, "allocation", "volley", ALLOCATIONS, "together")
     seen = set(taken) | {"criticals", "wasted_damage", *COUNTS}
     out = {}
     for key, default in (("each", "successes"), ("not_needed", "")):

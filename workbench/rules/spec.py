@@ -143,7 +143,8 @@ class Volley:
     ``profile``: the stats each profile sets (the others are shared: the
     target's and the rules'); ``allocation``: how the profiles' final successes
     meet the removal ("together": summed, then removed once; what passes the
-    unit is wasted); ``each``: the name of the per-profile effect (``each[i]``,
+    unit is wasted; "in_order": each profile's own removal, in listed order, on
+    what the earlier left); ``each``: the name of the per-profile effect (``each[i]``,
     the expected final successes of profile i); ``not_needed``: the name of the
     effect "profiles, in listed order, whose turn came after the earlier ones
     had removed the whole unit" ("" : none); ``max_profiles``: profiles per

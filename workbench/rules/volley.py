@@ -4,7 +4,9 @@ Each profile sets the stats ``[volley] profile`` names; every other stat is
 shared (the target's, the rules'). Each profile makes its own attacks through
 the file's stages; with ``allocation = "together"`` the final successes of all
 profiles are summed and the file's removal is applied once to the sum (its
-unit size, wounds per model, damage, and what passes the unit is wasted).
+unit size, wounds per model, damage, and what passes the unit is wasted); with
+``"in_order"`` each profile's removal (its own damage or pooled formula) is
+made, in listed order, on the unit as the profiles before it left it.
 
 Exact: each profile's distribution of final successes (and of every tally a
 chance reads) from the engine, convolved over the profiles, then one removal.
@@ -136,6 +138,86 @@ def resolve(rs: "RuleSystem", profiles: Any, method: str, samples: Any, seed: An
                                   notes=rs.outcome_notes(), **words)
 
 
+def _ordered(spec, removal: Removal) -> bool:
+    """Does the volley remove in listed order, each profile on what the earlier left (a pooled formula or a
+    fixed damage; a model-by-model removal or a rolled damage is applied one success at a time either way)?"""
+    return spec.allocation == "in_order" and not removal.by_model and removal.damage_roll is None
+
+
+def _damage_of(rs, env, removal: Removal) -> int:
+    return rs._one(env, removal.damage, "removal.damage", 0, engine.MAX_STATES, "damage per success")
+
+
+def _pooled(removal: Removal, env, s: np.ndarray, models) -> np.ndarray:
+    """One profile's pooled formula on each sample's successes ``s``, with the profile's stats."""
+    env2 = {k: np.asarray(x) for k, x in env.items()}
+    env2["successes"] = s
+    return np.asarray(removal.removed.evaluate(env2, "removal.removed"), dtype=np.int64)
+
+
+def advance(r, h, k, damage: int, wounds: int, models: int | None, spill: bool):
+    """The unit after ``k`` successes of a fixed ``damage``, from ``r`` models removed and ``h`` damage
+    on the model in front (arrays that broadcast): (r, h, damage wasted). Without spill each success
+    goes to the model in front and what passes its last wound is wasted; with spill the damage adds up.
+    With a unit size nothing is removed past it and the damage after it is wasted."""
+    r, h, k = np.asarray(r, dtype=np.int64), np.asarray(h, dtype=np.int64), np.asarray(k, dtype=np.int64)
+    if damage <= 0:
+        r, h, k = np.broadcast_arrays(r, h, k)
+        return r.copy(), h.copy(), np.zeros(r.shape, dtype=np.int64)
+    if spill:
+        t = h + k * damage
+        r2, h2 = r + t // wounds, t % wounds
+    else:
+        first = -(-(wounds - h) // damage)          # successes that remove the model in front
+        per = -(-wounds // damage)                  # successes per fresh model
+        later = np.maximum(k - first, 0)
+        r2 = np.where(k < first, r, r + 1 + later // per)
+        h2 = np.where(k < first, h + k * damage, (later % per) * damage)
+    if models is not None:
+        full = r2 >= models
+        r2, h2 = np.where(full, models, r2), np.where(full, 0, h2)
+    absorbed = (r2 - r) * wounds + h2 - h
+    return r2, h2, k * damage - absorbed
+
+
+def _in_order_exact(rs, envs, p_ns, removal: Removal, models, wounds):
+    """In listed order: each profile's removal made on what the profiles before it left. (pmf of models
+    removed (1, width), expected wasted damage (1,), expected profiles not needed)."""
+    not_needed = 0.0
+    if removal.removed is not None:   # each profile's formula on its own successes; the unit caps the sum
+        dist = np.ones((1, 1))
+        for i, (env, p_n) in enumerate(zip(envs, p_ns)):
+            if i and models is not None:
+                not_needed += float(dist[0, models:].sum())
+            dist = tally._conv(dist, engine.pooled_removal(p_n[None], removal.removed, _flat(env), None))
+        if models is not None:
+            capped = np.zeros((1, models + 1))
+            capped[0, : min(dist.shape[1], models + 1)] = dist[0, : models + 1]
+            capped[0, models] += dist[0, models + 1:].sum()
+            dist = capped
+        return dist, np.zeros(1), not_needed
+    r, h, p = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.ones(1)
+    wasted = 0.0
+    for i, (env, p_n) in enumerate(zip(envs, p_ns)):
+        if i and models is not None:
+            not_needed += float(p[r >= models].sum())
+        k = np.flatnonzero(p_n)
+        if r.size * k.size > engine.MAX_TABLE:
+            raise BudgetError(rs.path, "removal", f"at most {engine.MAX_TABLE:,} (unit states x successes) to "
+                              "resolve a volley in listed order exactly", f"{r.size:,} x {k.size:,}",
+                              "method='sampled' has no such limit")
+        r2, h2, w = advance(r[:, None], h[:, None], k[None, :], _damage_of(rs, env, removal), wounds, models,
+                            removal.spill)
+        q = p[:, None] * p_n[k][None, :]
+        wasted += float((q * w).sum())
+        key = (r2 * wounds + h2).ravel()
+        uniq, inverse = np.unique(key, return_inverse=True)
+        p = np.bincount(inverse.ravel(), weights=q.ravel())
+        r, h = uniq // wounds, uniq % wounds
+    width = models + 1 if models is not None else int(r.max()) + 1
+    return np.bincount(r, weights=p, minlength=width)[None, :], np.array([wasted]), not_needed
+
+
 def _arr(x):
     return None if x is None else np.array([x])
 
@@ -154,8 +236,10 @@ def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, cha
     each: dict[str, float] = {}
     not_needed = 0.0
     flat0 = _flat(envs[0])
+    ordered = _ordered(spec, removal)
+    p_ns = []
     for i, (env, plan, count, n_tokens) in enumerate(zip(envs, plans, counts, tokens)):
-        if i and spec.not_needed and models is not None:   # the earlier profiles removed the whole unit
+        if i and spec.not_needed and models is not None and not ordered:   # the earlier profiles removed the unit
             before, _, _ = engine.remove(removal, flat0, total, _arr(models), _arr(wounds), _arr(damage), rs.path)
             not_needed += float(before[0, models:].sum())
         flat = _flat(env)
@@ -169,6 +253,7 @@ def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, cha
             if k != "wasted_damage":
                 effects[k] = effects.get(k, 0.0) + float(x[0])
         p_n = one["successes"]
+        p_ns.append(p_n[0])
         each[f"{spec.each}[{i}]"] = float(counts_engine.mean_of(p_n[0]))
         total = tally._conv(total, p_n)
         for ch in read:   # the distribution of each count a chance reads, over the profiles so far
@@ -177,7 +262,10 @@ def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, cha
             h = pre["tally"]["one"][names[0]] if len(names) == 1 else pre["tally"]["joint"][names]
             d = tally._all(h, c, " and ".join(names), engine.successes if h.ndim == 2 else None)
             dists[key] = d if i == 0 else tally._conv(dists[key], d)
-    pmf, wasted, _ = engine.remove(removal, flat0, total, _arr(models), _arr(wounds), _arr(damage), rs.path)
+    if ordered:
+        pmf, wasted, not_needed = _in_order_exact(rs, envs, p_ns, removal, models, wounds)
+    else:
+        pmf, wasted, _ = engine.remove(removal, flat0, total, _arr(models), _arr(wounds), _arr(damage), rs.path)
     effects["wasted_damage"] = float(wasted[0])
     given = {"removed": pmf, "successes": total}
     for ch in chances:
@@ -196,7 +284,15 @@ def _sampled(rs, rng, samples, envs, plans, counts, tokens, removal, models, wou
     finals, rolling = rs._bounds
     top = sum(c * (t or 1) * finals for c, t in zip(counts, tokens))
     most = max(1, sum(c * (t or 1) for c, t in zip(counts, tokens)) * max(finals, rolling))
-    width = removal_width(top, removal, envs[0], models, wounds, damage)
+    ordered = _ordered(spec, removal)
+    if ordered and removal.removed is not None:   # each profile's formula on its own successes, summed
+        width = (sum(removal_width(c * (t or 1) * finals, removal, env, None, wounds, damage) - 1
+                     for env, c, t in zip(envs, counts, tokens)) + 1 if models is None else models + 1)
+    elif ordered:
+        most_damage = max(_damage_of(rs, env, removal) for env in envs)
+        width = removal_width(top, removal, envs[0], models, wounds, most_damage)
+    else:
+        width = removal_width(top, removal, envs[0], models, wounds, damage)
     unit = unit_of(removal, envs[0], models)
 
     def one_chunk(n: int) -> dict:
@@ -204,9 +300,12 @@ def _sampled(rs, rng, samples, envs, plans, counts, tokens, removal, models, wou
         summed: dict[str, np.ndarray] = {}
         out: dict[str, np.ndarray] = {}
         not_needed = np.zeros(n, dtype=np.int64)
+        r = np.zeros(n, dtype=np.int64)           # in listed order: the unit as the profiles before left it
+        h = np.zeros(n, dtype=np.int64)
+        wasted = np.zeros(n, dtype=np.int64)
         for i, (env, plan, count, n_tokens) in enumerate(zip(envs, plans, counts, tokens)):
             if i and spec.not_needed and models is not None:
-                before, _ = remove(rng, total, removal, envs[0], models, wounds, damage, unit)
+                before = r if ordered else remove(rng, total, removal, envs[0], models, wounds, damage, unit)[0]
                 not_needed += before >= models
             got = roll_tokens(rng, plan.played, plan.dice, count, n, n_tokens or 1)
             s = got.pop("finals")
@@ -214,7 +313,15 @@ def _sampled(rs, rng, samples, envs, plans, counts, tokens, removal, models, wou
                 summed[k] = summed[k] + x if k in summed else x
             out[f"{spec.each}[{i}]"] = s
             total = total + s
-        removed, wasted = remove(rng, total, removal, envs[0], models, wounds, damage, unit)
+            if ordered and removal.removed is not None:
+                r = r + _pooled(removal, env, s, models)
+            elif ordered:
+                r, h, w = advance(r, h, s, _damage_of(rs, env, removal), wounds, models, removal.spill)
+                wasted = wasted + w
+        if ordered:
+            removed = r if models is None or removal.removed is None else np.minimum(r, models)
+        else:
+            removed, wasted = remove(rng, total, removal, envs[0], models, wounds, damage, unit)
         seen = dict(summed, successes=total, removed=removed)
         for c in chances:
             out[c.name] = tally.sampled_chance(c, seen, envs[0]).astype(np.int8)
