@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from brute_rules import BY_MODEL, _apply, _damage_faces, _repeat, attack_outcomes, stage, to_toml
+from brute_rules import BY_MODEL, _apply, _damage_faces, _repeat, apply_faces, attack_outcomes, stage, to_toml
 from pmfcheck import assert_pmf_equal
 from test_rules_hypothesis import removal_strategy, stages_strategy
 from workbench import rules
@@ -30,38 +30,12 @@ def in_listed_order(removals, finals):
     own successes (the unit caps the sum), or every success's damage (each profile's faces enumerated)
     applied one at a time, carrying the damaged model and the models removed from profile to profile."""
     first = removals[0]
-    models, out = first.get("models"), defaultdict(Fraction)
     if any(k in first for k in BY_MODEL):   # one blow a success, whoever fired it
         return _apply(first, sum(finals))
     if "removed" in first:
-        r = sum(rem["removed"](f) for rem, f in zip(removals, finals))
-        out[(r if models is None else min(r, models), 0)] += 1
-        return out
-    W = first.get("wounds", 1)
-    faces = [face for rem, f in zip(removals, finals) for face in [_damage_faces(rem)] * f]
-    for seq in product(*faces):
-        p = Fraction(1)
-        for _, q in seq:
-            p *= q
-        dmg = [d for d, _ in seq]
-        if first.get("spill", False):
-            total = sum(dmg)
-            removed, wasted = total // W, 0
-            if models is not None:
-                removed, wasted = min(removed, models), max(total - models * W, 0)
-        else:
-            removed, left, wasted = 0, W, 0
-            for d in dmg:
-                if models is not None and removed >= models:
-                    wasted += d
-                elif d >= left:
-                    wasted += d - left
-                    removed += 1
-                    left = W
-                else:
-                    left -= d
-        out[(removed, wasted)] += p
-    return out
+        r, models = sum(rem["removed"](f) for rem, f in zip(removals, finals)), first.get("models")
+        return {(r if models is None else min(r, models), 0): Fraction(1)}
+    return apply_faces(first, [face for rem, f in zip(removals, finals) for face in [_damage_faces(rem)] * f])
 
 
 def brute_volley(profiles, removal, chances=(), each="successes", not_needed=None, removals=None):
