@@ -297,6 +297,15 @@ def test_in_listed_order_a_removal_of_shared_stats_is_the_same_as_together():
         assert a.effects[k] == pytest.approx(b.effects[k], abs=1e-12), k
 
 
+def test_in_listed_order_the_unit_states_are_bounded_before_the_work():
+    text = ORDERED.replace("REMOVAL", 'wounds = "t"\ndamage = "s"').replace("max = 20\n", "max = 5000\n").replace(
+        "max = 6\n", "max = 10000\n").replace("max = 4\ndefault = 2", "max = 100\ndefault = 2")
+    sysm = rules.loads(text, "big.toml")
+    with pytest.raises(rules.BudgetError) as exc:
+        sysm.volley([dict(s=1, shots=5000), dict(s=1, shots=5000)], t=100, models=10_000)
+    assert exc.value.field == "removal" and "method='sampled'" in str(exc.value)
+
+
 # -- refusals -------------------------------------------------------------------------------------------
 def test_a_file_without_a_volley_says_so():
     plain = rules.loads(to_toml([stage(name="hit")], "2", dict(models=2)), "plain.toml")

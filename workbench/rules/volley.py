@@ -34,23 +34,22 @@ from .expr import parse
 from .loader import COUNTS, MAX_TOKENS_DIE
 from .sampled import (_counted, check_sampled, expected_work, remove, removal_width, roll_tokens,
                       unit_of)
-from .spec import Removal
+from .spec import Removal, Volley
 
 if TYPE_CHECKING:
     from .system import RuleSystem
 
 __all__ = ["resolve"]
 
+#: unit states x successes of one profile held by a volley in listed order, exact (memory: a few arrays of it)
+MAX_ORDERED = 2_000_000
 #: the removal each profile is resolved with before the volley's own: one final success, one count
 _IDENTITY = Removal(models=None, wounds=parse("1", frozenset()), damage=parse("1", frozenset()))
 
 
-def _profiles(rs: "RuleSystem", profiles: Any, shared: Mapping[str, Any]) -> tuple[list, list, dict]:
+def _profiles(rs: "RuleSystem", spec: Volley, profiles: Any, shared: Mapping[str, Any]) -> tuple[list, list, dict]:
     """Each profile checked with the shared stats: (inputs, env) per profile, and the shared inputs.
     Every message names the profile (``profiles[1].bs``) or the shared stat."""
-    spec = rs.volley_spec
-    if spec is None:
-        raise RuleFileError(rs.path, "volley", "a [volley] table naming the stats each profile sets", "nothing")
     own = spec.profile
     if isinstance(profiles, (str, bytes, Mapping)) or not isinstance(profiles, Sequence) or not profiles:
         raise InputError("profiles", "a non-empty list of dicts of " + ", ".join(own), profiles)
@@ -106,7 +105,9 @@ def _budget(rs: "RuleSystem", counts: Sequence[int], tokens: Sequence[int | None
 def resolve(rs: "RuleSystem", profiles: Any, method: str, samples: Any, seed: Any, shared: Mapping[str, Any]) -> Outcome:
     """The volley of ``profiles`` (dicts of the profile stats) at the shared stats: one Outcome."""
     spec = rs.volley_spec
-    inputs, envs, shared_inputs = _profiles(rs, profiles, shared)
+    if spec is None:
+        raise RuleFileError(rs.path, "volley", "a [volley] table naming the stats each profile sets", "nothing")
+    inputs, envs, shared_inputs = _profiles(rs, spec, profiles, shared)
     method, samples, rng = v.method_args(method, samples, seed)
     own = spec.profile
     record = dict(profiles=tuple({k: x for k, x in i.items() if k in own} for i in inputs), **shared_inputs,
@@ -120,11 +121,12 @@ def resolve(rs: "RuleSystem", profiles: Any, method: str, samples: Any, seed: An
     removal = rs._removal(env0)
     models, wounds, damage = rs._unit(env0)
     chances = rs._defined(env0)
-    same = all(p.stages == plans[0].stages for p in plans) and all((t or 1) == 1 for t in tokens)
+    alike = all(p.stages == plans[0].stages for p in plans)      # the outcome's stages are every profile's
+    same = alike and all((t or 1) == 1 for t in tokens)           # and so are its attacks and per-attack figures
     figures = plans[0].figures if same else {}
     words = dict(effect_kinds=dict(rs._effect_kinds, **({spec.not_needed: "expected"} if spec.not_needed else {})),
                  trial="attack", system_title=rs.name, **figures)
-    stages = plans[0].stages if all(p.stages == plans[0].stages for p in plans) else ()
+    stages = plans[0].stages if alike else ()
     attacks_n = sum(counts) if same else None
     if method == "exact":
         pmf, effects = _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, chances)
@@ -150,6 +152,8 @@ def _damage_of(rs, env, removal: Removal) -> int:
 
 def _pooled(removal: Removal, env, s: np.ndarray, models) -> np.ndarray:
     """One profile's pooled formula on each sample's successes ``s``, with the profile's stats."""
+    if removal.removed is None:
+        raise RuntimeError("a pooled removal without its formula")
     env2 = {k: np.asarray(x) for k, x in env.items()}
     env2["successes"] = s
     return np.asarray(removal.removed.evaluate(env2, "removal.removed"), dtype=np.int64)
@@ -196,14 +200,15 @@ def _in_order_exact(rs, envs, p_ns, removal: Removal, models, wounds):
             capped[0, models] += dist[0, models + 1:].sum()
             dist = capped
         return dist, np.zeros(1), not_needed
-    r, h, p = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.ones(1)
+    r, h = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    p: np.ndarray = np.ones(1)
     wasted = 0.0
     for i, (env, p_n) in enumerate(zip(envs, p_ns)):
         if i and models is not None:
             not_needed += float(p[r >= models].sum())
         k = np.flatnonzero(p_n)
-        if r.size * k.size > engine.MAX_TABLE:
-            raise BudgetError(rs.path, "removal", f"at most {engine.MAX_TABLE:,} (unit states x successes) to "
+        if r.size * k.size > MAX_ORDERED:
+            raise BudgetError(rs.path, "removal", f"at most {MAX_ORDERED:,} (unit states x successes) to "
                               "resolve a volley in listed order exactly", f"{r.size:,} x {k.size:,}",
                               "method='sampled' has no such limit")
         r2, h2, w = advance(r[:, None], h[:, None], k[None, :], _damage_of(rs, env, removal), wounds, models,

@@ -43,7 +43,7 @@ from typing import Any, Mapping, Sequence, TypedDict
 
 import numpy as np
 
-from .. import engine, pipeline
+from .. import pipeline
 from .. import validate as v
 from ..dice import RollHigh, percent, roll_faces
 from ..errors import InputError
