@@ -26,6 +26,7 @@ import numpy as np
 from .. import engine as counts_engine
 from .. import pipeline
 from .. import validate as v
+from ..engine import binomial_pmf
 from ..errors import InputError
 from ..outcome import Outcome
 from . import engine, tally
@@ -193,7 +194,7 @@ def _in_order_exact(rs, envs, p_ns, removal: Removal, models, wounds):
         for i, (env, p_n) in enumerate(zip(envs, p_ns)):
             if i and models is not None:
                 not_needed += float(dist[0, models:].sum())
-            dist = tally._conv(dist, engine.pooled_removal(p_n[None], removal.removed, _flat(env), None))
+            dist = _sum_of(dist, engine.pooled_removal(p_n[None], removal.removed, _flat(env), None))
         if models is not None:
             capped = np.zeros((1, models + 1))
             capped[0, : min(dist.shape[1], models + 1)] = dist[0, : models + 1]
@@ -223,6 +224,13 @@ def _in_order_exact(rs, envs, p_ns, removal: Removal, models, wounds):
     return np.bincount(r, weights=p, minlength=width)[None, :], np.array([wasted]), not_needed
 
 
+def _sum_of(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The distribution (1, *dims) of the sum of two independent counts (numpy's convolution for one count)."""
+    if a.ndim == 2:
+        return counts_engine.convolve(a[0], b[0])[None, :]
+    return tally._conv(a, b)
+
+
 def _arr(x):
     return None if x is None else np.array([x])
 
@@ -234,7 +242,6 @@ def _flat(env) -> dict:
 def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, chances):
     spec = rs.volley_spec
     read = [c for c in chances if c.count not in COUNTS]
-    per_chance = [c for c in rs.chances if not (isinstance(c.count, str) and c.count in COUNTS)]
     total = np.ones((1, 1))
     dists: dict[Any, np.ndarray] = {}
     effects: dict[str, float] = {}
@@ -247,26 +254,33 @@ def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, cha
         if i and spec.not_needed and models is not None and not ordered:   # the earlier profiles removed the unit
             before, _, _ = engine.remove(removal, flat0, total, _arr(models), _arr(wounds), _arr(damage), rs.path)
             not_needed += float(before[0, models:].sum())
-        flat = _flat(env)
-        parts = dict(stages=plan.staged, removal=_IDENTITY, count=rs.count, path=rs.path, tokens_die=rs.tokens_die,
-                     chances=tuple(per_chance), bounds=rs._bounds)
-        t = None if (n_tokens or 1) == 1 else np.array([n_tokens])
-        pre = engine.prepare(parts, flat, 1, t)
         c = np.array([count])
-        one = engine.finish(dict(parts, chances=()), flat, pre, c, t, None, np.array([1]), np.array([1]))
-        for k, x in one["effects"].items():
-            if k != "wasted_damage":
-                effects[k] = effects.get(k, 0.0) + float(x[0])
-        p_n = one["successes"]
+        if not rs._counted:   # the plan's one attack is all there is (as RuleSystem._exact reads it)
+            p_n = (binomial_pmf(count, float(plan.g0[0, 1])) if plan.g0.shape[-1] == 2
+                   else engine.successes(plan.g0, c)[0])[None, :]
+            mine = {"criticals": count * plan.crits, **{st.name: count * x for st, x in zip(rs.stages, plan.passes)}}
+        else:
+            flat = _flat(env)
+            parts = dict(stages=plan.staged, removal=_IDENTITY, count=rs.count, path=rs.path,
+                         tokens_die=rs.tokens_die, chances=rs.chances, bounds=rs._bounds)
+            t = None if (n_tokens or 1) == 1 else np.array([n_tokens])
+            pre = plan.prepared.get(None if t is None else n_tokens)
+            if pre is None:   # kept with the plan, as an attack keeps it (RuleSystem._general)
+                pre = plan.prepared[None if t is None else n_tokens] = engine.prepare(parts, flat, 1, t)
+            one = engine.finish(dict(parts, chances=()), flat, pre, c, t, None, np.array([1]), np.array([1]))
+            mine = {k: float(x[0]) for k, x in one["effects"].items() if k != "wasted_damage"}
+            p_n = one["successes"]
+        for k, x in mine.items():
+            effects[k] = effects.get(k, 0.0) + float(x)
         p_ns.append(p_n[0])
         each[f"{spec.each}[{i}]"] = float(counts_engine.mean_of(p_n[0]))
-        total = tally._conv(total, p_n)
+        total = _sum_of(total, p_n)
         for ch in read:   # the distribution of each count a chance reads, over the profiles so far
             key = tally.dist_key(ch)
             names = (ch.count,) if isinstance(ch.count, str) else tuple(ch.count)
             h = pre["tally"]["one"][names[0]] if len(names) == 1 else pre["tally"]["joint"][names]
             d = tally._all(h, c, " and ".join(names), engine.successes if h.ndim == 2 else None)
-            dists[key] = d if i == 0 else tally._conv(dists[key], d)
+            dists[key] = d if i == 0 else _sum_of(dists[key], d)
     if ordered:
         pmf, wasted, not_needed = _in_order_exact(rs, envs, p_ns, removal, models, wounds)
     else:
