@@ -208,39 +208,6 @@ def _mod(x: int) -> str:
     return f"{int(x):+d}"
 
 
-# -- the shared count arithmetic -----------------------------------------------
-def _removal(pmf_w: np.ndarray, wounds, models):
-    """Wound counts -> models removed, and the wasted-wound / destroyed effects.
-
-    removed = min(models, floor(w / W)); P(removed <= r) = P(w <= (r + 1) W - 1)
-    for r < models and 1 from r = models on.
-    """
-    nw = pmf_w.shape[-1]
-    wounds = np.asarray(wounds)
-    effects = {}
-    if models is not None:
-        models = np.asarray(models)
-        k = np.arange(nw)
-        need = (models * wounds)[..., None]
-        effects["wasted_wounds"] = (pmf_w * np.maximum(k - need, 0)).sum(axis=-1)
-        effects["destroyed"] = (pmf_w * (k >= need)).sum(axis=-1)
-        width = int(models.max()) + 1
-    else:
-        if (wounds == 1).all():  # W = 1 and no cap: models removed = unsaved wounds
-            return pmf_w, effects
-        width = (nw - 1) // int(wounds.min()) + 1
-    cdf = np.minimum(np.cumsum(pmf_w, axis=-1), 1.0)
-    r = np.arange(width)
-    idx = (r + 1) * wounds[..., None] - 1
-    if models is not None:
-        idx = np.where(r >= models[..., None], nw - 1, idx)
-    idx = np.minimum(idx, nw - 1)
-    at = np.take_along_axis(cdf, np.broadcast_to(idx, cdf.shape[:-1] + (width,)), axis=-1)
-    at = np.where(idx >= nw - 1, 1.0, at)
-    pmf = np.diff(at, axis=-1, prepend=0.0)
-    return pmf, effects
-
-
 # -- shooting ------------------------------------------------------------------
 def _heavy_bs(bs, weapon: str, action: str, heavy_shot: str):
     """The roll stat a shot uses: a heavy weapon in a SHOT action at BS + 4
