@@ -39,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -168,12 +168,6 @@ class StageDie:
             return d1 * kept + q * once, d1 * d1
         fails = q * (codes == FAIL).sum(axis=0) + (q - 1) * (codes == LONG).sum(axis=0)
         return fails * once, d1 * d1
-
-    def fractions(self) -> tuple[Fraction, Fraction, Fraction]:
-        """P(fail), P(success), P(critical) as Fractions (scalar stats only)."""
-        counts, denom = self.counts()
-        # counts holds the three outcomes' counts, in that order
-        return cast("tuple[Fraction, Fraction, Fraction]", tuple(Fraction(int(c), denom) for c in counts))
 
     # -- sampled -------------------------------------------------------------
     def table(self) -> np.ndarray:
