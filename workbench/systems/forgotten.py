@@ -433,10 +433,6 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     a = _check_shooting(kw, arrays=False)
     method, samples, rng = v.method_args(method, samples, seed)
     to_hit, to_kill, saves = _shooting_tests(a)
-    to_hit = roll_high(int(to_hit.target), DIE)
-    to_kill = roll_high(int(to_kill.target), to_kill.sides)
-    if saves is not None:
-        saves = (roll_high(int(saves[0].target), DIE), roll_high(int(saves[1].target), DIE))
     stages = _shooting_stages(a, to_hit, to_kill, saves)
     stages, notes = _shooting_notes(a, stages, saves)
     inputs = dict(a, method=method)
