@@ -308,21 +308,37 @@ class DieRoll:
         return table
 
     def _index(self, faces: np.ndarray) -> np.ndarray:
+        if self.dice == 1:
+            return faces[..., 0]
         index = faces[..., 0].astype(np.intp)
         for i in range(1, self.dice):
             index = index * (self.sides + 1) + faces[..., i]
         return index
 
+    @cached_property
+    def _wins(self) -> np.ndarray:
+        """Does each face tuple succeed, indexed like :attr:`_table`."""
+        wins = self.is_success(self._table)
+        wins.setflags(write=False)
+        return wins
+
+    @cached_property
+    def _scalar(self) -> bool:
+        return not (np.ndim(self.die.target) or np.ndim(self.die.modifier) or np.ndim(self.die.critical_on))
+
+    def _faces(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        """``shape`` tests' fair dice, one byte a die (a test's dice on the last axis)."""
+        return rng.integers(1, self.sides + 1, size=tuple(shape) + (self.dice,), dtype=np.uint8)
+
     def roll(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-        """Roll the test ``shape`` times (one byte a die) and return the result codes."""
-        faces = rng.integers(1, self.sides + 1, size=tuple(shape) + (self.dice,), dtype=np.uint8)
-        if np.ndim(self.die.target) or np.ndim(self.die.modifier) or np.ndim(self.die.critical_on):
-            return self.evaluate(faces)
-        return self._table[self._index(faces)]
+        """Roll the test ``shape`` times and return the result codes."""
+        faces = self._faces(rng, shape)
+        return self._table[self._index(faces)] if self._scalar else self.evaluate(faces)
 
     def roll_success(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
         """Which of ``shape`` rolled tests succeed: the same draws as :meth:`roll`."""
-        return self.is_success(self.roll(rng, shape))
+        faces = self._faces(rng, shape)
+        return self._wins[self._index(faces)] if self._scalar else self.is_success(self.evaluate(faces))
 
     def is_success(self, codes: np.ndarray) -> np.ndarray:
         """Boolean mask of the success codes among ``codes``."""
