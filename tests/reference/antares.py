@@ -14,7 +14,7 @@ import numpy as np
 
 from workbench import engine, pipeline
 from workbench import validate as v
-from workbench.dice import RollUnder, rates, roll_faces
+from .dice import RollUnder, rates, roll_faces
 from workbench.outcome import Outcome, Stage
 
 # the words, limits and argument checks are the module's own (they are not what is compared)

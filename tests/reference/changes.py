@@ -15,7 +15,7 @@ import numpy as np
 
 from workbench import engine, pipeline
 from workbench import validate as v
-from workbench.dice import RollHigh, rates
+from .dice import RollHigh, rates
 from workbench.outcome import Outcome
 
 # the argument checks, target numbers, words and notes are the module's own (tested on their own in

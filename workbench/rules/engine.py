@@ -432,7 +432,7 @@ def fixed_damage_removal(p: np.ndarray, models: int | None, wounds: int, damage:
     k = np.arange(p.size)
     removed, waste = _fixed_index(k, models, wounds, damage, spill)
     width = models + 1 if models is not None else int(removed[np.flatnonzero(p).max(initial=0)]) + 1
-    return np.bincount(np.minimum(removed, width - 1), weights=p, minlength=width), float(p @ waste)
+    return core.remap(p, np.minimum(removed, width - 1), width), float(p @ waste)
 
 
 def _chain(p_n: np.ndarray, models: int | None, wounds: int, damage: Sequence[tuple[int, float]],

@@ -8,9 +8,9 @@ number less than 1 to succeed you need a 1 followed by another 1 (a 1% outside
 chance)." "so long as you are testing against a value of 2 or greater any roll
 of a 1 on the D10 is considered a critical success." Shooting and volleys
 resolve through the system's rule file, ``rules/antares.toml`` (its stages
-say the stat test as data); the single stat tests below use
-:class:`workbench.dice.RollUnder` (two dice: the second only matters for a
-value below 1).
+say the stat test as data); the single stat tests below roll the same die,
+a :class:`workbench.rules.die.StageDie` as a :class:`~workbench.rules.die.DieRoll`
+(``_stat_die``: two dice, the second only matters for a value below 1).
 
 Shooting (RULES.md section 4): each shot hits on an Acc test; each hit makes
 the target take a Res test at Res + armour + cover - the weapon's strike value
@@ -36,9 +36,10 @@ import numpy as np
 
 from .. import pipeline
 from .. import validate as v
-from ..dice import RollUnder, faces_text
+from ..dice import faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
+from ..rules.die import DieRoll, StageDie
 from . import ownfile
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
@@ -116,6 +117,14 @@ def _value_text(base_name: str, base: int, parts: list[tuple[str, int]]) -> tupl
 # ---------------------------------------------------------------------------
 # the basic test
 # ---------------------------------------------------------------------------
+def _stat_die(value: int) -> DieRoll:
+    """The seed's stat test at ``value``, as ``rules/antares.toml`` states it for
+    its stages: a d10 at or under the value succeeds, a 10 always fails, below
+    1 a 1 then another 1, and a 1 is a critical when the value is 2 or more."""
+    return DieRoll(StageDie(sides=DIE, roll_high=False, target=value, always_fail=(DIE,), long_shot=True,
+                            critical=(1,), critical_on=value >= 2))
+
+
 @v.stat_function
 def test(value) -> tuple[Fraction, Fraction]:
     """(P(success), P(critical)) of one stat test against ``value`` (after modifiers).
@@ -125,7 +134,7 @@ def test(value) -> tuple[Fraction, Fraction]:
     also a success). ``value`` is a whole number from -40 to 40.
     """
     value = v.integer("value", value, *VALUE_RANGE)
-    die = RollUnder(value)
+    die = _stat_die(value)
     return die.success, die.p("critical")
 
 
@@ -135,7 +144,7 @@ test.__test__ = False  # type: ignore[attr-defined]  # not a pytest test functio
 def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, method: str, samples: int,
                   rng, inputs: dict, extra_notes: tuple[str, ...] = ()) -> Outcome:
     value = stat + modifier
-    die = RollUnder(value)
+    die = _stat_die(value)
     p, crit = die.success, die.p("critical")
     _, text = _value_text(stat_name, stat, [("modifier", modifier)] if modifier else [])
     crit_text = f" (a 1 is a critical success: {_ratio(crit)})" if value >= 2 else " (no critical possible)"

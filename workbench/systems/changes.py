@@ -45,9 +45,10 @@ import numpy as np
 
 from .. import pipeline
 from .. import validate as v
-from ..dice import RollHigh, percent, roll_faces
+from ..dice import percent, roll_faces
 from ..errors import InputError
 from ..outcome import Outcome, Stage
+from ..rules.die import DieRoll, roll_high
 from . import ownfile
 
 __all__ = [
@@ -178,17 +179,19 @@ def _flag_notes(n12: bool, n1: bool) -> tuple[str, ...]:
 
 # -- the test ------------------------------------------------------------------
 @lru_cache(maxsize=4096)
-def _test(target: int, n12: bool, n1: bool) -> RollHigh:
-    return RollHigh(target=target, sides=DIE, natural_max_always_succeeds=n12, natural_1_always_fails=n1)
+def _test(target: int, n12: bool, n1: bool) -> DieRoll:
+    return roll_high(target, DIE, natural_max_always_succeeds=n12, natural_1_always_fails=n1)
 
 
 @v.stat_function
-def test(target, *, natural_12_always_succeeds=False, natural_1_always_fails=False) -> RollHigh:
+def test(target, *, natural_12_always_succeeds=False, natural_1_always_fails=False) -> DieRoll:
     """The D12 test "roll stat + modifier": succeeds on ``target`` or more.
 
     ``target`` = roll stat + modifier (S 5+ against T +2: ``test(7)``);
     P(success) = clamp((13 - target) / 12, 0, 1) unless a variant switch
-    makes a natural 12 always pass or a natural 1 always fail.
+    makes a natural 12 always pass or a natural 1 always fail. The test is a
+    :class:`workbench.rules.die.DieRoll` (``success``, ``p(label)``,
+    ``describe()``, ``roll``/``roll_success``), the rule engine's die.
     """
     target = _int("target", target, -4 * DIE, 4 * DIE)
     n12, n1 = _flags(natural_12_always_succeeds, natural_1_always_fails)
@@ -831,7 +834,7 @@ def reach_probability(distance, kind="desperate_charge", *, method="exact", samp
     base, die, words = ACTION_DISTANCES[kind]
     need = math.ceil(distance - base - 1e-12)
     if die:
-        tst = RollHigh(target=need, sides=die)
+        tst = roll_high(need, die)
         p = tst.success
         detail = f'{words} reaches {distance:g}" ' + (
             f"on a D{die} roll of {need}+" if 1 < need <= die else
