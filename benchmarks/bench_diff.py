@@ -19,6 +19,8 @@ import sys
 import time
 
 from workbench import variants
+from workbench.variants.sweep import _keywords
+from workbench.variants.variant import _controls
 from workbench.compare import evaluate
 from workbench.grid import cells_of
 
@@ -45,7 +47,7 @@ def cpu(fn, repeat: int = REPEAT) -> float:
 
 
 def grid_of(a: variants.Variant, stats) -> dict[str, list[int]]:
-    controls = variants._controls(a.description, a.function)
+    controls = _controls(a.description, a.function)
     return {k: list(range(int(controls[k].lo), int(controls[k].hi) + 1))[:12] for k in stats}
 
 
@@ -57,7 +59,7 @@ def main(argv: list[str]) -> int:
         a, b = variants.Variant.parse(a_spec), variants.Variant.parse(b_spec)
         grid = grid_of(a, stats)
         variants.diff(a, b, grid=grid)  # warm-up
-        kw_a, kw_b = variants._keywords(a, grid, {}), variants._keywords(b, grid, {})
+        kw_a, kw_b = _keywords(a, grid, {}), _keywords(b, grid, {})
         t_diff = cpu(lambda: variants.diff(a, b, grid=grid))
         t_sweeps = cpu(lambda: (evaluate(a.description, a.function, progress=False, **kw_a),
                                 evaluate(b.description, b.function, progress=False, **kw_b)))

@@ -21,7 +21,8 @@ import sys
 import time
 
 from workbench.ui import SystemDashboard
-from workbench.ui.turn import DEFAULT_TURNS, TURNS_RANGE, TurnDashboard
+from workbench.ui.turn import TurnDashboard
+from workbench.ui.turncontrols import DEFAULT_TURNS, TURNS_RANGE
 
 #: (what, settings): the default forces, and the heaviest: three 20-model heavy bolter units a side
 BIG = {f"{s}{i}_{k}": v for s in "ab" for i in (1, 2, 3)

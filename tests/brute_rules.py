@@ -226,9 +226,15 @@ def _apply(removal: dict, n: int) -> dict[tuple[int, int], Fraction]:
         r = removal["removed"](n)
         out[(r if models is None else min(r, models), 0)] += 1
         return out
+    return apply_faces(removal, [_damage_faces(removal)] * n)
+
+
+def apply_faces(removal: dict, faces: list) -> dict[tuple[int, int], Fraction]:
+    """Every damage sequence of successes whose damage faces are ``faces[j]`` for success j (pairs of
+    damage and probability), applied one at a time or added up (spill): P((models removed, wasted damage))."""
+    models, out = removal.get("models"), defaultdict(Fraction)
     W = removal.get("wounds", 1)
-    faces = _damage_faces(removal)
-    for seq in product(faces, repeat=n):
+    for seq in product(*faces):
         p = Fraction(1)
         for _, q in seq:
             p *= q

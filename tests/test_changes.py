@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import brute_changes as brute
-from workbench.dice import RollHigh
 from workbench.errors import InputError, UnknownArgumentError
+from workbench.rules.die import DieRoll
 from workbench.systems import changes
 
 TOL = 1e-12
@@ -41,7 +41,7 @@ def test_test_matches_every_face(n12, n1):
     for target in range(-2, 16):
         expected = Fraction(sum(brute.passes(f, target, n12, n1) for f in brute.FACES), 12)
         got = changes.test(target, natural_12_always_succeeds=n12, natural_1_always_fails=n1)
-        assert isinstance(got, RollHigh) and got.sides == 12
+        assert isinstance(got, DieRoll) and got.sides == 12
         assert got.success == expected, target
         if not (n12 or n1):  # RULES.md: P = clamp((13 - target) / 12, 0, 1)
             assert got.success == min(max(Fraction(13 - target, 12), Fraction(0)), Fraction(1))
@@ -388,8 +388,8 @@ def test_sampled_agrees_with_exact(fn, args, kwargs):
     assert np.array_equal(again.pmf, sampled.pmf)  # a fixed seed is reproducible
 
 
-def test_sampled_rolls_the_same_dice_as_rollhigh_roll():
-    # the per-face lookup used by the sampled path gives exactly RollHigh.roll's results
+def test_sampled_rolls_the_same_dice_as_the_tests_roll():
+    # the per-face lookup used by the sampled path gives exactly the test's roll results
     for target in (-1, 1, 5, 12, 13):
         for n12, n1 in itertools.product([False, True], repeat=2):
             tst = changes.test(target, natural_12_always_succeeds=n12, natural_1_always_fails=n1)

@@ -18,7 +18,8 @@ from hypothesis import given, settings, strategies as st
 
 from workbench import engine, pipeline
 from workbench import validate as v
-from workbench.dice import RollHigh, RollUnder, percent, rates, roll_faces
+from workbench.dice import percent, roll_faces
+from reference.dice import RollHigh, RollUnder, rates
 from workbench.errors import InputError, UnknownArgumentError, WorkbenchError
 from workbench.outcome import Outcome, Stage
 
@@ -556,11 +557,15 @@ def test_sampled_memory_does_not_grow_with_samples():
 
 def test_sampled_cost_is_bounded_and_said():
     """A sampled call may roll at most pipeline.MAX_SAMPLED_DICE dice; the error says what a call may cost."""
+    from workbench.rules import BudgetError
     from workbench.systems import changes
     with pytest.raises(InputError, match=r"^samples: expected at most 33,333,333 for this call \(30 dice per "
                                          r"sample; a sampled call rolls at most 1,000,000,000 dice"):
-        # a volley's total is tallied by the pipeline (its units' dice are the rule file's)
+        pipeline.check_cost(50_000_000, 30)
+    # a volley is its rule file's: bounded by the rule engine's budget before a die is rolled, as shooting is
+    with pytest.raises(BudgetError) as exc:
         changes.volley([dict(bs=5, s=5, ap=5, shots=10)], models=5, method="sampled", samples=50_000_000)
+    assert exc.value.field == "samples"
     tally = pipeline.Tally(3)
     tally.add(np.array([0, 1, 1, 2]), {"x": np.array([1.0, 2.0, 3.0, 4.0])})
     assert list(tally.counts) == [1, 2, 1] and tally.mean_and_stderr("x")[0] == 2.5

@@ -141,3 +141,46 @@ def test_stage_pmfs_are_the_counts_passing_each_stage_by_brute_force(acc, res, v
         got = np.asarray(o.stage_pmfs[name])
         assert not got[shots + 1:].any()
         np.testing.assert_allclose(got[: shots + 1], [float(x) for x in pmf], rtol=0, atol=TOL)
+
+
+# -- a volley of mixed weapons: the file's [volley] against the hand-written convolution and cap ----------------
+WEAPONS = [dict(acc=5, sv=1, shots=3, name="carbines"), dict(acc=7, sv=4, acc_mod=-2, shots="D3"),
+           dict(acc=0, sv=0, shots=2), dict(acc=11, sv=2, acc_mod=1, shots="D8")]
+
+
+def test_volleys_equal_the_reference_over_stats_and_switches():
+    for n, res, armour, cover, models, variant in product((1, 2, 4), (0, 5, 11), (0, 2), (0, 1), (None, 1, 4, 30),
+                                                          (False, True)):
+        kw = dict(res=res, armour=armour, cover=cover, models=models, critical_ignores_res=variant)
+        assert_same_outcome(antares.volley(WEAPONS[:n], **kw), ref.volley(WEAPONS[:n], **kw))
+    same = [dict(acc=6, sv=1, shots=2), dict(acc=6, sv=1, shots=5)]   # one set of stages: the outcome keeps them
+    got = antares.volley(same, res=4, models=3)
+    assert got.stages and got.attacks == 7
+    assert_same_outcome(got, ref.volley(same, res=4, models=3))
+
+
+def test_sampled_volley_agrees_with_the_reference_exact():
+    n = 40_000
+    for weapons, kw in ((WEAPONS[:2], dict(res=5, models=3, critical_ignores_res=True)),
+                        (WEAPONS, dict(res=2, armour=1))):
+        got = antares.volley(weapons, **kw, method="sampled", samples=n, seed=8)
+        want = ref.volley(weapons, **kw)
+        assert got.pmf.size <= want.pmf.size and set(got.effects) == set(want.effects)
+        ps = np.zeros(want.pmf.size)
+        ps[: got.pmf.size] = got.pmf
+        assert np.all(np.abs(ps - want.pmf) <= 5 * np.sqrt(want.pmf * (1 - want.pmf) / n) + 1e-12)
+        for name in want.effects:
+            spread = max(got.effects_stderr[name], np.sqrt(abs(want.effects[name]) / n))
+            assert abs(got.effects[name] - want.effects[name]) <= 5 * spread + 1e-12, name
+
+
+@pytest.mark.parametrize("weapons, kw", [([dict(acc=5, shots="D7")], dict(res=5)), ([dict(sv=1)], dict(res=5)),
+                                         ([dict(acc=5, SV=1)], dict(res=5)), ([], dict(res=5)),
+                                         ([dict(acc=5, shots=600)] * 2, dict(res=5)),
+                                         ([dict(acc=5)], dict(res=5, models=0))])
+def test_volley_errors_are_the_references(weapons, kw):
+    with pytest.raises(Exception) as want:
+        ref.volley(weapons, **kw)
+    with pytest.raises(type(want.value)) as got:
+        antares.volley(weapons, **kw)
+    assert str(got.value) == str(want.value)

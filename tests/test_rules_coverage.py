@@ -27,7 +27,7 @@ import pytest
 
 from workbench.turn import Battle, UnitSpec, Weapon, get_policy
 from workbench.turn.policies import Policy
-from workbench.turn.simulator import EVADING, FIGHTING, OCCUPIED, POSTPONED
+from workbench.turn.state import EVADING, FIGHTING, OCCUPIED, POSTPONED
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "rules" / "coverage.md"

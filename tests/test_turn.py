@@ -11,7 +11,7 @@ from workbench.errors import InputError
 from workbench.systems import changes
 from workbench.turn import (Battle, Rules, UnitSpec, Weapon, force, from_profile, get_policy,
                             play_igougo, play_turn, shot_of, study, summary, target_count)
-from workbench.turn.simulator import EVADING, FIGHTING, GONE_TO_GROUND, OCCUPIED, UNDER_FIRE
+from workbench.turn.state import EVADING, FIGHTING, GONE_TO_GROUND, OCCUPIED, UNDER_FIRE
 
 BOLTER = Weapon("Boltgun", s=5, ap=5, shots=1, kind="light")
 HEAVY = Weapon("Heavy Bolter", s=4, ap=4, shots=3, kind="heavy")

@@ -11,7 +11,7 @@ import pytest
 from workbench.errors import InputError
 from workbench.systems import changes
 from workbench.turn import Battle, Policy, Rules, UnitSpec, Weapon, force, get_policy, study, target_count
-from workbench.turn.simulator import OCCUPIED, UNDER_FIRE
+from workbench.turn.state import OCCUPIED, UNDER_FIRE
 
 BOLTER = Weapon("Boltgun", s=5, ap=5, shots=1, kind="light")
 HEAVY = Weapon("Heavy Bolter", s=4, ap=4, shots=3, kind="heavy")

@@ -16,7 +16,8 @@ import pytest
 
 from workbench.turn import from_profile, study
 from workbench.ui import guard
-from workbench.ui.turn import ANSWERS, DEFAULT_TURNS, PLANS, SCENARIOS, TurnDashboard
+from workbench.ui.turn import SCENARIOS, TurnDashboard
+from workbench.ui.turncontrols import ANSWERS, DEFAULT_TURNS, PLANS
 
 #: what a playtester must never read on the page
 CODE_WORDS = re.compile(r"lost_[AB]|policy|under_fire|go_to_ground|igougo|exchange_ratio|kill_probability|"

@@ -41,14 +41,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def diff_text(df) -> str:
     """The verdict, the movers and the change of expected removals over the grid, as printed."""
     from . import variants
-    from .teach import _code_table
+    from .teach.tables import code_table
+    from .variants.movers import MOVER_HEAD, mover_rows
 
     a, b = df.attrs["a"], df.attrs["b"]
     lines = [f"Before: {a.name}", f"After:  {b.name}", "", variants.verdict(df), ""]
     table = variants.movers(a, b, df)
     if len(table):
         lines.append("The matchups that move most (expected models removed):")
-        lines += ["  " + x for x in _code_table(variants._MOVER_HEAD, variants._mover_rows(table), left=1)]
+        lines += ["  " + x for x in code_table(MOVER_HEAD, mover_rows(table), left=1)]
     else:
         lines.append("No matchup moves.")
     keys = list(df.attrs["grid"])
@@ -61,7 +62,7 @@ def diff_text(df) -> str:
     else:
         head = [keys[0], "change"]
         rows = [[str(k), f"{v:+.2f}"] for k, v in zip(df[keys[0]], df["mean_diff"])]
-    lines += ["  " + x for x in _code_table(head, rows, left=1)]
+    lines += ["  " + x for x in code_table(head, rows, left=1)]
     return "\n".join(lines)
 
 

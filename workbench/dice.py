@@ -1,34 +1,26 @@
-"""Per-die tests of the built-in systems: where one of their die faces becomes a result.
+"""Dice helpers shared by the systems, and the close combat's old per-die tests.
 
-(A rule file's stages have theirs in :class:`workbench.rules.die.StageDie`, which its exact
-and sampled paths share in the same way.)
+:func:`percent` and :func:`faces_text` write a probability the way a player
+reads it; :func:`roll_faces` rolls fair dice with a seeded Generator.
 
-A :class:`DieTest` says, for every face (or tuple of faces) of its dice, which
-labelled result it gives (``evaluate``). Both resolution paths use that same
-function:
-
-* the exact path enumerates every face tuple and counts, giving
-  :class:`fractions.Fraction` probabilities (``probabilities``, ``success``),
-  or, with array-valued parameters, float arrays for whole stat grids
-  (:func:`rates`);
-* the sampled path rolls faces with a seeded ``numpy.random.Generator`` and
-  evaluates them (:meth:`DieTest.roll`).
-
-So a rule is written once, and the Monte Carlo path is an independent check of
-the arithmetic that turns faces into distributions, not of a second copy of
-the rule.
+The per-die rule of every resolution is :class:`workbench.rules.die.StageDie`
+(a single test outside a rule file's stages: :class:`~workbench.rules.die.DieRoll`).
+:class:`DieTest` and :class:`RollHigh` stay here only for
+``workbench/systems/forgotten_cc.py`` (Forgotten's close combat, its
+``Exchange`` and strike tests) and go once that module rolls a StageDie; the
+tests' oracles have their own copies in ``tests/reference/dice.py``.
 """
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 
 
-__all__ = ["DieTest", "RollHigh", "RollUnder", "rates", "roll_faces", "percent"]
+__all__ = ["DieTest", "RollHigh", "roll_faces", "percent", "faces_text"]
 
 
 def percent(p: Fraction | float, digits: int = 1) -> str:
@@ -159,24 +151,6 @@ def _face_table(test: DieTest) -> np.ndarray:
     return table
 
 
-def rates(test: DieTest, label: str | None = None) -> np.ndarray:
-    """Float probabilities of one label (default: success) for a test whose
-    parameters are numpy arrays; shape = the parameters' broadcast shape.
-
-    It enumerates faces through the same :meth:`DieTest.evaluate`, so a grid of
-    thousands of stat cells is one vectorised call.
-    """
-    shape = np.broadcast_shapes(*(np.shape(getattr(test, f.name)) for f in fields(test)))
-    faces = test.all_faces().reshape((-1,) + (1,) * len(shape) + (test.dice,))
-    codes = test.evaluate(faces)
-    codes = np.broadcast_to(codes, (faces.shape[0],) + shape)
-    if label is None:
-        mask = np.isin(codes, test.success_codes())
-    else:
-        mask = codes == test.labels.index(label)
-    return mask.mean(axis=0)
-
-
 @dataclass(frozen=True)
 class RollHigh(DieTest):
     """Roll one die of ``sides`` faces; ``target`` or more succeeds.
@@ -218,44 +192,6 @@ class RollHigh(DieTest):
         else:
             text = f"needs {t}+ on a {die}"
         return text + ("; " + ", ".join(extra) if extra else "")
-
-
-@dataclass(frozen=True)
-class RollUnder(DieTest):
-    """The antares stat test: a d10 at or under ``value`` succeeds.
-
-    Seed (004): "a roll of a 10 is always a failure regardless, and if you need
-    to roll any number less than 1 to succeed you need a 1 followed by another
-    1"; "so long as you are testing against a value of 2 or greater any roll of
-    a 1 on the D10 is considered a critical success". Two dice are rolled; the
-    second only matters when the value is below 1 and the first die is a 1.
-    """
-
-    value: Any
-    sides: int = 10
-
-    labels: ClassVar[tuple[str, ...]] = ("fail", "success", "critical")
-    success_labels: ClassVar[frozenset[str]] = frozenset({"success", "critical"})
-    dice: ClassVar[int] = 2
-
-    def evaluate(self, faces: np.ndarray) -> np.ndarray:
-        first, second = faces[..., 0], faces[..., 1]
-        value = np.asarray(self.value)
-        ordinary = (first <= value) & (first != self.sides)
-        double_one = (first == 1) & (second == 1)
-        ok = np.where(value < 1, double_one, ordinary)
-        crit = ok & (first == 1) & (value >= 2)
-        # codes 0 fail, 1 success, 2 critical (a critical is a success with its own code)
-        return ok.view(np.int8) + crit.view(np.int8)
-
-    def describe(self, die: str | None = None) -> str:
-        die = die or f"d{self.sides}"
-        val = int(self.value)
-        if val < 1:
-            return f"value {val} is below 1: needs a 1 on a {die} then another 1"
-        top = min(val, self.sides - 1)
-        crit = ", a 1 is a critical" if val >= 2 else ", no critical possible"
-        return f"needs {top} or less on a {die} (a {self.sides} always fails{crit})"
 
 
 def faces_text(p: Fraction, die: int) -> str:

@@ -1,9 +1,10 @@
 """The hand-written Antares shooting resolver, kept as a reference oracle.
 
-This is ``workbench.systems.antares.shooting`` and ``shooting_table`` as they
-were written by hand before the system resolved through its rule file
-(``rules/antares.toml``): its own per-die tests (:class:`workbench.dice.RollUnder`),
-binomial arithmetic, blast mixtures and dice rolling. Tests prove the public
+This is ``workbench.systems.antares.shooting``, ``shooting_table`` and
+``volley`` as they were written by hand before the system resolved through
+its rule file (``rules/antares.toml``): its own per-die tests
+(:class:`workbench.dice.RollUnder`), binomial arithmetic, blast mixtures, the
+volley's convolution and cap, and dice rolling. Tests prove the public
 functions equal to it.
 """
 from __future__ import annotations
@@ -13,13 +14,13 @@ import numpy as np
 
 from workbench import engine, pipeline
 from workbench import validate as v
-from workbench.dice import RollUnder, rates, roll_faces
+from .dice import RollUnder, rates, roll_faces
 from workbench.outcome import Outcome, Stage
 
 # the words, limits and argument checks are the module's own (they are not what is compared)
 from workbench.systems.antares import (
     BLAST_DICE, BLAST_NOTE, CRITICAL_IGNORES_RES_NOTE, DIE, KEY, SHOOTING_NOTES, _check, _fail_words, _pass_words,
-    _ratio, _value_text)
+    _ratio, _value_text, _volley_setup)
 
 
 def _tests(a: dict) -> tuple[RollUnder, RollUnder]:
@@ -205,3 +206,64 @@ def _blast_exact(a: dict):
     pmf = out["pmf"].mean(axis=0)
     effects = {k: float(np.mean(x)) for k, x in out["effects"].items()}
     return pmf, effects
+
+
+def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res=False,
+           method="exact", samples=100_000, seed=0) -> Outcome:
+    """The hand-written volley of mixed weapons: each weapon's failed Res tests (binomial, or the mixture
+    over a blast die's count) convolved, then capped at the unit size; sampled, every weapon's dice rolled
+    (the module's argument checks, stages and notes)."""
+    groups, stages, notes, inputs, total_shots, attacks = _volley_setup(weapons, res, armour, cover, models,
+                                                                        critical_ignores_res)
+    models = inputs["models"]
+    method, samples, rng = v.method_args(method, samples, seed)
+    inputs["method"] = method
+    if method == "exact":
+        total = np.ones(1)
+        effects = {"hits": 0.0, "critical_hits": 0.0}
+        no_critical = 1.0
+        per_weapon = {}
+        for i, g in enumerate(groups):
+            if g["blast"] is None:
+                out = _exact(g)
+                pmf, eff = out["pmf"], {k: float(x) for k, x in out["effects"].items()}
+            else:
+                pmf, eff = _blast_exact(g)
+            total = engine.convolve(total, pmf)
+            effects["hits"] += eff["hits"]
+            effects["critical_hits"] += eff["critical_hits"]
+            no_critical *= 1.0 - eff["any_critical"]
+            per_weapon[f"failed_res[{i}]"] = float(engine.mean_of(pmf))
+        k = np.arange(total.size)
+        if models is None:
+            pmf, overkill = total, 0.0
+        else:
+            pmf = total[: min(total.size - 1, models) + 1].copy()
+            pmf[-1] = total[pmf.size - 1:].sum()
+            overkill = float(np.maximum(k - models, 0) @ total)
+        effects.update(any_critical=1.0 - no_critical, overkill=overkill, **per_weapon)
+        return pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects, attacks=attacks,
+                                      notes=notes).replace(trial="shot")
+    inputs["samples"] = samples
+    width = (total_shots if models is None else min(total_shots, models)) + 1
+    tests = [_tests(g) for g in groups]
+
+    def one_chunk(n: int) -> dict:
+        failed = np.zeros(n, dtype=np.int64)
+        crits = np.zeros(n, dtype=np.int64)
+        hits = np.zeros(n, dtype=np.int64)
+        per_weapon = {}
+        for i, (g, (hit_t, res_t)) in enumerate(zip(groups, tests)):
+            r = _roll_shots(rng, hit_t, res_t, g["shots"], g["blast"], g["critical_ignores_res"], n)
+            failed += r["failed"]
+            crits += r["crits"]
+            hits += r["hits"]
+            per_weapon[f"failed_res[{i}]"] = r["failed"]
+        removed = failed if models is None else np.minimum(failed, models)
+        overkill = np.zeros(n, dtype=np.int64) if models is None else np.maximum(failed - models, 0)
+        return {"removed": removed, "hits": hits, "critical_hits": crits, "any_critical": crits > 0,
+                "overkill": overkill, **per_weapon}
+
+    tally = pipeline.tally_sampled(samples, sum(4 * g["shots"] + 1 for g in groups), one_chunk, width)
+    return pipeline.tally_outcome(KEY, "volley", inputs, tally, stages, attacks=attacks,
+                                  notes=notes).replace(trial="shot")

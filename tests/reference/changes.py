@@ -15,15 +15,46 @@ import numpy as np
 
 from workbench import engine, pipeline
 from workbench import validate as v
-from workbench.dice import RollHigh, rates
+from .dice import RollHigh, rates
 from workbench.outcome import Outcome
 
 # the argument checks, target numbers, words and notes are the module's own (tested on their own in
-# tests/test_changes.py), and so is the fold of wounds into models removed (_resolve, _volley_exact: still the
-# module's for a volley's total); the rates, binomials and dice rolling below are the hand-written resolver's
-from workbench.systems.changes import (DIE, KEY, _flag_notes, _melee_setup, _melee_stages, _removal, _shooting_setup,
-                                       _shooting_stages, _shooting_targets, _unit_notes, _volley_exact, _volley_sample,
-                                       _volley_setup)
+# tests/test_changes.py); the rates, binomials, the fold of wounds into models removed, the volley's and dice
+# rolling below are the hand-written resolver's
+from workbench.systems.changes import (DIE, KEY, _flag_notes, _melee_setup, _melee_stages, _shooting_setup,
+                                       _shooting_stages, _shooting_targets, _unit_notes, _volley_setup)
+
+
+def _removal(pmf_w: np.ndarray, wounds, models):
+    """Wound counts -> models removed, and the wasted-wound / destroyed effects.
+
+    removed = min(models, floor(w / W)); P(removed <= r) = P(w <= (r + 1) W - 1)
+    for r < models and 1 from r = models on.
+    """
+    nw = pmf_w.shape[-1]
+    wounds = np.asarray(wounds)
+    effects = {}
+    if models is not None:
+        models = np.asarray(models)
+        k = np.arange(nw)
+        need = (models * wounds)[..., None]
+        effects["wasted_wounds"] = (pmf_w * np.maximum(k - need, 0)).sum(axis=-1)
+        effects["destroyed"] = (pmf_w * (k >= need)).sum(axis=-1)
+        width = int(models.max()) + 1
+    else:
+        if (wounds == 1).all():  # W = 1 and no cap: models removed = unsaved wounds
+            return pmf_w, effects
+        width = (nw - 1) // int(wounds.min()) + 1
+    cdf = np.minimum(np.cumsum(pmf_w, axis=-1), 1.0)
+    r = np.arange(width)
+    idx = (r + 1) * wounds[..., None] - 1
+    if models is not None:
+        idx = np.where(r >= models[..., None], nw - 1, idx)
+    idx = np.minimum(idx, nw - 1)
+    at = np.take_along_axis(cdf, np.broadcast_to(idx, cdf.shape[:-1] + (width,)), axis=-1)
+    at = np.where(idx >= nw - 1, 1.0, at)
+    pmf = np.diff(at, axis=-1, prepend=0.0)
+    return pmf, effects
 
 
 def _test(target: int, n12: bool, n1: bool) -> RollHigh:
@@ -136,13 +167,34 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     return _sampled(inputs, tests, args["shots"], args["wounds"], args["models"], stages, notes, samples, rng)
 
 
+def _volley_exact(total, not_needed: float, per_unit: dict, models: int, wounds: int, inputs: dict, stages,
+                  total_shots: int, notes) -> Outcome:
+    """A volley's outcome from the distribution of all its units' unsaved wounds: the simultaneous fold
+    (removed only at the end of the phase, so wounds beyond the unit are wasted)."""
+    pmf, eff = _removal(total, wounds, models)
+    removed_mean = float(engine.mean_of(pmf))
+    effects = {"unsaved_wounds": float(engine.mean_of(total)), **eff,
+               "return_fire_models": models, "surviving_models": models - removed_mean,
+               "units_not_needed": not_needed, **per_unit}
+    return pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects, attacks=total_shots, notes=notes)
+
+
+def _volley_sample(w: np.ndarray, not_needed: np.ndarray, per_unit: dict, models: int, wounds: int) -> dict:
+    """One chunk of sampled volleys from each sample's total unsaved wounds ``w``: the same fold."""
+    need = models * wounds
+    removed = np.minimum(w // wounds, models)
+    return {"removed": removed, "unsaved_wounds": w, "wasted_wounds": np.maximum(w - need, 0),
+            "destroyed": w >= need, "return_fire_models": np.full(w.shape, models),
+            "surviving_models": models - removed, "units_not_needed": not_needed, **per_unit}
+
+
 def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_ground=False,
            evading=False, natural_12_always_succeeds=False, natural_1_always_fails=False,
            firer_cover_rule="same", heavy_shot="bs_plus_4",
            method="exact", samples=100_000, seed=0) -> Outcome:
     """The hand-written volley: each unit's binomial of unsaved wounds convolved, then the simultaneous
     fold (the module's argument checks, stages and notes; its own tests, binomials, fold and dice)."""
-    units, _profiles, stages, all_notes, total_shots, inputs, placed = _volley_setup(
+    units, stages, all_notes, total_shots, inputs, placed = _volley_setup(
         attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, natural_12_always_succeeds,
         natural_1_always_fails, firer_cover_rule, heavy_shot)
     method, samples, rng = v.method_args(method, samples, seed)

@@ -15,7 +15,7 @@ import numpy as np
 
 from workbench import engine, pipeline
 from workbench import validate as v
-from workbench.dice import RollHigh, rates, roll_faces
+from .dice import RollHigh, rates, roll_faces
 # the words, limits, argument checks, stages and notes are the module's own (tested in
 # tests/test_forgotten.py); the arithmetic and the dice rolling below are the hand-written resolver's
 from workbench.outcome import Outcome
@@ -26,11 +26,12 @@ from workbench.systems.forgotten_rules import _absorb_step, _judge_both
 TOUGH_TABLE_WORK = 20_000_000
 
 
-def _rate(test: RollHigh, label: str):
-    """P(label) of a RollHigh: the cached Fraction count for a single cell, rates() for a grid."""
+def _rate(test, label: str):
+    """P(label) of a roll-high die (target and sides): the cached Fraction count of the
+    oracle's RollHigh for a single cell, rates() for a grid."""
     if np.ndim(test.target) == 0:
         return float(RollHigh(target=int(test.target), sides=test.sides).p(label))
-    return rates(test, label)
+    return rates(RollHigh(target=test.target, sides=test.sides), label)
 
 
 def _shooting_exact(a: dict) -> dict:

@@ -14,7 +14,7 @@ import numpy as np
 
 from workbench import engine, pipeline
 from workbench import validate as v
-from workbench.dice import RollHigh, rates, faces_text
+from .dice import RollHigh, rates, faces_text
 from workbench.outcome import Outcome, Stage
 
 # the words, limits, argument checks and the division of models_removed are the module's own

@@ -29,16 +29,21 @@ probabilities are integer counts over a known denominator (Fractions).
 Sampled: :meth:`roll` rolls faces with a Generator and looks them up in a
 table that :meth:`classify` filled, rolling the second die only for the
 rolls that are re-rolled.
+
+A single test outside a rule file's stages (a stat test, a leadership test, a
+charge reaching its distance) is a :class:`DieRoll`: the same StageDie, with
+the labels, exact Fractions and dice rolling of one player's roll.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, cast
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 
-__all__ = ["StageDie", "FAIL", "SUCCESS", "CRITICAL", "LONG", "NEAR"]
+__all__ = ["StageDie", "DieRoll", "roll_high", "FAIL", "SUCCESS", "CRITICAL", "LONG", "NEAR"]
 
 FAIL, SUCCESS, CRITICAL = 0, 1, 2
 #: a first face that succeeds only if a second die shows the best face too (``long_shot``)
@@ -164,12 +169,6 @@ class StageDie:
         fails = q * (codes == FAIL).sum(axis=0) + (q - 1) * (codes == LONG).sum(axis=0)
         return fails * once, d1 * d1
 
-    def fractions(self) -> tuple[Fraction, Fraction, Fraction]:
-        """P(fail), P(success), P(critical) as Fractions (scalar stats only)."""
-        counts, denom = self.counts()
-        # counts holds the three outcomes' counts, in that order
-        return cast("tuple[Fraction, Fraction, Fraction]", tuple(Fraction(int(c), denom) for c in counts))
-
     # -- sampled -------------------------------------------------------------
     def table(self) -> np.ndarray:
         """Result code of each face 1..sides (index 0 unused), scalar stats only."""
@@ -208,3 +207,150 @@ class StageDie:
         codes = codes.copy()
         codes[long] = np.where(rng.integers(1, self.sides + 1, size=k) == best, SUCCESS, FAIL)
         return codes
+
+
+@dataclass(frozen=True)
+class DieRoll:
+    """One test made with a :class:`StageDie`, as a player rolls it: its results
+    are labelled "fail", "success", then "critical" when the die has critical
+    faces and "near_miss" (a failure one short of the target) when it counts
+    near misses; a label's index is its code in :meth:`roll`.
+
+    Exact: :attr:`probabilities` count faces through :meth:`StageDie.counts`
+    (Fractions). Sampled: :meth:`roll` rolls ``dice`` faces a test (two for a
+    long shot, whose second die only matters after a best first face) and
+    judges them by :meth:`StageDie.classify`, through a table filled once.
+    A test is rolled once: a die with a re-roll belongs to a rule file's stage.
+    """
+
+    die: StageDie
+
+    def __post_init__(self) -> None:
+        if self.die.reroll != "none":
+            raise ValueError(f"a DieRoll rolls once; this die re-rolls {self.die.reroll!r}")
+
+    @property
+    def sides(self) -> int:
+        return self.die.sides
+
+    @property
+    def target(self) -> Any:
+        return self.die.target
+
+    @property
+    def dice(self) -> int:
+        """Dice rolled a test: a long shot always rolls its second die."""
+        return 2 if self.die.long_shot else 1
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return (("fail", "success") + (("critical",) if self.die.critical else ())
+                + (("near_miss",) if self.die.near_miss else ()))
+
+    @property
+    def success_labels(self) -> frozenset[str]:
+        return frozenset({"success", "critical"})
+
+    # -- exact ---------------------------------------------------------------
+    @cached_property
+    def probabilities(self) -> dict[str, Fraction]:
+        """Exact probability of each label (scalar stats); near misses are not in "fail"."""
+        counts, denom = self.die.counts()
+        near = int(self.die.near_counts()[0]) if self.die.near_miss else 0
+        got = {"fail": int(counts[FAIL]) - near, "success": int(counts[SUCCESS]),
+               "critical": int(counts[CRITICAL]), "near_miss": near}
+        return {k: Fraction(got[k], denom) for k in self.labels}
+
+    @property
+    def success(self) -> Fraction:
+        """Exact P(success), a critical included."""
+        return sum((p for k, p in self.probabilities.items() if k in self.success_labels), Fraction(0))
+
+    def p(self, label: str) -> Fraction:
+        return self.probabilities[label]
+
+    def describe(self, die: str | None = None) -> str:
+        """What the roll needs, in a player's words: 'needs 7+ on a D12' and the like."""
+        die = die or f"D{self.sides}"
+        need = int(self.die.target) - int(self.die.modifier)
+        if self.die.roll_high:
+            text = (f"succeeds on any roll of a {die}" if need <= 1 else
+                    f"needs {need}+ on a {die}, which no roll reaches" if need > self.sides else
+                    f"needs {need}+ on a {die}")
+        else:
+            text = (f"succeeds on any roll of a {die}" if need >= self.sides else
+                    f"needs {need} or less on a {die}, which no roll reaches" if need < 1 else
+                    f"needs {need} or less on a {die}")
+        extra = ([f"a natural {f} always succeeds" for f in self.die.always_succeed]
+                 + [f"a natural {f} always fails" for f in self.die.always_fail])
+        return text + ("; " + ", ".join(extra) if extra else "")
+
+    # -- sampled -------------------------------------------------------------
+    def evaluate(self, faces: np.ndarray) -> np.ndarray:
+        """Result codes (indices into :attr:`labels`) of ``faces[..., i]`` = die i."""
+        first = np.asarray(faces)[..., 0]
+        codes = self.die.classify(first)
+        if self.die.long_shot:
+            best = self.sides if self.die.roll_high else 1
+            again = np.where(np.asarray(faces)[..., 1] == best, np.int8(SUCCESS), np.int8(FAIL))
+            codes = np.where(codes == LONG, again, codes)
+        if self.die.near_miss:
+            near = self.die.near(first, codes)
+            codes = np.where(near, np.int8(self.labels.index("near_miss")), codes)
+        return np.asarray(codes, dtype=np.int8)
+
+    @cached_property
+    def _table(self) -> np.ndarray:
+        """Result code of every face tuple, indexed by its faces in base sides + 1."""
+        grid = np.indices((self.sides + 1,) * self.dice).reshape(self.dice, -1).T
+        table = self.evaluate(np.maximum(grid, 1))
+        table.setflags(write=False)
+        return table
+
+    def _index(self, faces: np.ndarray) -> np.ndarray:
+        if self.dice == 1:
+            return faces[..., 0]
+        index = faces[..., 0].astype(np.intp)
+        for i in range(1, self.dice):
+            index = index * (self.sides + 1) + faces[..., i]
+        return index
+
+    @cached_property
+    def _wins(self) -> np.ndarray:
+        """Does each face tuple succeed, indexed like :attr:`_table`."""
+        wins = self.is_success(self._table)
+        wins.setflags(write=False)
+        return wins
+
+    @cached_property
+    def _scalar(self) -> bool:
+        return not (np.ndim(self.die.target) or np.ndim(self.die.modifier) or np.ndim(self.die.critical_on))
+
+    def _faces(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        """``shape`` tests' fair dice, one byte a die (a test's dice on the last axis)."""
+        return rng.integers(1, self.sides + 1, size=tuple(shape) + (self.dice,), dtype=np.uint8)
+
+    def roll(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        """Roll the test ``shape`` times and return the result codes."""
+        faces = self._faces(rng, shape)
+        return self._table[self._index(faces)] if self._scalar else self.evaluate(faces)
+
+    def roll_success(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        """Which of ``shape`` rolled tests succeed: the same draws as :meth:`roll`."""
+        faces = self._faces(rng, shape)
+        return self._wins[self._index(faces)] if self._scalar else self.is_success(self.evaluate(faces))
+
+    def is_success(self, codes: np.ndarray) -> np.ndarray:
+        """Boolean mask of the success codes among ``codes``."""
+        ok = codes == SUCCESS
+        return ok | (codes == CRITICAL) if self.die.critical else ok
+
+
+def roll_high(target: Any, sides: int, *, natural_max_always_succeeds: bool = False,
+              natural_1_always_fails: bool = False) -> DieRoll:
+    """Roll one die of ``sides`` faces; ``target`` or more succeeds, a roll one short
+    is a near miss. ``natural_max_always_succeeds``: the highest face succeeds
+    whatever the target; ``natural_1_always_fails``: a 1 fails whatever the target."""
+    return DieRoll(StageDie(sides=sides, roll_high=True, target=target,
+                            always_succeed=(sides,) if natural_max_always_succeeds else (),
+                            always_fail=(1,) if natural_1_always_fails else (), near_miss=True))

@@ -432,7 +432,7 @@ def fixed_damage_removal(p: np.ndarray, models: int | None, wounds: int, damage:
     k = np.arange(p.size)
     removed, waste = _fixed_index(k, models, wounds, damage, spill)
     width = models + 1 if models is not None else int(removed[np.flatnonzero(p).max(initial=0)]) + 1
-    return np.bincount(np.minimum(removed, width - 1), weights=p, minlength=width), float(p @ waste)
+    return core.remap(p, np.minimum(removed, width - 1), width), float(p @ waste)
 
 
 def _chain(p_n: np.ndarray, models: int | None, wounds: int, damage: Sequence[tuple[int, float]],
@@ -634,6 +634,32 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], prepared: M
     return finish(parts, env, pre, count, n_tokens, models, wounds, damage)
 
 
+def remove(removal: Removal, env: Mapping[str, np.ndarray], p_n: np.ndarray, models: np.ndarray | None,
+           wounds: np.ndarray | None, damage: np.ndarray | None, path: Any = "<rule file>") -> tuple:
+    """The file's removal of the final successes ``p_n`` (cells, successes): (the pmf of models
+    removed (cells, width), the expected wasted damage (cells,), the unit of a model-by-model
+    removal or None). With a unit size the pmf runs 0..models, as the built-in systems' do."""
+    cells = p_n.shape[0]
+    unit = None  # a model-by-model removal's saves, tough models and wounded models
+    if removal.removed is not None:  # removal.pooled
+        pmf = pooled_removal(p_n, removal.removed, env, models)
+        wasted = np.zeros(cells)
+    elif removal.by_model:  # a save reading wounded, tough models, models that start wounded
+        unit = by_model.unit(removal, env, cells, models, check_value)
+        pmf, wasted = by_model.exact(p_n, models, unit, path)
+    elif cells == 1 and removal.damage_roll is None:  # one cell of a fixed damage: Python integers
+        one, waste = fixed_damage_removal(p_n[0], None if models is None else int(models[0]),
+                                          int(_given(wounds, "wounds")[0]), int(_given(damage, "damage")[0]),
+                                          removal.spill)
+        pmf, wasted = one[None, :], np.array([waste])
+    else:
+        roll = None if removal.damage_roll is None else damage_distribution(removal.damage_roll)
+        pmf, wasted = per_success_removal(p_n, models, _given(wounds, "wounds"), damage, roll, removal.spill, path)
+    if models is not None:
+        pmf = _pad(pmf, int(models.max()) + 1)
+    return pmf, wasted, unit
+
+
 def finish(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], pre: Mapping[str, Any], count: np.ndarray,
            n_tokens: np.ndarray | None, models: np.ndarray | None, wounds: np.ndarray | None,
            damage: np.ndarray | None) -> dict:
@@ -643,26 +669,8 @@ def finish(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], pre: Mapping
     ``damage`` are None with a pooled formula, ``damage`` with a rolled damage)."""
     stages: Sequence[RuleStage] = parts["stages"]
     removal: Removal = parts["removal"]
-    cells = count.shape[0]
     p_n = successes(pre["g0"], count)
-    unit = None  # a model-by-model removal's saves, tough models and wounded models
-    if removal.removed is not None:  # removal.pooled
-        pmf = pooled_removal(p_n, removal.removed, env, models)
-        wasted = np.zeros(cells)
-    elif removal.by_model:  # a save reading wounded, tough models, models that start wounded
-        unit = by_model.unit(removal, env, cells, models, check_value)
-        pmf, wasted = by_model.exact(p_n, models, unit, parts.get("path", "<rule file>"))
-    elif cells == 1 and removal.damage_roll is None:  # one cell of a fixed damage: Python integers
-        one, waste = fixed_damage_removal(p_n[0], None if models is None else int(models[0]),
-                                          int(_given(wounds, "wounds")[0]), int(_given(damage, "damage")[0]),
-                                          removal.spill)
-        pmf, wasted = one[None, :], np.array([waste])
-    else:
-        roll = None if removal.damage_roll is None else damage_distribution(removal.damage_roll)
-        pmf, wasted = per_success_removal(p_n, models, _given(wounds, "wounds"), damage, roll, removal.spill,
-                                          parts.get("path", "<rule file>"))
-    if models is not None:  # with a unit size the pmf runs 0..models, as the built-in systems' do
-        pmf = _pad(pmf, int(models.max()) + 1)
+    pmf, wasted, unit = remove(removal, env, p_n, models, wounds, damage, parts.get("path", "<rule file>"))
     effects = {"criticals": count * pre["crits"], "wasted_damage": wasted}
     for st, p in zip(stages, pre["passes"]):
         effects[st.name] = count * p

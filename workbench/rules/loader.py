@@ -17,7 +17,7 @@ from typing import Any, NoReturn, overload
 from .errors import ExpressionError, RuleFileError
 from .expr import MAX_LITERAL, Expr, parse
 from .lines import key_lines, line_of
-from .spec import Chance, DamageRoll, Forbid, Removal, RuleStage, RuleStat
+from .spec import Chance, DamageRoll, Forbid, Removal, RuleStage, RuleStat, Volley
 
 __all__ = ["parse_text", "read_file", "RESERVED", "MAX_DIE", "MAX_EXTRA", "MAX_FILE"]
 
@@ -35,14 +35,18 @@ MAX_JOINT = 3
 MAX_UP_TO = 1000
 #: faces of an attack's tokens die (``attack.tokens_die``, checked again at resolution)
 MAX_TOKENS_DIE = 100
+#: profiles one volley may name at most (``volley.max_profiles``)
+MAX_PROFILES = 100
+#: how a volley's profiles meet the removal
+ALLOCATIONS = ("together", "in_order")
 #: counts a ``[[chances]]`` condition may read besides the stages' tallies
 COUNTS = ("successes", "removed")
 MAX_FILE = 200_000
 DICE = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
 
-_TOP = ("system", "stats", "attack", "stages", "removal", "forbid", "chances", "mechanism")
+_TOP = ("system", "stats", "attack", "stages", "removal", "forbid", "chances", "volley", "mechanism")
 #: the tables a file of a named mechanism leaves to the mechanism
-_NOT_WITH_MECHANISM = ("attack", "stages", "removal", "chances")
+_NOT_WITH_MECHANISM = ("attack", "stages", "removal", "chances", "volley")
 _SYSTEM = ("key", "name", "die", "notes")
 _STAT_INT = ("kind", "min", "max", "default", "label", "help", "optional")
 _STAT_CHOICE = ("kind", "options", "default", "label", "help")
@@ -233,10 +237,14 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
 
     chances = _chances(r, data.get("chances", []), names, tallies, set(seen) | set(tallies), stages, removal)
     _optional_reads(r, stats, count, tokens_die, stages, removal, forbids, chances)
+    volley = None
+    if "volley" in data:
+        volley = _volley(r, r.table(data["volley"], "volley"), stats, removal, chances,
+                         set(seen) | set(tallies) | {c.name for c in chances})
 
     return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), count=count,
                 stages=stages, removal=removal, forbids=tuple(forbids), tokens_die=tokens_die,
-                chances=chances)
+                chances=chances, volley=volley)
 
 
 def _forbids(r: _Reader, data: dict, names) -> tuple[Forbid, ...]:
@@ -261,7 +269,7 @@ def _mechanism_file(r: _Reader, data: dict, parts: dict, names) -> dict:
     from .mechanisms import MECHANISMS
     for top in _NOT_WITH_MECHANISM:
         if top in data:
-            r.fail(top, "no [attack], [[stages]], [removal] or [[chances]] in a file with a [mechanism] "
+            r.fail(top, "no [attack], [[stages]], [removal], [[chances]] or [volley] in a file with a [mechanism] "
                    "(the mechanism resolves it)", f"a {top} table")
     table = r.table(data["mechanism"], "mechanism")
     if table.get("name") not in MECHANISMS:
@@ -270,6 +278,49 @@ def _mechanism_file(r: _Reader, data: dict, parts: dict, names) -> dict:
     module = MECHANISMS[table["name"]]
     spec = module.read(r, {k: x for k, x in table.items() if k != "name"}, names)
     return dict(parts, forbids=_forbids(r, data, names), mechanism=table["name"], spec=spec)
+
+
+def _volley(r: _Reader, vd: dict, stats, removal: Removal, chances, taken) -> Volley:
+    """``[volley]``: the stats each profile sets, read by nothing that happens once for the
+    whole volley (the removal, the chances); the effect names, each used once."""
+    r.known(vd, "volley", ("profile", "allocation", "each", "not_needed", "max_profiles"))
+    names = {s.name for s in stats}
+    optional = {s.name for s in stats if s.optional}
+    prof = vd.get("profile")
+    if not isinstance(prof, list) or not prof:
+        r.fail("volley.profile", "a list of the stats each profile sets", prof if prof is not None else "nothing")
+    for i, p in enumerate(prof):
+        if not isinstance(p, str) or p not in names or p in optional:
+            r.fail(f"volley.profile[{i}]", "the name of a stat of the file (not an optional one)", p)
+    if len(set(prof)) != len(prof):
+        r.fail("volley.profile", "each stat once", prof)
+    own = set(prof)
+    allocation = r.option(vd, "allocation", "volley", ALLOCATIONS, "together")
+    # in listed order each profile's removal is its own: its damage or pooled formula may read its stats
+    own_removal = ("damage", "removed") if allocation == "in_order" else ()
+    exprs = [(f"removal.{k}", getattr(removal, k)) for k in ("models", "wounds", "damage", "removed", "save",
+                                                           "tough", "already_wounded") if k not in own_removal]
+    exprs += [(f"chances[{c.index}].when", c.when) for c in chances]
+    for field, e in exprs:
+        if e is not None and e.names & own:
+            r.fail(field, "only shared stats (the volley's removal and chances happen once for all its "
+                   f"profiles; {sorted(e.names & own)[0]} is set per profile in volley.profile)", e.source)
+    for c in chances:
+        if not isinstance(c.count, str) and "removed" in c.count:
+            r.fail(f"chances[{c.index}].when", "in a file with a [volley], removed read alone or tallies "
+                   "without it", c.when.source)
+    seen = set(taken) | {"criticals", "wasted_damage", *COUNTS}
+    out = {}
+    for key, default in (("each", "successes"), ("not_needed", "")):
+        x = r.string(vd, key, "volley", default)
+        if x and (not IDENT.match(x) or (x in seen and not (key == "each" and x == "successes"))):
+            r.fail(f"volley.{key}", "a lower-case identifier naming the effect, not a stage, a count, a "
+                   "chance, criticals or wasted_damage, and not the other volley effect", x)
+        seen.add(x)
+        out[key] = x
+    most = r.integer(vd, "max_profiles", "volley", 1, MAX_PROFILES, 20)
+    return Volley(profile=tuple(prof), allocation=allocation, each=out["each"], not_needed=out["not_needed"],
+                  max_profiles=most)
 
 
 def _optional_reads(r: _Reader, stats, count, tokens_die, stages, removal, forbids, chances) -> None:

@@ -203,6 +203,52 @@ def _given(value: int | None, what: str) -> int:
     return value
 
 
+def unit_of(removal: Removal, env: Mapping[str, Any], models: int | None):
+    """The unit of a model-by-model removal (:func:`workbench.rules.wounds.unit`) for one cell, else None."""
+    if not removal.by_model:
+        return None
+    return by_model.unit(removal, {k: np.asarray([x]) for k, x in env.items()}, 1,
+                         None if models is None else np.array([models]), check_value)
+
+
+def remove(rng: np.random.Generator, s: np.ndarray, removal: Removal, env: Mapping[str, Any],
+           models: int | None, wounds: int | None, damage: int | None, unit=None) -> tuple[np.ndarray, np.ndarray]:
+    """The file's removal of each sample's final successes ``s``: (models removed, wasted damage)
+    per sample; ``unit``: :func:`unit_of` for a model-by-model removal."""
+    if removal.removed is not None:  # removal.pooled
+        env2 = {k: np.asarray(v) for k, v in env.items()}
+        env2["successes"] = s
+        removed = removal.removed.evaluate(env2, "removal.removed")
+        if models is not None:
+            removed = np.minimum(removed, models)
+        return removed, np.zeros(s.size, dtype=np.int64)
+    if unit is not None:  # removal.by_model
+        return by_model.sampled(rng, s, models, unit)
+    fn = _spill if removal.spill else _one_at_a_time
+    return fn(rng, s, models, _given(wounds, "wounds per model"), damage, removal.damage_roll)
+
+
+def removal_width(top: int, removal: Removal, env: Mapping[str, Any], models: int | None, wounds: int | None,
+                  damage: int | None) -> int:
+    """Counts of models removed a sampled pmf runs over, for at most ``top`` final successes a sample
+    (a pooled formula is checked over every count that can occur)."""
+    if models is not None:
+        width = models + 1
+    if removal.removed is not None:
+        env2 = {k: np.asarray(v)[None] for k, v in env.items()}
+        env2["successes"] = np.arange(top + 1)
+        most = int(check_value(removal.removed, env2, "removal.removed", 0, MAX_SUCCESSES,
+                               "a number of models").max()) + 1
+        return width if models is not None else most
+    if models is not None:
+        return width
+    if removal.spill:
+        dmax = (removal.damage_roll.high if removal.damage_roll is not None
+                else int(_given(damage, "damage per success")))
+        return top * dmax // int(_given(wounds, "wounds per model")) + 1
+    return top + 1
+
+
 def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage], dice, count: int,
              removal: Removal, env: Mapping[str, Any], models: int | None, wounds: int | None,
              damage: int | None, probs: Sequence[np.ndarray], path="<rule file>", tokens_die: int = 1,
@@ -217,44 +263,16 @@ def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage]
     check_sampled(samples, expected_work(stages, probs, count, removal, tokens_die), path)
     finals, rolling = token_bounds(stages)
     most = max(1, count * tokens_die * max(finals, rolling))
-    width = (models if models is not None else 0) + 1
-    formula = removal.removed  # the pooled formula (None: damage per success)
-    unit = (by_model.unit(removal, {k: np.asarray([x]) for k, x in env.items()}, 1,
-                          None if models is None else np.array([models]), check_value)
-            if removal.by_model else None)
+    unit = unit_of(removal, env, models)
 
     def one_chunk(n: int) -> dict[str, np.ndarray]:
         got = roll_tokens(rng, stages, dice, count, n, tokens_die)
         s = got.pop("finals")
-        if formula is not None:  # removal.pooled
-            env2 = {k: np.asarray(v) for k, v in env.items()}
-            env2["successes"] = s
-            removed = formula.evaluate(env2, "removal.removed")
-            if models is not None:
-                removed = np.minimum(removed, models)
-            wasted = np.zeros(n, dtype=np.int64)
-        elif unit is not None:  # removal.by_model
-            removed, wasted = by_model.sampled(rng, s, models, unit)
-        else:
-            fn = _spill if removal.spill else _one_at_a_time
-            removed, wasted = fn(rng, s, models, _given(wounds, "wounds per model"), damage, removal.damage_roll)
+        removed, wasted = remove(rng, s, removal, env, models, wounds, damage, unit)
         out = _counted(stages, chances, env, {"removed": removed, "wasted_damage": wasted, **got}, s)
         return out if per_sample is None else per_sample(out)
 
-    top = count * tokens_die * finals          # the most final successes of one sample
-    if formula is not None:                    # the formula checked over every count that can occur
-        env2 = {k: np.asarray(v)[None] for k, v in env.items()}
-        env2["successes"] = np.arange(top + 1)
-        width = int(check_value(formula, env2, "removal.removed", 0, MAX_SUCCESSES,
-                                "a number of models").max()) + 1
-    elif removal.spill:
-        dmax = (removal.damage_roll.high if removal.damage_roll is not None
-                else int(_given(damage, "damage per success")))
-        width = top * dmax // int(_given(wounds, "wounds per model")) + 1
-    else:
-        width = top + 1
-    if models is not None:
-        width = models + 1
+    width = removal_width(count * tokens_die * finals, removal, env, models, wounds, damage)
     tally = pipeline.tally_sampled(samples, most, one_chunk, width)
     if models is None:                         # no unit size: up to the most removed in a sample
         tally.width = int(np.flatnonzero(tally.counts).max(initial=0)) + 1

@@ -6,7 +6,7 @@ from typing import Any
 
 from .expr import Expr
 
-__all__ = ["RuleStat", "RuleStage", "DamageRoll", "Removal", "Forbid", "Chance"]
+__all__ = ["RuleStat", "RuleStage", "DamageRoll", "Removal", "Forbid", "Chance", "Volley"]
 
 
 @dataclass(frozen=True)
@@ -134,3 +134,25 @@ class Chance:
     label: str = ""
     #: ``up_to = N``: the condition reads each count as at most N (a count above N is read as N)
     up_to: int | None = None
+
+
+@dataclass(frozen=True)
+class Volley:
+    """``[volley]``: several profiles (weapons, units) at one target, one resolution.
+
+    ``profile``: the stats each profile sets (the others are shared: the
+    target's and the rules'); ``allocation``: how the profiles' final successes
+    meet the removal ("together": summed, then removed once; what passes the
+    unit is wasted; "in_order": each profile's own removal, in listed order, on
+    what the earlier left); ``each``: the name of the per-profile effect (``each[i]``,
+    the expected final successes of profile i); ``not_needed``: the name of the
+    effect "profiles, in listed order, whose turn came after the earlier ones
+    had removed the whole unit" ("" : none); ``max_profiles``: profiles per
+    resolution at most.
+    """
+
+    profile: tuple[str, ...]
+    allocation: str = "together"
+    each: str = "successes"
+    not_needed: str = ""
+    max_profiles: int = 20

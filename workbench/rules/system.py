@@ -32,7 +32,7 @@ from .errors import ForbiddenError
 from .expr import Expr
 from .loader import COUNTS, MAX_DIE, MAX_TOKENS_DIE, unit_size_stat
 from .sampled import roll_tokens, simulate
-from .spec import Chance, Forbid, Removal, RuleStage, RuleStat
+from .spec import Chance, Forbid, Removal, RuleStage, RuleStat, Volley
 
 __all__ = ["RuleSystem"]
 
@@ -228,6 +228,7 @@ class RuleSystem(StatChecks):
     forbids: tuple[Forbid, ...]
     tokens_die: Expr | None
     chances: tuple[Chance, ...]
+    volley_spec: Volley | None
     _by_name: dict[str, RuleStat]
     _options: dict[str, dict[str, int]]
     _optional: bool
@@ -256,6 +257,8 @@ class RuleSystem(StatChecks):
         d["forbids"] = tuple(parts["forbids"])
         d["tokens_die"] = parts.get("tokens_die")
         d["chances"] = tuple(parts.get("chances", ()))
+        #: the file's ``[volley]`` (None: the file says no volley)
+        d["volley_spec"] = parts.get("volley")
         d["_by_name"] = {s.name: s for s in self.stats}
         d["_options"] = {s.name: dict(s.options) for s in self.stats if s.kind == "choice"}
         d["_optional"] = any(s.optional for s in self.stats)
@@ -315,6 +318,17 @@ class RuleSystem(StatChecks):
         # pickled as its text (for worker processes): loading it again gives the same system
         from . import loads
         return (loads, (self.source, str(self.path)))
+
+    def volley(self, profiles, *, method="exact", samples=100_000, seed=0, **stats) -> Outcome:
+        """Several profiles at one target, resolved as the file's ``[volley]`` says: ``profiles``
+        is a list of dicts of the stats ``[volley] profile`` names (missing ones take their
+        defaults), ``stats`` the shared stats (the target's, the rules'). The effects: the
+        attack's (stage passes, tallies, criticals, summed over the profiles), the removal's
+        (``wasted_damage``), the chances over the total, ``EACH[i]`` (the expected final
+        successes of profile i) and, when the file names it, the profiles not needed.
+        See "Several profiles at one target" in docs/rulefiles.md."""
+        from .volley import resolve
+        return resolve(self, profiles, method, samples, seed, stats)
 
     def outcome_notes(self) -> tuple[str, ...]:
         """The file's notes, then what the engine adds: a reminder when criticals change the token count."""

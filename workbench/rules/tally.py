@@ -29,7 +29,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..engine import _binomial_log_space, binomial_pmf
+from ..engine import _binomial_log_space, binomial_pmf, cap
 
 from ..errors import InputError
 from . import condition
@@ -277,12 +277,10 @@ def dist_key(c: Chance):
 
 
 def _fold(a: np.ndarray, up_to: int) -> np.ndarray:
-    """``a`` (cells, *dims) with every count above ``up_to`` moved to ``up_to`` (saturated counts)."""
+    """``a`` (cells, *dims) with every count above ``up_to`` moved to ``up_to`` (saturated counts):
+    the one fold (:func:`workbench.engine.cap`) along each count's axis."""
     for axis in range(1, a.ndim):
-        if a.shape[axis] > up_to + 1:
-            head = np.take(a, np.arange(up_to), axis=axis)
-            tail = np.take(a, np.arange(up_to, a.shape[axis]), axis=axis).sum(axis=axis, keepdims=True)
-            a = np.concatenate([head, tail], axis=axis)
+        a = np.moveaxis(cap(np.moveaxis(a, axis, -1), up_to), -1, axis)
     return a
 
 

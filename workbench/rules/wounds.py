@@ -295,10 +295,8 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
     q = _memoryless(u, cap)
     if q is not None:  # every blow removes with one chance: removed is a thinning, a tally like the others
         dist = _saturated_power(_thin_last(h, q, up_to), count, up_to)
-        r = np.arange(up_to + 1)
-        capped = np.minimum(r[None, :], cap[:, None])   # at most the unit's models are removed
-        onto = (capped[:, :, None] == r[None, None, :]).astype(float)   # (cells, removed, capped)
-        dist = np.einsum("c...r,crs->c...s", dist, onto)
+        # at most the unit's models are removed: the one fold, each cell at its own cap
+        dist = core.cap(dist, cap.reshape((cells,) + (1,) * (dist.ndim - 2)))
         return _joint_condition(c, dist, env, tallies, up_to)
     # one attack applied to every basis state of every cell: rows of the cell's matrix
     rep = {k: np.repeat(np.asarray(x), S) for k, x in u.items()}

@@ -8,9 +8,9 @@ number less than 1 to succeed you need a 1 followed by another 1 (a 1% outside
 chance)." "so long as you are testing against a value of 2 or greater any roll
 of a 1 on the D10 is considered a critical success." Shooting and volleys
 resolve through the system's rule file, ``rules/antares.toml`` (its stages
-say the stat test as data); the single stat tests below use
-:class:`workbench.dice.RollUnder` (two dice: the second only matters for a
-value below 1).
+say the stat test as data); the single stat tests below roll the same die,
+a :class:`workbench.rules.die.StageDie` as a :class:`~workbench.rules.die.DieRoll`
+(``_stat_die``: two dice, the second only matters for a value below 1).
 
 Shooting (RULES.md section 4): each shot hits on an Acc test; each hit makes
 the target take a Res test at Res + armour + cover - the weapon's strike value
@@ -34,11 +34,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import engine, pipeline
+from .. import pipeline
 from .. import validate as v
-from ..dice import RollUnder, faces_text
+from ..dice import faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
+from ..rules.die import DieRoll, StageDie
 from . import ownfile
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
@@ -116,6 +117,14 @@ def _value_text(base_name: str, base: int, parts: list[tuple[str, int]]) -> tupl
 # ---------------------------------------------------------------------------
 # the basic test
 # ---------------------------------------------------------------------------
+def _stat_die(value: int) -> DieRoll:
+    """The seed's stat test at ``value``, as ``rules/antares.toml`` states it for
+    its stages: a d10 at or under the value succeeds, a 10 always fails, below
+    1 a 1 then another 1, and a 1 is a critical when the value is 2 or more."""
+    return DieRoll(StageDie(sides=DIE, roll_high=False, target=value, always_fail=(DIE,), long_shot=True,
+                            critical=(1,), critical_on=value >= 2))
+
+
 @v.stat_function
 def test(value) -> tuple[Fraction, Fraction]:
     """(P(success), P(critical)) of one stat test against ``value`` (after modifiers).
@@ -125,7 +134,7 @@ def test(value) -> tuple[Fraction, Fraction]:
     also a success). ``value`` is a whole number from -40 to 40.
     """
     value = v.integer("value", value, *VALUE_RANGE)
-    die = RollUnder(value)
+    die = _stat_die(value)
     return die.success, die.p("critical")
 
 
@@ -135,7 +144,7 @@ test.__test__ = False  # type: ignore[attr-defined]  # not a pytest test functio
 def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, method: str, samples: int,
                   rng, inputs: dict, extra_notes: tuple[str, ...] = ()) -> Outcome:
     value = stat + modifier
-    die = RollUnder(value)
+    die = _stat_die(value)
     p, crit = die.success, die.p("critical")
     _, text = _value_text(stat_name, stat, [("modifier", modifier)] if modifier else [])
     crit_text = f" (a 1 is a critical success: {_ratio(crit)})" if value >= 2 else " (no critical possible)"
@@ -423,10 +432,11 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     model. Reading: "In the case of shooting it affects how casualties are
     allocated": casualties (failed Res tests), not hits, are allocated to
     models, so the failed tests of all weapons are added and then capped at
-    ``models``; allocation decides who is removed, not how many. The exact
-    result is the convolution of each weapon's distribution (binomial, or the
-    mixture over a blast die's count), then the cap; the sampled one rolls
-    every die of every weapon with the same per-die tests.
+    ``models``; allocation decides who is removed, not how many. The numbers
+    come from the ``[volley]`` of the system's rule file, ``rules/antares.toml``
+    (each weapon a profile): exact, the convolution of each weapon's
+    distribution (binomial, or the mixture over a blast die's count), then the
+    cap; sampled, every die of every weapon rolled with the same per-die rules.
 
     Stages: the per-shot steps when every weapon has the same tests, else
     none (each weapon's steps are in the notes). Effects: ``hits``,
@@ -434,6 +444,36 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     ``overkill`` (expected failed Res tests beyond the unit size, 0 without
     ``models``), and ``failed_res[i]`` (expected failed Res tests from weapon i).
     """
+    groups, stages, notes, inputs, total_shots, attacks = _volley_setup(weapons, res, armour, cover, models,
+                                                                        critical_ignores_res)
+    models = inputs["models"]
+    method, samples, rng = v.method_args(method, samples, seed)
+    inputs["method"] = method
+    shared = {k: inputs[k] for k in ("res", "armour", "cover", "models", "critical_ignores_res")}
+    rs = ownfile.load(KEY)
+    profiles = [_volley_profile(g) for g in groups]
+    o = (rs.volley(profiles, **shared) if method == "exact" else
+         rs.volley(profiles, **shared, method=method, samples=samples, seed=rng))
+    names = dict(_VOLLEY_EFFECTS, **{f"failed_res[{i}]": f"failed_res[{i}]" for i in range(len(groups))})
+    width = (total_shots if models is None else min(total_shots, models)) + 1
+    o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names, width=width,
+                        stages=stages, attacks=attacks, notes=notes)
+    return o.replace(trial="shot")
+
+
+#: the volley's effect names -> the rule file's (rules/antares.toml: its tallies, [[chances]] and [volley])
+_VOLLEY_EFFECTS = {"hits": "hits", "critical_hits": "critical_hits", "any_critical": "any_critical",
+                   "overkill": "wasted_damage"}
+
+
+def _volley_profile(g: dict) -> dict:
+    """One weapon of a volley as a profile of the rule file's [volley]."""
+    return dict({k: g[k] for k in ("acc", "sv", "acc_mod", "shots")}, blast=g["blast"] or "none")
+
+
+def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
+    """Check a volley's arguments: (the weapons, the stages (when every weapon's are the same), the notes,
+    the inputs (without the method), the shots in all and the attacks an outcome counts, or None)."""
     if isinstance(weapons, (str, bytes, Mapping)) or not isinstance(weapons, Sequence) or not weapons:
         raise InputError("weapons", "a non-empty list of dicts with keys acc, sv, acc_mod, shots, name", weapons)
     if len(weapons) > MAX_WEAPONS:
@@ -448,13 +488,10 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     if total_shots > MAX_SHOTS:
         raise InputError("weapons", f"{MAX_SHOTS:,} shots or fewer in all", total_shots,
                          "shots of all weapons; a blast die counts as its largest number")
-    method, samples, rng = v.method_args(method, samples, seed)
-
     rs = ownfile.load(KEY)
-    profiles = [dict({k: g[k] for k in ("acc", "sv", "acc_mod", "shots")}, res=res, armour=armour, cover=cover,
-                     blast=g["blast"] or "none", models=None, critical_ignores_res=critical_ignores_res)
-                for g in groups]
-    shot_stages = [_stages_of(g, rs.stage_fractions(**p)) for g, p in zip(groups, profiles)]
+    shot_stages = [_stages_of(g, rs.stage_fractions(**_volley_profile(g), res=res, armour=armour, cover=cover,
+                                                    critical_ignores_res=critical_ignores_res))
+                   for g in groups]
     notes = list(SHOOTING_NOTES) + [VOLLEY_NOTE, VOLLEY_ALLOCATION_NOTE]
     for i, (g, st) in enumerate(zip(groups, shot_stages)):
         count = (f"{g['blast']} shots ({BLAST_DICE[g['blast']][1]})" if g["blast"]
@@ -475,55 +512,8 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     inputs = dict(weapons=tuple({k: (g["blast"] or g["shots"]) if k == "shots" else g[k]
                                  for k in ("name", "acc", "acc_mod", "sv", "shots")} for g in groups),
                   res=res, armour=armour, cover=cover, models=models,
-                  critical_ignores_res=critical_ignores_res, method=method)
-
-    def finish(outcome: Outcome) -> Outcome:
-        return outcome.replace(trial="shot")
-
-    if method == "exact":
-        total = np.ones(1)
-        effects = {"hits": 0.0, "critical_hits": 0.0}
-        no_critical = 1.0
-        per_weapon = {}
-        for i, p in enumerate(profiles):  # each weapon's failed Res tests, uncapped, from the rule file
-            one = rs.attack(**p)
-            total = engine.convolve(total, one.pmf)
-            effects["hits"] += one.effects["hits"]
-            effects["critical_hits"] += one.effects["critical_hits"]
-            no_critical *= 1.0 - one.effects["any_critical"]
-            per_weapon[f"failed_res[{i}]"] = float(engine.mean_of(one.pmf))
-        k = np.arange(total.size)
-        if models is None:
-            pmf, overkill = total, 0.0
-        else:
-            pmf = total[: min(total.size - 1, models) + 1].copy()
-            pmf[-1] = total[pmf.size - 1:].sum()
-            overkill = float(np.maximum(k - models, 0) @ total)
-        effects.update(any_critical=1.0 - no_critical, overkill=overkill, **per_weapon)
-        return finish(pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects, attacks=attacks,
-                                             notes=notes))
-
-    width = (total_shots if models is None else min(total_shots, models)) + 1
-
-    def one_chunk(n: int) -> dict:
-        failed = np.zeros(n, dtype=np.int64)
-        crits = np.zeros(n, dtype=np.int64)
-        hits = np.zeros(n, dtype=np.int64)
-        per_weapon = {}
-        for i, p in enumerate(profiles):  # every die of each weapon rolled by the rule file's engine
-            r = rs.roll(rng, n, **p)
-            failed += r["finals"]
-            crits += r["criticals"]
-            hits += r["to hit"]
-            per_weapon[f"failed_res[{i}]"] = r["finals"]
-        removed = failed if models is None else np.minimum(failed, models)
-        overkill = np.zeros(n, dtype=np.int64) if models is None else np.maximum(failed - models, 0)
-        return {"removed": removed, "hits": hits, "critical_hits": crits, "any_critical": crits > 0,
-                "overkill": overkill, **per_weapon}
-
-    dice_per_sample = sum(4 * g["shots"] + 1 for g in groups)
-    tally = pipeline.tally_sampled(samples, dice_per_sample, one_chunk, width)
-    return finish(pipeline.tally_outcome(KEY, "volley", inputs, tally, stages, attacks=attacks, notes=notes))
+                  critical_ignores_res=critical_ignores_res)
+    return groups, stages, tuple(notes), inputs, total_shots, attacks
 
 
 # ---------------------------------------------------------------------------

@@ -27,8 +27,9 @@ Shooting resolves through the system's rule file ``rules/changes.toml`` and
 melee through its second one, ``rules/changes_melee.toml`` (keyed "changes"
 too, so no list shows it as a system of its own): the functions here check
 their arguments, name their stages and notes, and turn the engine's answer
-into their own (:mod:`workbench.systems.ownfile`). A volley adds its units'
-unsaved wounds from the file before the fold into models removed.
+into their own (:mod:`workbench.systems.ownfile`). A volley is the file's
+``[volley]``: each unit a profile, its unsaved wounds added before the one fold
+into models removed.
 
 See ``docs/rules/changes.md`` for every interpretation and variant switch.
 """
@@ -42,11 +43,12 @@ from typing import Any, Mapping, Sequence, TypedDict
 
 import numpy as np
 
-from .. import engine, pipeline
+from .. import pipeline
 from .. import validate as v
-from ..dice import RollHigh, percent, roll_faces
+from ..dice import percent, roll_faces
 from ..errors import InputError
 from ..outcome import Outcome, Stage
+from ..rules.die import DieRoll, roll_high
 from . import ownfile
 
 __all__ = [
@@ -177,17 +179,19 @@ def _flag_notes(n12: bool, n1: bool) -> tuple[str, ...]:
 
 # -- the test ------------------------------------------------------------------
 @lru_cache(maxsize=4096)
-def _test(target: int, n12: bool, n1: bool) -> RollHigh:
-    return RollHigh(target=target, sides=DIE, natural_max_always_succeeds=n12, natural_1_always_fails=n1)
+def _test(target: int, n12: bool, n1: bool) -> DieRoll:
+    return roll_high(target, DIE, natural_max_always_succeeds=n12, natural_1_always_fails=n1)
 
 
 @v.stat_function
-def test(target, *, natural_12_always_succeeds=False, natural_1_always_fails=False) -> RollHigh:
+def test(target, *, natural_12_always_succeeds=False, natural_1_always_fails=False) -> DieRoll:
     """The D12 test "roll stat + modifier": succeeds on ``target`` or more.
 
     ``target`` = roll stat + modifier (S 5+ against T +2: ``test(7)``);
     P(success) = clamp((13 - target) / 12, 0, 1) unless a variant switch
-    makes a natural 12 always pass or a natural 1 always fail.
+    makes a natural 12 always pass or a natural 1 always fail. The test is a
+    :class:`workbench.rules.die.DieRoll` (``success``, ``p(label)``,
+    ``describe()``, ``roll``/``roll_success``), the rule engine's die.
     """
     target = _int("target", target, -4 * DIE, 4 * DIE)
     n12, n1 = _flags(natural_12_always_succeeds, natural_1_always_fails)
@@ -205,39 +209,6 @@ def _stage(name: str, target: int, n12: bool, n1: bool, words: str) -> Stage:
 
 def _mod(x: int) -> str:
     return f"{int(x):+d}"
-
-
-# -- the shared count arithmetic -----------------------------------------------
-def _removal(pmf_w: np.ndarray, wounds, models):
-    """Wound counts -> models removed, and the wasted-wound / destroyed effects.
-
-    removed = min(models, floor(w / W)); P(removed <= r) = P(w <= (r + 1) W - 1)
-    for r < models and 1 from r = models on.
-    """
-    nw = pmf_w.shape[-1]
-    wounds = np.asarray(wounds)
-    effects = {}
-    if models is not None:
-        models = np.asarray(models)
-        k = np.arange(nw)
-        need = (models * wounds)[..., None]
-        effects["wasted_wounds"] = (pmf_w * np.maximum(k - need, 0)).sum(axis=-1)
-        effects["destroyed"] = (pmf_w * (k >= need)).sum(axis=-1)
-        width = int(models.max()) + 1
-    else:
-        if (wounds == 1).all():  # W = 1 and no cap: models removed = unsaved wounds
-            return pmf_w, effects
-        width = (nw - 1) // int(wounds.min()) + 1
-    cdf = np.minimum(np.cumsum(pmf_w, axis=-1), 1.0)
-    r = np.arange(width)
-    idx = (r + 1) * wounds[..., None] - 1
-    if models is not None:
-        idx = np.where(r >= models[..., None], nw - 1, idx)
-    idx = np.minimum(idx, nw - 1)
-    at = np.take_along_axis(cdf, np.broadcast_to(idx, cdf.shape[:-1] + (width,)), axis=-1)
-    at = np.where(idx >= nw - 1, 1.0, at)
-    pmf = np.diff(at, axis=-1, prepend=0.0)
-    return pmf, effects
 
 
 # -- shooting ------------------------------------------------------------------
@@ -503,9 +474,9 @@ def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool, firer_cov
 
 def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, n12, n1,
                   firer_cover_rule, heavy_shot):
-    """Check a volley's arguments: (the units, each unit's stats in the rule file, the stages (when every
-    unit's are the same), the notes, the shots in all, the inputs (without the method), and each unit's
-    BS penalty and the target's cover against it)."""
+    """Check a volley's arguments: (the units, the stages (when every unit's are the same), the notes,
+    the shots in all, the inputs (without the method), and each unit's BS penalty and the target's cover
+    against it)."""
     t = _int("t", t, *MODIFIER)
     sv = _int("sv", sv, *MODIFIER)
     inv = _int("inv", inv, *MODIFIER)
@@ -524,7 +495,7 @@ def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, ev
     if len(attackers) > MAX_UNITS:
         raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
     cover_eff = cover + GO_TO_GROUND_COVER if go_to_ground else cover
-    units, profiles, per_unit_stages, placed, notes = [], [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
+    units, per_unit_stages, placed, notes = [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
     for i, a in enumerate(attackers):
         unit, penalty, c = _attacker(i, a, cover_eff, inv, evading, firer_cover_rule, heavy_shot)
         args = dict(unit, t=t, sv=sv, inv=inv, go_to_ground=go_to_ground, heavy_shot=heavy_shot,
@@ -533,10 +504,6 @@ def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, ev
         units.append(unit)
         placed.append((penalty, c))
         per_unit_stages.append(st)
-        # the unit's unsaved wounds, uncapped, from the rule file (one wound a model: removed = wounds)
-        profiles.append(dict(unit, t=t, sv=sv, inv=inv, cover=cover, go_to_ground=go_to_ground, evading=evading,
-                             firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot, models=None, wounds=1,
-                             natural_12_always_succeeds=n12, natural_1_always_fails=n1))
         per = st[0].probability * st[1].probability * st[2].probability
         notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
                      "; ".join(f"{s.name} {s.detail}: {s.probability}" for s in st) +
@@ -564,28 +531,7 @@ def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, ev
                   models=models, wounds=wounds, go_to_ground=go_to_ground, evading=evading,
                   natural_12_always_succeeds=n12, natural_1_always_fails=n1,
                   firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
-    return units, profiles, stages, all_notes, total_shots, inputs, placed
-
-
-def _volley_exact(total, not_needed: float, per_unit: dict, models: int, wounds: int, inputs: dict, stages,
-                  total_shots: int, notes) -> Outcome:
-    """A volley's outcome from the distribution of all its units' unsaved wounds: the simultaneous fold
-    (removed only at the end of the phase, so wounds beyond the unit are wasted)."""
-    pmf, eff = _removal(total, wounds, models)
-    removed_mean = float(engine.mean_of(pmf))
-    effects = {"unsaved_wounds": float(engine.mean_of(total)), **eff,
-               "return_fire_models": models, "surviving_models": models - removed_mean,
-               "units_not_needed": not_needed, **per_unit}
-    return pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects, attacks=total_shots, notes=notes)
-
-
-def _volley_sample(w: np.ndarray, not_needed: np.ndarray, per_unit: dict, models: int, wounds: int) -> dict:
-    """One chunk of sampled volleys from each sample's total unsaved wounds ``w``: the same fold."""
-    need = models * wounds
-    removed = np.minimum(w // wounds, models)
-    return {"removed": removed, "unsaved_wounds": w, "wasted_wounds": np.maximum(w - need, 0),
-            "destroyed": w >= need, "return_fire_models": np.full(w.shape, models),
-            "surviving_models": models - removed, "units_not_needed": not_needed, **per_unit}
+    return units, stages, all_notes, total_shots, inputs, placed
 
 
 @v.stat_function
@@ -617,42 +563,36 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     ``firer_cover_rule`` and ``heavy_shot`` apply to every attacker as in
     :func:`shooting`; ``go_to_ground`` with ``evading`` is refused ("Every
     unit may only have one status marker").
+
+    The numbers come from the ``[volley]`` of the system's rule file,
+    ``rules/changes.toml`` (each unit a profile, the target's stats shared).
     """
-    units, profiles, stages, all_notes, total_shots, inputs, _ = _volley_setup(
+    units, stages, all_notes, total_shots, inputs, _ = _volley_setup(
         attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, natural_12_always_succeeds,
         natural_1_always_fails, firer_cover_rule, heavy_shot)
-    models, wounds = inputs["models"], inputs["wounds"]
+    models = inputs["models"]
     method, samples, rng = v.method_args(method, samples, seed)
     inputs["method"] = method
-    need = models * wounds
+    if method != "exact":
+        inputs["samples"] = samples
+    shared = {k: x for k, x in inputs.items() if k not in ("attackers", "method", "samples")}
     rs = ownfile.load(KEY)
+    o = (rs.volley(units, **shared) if method == "exact" else
+         rs.volley(units, **shared, method=method, samples=samples, seed=rng))
+    names = dict(_VOLLEY_EFFECTS, **{f"unsaved_wounds[{i}]": f"unsaved_wounds[{i}]" for i in range(len(units))})
+    o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names, width=models + 1,
+                        stages=stages, attacks=total_shots, notes=all_notes)
+    # the target fires back with every model (casualties are removed at step 8); what would be left standing
+    effects = dict(o.effects, return_fire_models=models, surviving_models=models - o.mean)
     if method == "exact":
-        total = np.ones(1)
-        not_needed = 0.0
-        per_unit_mean = {}
-        for i, prof in enumerate(profiles):
-            if i:
-                not_needed += float(total[need:].sum())
-            one = rs.attack(**prof)
-            total = engine.convolve(total, one.pmf)
-            per_unit_mean[f"unsaved_wounds[{i}]"] = one.effects["to wound"]
-        return _volley_exact(total, not_needed, per_unit_mean, models, wounds, inputs, stages, total_shots, all_notes)
+        return o.replace(effects=effects)
+    return o.replace(effects=effects, effects_stderr=dict(o.effects_stderr, return_fire_models=0.0,
+                                                          surviving_models=o.mean_stderr))
 
-    inputs.update(samples=samples)
 
-    def one_chunk(k):
-        total = np.zeros(k, dtype=np.int64)
-        not_needed = np.zeros(k, dtype=np.int64)
-        out = {}
-        for i, prof in enumerate(profiles):   # every die of each unit rolled by the rule file's engine
-            not_needed += total >= need
-            w = rs.roll(rng, k, **prof)["finals"]
-            total += w
-            out[f"unsaved_wounds[{i}]"] = w
-        return _volley_sample(total, not_needed, out, models, wounds)
-
-    tally = pipeline.tally_sampled(samples, 3 * max(total_shots, 1), one_chunk, models + 1)
-    return pipeline.tally_outcome(KEY, "volley", inputs, tally, stages, attacks=total_shots, notes=all_notes)
+#: the volley's effect names -> the rule file's (rules/changes.toml, its [volley] and [[chances]])
+_VOLLEY_EFFECTS = {"unsaved_wounds": "to wound", "wasted_wounds": "wasted_damage", "destroyed": "destroyed",
+                   "units_not_needed": "units_not_needed"}
 
 
 # -- melee ---------------------------------------------------------------------
@@ -894,7 +834,7 @@ def reach_probability(distance, kind="desperate_charge", *, method="exact", samp
     base, die, words = ACTION_DISTANCES[kind]
     need = math.ceil(distance - base - 1e-12)
     if die:
-        tst = RollHigh(target=need, sides=die)
+        tst = roll_high(need, die)
         p = tst.success
         detail = f'{words} reaches {distance:g}" ' + (
             f"on a D{die} roll of {need}+" if 1 < need <= die else

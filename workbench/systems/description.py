@@ -14,276 +14,27 @@ a rule file gets its description from :func:`describe_rules`. The registry
 (:mod:`workbench.systems`) hands these records out by key. Every record is
 frozen and checks its fields on creation: a bad field raises
 :class:`~workbench.errors.InputError` naming the record's field, what is
-allowed and the value given.
+allowed and the value given. The records it is made of (modes, stats,
+steps, profile fields) are in :mod:`workbench.systems.records` and are
+importable from here as well.
 """
 from __future__ import annotations
 
 import inspect
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, cast
+from typing import Any, Callable, Mapping, cast
 
 import attrs
 
 from ..controls import Control, dropdown, optional_slider, slider, toggle
 from ..errors import InputError
 from ..outcome import EFFECT_KINDS, register_terms
+from .records import (CONCEPT_NAMES, MISSING, OWNERS, STYLES, Mode, ProfileField, Profiles, Rung, Sides, StatInfo,
+                      Step, _as_tuple, _fail, _frozen_map, _optional_map, _text, _tuple_of, _whole)
 
 __all__ = ["Mode", "Sides", "STYLES", "StatInfo", "Rung", "Step", "ProfileField", "Profiles", "SystemDescription",
            "BrokenSystem", "describe_rules", "EFFECT_KINDS", "CONCEPT_NAMES", "OWNERS", "MISSING"]
-
-#: the compare page's shared concepts, in its order
-CONCEPT_NAMES = ("accuracy", "penetration", "toughness", "cover")
-#: whose stat it is ("either": the system does not say which way helps whom)
-OWNERS = ("attacker", "defender", "either")
-
-
-def _fail(record: Any, attribute: attrs.Attribute, expected: str, value: Any) -> None:
-    raise InputError(f"{type(record).__name__}.{attribute.name}", expected, value)
-
-
-def _text(record, attribute, value) -> None:
-    if not isinstance(value, str) or not value.strip():
-        _fail(record, attribute, "a non-empty text", value)
-
-
-def _one_of(*allowed: Any) -> Callable:
-    def check(record, attribute, value) -> None:
-        if value not in allowed:
-            _fail(record, attribute, "one of " + ", ".join(map(repr, allowed)), value)
-    return check
-
-
-def _as_tuple(values: Iterable[Any]) -> tuple:
-    """The converter of the tuple fields: ``tuple`` itself would make mypy's attrs plugin type
-    the argument as a generic ``Iterable[_T_co]`` that no caller's value matches."""
-    return tuple(values)
-
-
-def _tuple_of(kind: type, what: str) -> Callable:
-    def check(record, attribute, value) -> None:
-        if not isinstance(value, tuple) or not all(isinstance(x, kind) for x in value):
-            _fail(record, attribute, f"a tuple of {what}", value)
-    return check
-
-
-def _whole(lo: int, hi: int | None = None) -> Callable:
-    def check(record, attribute, value) -> None:
-        if (isinstance(value, bool) or not isinstance(value, int) or value < lo
-                or (hi is not None and value > hi)):
-            _fail(record, attribute, f"a whole number from {lo}" + (f" to {hi}" if hi is not None else " up"),
-                  value)
-    return check
-
-
-def _frozen_map(value: Any) -> Mapping:
-    return MappingProxyType(dict(value))
-
-
-def _optional_map(value: Any) -> Mapping | None:
-    return None if value is None else MappingProxyType(dict(value))
-
-
-# ---------------------------------------------------------------------------
-# dashboard modes
-# ---------------------------------------------------------------------------
-#: how a stat's value is written: "plus" a roll needed ("5+"), "mod" a modifier ("+2"), "plain" as it is
-STYLES = ("plus", "mod", "plain")
-
-
-def _shown(value: Any) -> tuple[tuple[str, str, str], ...]:
-    return tuple(tuple(x) for x in value)
-
-
-def _shown_ok(record, attribute, value) -> None:
-    for item in value:
-        if len(item) != 3 or not all(isinstance(x, str) for x in item) or item[2] not in STYLES:
-            _fail(record, attribute, "(keyword, label, style) triples with style one of "
-                  + ", ".join(map(repr, STYLES)), item)
-
-
-@attrs.frozen
-class Sides:
-    """How a function's keywords read in a forum post's one-line matchup
-    ("Space Marine (BS 5+, Boltgun S 5+ AP 5+, 10 shots) at Space Marine (T +2, ...)").
-
-    ``firer``, ``weapon`` and ``target`` are the stats placed with each side,
-    each a tuple of ``(keyword, label, style)`` (style: one of :data:`STYLES`);
-    the other keywords are the situation, written after the system's name
-    when they differ from the function's default, or always when named in
-    ``always``. ``unit``: for a function firing several units at once (a
-    list of keyword tables, changes.volley's ``attackers``), how each unit's
-    stats read.
-    """
-
-    firer: tuple = attrs.field(default=(), converter=_shown, validator=_shown_ok)
-    weapon: tuple = attrs.field(default=(), converter=_shown, validator=_shown_ok)
-    target: tuple = attrs.field(default=(), converter=_shown, validator=_shown_ok)
-    always: tuple[str, ...] = attrs.field(default=(), converter=_as_tuple)
-    unit: tuple = attrs.field(default=(), converter=_shown, validator=_shown_ok)
-
-
-@attrs.frozen
-class Mode:
-    """One stat-level function on a dashboard (``changes.shooting``, ``forgotten.close_combat``).
-
-    ``controls`` are its arguments as a playtester meets them, in order;
-    ``trial`` is the word for one attack of it ("shot", "attack").
-    ``call(fn, values, **extra) -> Outcome`` turns flat control values into a
-    call for a function whose arguments are not flat (changes.volley); None:
-    ``fn(**values, **extra)``.
-    """
-
-    key: str = attrs.field(validator=_text)
-    function: str = attrs.field(validator=_text)
-    title: str = attrs.field(validator=_text)
-    controls: tuple[Control, ...] = attrs.field(converter=_as_tuple, validator=_tuple_of(Control, "Controls"))
-    trial: str = attrs.field(default="attack", validator=_text)
-    call: Callable | None = attrs.field(default=None)
-    #: how its keywords read in a forum post's matchup line (None: every keyword is the situation)
-    sides: Sides | None = attrs.field(default=None)
-
-    def resolve(self, module) -> Callable:
-        return getattr(module, self.function)
-
-    def run(self, module, values: dict[str, Any], **extra: Any):
-        fn = self.resolve(module)
-        if self.call is not None:
-            return self.call(fn, values, **extra)
-        return fn(**values, **extra)
-
-
-# ---------------------------------------------------------------------------
-# the diagnostics' stats and the compare page's concepts
-# ---------------------------------------------------------------------------
-@attrs.frozen
-class StatInfo:
-    """One stat of a system for the diagnostics (value of +1, sweeps, equivalence sliders).
-
-    ``owner`` is "attacker" or "defender" ("either" when the system does not
-    say); ``step`` is the change of the number that helps the owner ("+1" in
-    the designer's sense): -1 for a target number ("5+" -> "4+"), +1 for a
-    stat that is better when higher. ``values`` is the range the diagnostics
-    sweep; ``doc`` says it in a playtester's words.
-    """
-
-    name: str = attrs.field(validator=_text)
-    owner: str = attrs.field(validator=_one_of(*OWNERS))
-    step: int = attrs.field(validator=_one_of(-1, 1))
-    values: tuple[int, ...] = attrs.field(converter=_as_tuple, validator=_tuple_of(int, "whole numbers"))
-    doc: str = attrs.field(validator=_text)
-
-    @values.validator
-    def _two_values(self, attribute, value) -> None:
-        if len(value) < 2:
-            _fail(self, attribute, "at least two values to step between", value)
-
-
-@attrs.frozen
-class Rung:
-    """One setting on a concept's ladder: the arguments it sets and how it reads ("in cover (soft)")."""
-
-    settings: tuple[tuple[str, Any], ...] = attrs.field(converter=lambda s: tuple(tuple(x) for x in s))
-    text: str = attrs.field(validator=_text)
-
-
-@attrs.frozen
-class Step:
-    """How one compare-page concept moves one system's stat.
-
-    ``stat`` (argument name) changes by ``sign`` per notch; or, with
-    ``ladder``, the arguments move along an ordered list of settings.
-    ``style``: how the value is written ("plus" = roll stat "5+", "mod" =
-    modifier "+2", "plain").
-    """
-
-    stat: str = attrs.field(validator=_text)
-    label: str = attrs.field(validator=_text)
-    sign: int = attrs.field(default=1, validator=_one_of(-1, 1))
-    style: str = attrs.field(default="plain", validator=_one_of("plus", "mod", "plain"))
-    ladder: tuple[Rung, ...] = attrs.field(default=(), converter=_as_tuple, validator=_tuple_of(Rung, "Rungs"))
-
-    def text(self, value: Any) -> str:
-        """How ``value`` of the stat reads: "BS 4+", "T +3", "Res 6"."""
-        if self.style == "plus":
-            return f"{self.label} {value}+"
-        if self.style == "mod":
-            return f"{self.label} {value:+d}"
-        return f"{self.label} {value}"
-
-
-# ---------------------------------------------------------------------------
-# unit profiles
-# ---------------------------------------------------------------------------
-class _MissingType:
-    def __repr__(self) -> str:
-        return "nothing (the key is missing)"
-
-
-#: a profile field with this default is required
-MISSING = _MissingType()
-
-
-@attrs.frozen
-class ProfileField:
-    """What one field of a unit or weapon profile (TOML) may hold."""
-
-    kind: str = attrs.field(validator=_one_of("int", "str", "bool", "choice"))
-    lo: int | None = None
-    hi: int | None = None
-    allowed: tuple = attrs.field(default=(), converter=_as_tuple)
-    default: Any = MISSING
-    doc: str = ""
-
-    def expected(self) -> str:
-        if self.kind == "int":
-            if self.lo is not None and self.hi is not None:
-                text = f"a whole number from {self.lo} to {self.hi}"
-            elif self.lo is not None:
-                text = f"a whole number {self.lo} or more"
-            else:
-                text = "a whole number"
-        elif self.kind == "str":
-            text = "a non-empty string"
-        elif self.kind == "bool":
-            text = "true or false"
-        else:
-            text = "one of " + ", ".join(repr(a) for a in self.allowed)
-        return text + (f" ({self.doc})" if self.doc else "")
-
-    def check(self, value: Any) -> bool:
-        if self.kind == "int":
-            return (isinstance(value, int) and not isinstance(value, bool)
-                    and (self.lo is None or value >= self.lo) and (self.hi is None or value <= self.hi))
-        if self.kind == "str":
-            return isinstance(value, str) and value.strip() != ""
-        if self.kind == "bool":
-            return isinstance(value, bool)
-        return isinstance(value, str) and value in self.allowed
-
-
-@attrs.frozen
-class Profiles:
-    """A system's unit profiles: the fields of its units and weapons, its
-    basic matchup (attacker file, weapon name, target file: a basic trooper
-    firing its basic gun at a basic trooper) and ``to_kwargs(attacker,
-    weapon, target, situation) -> (mode, kwargs)``, the stat-level arguments
-    of one profile pair (mode "shooting", or e.g. "melee" for a melee weapon)."""
-
-    unit: Mapping[str, ProfileField] = attrs.field(converter=_frozen_map)
-    weapon: Mapping[str, ProfileField] = attrs.field(converter=_frozen_map)
-    basic: tuple[str, str, str] = attrs.field(converter=_as_tuple)
-    to_kwargs: Callable = attrs.field()
-
-    @basic.validator
-    def _three_names(self, attribute, value) -> None:
-        if len(value) != 3 or not all(isinstance(x, str) and x for x in value):
-            _fail(self, attribute, "(attacker file, weapon name, target file)", value)
-
-    @to_kwargs.validator
-    def _callable(self, attribute, value) -> None:
-        if not callable(value):
-            _fail(self, attribute, "a function (attacker, weapon, target, situation) -> (mode, kwargs)", value)
 
 
 # ---------------------------------------------------------------------------
@@ -546,4 +297,3 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
         stats=stats, seed_matchup={c.name: c.default for c in controls},
         granularity_grid=granularity, equivalence_search=search,
         path=path, functions=("attack",))
-

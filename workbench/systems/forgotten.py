@@ -12,10 +12,10 @@ Shooting, per shot
   cover/obscured ("if the firer is in its rear 180 the cover does not count":
   ``flanked=True`` cancels the -2 and the cover level below); blind fire / spray -1 ("All rolls are -1 to
   hit"); aimed fire "+1 to hit"; a wounded or shocked firer -1 ("-1 to all
-  rolls"). The die is a :class:`~workbench.dice.RollHigh` with target
+  rolls"). The die is a :func:`~workbench.rules.die.roll_high` with target
   SHOOT - modifiers.
 * **Near miss**: "shots that fail by 1": a modified roll of exactly SHOOT - 1
-  (RollHigh's ``near_miss`` label).
+  (the die's ``near_miss`` label).
 * **Damage v2** (default, d10): "roll above weapon's ATTACK POWER to kill",
   "- defender armour level", "- cover level": kills if d10 - armour - cover
   level (none when flanked; +1 aimed for damage, -1 wounded/shocked firer) > ATTACK POWER;
@@ -59,7 +59,7 @@ import numpy as np
 
 from .. import engine, pipeline
 from .. import validate as v
-from ..dice import RollHigh
+from ..rules.die import DieRoll, roll_high
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 from ..rules.errors import BudgetError
@@ -192,23 +192,23 @@ def _damage_mod(a: dict) -> int:
 
 
 def _shooting_tests(a: dict):
-    """The DieTest objects of one shot: to hit, to kill, heroic save (fresh, wounded)."""
+    """The dice of one shot: to hit, to kill, heroic save (fresh, wounded)."""
     hit_mod = sum(m for m, _ in _hit_mods(a))
-    to_hit = RollHigh(target=np.asarray(a["shoot"]) - hit_mod, sides=DIE)
+    to_hit = roll_high(np.asarray(a["shoot"]) - hit_mod, DIE)
     dmod = _damage_mod(a)
     if a["damage_rule"] == "v2":
         need = (np.asarray(a["attack_power"]) + ARMOUR[a["armour"]] + _cover_level(a)
                 + (1 if a["kill_on"] == "above" else 0) - dmod)
-        to_kill = RollHigh(target=need, sides=DIE)
+        to_kill = roll_high(need, DIE)
     else:
         defence = np.asarray(a["defence"]) + int(a["shield"])
-        to_kill = RollHigh(target=np.asarray(_v1_need(a["damage"], defence)) - dmod, sides=DAMAGE_V1_DIE)
+        to_kill = roll_high(np.asarray(_v1_need(a["damage"], defence)) - dmod, DAMAGE_V1_DIE)
     if a["heroic_save"] is None:
         saves = None
     else:
         # a shocked target unit "Has -1 to all rolls": its heroes' saves too
         hs = np.asarray(a["heroic_save"]) + int(a["target_shocked"])
-        saves = (RollHigh(target=hs, sides=DIE), RollHigh(target=hs + 1, sides=DIE))
+        saves = (roll_high(hs, DIE), roll_high(hs + 1, DIE))
     return to_hit, to_kill, saves
 
 
@@ -259,7 +259,7 @@ def _per_shot_exists(a: dict, saves) -> bool:
     return not stateful or _every_kill_on_a_wounded_model(a)
 
 
-def _shooting_stages(a: dict, to_hit: RollHigh, to_kill: RollHigh, saves) -> tuple[Stage, ...]:
+def _shooting_stages(a: dict, to_hit: DieRoll, to_kill: DieRoll, saves) -> tuple[Stage, ...]:
     mods = _hit_mods(a)
     shown = [f"{_signed(m)} {label}" for m, label in mods if m or label.startswith("cover ignored")]
     with_text = (" with " + ", ".join(shown)) if shown else " unmodified"
@@ -433,10 +433,6 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     a = _check_shooting(kw, arrays=False)
     method, samples, rng = v.method_args(method, samples, seed)
     to_hit, to_kill, saves = _shooting_tests(a)
-    to_hit = RollHigh(int(to_hit.target), DIE)
-    to_kill = RollHigh(int(to_kill.target), to_kill.sides)
-    if saves is not None:
-        saves = (RollHigh(int(saves[0].target), DIE), RollHigh(int(saves[1].target), DIE))
     stages = _shooting_stages(a, to_hit, to_kill, saves)
     stages, notes = _shooting_notes(a, stages, saves)
     inputs = dict(a, method=method)

@@ -29,7 +29,8 @@ from ..validate import stat_function
 from ..errors import InputError
 from .forces import UnitSpec, force
 from .policies import get_policy
-from .simulator import Battle, _rules
+from .simulator import Battle
+from .state import _rules
 
 __all__ = ["study", "summary", "design_questions", "value_of_engage", "COLUMNS", "DEFAULT_TURN_BLOCK"]
 
@@ -131,7 +132,7 @@ def study(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *, policy_a:
     "igougo" (``active`` shoots first, then the other side). ``policy_a`` /
     ``policy_b``: a policy name ("focus", "spread", "greedy"), a ``(name,
     options)`` pair or a :class:`~workbench.turn.policies.Policy`. ``rules``: a
-    :class:`~workbench.turn.simulator.Rules` or a dict of its fields.
+    :class:`~workbench.turn.state.Rules` or a dict of its fields.
     ``client``: see :mod:`workbench.studies`; the result depends only on
     ``seed`` and ``block``. Columns: turn, block, mode, active, policy_a,
     policy_b, then :data:`COLUMNS` (models lost by side A and B, ...).

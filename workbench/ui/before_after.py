@@ -30,6 +30,10 @@ from .. import systems, variants
 from ..controls import Control
 from ..errors import InputError, WorkbenchError
 from ..variants import Variant
+from ..variants.heatmap import _axis_words_of
+from ..variants.movers import MOVER_HEAD, _profile_matchups, mover_rows
+from ..variants.sweep import _common
+from ..variants.variant import _controls, _is_path
 from . import guard
 from .compare import _error_html
 from .link import LinkBar
@@ -55,7 +59,7 @@ def _variant(x: Any, role: str, paths: bool) -> Variant:
     if not isinstance(x, str):
         raise InputError(role, "a variant written like changes:heavy_shot=flat_4", type(x).__name__)
     head = x.strip().partition(":")[0]
-    if not paths and variants._is_path(head):
+    if not paths and _is_path(head):
         raise InputError(role, "a system's name, optionally with settings: changes:heavy_shot=flat_4", head,
                          "a page reads no file from a link")
     return Variant.parse(x)
@@ -64,8 +68,8 @@ def _variant(x: Any, role: str, paths: bool) -> Variant:
 def _grid_stats(a: Variant, b: Variant) -> list[str]:
     """The stats a grid may step through: whole-number stats both take and neither fixes."""
     fixed = {k for v in (a, b) for k, _ in v.settings}
-    common = set(variants._common(a, b))
-    return [k for k, c in variants._controls(a.description, a.function).items()
+    common = set(_common(a, b))
+    return [k for k, c in _controls(a.description, a.function).items()
             if k in common and k not in fixed and c.kind == "int"]
 
 
@@ -84,7 +88,7 @@ def _axis_values(v: Variant, name: str) -> list[int]:
     for s in d.stats:
         if s.name == name:
             return list(s.values)[:GRID_CELLS]
-    c = variants._controls(d, v.function)[name]
+    c = _controls(d, v.function)[name]
     if c.lo is None or c.hi is None:
         raise InputError(name, "a stat with a range of values to lay along an axis", c.label)
     return list(range(int(c.lo), int(c.hi) + 1))[:GRID_CELLS]
@@ -98,7 +102,7 @@ def _parse_axis(v: Variant, role: str, text: str, stats: list[str]) -> tuple[str
     if not span.strip():
         return name, _axis_values(v, name)
     values = variants.parse_range(name, span.strip())
-    control = variants._controls(v.description, v.function)[name]
+    control = _controls(v.description, v.function)[name]
     values = [control.check(x) for x in values]
     if len(values) > GRID_CELLS:
         raise InputError(role, f"at most {GRID_CELLS} values", f"{len(values)} values")
@@ -186,8 +190,8 @@ class BeforeAfterDashboard(LiveDashboard):
     def _build(self, a: Variant, b: Variant, grid: dict[str, Any] | None = None) -> None:
         """Controls for the variants ``a`` and ``b`` (and the grid's two stats)."""
         fixed = {k for v in (a, b) for k, _ in v.settings}
-        common = set(variants._common(a, b))
-        controls = variants._controls(a.description, a.function)
+        common = set(_common(a, b))
+        controls = _controls(a.description, a.function)
         stats = _grid_stats(a, b)
         if len(stats) < 2:
             raise InputError("b", "a variant sharing at least two whole-number stats with the first", b.name)
@@ -212,7 +216,7 @@ class BeforeAfterDashboard(LiveDashboard):
                 w.observe(self._on_change, names="value")
                 sliders[k] = w
         with self._holding():
-            options = [(variants._axis_words_of(a, k), k) for k in stats]
+            options = [(_axis_words_of(a, k), k) for k in stats]
             self.x_axis.options, self.y_axis.options = options, options
             self.x_axis.value, self.y_axis.value = keys
         self.sliders = sliders
@@ -365,7 +369,7 @@ class BeforeAfterDashboard(LiveDashboard):
         if self._movers is not None and self._movers[0] == pair:
             return self._movers[1]
         table = variants.movers(self.a, self.b, df)
-        if variants._profile_matchups(self.a, self.b):  # profile matchups: they do not follow the sliders
+        if _profile_matchups(self.a, self.b):  # profile matchups: they do not follow the sliders
             self._movers = (pair, table)
         return table
 
@@ -401,10 +405,10 @@ class BeforeAfterDashboard(LiveDashboard):
 def _movers_html(table) -> str:
     if not len(table):
         return "<p>No matchup moves.</p>"
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in variants._MOVER_HEAD)
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in MOVER_HEAD)
     body = "".join("<tr>" + "".join(f'<td data-label="{html.escape(h)}">{html.escape(c)}</td>'
-                                    for h, c in zip(variants._MOVER_HEAD, row)) + "</tr>"
-                   for row in variants._mover_rows(table))
+                                    for h, c in zip(MOVER_HEAD, row)) + "</tr>"
+                   for row in mover_rows(table))
     return (f"<p><b>The matchups that move most</b> (expected models removed)</p>"
             f"<table class='wb-movers'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
 

@@ -28,7 +28,6 @@ in Voila; every callback shows a plain message on failure
 from __future__ import annotations
 
 import html
-import re
 from typing import Any, TypedDict
 
 import ipywidgets as W
@@ -37,12 +36,13 @@ import pandas as pd
 from .. import compare, systems
 from ..controls import Control
 from . import guard
+from .diagwords import _relabel, _show, _table, _words, stat_labels
 from .link import LinkBar
 from .looks import page_style
-from .plots import figure_widget, replace_figure, show_widget
+from .plots import figure_widget, show_widget
 from .query import format_query, parse_controls, request_query
 
-__all__ = ["DiagnosticsDashboard", "VALUES", "TABS", "stat_labels"]
+__all__ = ["DiagnosticsDashboard", "VALUES", "TABS"]
 
 #: what the sweep tab can show: sweep column -> how a reader names it
 VALUES = {"mean": "expected models removed", "p_at_least_1": "chance of at least 1 removed",
@@ -68,23 +68,6 @@ def _named(keys: list[str]) -> list[tuple[str, str]]:
     return [(systems.get(k).name, k) for k in keys]
 
 
-def stat_labels(key: str) -> dict[str, str]:
-    """Stat name -> its label on the system's dashboard ("bs" -> "BS (roll needed)"): the
-    diagnostics name a stat as the system's first mode's controls do."""
-    desc = systems.get(key)
-    labels = {c.name: c.text for c in desc.modes[0].controls}
-    return {s.name: labels.get(s.name, s.name.replace("_", " ")) for s in desc.stats}
-
-
-def _relabel(text, labels: dict[str, str]):
-    """Stat names in a figure's text ("mean by bs and t", "t=2") as their labels."""
-    if not isinstance(text, str) or not labels:
-        return text
-    names = sorted(labels, key=len, reverse=True)
-    pattern = re.compile(r"(?<![\w'])(" + "|".join(map(re.escape, names)) + r")(?![\w'])")
-    return pattern.sub(lambda m: labels[m.group(1)], text)
-
-
 class _Shots(TypedDict, total=False):
     shots: int
 
@@ -98,63 +81,11 @@ def _first(desc):
     """The system's first stat-level function (its first dashboard mode's)."""
     return desc.function(desc.modes[0].function)
 
-#: how the tables' columns read on the page
-_HEADINGS = {"stat": "stat", "owner": "helps", "step_text": "one step", "mean": "expected removed",
-             "improved_mean": "after the step", "delta": "change", "system": "system",
-             "distinct": "different chances", "min_step": "smallest step", "median_step": "median step",
-             "max_step": "largest step", "rank": "rank", "setting_text": "setting",
-             "tv_distance": "distance (0 = same)", "mean_difference": "difference in expected removed"}
-
-
-def _table(df: pd.DataFrame, columns: list[str], floats: str = "{:.3f}") -> str:
-    """The columns of ``df`` as an HTML table in a playtester's words (systems by
-    their names); each cell carries its column's heading, which a phone shows
-    beside the value when the table becomes one block per row."""
-    def text(column: str, value) -> str:
-        if column == "system":
-            return systems.get(value).name if value in systems.keys() else str(value)
-        return floats.format(value) if df[column].dtype.kind == "f" else str(value)
-
-    heads = [_HEADINGS.get(c, c.replace("_", " ")) for c in columns]
-    body = "".join("<tr>" + "".join(f'<td data-label="{html.escape(h)}">{html.escape(text(c, v))}</td>'
-                                    for c, h, v in zip(columns, heads, row)) + "</tr>"
-                   for row in df[columns].itertuples(index=False))
-    return ('<div class="wb-table-wrap"><table class="wb-table"><thead><tr>'
-            + "".join(f"<th>{html.escape(h)}</th>" for h in heads) + f"</tr></thead><tbody>{body}</tbody></table></div>")
-
 
 def _view():
     """A plot of this page: the cartesian bundle (it draws the sweep's heatmap), one library for every plot."""
     return figure_widget(bundle="cartesian")
 
-
-_CHANCE = re.compile(r"P\(([^()]*)\)")
-
-
-def _words(text):
-    """"P(exactly N)" -> "chance (exactly N)"; argument names in words."""
-    if not isinstance(text, str):
-        return text
-    return _CHANCE.sub(r"chance (\1)", text).replace("_", " ")
-
-
-def _show(fw, figure, labels: dict[str, str] | None = None) -> None:
-    """Show ``figure`` in ``fw`` with its titles in a playtester's words
-    (``labels``: stat name -> its dashboard label)."""
-    labels = labels or {}
-    layout = figure.layout
-    for part in (layout.title, layout.xaxis.title, layout.yaxis.title, layout.legend.title):
-        if part.text:
-            part.text = _words(_relabel(part.text, labels))
-    for trace in figure.data:
-        bar = getattr(trace, "colorbar", None)
-        if bar is not None and bar.title.text:
-            bar.title.text = _words(bar.title.text)
-        if getattr(trace, "name", None):
-            trace.name = _words(_relabel(trace.name, labels))
-        if getattr(trace, "hovertemplate", None):
-            trace.hovertemplate = _relabel(trace.hovertemplate, labels)
-    replace_figure(fw, figure)
 
 _SHOTS = dict(min=1, max=30)
 _LOOKS = dict(style={"description_width": "110px"}, layout=W.Layout(width="300px", max_width="100%"),

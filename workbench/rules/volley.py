@@ -1,0 +1,355 @@
+"""A rule file's ``[volley]``: several profiles (weapons, units) at one target, one resolution.
+
+Each profile sets the stats ``[volley] profile`` names; every other stat is
+shared (the target's, the rules'). Each profile makes its own attacks through
+the file's stages; with ``allocation = "together"`` the final successes of all
+profiles are summed and the file's removal is applied once to the sum (its
+unit size, wounds per model, damage, and what passes the unit is wasted); with
+``"in_order"`` each profile's removal (its own damage or pooled formula) is
+made, in listed order, on the unit as the profiles before it left it.
+
+Exact: each profile's distribution of final successes (and of every tally a
+chance reads) from the engine, convolved over the profiles, then one removal.
+Sampled: every die of every profile rolled with the same per-die rules, the
+successes summed per sample, then the removal as the file's sampled path does
+it. Both are bounded before they start, by the engine's budgets over all the
+profiles' attacks together.
+"""
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import engine as counts_engine
+from .. import pipeline
+from .. import validate as v
+from ..engine import binomial_pmf
+from ..errors import InputError
+from ..outcome import Outcome
+from . import engine, tally
+from .errors import BudgetError, ForbiddenError, RuleFileError
+from .expr import parse
+from .loader import COUNTS, MAX_TOKENS_DIE
+from .sampled import (_counted, check_sampled, expected_work, remove, removal_width, roll_tokens,
+                      unit_of)
+from .spec import Removal, Volley
+
+if TYPE_CHECKING:
+    from .system import RuleSystem
+
+__all__ = ["resolve"]
+
+#: unit states x successes of one profile held by a volley in listed order, exact (memory: a few arrays of it)
+MAX_ORDERED = 2_000_000
+#: the removal each profile is resolved with before the volley's own: one final success, one count
+_IDENTITY = Removal(models=None, wounds=parse("1", frozenset()), damage=parse("1", frozenset()))
+
+
+def _profiles(rs: "RuleSystem", spec: Volley, profiles: Any, shared: Mapping[str, Any]) -> tuple[list, list, dict]:
+    """Each profile checked with the shared stats: (inputs, env) per profile, and the shared inputs.
+    Every message names the profile (``profiles[1].bs``) or the shared stat."""
+    own = spec.profile
+    if isinstance(profiles, (str, bytes, Mapping)) or not isinstance(profiles, Sequence) or not profiles:
+        raise InputError("profiles", "a non-empty list of dicts of " + ", ".join(own), profiles)
+    if len(profiles) > spec.max_profiles:
+        raise InputError("profiles", f"at most {spec.max_profiles} profiles", f"{len(profiles)} profiles")
+    for k in shared:
+        if k in own:
+            raise InputError(k, "a stat set in each profile (profiles[i]), not for the whole volley", shared[k],
+                             f"put {k} in each profile's dict")
+    checked = []
+    for i, p in enumerate(profiles):
+        where = f"profiles[{i}]"
+        if not isinstance(p, Mapping):
+            raise InputError(where, "a dict of " + ", ".join(own), p)
+        for k in p:
+            if k not in own:
+                close = difflib.get_close_matches(k, own, n=1) if isinstance(k, str) else []
+                raise InputError(f"{where} key", "one of " + ", ".join(own), k,
+                                 f"did you mean {close[0]!r}?" if close else None)
+        try:
+            inputs, env = rs._check({**shared, **p}, arrays=False)
+            rs._forbid(env, scalar=True)
+        except ForbiddenError as exc:
+            if set(exc.got) & set(own):
+                raise ForbiddenError(f"{where}: {exc.field}", str(exc.hint), exc.expected.split("'")[1],
+                                     exc.got) from None
+            raise
+        except InputError as exc:
+            if exc.field in own:
+                raise InputError(f"{where}.{exc.field}", exc.expected, exc.got, exc.hint) from None
+            raise
+        checked.append((inputs, env))
+    shared_inputs = {k: x for k, x in checked[0][0].items() if k not in own}
+    return [c[0] for c in checked], [c[1] for c in checked], shared_inputs
+
+
+def _attacks(rs: "RuleSystem", env) -> tuple[int, int | None]:
+    count = rs._one(env, rs.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
+    n_tokens = None if rs.tokens_die is None else rs._one(
+        env, rs.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
+    return count, n_tokens
+
+
+def _budget(rs: "RuleSystem", counts: Sequence[int], tokens: Sequence[int | None]) -> None:
+    """The engine's budgets over every profile's attacks together, before any work."""
+    total = sum(counts)
+    if total > engine.MAX_ATTACKS:
+        raise BudgetError(rs.path, "attack.count", f"at most {engine.MAX_ATTACKS:,} attacks over all the "
+                          "profiles of a volley", f"{total:,} attacks")
+    engine.check_tokens(rs.stages, total, rs.path, rs._bounds, max([t or 1 for t in tokens] + [1]))
+
+
+def resolve(rs: "RuleSystem", profiles: Any, method: str, samples: Any, seed: Any, shared: Mapping[str, Any]) -> Outcome:
+    """The volley of ``profiles`` (dicts of the profile stats) at the shared stats: one Outcome."""
+    spec = rs.volley_spec
+    if spec is None:
+        raise RuleFileError(rs.path, "volley", "a [volley] table naming the stats each profile sets", "nothing")
+    inputs, envs, shared_inputs = _profiles(rs, spec, profiles, shared)
+    method, samples, rng = v.method_args(method, samples, seed)
+    own = spec.profile
+    record = dict(profiles=tuple({k: x for k, x in i.items() if k in own} for i in inputs), **shared_inputs,
+                  method=method)
+    attacks = [_attacks(rs, env) for env in envs]
+    counts = [a[0] for a in attacks]
+    tokens = [a[1] for a in attacks]
+    _budget(rs, counts, tokens)
+    plans = [rs._plan(env) for env in envs]
+    env0 = envs[0]   # the removal and the chances read only the shared stats: any profile's env says them
+    removal = rs._removal(env0)
+    models, wounds, damage = rs._unit(env0)
+    chances = rs._defined(env0)
+    alike = all(p.stages == plans[0].stages for p in plans)      # the outcome's stages are every profile's
+    same = alike and all((t or 1) == 1 for t in tokens)           # and so are its attacks and per-attack figures
+    figures = plans[0].figures if same else {}
+    words = dict(effect_kinds=dict(rs._effect_kinds, **({spec.not_needed: "expected"} if spec.not_needed else {})),
+                 trial="attack", system_title=rs.name, **figures)
+    stages = plans[0].stages if alike else ()
+    attacks_n = sum(counts) if same else None
+    if method == "exact":
+        pmf, effects = _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, chances)
+        return Outcome(system=rs.key, function="volley", inputs=record, pmf=pmf, stages=stages, effects=effects,
+                       attacks=attacks_n, notes=rs.outcome_notes(), **words)
+    record["samples"] = samples
+    if rng is None:
+        raise RuntimeError("no random generator for a sampled resolution")
+    out = _sampled(rs, rng, samples, envs, plans, counts, tokens, removal, models, wounds, damage, chances)
+    return pipeline.tally_outcome(rs.key, "volley", record, out, stages, attacks=attacks_n,
+                                  notes=rs.outcome_notes(), **words)
+
+
+def _ordered(spec, removal: Removal) -> bool:
+    """Does the volley remove in listed order, each profile on what the earlier left (a pooled formula or a
+    fixed damage; a model-by-model removal or a rolled damage is applied one success at a time either way)?"""
+    return spec.allocation == "in_order" and not removal.by_model and removal.damage_roll is None
+
+
+def _damage_of(rs, env, removal: Removal) -> int:
+    return rs._one(env, removal.damage, "removal.damage", 0, engine.MAX_STATES, "damage per success")
+
+
+def _pooled(removal: Removal, env, s: np.ndarray, models) -> np.ndarray:
+    """One profile's pooled formula on each sample's successes ``s``, with the profile's stats."""
+    if removal.removed is None:
+        raise RuntimeError("a pooled removal without its formula")
+    env2 = {k: np.asarray(x) for k, x in env.items()}
+    env2["successes"] = s
+    return np.asarray(removal.removed.evaluate(env2, "removal.removed"), dtype=np.int64)
+
+
+def advance(r, h, k, damage: int, wounds: int, models: int | None, spill: bool):
+    """The unit after ``k`` successes of a fixed ``damage``, from ``r`` models removed and ``h`` damage
+    on the model in front (arrays that broadcast): (r, h, damage wasted). Without spill each success
+    goes to the model in front and what passes its last wound is wasted; with spill the damage adds up.
+    With a unit size nothing is removed past it and the damage after it is wasted."""
+    r, h, k = np.asarray(r, dtype=np.int64), np.asarray(h, dtype=np.int64), np.asarray(k, dtype=np.int64)
+    if damage <= 0:
+        r, h, k = np.broadcast_arrays(r, h, k)
+        return r.copy(), h.copy(), np.zeros(r.shape, dtype=np.int64)
+    if spill:
+        t = h + k * damage
+        r2, h2 = r + t // wounds, t % wounds
+    else:
+        first = -(-(wounds - h) // damage)          # successes that remove the model in front
+        per = -(-wounds // damage)                  # successes per fresh model
+        later = np.maximum(k - first, 0)
+        r2 = np.where(k < first, r, r + 1 + later // per)
+        h2 = np.where(k < first, h + k * damage, (later % per) * damage)
+    if models is not None:
+        full = r2 >= models
+        r2, h2 = np.where(full, models, r2), np.where(full, 0, h2)
+    absorbed = (r2 - r) * wounds + h2 - h
+    return r2, h2, k * damage - absorbed
+
+
+def _in_order_exact(rs, envs, p_ns, removal: Removal, models, wounds):
+    """In listed order: each profile's removal made on what the profiles before it left. (pmf of models
+    removed (1, width), expected wasted damage (1,), expected profiles not needed)."""
+    not_needed = 0.0
+    if removal.removed is not None:   # each profile's formula on its own successes; the unit caps the sum
+        dist = np.ones((1, 1))
+        for i, (env, p_n) in enumerate(zip(envs, p_ns)):
+            if i and models is not None:
+                not_needed += float(dist[0, models:].sum())
+            dist = _sum_of(dist, engine.pooled_removal(p_n[None], removal.removed, _flat(env), None))
+        if models is not None:
+            capped = np.zeros((1, models + 1))
+            capped[0, : min(dist.shape[1], models + 1)] = dist[0, : models + 1]
+            capped[0, models] += dist[0, models + 1:].sum()
+            dist = capped
+        return dist, np.zeros(1), not_needed
+    r, h = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    p: np.ndarray = np.ones(1)
+    wasted = 0.0
+    for i, (env, p_n) in enumerate(zip(envs, p_ns)):
+        if i and models is not None:
+            not_needed += float(p[r >= models].sum())
+        k = np.flatnonzero(p_n)
+        if r.size * k.size > MAX_ORDERED:
+            raise BudgetError(rs.path, "removal", f"at most {MAX_ORDERED:,} (unit states x successes) to "
+                              "resolve a volley in listed order exactly", f"{r.size:,} x {k.size:,}",
+                              "method='sampled' has no such limit")
+        r2, h2, w = advance(r[:, None], h[:, None], k[None, :], _damage_of(rs, env, removal), wounds, models,
+                            removal.spill)
+        q = p[:, None] * p_n[k][None, :]
+        wasted += float((q * w).sum())
+        key = (r2 * wounds + h2).ravel()
+        uniq, inverse = np.unique(key, return_inverse=True)
+        p = np.bincount(inverse.ravel(), weights=q.ravel())
+        r, h = uniq // wounds, uniq % wounds
+    width = models + 1 if models is not None else int(r.max()) + 1
+    return np.bincount(r, weights=p, minlength=width)[None, :], np.array([wasted]), not_needed
+
+
+def _sum_of(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The distribution (1, *dims) of the sum of two independent counts (numpy's convolution for one count)."""
+    if a.ndim == 2:
+        return counts_engine.convolve(a[0], b[0])[None, :]
+    return tally._conv(a, b)
+
+
+def _arr(x):
+    return None if x is None else np.array([x])
+
+
+def _flat(env) -> dict:
+    return {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
+
+
+def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, chances):
+    spec = rs.volley_spec
+    read = [c for c in chances if c.count not in COUNTS]
+    total = np.ones((1, 1))
+    dists: dict[Any, np.ndarray] = {}
+    effects: dict[str, float] = {}
+    each: dict[str, float] = {}
+    not_needed = 0.0
+    flat0 = _flat(envs[0])
+    ordered = _ordered(spec, removal)
+    p_ns = []
+    for i, (env, plan, count, n_tokens) in enumerate(zip(envs, plans, counts, tokens)):
+        if i and spec.not_needed and models is not None and not ordered:   # the earlier profiles removed the unit
+            before, _, _ = engine.remove(removal, flat0, total, _arr(models), _arr(wounds), _arr(damage), rs.path)
+            not_needed += float(before[0, models:].sum())
+        c = np.array([count])
+        if not rs._counted:   # the plan's one attack is all there is (as RuleSystem._exact reads it)
+            p_n = (binomial_pmf(count, float(plan.g0[0, 1])) if plan.g0.shape[-1] == 2
+                   else engine.successes(plan.g0, c)[0])[None, :]
+            mine = {"criticals": count * plan.crits, **{st.name: count * x for st, x in zip(rs.stages, plan.passes)}}
+        else:
+            flat = _flat(env)
+            parts = dict(stages=plan.staged, removal=_IDENTITY, count=rs.count, path=rs.path,
+                         tokens_die=rs.tokens_die, chances=rs.chances, bounds=rs._bounds)
+            t = None if (n_tokens or 1) == 1 else np.array([n_tokens])
+            pre = plan.prepared.get(None if t is None else n_tokens)
+            if pre is None:   # kept with the plan, as an attack keeps it (RuleSystem._general)
+                pre = plan.prepared[None if t is None else n_tokens] = engine.prepare(parts, flat, 1, t)
+            one = engine.finish(dict(parts, chances=()), flat, pre, c, t, None, np.array([1]), np.array([1]))
+            mine = {k: float(x[0]) for k, x in one["effects"].items() if k != "wasted_damage"}
+            p_n = one["successes"]
+        for k, x in mine.items():
+            effects[k] = effects.get(k, 0.0) + float(x)
+        p_ns.append(p_n[0])
+        each[f"{spec.each}[{i}]"] = float(counts_engine.mean_of(p_n[0]))
+        total = _sum_of(total, p_n)
+        for ch in read:   # the distribution of each count a chance reads, over the profiles so far
+            key = tally.dist_key(ch)
+            names = (ch.count,) if isinstance(ch.count, str) else tuple(ch.count)
+            h = pre["tally"]["one"][names[0]] if len(names) == 1 else pre["tally"]["joint"][names]
+            d = tally._all(h, c, " and ".join(names), engine.successes if h.ndim == 2 else None)
+            dists[key] = d if i == 0 else _sum_of(dists[key], d)
+    if ordered:
+        pmf, wasted, not_needed = _in_order_exact(rs, envs, p_ns, removal, models, wounds)
+    else:
+        pmf, wasted, _ = engine.remove(removal, flat0, total, _arr(models), _arr(wounds), _arr(damage), rs.path)
+    effects["wasted_damage"] = float(wasted[0])
+    given = {"removed": pmf, "successes": total}
+    for ch in chances:
+        dist = given[ch.count] if isinstance(ch.count, str) and ch.count in given else dists[tally.dist_key(ch)]
+        effects[ch.name] = float(tally.chance(ch, dist, envs[0])[0])
+    effects.update(each)
+    if spec.not_needed:
+        effects[spec.not_needed] = not_needed
+    return pmf[0], effects
+
+
+def _sampled(rs, rng, samples, envs, plans, counts, tokens, removal, models, wounds, damage, chances):
+    spec = rs.volley_spec
+    work = sum(expected_work(p.played, p.probs, c, removal, t or 1) for p, c, t in zip(plans, counts, tokens))
+    check_sampled(samples, work, rs.path)
+    finals, rolling = rs._bounds
+    top = sum(c * (t or 1) * finals for c, t in zip(counts, tokens))
+    most = max(1, sum(c * (t or 1) for c, t in zip(counts, tokens)) * max(finals, rolling))
+    ordered = _ordered(spec, removal)
+    if ordered and removal.removed is not None:   # each profile's formula on its own successes, summed
+        width = (sum(removal_width(c * (t or 1) * finals, removal, env, None, wounds, damage) - 1
+                     for env, c, t in zip(envs, counts, tokens)) + 1 if models is None else models + 1)
+    elif ordered:
+        most_damage = max(_damage_of(rs, env, removal) for env in envs)
+        width = removal_width(top, removal, envs[0], models, wounds, most_damage)
+    else:
+        width = removal_width(top, removal, envs[0], models, wounds, damage)
+    unit = unit_of(removal, envs[0], models)
+
+    def one_chunk(n: int) -> dict:
+        total = np.zeros(n, dtype=np.int64)
+        summed: dict[str, np.ndarray] = {}
+        out: dict[str, np.ndarray] = {}
+        not_needed = np.zeros(n, dtype=np.int64)
+        r = np.zeros(n, dtype=np.int64)           # in listed order: the unit as the profiles before left it
+        h = np.zeros(n, dtype=np.int64)
+        wasted = np.zeros(n, dtype=np.int64)
+        for i, (env, plan, count, n_tokens) in enumerate(zip(envs, plans, counts, tokens)):
+            if i and spec.not_needed and models is not None:
+                before = r if ordered else remove(rng, total, removal, envs[0], models, wounds, damage, unit)[0]
+                not_needed += before >= models
+            got = roll_tokens(rng, plan.played, plan.dice, count, n, n_tokens or 1)
+            s = got.pop("finals")
+            for k, x in _counted(plan.played, (), env, got, s).items():
+                summed[k] = summed[k] + x if k in summed else x
+            out[f"{spec.each}[{i}]"] = s
+            total = total + s
+            if ordered and removal.removed is not None:
+                r = r + _pooled(removal, env, s, models)
+            elif ordered:
+                r, h, w = advance(r, h, s, _damage_of(rs, env, removal), wounds, models, removal.spill)
+                wasted = wasted + w
+        if ordered:
+            removed = r if models is None or removal.removed is None else np.minimum(r, models)
+        else:
+            removed, wasted = remove(rng, total, removal, envs[0], models, wounds, damage, unit)
+        seen = dict(summed, successes=total, removed=removed)
+        for c in chances:
+            out[c.name] = tally.sampled_chance(c, seen, envs[0]).astype(np.int8)
+        if spec.not_needed:
+            out[spec.not_needed] = not_needed
+        return {"removed": removed, "wasted_damage": wasted, **summed, **out}
+
+    got = pipeline.tally_sampled(samples, most, one_chunk, width)
+    if models is None:   # no unit size: up to the most removed in a sample
+        got.width = int(np.flatnonzero(got.counts).max(initial=0)) + 1
+        got.counts = got.counts[: got.width]
+    return got

@@ -1,0 +1,132 @@
+"""The math of an outcome step by step (:func:`explain`): one line per stage,
+the per-attack product (:func:`per_attack_line`), the totals, the most
+likely count, side effects and the rules as read.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ..outcome import Outcome
+from .words import _attack_word, _check, _effect_text, _has_ratio, _is, _label, _ratio_in, input_lines, pct, \
+    plain_note, ratio, title
+
+__all__ = ["explain", "per_attack_line"]
+
+
+def _stage_texts(o: Outcome) -> list[str]:
+    """'To hit: BS 5+ against cover +0 needs 5+ on a D12: 8/12.' per stage."""
+    out = []
+    for st in o.stages:
+        name = st.name[:1].upper() + st.name[1:]
+        detail = st.detail.strip().rstrip(".")
+        if detail and _has_ratio(detail, st.probability):
+            out.append(f"{name}: {detail}.")
+        elif detail:
+            out.append(f"{name}: {detail}: {ratio(st.probability, detail, st.faces)}.")
+        else:
+            out.append(f"{name}: {ratio(st.probability, '', st.faces)}.")
+    return out
+
+
+def _fraction_text(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
+
+
+def _product(o: Outcome) -> str | None:
+    """'8/12 × 5/12 × 6/12 = 5/36 (13.9 %)' (None without stages)."""
+    per = o.per_attack
+    if per is None:
+        return None
+    parts = [_ratio_in(st.detail, st.probability, st.faces) for st in o.stages]
+    reduced = _fraction_text(per)
+    chain = " × ".join(parts)
+    product = reduced if len(parts) == 1 and parts[0] == reduced else f"{chain} = {reduced}"
+    return f"{product} ({pct(per)})"
+
+
+def _exact_text(x: Fraction | float) -> str:
+    """A Fraction as a fraction when a reader can take it in, with its decimal; a float alone."""
+    if isinstance(x, Fraction) and x.denominator < 10 ** 7:
+        return f"{_fraction_text(x)} = {float(x):.3f}" if x.denominator != 1 else str(x.numerator)
+    return f"{float(x):.3f}"
+
+
+def _any_text(p: Fraction | float) -> str:
+    if isinstance(p, Fraction) and p.denominator < 10 ** 7:
+        return f"{_fraction_text(p)} ({pct(p)})"
+    return pct(p)
+
+
+def per_attack_line(outcome: Outcome) -> str | None:
+    """'Per shot: 8/12 × 5/12 × 6/12 = 5/36 (13.9 %).' (None when the outcome has no stages).
+
+    Where criticals add successes or skip stages (``per_attack_mean`` is set) the product of
+    the stage chances means nothing, and the line gives the two figures that do, each
+    labelled: 'Per attack: expected unsaved 14/81 = 0.173; P(at least one unsaved) = 119/729
+    (16.3 %).'"""
+    o = _check(outcome)
+    mean = getattr(o, "per_attack_mean", None)
+    any_one = getattr(o, "per_attack_any", None)
+    if mean is not None and any_one is not None:
+        what = o.success_label or "successes"
+        return (f"Per {_attack_word(o, 1)}: expected {what} {_exact_text(mean)}; "
+                f"P(at least one {what}) = {_any_text(any_one)}.")
+    product = _product(o)
+    return None if product is None else f"Per {_attack_word(o, 1)}: {product}."
+
+
+def _per_attack_cell(o: Outcome, digits: int) -> str:
+    """The compare table's per-attack cell: the product, or P(at least one) where criticals add."""
+    any_one = getattr(o, "per_attack_any", None)
+    if any_one is not None:
+        return f"{pct(any_one, digits)} at least one"
+    if o.per_attack is None:
+        return "–"
+    return f"{_fraction_text(o.per_attack)} ({pct(o.per_attack, digits)})"
+
+
+def _totals_text(o: Outcome) -> str:
+    start = f"With {o.attacks} {_attack_word(o, o.attacks)}: " if o.attacks is not None else "In all: "
+    se = f" (± {o.mean_stderr:.2g})" if o.method == "sampled" and o.mean_stderr is not None else ""
+    return f"{start}expected {o.mean:.2f} {o.label}{se}; P(at least 1) {_is(o.at_least(1))}."
+
+
+def _sampled_text(o: Outcome) -> str:
+    return (f"Sampled: {o.samples:,} simulated volleys, every die rolled as a player would; "
+            f"the numbers carry sampling error (standard errors shown with ±).")
+
+
+def explain(outcome: Outcome) -> str:
+    """The math of ``outcome`` step by step, in plain words with fractions.
+
+    One line per stage ("To hit: BS 5+ against cover +0 needs 5+ on a D12:
+    8/12."), the per-attack product ("Per shot: 8/12 × 5/12 × 6/12 = 5/36
+    (13.9 %)."), then the totals ("With 10 shots: expected 1.39 models
+    removed; P(at least 1) = 77.6 %."), the most likely count, side effects
+    and the interpretations used.
+    """
+    o = _check(outcome)
+    out = [title(o) + "."]
+    inputs = input_lines(o)
+    if inputs:
+        out.append("Inputs: " + "; ".join(inputs) + ".")
+    out += _stage_texts(o)
+    per = per_attack_line(o)
+    if per is not None:
+        out.append(per)
+    label = o.label
+    out.append(_totals_text(o))
+    mode = int(np.argmax(o.pmf))
+    out.append(f"Most likely: {mode} {_label(label, mode)}, P(exactly {mode}) {_is(o.pmf[mode])}; "
+               f"the most possible, {o.max_removed} {_label(label, o.max_removed)}, "
+               f"has P(exactly {o.max_removed}) {_is(o.pmf[-1])}.")
+    if o.effects:
+        out.append("Side effects: " + "; ".join(_effect_text(o, k) for k in o.effects) + ".")
+    if o.method == "sampled":
+        out.append(_sampled_text(o))
+    if o.notes:
+        out.append("Rules as read:")
+        out.extend(f"- {plain_note(o, n)}" for n in o.notes)
+    return "\n".join(out)

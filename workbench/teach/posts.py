@@ -1,0 +1,210 @@
+"""Forum posts of one outcome or of several side by side: Markdown
+(:func:`to_markdown`) and the BBCode of a stock phpBB 3 board
+(:func:`to_bbcode`)."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence, cast
+
+from ..errors import InputError
+from ..outcome import Outcome
+from .math import _per_attack_cell, _sampled_text, _stage_texts, _totals_text, per_attack_line
+from .matchup import dashboard_link, matchup_line
+from .tables import bb_block, md_table
+from .words import _attack_word, _check, _effect_text, _is_outcome, _ratio_in, input_lines, pct, plain_note
+
+__all__ = ["to_markdown", "to_bbcode", "PHPBB_TAGS"]
+
+#: the BBCode tags of a stock phpBB 3 board (no [table]: that needs an extension)
+PHPBB_TAGS = ("b", "i", "u", "quote", "code", "list", "*", "url", "img", "color", "size")
+
+def _settings_text(o: Outcome) -> str:
+    return "Settings: " + "; ".join(input_lines(o)) + "." if input_lines(o) else ""
+
+
+def _method_text(o: Outcome) -> str:
+    if o.method == "sampled":
+        return _sampled_text(o)
+    return "Exact: every face of every die counted, no sampling."
+
+
+def _rows(o: Outcome, digits: int) -> list[tuple[str, str, str]]:
+    tail = o.at_least_curve.copy()
+    tail[0] = 1.0  # P(at least 0) is certain, whatever the float sum says
+    return [(str(n), pct(o.pmf[n], digits), pct(min(1.0, tail[n]), digits)) for n in range(o.pmf.size)]
+
+
+def _table_head(o: Outcome) -> tuple[str, str, str]:
+    return (f"N ({o.label})", "P(exactly N)", "P(at least N)")
+
+
+def _post_parts(o: Outcome, names: Sequence[str] | Mapping[str, Sequence[str]] | None
+                ) -> tuple[str, list[str], str | None, str]:
+    # one outcome takes (firer, weapon, target) names; matchup_line refuses anything else
+    line = matchup_line(o, cast("Sequence[str] | None", names))
+    return line, _stage_texts(o), per_attack_line(o), _totals_text(o)
+
+
+def _trailer(o: Outcome, inputs: bool, notes: bool = True) -> list[str]:
+    out = []
+    if o.effects:
+        out.append("Side effects: " + "; ".join(_effect_text(o, k) for k in o.effects) + ".")
+    out.append(_method_text(o))
+    if o.notes and notes:
+        plain = [plain_note(o, n) for n in o.notes]
+        out.append("Rules as read: " + " ".join(n if n.endswith(".") else n + "." for n in plain))
+    if inputs and _settings_text(o):
+        out.append(_settings_text(o))
+    return out
+
+
+def _outcomes(x: Any) -> Mapping[str, Outcome] | None:
+    """A mapping of names to outcomes (a side-by-side post), else None."""
+    if isinstance(x, Mapping):
+        if not x or not all(_is_outcome(v) for v in x.values()):
+            raise InputError("outcome", "a workbench Outcome or a mapping of names to Outcomes",
+                             f"a mapping of {', '.join(sorted({type(v).__name__ for v in x.values()})) or 'nothing'}")
+        return x
+    return None
+
+
+def to_markdown(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
+                names: Sequence[str] | Mapping[str, Sequence[str]] | None = None, inputs: bool = True,
+                link_base: str = "") -> str:
+    """A Markdown post: the matchup in one bold line, the per-stage math and
+    the per-attack product, the totals, then a table of N, P(exactly N),
+    P(at least N) (percent); side effects, the method, the rules as read and
+    (unless ``inputs=False``) every setting come last, in the dashboard's
+    words, and the link to the dashboard showing it (:func:`dashboard_link`,
+    below ``link_base``) ends the post.
+
+    A mapping of outcomes gives one side-by-side table instead
+    (:func:`_compare_markdown`). ``names``: (firer, weapon, target) names
+    for :func:`matchup_line` (for a mapping: a mapping of the same keys).
+    """
+    many = _outcomes(outcome)
+    if many is not None:
+        return _compare_markdown(many, digits, names, inputs)
+    o = _check(outcome)
+    line, stages, per, totals = _post_parts(o, names)
+    lines = [f"**{line}**", ""]
+    lines += [f"- {s}" for s in stages]
+    if per is not None:
+        lines.append(f"- **{per}**")
+    if stages or per is not None:
+        lines.append("")
+    lines += [totals, ""]
+    lines += md_table(_table_head(o), _rows(o, digits))
+    lines += [""] + [x for t in _trailer(o, inputs) for x in (t, "")]
+    link = dashboard_link(o, link_base)
+    if link is not None:
+        lines.append(f"[See it on the dashboard]({link})")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def to_bbcode(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
+              names: Sequence[str] | Mapping[str, Sequence[str]] | None = None, inputs: bool = True,
+              tables: bool = False, link_base: str = "") -> str:
+    """A BBCode post for a stock phpBB board: the matchup in one bold line,
+    the per-stage math as a [list] and the product, the totals, then the
+    table of N, P(exactly N), P(at least N) as aligned text in a [code]
+    block; every setting last (unless ``inputs=False``). Only the tags of
+    :data:`PHPBB_TAGS` are used, every one closed. ``tables=True`` writes a
+    [table] instead of the [code] block, for boards that have that tag.
+
+    A mapping of outcomes gives one side-by-side table instead."""
+    many = _outcomes(outcome)
+    if many is not None:
+        return _compare_bbcode(many, digits, names, inputs, tables)
+    o = _check(outcome)
+    line, stages, per, totals = _post_parts(o, names)
+    lines = [f"[b]{line}[/b]"]
+    if stages:
+        lines += ["[list]"] + [f"[*]{s}" for s in stages] + ["[/list]"]
+    if per is not None:
+        lines.append(f"[b]{per}[/b]")
+    lines.append(totals)
+    lines += bb_block(_table_head(o), _rows(o, digits), tables)
+    trailer = _trailer(o, inputs)
+    lines += [f"[size=85]{t}[/size]" for t in trailer]
+    link = dashboard_link(o, link_base)
+    if link is not None:
+        lines.append(f"[url={link}]See it on the dashboard[/url]")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# several outcomes side by side (the compare page)
+# ---------------------------------------------------------------------------
+def _column_name(key: str, o: Outcome) -> str:
+    """A column's title: the system's name for a system key ("antares (input)" -> "Antares-style d10 (input)")."""
+    if key == o.system:
+        return o.system_name
+    if key.startswith(o.system + " "):
+        return o.system_name + key[len(o.system):]
+    return key
+
+
+def _compare_rows(many: Mapping[str, Outcome], digits: int) -> tuple[list[str], list[list[str]]]:
+    outs = list(many.values())
+    head = [""] + [_column_name(k, o) for k, o in many.items()]
+    labels = {o.label for o in outs}
+    counted = labels.pop() if len(labels) == 1 else "removed"
+    rows: list[list[str]] = []
+    if len({o.label for o in outs}) > 1:
+        rows.append(["counts"] + [o.label for o in outs])
+
+    def mean(o: Outcome) -> str:
+        se = f" ± {o.mean_stderr:.2g}" if o.method == "sampled" and o.mean_stderr is not None else ""
+        return f"{o.mean:.2f}{se}"
+
+    rows.append([f"expected {counted}"] + [mean(o) for o in outs])
+    rows.append(["P(at least 1)"] + [pct(o.at_least(1), digits) for o in outs])
+    words = {_attack_word(o, 1) for o in outs}
+    word = words.pop() if len(words) == 1 else "attack"
+    rows.append([f"per {word}"] + [_per_attack_cell(o, digits) for o in outs])
+    stage_names = list(dict.fromkeys(st.name for o in outs for st in o.stages))
+    for name in stage_names:
+        row = [name]
+        for o in outs:
+            st = next((s for s in o.stages if s.name == name), None)
+            row.append("–" if st is None else _ratio_in(st.detail, st.probability, st.faces))
+        rows.append(row)
+    rows.append(["attacks"] + ["–" if o.attacks is None else str(o.attacks) for o in outs])
+    return head, rows
+
+
+def _names_for(names: Any, key: str) -> Sequence[str] | None:
+    if names is None:
+        return None
+    if not isinstance(names, Mapping):
+        raise InputError("names", "a mapping of the outcomes' names to (firer, weapon, target) names",
+                         type(names).__name__)
+    return names.get(key)
+
+
+def _compare_title(many: Mapping[str, Outcome]) -> str:
+    return "Side by side: " + ", ".join(_column_name(k, o) for k, o in many.items())
+
+
+def _compare_markdown(many: Mapping[str, Outcome], digits: int, names: Any, inputs: bool) -> str:
+    head, rows = _compare_rows(many, digits)
+    lines = [f"**{_compare_title(many)}**", ""]
+    lines += [f"- **{_column_name(k, o)}**: {matchup_line(o, _names_for(names, k), system=False)}"
+              for k, o in many.items()]
+    lines += [""] + md_table(head, rows, left=1) + [""]
+    for k, o in many.items():
+        trailer = _trailer(o, inputs, notes=inputs)
+        lines += [f"*{_column_name(k, o)}*: " + " ".join(trailer), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _compare_bbcode(many: Mapping[str, Outcome], digits: int, names: Any, inputs: bool, tables: bool) -> str:
+    head, rows = _compare_rows(many, digits)
+    lines = [f"[b]{_compare_title(many)}[/b]", "[list]"]
+    lines += [f"[*][b]{_column_name(k, o)}[/b]: {matchup_line(o, _names_for(names, k), system=False)}"
+              for k, o in many.items()]
+    lines += ["[/list]"]
+    lines += bb_block(head, rows, tables, left=1)
+    for k, o in many.items():
+        lines.append(f"[size=85][i]{_column_name(k, o)}[/i]: " + " ".join(_trailer(o, inputs, notes=inputs)) + "[/size]")
+    return "\n".join(lines) + "\n"

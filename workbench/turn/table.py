@@ -1,0 +1,296 @@
+"""Two forces on the table and the dice that change them: the D12 tests of
+a shot or a strike, the wounds that wait for step 8, casualties, wrecked
+transports and the FIGHTs of units locked in close combat (:class:`Table`,
+the ground :class:`workbench.turn.simulator.Battle` plays its turn on).
+
+Every die is rolled with the per-die rules of :mod:`workbench.systems.changes`
+(its D12 tests and its to-hit, to-pierce and to-wound targets), with a numpy
+Generator passed in.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import validate as v
+from ..errors import InputError
+from ..systems import changes
+from .forces import UnitSpec, Weapon, force, target_count
+from .state import EVADING, FIGHTING, SIDES, Tally, Unit, _rules
+
+__all__ = ["Table"]
+
+
+@lru_cache(maxsize=4096)
+def _tests(roll, against, inv, ap, sv, s, t, n12, n1) -> tuple:
+    """The to-hit, to-pierce and to-wound D12 tests of :mod:`workbench.systems.changes`
+    (``changes._shooting_targets``: roll + max(against, Inv), AP + Sv, S + T)."""
+    return tuple(changes._test(int(x), n12, n1)
+                 for x in changes._shooting_targets(roll, against, inv, ap, sv, s, t))
+
+
+class Table:
+    """Two forces on the table, the units' locks and transports, and the dice
+    of shots, strikes, casualties and fights."""
+
+    def __init__(self, force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *, rules: Any = None,
+                 log: bool = False):
+        self.rules = _rules(rules)
+        self.units = {"A": [Unit(s, "A") for s in force(force_a)],
+                      "B": [Unit(s, "B") for s in force(force_b)]}
+        self.log = v.boolean("log", log)
+        self.tally = Tally()
+        self.active = "A"
+        #: pairs locked by a DESPERATE CHARGE this turn: they fight from the next turn on
+        self.waiting: set[frozenset] = set()
+        self._carrying = False  # any unit started embarked (a shortcut for forces without transports)
+        for side in SIDES:
+            for u in self.units[side]:
+                if u.spec.embarked_on is not None:
+                    u.transport = self.unit(side, u.spec.embarked_on)
+                    self._carrying = True
+
+    # -- looking at the table ------------------------------------------------
+    def side(self, side: str) -> list[Unit]:
+        return [u for u in self.units[side] if u.alive]
+
+    @staticmethod
+    def other(side: str) -> str:
+        return "B" if side == "A" else "A"
+
+    def unit(self, side: str, name: str) -> Unit:
+        for u in self.units[side]:
+            if u.name == name:
+                return u
+        raise InputError("unit", f"a unit of side {side}", name)
+
+    def lock(self, a_name: str, b_name: str, *, fighting: bool = True) -> None:
+        """Set up two units already LOCKED IN CLOSE COMBAT (A's ``a_name`` and B's
+        ``b_name``) before a turn, with FIGHTING markers unless ``fighting=False``."""
+        a, b = self.unit("A", a_name), self.unit("B", b_name)
+        a.locked.add(b)
+        b.locked.add(a)
+        if fighting:
+            a.place(FIGHTING)
+            b.place(FIGHTING)
+
+    def passengers(self, transport: Unit) -> list[Unit]:
+        """The units still embarked on ``transport``."""
+        if not self._carrying:
+            return []
+        return [u for u in self.units[transport.side] if u.alive and u.transport is transport]
+
+    def count_targets(self, units: Sequence[Unit]) -> int:
+        """How many units a choice of targets counts as (:func:`target_count`): "a
+        transport with a unit embarked on it counts as 2 units"."""
+        return target_count([u.spec for u in units], [u.name for u in units if self.passengers(u)])
+
+    def engaged_with(self, unit: Unit) -> list[Unit]:
+        """The enemy units ``unit`` fights: those it is locked with, except a lock
+        made by a DESPERATE CHARGE this turn ("only begins fighting in the next turn")."""
+        if not self.waiting:
+            return [o for o in unit.locked if o.alive]
+        return [o for o in unit.locked if o.alive and frozenset((unit, o)) not in self.waiting]
+
+    def models(self, side: str) -> int:
+        return sum(u.models for u in self.units[side])
+
+    def _say(self, text: str) -> None:
+        if self.log:
+            self.tally.events.append(text)
+
+    # -- dice --------------------------------------------------------------
+    def _flags(self):
+        return self.rules.natural_12_always_succeeds, self.rules.natural_1_always_fails
+
+    def gun_tests(self, firer: Unit, weapon: Weapon, shot: str, target: Unit):
+        """The three D12 tests of one shot (changes' own targets: BS + max(cover, Inv),
+        AP + Sv, S + T; heavy weapons in a SHOT at BS +4, or a flat 4+ with
+        ``Rules(heavy_shot="flat_4")``; go-to-ground cover; a
+        firer gone to ground gives the target its own cover + 2, or the better of
+        the two with ``Rules(firer_cover_rule="better")``, as ``changes.shooting``)."""
+        roll = changes._heavy_bs(firer.spec.bs, weapon.kind, shot, self.rules.heavy_shot)
+        cover = target.spec.cover + (changes.GO_TO_GROUND_COVER if target.gone_to_ground else 0)
+        if firer.gone_to_ground:
+            cover = int(changes._firer_cover(cover, firer.spec.cover, self.rules.firer_cover_rule))
+        return _tests(roll, cover, target.spec.inv, weapon.ap, target.spec.sv,
+                      weapon.s, target.spec.t, *self._flags())
+
+    def melee_tests(self, attacker: Unit, target: Unit):
+        """Melee: "Weapons Skill vs Dodge or Invulnerable" has the shape of the
+        shooting to-hit (WS + max(D, Inv)), then pierce and wound as shooting."""
+        wpn = attacker.spec.melee_weapon
+        return _tests(attacker.spec.ws, target.spec.d, target.spec.inv, wpn.ap, target.spec.sv, wpn.s,
+                      target.spec.t, *self._flags())
+
+    @staticmethod
+    def weapons_for(unit: Unit, shot: str) -> list[Weapon]:
+        """Guns that fire with a shot: SNAP light only; SHOT and AIMED every gun."""
+        return [w for w in unit.spec.guns if not (shot == "snap" and w.kind == "heavy")]
+
+    def fire(self, rng: np.random.Generator, firer: Unit, target: Unit, shot: str) -> tuple[int, int]:
+        """Roll every die of ``firer``'s shot at ``target``; the wounds wait for
+        the end of the phase (``target.pending``). Returns (dice, wounds)."""
+        if target.status == FIGHTING:
+            raise InputError("target", "a unit that is not FIGHTING",
+                             f"{target.side}:{target.name}", "Units that are FIGHTING cannot be shot at")
+        for role, who in (("target", target), ("firer", firer)):  # the target first
+            if who.transport is not None:  # embarked
+                raise InputError(role, "a unit on the table",
+                                 f"{who.side}:{who.name} (embarked on {who.transport.name})",
+                                 "an embarked unit is off the table until it DISEMBARKs")
+        if target.status == EVADING and shot != "snap":
+            if self.rules.snap_at_evading == "refuse":
+                raise InputError("shot", "'snap' at an EVADING target", shot,
+                                 "enemy units can only fire at this unit with SNAP SHOTS")
+            shot = "snap"
+        if firer.gone_to_ground:
+            shot = "snap"  # "may only make SNAP SHOTS"
+        dice = wounds = 0
+        for wpn in self.weapons_for(firer, shot):
+            n = wpn.shots * firer.models
+            if n == 0:
+                continue
+            _h, _p, w = changes._roll_counts(rng, self.gun_tests(firer, wpn, shot, target), (n,))
+            dice += n
+            wounds += int(w)
+        target.pending += wounds
+        self._say(f"{firer.side}:{firer.name} {shot} at {target.side}:{target.name}: "
+                  f"{dice} dice, {wounds} wounds")
+        return dice, wounds
+
+    def strike(self, rng: np.random.Generator, attacker: Unit, target: Unit, attacks: int) -> int:
+        if attacks <= 0:
+            return 0
+        _h, _p, w = changes._roll_counts(rng, self.melee_tests(attacker, target), (attacks,))
+        target.pending += int(w)
+        self._say(f"{attacker.side}:{attacker.name} {attacks} attacks at {target.side}:{target.name}: "
+                  f"{int(w)} wounds")
+        return int(w)
+
+    def remove_casualties(self) -> None:
+        """Step 8: turn each unit's waiting wounds into models removed (wounds go
+        to one model until it is removed)."""
+        for side in SIDES:
+            for u in self.units[side]:
+                if not u.pending or not u.alive:
+                    u.pending = 0
+                    continue
+                total = u.damage + u.pending
+                removed = min(u.models, total // u.spec.w)
+                self.tally.wounds[side] += u.pending
+                u.models -= removed
+                u.damage = total % u.spec.w if u.models else 0
+                u.pending = 0
+                self.tally.lost[side] += removed
+                if not u.models:
+                    self.tally.destroyed[side] += 1
+                    for o in u.locked:
+                        o.locked.discard(u)
+                    u.locked.clear()
+                    self._say(f"{side}:{u.name} destroyed")
+                    self._wreck(u)
+
+    def _wreck(self, transport: Unit) -> None:
+        """The units still inside a destroyed transport (``Rules.wrecked_transport``)."""
+        for p in self.passengers(transport):
+            p.transport = None
+            if self.rules.wrecked_transport == "lost":
+                self.tally.lost[p.side] += p.models
+                self.tally.destroyed[p.side] += 1
+                p.models = 0
+                p.pending = 0
+                self._say(f"{p.side}:{p.name} lost with its transport")
+            else:
+                self._say(f"{p.side}:{p.name} set down from its wrecked transport")
+
+    # -- fights ------------------------------------------------------------
+    def _groups(self) -> list[list[Unit]]:
+        seen: set[Unit] = set()
+        groups = []
+        for side in SIDES:
+            for u in self.units[side]:
+                if u in seen or not u.alive or not self.engaged_with(u):
+                    continue
+                stack, group = [u], []
+                seen.add(u)
+                while stack:
+                    x = stack.pop()
+                    group.append(x)
+                    for o in self.engaged_with(x):
+                        if o not in seen:
+                            seen.add(o)
+                            stack.append(o)
+                groups.append(group)
+        return groups
+
+    def fight(self, rng: np.random.Generator, group: list[Unit]) -> dict[str, int]:
+        """One FIGHT of a group of units locked together, in Initiative order.
+
+        Interpretation (the seed lists Initiative in the profile and asks for
+        "Initiative order" nowhere in words): units strike from the highest I
+        down; units with the same I strike together; the casualties of one
+        Initiative step are removed before the next, so a model killed first
+        does not strike back. Each model makes A attacks with the unit's melee
+        weapon at one locked enemy unit (the one with the most models). "When
+        this unit takes part in a FIGHT, remove this marker [go to ground] at
+        the start of it."
+        """
+        self.tally.fights += 1
+        suffered = {"A": 0, "B": 0}
+        lost = {"A": 0, "B": 0}
+        for u in group:
+            if u.gone_to_ground:
+                u.place(None)
+        for ini in sorted({u.spec.i for u in group}, reverse=True):
+            strikers = [u for u in group if u.alive and u.spec.i == ini and self.engaged_with(u)]
+            for u in strikers:
+                foe = max(self.engaged_with(u), key=lambda o: (o.models, o.name))
+                suffered[foe.side] += self.strike(rng, u, foe, u.models * u.spec.a)
+            before = {s: self.tally.lost[s] for s in SIDES}
+            self.remove_casualties()
+            for s in SIDES:
+                lost[s] += self.tally.lost[s] - before[s]
+        return suffered if self.rules.loser == "wounds" else lost
+
+    def early_combats(self, rng: np.random.Generator) -> None:
+        for group in self._groups():
+            self.fight(rng, group)
+            for u in group:
+                if not u.alive:
+                    continue
+                # "If any of those units manage to kill all their opponents, place an EVADING marker"
+                u.place(FIGHTING if u.locked else EVADING)
+                self._say(f"{u.side}:{u.name} after early combat: {u.status}")
+
+    def late_combats(self, rng: np.random.Generator) -> None:
+        n12, n1 = self._flags()
+        for group in self._groups():
+            if not any(u.status == FIGHTING for u in group):
+                continue
+            score = self.fight(rng, group)
+            if score["A"] == score["B"]:
+                continue
+            loser = "A" if score["A"] > score["B"] else "B"
+            diff = abs(score["A"] - score["B"]) if self.rules.morale == "difference" else 0
+            for u in group:
+                if u.side != loser or not u.alive or not u.locked:
+                    continue
+                self.tally.morale_tests += 1
+                tst = changes._test(u.spec.ld + diff, n12, n1)
+                passed = bool(tst.roll_success(rng, (1,))[0])
+                self._say(f"{u.side}:{u.name} morale test Ld {u.spec.ld}+{diff}: "
+                          f"{'passed' if passed else 'failed'}")
+                if not passed:  # forced to move: it leaves the combat, the marker goes
+                    self.tally.broke_off += 1
+                    for o in u.locked:
+                        o.locked.discard(u)
+                        if not o.locked and o.marker == FIGHTING:
+                            o.place(None)
+                    u.locked.clear()
+                    u.place(None)
+            for u in group:
+                if u.alive and not u.locked and u.marker == FIGHTING:
+                    u.place(None)

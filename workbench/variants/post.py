@@ -1,0 +1,53 @@
+"""A forum post of a change: the two variants named, the verdict and the
+table of the matchups that move most, in Markdown or a stock phpBB board's
+BBCode."""
+from __future__ import annotations
+
+import pandas as pd
+
+from .heatmap import _axis_words
+from .movers import MOVER_HEAD, mover_rows, movers
+from .sweep import _check_diff, verdict
+from .variant import change_words
+
+__all__ = ["to_markdown", "to_bbcode"]
+
+
+def _post_parts(df: pd.DataFrame, table: pd.DataFrame | None):
+    _check_diff(df)
+    a, b = df.attrs["a"], df.attrs["b"]
+    table = movers(a, b, df) if table is None else table
+    grid = df.attrs["grid"]
+    span = "; ".join(f"{_axis_words(df, k)} from {v[0]} to {v[-1]}" if len(v) > 1 else f"{_axis_words(df, k)} {v[0]}"
+                     for k, v in grid.items())
+    title = f"Before and after: {change_words(a, b)}"
+    lines = [f"Before: {a.name}.", f"After: {b.name}.", f"Over {span}: {verdict(df)}"]
+    return title, lines, table
+
+
+def to_markdown(df: pd.DataFrame, table: pd.DataFrame | None = None) -> str:
+    """A Markdown post of a change: the two variants named, the verdict, the table of movers
+    (expected models removed before, after and the change) and where the heatmap goes."""
+    from ..teach.tables import md_table
+    title, lines, table = _post_parts(df, table)
+    out = [f"**{title}**", ""] + [f"- {x}" for x in lines] + [""]
+    if len(table):
+        out += ["The matchups that move most (expected models removed):", ""]
+        out += md_table(MOVER_HEAD, mover_rows(table), left=1)
+    else:
+        out += ["No matchup of the unit profiles moves."]
+    return "\n".join(out) + "\n"
+
+
+def to_bbcode(df: pd.DataFrame, table: pd.DataFrame | None = None) -> str:
+    """The same post in the BBCode of a stock phpBB board (:data:`workbench.teach.PHPBB_TAGS`):
+    the table of movers as aligned text in a [code] block."""
+    from ..teach.tables import bb_block
+    title, lines, table = _post_parts(df, table)
+    out = [f"[b]{title}[/b]", "[list]"] + [f"[*]{x}" for x in lines] + ["[/list]"]
+    if len(table):
+        out += ["The matchups that move most (expected models removed):"]
+        out += bb_block(MOVER_HEAD, mover_rows(table), False, left=1)
+    else:
+        out += ["No matchup of the unit profiles moves."]
+    return "\n".join(out) + "\n"
