@@ -345,3 +345,98 @@ def brute_rounds(rounds: int, **p) -> dict:
         out["attacker_newly_wounded"] += ps * (aw and not p.get("attacker_wounded"))
         out["defender_newly_wounded"] += ps * (dw and not p.get("defender_wounded"))
     return {k: Fraction(v) for k, v in out.items()}
+
+
+# ---------------------------------------------------------------------------
+# close combat, stage by stage: how many of the attacker's dice pass each step
+# ---------------------------------------------------------------------------
+def _take_hits_counted(n_hits, mod, p, striker, victim) -> Counter:
+    """Every damage and save face of ``n_hits`` hits on ``victim``, one after the other:
+    {(kills landed on the standing victim, kills not saved, end): P}, end "down",
+    "wounded" (newly, standing) or "same"."""
+    dmg_die = 6 if p.get("damage_rule", "v2") == "v1" else 10
+    save = p.get(f"{victim}_heroic_save")
+    tough = p.get(f"{victim}_tough", False)
+    pre = p.get(f"{victim}_wounded", False)
+    shocked = 1 if p.get(f"{victim}_shocked") else 0
+    per_hit = list(product(range(1, dmg_die + 1), range(1, 11) if save is not None else [0]))
+    out = Counter()
+    combos = list(product(per_hit, repeat=n_hits))
+    for combo in combos:
+        downed, wounded, kills, unsaved = False, pre, 0, 0
+        for dmg_face, save_face in combo:
+            if downed or not _melee_kill(dmg_face, mod, p, striker):
+                continue
+            kills += 1
+            if save is not None and save_face - (1 if wounded else 0) - shocked >= save:
+                continue
+            unsaved += 1
+            if tough and not wounded:
+                wounded = True
+            else:
+                downed = True
+        end = "down" if downed else "wounded" if wounded and not pre else "same"
+        out[(kills, unsaved, end)] += Fraction(1, len(combos))
+    return out
+
+
+def brute_round_passes(**p) -> Counter:
+    """One round, every face of every die: {(hits, unblocked, kills, unsaved, downed),
+    defender end, attacker end): P}, the ends "down", "wounded" (newly) or "same"."""
+    n_att, att_mod, block, counter, a_dmg, c_dmg, acqc, dcqc = _cc_setup(p)
+    out = Counter()
+    n = n_att + len(block) + len(counter)
+    memo = {}
+    for faces in product(range(1, 11), repeat=n):
+        att = [f + att_mod for f in faces[:n_att]]
+        blk = [f + m for f, m in zip(faces[n_att:n_att + len(block)], block)]
+        cnt = [f + m for f, m in zip(faces[n_att + len(block):], counter)]
+        hits = len([r for r in att if r >= acqc])
+        h = max(hits - len([r for r in blk if r >= dcqc]), 0)
+        if h not in memo:
+            memo[h] = _take_hits_counted(h, a_dmg, p, "attacker", "defender")
+        for (kills, unsaved, d_end), q in memo[h].items():
+            steps = (hits, h, kills, unsaved, int(d_end == "down"))
+            w = q / 10 ** n
+            if d_end == "down" or not counter:
+                out[(steps, d_end, "same")] += w
+                continue
+            newly = d_end == "wounded"
+            c_hits = len([r for r in cnt if r - newly >= dcqc])
+            if (c_hits, newly) not in memo:
+                memo[(c_hits, newly)] = _take_hits(c_hits, c_dmg, p, "defender", "attacker", newly)
+            ad, an = memo[(c_hits, newly)]
+            out[(steps, d_end, "down")] += w * ad
+            out[(steps, d_end, "wounded")] += w * an
+            out[(steps, d_end, "same")] += w * (1 - ad - an)
+    return Counter({k: v for k, v in out.items() if v})
+
+
+def brute_fight_passes(rounds: int, **p) -> dict:
+    """Up to ``rounds`` rounds of :func:`brute_round_passes` at the fighters' states so far:
+    P(the attacker's dice pass each step k times over the whole fight), step -> [P(0), P(1), ...]."""
+    steps = ("hits", "unblocked", "kills", "unsaved", "downed")
+    going = Counter({(bool(p.get("attacker_wounded")), bool(p.get("defender_wounded")), (0,) * 5): Fraction(1)})
+    over = Counter()
+    memo = {}
+    for _ in range(rounds):
+        nxt = Counter()
+        for (aw, dw, counts), ps in going.items():
+            if (aw, dw) not in memo:
+                memo[(aw, dw)] = brute_round_passes(**dict(p, attacker_wounded=aw, defender_wounded=dw))
+            for (inc, d_end, a_end), q in memo[(aw, dw)].items():
+                total = tuple(x + y for x, y in zip(counts, inc))
+                if d_end == "down" or a_end == "down":
+                    over[total] += ps * q
+                else:
+                    nxt[(aw or a_end == "wounded", dw or d_end == "wounded", total)] += ps * q
+        going = nxt
+    for (_aw, _dw, counts), ps in going.items():
+        over[counts] += ps
+    out = {}
+    for i, name in enumerate(steps):
+        dist = Counter()
+        for counts, q in over.items():
+            dist[counts[i]] += q
+        out[name] = [dist.get(k, Fraction(0)) for k in range(max(dist) + 1)]
+    return out

@@ -214,6 +214,34 @@ def test_changes_melee_page_has_a_chart_per_stage_with_furious_charge():
     assert hit.size >= 8 and abs(hit @ np.arange(hit.size) - out.effects["hits"]) < 1e-12
 
 
+@pytest.mark.parametrize("rounds", [1, 3])
+def test_forgotten_close_combat_page_has_a_chart_per_stage_over_the_whole_fight(rounds):
+    """The Forgotten's close combat counts the attacker's steps over every round fought: opened, the
+    section draws one chart per counted step, each equal to the brute force (tests/brute_forgotten.py),
+    in the stage's own words (one round) or the steps' (the rounds after repeat them)."""
+    from brute_forgotten import brute_fight_passes
+    dash = SystemDashboard("forgotten", mode="close_combat", profiles=False)
+    section = dash.stage_charts
+    assert section.widget.layout.display != "none"
+    section.widget.set_state({"selected_index": 0})
+    stats = dict(attacker_cqc=5, defender_cqc=6, attacker_phys=5, defender_phys=6, attacker_armour="none",
+                 defender_armour="light", defender_heroic_save=7)
+    assert dash.set_values(rounds=rounds, **stats)
+    out = dash.current_outcome()
+    assert out.function == "close_combat" and out.inputs["rounds"] == rounds
+    shown = charts(section.plot.figure)
+    names = ["to hit", "not blocked", "to kill", "heroic save fails"]
+    assert [label for label, _x, _y in shown] == names == list(out.stage_pmfs)
+    if rounds == 1:
+        assert [st.name for st in out.stages] == names
+    want = brute_fight_passes(rounds, **stats)
+    for (_label, x, y), step in zip(shown, ("hits", "unblocked", "kills", "unsaved")):
+        assert x == list(range(len(y)))
+        assert_same(y, want[step])
+    assert len(shown[0][2]) == rounds + 1  # one attack die a round
+    assert_same(shown[-1][2], [1 - Fraction(out.effects["defender_downed"]), out.effects["defender_downed"]])
+
+
 def test_a_refused_combination_greys_the_stage_charts_too():
     dash = SystemDashboard("kill6", profiles=False)
     dash.stage_charts.widget.set_state({"selected_index": 0})

@@ -150,7 +150,7 @@ def rule_folder(tmp_path, monkeypatch):
             ownfile.load(key)
         for part in systems.CHECKOUT_RULES.glob(f"{key}_*.toml"):  # a built-in's second file (Changes' melee)
             ownfile.load(key, part.stem.removeprefix(f"{key}_"))
-    fake = types.SimpleNamespace(load=fake_load)
+    fake = types.SimpleNamespace(load=fake_load, load_any=fake_load, require_stages=lambda rs: rs)
     monkeypatch.setitem(sys.modules, "workbench.rules", fake)
     monkeypatch.setattr(workbench, "rules", fake, raising=False)
     monkeypatch.setattr(systems, "CHECKOUT_RULES", tmp_path / "no_checkout_rules")

@@ -12,7 +12,9 @@ Modules: ``expr`` (the expression language), ``lines`` (where a key sits in
 the text), ``loader`` (TOML and checks), ``spec`` (the parsed records),
 ``die`` (one stage's die, shared by both paths), ``engine`` (exact), ``tally``
 (tokens per attack, switched criticals, tallies, chances),
-``sampled`` (dice rolled), ``system`` (the RuleSystem), ``errors``.
+``sampled`` (dice rolled), ``system`` (the RuleSystem), ``errors``,
+``mechanisms`` (named mechanisms: what a file cannot say as stages) and
+``mechanism_system`` (a file of one).
 """
 from __future__ import annotations
 
@@ -20,19 +22,48 @@ from pathlib import Path
 
 from .errors import BudgetError, ForbiddenError, RuleFileError
 from .loader import parse_text, read_file
+from .mechanism_system import MechanismSystem
 from .spec import RuleStage, RuleStat
 from .system import RuleSystem
 
-__all__ = ["load", "loads", "RuleSystem", "RuleStat", "RuleStage", "RuleFileError", "ForbiddenError", "BudgetError"]
+__all__ = ["load", "loads", "load_any", "loads_any", "require_stages", "MechanismSystem", "RuleSystem", "RuleStat", "RuleStage", "RuleFileError", "ForbiddenError", "BudgetError"]
 
 def load(path: str | Path) -> RuleSystem:
-    """The rule system of the TOML file at ``path`` (raises :class:`RuleFileError` if it is broken)."""
+    """The rule system of the TOML file at ``path`` (raises :class:`RuleFileError` if it is broken,
+    or if it is a file of a named mechanism: see :func:`load_any`)."""
     parts, text = read_file(path)
-    return RuleSystem(parts, Path(path), text)
+    return require_stages(_system(parts, Path(path), text))
 
 
 def loads(text: str, path: str | Path = "<rule file>") -> RuleSystem:
     """The rule system of a TOML text (the editor's live copy); ``path`` names it in errors."""
     if not isinstance(text, str):
         raise RuleFileError(path, "file", "TOML text", type(text).__name__)
-    return RuleSystem(parse_text(text, path), Path(str(path)), text)
+    return require_stages(_system(parse_text(text, path), Path(str(path)), text))
+
+
+def load_any(path: str | Path):
+    """:func:`load`, or for a file of a named mechanism its
+    :class:`~workbench.rules.mechanism_system.MechanismSystem` (a built-in's part: the views of a
+    system, dashboards, sweeps, the editor, take files of stages only as yet)."""
+    parts, text = read_file(path)
+    return _system(parts, Path(path), text)
+
+
+def loads_any(text: str, path: str | Path = "<rule file>"):
+    """:func:`load_any` of a TOML text."""
+    return _system(parse_text(text, path), Path(str(path)), text)
+
+
+def _system(parts: dict, path: Path, text: str):
+    if "mechanism" in parts:
+        return MechanismSystem(parts, path, text)
+    return RuleSystem(parts, path, text)
+
+
+def require_stages(system) -> RuleSystem:
+    """``system`` if it is a file of stages; a file of a named mechanism refused, naming it."""
+    if not isinstance(system, RuleSystem):
+        raise RuleFileError(system.path, "mechanism", "a file of [[stages]]: a file of a named mechanism is "
+                            "not yet a system of its own (a built-in's part resolves one)", system.mechanism)
+    return system

@@ -44,7 +44,9 @@ COUNTS = ("successes", "removed")
 MAX_FILE = 200_000
 DICE = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
 
-_TOP = ("system", "stats", "attack", "stages", "removal", "forbid", "chances", "volley")
+_TOP = ("system", "stats", "attack", "stages", "removal", "forbid", "chances", "volley", "mechanism")
+#: the tables a file of a named mechanism leaves to the mechanism
+_NOT_WITH_MECHANISM = ("attack", "stages", "removal", "chances", "volley")
 _SYSTEM = ("key", "name", "die", "notes")
 _STAT_INT = ("kind", "min", "max", "default", "label", "help", "optional")
 _STAT_CHOICE = ("kind", "options", "default", "label", "help")
@@ -203,6 +205,10 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
         stats.append(_stat(r, sname, sd))
     names = frozenset(s.name for s in stats)
 
+    if "mechanism" in data:
+        return _mechanism_file(r, data, dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats)),
+                               names)
+
     # [attack]
     attack = r.table(data.get("attack", {}), "attack")
     r.known(attack, "attack", ("count", "tokens_die"))
@@ -227,18 +233,7 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     # [removal]
     removal = _removal(r, r.table(data.get("removal", {}), "removal"), names, die)
 
-    # [[forbid]]
-    forbid_data = data.get("forbid", [])
-    if not isinstance(forbid_data, list):
-        r.fail("forbid", "[[forbid]] tables with when and message", forbid_data)
-    if len(forbid_data) > MAX_FORBIDS:
-        r.fail("forbid", f"at most {MAX_FORBIDS} forbid rules", len(forbid_data))
-    forbids = []
-    for i, fd in enumerate(forbid_data):
-        field = f"forbid[{i}]"
-        fd = r.table(fd, field)
-        r.known(fd, field, ("when", "message"))
-        forbids.append(Forbid(r.expr(fd, "when", field, names), r.string(fd, "message", field), i))
+    forbids = _forbids(r, data, names)
 
     chances = _chances(r, data.get("chances", []), names, tallies, set(seen) | set(tallies), stages, removal)
     _optional_reads(r, stats, count, tokens_die, stages, removal, forbids, chances)
@@ -250,6 +245,39 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), count=count,
                 stages=stages, removal=removal, forbids=tuple(forbids), tokens_die=tokens_die,
                 chances=chances, volley=volley)
+
+
+def _forbids(r: _Reader, data: dict, names) -> tuple[Forbid, ...]:
+    """``[[forbid]]``: conditions on the stats that refuse a resolution, with the designer's message."""
+    forbid_data = data.get("forbid", [])
+    if not isinstance(forbid_data, list):
+        r.fail("forbid", "[[forbid]] tables with when and message", forbid_data)
+    if len(forbid_data) > MAX_FORBIDS:
+        r.fail("forbid", f"at most {MAX_FORBIDS} forbid rules", len(forbid_data))
+    forbids = []
+    for i, fd in enumerate(forbid_data):
+        field = f"forbid[{i}]"
+        fd = r.table(fd, field)
+        r.known(fd, field, ("when", "message"))
+        forbids.append(Forbid(r.expr(fd, "when", field, names), r.string(fd, "message", field), i))
+    return tuple(forbids)
+
+
+def _mechanism_file(r: _Reader, data: dict, parts: dict, names) -> dict:
+    """A file whose resolution is a named mechanism (docs/rulefiles.md, "Mechanisms"): its
+    [system], [stats] and [[forbid]] as any file's, its [mechanism] read by the mechanism."""
+    from .mechanisms import MECHANISMS
+    for top in _NOT_WITH_MECHANISM:
+        if top in data:
+            r.fail(top, "no [attack], [[stages]], [removal], [[chances]] or [volley] in a file with a [mechanism] "
+                   "(the mechanism resolves it)", f"a {top} table")
+    table = r.table(data["mechanism"], "mechanism")
+    if table.get("name") not in MECHANISMS:
+        r.fail("mechanism.name", "one of " + ", ".join(f'"{n}"' for n in MECHANISMS),
+               table.get("name", "nothing"))
+    module = MECHANISMS[table["name"]]
+    spec = module.read(r, {k: x for k, x in table.items() if k != "name"}, names)
+    return dict(parts, forbids=_forbids(r, data, names), mechanism=table["name"], spec=spec)
 
 
 def _volley(r: _Reader, vd: dict, stats, removal: Removal, chances, taken) -> Volley:

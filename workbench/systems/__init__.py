@@ -98,10 +98,11 @@ def _load_rules() -> tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...
     for path in files:
         key = None
         try:
-            rs = rules.load(path)
+            rs = rules.load_any(path)
             key = rs.key
             if key in BUILTINS and path.parent.resolve() == CHECKOUT_RULES.resolve():  # a built-in's own file
                 continue
+            rules.require_stages(rs)  # a file of a named mechanism is a built-in's part only, as yet
             if key in taken:
                 where = "a built-in system" if key in BUILTINS else str(found[key].path)
                 raise WorkbenchError(f"{path}: system.key: expected a key no other system uses, "

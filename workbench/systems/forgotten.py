@@ -67,12 +67,12 @@ from . import ownfile
 # the pieces shooting and close combat share, and close combat itself (its own
 # module), re-exported so that ``from workbench.systems.forgotten import
 # close_combat`` keeps working
-from .forgotten_cc import CC_NOTES, Exchange, close_combat
+from .forgotten_cc import CC_NOTES, close_combat
 from .forgotten_rules import (ARMOUR, BONUS_RANGE, DAMAGE_V1_DIE, DIE, DUAL, STAT_RANGE, V1_RANGE, _MINUS,
                               _ratio, _signed, _v1_need, v1_target)
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "DAMAGE_V1_DIE", "shooting", "shooting_table", "close_combat",
-           "v1_target", "Exchange", "TABLES", "MOVED", "RANGES", "ARMOUR", "COVER_LEVEL"]
+           "v1_target", "TABLES", "MOVED", "RANGES", "ARMOUR", "COVER_LEVEL"]
 
 KEY = "forgotten"
 NAME = "The Forgotten"

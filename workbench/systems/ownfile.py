@@ -26,9 +26,10 @@ __all__ = ["load", "outcome", "table", "flat_grid", "fit"]
 @functools.cache
 def load(key: str, part: str | None = None):
     """The :class:`~workbench.rules.RuleSystem` of the built-in ``key`` (its shipped file), or of its
-    ``part`` (``rules/<key>_<part>.toml``, keyed ``key`` too)."""
+    ``part`` (``rules/<key>_<part>.toml``, keyed ``key`` too; a part may be a file of a named
+    mechanism, The Forgotten's close combat: a :class:`~workbench.rules.mechanism_system.MechanismSystem`)."""
     from .. import rules
-    rs = rules.load(data_dir("rules") / (f"{key}_{part}.toml" if part else f"{key}.toml"))
+    rs = rules.load_any(data_dir("rules") / (f"{key}_{part}.toml" if part else f"{key}.toml"))
     if rs.key != key:
         raise ValueError(f"rules/{key}_{part}.toml: system.key: expected {key!r}, got {rs.key!r}")
     return rs

@@ -1,0 +1,106 @@
+"""A rule file resolved by a named mechanism (:mod:`workbench.rules.mechanisms`)."""
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from .. import pipeline
+from .. import validate as v
+from ..outcome import Outcome
+from .mechanisms import MECHANISMS
+from .system import StatChecks
+
+__all__ = ["MechanismSystem"]
+
+
+class MechanismSystem(StatChecks):
+    """A rule file resolved by a named mechanism: its stats (ranges, labels, help), switches,
+    forbids and notes are the file's, as in any :class:`~workbench.rules.RuleSystem`; the
+    ``[mechanism]`` table says which mechanism adds up the dice and, as expressions of the
+    stats, what each die rolls. ``attack(**stats)`` resolves it, exactly or by sampling.
+    Attributes: ``key``, ``name``, ``die``, ``notes``, ``path``, ``source``, ``stats``,
+    ``forbids``, ``mechanism`` (the name), ``spec`` (the mechanism's reading of its table)."""
+
+    # the attributes __init__ writes into __dict__ (declared only, for the type checker)
+    name: str
+    die: int
+    notes: tuple[str, ...]
+    path: Path
+    source: str
+    mechanism: str
+    spec: Any
+    _module: Any
+
+    def __init__(self, parts: Mapping[str, Any], path: str | Path, source: str):
+        d = self.__dict__
+        for k in ("key", "name", "die", "mechanism", "spec"):
+            d[k] = parts[k]
+        d["notes"] = tuple(parts["notes"])
+        d["stats"] = tuple(parts["stats"])
+        d["forbids"] = tuple(parts["forbids"])
+        d["path"] = Path(path)
+        d["source"] = source
+        d["_by_name"] = {s.name: s for s in self.stats}
+        d["_options"] = {s.name: dict(s.options) for s in self.stats if s.kind == "choice"}
+        d["_module"] = MECHANISMS[self.mechanism]
+        params = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=s.default) for s in self.stats]
+        params += [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=x)
+                   for n, x in (("method", "exact"), ("samples", 100_000), ("seed", 0))]
+
+        def attack(*args, method="exact", samples=100_000, seed=0, **stats) -> Outcome:
+            self._keywords_only(args)
+            return self._attack(method, samples, seed, stats)
+
+        attack.__signature__ = inspect.Signature(params, return_annotation=Outcome)  # type: ignore[attr-defined]  # read by inspect.signature
+        attack.__doc__ = f"{self.name}: one resolution ({self.mechanism}; missing stats take their defaults)."
+        attack.__qualname__ = f"{self.key}.attack"
+        d["attack"] = attack
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a MechanismSystem is immutable (cannot set {name!r})")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"a MechanismSystem is immutable (cannot delete {name!r})")
+
+    def __repr__(self) -> str:
+        return f"MechanismSystem({self.key!r}, {self.mechanism!r}, {str(self.path)!r})"
+
+    def __reduce__(self):
+        from . import loads_any
+        return (loads_any, (self.source, str(self.path)))
+
+    def fractions(self, **stats) -> dict:
+        """The mechanism's exact answer for these stats, in Fractions (what :meth:`attack` rounds
+        to floats): for a caller that shows probabilities as a person reads them."""
+        _inputs, env = self._check(stats, arrays=False)
+        self._forbid(env)
+        return self._module.exact(self.spec, env, self.die)
+
+    def _attack(self, method, samples, seed, given) -> Outcome:
+        inputs, env = self._check(given, arrays=False)
+        self._forbid(env)
+        method, samples, rng = v.method_args(method, samples, seed)
+        record = dict(inputs, method=method)
+        words = dict(trial="attack", system_title=self.name, notes=self.notes, label=self.spec.label)
+        if method == "exact":
+            got = self._module.exact(self.spec, env, self.die)
+            pmfs = {got["labels"][k]: _readonly([float(p) for p in x]) for k, x in got["passes"].items()}
+            return Outcome(system=self.key, function="attack", inputs=record, pmf=np.array([float(p) for p in got["pmf"]]),
+                           effects={k: float(x) for k, x in got["effects"].items()}, stage_pmfs=pmfs,
+                           effect_kinds={k: "expected" if k == "rounds_fought" else "probability"
+                                         for k in got["effects"]}, **words)
+        if rng is None:  # method_args gives a Generator for every method but "exact"
+            raise RuntimeError("no random generator for a sampled resolution")
+        record["samples"] = samples
+        per_sample, one_chunk = self._module.sampled(self.spec, env, self.die, rng)
+        tally = pipeline.tally_sampled(samples, per_sample, one_chunk, 2)
+        return pipeline.tally_outcome(self.key, "attack", record, tally, (), **words)
+
+
+def _readonly(values) -> np.ndarray:
+    a = np.array(values, dtype=float)
+    a.setflags(write=False)
+    return a
