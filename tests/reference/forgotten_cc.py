@@ -20,7 +20,8 @@ import numpy as np
 
 from workbench import pipeline
 from workbench import validate as v
-from workbench.dice import DieTest, RollHigh, roll_faces
+from workbench.dice import roll_faces
+from .dice import DieTest, RollHigh
 from workbench.outcome import Outcome
 from workbench.systems.forgotten_cc import (_cc_notes, _cc_stages, _check_cc, _melee_kill_test,
                                            _rounds_stage, _saves)

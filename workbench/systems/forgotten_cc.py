@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import pipeline
 from .. import validate as v
-from ..dice import RollHigh
+from ..rules.die import DieRoll, roll_high
 from ..outcome import Outcome, Stage
 from . import ownfile
 from .forgotten_rules import (ARMOUR, BONUS_RANGE, DAMAGE_V1_DIE, DIE, DUAL, KEY, STAT_RANGE, V1_RANGE, _MINUS,
@@ -30,12 +30,12 @@ __all__ = ["close_combat", "CC_NOTES", "MAX_ROUNDS"]
 MAX_ROUNDS = 20
 
 
-def _melee_kill_test(damage_rule, kill_on, phys, bonus, roll_mod, armour, v1_attack, v1_defence) -> RollHigh:
+def _melee_kill_test(damage_rule, kill_on, phys, bonus, roll_mod, armour, v1_attack, v1_defence) -> DieRoll:
     """One melee damage die. v2: d10 + ATTACK BONUS + roll_mod - armour > PHYS; v1: d6 table + roll_mod."""
     if damage_rule == "v2":
         need = phys + (1 if kill_on == "above" else 0) - bonus - roll_mod + ARMOUR[armour]
-        return RollHigh(target=need, sides=DIE)
-    return RollHigh(target=_v1_need(v1_attack, v1_defence) - roll_mod, sides=DAMAGE_V1_DIE)
+        return roll_high(need, DIE)
+    return roll_high(_v1_need(v1_attack, v1_defence) - roll_mod, DAMAGE_V1_DIE)
 
 
 def _check_cc(kw: dict) -> dict:
@@ -111,7 +111,7 @@ def _check_cc(kw: dict) -> dict:
     return a
 
 
-def _strike(a: dict) -> tuple[RollHigh, int]:
+def _strike(a: dict) -> tuple[DieRoll, int]:
     """The attacker's damage die (the words of the stage "to kill") and its hit modifier."""
     att_hit = (1 if a["facing_away"] else 0) - int(a["outnumbered"]) - int(a["power_attack"]) \
         - int(a["dual_weapons"] == "hit") - int(a["attacker_wounded"]) - int(a["attacker_shocked"])
@@ -140,7 +140,7 @@ def _saves(stat, shocked: bool = False):
     if stat is None:
         return None
     stat = stat + int(shocked)
-    return RollHigh(target=stat, sides=DIE), RollHigh(target=stat + 1, sides=DIE)
+    return roll_high(stat, DIE), roll_high(stat + 1, DIE)
 
 
 CC_NOTE_V1 = (
@@ -338,7 +338,7 @@ def _cc_stages(a: dict, p_through: Fraction, p_down: Fraction) -> tuple[Stage, .
     strike, att_hit = _strike(a)
     d_saves = _saves(a["defender_heroic_save"], a["defender_shocked"])
     n_block = _block_dice(a)
-    one = RollHigh(target=a["attacker_cqc"] - att_hit, sides=DIE)
+    one = roll_high(a["attacker_cqc"] - att_hit, DIE)
     mods = []
     for on, m, text in ((a["facing_away"], 1, "target facing away"), (a["outnumbered"], -1, "outnumbered"),
                         (a["power_attack"], -1, "power attack"), (a["dual_weapons"] == "hit", -1, "dual weapons"),
