@@ -343,7 +343,12 @@ class DashboardServer(Voila):
             PacedRefill().install(self.kernel_manager)
         # websocket_compression_options: permessage-deflate on the kernel websocket (a slider
         # move's messages repeat each other's headers and ids; compressed, they are a fraction)
+        # static_immutable_cache: the lab extensions' files carry their content hash in their
+        # names (remoteEntry.<hash>.js, <chunk>.<hash>.js; a new version is a new name), so the
+        # browser keeps them instead of asking again on every view (Voila serves them no-cache:
+        # a second view was 15 revalidations)
         settings.update(compress_response=True, websocket_compression_options={},
+                        static_immutable_cache=[self.server_url + "voila/labextensions/"],
                         workbench_max_kernels=self.workbench_max_kernels)
         return settings
 
