@@ -26,7 +26,8 @@ Debian's Chromium (``/usr/bin/chromium``) through Playwright, as a viewer would:
   of kernel CPU and <= 4 kB.
 
 Usage: ``.venv/bin/python benchmarks/bench_dashboard.py [--changes N] [--rounds R] [--breakdown]``
-(``--breakdown``: each first view by file and message kind, a move by message kind and direction).
+(``--breakdown``: each first view by file and message kind, and the answers worth compressing that
+were sent uncompressed; a move by message kind and direction).
 """
 from __future__ import annotations
 
@@ -53,6 +54,8 @@ FIRST_VIEW_CPU_RATIO_TARGET = 2.0
 MOVE_KERNEL_MS_TARGET = 8.0
 MOVE_BYTES_TARGET = 4096
 MOVES = 10
+#: answers worth compressing (fonts and images are compressed already)
+COMPRESSIBLE = ("text/", "application/javascript", "application/json", "image/svg+xml")
 REDRAW_TARGET_MS = 150.0
 #: per dashboard, what its first view fetched, by kind (filled by first_views, printed with --breakdown)
 BREAKDOWNS: dict[str, str] = {}
@@ -156,6 +159,7 @@ class Traffic:
         self.ws_out = 0
         self.frames = 0
         self.kinds: dict[tuple[str, str], list[int]] = {}  # (where, kind) -> [count, bytes]
+        self.plain: list[str] = []  # compressible answers sent without Content-Encoding
         page.on("requestfinished", self._finished)
         page.on("websocket", self._socket)
 
@@ -172,6 +176,13 @@ class Traffic:
             return
         self.http += size
         self._count("http", http_kind(request.url), size)
+        try:
+            headers = request.response().headers
+        except Exception:
+            return
+        if (request.url.startswith("http") and headers.get("content-type", "").startswith(COMPRESSIBLE) and "content-encoding" not in headers
+                and sizes["responseBodySize"] > 1024):
+            self.plain.append(f"{http_kind(request.url)} ({sizes['responseBodySize'] / 1e3:.1f} kB)")
 
     def _socket(self, ws):
         def got(payload):
@@ -192,6 +203,7 @@ class Traffic:
     def reset(self) -> None:
         self.http = self.ws_in = self.ws_out = self.frames = 0
         self.kinds = {}
+        self.plain = []
 
     @property
     def ws(self) -> int:
@@ -200,8 +212,9 @@ class Traffic:
     def breakdown(self, per: int = 1, indent: str = "    ") -> str:
         """One line per kind, largest first (counts and bytes divided by ``per``)."""
         rows = sorted(self.kinds.items(), key=lambda kv: -kv[1][1])
-        return "\n".join(f"{indent}{where:6s} {kind:58s} {n / per:5.1f} x  {size / per / 1e3:8.2f} kB"
+        text = "\n".join(f"{indent}{where:6s} {kind:58s} {n / per:5.1f} x  {size / per / 1e3:8.2f} kB"
                          for (where, kind), (n, size) in rows)
+        return text + f"\n{indent}sent uncompressed: {', '.join(self.plain) or 'nothing worth compressing'}"
 
 
 def http_kind(url: str) -> str:
@@ -399,7 +412,9 @@ def _print_renders(renders, times) -> None:
 def _print_costs(blank, views, move) -> None:
     print(f"first view (fresh context, until drawn and settled); empty page: Chromium {blank:.2f} CPU-s")
     print("  (before the workbench's own plot widget: 3.08 MB HTTP + 163 kB websocket, 4.25 CPU-s vs 0.91 empty;")
-    print("   before plotly.js was a static file: changes 1.57 MB HTTP + 551.5 kB websocket, diagnostics 1.49 + 742.6)")
+    print("   before plotly.js was a static file: changes 1.57 MB HTTP + 551.5 kB websocket, diagnostics 1.49 + 742.6;")
+    print("   before MathJax, Font Awesome's font and nbconvert's stylesheet were left out: changes 1.96 MB HTTP +")
+    print("   22.5 kB websocket, compare 1.96 + 18.6, diagnostics 1.99 + 31.1; changes again 32.4 kB + 22.4 kB)")
     print("  (websocket: the bytes on the wire, compressed; in brackets the messages as decoded)")
     for name, (http, ws_payload, cpu, ws) in views.items():
         total = http + ws

@@ -16,6 +16,8 @@ is the server itself (imported only when one starts: importing Voila is slow):
   whose page left shut down (:mod:`workbench.kernelchannel`);
 * :class:`DashboardRender`, Voila's render handler limited to the dashboards
   and to ``--max-kernels`` viewers;
+* :func:`dashboard_page_config`, Voila's ``page_config_hook``: what a page's
+  front end loads (no LaTeX typesetter: :data:`NO_TYPESETTER`);
 * :class:`DashboardServer`, the Voila application configured by traits; its
   ``listen()`` binds first (a taken port is one clear line) and prints the
   links.
@@ -276,6 +278,27 @@ async def _shutdown_if_abandoned(km, kernel_id: str, log) -> None:
         pass
 
 
+#: The LaTeX typesetter a dashboard page gets: none. Voila's front end registers
+#: JupyterLab's MathJax 3 extension and typesets an empty element at start "to
+#: get MathJax loaded" (and every ipywidgets label is typeset): six webpack
+#: chunks, about 170 kB compressed of a first view, and its start-up CPU, for
+#: pages that show no formula. Given a MathJax URL in the page config
+#: (``fullMathjaxUrl``), Voila takes JupyterLab's MathJax 2 extension instead,
+#: which loads that URL as a script at the first typeset and then queues every
+#: typeset on ``MathJax.Hub``: this URL is a script of its own, in the address
+#: (nothing is fetched), whose ``MathJax.Hub`` typesets nothing. (The extension
+#: appends ``?config=...`` to the URL: the final ``//`` makes it a comment.) A
+#: ``$`` in a label stays a dollar sign.
+NO_TYPESETTER = ("data:text/javascript,window.MathJax={Hub:{Config:function(){},Configured:function(){},"
+                 "Queue:function(){},Register:{StartupHook:function(){}}}};//")
+
+
+def dashboard_page_config(page_config: dict, **_context) -> dict:
+    """Voila's ``page_config_hook`` for every dashboard page (rendered or preheated):
+    the page config Voila made, with no LaTeX typesetter (:data:`NO_TYPESETTER`)."""
+    return {**page_config, "fullMathjaxUrl": NO_TYPESETTER, "mathjaxConfig": "none"}
+
+
 #: Voila's routes a viewer must never reach: listings, the contents API and raw files
 #: (the catch-all render route is replaced by one limited to the dashboards)
 DROPPED = (TornadoVoilaTreeHandler, VoilaContentsHandler, AllowListFileHandler)
@@ -302,6 +325,11 @@ class DashboardServer(Voila):
     def _connection_default(self):
         return GuardedConnection
 
+    def initialize(self, argv=None):
+        super().initialize(argv)
+        if self.voila_configuration.page_config_hook is None:  # read by the kernel manager made in start()
+            self.voila_configuration.page_config_hook = dashboard_page_config
+
     def landing_html(self) -> str:
         if self.rule_pages is None:
             return landing_page(self.dashboards, self.landing_extra)
@@ -315,7 +343,12 @@ class DashboardServer(Voila):
             PacedRefill().install(self.kernel_manager)
         # websocket_compression_options: permessage-deflate on the kernel websocket (a slider
         # move's messages repeat each other's headers and ids; compressed, they are a fraction)
+        # static_immutable_cache: the lab extensions' files carry their content hash in their
+        # names (remoteEntry.<hash>.js, <chunk>.<hash>.js; a new version is a new name), so the
+        # browser keeps them instead of asking again on every view (Voila serves them no-cache:
+        # a second view was 15 revalidations)
         settings.update(compress_response=True, websocket_compression_options={},
+                        static_immutable_cache=[self.server_url + "voila/labextensions/"],
                         workbench_max_kernels=self.workbench_max_kernels)
         return settings
 

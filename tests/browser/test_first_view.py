@@ -1,0 +1,92 @@
+"""What a dashboard's first view costs a playtester's phone, on the wire.
+
+A fresh browser (empty cache) opens the Changes, compare and diagnostics
+pages of the session's server through a relay that counts every byte both
+ways (:class:`wirecount.WireCounter`: HTTP with its headers, and the kernel
+websocket as compressed on the wire), until the page's plot is drawn and its
+network is idle; then the same browser opens Changes again.
+
+The issue's target is 1.2 MB; what Voila's own front end fetches whatever the
+page (about 1.0 MB of webpack chunks and the widget extensions) keeps a first
+view above it, so the budget here is today's figure with a little room
+(docs/dashboards.md, "Compressed for phones"): a page that starts fetching
+something heavy again (plotly's whole bundle, MathJax, a font) fails it. A
+page also fails if it loads a lab extension it does not need, fetches a font
+or nbconvert's notebook stylesheet, or is sent a compressible answer
+uncompressed.
+"""
+from __future__ import annotations
+
+import pytest
+
+from browserkit import VIEWPORT
+from wirecount import WireCounter
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
+
+#: a first view, HTTP and websocket, both ways (measured: 1.64 MB for Changes, 1.75 MB for diagnostics)
+FIRST_VIEW_BUDGET = 1.8e6
+#: the same viewer opening a page again: the page itself, its kernel's model and the websocket
+#: (measured: 14 kB HTTP + 22 kB websocket; 55 kB when the lab extensions' files were revalidated)
+SECOND_VIEW_BUDGET = 50e3
+#: each page and the element its plot is drawn in
+PAGES = {"changes": ".wb-plot-dist", "compare": ".wb-plot-compare", "diagnostics": ".wb-plot-heatmap"}
+#: the lab extensions a dashboard needs: ipywidgets' controls, Voila's widget manager for them, anywidget (the plots)
+NEEDED_EXTENSIONS = {"@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8", "anywidget"}
+#: the lab extensions a page loads, as its page config lists them
+LOADED_EXTENSIONS_JS = ("() => JSON.parse(document.getElementById('jupyter-config-data').textContent)"
+                        ".federated_extensions.map(e => e.name)")
+#: answers worth compressing (fonts and images are compressed already)
+COMPRESSIBLE = ("text/", "application/javascript", "application/json", "image/svg+xml")
+
+
+def _open(page, wire, url: str, plot: str) -> tuple[int, list]:
+    """Bytes on the wire (both ways) and the answers of opening ``url`` until its plot is drawn and the network idle."""
+    answers: list = []
+
+    def recorder(answer) -> None:
+        answers.append(answer)
+
+    page.on("response", recorder)
+    wire.reset()
+    page.goto(url, timeout=180_000)
+    page.wait_for_selector(f"{plot} .main-svg", timeout=180_000)
+    page.wait_for_load_state("networkidle", timeout=60_000)
+    page.remove_listener("response", recorder)
+    return wire.http() + wire.ws(), answers
+
+
+def test_first_view_stays_within_its_budget_and_loads_nothing_it_does_not_use(browser, server):
+    problems = []
+    with WireCounter(server.url) as wire:
+        for name, plot in PAGES.items():
+            context = browser.new_context(viewport=VIEWPORT)
+            page = context.new_page()
+            url = wire.url.rstrip("/") + f"/voila/render/{name}.ipynb"
+            total, answers = _open(page, wire, url, plot)
+            loaded = set(page.evaluate(LOADED_EXTENSIONS_JS))
+            if loaded != NEEDED_EXTENSIONS:
+                problems.append(f"{name}: loads the lab extensions {sorted(loaded)}, needs {sorted(NEEDED_EXTENSIONS)}")
+            if total > FIRST_VIEW_BUDGET:
+                problems.append(f"{name}: first view {total / 1e6:.2f} MB > {FIRST_VIEW_BUDGET / 1e6:.1f} MB")
+            for answer in answers:
+                if not answer.url.startswith("http"):
+                    continue  # blob: and data: addresses are made in the page (the plot widget's module)
+                kind = answer.request.resource_type
+                headers = answer.headers
+                if kind == "font":
+                    problems.append(f"{name}: fetched a font the page does not need: {answer.url}")
+                if answer.url.split("?")[0].endswith("/static/index.css"):
+                    problems.append(f"{name}: fetched nbconvert's notebook stylesheet: {answer.url}")
+                size = int(headers.get("content-length") or 0)
+                if (answer.status == 200 and headers.get("content-type", "").startswith(COMPRESSIBLE)
+                        and size > 1024 and headers.get("content-encoding") != "gzip"):
+                    problems.append(f"{name}: {answer.url} ({size} B) was sent uncompressed")
+            if name == "changes":  # the same viewer again: what the browser kept is not fetched
+                server.wait_quiet(timeout=300)
+                again, _ = _open(page, wire, url, plot)
+                if again > SECOND_VIEW_BUDGET:
+                    problems.append(f"changes opened again: {again / 1e3:.0f} kB > {SECOND_VIEW_BUDGET / 1e3:.0f} kB")
+            context.close()
+            server.wait_quiet(timeout=300)  # its kernel's replacement has started before the next page
+    assert not problems, "\n".join(problems)
