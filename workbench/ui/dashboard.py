@@ -39,6 +39,7 @@ from .live import LiveDashboard
 from .looks import page_style
 from .numbers import effect_label, effect_value, expected_text, number_rows
 from .plots import live_figure
+from .plotwidget import Feed, FedHTML
 from .query import MODE_KEY, controls_of, format_query, parse_query as _parse_query_any
 from .specs import Control, Mode, modes_for
 from .stagecharts import StageCharts
@@ -282,25 +283,27 @@ class SystemDashboard(LiveDashboard):
 
         self.error = W.HTML(value="")
         self.error.add_class("wb-error")
-        self.effects = W.HTML(value="")
+        #: every number a recompute changes (plots, headline, Numbers table, link) travels in one message
+        self.feed = Feed()
+        self.effects = FedHTML(value="", feed=self.feed)
         self.effects.add_class("wb-effects")
-        self.headline = W.HTML(value="")
+        self.headline = FedHTML(value="", feed=self.feed)
         self.headline.add_class("wb-headline")
         self._valid_query: str | None = None
         self._error_text = ""
-        self.link = LinkBar()
+        self.link = LinkBar(feed=self.feed)
         self.link.add_class("wb-link")
         from .forum import ForumPanel  # the one-click forum post
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
 
-        self.fig_dist, dist_w = live_figure(None)
-        self.fig_at_least, at_least_w = live_figure(None)
-        self.fig_stages, stages_w = live_figure(None)
+        self.fig_dist, dist_w = live_figure(None, self.feed)
+        self.fig_at_least, at_least_w = live_figure(None, self.feed)
+        self.fig_stages, stages_w = live_figure(None, self.feed)
         dist_w.add_class("wb-plot-dist")
         at_least_w.add_class("wb-plot-at-least")
         stages_w.add_class("wb-plot-stages")
-        self.stage_charts = StageCharts(self._show_error)
+        self.stage_charts = StageCharts(self._show_error, self.feed)
 
         self.profile_picker = None
         if profiles and self.description.profiles is not None:
@@ -480,6 +483,10 @@ class SystemDashboard(LiveDashboard):
         keep the previous plots; on any other error a plain sentence (the
         details go to the server log)."""
         self.recomputes += 1
+        with self.feed.batch():
+            return self._refresh()
+
+    def _refresh(self) -> bool:
         try:
             self.enforce()
             kwargs = self.values()
