@@ -573,6 +573,25 @@ def test_replace_figure_restyles_in_place_and_never_sends_an_empty_plot(monkeypa
     assert fw.delta == {} and "base" in sent[-1][1]["state"]
 
 
+def test_a_plain_figure_is_drawn_as_the_checked_one():
+    """``show(figure, plain=True)`` (a figures dict, not checked again) draws and sends what the checked
+    figure does, and plotly JSON with a NaN or numpy numbers is still made plain when not said plain."""
+    from workbench import figures
+    from workbench.ui.plots import figure_widget
+    dash = SystemDashboard("changes", profiles=False)
+    first, later = dash.current_outcome(), None
+    dash.set_values(bs=2)
+    later = dash.current_outcome()
+    checked, trusted = figure_widget(figures.distribution(first)), figure_widget(None)
+    trusted.show(figures.distribution(first), plain=True)
+    checked.show(figures.distribution(later))
+    trusted.show(figures.distribution(later), plain=True)
+    assert trusted.base == checked.base and trusted.delta == checked.delta and trusted.delta
+    np.testing.assert_allclose(trusted.data[0].y, later.pmf, atol=1e-15)
+    raw = figure_widget({"data": [{"type": "bar", "y": np.array([0.5, np.nan])}], "layout": {}})
+    assert raw.figure["data"][0]["y"] == [0.5, None]
+
+
 def test_a_move_sends_the_page_only_the_new_numbers(monkeypatch):
     """Moving a slider from the page: the control is not echoed back, the
     page gets one message (its feed: each widget's message costs the kernel

@@ -378,10 +378,11 @@ class SystemDashboard(LiveDashboard):
         """The sampled outcome of the overlay (None when it is off)."""
         return self._sampled
 
-    def query_string(self) -> str:
-        """``?mode=shooting&bs=5&...``: a relative link to the current values."""
+    def query_string(self, values: dict[str, Any] | None = None) -> str:
+        """``?mode=shooting&bs=5&...``: a relative link to the current values
+        (``values``: those of :meth:`values`, when the caller has them)."""
         mode = self.mode.key if len(self.modes) > 1 else None
-        return format_query(self.values(), self.specs, mode)
+        return format_query(self.values() if values is None else values, self.specs, mode)
 
     # -- writing -----------------------------------------------------------
 
@@ -504,13 +505,13 @@ class SystemDashboard(LiveDashboard):
             return False
         self.error.value = ""
         self._stale(False)
-        self._update_link()
+        self._update_link(kwargs)
         self._refreshed()
         return True
 
-    def _update_link(self) -> None:
+    def _update_link(self, values: dict[str, Any] | None = None) -> None:
         """The link (and the address bar) to the values of the result on show."""
-        self._valid_query = self.link.query = self.query_string()
+        self._valid_query = self.link.query = self.query_string(values)
 
     def _stale(self, stale: bool) -> None:
         """Grey every result while the controls hold values that give none (the
@@ -526,9 +527,9 @@ class SystemDashboard(LiveDashboard):
 
     # -- figures -----------------------------------------------------------
     def _draw(self, out: Outcome, sampled: Outcome | None) -> None:
-        self.fig_dist.show(figures.distribution(out, sampled))
-        self.fig_at_least.show(figures.at_least(out))
-        self.fig_stages.show(figures.stages(out))
+        self.fig_dist.show(figures.distribution(out, sampled), plain=True)
+        self.fig_at_least.show(figures.at_least(out), plain=True)
+        self.fig_stages.show(figures.stages(out), plain=True)
         self.stage_charts.show(out)
         self.effects.value = self._effects_html(out, sampled)
         self.headline.value = _headline_html(out)

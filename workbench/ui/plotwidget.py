@@ -287,6 +287,10 @@ def _plainly(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))  # dates and the like, as plotly writes them
 
 
+_FLOAT = frozenset({float})
+_ATOMS = frozenset({int, str, bool, type(None)})
+
+
 def _plain(value: Any) -> bool:
     """Whether ``value`` is plotly JSON already (dicts with string keys, lists,
     finite floats, strings, whole numbers, booleans, None): checked on every
@@ -295,7 +299,10 @@ def _plain(value: Any) -> bool:
     if kind is dict:
         return all(type(k) is str and _plain(v) for k, v in value.items())
     if kind is list or kind is tuple:
-        return all(map(_plain, value))
+        kinds = set(map(type, value))  # a trace's numbers are of one kind: checked at C speed
+        if kinds == _FLOAT:
+            return all(map(math.isfinite, value))
+        return kinds <= _ATOMS or all(map(_plain, value))
     if kind is float:
         return math.isfinite(value)
     if value is None or kind is str or kind is int or kind is bool:
@@ -397,11 +404,12 @@ class Plot(Fed, anywidget.AnyWidget):
         """The figure the browser draws, as plotly JSON."""
         return merge(self.base, self.delta or None) if self.base else {"data": [], "layout": {}}
 
-    def show(self, figure: Any) -> None:
+    def show(self, figure: Any, *, plain: bool = False) -> None:
         """Draw ``figure``: with the traces of the figure on show (as many, of
         the same types), only what differs from the first is sent; otherwise
-        the whole figure replaces it."""
-        fig = as_json(figure)
+        the whole figure replaces it. ``plain``: the figure is plotly JSON
+        already (a :mod:`workbench.figures` dict), so it is not checked."""
+        fig = {"data": figure["data"], "layout": figure["layout"]} if plain else as_json(figure)
         if self.library is None:
             self.library = PlotlyLibrary.shared(self._bundle or _bundle_for(fig["data"]))
         if self.base and _same_traces(self.base.get("data", []), fig["data"]):

@@ -81,5 +81,5 @@ class StageCharts:
             self.plot.add_class("wb-plot-stage")
             self.box.children = (self.plot,)
         else:
-            self.plot.show(figure)
+            self.plot.show(figure, plain=True)
         self._drawn = out
