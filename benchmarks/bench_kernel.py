@@ -22,7 +22,10 @@ kernel: a slider whose observer updates one HTML widget, and one updating as
 many widgets as the dashboard does per move, so that the ratio shows what
 the dashboard adds over the messages themselves. Kill-6's page (a rule file,
 four steps) is moved with its "Stage by stage" section folded and open: what
-the stage charts add to a move once a viewer opens them. Run:
+the stage charts add to a move once a viewer opens them. "messages out"
+counts what the kernel publishes per move: its busy and idle status and the
+widget messages (a system page's numbers travel in one, its feed: see
+``workbench.ui.plotwidget.Feed``). Run:
 ``.venv/bin/python benchmarks/bench_kernel.py`` (``--quick``: Changes only;
 ``--moves``: the slider moves only).
 """

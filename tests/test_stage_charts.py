@@ -23,7 +23,7 @@ from workbench import figures, rules, systems
 from workbench.teach import pct
 from workbench.ui import SystemDashboard
 from workbench.ui.stagecharts import SECTION_TITLE
-from widgetkit import sent_messages
+from widgetkit import received, sent_messages
 
 RULES = Path(__file__).resolve().parents[1] / "rules"
 
@@ -142,11 +142,13 @@ def test_folded_the_section_costs_nothing_opened_it_draws_a_chart_per_step(monke
         assert_same(y, w)
 
     # open: a move sends the plot its new numbers and titles only, as one message
+    before = dict(dash.feed.frame)
     sent = sent_messages(monkeypatch)
     dash.controls["shots"].set_state({"value": 2})
-    moved = [m for w, m in sent if w is section.plot]
-    assert len(moved) == 1 and set(moved[0]["state"]) == {"delta"}
-    delta = moved[0]["state"]["delta"]
+    moved = received(sent, section.plot, before)
+    assert len(moved) == 1 and set(moved[0]) == {"delta"}
+    assert [w for w, m in sent] == [dash.feed]  # in the page's one message
+    delta = moved[0]["delta"]
     assert set(delta) <= {"data", "layout"}
     for key, change in delta.get("layout", {}).items():
         assert key == "annotations" or key.startswith("xaxis"), key
@@ -159,9 +161,11 @@ def test_folded_the_section_costs_nothing_opened_it_draws_a_chart_per_step(monke
 
     # folded again: a move sends the plot nothing; opened, it shows the current result
     section.widget.set_state({"selected_index": None})
+    before = dict(dash.feed.frame)
     sent.clear()
     dash.controls["shots"].set_state({"value": 1})
     assert not [m for w, m in sent if w is section.plot or w is section.box]
+    assert not received(sent, section.plot, before)
     section.widget.set_state({"selected_index": 0})
     for (_label, _x, y), w in zip(charts(section.plot.figure), brute_stage_pmfs(KILL6_STAGES, 1)):
         assert_same(y, w)

@@ -25,7 +25,7 @@ from workbench.ui import CompareDashboard, SystemDashboard, compare_kwargs, conc
 from workbench.ui.dashboard import SAMPLED_SAMPLES, SAMPLED_SEED, plain_words
 from workbench.ui.plotwidget import Plot
 from workbench.controls import RESERVED
-from widgetkit import sent_messages
+from widgetkit import received, sent_messages
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = ("changes", "forgotten", "gunfire", "antares")
@@ -573,31 +573,80 @@ def test_replace_figure_restyles_in_place_and_never_sends_an_empty_plot(monkeypa
     assert fw.delta == {} and "base" in sent[-1][1]["state"]
 
 
+def test_a_plain_figure_is_drawn_as_the_checked_one():
+    """``show(figure, plain=True)`` (a figures dict, not checked again) draws and sends what the checked
+    figure does, and plotly JSON with a NaN or numpy numbers is still made plain when not said plain."""
+    from workbench import figures
+    from workbench.ui.plots import figure_widget
+    dash = SystemDashboard("changes", profiles=False)
+    first, later = dash.current_outcome(), None
+    dash.set_values(bs=2)
+    later = dash.current_outcome()
+    checked, trusted = figure_widget(figures.distribution(first)), figure_widget(None)
+    trusted.show(figures.distribution(first), plain=True)
+    checked.show(figures.distribution(later))
+    trusted.show(figures.distribution(later), plain=True)
+    assert trusted.base == checked.base and trusted.delta == checked.delta and trusted.delta
+    np.testing.assert_allclose(trusted.data[0].y, later.pmf, atol=1e-15)
+    raw = figure_widget({"data": [{"type": "bar", "y": np.array([0.5, np.nan])}], "layout": {}})
+    assert raw.figure["data"][0]["y"] == [0.5, None]
+
+
 def test_a_move_sends_the_page_only_the_new_numbers(monkeypatch):
-    """Moving a slider from the page: the control is not echoed back, each
-    plot gets only its changed numbers and titles (never its styles, its
-    JavaScript or plotly.js), and the numbers are the exact chances:
-    gunfire BS 4 against Ev 3 on a d10 hits on 5+ (6/10), AP 3 against AV 3
-    gets through on 6+ (5/10): 3 shots at 3 models are a binomial(3, 3/10)."""
+    """Moving a slider from the page: the control is not echoed back, the
+    page gets one message (its feed: each widget's message costs the kernel
+    as much as the numbers), in which each plot gets only its changed numbers
+    and titles (never its styles, its JavaScript or plotly.js), and the
+    numbers are the exact chances: gunfire BS 4 against Ev 3 on a d10 hits
+    on 5+ (6/10), AP 3 against AV 3 gets through on 6+ (5/10): 3 shots at 3
+    models are a binomial(3, 3/10)."""
     from workbench.ui.plotwidget import PlotlyLibrary
     dash = SystemDashboard("gunfire", profiles=False)
     dash.set_values(die=10, bs=4, ev=3, ap=3, av=3, shots=2, models=3)
+    before = dict(dash.feed.frame)
     sent = sent_messages(monkeypatch)
     dash.controls["shots"].set_state({"value": 3})  # what the page sends when the slider is let go
     assert not [m for w, m in sent if w is dash.controls["shots"]]  # no echo of the viewer's own value
-    plots = {dash.fig_dist, dash.fig_at_least, dash.fig_stages}
+    assert [w for w, m in sent] == [dash.feed] and set(sent[0][1]["state"]) == {"frame"}
+    plots = [dash.fig_dist, dash.fig_at_least, dash.fig_stages]
+    got = {p: received(sent, p, before) for p in plots}
     for w, m in sent:
         assert not isinstance(w, PlotlyLibrary)
-        if w in plots:
-            assert set(m["state"]) == {"delta"}
-            changed = set(m["state"]["delta"].get("layout", {}))
+    for states in got.values():
+        for st in states:
+            assert set(st) == {"delta"}
+            changed = set(st["delta"].get("layout", {}))
             assert changed <= {"title"}, changed
-            for trace in m["state"]["delta"].get("data", {}).values():
+            for trace in st["delta"].get("data", {}).values():
                 assert set(trace) <= {"x", "y", "text", "customdata"}, trace
-    assert {w for w, m in sent} & plots == {dash.fig_dist, dash.fig_at_least}  # the stages did not change
+    assert {p for p in plots if got[p]} == {dash.fig_dist, dash.fig_at_least}  # the stages did not change
+    assert [len(got[p]) for p in plots[:2]] == [1, 1]
+    assert received(sent, dash.headline, before) and received(sent, dash.link, before)
     np.testing.assert_allclose(dash.fig_dist.data[0].y, binomial(3, Fraction(6, 10) * Fraction(5, 10)), atol=1e-12)
-    size = sum(len(json.dumps(m["state"])) for w, m in sent if w in plots)
+    size = sum(len(json.dumps(st)) for states in got.values() for st in states)
     assert size < 1500, size  # the numbers of a few bars and two titles, not a figure
+
+
+def test_a_fed_widget_shows_its_entry_and_an_unfed_one_syncs_its_own_trait():
+    """A dashboard's plots, headline, Numbers table and link send nothing of
+    their own: the feed's frame holds each one's current value under its key
+    (what the page draws), and a redraw that changes nothing sends nothing. A
+    plot without a feed still syncs its own ``delta``."""
+    from workbench.ui.plots import figure_widget
+    dash = SystemDashboard("changes", profiles=False)
+    dash.set_values(bs=3)
+    for w, trait in ((dash.fig_dist, "delta"), (dash.headline, "value"), (dash.effects, "value"),
+                     (dash.link, "query")):
+        assert trait not in w.keys and "feed" in w.keys and "key" in w.keys
+        assert dash.feed.frame[w.key] == getattr(w, trait)
+    assert len({w.key for w in (dash.fig_dist, dash.fig_at_least, dash.fig_stages, dash.headline, dash.link)}) == 5
+    assert "bs=3" in dash.feed.frame[dash.link.key]
+    assert "On average <b>" in dash.feed.frame[dash.headline.key]
+    frame = dash.feed.frame
+    dash.refresh()
+    assert dash.feed.frame is frame  # nothing changed: no new frame, no message
+    alone = figure_widget({"data": [{"type": "bar", "y": [1]}], "layout": {}})
+    assert alone.feed is None and "delta" in alone.keys
 
 
 def test_the_plots_and_the_exported_figure_are_one_description():

@@ -3,7 +3,9 @@
 * On a slider move the browser sends the kernel the control's new value and
   nothing else: the plots never write back (no plot layout or trace
   messages), and the kernel answers with the new numbers only (no echo of the
-  value, no plot styles, no plotly.js). On the wire (counted by a relay
+  value, no plot styles, no plotly.js), all in one message (the page's
+  feed, which every plot, the headline, the Numbers table and the link
+  read their numbers from). On the wire (counted by a relay
   between the browser and the server: the websocket is compressed, and
   Playwright sees its messages decompressed) the move is a few hundred
   bytes, under the 4 kB a move may cost.
@@ -72,7 +74,8 @@ def test_a_slider_move_sends_only_the_new_value(page, server):
     assert not [s for s in states if s.get("method") == "echo_update"]  # the value is not echoed back
     keys = {k for s in states for k in s.get("state", {})}
     assert not keys & {"base", "_esm", "code", "library", "config"}, keys  # numbers only, no figure or library
-    assert "delta" in keys
+    assert keys == {"frame"}, keys  # the page's numbers (plots, headline, table, link) in its feed's one message
+    assert len([s for s in states if s.get("method") == "update"]) == 1, states
     decoded = sum(len(f) for f in got) + sum(len(f) for f in sent)
     assert decoded < 12_000, decoded  # the plots, the numbers, the link: not the 57 kB of a plotly FigureWidget
     assert 0 < on_wire <= MOVE_WIRE_BYTES, (on_wire, decoded)  # compressed, what a phone's connection carries

@@ -39,6 +39,7 @@ from .live import LiveDashboard
 from .looks import page_style
 from .numbers import effect_label, effect_value, expected_text, number_rows
 from .plots import live_figure
+from .plotwidget import Feed, FedHTML
 from .query import MODE_KEY, controls_of, format_query, parse_query as _parse_query_any
 from .specs import Control, Mode, modes_for
 from .stagecharts import StageCharts
@@ -282,25 +283,27 @@ class SystemDashboard(LiveDashboard):
 
         self.error = W.HTML(value="")
         self.error.add_class("wb-error")
-        self.effects = W.HTML(value="")
+        #: every number a recompute changes (plots, headline, Numbers table, link) travels in one message
+        self.feed = Feed()
+        self.effects = FedHTML(value="", feed=self.feed)
         self.effects.add_class("wb-effects")
-        self.headline = W.HTML(value="")
+        self.headline = FedHTML(value="", feed=self.feed)
         self.headline.add_class("wb-headline")
         self._valid_query: str | None = None
         self._error_text = ""
-        self.link = LinkBar()
+        self.link = LinkBar(feed=self.feed)
         self.link.add_class("wb-link")
         from .forum import ForumPanel  # the one-click forum post
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
 
-        self.fig_dist, dist_w = live_figure(None)
-        self.fig_at_least, at_least_w = live_figure(None)
-        self.fig_stages, stages_w = live_figure(None)
+        self.fig_dist, dist_w = live_figure(None, self.feed)
+        self.fig_at_least, at_least_w = live_figure(None, self.feed)
+        self.fig_stages, stages_w = live_figure(None, self.feed)
         dist_w.add_class("wb-plot-dist")
         at_least_w.add_class("wb-plot-at-least")
         stages_w.add_class("wb-plot-stages")
-        self.stage_charts = StageCharts(self._show_error)
+        self.stage_charts = StageCharts(self._show_error, self.feed)
 
         self.profile_picker = None
         if profiles and self.description.profiles is not None:
@@ -375,10 +378,11 @@ class SystemDashboard(LiveDashboard):
         """The sampled outcome of the overlay (None when it is off)."""
         return self._sampled
 
-    def query_string(self) -> str:
-        """``?mode=shooting&bs=5&...``: a relative link to the current values."""
+    def query_string(self, values: dict[str, Any] | None = None) -> str:
+        """``?mode=shooting&bs=5&...``: a relative link to the current values
+        (``values``: those of :meth:`values`, when the caller has them)."""
         mode = self.mode.key if len(self.modes) > 1 else None
-        return format_query(self.values(), self.specs, mode)
+        return format_query(self.values() if values is None else values, self.specs, mode)
 
     # -- writing -----------------------------------------------------------
 
@@ -480,6 +484,10 @@ class SystemDashboard(LiveDashboard):
         keep the previous plots; on any other error a plain sentence (the
         details go to the server log)."""
         self.recomputes += 1
+        with self.feed.batch():
+            return self._refresh()
+
+    def _refresh(self) -> bool:
         try:
             self.enforce()
             kwargs = self.values()
@@ -497,13 +505,13 @@ class SystemDashboard(LiveDashboard):
             return False
         self.error.value = ""
         self._stale(False)
-        self._update_link()
+        self._update_link(kwargs)
         self._refreshed()
         return True
 
-    def _update_link(self) -> None:
+    def _update_link(self, values: dict[str, Any] | None = None) -> None:
         """The link (and the address bar) to the values of the result on show."""
-        self._valid_query = self.link.query = self.query_string()
+        self._valid_query = self.link.query = self.query_string(values)
 
     def _stale(self, stale: bool) -> None:
         """Grey every result while the controls hold values that give none (the
@@ -519,9 +527,9 @@ class SystemDashboard(LiveDashboard):
 
     # -- figures -----------------------------------------------------------
     def _draw(self, out: Outcome, sampled: Outcome | None) -> None:
-        self.fig_dist.show(figures.distribution(out, sampled))
-        self.fig_at_least.show(figures.at_least(out))
-        self.fig_stages.show(figures.stages(out))
+        self.fig_dist.show(figures.distribution(out, sampled), plain=True)
+        self.fig_at_least.show(figures.at_least(out), plain=True)
+        self.fig_stages.show(figures.stages(out), plain=True)
         self.stage_charts.show(out)
         self.effects.value = self._effects_html(out, sampled)
         self.headline.value = _headline_html(out)

@@ -18,12 +18,14 @@ from __future__ import annotations
 import anywidget
 import traitlets
 
+from .plotwidget import FEED_JS, Fed
+
 __all__ = ["LinkBar"]
 
 _ESM = r"""
-function relative(model) {
+function relative(model, feed) {
   const here = new URLSearchParams(window.location.search);
-  const next = new URLSearchParams(String(model.get("query") || "").replace(/^\?/, ""));
+  const next = new URLSearchParams(String(fedValue(model, feed, "query") || "").replace(/^\?/, ""));
   for (const key of model.get("keep") || []) {
     if (here.has(key) && !next.has(key)) next.set(key, here.get(key));
   }
@@ -68,8 +70,12 @@ function render({ model, el }) {
   status.setAttribute("aria-live", "polite");
   el.append(label, link, " ", button, " ", status);
 
+  let feed = null;
+  let shown = null;
   const update = () => {
-    const rel = relative(model);
+    const rel = relative(model, feed);
+    if (rel === shown) { return; }
+    shown = rel;
     link.setAttribute("href", rel);
     link.textContent = new URL(rel, window.location.href).href;
     status.textContent = "";
@@ -87,8 +93,14 @@ function render({ model, el }) {
   const refit = () => setTimeout(() => window.dispatchEvent(new Event("resize")), 50);
   model.on("change:query", update);
   model.on("change:refit", refit);
-  update();
-  return () => { model.off("change:query", update); model.off("change:refit", refit); };
+  let gone = false;
+  feedModel(model).then((f) => { if (gone) { return; } feed = f; if (f) { f.on("change:frame", update); } update(); });
+  return () => {
+    gone = true;
+    model.off("change:query", update);
+    model.off("change:refit", refit);
+    if (feed) { feed.off("change:frame", update); }
+  };
 }
 
 export default { render };
@@ -102,13 +114,16 @@ _CSS = """
 """
 
 
-class LinkBar(anywidget.AnyWidget):
+class LinkBar(Fed, anywidget.AnyWidget):
     """``query``: the dashboard's values as ``?name=value&...``; ``keep``:
     keys of the page's own address to carry over; ``follow``: whether the
     address bar follows ``query``; ``refit``: bump it to make the page's
-    plots fit their width again (after a tab with plots is shown)."""
+    plots fit their width again (after a tab with plots is shown); ``feed``:
+    the page's :class:`~workbench.ui.plotwidget.Feed`, which then carries
+    ``query``."""
 
-    _esm = _ESM
+    _fed = "query"
+    _esm = FEED_JS + _ESM
     _css = _CSS
     query = traitlets.Unicode("").tag(sync=True)
     keep = traitlets.List(traitlets.Unicode(), default_value=["token"]).tag(sync=True)

@@ -12,24 +12,25 @@ from typing import Any, Iterator
 
 import ipywidgets as W
 
-from .plotwidget import Plot
+from .plotwidget import Feed, Plot
 
 __all__ = ["live_figure", "replace_figure", "figures_in", "widgets_in", "no_null_tooltips", "show_widget",
            "figure_widget", "Plot"]
 
 
-def figure_widget(figure: Any = None, *, bundle: str | None = None) -> Plot:
+def figure_widget(figure: Any = None, *, bundle: str | None = None, feed: Feed | None = None) -> Plot:
     """A :class:`Plot` of ``figure`` (a :mod:`workbench.figures` dict or a
     plotly figure), CSS class ``wb-plot``, as wide as its place on the page.
-    ``bundle``: ``"cartesian"`` on a page that shows a heatmap (one library per page)."""
-    return Plot(figure, bundle=bundle)
+    ``bundle``: ``"cartesian"`` on a page that shows a heatmap (one library per page);
+    ``feed``: the page's :class:`~workbench.ui.plotwidget.Feed`, which then carries its numbers."""
+    return Plot(figure, bundle=bundle, feed=feed)
 
 
-def live_figure(figure: Any) -> tuple[Plot, Plot]:
+def live_figure(figure: Any, feed: Feed | None = None) -> tuple[Plot, Plot]:
     """``(figure, widget)``: the object to update and the widget to put on the
     page (the same :class:`Plot`; the pair keeps the dashboards' code
     independent of how figures are shown)."""
-    fw = figure_widget(figure)
+    fw = figure_widget(figure, feed=feed)
     return fw, fw
 
 

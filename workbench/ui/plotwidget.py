@@ -18,6 +18,13 @@ see VENDORED.md there), so a page works offline and loads no CDN.
   gzip-compressed, as a binary buffer over the kernel's websocket.
   ``"basic"`` (scatter, bar, pie) draws every plot; ``"cartesian"`` (adds
   heatmap, histogram, box, contour) a page that shows a heatmap.
+* :class:`Feed` carries the numbers of a whole page in one message per
+  recompute: a plot made with ``feed=`` (and a :class:`FedHTML`, a
+  :class:`~workbench.ui.link.LinkBar`) sends its changing trait (``delta``,
+  ``value``, ``query``) through the page's feed instead of a message of its
+  own, and the dashboard sends the feed once when its recompute is over
+  (:meth:`Feed.batch`). Each widget message costs a kernel as much CPU as a
+  few small plots' numbers, so a move sends one, not six.
 """
 from __future__ import annotations
 
@@ -32,11 +39,13 @@ from importlib import resources
 from collections.abc import Mapping
 from typing import Any
 
+import contextlib
+
 import anywidget
 import ipywidgets as W
 import traitlets as T
 
-__all__ = ["Plot", "PlotlyLibrary", "BUNDLES", "as_json", "diff", "merge", "library_route", "LIBRARY_ENV",
+__all__ = ["Plot", "PlotlyLibrary", "Feed", "Fed", "FedHTML", "FEED_JS", "BUNDLES", "as_json", "diff", "merge", "library_route", "LIBRARY_ENV",
            "LIBRARY_PATH"]
 
 #: bundle name -> vendored file (workbench/ui/static/)
@@ -117,6 +126,148 @@ class PlotlyLibrary(anywidget.AnyWidget):
 _LIBRARIES: dict[str, PlotlyLibrary] = {}
 
 
+class Feed(anywidget.AnyWidget):
+    """The numbers of a page, one message per recompute. ``frame`` maps each
+    fed widget's ``key`` to the current value of its fed trait; the page's
+    fed widgets read their own entry (never shown itself, never written by
+    the page). :meth:`post` sets one entry; inside :meth:`batch` the entries
+    are gathered and sent together at its end (nothing when none changed)."""
+
+    _esm = T.Unicode("export default {};").tag(sync=True)
+    frame = T.Dict().tag(sync=True)
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(**kwargs)
+        self._held = 0
+        self._pending: dict[str, Any] = {}
+        self._keys = 0
+
+    def new_key(self) -> str:
+        self._keys += 1
+        return str(self._keys)
+
+    def post(self, key: str, value: Any) -> None:
+        """The entry of ``key`` is now ``value`` (sent now, or at the end of the batch)."""
+        self._pending[key] = value
+        if not self._held:
+            self._flush()
+
+    @contextlib.contextmanager
+    def batch(self):
+        """Gather every :meth:`post` until the end; then send the frame once."""
+        self._held += 1
+        try:
+            yield self
+        finally:
+            self._held -= 1
+            if not self._held:
+                self._flush()
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        frame = {**self.frame, **self._pending}
+        self._pending = {}
+        if frame != self.frame:
+            self.frame = frame
+
+    def set_state(self, sync_data):
+        """The page never changes the feed: only the kernel does."""
+        return None
+
+
+#: what a fed widget's JavaScript uses: ``feedModel(model)`` (the page's Feed model, or null)
+#: and ``fedValue(model, feed, trait)`` (its own entry when fed, else its own trait)
+FEED_JS = r"""
+async function feedModel(model) {
+  const ref = model.get("feed");
+  if (!ref) { return null; }
+  const id = String(ref).replace(/^IPY_MODEL_/, "");
+  for (let i = 0; ; i++) {  // the feed's model may be registered after this one's
+    try { return await model.widget_manager.get_model(id); } catch (err) {
+      if (i > 6000) { throw err; }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+function fedValue(model, feed, trait) {
+  if (!feed) { return model.get(trait); }
+  return (feed.get("frame") || {})[model.get("key")];
+}
+"""
+
+
+class Fed(W.DOMWidget):
+    """A widget whose trait named by ``_fed`` travels through a :class:`Feed`
+    when one is given (``feed=``): that trait is then not synced on its own
+    (its changes are posted to the feed under ``key``); without a feed it is
+    synced as usual. Mixed into an anywidget before it."""
+
+    _fed = ""
+    feed = T.Instance(Feed, allow_none=True).tag(sync=True, **W.widget_serialization)
+    key = T.Unicode("").tag(sync=True)
+
+    def __init__(self, *args: Any, feed: Feed | None = None, **kwargs: Any):
+        self._by_feed = feed is not None  # read by the synced keys' default, which anywidget reads first
+        if feed is not None:
+            kwargs.setdefault("key", feed.new_key())
+        super().__init__(*args, feed=feed, **kwargs)
+        if feed is not None:
+            feed.post(self.key, getattr(self, self._fed))
+            self.observe(lambda change: feed.post(self.key, change.new), names=self._fed)
+
+    @T.default("keys")
+    def _default_keys(self):
+        names = [name for name in self.traits(sync=True)]
+        return [n for n in names if n != self._fed] if self._by_feed else names
+
+
+class FedHTML(Fed, anywidget.AnyWidget):
+    """HTML on the page (as ``ipywidgets.HTML``: ``value``, the same CSS
+    classes), whose ``value`` travels through the page's :class:`Feed`."""
+
+    _fed = "value"
+    _esm = T.Unicode(FEED_JS + r"""
+function render({ model, el }) {
+  el.classList.add("widget-html", "widget-inline-hbox");
+  const box = document.createElement("div");
+  box.className = "widget-html-content";
+  el.appendChild(box);
+  let feed = null;
+  let shown = null;
+  const update = () => {
+    const value = String(fedValue(model, feed, "value") || "");
+    if (value !== shown) { shown = value; box.innerHTML = value; }
+  };
+  // its CSS classes follow the model's (the results are greyed while the settings give none)
+  let classes = [];
+  const restyle = () => {
+    const now = model.get("_dom_classes") || [];
+    for (const c of classes) { if (!now.includes(c)) { el.classList.remove(c); } }
+    for (const c of now) { el.classList.add(c); }
+    classes = now.slice();
+  };
+  restyle();
+  model.on("change:value", update);
+  model.on("change:_dom_classes", restyle);
+  let gone = false;
+  feedModel(model).then((f) => { if (gone) { return; } feed = f; if (f) { f.on("change:frame", update); } update(); });
+  return () => {
+    gone = true;
+    model.off("change:value", update);
+    model.off("change:_dom_classes", restyle);
+    if (feed) { feed.off("change:frame", update); }
+  };
+}
+export default { render };
+""").tag(sync=True)
+    value = T.Unicode("").tag(sync=True)
+
+    def set_state(self, sync_data):
+        """The page never changes the text: only the kernel does."""
+        return None
+
+
 def as_json(figure: Any) -> dict[str, Any]:
     """A figure as plain plotly JSON (lists, floats, strings): a dict of
     :mod:`workbench.figures` passes as it is; a plotly ``Figure`` (or a dict
@@ -151,6 +302,10 @@ def _plainly(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))  # dates and the like, as plotly writes them
 
 
+_FLOAT = frozenset({float})
+_ATOMS = frozenset({int, str, bool, type(None)})
+
+
 def _plain(value: Any) -> bool:
     """Whether ``value`` is plotly JSON already (dicts with string keys, lists,
     finite floats, strings, whole numbers, booleans, None): checked on every
@@ -159,7 +314,10 @@ def _plain(value: Any) -> bool:
     if kind is dict:
         return all(type(k) is str and _plain(v) for k, v in value.items())
     if kind is list or kind is tuple:
-        return all(map(_plain, value))
+        kinds = set(map(type, value))  # a trace's numbers are of one kind: checked at C speed
+        if kinds == _FLOAT:
+            return all(map(math.isfinite, value))
+        return kinds <= _ATOMS or all(map(_plain, value))
     if kind is float:
         return math.isfinite(value)
     if value is None or kind is str or kind is int or kind is bool:
@@ -226,7 +384,7 @@ def _bundle_for(data: list[dict]) -> str:
     return "basic" if all(t.get("type", "scatter") in BASIC_TYPES for t in data) else "cartesian"
 
 
-class Plot(anywidget.AnyWidget):
+class Plot(Fed, anywidget.AnyWidget):
     """One plot of a dashboard. ``Plot(figure)``, then ``show(figure)`` for
     each new figure (a :mod:`workbench.figures` dict or a plotly ``Figure``).
 
@@ -236,17 +394,19 @@ class Plot(anywidget.AnyWidget):
     building them costs time, the dashboards never do). ``bundle`` picks the
     plotly.js bundle: ``"basic"``, ``"cartesian"``, or ``None`` to pick by
     the first figure's trace types. The CSS class ``wb-plot`` makes it as
-    wide as its place on the page (:mod:`workbench.ui.looks`).
+    wide as its place on the page (:mod:`workbench.ui.looks`). ``feed``:
+    the page's :class:`Feed`, which then carries ``delta``.
     """
 
-    _esm = T.Unicode(_static("plot.js").decode("utf-8")).tag(sync=True)
+    _fed = "delta"
+    _esm = T.Unicode(FEED_JS + _static("plot.js").decode("utf-8")).tag(sync=True)
     base = T.Dict().tag(sync=True)
     delta = T.Dict().tag(sync=True)
     config = T.Dict(CONFIG).tag(sync=True)
     library = T.Instance(PlotlyLibrary, allow_none=True).tag(sync=True, **W.widget_serialization)
 
-    def __init__(self, figure: Any = None, *, bundle: str | None = None, **kwargs: Any):
-        super().__init__(**kwargs)
+    def __init__(self, figure: Any = None, *, bundle: str | None = None, feed: Feed | None = None, **kwargs: Any):
+        super().__init__(feed=feed, **kwargs)
         self._bundle = bundle
         self.add_class("wb-plot")
         if bundle is not None:  # known now: a plot shown empty and drawn later finds its library when it renders
@@ -259,11 +419,12 @@ class Plot(anywidget.AnyWidget):
         """The figure the browser draws, as plotly JSON."""
         return merge(self.base, self.delta or None) if self.base else {"data": [], "layout": {}}
 
-    def show(self, figure: Any) -> None:
+    def show(self, figure: Any, *, plain: bool = False) -> None:
         """Draw ``figure``: with the traces of the figure on show (as many, of
         the same types), only what differs from the first is sent; otherwise
-        the whole figure replaces it."""
-        fig = as_json(figure)
+        the whole figure replaces it. ``plain``: the figure is plotly JSON
+        already (a :mod:`workbench.figures` dict), so it is not checked."""
+        fig = {"data": figure["data"], "layout": figure["layout"]} if plain else as_json(figure)
         if self.library is None:
             self.library = PlotlyLibrary.shared(self._bundle or _bundle_for(fig["data"]))
         if self.base and _same_traces(self.base.get("data", []), fig["data"]):

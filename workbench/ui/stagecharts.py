@@ -21,7 +21,7 @@ import ipywidgets as W
 from .. import figures
 from ..outcome import Outcome
 from . import guard
-from .plotwidget import Plot
+from .plotwidget import Feed, Plot
 
 __all__ = ["StageCharts", "SECTION_TITLE"]
 
@@ -34,10 +34,13 @@ class StageCharts:
     plot (``plot``, CSS class ``wb-plot-stage``, None until the section is
     first opened: a chart per step of the outcome on show). :meth:`show`
     gives it each new outcome; ``opened`` says whether a viewer has it open;
-    ``on_error(text)`` shows a message when drawing on opening fails."""
+    ``on_error(text)`` shows a message when drawing on opening fails;
+    ``feed``: the page's :class:`~workbench.ui.plotwidget.Feed`, which then
+    carries the plot's numbers."""
 
-    def __init__(self, on_error: Callable[[str], None] = lambda text: None) -> None:
+    def __init__(self, on_error: Callable[[str], None] = lambda text: None, feed: Feed | None = None) -> None:
         self._on_error = on_error
+        self._feed = feed
         self.box = W.Box([], layout=W.Layout(display="flex", max_width="100%"))
         self.box.add_class("wb-stage-charts")
         note = W.HTML("<p class='wb-stage-note'>For each step, the chance that exactly that many of all the "
@@ -74,9 +77,9 @@ class StageCharts:
             return
         figure = figures.stage_by_stage(out)
         if self.plot is None:
-            self.plot = Plot(figure, bundle="basic")
+            self.plot = Plot(figure, bundle="basic", feed=self._feed)
             self.plot.add_class("wb-plot-stage")
             self.box.children = (self.plot,)
         else:
-            self.plot.show(figure)
+            self.plot.show(figure, plain=True)
         self._drawn = out

@@ -6,6 +6,10 @@
 // the browser); in a notebook without that server its `code`, the bundle
 // gzip-compressed. Either is run once per page however many plots share it.
 // The view never writes to its model: nothing goes back to the kernel.
+// A plot of a dashboard gets its `delta` from the page's feed (one model that
+// carries all of a page's numbers in one message per move: `feedModel` and
+// `fedValue`, prepended by workbench/ui/plotwidget.py); it then redraws only
+// when its own entry changed.
 
 const KEY = "__workbenchPlotly";
 
@@ -170,10 +174,11 @@ function render({ model, el }) {
   let queued = false;
   let gone = false;
   let drawnWidth = 0;
+  let feed;  // undefined until known: null (no feed) or the page's feed model
   const draw = () => {
     queued = false;
-    if (!Plotly || gone) { return; }
-    const fig = merge(model.get("base") || {}, model.get("delta") || {});
+    if (!Plotly || gone || feed === undefined) { return; }
+    const fig = merge(model.get("base") || {}, fedValue(model, feed, "delta") || {});
     const width = Math.round(el.getBoundingClientRect().width);
     const [traces, fitted] = readable(fig.data || [], { ...(fig.layout || {}) }, width);
     const layout = wrapped(fitted, width);
@@ -187,6 +192,16 @@ function render({ model, el }) {
   };
   model.on("change:base", later);
   model.on("change:delta", later);
+  let fedSeen = null;
+  const fedChanged = () => {
+    const entry = JSON.stringify(fedValue(model, feed, "delta") || {});
+    if (entry !== fedSeen) { fedSeen = entry; later(); }
+  };
+  feedModel(model).then((f) => {
+    feed = f;
+    if (f && !gone) { f.on("change:frame", fedChanged); }
+    fedChanged();
+  });
   let lastWidth = 0;
   const resized = new ResizeObserver(() => {
     const width = Math.round(el.getBoundingClientRect().width);
@@ -200,6 +215,7 @@ function render({ model, el }) {
   return () => {
     gone = true;
     resized.disconnect();
+    if (feed) { feed.off("change:frame", fedChanged); }
     if (Plotly) { Plotly.purge(div); }
   };
 }
