@@ -54,43 +54,13 @@ def test_every_browser_test_module_is_marked_server_or_browser():
         assert head and ("pytest.mark.server" in head.group(1) or "pytest.mark.browser" in head.group(1)), path.name
 
 
-def test_loadgroup_keeps_a_group_in_one_worker(tmp_path):
+def test_loadgroup_keeps_a_group_and_each_shared_server_in_one_worker(tmp_path):
     """With pytest 9 and pytest-xdist 3.8 an ``xdist_group`` is silently ignored
-    unless tests/conftest.py carries xdist's group id over: six tests of one
-    group must all run in one worker."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    here = Path(__file__).parent
-    (tmp_path / "conftest.py").write_text(
-        "import importlib.util\n"
-        f"spec = importlib.util.spec_from_file_location('shared_conftest', {str(here / 'conftest.py')!r})\n"
-        "mod = importlib.util.module_from_spec(spec)\n"
-        f"import sys; sys.path.insert(0, {str(here)!r})\n"
-        "spec.loader.exec_module(mod)\n"
-        "pytest_collection_modifyitems = mod.pytest_collection_modifyitems\n")
-    out = tmp_path / "workers.txt"
-    (tmp_path / "test_group.py").write_text(
-        "import os, pytest\n"
-        "@pytest.mark.xdist_group('one')\n"
-        "@pytest.mark.parametrize('i', range(6))\n"
-        "def test_in_group(i):\n"
-        f"    with open({str(out)!r}, 'a') as f:\n"
-        "        f.write(os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n")
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup",
-                          "-p", "no:cacheprovider", "-o", "addopts=", str(tmp_path)],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
-    workers = out.read_text().split()
-    assert len(workers) == 6 and len(set(workers)) == 1, workers
-
-
-def test_the_slow_part_keeps_each_shared_server_in_one_worker_and_uses_both(tmp_path):
-    """`make test`'s slow part on two workers: every test of the session's server (the
-    fixture, or a module one of whose tests uses it, reached by ``getfixturevalue`` too)
-    runs in one worker, each module starting its own server in one worker, and the
-    other worker is not left idle."""
+    unless tests/conftest.py carries xdist's group id over: six tests of one group
+    must all run in one worker. And `make test`'s slow part on two workers: every
+    test of the session's server (the fixture, or a module one of whose tests uses
+    it, reached by ``getfixturevalue`` too) runs in one worker, each module
+    starting its own server in one worker, and the other worker is not left idle."""
     import subprocess
     import sys
 
@@ -115,7 +85,7 @@ def test_the_slow_part_keeps_each_shared_server_in_one_worker_and_uses_both(tmp_
         (tmp_path / f"test_{name}.py").write_text(
             "import pytest\nfrom conftest import record\npytestmark = pytest.mark.server\n"
             "@pytest.mark.parametrize('i', range(3))\n"
-            f"def test_uses_it(server, i):\n    record('session')\n")
+            "def test_uses_it(server, i):\n    record('session')\n")
     (tmp_path / "test_mixed.py").write_text(  # as test_serving: one test names it, one reaches it by name
         "import pytest\nfrom conftest import record\npytestmark = pytest.mark.server\n"
         "def test_by_name(request):\n    request.getfixturevalue('server'); record('session')\n"
@@ -125,11 +95,17 @@ def test_the_slow_part_keeps_each_shared_server_in_one_worker_and_uses_both(tmp_
             "import pytest\nfrom conftest import record\npytestmark = pytest.mark.server\n"
             "@pytest.mark.parametrize('i', range(2))\n"
             f"def test_own(i):\n    record({name!r})\n")
+    (tmp_path / "test_group.py").write_text(
+        "import pytest\nfrom conftest import record\n"
+        "@pytest.mark.xdist_group('one')\n"
+        "@pytest.mark.parametrize('i', range(6))\n"
+        "def test_in_group(i):\n    record('one')\n")
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup",
                           "-p", "no:cacheprovider", "-o", "addopts=", str(tmp_path)],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     rows = [ln.split() for ln in out.read_text().splitlines()]
+    assert sum(what == "one" for what, _ in rows) == 6 and len({w for what, w in rows if what == "one"}) == 1, rows
     by_what: dict[str, set[str]] = {}
     for what, worker in rows:
         by_what.setdefault(what, set()).add(worker)
