@@ -189,8 +189,8 @@ def test_an_option_wins_over_its_environment_variable(monkeypatch):
     ("MAX_KERNELS", "0", "MAX_KERNELS: expected an integer from 1 to 10000"),
     ("MAX_KERNELS", "many", "MAX_KERNELS: expected an integer from 1 to 10000"),
     ("POOL_SIZE", "33", "POOL_SIZE: expected an integer from 0 to 32"),
-    ("RELEASE_AFTER", "1", "RELEASE_AFTER: expected an integer from 2 to 3600"),
-    ("RELEASE_AFTER", "soon", "RELEASE_AFTER: expected an integer from 2 to 3600"),
+    ("RELEASE_AFTER", "14", "RELEASE_AFTER: expected an integer from 15 to 3600"),
+    ("RELEASE_AFTER", "soon", "RELEASE_AFTER: expected an integer from 15 to 3600"),
 ])
 def test_main_names_a_bad_environment_value_and_exits_2(monkeypatch, capsys, env, value, message):
     monkeypatch.setenv(env, value)

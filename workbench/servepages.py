@@ -29,8 +29,10 @@ DISCONNECT_GRACE = 15.0
 #: never connected is released within this (the culler of ``voila.json``: 20 s idle,
 #: checked every 10 s)
 BUSY_RETRY_S = 30
-#: the fewest and most seconds ``--release-after`` accepts (the culler needs a second to idle and one to look)
-RELEASE_AFTER_RANGE = (2, 3600)
+#: the fewest and most seconds ``--release-after`` accepts: the culler also counts a kernel that is
+#: still starting as idle, and one culled before its page is served leaves that page loading forever,
+#: so the idle part (two thirds) must outlast a kernel's start on a busy machine
+RELEASE_AFTER_RANGE = (15, 3600)
 
 
 def cull_settings(release_after: int = BUSY_RETRY_S) -> dict[str, int]:
