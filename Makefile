@@ -25,7 +25,8 @@ BASE_URL ?=
 WORKBENCH_TOKEN ?=
 MAX_KERNELS ?=
 POOL_SIZE ?=
-export HOST PORT BASE_URL WORKBENCH_TOKEN MAX_KERNELS POOL_SIZE
+RELEASE_AFTER ?=
+export HOST PORT BASE_URL WORKBENCH_TOKEN MAX_KERNELS POOL_SIZE RELEASE_AFTER
 # `make lab` only: NO_BROWSER=1 leaves the browser closed (the URL is printed); PORT= picks its port
 NO_BROWSER ?=
 
@@ -80,18 +81,23 @@ run: setup
 # The tests: `make test` runs every one (what CI runs, .ci/run); `make test-fast`
 # leaves out what is slow by nature (the markers of pyproject.toml: browser, server,
 # notebook, packaging), for an engineer's inner loop. `make lint` runs first: ruff,
-# then mypy. The fast tests run on every core (pytest-xdist; at most TEST_WORKERS);
-# `make test` then runs the slow ones in one process, alone on the machine: a server,
-# its kernels and a browser already use every core of a small machine, and pages
-# that competed with other tests for them ran past their timeouts. Both parts always
-# run, and `make test` fails if either did; the slow part ends with its 15 slowest tests.
+# then mypy. The fast tests run on every core (pytest-xdist; at most TEST_WORKERS).
+# `make test` then runs the slow ones on SLOW_WORKERS workers (2), in groups
+# (tests/conftest.py, --dist loadgroup): every test of the session's dashboard server
+# in one worker, each module that starts its own servers, kernels or builds in one
+# group, so that the other worker runs those meanwhile. Their waits are for a
+# condition, with timeouts that only bound a failure, so a busy machine makes them
+# slower, never red. Both parts always run, and `make test` fails if either did;
+# the slow part ends with its 15 slowest tests.
 TEST_WORKERS ?= 4
+SLOW_WORKERS ?= 2
 PYTEST_PARALLEL := -n auto --maxprocesses=$(TEST_WORKERS) --dist loadgroup
+PYTEST_SLOW := -n $(SLOW_WORKERS) --dist loadgroup
 FAST := not browser and not server and not notebook and not packaging
 
 test: setup-test browser nginx lint
 	@$(PY) -m pytest $(PYTEST_PARALLEL) -m "$(FAST)"; fast=$$?; \
-	$(PY) -m pytest -m "not ($(FAST))" --durations=15; slow=$$?; \
+	$(PY) -m pytest $(PYTEST_SLOW) -m "not ($(FAST))" --durations=15; slow=$$?; \
 	echo "== fast tests: exit $$fast; slow tests (browser, server, notebook, packaging): exit $$slow"; \
 	[ $$fast -eq 0 ] && [ $$slow -eq 0 ]
 

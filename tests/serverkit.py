@@ -43,7 +43,8 @@ class ServerProcess:
     def __init__(self, port: int = 0, notebooks: Path | None = None, pool_size: int = 1,
                  dashboards=DASHBOARDS, timeout: float = 120.0, host: str | None = None,
                  base_url: str | None = None, token: str | None = None, max_kernels: int | None = None,
-                 extra_args: tuple[str, ...] = (), env: dict | None = None, rule_pages: bool = True):
+                 extra_args: tuple[str, ...] = (), env: dict | None = None, rule_pages: bool = True,
+                 release_after: int | None = None):
         import subprocess
         import threading
 
@@ -52,7 +53,8 @@ class ServerProcess:
         self.token = token
         argv = [sys.executable, "-m", "workbench.serve", "--port", str(port), "--pool-size", str(pool_size)]
         for flag, value in (("--notebooks", notebooks), ("--host", host), ("--base-url", base_url),
-                            ("--token", token), ("--max-kernels", max_kernels)):
+                            ("--token", token), ("--max-kernels", max_kernels),
+                            ("--release-after", release_after)):
             if value is not None:
                 argv += [flag, str(value)]
         if tuple(dashboards) != DASHBOARDS or not rule_pages:  # a --dashboards list serves no rule-file page
@@ -71,7 +73,7 @@ class ServerProcess:
                                             if ln.startswith("Dashboards served at ")), None), timeout)
 
     #: environment variables of the options: a test's server gets only what it is given
-    ENV_OPTIONS = ("PORT", "HOST", "BASE_URL", "WORKBENCH_TOKEN", "MAX_KERNELS", "POOL_SIZE")
+    ENV_OPTIONS = ("PORT", "HOST", "BASE_URL", "WORKBENCH_TOKEN", "MAX_KERNELS", "POOL_SIZE", "RELEASE_AFTER")
 
     def kernels(self) -> int:
         """How many kernels the server runs now (its child processes)."""

@@ -26,12 +26,16 @@ def test_the_slow_markers_are_registered_and_test_fast_leaves_them_out():
 
 
 def test_make_test_runs_the_fast_part_then_the_slow_part_and_fails_if_either_fails():
-    """`make test` = every test once: the fast ones in parallel, then the slow ones
-    (exactly the rest) in one process; its status is bad when either part's is."""
+    """`make test` = every test once: the fast ones on every core, then the slow ones
+    (exactly the rest) on their own workers, grouped by what they share (--dist
+    loadgroup); its status is bad when either part's is."""
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", makefile, re.M).group(1)
     fast, slow = recipe.index('-m "$(FAST)"'), recipe.index('-m "not ($(FAST))"')
     assert fast < slow and "$(PYTEST_PARALLEL)" in recipe[:slow] and "$(PYTEST_PARALLEL)" not in recipe[slow:]
+    slow_line = recipe[slow:].split("\n")[0] + recipe[:slow].rsplit("\n", 1)[-1]
+    assert "$(PYTEST_SLOW)" in slow_line
+    assert re.search(r"^PYTEST_SLOW := -n \$\(SLOW_WORKERS\) --dist loadgroup$", makefile, re.M)
     assert "fast=$$?" in recipe and "slow=$$?" in recipe
     assert recipe.rstrip().endswith("[ $$fast -eq 0 ] && [ $$slow -eq 0 ]")
 
@@ -50,33 +54,62 @@ def test_every_browser_test_module_is_marked_server_or_browser():
         assert head and ("pytest.mark.server" in head.group(1) or "pytest.mark.browser" in head.group(1)), path.name
 
 
-def test_loadgroup_keeps_a_group_in_one_worker(tmp_path):
+def test_loadgroup_keeps_a_group_and_each_shared_server_in_one_worker(tmp_path):
     """With pytest 9 and pytest-xdist 3.8 an ``xdist_group`` is silently ignored
-    unless tests/conftest.py carries xdist's group id over: six tests of one
-    group must all run in one worker."""
+    unless tests/conftest.py carries xdist's group id over: six tests of one group
+    must all run in one worker. And `make test`'s slow part on two workers: every
+    test of the session's server (the fixture, or a module one of whose tests uses
+    it, reached by ``getfixturevalue`` too) runs in one worker, each module
+    starting its own server in one worker, and the other worker is not left idle."""
     import subprocess
     import sys
-    from pathlib import Path
 
     here = Path(__file__).parent
+    out = tmp_path / "workers.txt"
+    record = (f"def record(what):\n"
+              f"    with open({str(out)!r}, 'a') as f:\n"
+              "        f.write(what + ' ' + os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n")
     (tmp_path / "conftest.py").write_text(
-        "import importlib.util\n"
+        "import importlib.util, os, pytest\n"
         f"spec = importlib.util.spec_from_file_location('shared_conftest', {str(here / 'conftest.py')!r})\n"
         "mod = importlib.util.module_from_spec(spec)\n"
         f"import sys; sys.path.insert(0, {str(here)!r})\n"
         "spec.loader.exec_module(mod)\n"
-        "pytest_collection_modifyitems = mod.pytest_collection_modifyitems\n")
-    out = tmp_path / "workers.txt"
+        "pytest_collection_modifyitems = mod.pytest_collection_modifyitems\n"
+        + record +
+        "@pytest.fixture(scope='session')\n"
+        "def server():\n"
+        "    record('session-start')\n"
+        "    return 'srv'\n")
+    for name in ("pages", "links"):
+        (tmp_path / f"test_{name}.py").write_text(
+            "import pytest\nfrom conftest import record\npytestmark = pytest.mark.server\n"
+            "@pytest.mark.parametrize('i', range(3))\n"
+            "def test_uses_it(server, i):\n    record('session')\n")
+    (tmp_path / "test_mixed.py").write_text(  # as test_serving: one test names it, one reaches it by name
+        "import pytest\nfrom conftest import record\npytestmark = pytest.mark.server\n"
+        "def test_by_name(request):\n    request.getfixturevalue('server'); record('session')\n"
+        "def test_named(server):\n    record('session')\n")
+    for name in ("own_a", "own_b"):
+        (tmp_path / f"test_{name}.py").write_text(
+            "import pytest\nfrom conftest import record\npytestmark = pytest.mark.server\n"
+            "@pytest.mark.parametrize('i', range(2))\n"
+            f"def test_own(i):\n    record({name!r})\n")
     (tmp_path / "test_group.py").write_text(
-        "import os, pytest\n"
+        "import pytest\nfrom conftest import record\n"
         "@pytest.mark.xdist_group('one')\n"
         "@pytest.mark.parametrize('i', range(6))\n"
-        "def test_in_group(i):\n"
-        f"    with open({str(out)!r}, 'a') as f:\n"
-        "        f.write(os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n")
+        "def test_in_group(i):\n    record('one')\n")
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup",
                           "-p", "no:cacheprovider", "-o", "addopts=", str(tmp_path)],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
-    workers = out.read_text().split()
-    assert len(workers) == 6 and len(set(workers)) == 1, workers
+    rows = [ln.split() for ln in out.read_text().splitlines()]
+    assert sum(what == "one" for what, _ in rows) == 6 and len({w for what, w in rows if what == "one"}) == 1, rows
+    by_what: dict[str, set[str]] = {}
+    for what, worker in rows:
+        by_what.setdefault(what, set()).add(worker)
+    assert sum(what == "session" for what, _ in rows) == 8 and len(by_what["session"]) == 1, rows
+    assert sum(what == "session-start" for what, _ in rows) == 1, rows  # the session server started once
+    assert len(by_what["own_a"]) == len(by_what["own_b"]) == 1, rows
+    assert len({w for _, w in rows}) == 2, rows  # both workers had work

@@ -103,9 +103,29 @@ def test_committed_voila_config_is_read_only_and_preheated():
     cull = conf["MappingKernelManager"]
     assert cull["cull_connected"] is False and cull["cull_busy"] is False
     assert cull["cull_idle_timeout"] + cull["cull_interval"] <= serve.BUSY_RETRY_S
+    # --release-after's default is exactly this culler
+    assert serve.cull_settings() == {k: cull[k] for k in ("cull_idle_timeout", "cull_interval")}
     # a busy machine delivers a cell's outputs seconds after its reply: nbclient's 4 s default
     # dropped the dashboard's whole output (a blank page) for 5-10 of 16 simultaneous viewers
     assert conf["VoilaExecutor"]["iopub_timeout"] >= 60
+
+
+def test_a_shorter_release_still_idles_first_and_never_outlasts_its_number():
+    """``--release-after S``: a kernel idle for the culler's timeout is released at its next
+    look, at most S seconds after it went idle; it idles at least half of S (never culled
+    while a slow page is still connecting, within a second of being served)."""
+    low, high = serve.RELEASE_AFTER_RANGE
+    for release_after in (*range(low, 200), high):
+        cull = serve.cull_settings(release_after)
+        idle, every = cull["cull_idle_timeout"], cull["cull_interval"]
+        assert idle >= 1 and every >= 1 and isinstance(idle, int) and isinstance(every, int)
+        assert idle + every == release_after and idle >= release_after / 2, release_after
+
+
+def test_the_busy_page_says_the_servers_own_wait():
+    assert "Try again in 30 seconds" in serve.notice_page("busy")[1]
+    status, page = serve.notice_page("busy", 6)
+    assert status == 503 and "Try again in 6 seconds" in page and "{retry}" not in page
 
 
 def test_template_drops_every_cdn_link_of_the_stock_lab_template():
@@ -169,6 +189,8 @@ def test_an_option_wins_over_its_environment_variable(monkeypatch):
     ("MAX_KERNELS", "0", "MAX_KERNELS: expected an integer from 1 to 10000"),
     ("MAX_KERNELS", "many", "MAX_KERNELS: expected an integer from 1 to 10000"),
     ("POOL_SIZE", "33", "POOL_SIZE: expected an integer from 0 to 32"),
+    ("RELEASE_AFTER", "14", "RELEASE_AFTER: expected an integer from 15 to 3600"),
+    ("RELEASE_AFTER", "soon", "RELEASE_AFTER: expected an integer from 15 to 3600"),
 ])
 def test_main_names_a_bad_environment_value_and_exits_2(monkeypatch, capsys, env, value, message):
     monkeypatch.setenv(env, value)

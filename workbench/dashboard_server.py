@@ -214,7 +214,8 @@ class DashboardRender(TornadoVoilaHandler):
     async def get(self, path=None):
         limit = self.settings.get("workbench_max_kernels") or 0
         if limit and viewer_kernels(self.kernel_manager) >= limit:
-            refuse(self, "busy", **{"Retry-After": str(BUSY_RETRY_S)})
+            retry = self.settings.get("workbench_release_after") or BUSY_RETRY_S
+            refuse(self, "busy", retry, **{"Retry-After": str(retry)})
             return
         self.xsrf_token  # noqa: B018 - reading it sets the _xsrf cookie
         return await super().get(path)
@@ -312,6 +313,7 @@ class DashboardServer(Voila):
     landing_extra = ""  # the rule files that are not served, with why (workbench.rulepages)
     rule_pages = None  # the staged rule-file pages (workbench.rulepages.RulePages), listed as they are now
     workbench_max_kernels: int = 0
+    workbench_release_after: int = BUSY_RETRY_S  # a never-connected page's kernel is released within this (s)
 
     @default("config_file_paths")
     def _config_file_paths_default(self):
@@ -349,7 +351,8 @@ class DashboardServer(Voila):
         # a second view was 15 revalidations)
         settings.update(compress_response=True, websocket_compression_options={},
                         static_immutable_cache=[self.server_url + "voila/labextensions/"],
-                        workbench_max_kernels=self.workbench_max_kernels)
+                        workbench_max_kernels=self.workbench_max_kernels,
+                        workbench_release_after=self.workbench_release_after)
         return settings
 
     def init_handlers(self):

@@ -20,6 +20,8 @@ option                    variable            meaning
 ``--max-kernels``         ``MAX_KERNELS``     viewers' kernels at once; the next viewer gets 503
 ``--pool-size``           ``POOL_SIZE``       preheated kernels per dashboard (default: 1 for the first
                                               page on loopback, none for the others; 2 per page elsewhere)
+``--release-after``       ``RELEASE_AFTER``   seconds within which the kernel of a page that never
+                                              connects is released (default 30; the busy page's wait)
 ========================  ==================  =====================================================
 
 * a landing page at ``<base>`` links each dashboard at
@@ -43,7 +45,7 @@ option                    variable            meaning
   a taken kernel is replaced at once, one replacement at a time, and only
   during a burst of viewers once they stop arriving (:mod:`workbench.kernelpool`);
   a kernel whose page never connects is culled within about
-  :data:`BUSY_RETRY_S` seconds; a closed page frees its
+  :data:`BUSY_RETRY_S` seconds (``--release-after``); a closed page frees its
   kernel (Voila's shutdown beacon, which carries the ``_xsrf`` cookie the
   page is now given; and, if the beacon never comes, a kernel whose last
   websocket closed is shut down after :data:`DISCONNECT_GRACE` seconds), and
@@ -86,8 +88,8 @@ from .dashboards import DASHBOARDS, Dashboard
 from .errors import InputError
 from .resources import data_dir
 from .servepages import (BUSY_RETRY_S, DISCONNECT_GRACE, NOTICES, TEMPLATE_DIR, TEMPLATE_ROOT,  # noqa: F401 - the server's names
-                         TOKEN_COOKIE, VOILA_DIR, landing_page, notice_page, refuse, shutdown_every_kernel,
-                         token_cookie_value)
+                         RELEASE_AFTER_RANGE, TOKEN_COOKIE, VOILA_DIR, cull_settings, landing_page, notice_page,
+                         refuse, shutdown_every_kernel, token_cookie_value)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = data_dir("notebooks")  # the checkout's notebooks/, or their copy in an installed wheel
@@ -374,6 +376,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
                                                           "(default: $POOL_SIZE, else 1 for the first page on "
                                                           f"loopback and {SHARED_POOL_SIZE} per page elsewhere; "
                                                           "each ~150 MB)")
+    parser.add_argument("--release-after", default=None,
+                        help="seconds within which the kernel of a page that never connects (a link preview, "
+                             f"a script) is released, {RELEASE_AFTER_RANGE[0]}-{RELEASE_AFTER_RANGE[1]} "
+                             f"(default: $RELEASE_AFTER or {BUSY_RETRY_S}; the busy page says to try again then)")
     args = parser.parse_args(argv)
     try:
         port = resolve_port(args.port)
@@ -382,6 +388,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         token = resolve_token(args.token)
         max_kernels = resolve_int(args.max_kernels, "MAX_KERNELS", "max-kernels", DEFAULT_MAX_KERNELS, 1, 10_000)
         pool_size = resolve_int(args.pool_size, "POOL_SIZE", "pool-size", None, 0, MAX_POOL_SIZE)
+        release_after = resolve_int(args.release_after, "RELEASE_AFTER", "release-after", BUSY_RETRY_S,
+                                    *RELEASE_AFTER_RANGE)
         dashboards = select_dashboards(args.dashboards)
         if token is None and not is_loopback(host) and not args.public:
             token = secrets.token_urlsafe(24)
@@ -428,6 +436,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         app.port = port
         app.token = token  # read by the identity provider (workbench.dashboard_server.TokenIdentity)
         app.workbench_max_kernels = max_kernels
+        app.workbench_release_after = release_after
+        if release_after != BUSY_RETRY_S:  # voila.json's culler is the default's
+            for name, value in cull_settings(release_after).items():
+                setattr(app.config.MappingKernelManager, name, value)
         pools = pool_plan(pool_size, host, dashboards)
         app.voila_configuration.default_pool_size = pools["default"]
         app.voila_configuration.preheat_kernel = any(n > 0 for n in pools.values())

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from .dashboards import DASHBOARDS
 
-__all__ = ["VOILA_DIR", "TEMPLATE_ROOT", "TEMPLATE_DIR", "DISCONNECT_GRACE", "BUSY_RETRY_S", "TOKEN_COOKIE",
-           "landing_page", "NOTICES", "notice_page", "refuse", "shutdown_every_kernel", "token_cookie_value"]
+__all__ = ["VOILA_DIR", "TEMPLATE_ROOT", "TEMPLATE_DIR", "DISCONNECT_GRACE", "BUSY_RETRY_S", "RELEASE_AFTER_RANGE",
+           "cull_settings", "TOKEN_COOKIE", "landing_page", "NOTICES", "notice_page", "refuse", "shutdown_every_kernel", "token_cookie_value"]
 
 VOILA_DIR = Path(__file__).resolve().parent / "voila"
 TEMPLATE_ROOT = VOILA_DIR / "share"  # a Jupyter data dir: voila/templates/workbench
@@ -29,6 +29,18 @@ DISCONNECT_GRACE = 15.0
 #: never connected is released within this (the culler of ``voila.json``: 20 s idle,
 #: checked every 10 s)
 BUSY_RETRY_S = 30
+#: the fewest and most seconds ``--release-after`` accepts: the culler also counts a kernel that is
+#: still starting as idle, and one culled before its page is served leaves that page loading forever,
+#: so the idle part (two thirds) must outlast a kernel's start on a busy machine
+RELEASE_AFTER_RANGE = (15, 3600)
+
+
+def cull_settings(release_after: int = BUSY_RETRY_S) -> dict[str, int]:
+    """Jupyter Server's culler (``MappingKernelManager``) for kernels whose page
+    never connected, released within ``release_after`` seconds of going idle:
+    two thirds idle time, one third between two looks (30 s: 20 s idle, every 10 s)."""
+    idle = max(1, release_after * 2 // 3)
+    return {"cull_idle_timeout": idle, "cull_interval": max(1, release_after - idle)}
 TOKEN_COOKIE = "workbench_token"
 
 
@@ -49,23 +61,25 @@ NOTICES = {
               "These dashboards are shared with a token. Open the full link you were given "
               "(it ends with ?token=...), or ask the person who shared it for that link."),
     "busy": (503, "The dashboards are busy",
-             f"Too many people are using the dashboards right now. Try again in {BUSY_RETRY_S} seconds: "
+             "Too many people are using the dashboards right now. Try again in {retry} seconds: "
              "a place is freed as soon as someone closes a dashboard."),
 }
 
 
-def notice_page(kind: str) -> tuple[int, str]:
-    """``(status, html)`` of a refused request's page (``kind``: ``token`` or ``busy``)."""
+def notice_page(kind: str, retry: int = BUSY_RETRY_S) -> tuple[int, str]:
+    """``(status, html)`` of a refused request's page (``kind``: ``token`` or
+    ``busy``; a busy page says to try again in ``retry`` seconds)."""
     status, title, text = NOTICES[kind]
+    text = text.format(retry=retry)
     page = string.Template(NOTICE_TEMPLATE.read_text(encoding="utf-8")).substitute(
         title=html.escape(title), text=html.escape(text))
     return status, page
 
 
-def refuse(handler, kind: str, **headers: str) -> None:
+def refuse(handler, kind: str, retry: int = BUSY_RETRY_S, **headers: str) -> None:
     """Answer ``handler``'s request with the refusal page of ``kind`` (never
     cached), plus ``headers`` (``WWW-Authenticate``, ``Retry-After``)."""
-    status, page = notice_page(kind)
+    status, page = notice_page(kind, retry)
     handler.set_status(status)
     for name, value in headers.items():
         handler.set_header(name, value)

@@ -172,3 +172,57 @@ def idle_after(*msg_ids: str):
                 and m.get("content", {}).get("execution_state") == "idle"}
         return set(msg_ids) <= idle
     return done
+
+
+def request(url: str, method: str = "GET", headers: dict | None = None, body: bytes | None = None,
+            timeout: float = 120):
+    """``(status, text, headers)`` of one request, redirects not followed."""
+    import http.client
+
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        conn.request(method, parts.path + (f"?{parts.query}" if parts.query else ""), body=body,
+                     headers=headers or {})
+        resp = conn.getresponse()
+        return resp.status, resp.read().decode("utf-8", "replace"), resp.headers
+    finally:
+        conn.close()
+
+
+def preheated_taken(srv, notebook: str) -> int:
+    """How many viewers of ``notebook`` got a preheated kernel so far."""
+    return sum("Using pre-heated kernel" in ln and ln.endswith(notebook) for ln in srv.log)
+
+
+def check_a_link_with_values_restores_them(browser, srv) -> None:
+    """A preheated kernel reads its viewer's link over the server's link channel
+    (``voila/query/<kernel id>``), dialling the server itself: on a host other than
+    127.0.0.1 (127.0.0.2 stands for a LAN address, being loopback on Linux), under a
+    prefix, with and without an access token, the page shows the link's values, never
+    silently its starting ones (test_serving and test_serving_own, one server each)."""
+    from workbench.ui.query import LINK_UNREAD
+
+    assert srv.url.startswith("http://127.0.0.2:")
+    taken = preheated_taken(srv, "changes.ipynb")
+    srv.wait_pools({"changes.ipynb": taken + 1}, timeout=300)  # a preheated kernel waits for this viewer
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_default_timeout(120_000)
+        token = f"&token={srv.token}" if srv.token else ""
+        page.goto(srv.url + f"voila/render/changes.ipynb?bs=8&shots=6{token}")
+        page.wait_for_selector(".wb-slider-bs .widget-readout")
+        page.wait_for_selector(".wb-link .wb-link-href")
+        assert preheated_taken(srv, "changes.ipynb") == taken + 1, "the page did not get a preheated kernel"
+        assert (readout(page, "bs"), readout(page, "shots")) == ("8", "6"), \
+            page.inner_text("body")[:600] + "\n" + "\n".join(srv.log[-20:])
+        assert LINK_UNREAD not in page.inner_text("body")
+        if srv.token:
+            assert srv.token not in page.url
+    finally:
+        context.close()
+
+
+def readout(page, name: str) -> str:
+    return page.inner_text(f".wb-slider-{name} .widget-readout").strip()

@@ -54,7 +54,7 @@ def test_a_before_and_after_link_shows_the_heatmaps_and_movers_and_follows_a_sli
     assert "flat 4 helps most at BS 9+" in page.inner_text(".wb-verdict")
 
     press_slider(page, "shots", "ArrowRight")
-    page.wait_for_function("() => window.location.search.includes('shots=9')", timeout=30_000)
+    page.wait_for_function("() => window.location.search.includes('shots=9')", timeout=120_000)
     z2, _ = drawn_z(page, raw)
     link = page.get_attribute(".wb-link .wb-link-href", "href")
     np.testing.assert_allclose(z2, expected_z(link), atol=1e-9)

@@ -155,5 +155,5 @@ def test_a_dead_kernel_tells_the_viewer_to_reload(page, server):
     assert page.locator("#wb-lost").count() == 0  # nothing said while all is well
     kernel_id = page.evaluate("JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId")
     kernel_process(server, kernel_id).kill()
-    page.wait_for_selector("#wb-lost", timeout=30_000)
+    page.wait_for_selector("#wb-lost", timeout=120_000)
     assert LOST in page.inner_text("#wb-lost")

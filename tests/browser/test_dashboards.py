@@ -221,9 +221,9 @@ def test_diagnostics_dashboard_sweeps_as_a_slider_moves(page, server):
     """The design-diagnostics page renders offline, and moving its
     shots slider redraws the sweep heatmap with the new expected removals."""
     page.goto(f"{server.url}voila/render/diagnostics.ipynb")
-    page.wait_for_selector(".wb-plot-heatmap .main-svg", timeout=60_000)
+    page.wait_for_selector(".wb-plot-heatmap .main-svg", timeout=180_000)
     z_js = "el => JSON.stringify((el._fullData || []).map(t => t.z))"
-    before = wait_changed(page, ".wb-plot-heatmap", z_js, "", timeout=60_000)
+    before = wait_changed(page, ".wb-plot-heatmap", z_js, "", timeout=180_000)
     assert readout(page, "shots") == "10"
     press_slider(page, "shots", "ArrowRight")
     after = wait_changed(page, ".wb-plot-heatmap", z_js, before)
@@ -259,12 +259,12 @@ def test_army_list_pickers_load_on_choice_and_never_disagree_with_the_sliders(pa
     _choose(page, ".wb-profile-attacker select", rever.name)
     _choose(page, ".wb-profile-target select", rever.name)
     page.wait_for_function("want => document.querySelector('.wb-slider-acc .widget-readout').textContent.trim() === want",
-                           arg=str(rever["acc"]), timeout=30_000)
-    wait_plot_changed(page, ".wb-plot-dist", plot0, timeout=30_000)
+                           arg=str(rever["acc"]), timeout=120_000)
+    wait_plot_changed(page, ".wb-plot-dist", plot0, timeout=120_000)
     page.wait_for_function("() => document.querySelector('.wb-profile-message').innerText.includes('Loaded')")
     press_slider(page, "acc", "ArrowLeft" if rever["acc"] > 0 else "ArrowRight")
     page.wait_for_function("() => document.querySelector('.wb-profile-attacker select').selectedOptions[0].text"
-                           ".replace(/\\u00a0/g, ' ') === 'custom values'", timeout=30_000)
+                           ".replace(/\\u00a0/g, ' ') === 'custom values'", timeout=120_000)
     for which in ("weapon", "target"):
         assert _choice(page, f".wb-profile-{which} select") == "custom values"
     assert "custom" in page.inner_text(".wb-profile-message")

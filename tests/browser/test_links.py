@@ -57,7 +57,7 @@ def test_the_address_bar_follows_the_sliders_and_a_copied_link_restores_them(pag
     bars = dist_bars(page)[1]
 
     other = page.context.new_page()
-    other.set_default_timeout(60_000)
+    other.set_default_timeout(180_000)
     other.goto(copied)
     other.wait_for_selector(".wb-plot-dist .main-svg")
     wait_plot_changed(other, ".wb-plot-dist", "")
@@ -122,7 +122,7 @@ def test_every_bad_link_keeps_a_working_page_with_a_message(page, server, name):
     # and a slider still redraws the plot with the exact result of the page's values
     plot0 = wait_plot_changed(page, ".wb-plot-dist", "")
     press_slider(page, "shots", "ArrowRight")
-    assert wait_plot_changed(page, ".wb-plot-dist", plot0, timeout=30_000) != plot0
+    assert wait_plot_changed(page, ".wb-plot-dist", plot0, timeout=120_000) != plot0
     assert readout(page, "shots") == "4"
     wait_address(page, "shots=4")
     assert_bars_become(page, exact_pmf("changes", urllib.parse.urlsplit(page.url).query))
@@ -134,7 +134,7 @@ def test_every_bad_link_keeps_a_working_page_with_a_message(page, server, name):
 def test_the_diagnostics_page_honours_its_link(page, server):
     page.goto(f"{server.url}voila/render/diagnostics.ipynb?sweep_system=antares&sweep_x=acc&sweep_y=res"
               "&sweep_shots=12")
-    page.wait_for_selector(".wb-plot-heatmap .main-svg", timeout=90_000)
+    page.wait_for_selector(".wb-plot-heatmap .main-svg", timeout=180_000)
     page.wait_for_function("() => document.querySelector('.wb-slider-shots .widget-readout')"
                            ".textContent.trim() === '12'")
     from workbench import systems
@@ -143,7 +143,7 @@ def test_the_diagnostics_page_honours_its_link(page, server):
     assert shown.replace("\xa0", " ") == systems.get("antares").name  # ipywidgets keeps a choice on one line
     wait_address(page, "sweep_shots=12")
     z_js = "el => JSON.stringify((el._fullData || []).map(t => t.z))"
-    before = wait_changed(page, ".wb-plot-heatmap", z_js, "", timeout=60_000)
+    before = wait_changed(page, ".wb-plot-heatmap", z_js, "", timeout=180_000)
     press_slider(page, "shots", "ArrowRight")
     wait_address(page, "sweep_shots=13")
     assert wait_changed(page, ".wb-plot-heatmap", z_js, before) != before

@@ -113,7 +113,7 @@ def test_pages_render_and_redraw_through_nginx_on_both_processes(browser, proxie
         # that rendered the page
         before = drawn(pages[0], timeout=180_000)
         move_slider(pages[0])
-        redrawn(pages[0], before, timeout=60_000)
+        redrawn(pages[0], before, timeout=180_000)
         for page in pages:
             assert all(u.startswith((base, base.replace("http://", "ws://"), "blob:", "data:")) for u in page.seen)
             assert any("/dice/api/kernels/" in u and u.startswith("ws://") for u in page.seen)

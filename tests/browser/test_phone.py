@@ -50,7 +50,7 @@ PLOTS_JS = """() => Array.from(document.querySelectorAll('.wb-plot .main-svg:fir
 
 def open_on(context, server, name: str, query: str = ""):
     page = context.new_page()
-    page.set_default_timeout(90_000)
+    page.set_default_timeout(180_000)
     page.goto(f"{server.url}voila/render/{name}.ipynb{query}", timeout=240_000)
     page.wait_for_selector(".wb-plot .main-svg")
     page.wait_for_function("() => Array.from(document.querySelectorAll('.wb-plot')).some(el =>"
@@ -102,7 +102,7 @@ def assert_every_diagnostics_tab_fits(page) -> None:
         page.wait_for_function(
             "() => { const w = Array.from(document.querySelectorAll('.wb-plot .main-svg:first-of-type'))"
             ".map(s => s.getBoundingClientRect().width).filter(x => x > 0);"
-            " return w.length > 0 && w.every(x => x <= window.innerWidth); }", timeout=30_000)
+            " return w.length > 0 && w.every(x => x <= window.innerWidth); }", timeout=120_000)
         overflow = page.evaluate(OVERFLOW_JS)
         assert overflow["document"][0] <= 390 and overflow["scrollers"] == [] and overflow["past"] == [], \
             (tab, overflow)
@@ -159,6 +159,6 @@ def test_plots_follow_the_window_when_it_narrows(page, server):
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_function("() => Array.from(document.querySelectorAll('.wb-plot .main-svg:first-of-type'))"
                            ".filter(s => s.getBoundingClientRect().width > 0)"
-                           ".every(s => s.getBoundingClientRect().width <= window.innerWidth)", timeout=30_000)
+                           ".every(s => s.getBoundingClientRect().width <= window.innerWidth)", timeout=120_000)
     narrow = page.evaluate(PLOTS_JS)
     assert all(250 <= p <= 390 for p in narrow), narrow

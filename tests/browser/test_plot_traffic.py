@@ -119,13 +119,13 @@ def test_a_forbidden_combination_leaves_no_result_that_looks_current(page, serve
     for sel in (".wb-headline", ".wb-row-first", ".wb-plot-dist", ".wb-effects"):
         page.wait_for_function("sel => { const e = document.querySelector(sel);"
                                " return e && Number(getComputedStyle(e.closest('.wb-stale') || e).opacity) < 0.5; }",
-                               arg=sel, timeout=30_000)
+                               arg=sel, timeout=120_000)
     assert "evading=true" not in page.evaluate("window.location.search")
     # a valid value again: everything is current, and the address bar follows
     page.select_option(".wb-dropdown-action select", label="snap")
-    page.wait_for_function("() => !document.querySelector('.wb-error-message')", timeout=30_000)
-    page.wait_for_function("() => !document.querySelector('.wb-stale')", timeout=30_000)
-    page.wait_for_function("() => window.location.search.includes('evading=true')", timeout=30_000)
+    page.wait_for_function("() => !document.querySelector('.wb-error-message')", timeout=120_000)
+    page.wait_for_function("() => !document.querySelector('.wb-stale')", timeout=120_000)
+    page.wait_for_function("() => window.location.search.includes('evading=true')", timeout=120_000)
 
 
 #: the steps of Gunfire's rule file (rules/gunfire.toml), each a chart of the "Stage by stage" section
@@ -153,7 +153,7 @@ def test_the_stage_section_draws_a_chart_per_step_when_opened_and_follows_a_move
         page.get_by_text(SECTION_TITLE).click()
         page.wait_for_function(f"() => {{ const s = JSON.parse(({STAGE_SIG_JS})());"
                                f" return s.length === {len(GUNFIRE_STEPS)} && s.every(c => c[2].length); }}",
-                               timeout=60_000)
+                               timeout=180_000)
         charts = json.loads(page.evaluate(STAGE_SIG_JS))
         assert [title for title, _x, _y in charts] == GUNFIRE_STEPS
         for _title, x, y in charts:
@@ -162,7 +162,7 @@ def test_the_stage_section_draws_a_chart_per_step_when_opened_and_follows_a_move
         wire.reset()
         move_slider(page, SLIDER_BS)
         redrawn(page, before, 30_000)
-        page.wait_for_function(f"before => ({STAGE_SIG_JS})() !== before", arg=json.dumps(charts), timeout=30_000)
+        page.wait_for_function(f"before => ({STAGE_SIG_JS})() !== before", arg=json.dumps(charts), timeout=120_000)
         page.wait_for_timeout(1000)
         on_wire = wire.ws()
     after = json.loads(page.evaluate(STAGE_SIG_JS))
@@ -172,6 +172,6 @@ def test_the_stage_section_draws_a_chart_per_step_when_opened_and_follows_a_move
     # on a phone the charts take the screen's width, no more (the plot redraws to its new box)
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_function("() => { const svg = document.querySelector('.wb-plot-stage .main-svg');"
-                           " return svg && svg.getBoundingClientRect().width <= 390; }", timeout=30_000)
+                           " return svg && svg.getBoundingClientRect().width <= 390; }", timeout=120_000)
     box = page.locator(".wb-plot-stage").bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390 + 1, box

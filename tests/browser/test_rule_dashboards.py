@@ -31,7 +31,7 @@ def wait_bars_differ(page, before: list[float]) -> list[float]:
         "([sel, before, name]) => { const el = document.querySelector(sel);"
         " const t = ((el && el._fullData) || []).find(t => t.name === name);"
         " return !!t && JSON.stringify(Array.from(t.y)) !== JSON.stringify(before); }",
-        arg=[PLOT, before, EXACT_BARS], timeout=60_000)
+        arg=[PLOT, before, EXACT_BARS], timeout=180_000)
     return exact_bars(page)
 
 
@@ -54,7 +54,7 @@ def test_kill6_dashboard_slider_redraws_the_rule_files_exact_pmf(page, server):
 
     page.wait_for_function("v => (document.querySelector('.wb-link .wb-link-href') || {}).href"
                            " && document.querySelector('.wb-link .wb-link-href').href.includes('bs=' + v)",
-                           arg=value1, timeout=60_000)
+                           arg=value1, timeout=180_000)
     query = page.get_attribute(".wb-link .wb-link-href", "href")
     values = parse_query("kill6", query.split("?", 1)[1] if "?" in query else "")
     values.pop("mode", None)
@@ -77,11 +77,11 @@ def test_compare_page_adds_a_rule_file_to_the_overlay(page, server):
     page.wait_for_function(  # the fifth trace, drawn with its results (not its placeholder)
         "([sel, n]) => { const d = (document.querySelector(sel) || {})._fullData || [];"
         " return d.length === 5 && (d[4].y || []).length === n; }",
-        arg=[plot, int(expected.size)], timeout=60_000)
+        arg=[plot, int(expected.size)], timeout=180_000)
     traces = page.eval_on_selector(plot, TRACES_JS)
     added = traces[-1]
     assert added["name"] == rules.load(data_dir("rules") / "kill6.toml").name
     np.testing.assert_allclose(added["y"], expected, rtol=0, atol=1e-12)
     page.wait_for_function("() => (document.querySelector('.wb-link .wb-link-href') || {href: ''})"
-                           ".href.includes('add=kill6')", timeout=60_000)
+                           ".href.includes('add=kill6')", timeout=180_000)
     assert off_machine(page.seen_urls) == []

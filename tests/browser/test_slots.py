@@ -2,10 +2,12 @@
 
 A page request that never opens its kernel's websocket (a link preview, a
 script, a crawler) starts a kernel like a viewer does; that kernel is
-released about 30 s after its page was served, while a viewer whose page is
-connected keeps theirs however long they only look. Above the limit the busy
-page says when to try again (and ``Retry-After`` the same). One live server on
-a free loopback port, plain HTTP and one websocket (no browser needed).
+released within ``--release-after`` seconds (30 by default; here
+:data:`RELEASE_S`, so that the wait is not the test's length) of its page
+being served, while a viewer whose page is connected keeps theirs however long
+they only look. Above the limit the busy page says when to try again (and
+``Retry-After`` the same). One live server on a free loopback port, plain HTTP
+and one websocket (no browser needed).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from workbench.serve import BUSY_RETRY_S, DASHBOARDS
+from workbench.serve import DASHBOARDS
 
 from browserkit import V1, kernel_id_of
 from serverkit import ServerProcess
@@ -24,6 +26,9 @@ from serverkit import ServerProcess
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 
 ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
+#: the server's release delay, two thirds of the default: its idle part (13 s) still outlasts a kernel's
+#: start on a busy machine (a kernel culled while it starts leaves its page loading: ten seconds did)
+RELEASE_S = 20
 
 
 def get(url: str) -> tuple[int, str, object]:
@@ -40,7 +45,8 @@ def get(url: str) -> tuple[int, str, object]:
 def test_a_page_that_never_connects_frees_its_place_and_a_connected_one_keeps_it():
     from websockets.sync.client import connect
 
-    with ServerProcess(port=0, dashboards=ONE, pool_size=0, max_kernels=2, timeout=120) as srv:
+    with ServerProcess(port=0, dashboards=ONE, pool_size=0, max_kernels=2, release_after=RELEASE_S,
+                       timeout=120) as srv:
         page = srv.url + "voila/render/changes.ipynb"
         status, body, _ = get(page)
         assert status == 200
@@ -52,8 +58,8 @@ def test_a_page_that_never_connects_frees_its_place_and_a_connected_one_keeps_it
             lurker = kernel_id_of(body)
             served = time.monotonic()
             status, body, headers = get(page)
-            assert status == 503 and headers["Retry-After"] == str(BUSY_RETRY_S)
-            assert re.search(rf"Try again in {BUSY_RETRY_S} seconds", body), body
+            assert status == 503 and headers["Retry-After"] == str(RELEASE_S)
+            assert re.search(rf"Try again in {RELEASE_S} seconds", body), body
 
             def log() -> str:
                 return "\n".join(srv.log)
@@ -63,7 +69,7 @@ def test_a_page_that_never_connects_frees_its_place_and_a_connected_one_keeps_it
                 time.sleep(1)
             freed_after = time.monotonic() - served
             assert re.search(rf"Culling .*{lurker}", log()), log()[-2000:]
-            assert freed_after <= 2 * BUSY_RETRY_S, freed_after
+            assert freed_after <= 3 * RELEASE_S, freed_after  # the culler's next look, and a busy machine's shutdown
             status, body, _ = get(page)  # the place is free again
             assert status == 200
             assert not re.search(rf"Culling .*{viewer}", log())  # the connected viewer kept theirs

@@ -69,8 +69,8 @@ def assert_draws_the_simulation(page) -> None:
 
 def open_turn_page(page, server, query: str = "") -> str:
     page.goto(f"{server.url}{PAGE}{query}")
-    page.wait_for_selector(".wb-plot-lost-active .main-svg", timeout=90_000)
-    return wait_changed(page, ".wb-plot-lost-active", BARS_JS, "", timeout=60_000)
+    page.wait_for_selector(".wb-plot-lost-active .main-svg", timeout=180_000)
+    return wait_changed(page, ".wb-plot-lost-active", BARS_JS, "", timeout=180_000)
 
 
 def wait_address(page, piece: str, timeout: float = 30_000) -> None:
@@ -99,11 +99,11 @@ def test_a_control_redraws_the_plots_and_a_copied_link_restores_them(page, serve
     page.evaluate("window.__same_page = 1")
     press_slider(page, "a1_models", "ArrowRight")
     wait_address(page, "a1_models=6")
-    after = wait_changed(page, ".wb-plot-lost-active", BARS_JS, before, timeout=30_000)
+    after = wait_changed(page, ".wb-plot-lost-active", BARS_JS, before, timeout=120_000)
     assert after != before and readout(page, "a1_models") == "6"
     page.select_option(".wb-dropdown-a_plan select", label="Focus fire")
     wait_address(page, "a_plan=focus")
-    wait_changed(page, ".wb-plot-lost-active", BARS_JS, after, timeout=30_000)
+    wait_changed(page, ".wb-plot-lost-active", BARS_JS, after, timeout=120_000)
     press_slider(page, "b2_cover", "ArrowLeft")
     wait_address(page, "b2_cover=1")
     page.wait_for_timeout(500)
@@ -115,13 +115,13 @@ def test_a_control_redraws_the_plots_and_a_copied_link_restores_them(page, serve
                            " const y = ((el && el._fullData) || []).map(t => Array.from(t.y || []));"
                            " return JSON.stringify(y.map(r => r.map(v => v.toFixed(9)))) ==="
                            " JSON.stringify(want.map(r => r.map(v => v.toFixed(9)))); }",
-                           arg=[plotly_el(".wb-plot-lost-passive"), want["lost-passive"]], timeout=30_000)
+                           arg=[plotly_el(".wb-plot-lost-passive"), want["lost-passive"]], timeout=120_000)
     assert_draws_the_simulation(page)
     shown = page.inner_text(".wb-link .wb-link-href").strip()
     assert shown == page.url
 
     other = page.context.new_page()
-    other.set_default_timeout(60_000)
+    other.set_default_timeout(180_000)
     open_turn_page(other, server, "?" + urllib.parse.urlsplit(shown).query)
     assert (readout(other, "a1_models"), readout(other, "b2_cover"), readout(other, "turns")) == ("6", "1", "200")
     plan = other.eval_on_selector(".wb-dropdown-a_plan select", "s => s.options[s.selectedIndex].text")
@@ -135,8 +135,8 @@ def test_a_control_redraws_the_plots_and_a_copied_link_restores_them(page, serve
 def test_a_bad_link_keeps_a_working_page_with_a_message(page, server):
     bad = "?turns=inf&seed=1e400&a1_models=" + "9" * 5000 + "&colour=%3Cb%3Ered%3C/b%3E&b1_models=7&a_kill=87"
     page.goto(f"{server.url}{PAGE}{bad}")
-    page.wait_for_selector(".wb-error .wb-error-message", timeout=90_000)
-    before = wait_changed(page, ".wb-plot-lost-active", BARS_JS, "", timeout=60_000)
+    page.wait_for_selector(".wb-error .wb-error-message", timeout=180_000)
+    before = wait_changed(page, ".wb-plot-lost-active", BARS_JS, "", timeout=180_000)
     message = page.inner_text(".wb-error")
     for piece in ("turns", "'inf'", "seed", "'1e400'", "a1_models", "(5,000 characters)", "colour", "a_kill",
                   "in steps of 5"):
@@ -147,6 +147,6 @@ def test_a_bad_link_keeps_a_working_page_with_a_message(page, server):
     assert readout(page, "b1_models") == "7"  # the link's good value is applied
     press_slider(page, "b1_models", "ArrowRight")
     wait_address(page, "b1_models=8")
-    wait_changed(page, ".wb-plot-lost-active", BARS_JS, before, timeout=30_000)
+    wait_changed(page, ".wb-plot-lost-active", BARS_JS, before, timeout=120_000)
     page.wait_for_function("() => !document.querySelector('.wb-error .wb-error-message')")
     assert_draws_the_simulation(page)

@@ -98,7 +98,7 @@ def test_a_plot_whose_library_arrives_late_still_follows_its_slider(browser, ser
         before = drawn(page, timeout=120_000)
         value = readout(page)
         move_slider(page)
-        after = redrawn(page, before, timeout=30_000)
+        after = redrawn(page, before, timeout=120_000)
         assert readout(page) != value and after != before
     finally:
         context.close()
