@@ -610,7 +610,7 @@ def test_a_move_sends_the_page_only_the_new_numbers(monkeypatch):
     assert [w for w, m in sent] == [dash.feed] and set(sent[0][1]["state"]) == {"frame"}
     plots = [dash.fig_dist, dash.fig_at_least, dash.fig_stages]
     got = {p: received(sent, p, before) for p in plots}
-    for w, m in sent:
+    for w, _ in sent:
         assert not isinstance(w, PlotlyLibrary)
     for states in got.values():
         for st in states:
