@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -37,8 +37,8 @@ from .sampled import (_counted, check_sampled, expected_work, remove, removal_wi
                       unit_of)
 from .spec import Removal, Volley
 
-if TYPE_CHECKING:
-    from .system import RuleSystem
+#: a RuleSystem (rules/system.py): that module calls this one, so it is not imported here
+Rules = Any
 
 __all__ = ["resolve"]
 
@@ -48,7 +48,7 @@ MAX_ORDERED = 2_000_000
 _IDENTITY = Removal(models=None, wounds=parse("1", frozenset()), damage=parse("1", frozenset()))
 
 
-def _profiles(rs: "RuleSystem", spec: Volley, profiles: Any, shared: Mapping[str, Any]) -> tuple[list, list, dict]:
+def _profiles(rs: Rules, spec: Volley, profiles: Any, shared: Mapping[str, Any]) -> tuple[list, list, dict]:
     """Each profile checked with the shared stats: (inputs, env) per profile, and the shared inputs.
     Every message names the profile (``profiles[1].bs``) or the shared stat."""
     own = spec.profile
@@ -87,14 +87,14 @@ def _profiles(rs: "RuleSystem", spec: Volley, profiles: Any, shared: Mapping[str
     return [c[0] for c in checked], [c[1] for c in checked], shared_inputs
 
 
-def _attacks(rs: "RuleSystem", env) -> tuple[int, int | None]:
+def _attacks(rs: Rules, env) -> tuple[int, int | None]:
     count = rs._one(env, rs.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
     n_tokens = None if rs.tokens_die is None else rs._one(
         env, rs.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
     return count, n_tokens
 
 
-def _budget(rs: "RuleSystem", counts: Sequence[int], tokens: Sequence[int | None]) -> None:
+def _budget(rs: Rules, counts: Sequence[int], tokens: Sequence[int | None]) -> None:
     """The engine's budgets over every profile's attacks together, before any work."""
     total = sum(counts)
     if total > engine.MAX_ATTACKS:
@@ -103,7 +103,7 @@ def _budget(rs: "RuleSystem", counts: Sequence[int], tokens: Sequence[int | None
     engine.check_tokens(rs.stages, total, rs.path, rs._bounds, max([t or 1 for t in tokens] + [1]))
 
 
-def resolve(rs: "RuleSystem", profiles: Any, method: str, samples: Any, seed: Any, shared: Mapping[str, Any]) -> Outcome:
+def resolve(rs: Rules, profiles: Any, method: str, samples: Any, seed: Any, shared: Mapping[str, Any]) -> Outcome:
     """The volley of ``profiles`` (dicts of the profile stats) at the shared stats: one Outcome."""
     spec = rs.volley_spec
     if spec is None:
