@@ -143,7 +143,11 @@ def test_a_kernel_error_reaches_the_viewer_as_a_plain_sentence(server):
 
 def kernel_process(server, kernel_id: str) -> psutil.Process:
     for child in psutil.Process(server.proc.pid).children():
-        if any(kernel_id in arg for arg in child.cmdline()):
+        try:
+            cmdline = child.cmdline()
+        except (psutil.ZombieProcess, psutil.NoSuchProcess):  # an earlier test's kernel, not yet reaped
+            continue
+        if any(kernel_id in arg for arg in cmdline):
             return child
     raise AssertionError(f"no process for kernel {kernel_id}")
 
