@@ -85,10 +85,11 @@ run: setup
 # `make test` then runs the slow ones on SLOW_WORKERS workers (1 by default), in groups
 # (tests/conftest.py, --dist loadgroup): every test of the session's dashboard server
 # in one worker, each module that starts its own servers, kernels or builds in one
-# group. SLOW_WORKERS=2 runs two groups at once; on a 2-core machine that saved 4 %
-# (927 s against 968 s) while every page shared its cores with another worker's servers,
-# so one is the default. Their waits are for a condition, with timeouts that only bound
-# a failure. Both parts always run, and `make test` fails if either did; the slow part
+# group. SLOW_WORKERS=2 runs two groups at once: on a 2-core machine 927 s against
+# 1065 s for one, but every page then shared its cores with another worker's servers and
+# two waits that assumed a quiet machine failed, so one stays the default until every
+# wait has been proven under that load. Their waits are for a condition, with timeouts
+# that only bound a failure. Both parts always run, and `make test` fails if either did; the slow part
 # ends with its 15 slowest tests.
 TEST_WORKERS ?= 4
 SLOW_WORKERS ?= 1
