@@ -26,8 +26,8 @@ from serverkit import ServerProcess
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 
 ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
-#: the server's release delay, two thirds of the default: its idle part (13 s) still outlasts a kernel's
-#: start on a busy machine (a kernel culled while it starts leaves its page loading: ten seconds did)
+#: the server's release delay, two thirds of the default: its idle part (13 s), counted from when a
+#: page was sent, is the time that page has to connect (a kernel still starting is never culled)
 RELEASE_S = 20
 
 
