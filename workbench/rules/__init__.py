@@ -9,7 +9,7 @@ and by sampling like the built-in systems::
     kill6.attack(bs=3, shots=10).mean
 
 Modules: ``expr`` (the expression language), ``lines`` (where a key sits in
-the text), ``loader`` (TOML and checks), ``spec`` (the parsed records),
+the text), ``reader`` (typed values, failing with field and line), ``loader`` (TOML and the format's checks), ``spec`` (the parsed records),
 ``die`` (one stage's die, shared by both paths), ``engine`` (exact), ``tally``
 (tokens per attack, switched criticals, tallies, chances),
 ``sampled`` (dice rolled), ``system`` (the RuleSystem), ``errors``,
