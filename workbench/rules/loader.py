@@ -47,7 +47,9 @@ DICE = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
 _TOP = ("system", "stats", "attack", "stages", "removal", "forbid", "chances", "volley", "mechanism")
 #: the tables a file of a named mechanism leaves to the mechanism
 _NOT_WITH_MECHANISM = ("attack", "stages", "removal", "chances", "volley")
-_SYSTEM = ("key", "name", "die", "notes")
+_SYSTEM = ("key", "name", "die", "notes", "order")
+#: the most parts one rule folder's ``order`` may place
+MAX_ORDER = 99
 _STAT_INT = ("kind", "min", "max", "default", "label", "help", "optional")
 _STAT_CHOICE = ("kind", "options", "default", "label", "help")
 _STAGE = ("name", "roll", "target", "modifier", "always_fail", "always_succeed", "critical",
@@ -114,6 +116,8 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     for i, n in enumerate(notes):
         if not isinstance(n, str):
             r.fail(f"system.notes[{i}]", "a string", n)
+    # where the file comes among the parts of a rule folder (one system of several files)
+    order = r.integer(system, "order", "system", 1, MAX_ORDER, None)
 
     # [stats.NAME]
     stats_data = r.table(data.get("stats", {}), "stats")
@@ -125,8 +129,8 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     names = frozenset(s.name for s in stats)
 
     if "mechanism" in data:
-        return _mechanism_file(r, data, dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats)),
-                               names)
+        return _mechanism_file(r, data, dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats),
+                                             order=order), names)
 
     # [attack]
     attack = r.table(data.get("attack", {}), "attack")
@@ -161,7 +165,7 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
         volley = _volley(r, r.table(data["volley"], "volley"), stats, removal, chances,
                          set(seen) | set(tallies) | {c.name for c in chances})
 
-    return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), count=count,
+    return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), order=order, count=count,
                 stages=stages, removal=removal, forbids=tuple(forbids), tokens_die=tokens_die,
                 chances=chances, volley=volley)
 
