@@ -138,6 +138,18 @@ def test_the_command_line_posts_and_sweeps_either_mode_of_the_copy(mine, capsys)
         assert row["mean"] == pytest.approx(float(4 * p), abs=1e-12)
 
 
+def test_the_compare_page_takes_the_copied_folder_at_its_first_mode(mine):
+    from workbench.ui import CompareDashboard
+
+    dash = CompareDashboard(system_keys=("changes", "my_changes"))
+    dash.set_values(shots=2, models=2)
+    got = dash.current_outcomes()["my_changes"]
+    # shooting at the file's defaults: BS 5+ (8/12), AP 5 + Sv 3 = 8+ (5/12), S 5 + T 2 = 7+ (6/12)
+    assert got.function == "shooting"
+    np.testing.assert_allclose(got.pmf, _binomial(2, _d12(5) * _d12(8) * _d12(7), 2), atol=1e-12)
+    assert "my_changes" in dash.table.value and len(dash.fig_dist.data) == 2
+
+
 def test_a_copy_keeping_the_built_ins_key_is_refused_and_the_others_load(mine):
     shutil.copytree(SHIPPED / "forgotten", mine / "forgotten")
     (bad,) = systems.broken()
@@ -170,22 +182,35 @@ def _line_of(path: Path, start: str) -> int:
 
 
 def test_a_folder_with_a_broken_file_is_listed_by_that_file_its_field_and_line(mine, tmp_path):
+    import os
+
     from workbench.rulepages import BrokenRulePage, rule_dashboard, stage_rule_pages
 
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    pages = stage_rule_pages(staged, tuple(d.notebook for d in serve.DASHBOARDS))  # served, then broken
+    assert "my_changes.ipynb" in [d.notebook for d in pages.dashboards]
     melee = mine / "my_changes" / "melee.toml"
     melee.write_text(melee.read_text(encoding="utf-8").replace("die = 12", "die = 1", 1), encoding="utf-8")
+    st = melee.stat()
+    os.utime(melee, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))  # a new stamp even within one tick
     line = _line_of(melee, "die = 1")
     (bad,) = systems.broken()
     assert bad.path == melee and "system.die" in bad.message and f"line {line}" in bad.message
     assert "my_changes" not in systems.keys() and {"my_melee", "kill6", "changes"} <= set(systems.keys())
-    staged = tmp_path / "staged"
-    staged.mkdir()
-    pages = stage_rule_pages(staged, tuple(d.notebook for d in serve.DASHBOARDS))
-    message = dict(pages.broken)["my_changes/melee.toml"]
+    now = pages.now()
+    assert dict(now.broken).keys() == {"my_changes/melee.toml"}  # the file at fault, not "no longer there"
+    message = dict(now.broken)["my_changes/melee.toml"]
     assert message.startswith(f"Line {line}, at system.die: it should be") and str(mine) not in message
-    assert not (staged / "my_changes.ipynb").exists() and (staged / "my_melee.ipynb").exists()
+    assert "my_changes.ipynb" not in [d.notebook for d in now.dashboards]
+    assert "my_melee.ipynb" in [d.notebook for d in now.dashboards]
     page = rule_dashboard("my_changes", "my_changes")
     assert isinstance(page, BrokenRulePage) and "my_changes/melee.toml" in page.html()
+    again = tmp_path / "again"
+    again.mkdir()
+    later = stage_rule_pages(again, tuple(d.notebook for d in serve.DASHBOARDS))  # a restart while broken
+    assert not (again / "my_changes.ipynb").exists() and (again / "my_melee.ipynb").exists()
+    assert "my_changes/melee.toml" in later.landing_items()
 
 
 def test_a_part_keyed_otherwise_is_refused_at_its_key(mine):
