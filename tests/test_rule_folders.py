@@ -258,3 +258,23 @@ def test_the_documented_folder_example_loads_as_one_system_of_two_modes(tmp_path
     shot, melee = Fraction(4, 6) * Fraction(3, 6), Fraction(3, 6) * Fraction(3, 6)
     assert folder.shooting().mean == pytest.approx(float(2 * shot), abs=1e-12)
     assert folder.melee().mean == pytest.approx(float(3 * melee), abs=1e-12)
+
+
+@pytest.mark.server
+def test_the_copied_folder_and_the_mechanism_file_are_served(mine):
+    import urllib.request
+
+    from serverkit import ServerProcess
+
+    with ServerProcess(port=0, pool_size=0, timeout=120) as srv:
+        with urllib.request.urlopen(srv.url, timeout=180) as resp:
+            landing = resp.read().decode("utf-8")
+        assert 'href="voila/render/my_changes.ipynb"' in landing and 'href="voila/render/my_melee.ipynb"' in landing
+        assert str(mine) not in landing
+        with urllib.request.urlopen(srv.url.rstrip("/") + "/voila/render/my_changes.ipynb?mode=melee&ws=13",
+                                    timeout=180) as resp:
+            page = resp.read().decode("utf-8")
+        assert "application/vnd.jupyter.widget-view+json" in page
+        assert "Traceback" not in page and '"output_type": "error"' not in page
+        assert "40k Changes" in page  # the folder's first part names the page
+    assert srv.proc.returncode == 0
