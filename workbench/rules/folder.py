@@ -5,9 +5,9 @@ A folder of rule files (``rules/changes/shooting.toml`` and
 rule file (of stages or of a named mechanism) with the same ``[system] key``;
 each file is a part of the system, named by its file name (``shooting``,
 ``melee``, ``close_combat``): a function of the system and a mode of its
-dashboard. The parts come in ``[system] order`` (1 first), those without one
-after, in file-name order; the first part's name, die and notes are the
-system's. See "A system of several files" in docs/rulefiles.md.
+dashboard. The parts come in ``[system] order`` (1 first; a tie, and the
+parts without one after them, in file-name order); the first part's name, die
+and notes are the system's. See "A system of several files" in docs/rulefiles.md.
 
 A folder is checked as a whole: a part that does not load, a part keyed
 otherwise than the first, a file name that cannot name a function, a folder
