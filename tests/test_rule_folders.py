@@ -233,6 +233,13 @@ def test_a_part_whose_file_name_names_no_function_is_refused():
     assert e.value.field == "folder"
 
 
+def test_a_folder_given_where_a_file_is_wanted_is_refused_with_the_way_to_load_it():
+    with pytest.raises(RuleFileError) as e:
+        rules.load(SHIPPED / "changes")
+    assert e.value.field == "file" and e.value.got == "a folder" and "rules.load_system" in e.value.expected
+    assert rules.load_system(SHIPPED / "changes").functions == ("shooting", "melee")
+
+
 def test_parts_without_an_order_come_in_file_name_order():
     texts = {f"{p}.toml": (SHIPPED / "changes" / f"{p}.toml").read_text() for p in ("shooting", "melee")}
     assert rules.loads_folder(texts, "mine").functions == ("shooting", "melee")  # order = 1, 2

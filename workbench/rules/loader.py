@@ -66,6 +66,9 @@ REROLL = ("none", "ones", "failed")
 def read_file(path: str | Path) -> tuple[dict, str]:
     """The checked parts of the rule file at ``path`` and its text."""
     path = Path(path)
+    if path.is_dir():
+        raise RuleFileError(path, "file", "a rule file (a folder of rule files, one system of several parts, "
+                            "loads with rules.load_system)", "a folder")
     try:
         raw = path.read_bytes()
     except OSError as exc:
