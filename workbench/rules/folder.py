@@ -121,7 +121,8 @@ class RuleFolder:
         d["_sources"] = {file.name: text for _, file, _, text in order}
         for name, part in built.items():
             d[name] = _function(self.key, name, part)
-        d["TABLES"] = MappingProxyType({n: p.attack_table for n, p in built.items() if isinstance(p, RuleSystem)})
+        d["TABLES"] = MappingProxyType({n: p.TABLES["attack"] for n, p in built.items()  # type: ignore[attr-defined]
+                                        if isinstance(p, RuleSystem)})  # (RuleSystem sets TABLES in its __dict__)
         d["KEY"], d["NAME"], d["DIE"], d["SEED"] = self.key, self.name, self.die, None
         d["__all__"] = self.functions
 
