@@ -8,9 +8,8 @@ number less than 1 to succeed you need a 1 followed by another 1 (a 1% outside
 chance)." "so long as you are testing against a value of 2 or greater any roll
 of a 1 on the D10 is considered a critical success." Shooting and volleys
 resolve through the system's rule file, ``rules/antares.toml`` (its stages
-say the stat test as data); the single stat tests below roll the same die,
-a :class:`workbench.rules.die.StageDie` as a :class:`~workbench.rules.die.DieRoll`
-(``_stat_die``: two dice, the second only matters for a value below 1).
+say the stat test as data); the single stat tests roll the same die
+(:mod:`workbench.systems.antares_rules`, re-exported here).
 
 Shooting (RULES.md section 4): each shot hits on an Acc test; each hit makes
 the target take a Res test at Res + armour + cover - the weapon's strike value
@@ -21,221 +20,32 @@ allocated": the shooter chooses who is removed, which changes *who* but not
 of critical hits. Variant ``critical_ignores_res=True`` (not in the seed, a
 designer's what-if) lets a critical hit remove a model without a Res test.
 
-The other tests the seed names are one stat test each: Init "when a unit
-reacts to an enemy's action" (:func:`reaction`), Cou "when checking Combat
-Status" with Com "instead of courage" for machines (:func:`combat_status`),
-Ag "for movement tests in demanding situations" (:func:`movement_test`).
+The other tests the seed names are one stat test each: :func:`reaction` (Init),
+:func:`combat_status` (Cou, or Com for machines), :func:`movement_test` (Ag).
+The description is :mod:`workbench.systems.antares_description`.
 """
 from __future__ import annotations
 
 import difflib
+import sys
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 
 import numpy as np
 
-from .. import pipeline
 from .. import validate as v
-from ..dice import faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
-from ..rules.die import DieRoll, StageDie
 from . import ownfile
+from .antares_description import describe
+from .antares_rules import (BONUS_RANGE, DIE, KEY, MAX_MODELS, MAX_SHOTS, MOD_RANGE, NAME, SEED, SHOOTING_NOTES,
+                            STAT_RANGE, VALUE_RANGE, _fail_words, _pass_words, _ratio, _value_text, combat_status,
+                            movement_test, reaction, stat_test, test)
+from .antares_rules import _stat_die  # noqa: F401  # read by the tests of the per-die rule
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
            "movement_test", "shooting", "shooting_table", "volley", "TABLES", "STAT_RANGE", "MOD_RANGE",
            "VALUE_RANGE"]
 
-KEY = "antares"
-NAME = "Antares-style d10"
-SEED = "004_d2632203ddb2a5c8.txt"
-DIE = 10
-
-#: a stat (Acc, Res, Ag, Init, Cou, Com): the seed scores them "out of 10 with
-#: 1 being the lowest value possible and 10 the highest for this type"; other
-#: types may go further, so 0..20 is accepted
-STAT_RANGE = (0, 20)
-#: a modifier (acc_mod, a test's modifier) may lower or raise the value
-MOD_RANGE = (-20, 20)
-#: armour, cover and SV are non-negative amounts
-BONUS_RANGE = (0, 20)
-#: a test value after modifiers: every stat + modifier combination fits; any
-#: value below 1 behaves as 0 (1/100) and any value from 9 up as 9 (9/10)
-VALUE_RANGE = (-40, 40)
-MAX_SHOTS = 1000
-MAX_MODELS = 1000
-
-NOTES = (
-    "Stat test (seed): d10 equal to or less than the value succeeds; a 10 always fails; a value "
-    "below 1 needs a 1 followed by another 1; a 1 is a critical success when the value is 2 or more.",
-)
-SHOOTING_NOTES = NOTES + (
-    "Each shot hits on an Acc test at Acc + acc_mod; each hit makes the target test Res at "
-    "Res + armour + cover - SV; a failed Res test removes one model (RULES.md section 4).",
-    "Criticals on the hit roll decide who is removed ('In the case of shooting it affects how "
-    "casualties are allocated'): they do not change how many by default.",
-)
-
-
-# ---------------------------------------------------------------------------
-# plain words
-# ---------------------------------------------------------------------------
-def _ratio(p: Fraction) -> str:
-    return faces_text(p, 10)
-
-
-def _pass_words(value: int) -> str:
-    if value < 1:
-        return "below 1: needs a 1 then another 1 on a d10"
-    if value >= 10:
-        return "needs 9 or less on a d10 (a 10 always fails)"
-    return f"needs {value} or less on a d10"
-
-
-def _fail_words(value: int) -> str:
-    if value < 1:
-        return "below 1: the target fails unless it rolls a 1 then another 1"
-    if value >= 10:
-        return "the target fails only on a 10"
-    return f"the target fails on {value + 1} or more"
-
-
-def _value_text(base_name: str, base: int, parts: list[tuple[str, int]]) -> tuple[int, str]:
-    """'Res 5 + armour 0 + cover 0 − SV 1 = 4' (parts carry their own sign)."""
-    total, text = base, f"{base_name} {base}"
-    for name, amount in parts:
-        total += amount
-        if name.startswith("-"):
-            text += f" − {name[1:]} {abs(amount)}"
-        else:
-            text += f" {'+' if amount >= 0 else '−'} {name} {abs(amount)}"
-    if parts:
-        text += f" = {total}" if total >= 0 else f" = −{-total}"
-    return total, text
-
-
-# ---------------------------------------------------------------------------
-# the basic test
-# ---------------------------------------------------------------------------
-def _stat_die(value: int) -> DieRoll:
-    """The seed's stat test at ``value``, as ``rules/antares.toml`` states it for
-    its stages: a d10 at or under the value succeeds, a 10 always fails, below
-    1 a 1 then another 1, and a 1 is a critical when the value is 2 or more."""
-    return DieRoll(StageDie(sides=DIE, roll_high=False, target=value, always_fail=(DIE,), long_shot=True,
-                            critical=(1,), critical_on=value >= 2))
-
-
-@v.stat_function
-def test(value) -> tuple[Fraction, Fraction]:
-    """(P(success), P(critical)) of one stat test against ``value`` (after modifiers).
-
-    P(success) = 1/100 for a value below 1, value/10 from 1 to 9, 9/10 from 9
-    up; P(critical) = 1/10 for a value of 2 or more, else 0 (a critical is
-    also a success). ``value`` is a whole number from -40 to 40.
-    """
-    value = v.integer("value", value, *VALUE_RANGE)
-    die = _stat_die(value)
-    return die.success, die.p("critical")
-
-
-test.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function when imported into a test module
-
-
-def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, method: str, samples: int,
-                  rng, inputs: dict, extra_notes: tuple[str, ...] = ()) -> Outcome:
-    value = stat + modifier
-    die = _stat_die(value)
-    p, crit = die.success, die.p("critical")
-    _, text = _value_text(stat_name, stat, [("modifier", modifier)] if modifier else [])
-    crit_text = f" (a 1 is a critical success: {_ratio(crit)})" if value >= 2 else " (no critical possible)"
-    stage = Stage(f"{stat_name} test", p, f"{text}: {_pass_words(value)}: {_ratio(p)}{crit_text}", faces=DIE)
-    notes = NOTES + extra_notes
-    if method == "exact":
-        return pipeline.exact_outcome(KEY, function, inputs, np.array([float(1 - p), float(p)]), (stage,),
-                                      {"critical": float(crit)}, attacks=1, notes=notes, label="successes")
-
-    def one_chunk(n: int) -> dict:
-        codes = die.roll(rng, (n,))
-        return {"removed": die.is_success(codes).astype(np.int8), "critical": codes == die.labels.index("critical")}
-
-    tally = pipeline.tally_sampled(samples, die.dice, one_chunk, 2)
-    return pipeline.tally_outcome(KEY, function, inputs, tally, (stage,), attacks=1, notes=notes, label="successes")
-
-
-@v.stat_function
-def stat_test(value, modifier=0, *, name="stat", method="exact", samples=100_000, seed=0) -> Outcome:
-    """One stat test at ``value + modifier`` as an Outcome.
-
-    ``pmf = [P(fail), P(success)]`` (label "successes"), one stage with the
-    exact probability and the roll needed, ``effects["critical"]`` =
-    P(critical success). ``name`` only labels the stage ("Init", "Cou"...).
-    """
-    value = v.integer("value", value, *STAT_RANGE)
-    modifier = v.integer("modifier", modifier, *MOD_RANGE)
-    if not isinstance(name, str) or not name:
-        raise InputError("name", "a non-empty string", name)
-    method, samples, rng = v.method_args(method, samples, seed)
-    inputs = {"value": value, "modifier": modifier, "name": name, "method": method}
-    return _test_outcome("stat_test", name, value, modifier, method, samples, rng, inputs)
-
-
-@v.stat_function
-def reaction(init, *, modifier=0, method="exact", samples=100_000, seed=0) -> Outcome:
-    """An Init test to react to an enemy action ("the key value that we test
-    against when a unit reacts to an enemy's action")."""
-    init = v.integer("init", init, *STAT_RANGE)
-    modifier = v.integer("modifier", modifier, *MOD_RANGE)
-    method, samples, rng = v.method_args(method, samples, seed)
-    inputs = {"init": init, "modifier": modifier, "method": method}
-    return _test_outcome("reaction", "Init", init, modifier, method, samples, rng, inputs,
-                         ("A reaction is an Init test (seed: 'the key value that we test against when a "
-                          "unit reacts to an enemy's action').",))
-
-
-@v.stat_function
-def combat_status(cou=None, machine=False, com=None, *, modifier=0, method="exact", samples=100_000,
-                  seed=0) -> Outcome:
-    """A Combat Status check: a Cou test, or a Com test for a machine.
-
-    Seed: Courage is tested "when checking Combat Status"; Compute's "principle
-    use is for WarDrones and other kinds of sentient machines, where compute is
-    generally used instead of courage". ``machine=False`` needs ``cou`` (a
-    ``com`` given as well is ignored: a living model's stat line has both);
-    ``machine=True`` needs ``com`` (``cou`` is then ignored).
-    """
-    machine = v.boolean("machine", machine)
-    modifier = v.integer("modifier", modifier, *MOD_RANGE)
-    if machine:
-        if com is None:
-            raise InputError("com", f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]} "
-                             "when machine=True", com, "machines test Com instead of Cou")
-        stat_name, stat = "Com", v.integer("com", com, *STAT_RANGE)
-        cou = v.optional_integer("cou", cou, *STAT_RANGE)
-    else:
-        if cou is None:
-            raise InputError("cou", f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]}", cou,
-                             "pass machine=True and com=... for a machine")
-        stat_name, stat = "Cou", v.integer("cou", cou, *STAT_RANGE)
-        com = v.optional_integer("com", com, *STAT_RANGE)
-    method, samples, rng = v.method_args(method, samples, seed)
-    inputs = {"cou": cou, "machine": machine, "com": com, "modifier": modifier, "method": method}
-    note = ("A machine checks Combat Status on Com ('compute is generally used instead of courage')."
-            if machine else "Combat Status is a Cou test ('We test against this value when checking "
-            "Combat Status').")
-    return _test_outcome("combat_status", stat_name, stat, modifier, method, samples, rng, inputs, (note,))
-
-
-@v.stat_function
-def movement_test(ag, *, modifier=0, method="exact", samples=100_000, seed=0) -> Outcome:
-    """An Ag test for demanding movement ("It is used mostly for movement
-    tests in demanding situations")."""
-    ag = v.integer("ag", ag, *STAT_RANGE)
-    modifier = v.integer("modifier", modifier, *MOD_RANGE)
-    method, samples, rng = v.method_args(method, samples, seed)
-    inputs = {"ag": ag, "modifier": modifier, "method": method}
-    return _test_outcome("movement_test", "Ag", ag, modifier, method, samples, rng, inputs,
-                         ("Demanding movement is an Ag test (seed: 'used mostly for movement tests in "
-                          "demanding situations').",))
 
 
 # ---------------------------------------------------------------------------
@@ -516,75 +326,4 @@ def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
     return groups, stages, tuple(notes), inputs, total_shots, attacks
 
 
-# ---------------------------------------------------------------------------
-# the system's description (workbench.systems): dashboards, diagnostics,
-# compare page, profiles and forum posts read it
-# ---------------------------------------------------------------------------
-import sys as _sys
-
-from ..controls import shots_slider as _shots, slider as _slider, toggle as _toggle, unit_size_slider as _unit_size
-from .description import (Mode as _Mode, Sides as _Sides, ProfileField as _Field, Profiles as _Profiles, StatInfo as _Stat,
-                          Step as _Step, SystemDescription as _Description)
-
-_SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
-    _slider("acc", 5, 0, 10, "Acc (accuracy)", "the firer's accuracy: hits on a d10 roll of Acc or under (higher is better)"),
-    _slider("res", 5, 0, 10, "Res (resist)", "the target's resist: a hit fails to harm on a d10 roll of Res or under"),
-    _slider("sv", 1, 0, 8, "SV (strike value)", "the weapon's strike value, taken off the target's Res"),
-    _slider("armour", 0, 0, 8, "armour", "the target's armour, added to its Res"),
-    _slider("cover", 0, 0, 8, "cover", "the target's cover, added to its Res"),
-    _slider("acc_mod", 0, -6, 6, "Acc modifier", "added to the firer's Acc"),
-    _shots(10),
-    _unit_size(10),
-    _toggle("critical_ignores_res", False, "critical hit ignores Res",
-            "variant: a critical hit (a roll of 1) removes a model without a Res test"),
-), trial="shot",
-   sides=_Sides(firer=(("acc", "Acc", "plain"),), weapon=(("sv", "SV", "plain"),),
-                target=(("res", "Res", "plain"), ("armour", "armour", "plain"), ("cover", "cover", "plain"))))
-
-
-def _out_of_10(doc: str) -> _Field:
-    return _Field("int", 0, 10, doc=f"{doc}; out of 10")
-
-
-def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
-    """``("shooting", keyword arguments of :func:`shooting`)`` for ``attacker``
-    firing ``weapon`` at ``target``."""
-    return "shooting", dict(acc=attacker["acc"], res=target["res"], sv=weapon["sv"], armour=target["armour"],
-                            shots=weapon["shots"])
-
-
-SYSTEM = _Description(
-    key=KEY, name=NAME, module=_sys.modules[__name__], die=DIE, seed=SEED,
-    title="Antares",
-    blurb="Roll-under d10: Acc, Res, armour and cover, critical hits.",
-    colour="#C44E52",
-    modes=(_SHOOTING_MODE,),
-    effects={"any_critical": "probability", "critical": "probability"},
-    effect_words={
-        "any_critical": "at least one critical hit",
-        "critical_hits": "critical hits",
-        "critical": "the test is a critical success",
-    },
-    stats=(
-        _Stat("acc", "attacker", +1, range(0, 11), "Acc: roll under, higher is better for the firer"),
-        _Stat("sv", "attacker", +1, range(0, 7), "strike value: subtracted from Res, higher is better for the firer"),
-        _Stat("res", "defender", +1, range(0, 11), "Res: roll under, higher is better for the target"),
-        _Stat("armour", "defender", +1, range(0, 7), "armour: added to Res, higher is better for the target"),
-        _Stat("cover", "defender", +1, range(0, 7), "cover: added to Res, higher is better for the target"),
-    ),
-    # RULES.md reference: Rever Acc 5 shoots Rever Res 5 with an SV 1 weapon
-    seed_matchup=dict(acc=5, res=5, sv=1, shots=10),
-    granularity_grid=dict(acc=list(range(0, 11)), res=list(range(0, 11)), sv=[0, 1], shots=1),
-    equivalence_search=dict(acc=list(range(0, 11)), res=list(range(0, 11))),
-    concepts={"accuracy": _Step("acc", "Acc", +1), "penetration": _Step("sv", "SV", +1),
-              "toughness": _Step("res", "Res", +1), "cover": _Step("cover", "cover", +1)},
-    profiles=_Profiles(
-        unit={"ag": _out_of_10("Agility"), "acc": _out_of_10("Accuracy"), "res": _out_of_10("Resist"),
-              "str": _out_of_10("Strength"), "init": _out_of_10("Initiative"), "cou": _out_of_10("Courage"),
-              "tech": _out_of_10("Technology"), "com": _out_of_10("Compute"),
-              "armour": _Field("int", 0, 10, default=0, doc="armour bonus to Res")},
-        weapon={"sv": _Field("int", 0, 10, doc="strike value, subtracted from Res"),
-                "shots": _Field("int", 1, 100, doc="dice per model")},
-        basic=("rever", "Carbine", "rever"),
-        to_kwargs=profile_kwargs),
-)
+SYSTEM = describe(sys.modules[__name__])

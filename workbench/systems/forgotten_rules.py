@@ -1,7 +1,8 @@
 """The Forgotten: the rule pieces its shooting (:mod:`workbench.systems.forgotten`)
 and its close combat (:mod:`workbench.systems.forgotten_cc`) share: the dice,
 the stat ranges, the damage v1 table, and the state update of a model taking a
-kill (heroic save, tough). Seed 002, RULES.md section 2.
+kill (heroic save, tough); and the names and tables its description
+(:mod:`workbench.systems.forgotten_description`) reads. Seed 002, RULES.md section 2.
 """
 from __future__ import annotations
 
@@ -12,11 +13,19 @@ from ..dice import faces_text
 from ..errors import InputError
 
 KEY = "forgotten"
+NAME = "The Forgotten"
+SEED = "002_7c145f285029c8b2.txt"
 DIE = 10
 #: damage v1 rolls a d6 ("Original DAMAGE v1 (using d6s)")
 DAMAGE_V1_DIE = 6
 
 ARMOUR = {"none": 0, "light": 1, "heavy": 2}
+#: the shooting modifiers: how far the firer moved, the range, the cover level taken off the kill roll
+MOVED = {"stationary": 1, "cautious": 0, "normal": -1}
+RANGES = {"close": 1, "medium": 0, "long": -1}
+COVER_LEVEL = {"none": 0, "soft": 1, "hard": 2}
+#: aimed fire: none, +1 to hit or +1 to the kill roll
+AIMED = (None, "hit", "damage")
 DUAL = (None, "hit", "damage")
 
 STAT_RANGE = (0, 20)      # SHOOT, CQC, PHYS, ATTACK POWER, heroic save stat
