@@ -26,9 +26,7 @@ The description is :mod:`workbench.systems.antares_description`.
 """
 from __future__ import annotations
 
-import difflib
 import sys
-from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -36,6 +34,7 @@ from .. import validate as v
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 from . import ownfile
+from .wrappers import grid_table, keyed, listed, resolve
 from .antares_description import describe
 from .antares_rules import (BONUS_RANGE, DIE, KEY, MAX_MODELS, MAX_SHOTS, MOD_RANGE, NAME, SEED, SHOOTING_NOTES,
                             STAT_RANGE, VALUE_RANGE, _fail_words, _pass_words, _ratio, _value_text, combat_status,
@@ -82,10 +81,7 @@ def shooting_table(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, mod
     "effects": {"critical_hits", "any_critical", "hits": arrays S}}``.
     """
     a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=True)
-    shape, flat = ownfile.flat_grid({k: a[k] for k in _SHOOTING_STATS})
-    v.table_size(shape, int(np.max(a["shots"])) + 1)
-    out = ownfile.load(KEY).attack_table(**flat, critical_ignores_res=a["critical_ignores_res"])
-    return ownfile.table(out, shape, _EFFECTS, _width(np.max(a["shots"]), a["models"]))
+    return grid_table(ownfile.load(KEY), a, _SHOOTING_STATS, a["shots"], _EFFECTS, _width(np.max(a["shots"]), a["models"]))
 
 
 def _width(shots, models) -> int:
@@ -200,16 +196,8 @@ VOLLEY_ALLOCATION_NOTE = (
 def _weapon(i: int, w, res, armour, cover, critical_ignores_res) -> dict:
     """One weapon of a volley, checked; every message names ``weapons[i]`` and the field."""
     where = f"weapons[{i}]"
-    if not isinstance(w, Mapping):
-        raise InputError(where, "a dict with keys acc (required), sv, acc_mod, shots, name", w)
-    for key in w:
-        if key not in WEAPON_KEYS:
-            close = difflib.get_close_matches(key, WEAPON_KEYS, n=1) if isinstance(key, str) else []
-            raise InputError(f"{where} key", "one of " + ", ".join(WEAPON_KEYS), key,
-                             f"did you mean {close[0]!r}?" if close else None)
-    if "acc" not in w:
-        raise InputError(f"{where}.acc", f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]} "
-                         "(a required key)", "missing")
+    keyed(where, w, WEAPON_KEYS, "a dict with keys acc (required), sv, acc_mod, shots, name",
+          {"acc": f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]}"})
     name = w.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > 40):
         raise InputError(f"{where}.name", "a short text naming the weapon (1 to 40 characters)", name)
@@ -260,10 +248,7 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     method, samples, rng = v.method_args(method, samples, seed)
     inputs["method"] = method
     shared = {k: inputs[k] for k in ("res", "armour", "cover", "models", "critical_ignores_res")}
-    rs = ownfile.load(KEY)
-    profiles = [_volley_profile(g) for g in groups]
-    o = (rs.volley(profiles, **shared) if method == "exact" else
-         rs.volley(profiles, **shared, method=method, samples=samples, seed=rng))
+    o = resolve(ownfile.load(KEY).volley, shared, method, samples, rng, [_volley_profile(g) for g in groups])[0]
     names = dict(_VOLLEY_EFFECTS, **{f"failed_res[{i}]": f"failed_res[{i}]" for i in range(len(groups))})
     width = (total_shots if models is None else min(total_shots, models)) + 1
     o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names, width=width,
@@ -284,8 +269,7 @@ def _volley_profile(g: dict) -> dict:
 def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
     """Check a volley's arguments: (the weapons, the stages (when every weapon's are the same), the notes,
     the inputs (without the method), the shots in all and the attacks an outcome counts, or None)."""
-    if isinstance(weapons, (str, bytes, Mapping)) or not isinstance(weapons, Sequence) or not weapons:
-        raise InputError("weapons", "a non-empty list of dicts with keys acc, sv, acc_mod, shots, name", weapons)
+    listed("weapons", weapons, "a non-empty list of dicts with keys acc, sv, acc_mod, shots, name")
     if len(weapons) > MAX_WEAPONS:
         raise InputError("weapons", f"at most {MAX_WEAPONS} weapons", len(weapons), "weapons given")
     res = v.integer("res", res, *STAT_RANGE)

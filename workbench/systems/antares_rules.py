@@ -20,15 +20,16 @@ demanding situations" (:func:`movement_test`). All are re-exported by
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
-from .. import pipeline
 from .. import validate as v
 from ..dice import faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 from ..rules.die import DieRoll, StageDie
+from .wrappers import one_roll
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status", "movement_test",
            "STAT_RANGE", "MOD_RANGE", "VALUE_RANGE"]
@@ -128,8 +129,13 @@ def test(value) -> tuple[Fraction, Fraction]:
 test.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function when imported into a test module
 
 
-def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, method: str, samples: int,
-                  rng, inputs: dict, extra_notes: tuple[str, ...] = ()) -> Outcome:
+def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, method: Any, samples: Any,
+                  seed: Any, inputs: dict, extra_notes: tuple[str, ...] = ()) -> Outcome:
+    """The Outcome of one stat test at ``stat + modifier`` (its arguments checked: ``inputs``), exact or
+    sampled."""
+    rng: Any  # a Generator for every method but "exact", which rolls nothing
+    method, samples, rng = v.method_args(method, samples, seed)
+    inputs = dict(inputs, method=method)
     value = stat + modifier
     die = _stat_die(value)
     p, crit = die.success, die.p("critical")
@@ -137,16 +143,14 @@ def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, metho
     crit_text = f" (a 1 is a critical success: {_ratio(crit)})" if value >= 2 else " (no critical possible)"
     stage = Stage(f"{stat_name} test", p, f"{text}: {_pass_words(value)}: {_ratio(p)}{crit_text}", faces=DIE)
     notes = NOTES + extra_notes
-    if method == "exact":
-        return pipeline.exact_outcome(KEY, function, inputs, np.array([float(1 - p), float(p)]), (stage,),
-                                      {"critical": float(crit)}, attacks=1, notes=notes, label="successes")
 
     def one_chunk(n: int) -> dict:
         codes = die.roll(rng, (n,))
         return {"removed": die.is_success(codes).astype(np.int8), "critical": codes == die.labels.index("critical")}
 
-    tally = pipeline.tally_sampled(samples, die.dice, one_chunk, 2)
-    return pipeline.tally_outcome(KEY, function, inputs, tally, (stage,), attacks=1, notes=notes, label="successes")
+    return one_roll(KEY, function, inputs, (stage,), method, samples, np.array([float(1 - p), float(p)]),
+                    {"critical": float(crit)}, one_chunk, die.dice, record_samples=False, attacks=1, notes=notes,
+                    label="successes")
 
 
 @v.stat_function
@@ -161,9 +165,8 @@ def stat_test(value, modifier=0, *, name="stat", method="exact", samples=100_000
     modifier = v.integer("modifier", modifier, *MOD_RANGE)
     if not isinstance(name, str) or not name:
         raise InputError("name", "a non-empty string", name)
-    method, samples, rng = v.method_args(method, samples, seed)
-    inputs = {"value": value, "modifier": modifier, "name": name, "method": method}
-    return _test_outcome("stat_test", name, value, modifier, method, samples, rng, inputs)
+    inputs = {"value": value, "modifier": modifier, "name": name}
+    return _test_outcome("stat_test", name, value, modifier, method, samples, seed, inputs)
 
 
 @v.stat_function
@@ -172,9 +175,8 @@ def reaction(init, *, modifier=0, method="exact", samples=100_000, seed=0) -> Ou
     against when a unit reacts to an enemy's action")."""
     init = v.integer("init", init, *STAT_RANGE)
     modifier = v.integer("modifier", modifier, *MOD_RANGE)
-    method, samples, rng = v.method_args(method, samples, seed)
-    inputs = {"init": init, "modifier": modifier, "method": method}
-    return _test_outcome("reaction", "Init", init, modifier, method, samples, rng, inputs,
+    inputs = {"init": init, "modifier": modifier}
+    return _test_outcome("reaction", "Init", init, modifier, method, samples, seed, inputs,
                          ("A reaction is an Init test (seed: 'the key value that we test against when a "
                           "unit reacts to an enemy's action').",))
 
@@ -204,12 +206,11 @@ def combat_status(cou=None, machine=False, com=None, *, modifier=0, method="exac
                              "pass machine=True and com=... for a machine")
         stat_name, stat = "Cou", v.integer("cou", cou, *STAT_RANGE)
         com = v.optional_integer("com", com, *STAT_RANGE)
-    method, samples, rng = v.method_args(method, samples, seed)
-    inputs = {"cou": cou, "machine": machine, "com": com, "modifier": modifier, "method": method}
+    inputs = {"cou": cou, "machine": machine, "com": com, "modifier": modifier}
     note = ("A machine checks Combat Status on Com ('compute is generally used instead of courage')."
             if machine else "Combat Status is a Cou test ('We test against this value when checking "
             "Combat Status').")
-    return _test_outcome("combat_status", stat_name, stat, modifier, method, samples, rng, inputs, (note,))
+    return _test_outcome("combat_status", stat_name, stat, modifier, method, samples, seed, inputs, (note,))
 
 
 @v.stat_function
@@ -218,8 +219,7 @@ def movement_test(ag, *, modifier=0, method="exact", samples=100_000, seed=0) ->
     tests in demanding situations")."""
     ag = v.integer("ag", ag, *STAT_RANGE)
     modifier = v.integer("modifier", modifier, *MOD_RANGE)
-    method, samples, rng = v.method_args(method, samples, seed)
-    inputs = {"ag": ag, "modifier": modifier, "method": method}
-    return _test_outcome("movement_test", "Ag", ag, modifier, method, samples, rng, inputs,
+    inputs = {"ag": ag, "modifier": modifier}
+    return _test_outcome("movement_test", "Ag", ag, modifier, method, samples, seed, inputs,
                          ("Demanding movement is an Ag test (seed: 'used mostly for movement tests in "
                           "demanding situations').",))

@@ -43,7 +43,6 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .. import pipeline
 from .. import validate as v
 from ..errors import InputError
 from ..outcome import Outcome, Stage
@@ -58,6 +57,7 @@ from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER,
                             _flags, _heavy_bs, _int, _ints, _mod, _one_marker, _optional_ints, _pierce_wound_stages,
                             _scalar, _shooting_stages, _stage, _test, _unit_notes, _width, test)
 from .changes_volley import volley
+from .wrappers import grid_table, one_roll, resolve
 # the names other modules, the reference oracles (tests/reference) and the docs read from here
 from .changes_distances import CHARGES  # noqa: F401
 from .changes_rules import HEAVY_SHOT_PENALTY, MAX_UNITS, _roll_counts, _shooting_targets  # noqa: F401
@@ -141,11 +141,8 @@ def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
         firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
         table=True, firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)[0]
-    shape, flat = ownfile.flat_grid({k: args[k] for k in _GRID})
-    v.table_size(shape, int(np.max(args["shots"])) + 1, "shots / attacks")
-    out = ownfile.load(KEY).attack_table(**dict(args, **flat))
-    return ownfile.table(out, shape, _EFFECTS if args["models"] is None else _CAPPED,
-                         _width(args["shots"], args["models"], args["wounds"]))
+    return grid_table(ownfile.load(KEY), args, _GRID, args["shots"], _EFFECTS if args["models"] is None else _CAPPED,
+                      _width(args["shots"], args["models"], args["wounds"]), "shots / attacks")
 
 
 
@@ -191,12 +188,7 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     stages = _shooting_stages(args, args["bs"], eff_cover, penalty)
     notes = tuple(notes + _unit_notes(args)) + _flag_notes(args["natural_12_always_succeeds"],
                                                           args["natural_1_always_fails"])
-    if method == "exact":
-        inputs = dict(args, method=method)
-        o = ownfile.load(KEY).attack(**args)
-    else:
-        inputs = dict(args, method=method, samples=samples)
-        o = ownfile.load(KEY).attack(**args, method=method, samples=samples, seed=rng)
+    o, inputs = resolve(ownfile.load(KEY).attack, args, method, samples, rng)
     return ownfile.outcome(o, system=KEY, function="shooting", inputs=inputs,
                            effects=_EFFECTS if args["models"] is None else _CAPPED,
                            width=_width(args["shots"], args["models"], args["wounds"]), stages=stages,
@@ -262,13 +254,11 @@ def melee_table(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wou
     args, free, _ = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_charge,
                                  charging_models, blocked, natural_12_always_succeeds,
                                  natural_1_always_fails, table=True)
-    shape, flat = ownfile.flat_grid({k: args[k] for k in _MELEE_GRID})
     n = args["attacks"] + free
-    v.table_size(shape, int(np.max(n)) + 1, "shots / attacks")
-    out = ownfile.load(KEY, MELEE_PART).attack_table(**dict(args, **flat))
-    got = ownfile.table(out, shape, _EFFECTS if args["models"] is None else _CAPPED,
-                        _width(n, args["models"], args["wounds"]))
-    got["effects"] = _with_free(got["effects"], free, shape)
+    got = grid_table(ownfile.load(KEY, MELEE_PART), args, _MELEE_GRID, n,
+                     _EFFECTS if args["models"] is None else _CAPPED, _width(n, args["models"], args["wounds"]),
+                     "shots / attacks")
+    got["effects"] = _with_free(got["effects"], free, got["pmf"].shape[:-1])
     return got
 
 
@@ -296,13 +286,7 @@ def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
     notes = tuple(notes + _unit_notes(args)) + _flag_notes(args["natural_12_always_succeeds"],
                                                           args["natural_1_always_fails"])
     n = args["attacks"] + free
-    rs = ownfile.load(KEY, MELEE_PART)
-    if method == "exact":
-        inputs = dict(args, method=method)
-        o = rs.attack(**args)
-    else:
-        inputs = dict(args, method=method, samples=samples)
-        o = rs.attack(**args, method=method, samples=samples, seed=rng)
+    o, inputs = resolve(ownfile.load(KEY, MELEE_PART).attack, args, method, samples, rng)
     o = ownfile.outcome(o, system=KEY, function="melee", inputs=inputs,
                         effects=_EFFECTS if args["models"] is None else _CAPPED,
                         width=_width(n, args["models"], args["wounds"]), stages=stages, attacks=n, notes=notes)
@@ -339,19 +323,14 @@ def leadership(ld, modifier=0, *, natural_12_always_succeeds=False, natural_1_al
              "names morale tests but does not define them.",) + _flag_notes(n12, n1)
     inputs = dict(ld=ld, modifier=modifier, natural_12_always_succeeds=n12, natural_1_always_fails=n1,
                   method=method)
-    if method == "exact":
-        p = float(stage.probability)
-        return pipeline.exact_outcome(KEY, "leadership", inputs, np.array([1.0 - p, p]), (stage,),
-                                      {"passed": p}, attacks=1, notes=notes, label="tests passed")
-    inputs.update(samples=samples)
-    tst = _test(ld + modifier, n12, n1)
+    tst, p = _test(ld + modifier, n12, n1), float(stage.probability)
+
     def one_chunk(k):
         ok = tst.is_success(tst.roll(rng, (k,)))
         return {"removed": ok.astype(np.int64), "passed": ok}
 
-    tally = pipeline.tally_sampled(samples, 1, one_chunk, 2)
-    return pipeline.tally_outcome(KEY, "leadership", inputs, tally, (stage,), attacks=1, notes=notes,
-                                  label="tests passed")
+    return one_roll(KEY, "leadership", inputs, (stage,), method, samples, np.array([1.0 - p, p]), {"passed": p},
+                    one_chunk, attacks=1, notes=notes, label="tests passed")
 
 
 

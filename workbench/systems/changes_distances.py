@@ -9,12 +9,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import pipeline
 from .. import validate as v
 from ..dice import roll_faces
 from ..outcome import Outcome, Stage
 from ..rules.die import roll_high
 from .changes_rules import KEY
+from .wrappers import one_roll
 
 __all__ = ["ACTION_DISTANCES", "CHARGES", "distance_pmf", "action_distance", "charge_distance", "move_distance",
            "reach_probability"]
@@ -52,19 +52,15 @@ def _distance_outcome(function, kind, method, samples, seed) -> Outcome:
     width = base + die + 1
     notes = ("The distance in an action's name is \"the maximal distance every model can move "
              "during this action\"; pmf index = inches.",)
-    inputs = dict(kind=kind, method=method)
-    if method == "exact":
-        pmf = np.zeros(width)
-        for inches, p in distance_pmf(kind).items():
-            pmf[inches] = float(p)
-        return pipeline.exact_outcome(KEY, function, inputs, pmf, (), {}, notes=notes,
-                                      label=f"inches ({words})")
-    inputs.update(samples=samples)
+    pmf = np.zeros(width)
+    for inches, p in distance_pmf(kind).items():
+        pmf[inches] = float(p)
+
     def one_chunk(k):
         return {"removed": base + roll_faces(rng, die, (k,)) if die else np.full(k, base)}
 
-    tally = pipeline.tally_sampled(samples, 1, one_chunk, width)
-    return pipeline.tally_outcome(KEY, function, inputs, tally, (), notes=notes, label=f"inches ({words})")
+    return one_roll(KEY, function, dict(kind=kind, method=method), (), method, samples, pmf, {}, one_chunk,
+                    notes=notes, label=f"inches ({words})")
 
 
 @v.stat_function
@@ -117,16 +113,11 @@ def reach_probability(distance, kind="desperate_charge", *, method="exact", samp
         p = Fraction(int(base >= distance))
         detail = f'{words} {"reaches" if p else "falls short of"} {distance:g}"'
     stage = Stage("reach", p, detail)
-    inputs = dict(distance=distance, kind=kind, method=method)
-    if method == "exact":
-        return pipeline.exact_outcome(KEY, "reach_probability", inputs,
-                                      np.array([1.0 - float(p), float(p)]), (stage,),
-                                      {"reached": float(p)}, label="reached")
-    inputs.update(samples=samples)
+
     def one_chunk(k):
         ok = tst.is_success(tst.roll(rng, (k,))) if tst is not None else np.full(k, bool(p))
         return {"removed": ok.astype(np.int64), "reached": ok}
 
-    tally = pipeline.tally_sampled(samples, 1, one_chunk, 2)
-    return pipeline.tally_outcome(KEY, "reach_probability", inputs, tally, (stage,), label="reached")
+    return one_roll(KEY, "reach_probability", dict(distance=distance, kind=kind, method=method), (stage,), method,
+                    samples, np.array([1.0 - float(p), float(p)]), {"reached": float(p)}, one_chunk, label="reached")
 

@@ -6,14 +6,14 @@ unit a profile, its unsaved wounds added before the one fold into models removed
 """
 from __future__ import annotations
 
-import difflib
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .. import validate as v
 from ..dice import percent
 from ..errors import InputError
 from ..outcome import Outcome
 from . import ownfile
+from .wrappers import keyed, listed, resolve
 from .changes_rules import (ACTIONS, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
                             MAX_MODELS, MAX_UNITS, MAX_WOUNDS, MODIFIER, NOTE_FIRER_GTG, NOTE_FIRER_GTG_BETTER,
                             NOTE_GTG, NOTE_HEAVY_SHOT, NOTE_HEAVY_SHOT_FLAT, NOTE_HIT, NOTE_SIMULTANEOUS, NOTE_WOUND,
@@ -29,17 +29,8 @@ ATTACKER_REQUIRED = ("bs", "s", "ap")
 def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool, firer_cover_rule: str = "same",
               heavy_shot: str = "bs_plus_4"):
     where = f"attackers[{i}]"
-    if not isinstance(a, Mapping):
-        raise InputError(where, "a dict with keys bs, s, ap (and optionally shots, weapon, action)", a)
-    for key in a:
-        if key not in ATTACKER_KEYS:
-            close = [k for k in ATTACKER_KEYS if isinstance(key, str) and k == key.lower()]
-            close = close or (difflib.get_close_matches(key, ATTACKER_KEYS, n=1) if isinstance(key, str) else [])
-            raise InputError(f"{where} key", "one of " + ", ".join(ATTACKER_KEYS), key,
-                             f"did you mean {close[0]!r}?" if close else None)
-    for key in ATTACKER_REQUIRED:
-        if key not in a:
-            raise InputError(f"{where}.{key}", "a whole number from 1 to 13 (a required key)", "missing")
+    keyed(where, a, ATTACKER_KEYS, "a dict with keys bs, s, ap (and optionally shots, weapon, action)",
+          dict.fromkeys(ATTACKER_REQUIRED, "a whole number from 1 to 13"), any_case=True)
     out = {
         "bs": _int(f"{where}.bs", a["bs"], *ROLL_STAT),
         "s": _int(f"{where}.s", a["s"], *ROLL_STAT),
@@ -75,9 +66,7 @@ def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, ev
     firer_cover_rule = v.choice("firer_cover_rule", firer_cover_rule, FIRER_COVER_RULES)
     heavy_shot = v.choice("heavy_shot", heavy_shot, HEAVY_SHOT_RULES)
     _one_marker(go_to_ground, evading)
-    if isinstance(attackers, (str, bytes, Mapping)) or not isinstance(attackers, Sequence) or not attackers:
-        raise InputError("attackers", "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action",
-                         attackers)
+    listed("attackers", attackers, "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action")
     if len(attackers) > MAX_UNITS:
         raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
     cover_eff = cover + GO_TO_GROUND_COVER if go_to_ground else cover
@@ -158,13 +147,9 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
         natural_1_always_fails, firer_cover_rule, heavy_shot)
     models = inputs["models"]
     method, samples, rng = v.method_args(method, samples, seed)
-    inputs["method"] = method
-    if method != "exact":
-        inputs["samples"] = samples
-    shared = {k: x for k, x in inputs.items() if k not in ("attackers", "method", "samples")}
-    rs = ownfile.load(KEY)
-    o = (rs.volley(units, **shared) if method == "exact" else
-         rs.volley(units, **shared, method=method, samples=samples, seed=rng))
+    shared = {k: x for k, x in inputs.items() if k != "attackers"}
+    o, recorded = resolve(ownfile.load(KEY).volley, shared, method, samples, rng, units)
+    inputs = dict(attackers=inputs["attackers"], **recorded)
     names = dict(_VOLLEY_EFFECTS, **{f"unsaved_wounds[{i}]": f"unsaved_wounds[{i}]" for i in range(len(units))})
     o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names, width=models + 1,
                         stages=stages, attacks=total_shots, notes=all_notes)
