@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from types import ModuleType
-from typing import Any, TypedDict
+from typing import Any
 
 from ..controls import (dropdown as _dropdown, shots_slider as _shots, slider as _slider, toggle as _toggle,
                         unit_size_slider as _unit_size)
@@ -82,16 +82,8 @@ _MELEE_MODE = _Mode("melee", "melee", "Melee", (
 
 #: the volley dashboard: up to three units fire at one target, resolved together
 VOLLEY_UNITS = 3
-class _VolleyDefaults(TypedDict):
-    bs: int
-    s: int
-    ap: int
-    shots: int
-    weapon: str
-    action: str
-
-
-_VOLLEY_DEFAULTS: dict[int, _VolleyDefaults] = {
+#: each unit's starting values on the volley dashboard
+_VOLLEY_DEFAULTS: dict[int, dict[str, Any]] = {
     1: dict(bs=5, s=5, ap=5, shots=5, weapon="light", action="aimed"),
     2: dict(bs=5, s=4, ap=4, shots=3, weapon="heavy", action="aimed"),
     3: dict(bs=5, s=5, ap=5, shots=5, weapon="light", action="aimed")}

@@ -49,7 +49,9 @@ model still triggers). A hit that downs nobody (damage roll failed, heroic
 save made, or absorbed as a wound) counts as a non-damaging hit.
 
 Close combat: :func:`close_combat`, defined in :mod:`workbench.systems.forgotten_cc`
-and re-exported here.
+and re-exported here. The shooting's stages and notes are said in
+:mod:`~workbench.systems.forgotten_words`, the system's description is
+:mod:`~workbench.systems.forgotten_description`.
 """
 from __future__ import annotations
 
