@@ -40,7 +40,7 @@ class ServerProcess:
 
     POOL_FILLED = "Kernel pool of {name} is filled"
 
-    def __init__(self, port: int = 0, notebooks: Path | None = None, pool_size: int = 1,
+    def __init__(self, port: int = 0, notebooks: Path | None = None, pool_size: int | None = 1,
                  dashboards=DASHBOARDS, timeout: float = 120.0, host: str | None = None,
                  base_url: str | None = None, token: str | None = None, max_kernels: int | None = None,
                  extra_args: tuple[str, ...] = (), env: dict | None = None, rule_pages: bool = True,
@@ -51,8 +51,8 @@ class ServerProcess:
         require_marker("server", "a dashboard server")
         self.dashboards = dashboards
         self.token = token
-        argv = [sys.executable, "-m", "workbench.serve", "--port", str(port), "--pool-size", str(pool_size)]
-        for flag, value in (("--notebooks", notebooks), ("--host", host), ("--base-url", base_url),
+        argv = [sys.executable, "-m", "workbench.serve", "--port", str(port)]
+        for flag, value in (("--pool-size", pool_size), ("--notebooks", notebooks), ("--host", host), ("--base-url", base_url),
                             ("--token", token), ("--max-kernels", max_kernels),
                             ("--release-after", release_after)):
             if value is not None:

@@ -1,4 +1,4 @@
-"""The Forgotten's close combat resolves through its rule file (rules/forgotten_close_combat.toml,
+"""The Forgotten's close combat resolves through its rule file (rules/forgotten/close_combat.toml,
 the named mechanism two_sided_close_combat): equal to the hand-written reference
 (tests/reference/forgotten_cc.py) over grids of stats and every switch, one round and several, to
 1e-12 with the same stages, notes and inputs; sampled within 5 standard errors of exact at a fixed
@@ -22,7 +22,7 @@ from workbench.rules import RuleFileError
 from workbench.systems import forgotten as fg
 from workbench.systems import ownfile
 
-FILE = Path(__file__).resolve().parents[1] / "rules" / "forgotten_close_combat.toml"
+FILE = Path(__file__).resolve().parents[1] / "rules" / "forgotten" / "close_combat.toml"
 BASE = dict(attacker_cqc=6, defender_cqc=5, attacker_phys=5, defender_phys=6)
 V1 = dict(damage_rule="v1", attacker_phys=None, defender_phys=None, attacker_damage=3, attacker_strength=2,
           defender_defence=4, defender_damage=2, defender_strength=3, attacker_defence=3)
@@ -155,13 +155,15 @@ def test_a_mechanism_die_with_an_unknown_stat_or_key_is_refused():
     assert e.value.field == "mechanism.attack.sides"
 
 
-def test_a_mechanism_file_is_not_yet_a_system_of_its_own():
-    """The views of a system (dashboards, sweeps, the editor) take files of stages: a copy of the
-    close-combat file under a new key is refused by name where they load it."""
+def test_a_mechanism_file_is_a_system_but_not_a_file_of_stages():
+    """A copy of the close-combat file under a new key loads as a system of its own (load_any, the
+    registry: tests/test_rule_folders.py); where a file of stages is wanted (the rule editor, the
+    variants: rules.loads) it is refused by name."""
     text = FILE.read_text().replace('key = "forgotten"', 'key = "my_melee"')
     with pytest.raises(RuleFileError) as e:
         rules.loads(text, "my_melee.toml")
-    assert e.value.field == "mechanism" and "not yet" in e.value.expected
+    assert e.value.field == "mechanism" and "[[stages]]" in e.value.expected
+    assert e.value.got == "two_sided_close_combat"
     assert rules.loads_any(text, "my_melee.toml").key == "my_melee"
 
 

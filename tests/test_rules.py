@@ -266,7 +266,7 @@ def test_division_by_zero_at_resolution_names_the_field():
 @pytest.mark.parametrize("name, stats", [
     ("kill6.toml", {}),
     ("kill6.toml", {"shots": 10, "cover": "light", "wounds": 3, "models": 4}),
-    ("changes.toml", {"bs": 4, "s": 6, "ap": 5, "t": 1, "sv": 2, "shots": 8, "models": 3, "wounds": 2}),
+    ("changes/shooting.toml", {"bs": 4, "s": 6, "ap": 5, "t": 1, "sv": 2, "shots": 8, "models": 3, "wounds": 2}),
     ("gunfire.toml", {"bs": 4, "s": 3, "t": 2, "shots": 9, "models": 6}),
     ("gunfire.toml", {"bs": 4, "s": 3, "t": 2, "shots": 9, "models": None, "die": "d6", "base": 4}),
 ])

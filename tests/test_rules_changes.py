@@ -1,5 +1,5 @@
 """``workbench.systems.changes.shooting`` and ``shooting_table`` resolve through
-the system's rule file (rules/changes.toml) and equal the hand-written
+the system's rule file (rules/changes/shooting.toml) and equal the hand-written
 reference resolver (tests/reference/changes.py) over stat grids and every
 switch (actions and weapons, the target and the firer gone to ground, both
 readings of a heavy weapon's SHOT and of the firer's cover, the natural 12 / 1
@@ -122,7 +122,7 @@ FORBIDDEN = [dict(weapon="heavy", action="snap"), dict(evading=True, action="aim
 def test_errors_are_the_references(kw):
     """The public function refuses what the hand-written one refused, with the same message; the
     rule file refuses the four forbidden combinations too (a designer's copy keeps them)."""
-    _same_refusal("shooting", dict(dict(bs=4, s=4, ap=4), **kw), "changes.toml" if kw in FORBIDDEN else None)
+    _same_refusal("shooting", dict(dict(bs=4, s=4, ap=4), **kw), "changes/shooting.toml" if kw in FORBIDDEN else None)
 
 
 def _same_refusal(function: str, kw: dict, file: str | None) -> None:
@@ -203,7 +203,7 @@ def test_the_builtin_file_is_changes_own_and_a_copy_is_a_new_system(tmp_path, mo
     from workbench import systems
     assert systems.keys().count("changes") == 1 and systems.broken() == ()
     assert systems.get("changes").module is changes
-    text = (RULES / "changes.toml").read_text(encoding="utf-8")
+    text = (RULES / "changes" / "shooting.toml").read_text(encoding="utf-8")
     mine = tmp_path / "mine"
     mine.mkdir()
     edited = text.replace('key = "changes"', 'key = "my_changes"', 1).replace(
@@ -418,7 +418,7 @@ def test_volley_errors_are_the_references(attackers, kw):
     assert str(got.value) == str(want.value)
 
 
-# -- melee: the system's second file (rules/changes_melee.toml), keyed "changes" and listed nowhere ------------
+# -- melee: the system's second file (rules/changes/melee.toml), keyed "changes" and listed nowhere ------------
 FURIOUS = [dict(), dict(furious_charge=True, charging_models=3), dict(furious_charge=True, charging_models=0),
            dict(furious_charge=True, charging_models=4, blocked=True)]
 
@@ -479,7 +479,7 @@ def test_sampled_melee_agrees_with_the_reference_exact(kw):
                                 dict(attacks=9_999, furious_charge=True, charging_models=2)])
 def test_melee_errors_are_the_references(kw):
     # the file refuses a block without a Furious Charge too (a designer's copy keeps the rule)
-    _same_refusal("melee", dict(dict(ws=4, s=4, ap=4), **kw), "changes_melee.toml" if kw == dict(blocked=True) else None)
+    _same_refusal("melee", dict(dict(ws=4, s=4, ap=4), **kw), "changes/melee.toml" if kw == dict(blocked=True) else None)
 
 
 def test_a_sampled_melee_past_the_engines_budget_is_refused_at_once_naming_samples():
@@ -512,11 +512,13 @@ def test_melee_stage_pmfs_are_hits_pierced_and_wounds_by_brute_force():
 
 
 def test_the_melee_file_is_changes_own_and_listed_nowhere():
-    """rules/changes_melee.toml is keyed "changes": the registry counts it as the built-in's own file, so no
-    list (systems, broken files, served rule pages) shows a second Changes; a copy under a new key is a new
-    system."""
+    """rules/changes/melee.toml, a part of the folder rules/changes/ keyed "changes": the registry counts the
+    folder as the built-in's own, so no list (systems, broken files, served rule pages) shows a second
+    Changes; a copy under a new key is a new system (tests/test_rule_folders.py)."""
     from workbench import systems
-    assert rules.load(RULES / "changes_melee.toml").key == "changes"
+    assert rules.load(RULES / "changes" / "melee.toml").key == "changes"
+    assert rules.load_system(RULES / "changes").functions == ("shooting", "melee")
     assert systems.keys().count("changes") == 1 and systems.broken() == ()
     assert systems.get("changes").module is changes
-    assert all(getattr(systems.get(k), "path", None) != RULES / "changes_melee.toml" for k in systems.keys())
+    shipped = (RULES / "changes", RULES / "changes" / "melee.toml", RULES / "changes" / "shooting.toml")
+    assert all(getattr(systems.get(k), "path", None) not in shipped for k in systems.keys())

@@ -1,4 +1,4 @@
-"""rules/forgotten.toml, The Forgotten's own rule file, and
+"""rules/forgotten/shooting.toml, The Forgotten's own rule file, and
 workbench.systems.forgotten.shooting, which resolves through it, equal the
 hand-written resolver of tests/reference/forgotten.py (itself checked against
 the brute force of tests/brute_forgotten.py) over stat grids
@@ -30,7 +30,7 @@ SHOTS = (1, 3, 5)
 
 @pytest.fixture(scope="module")
 def rs():
-    return rules.load(RULES / "forgotten.toml")
+    return rules.load(RULES / "forgotten" / "shooting.toml")
 
 
 def file_stats(kw: dict) -> dict:
@@ -270,7 +270,7 @@ def test_the_shipped_file_is_the_builtin_and_an_edited_copy_is_a_new_system(tmp_
     monkeypatch.setenv(systems.RULES_ENV, str(tmp_path))
     assert systems.keys().count("forgotten") == 1 and systems.broken() == ()
     assert systems.get("forgotten").module.__name__ == "workbench.systems.forgotten"
-    text = (RULES / "forgotten.toml").read_text(encoding="utf-8")
+    text = (RULES / "forgotten" / "shooting.toml").read_text(encoding="utf-8")
     text = text.replace('key = "forgotten"', 'key = "my_forgotten"', 1)
     # the variant: a shot hits on SHOOT 4 unless told otherwise
     (tmp_path / "my_forgotten.toml").write_text(text.replace("default = 6", "default = 4", 1), encoding="utf-8")

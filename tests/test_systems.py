@@ -145,12 +145,9 @@ def rule_folder(tmp_path, monkeypatch):
     checkout's own rules/ folder out of the way."""
     import workbench
     from workbench.systems import ownfile
-    for key in systems.BUILTINS:  # the built-ins resolve through their own files on the real engine
-        if (systems.CHECKOUT_RULES / f"{key}.toml").is_file():
-            ownfile.load(key)
-        for part in systems.CHECKOUT_RULES.glob(f"{key}_*.toml"):  # a built-in's second file (Changes' melee)
-            ownfile.load(key, part.stem.removeprefix(f"{key}_"))
-    fake = types.SimpleNamespace(load=fake_load, load_any=fake_load, require_stages=lambda rs: rs)
+    for key in systems.BUILTINS:  # the built-ins resolve through their own files or folders on the real engine
+        ownfile.system(key)
+    fake = types.SimpleNamespace(load=fake_load, load_any=fake_load)
     monkeypatch.setitem(sys.modules, "workbench.rules", fake)
     monkeypatch.setattr(workbench, "rules", fake, raising=False)
     monkeypatch.setattr(systems, "CHECKOUT_RULES", tmp_path / "no_checkout_rules")

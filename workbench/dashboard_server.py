@@ -15,7 +15,8 @@ is the server itself (imported only when one starts: importing Voila is slow):
   frames checked before anything reads them, tracebacks scrubbed, a kernel
   whose page left shut down (:mod:`workbench.kernelchannel`);
 * :class:`DashboardRender`, Voila's render handler limited to the dashboards
-  and to ``--max-kernels`` viewers;
+  and to ``--max-kernels`` viewers, its kernel spared by the idle culler until
+  the page is sent (:mod:`workbench.kernelcull`, Voila's ``multi_kernel_manager_class``);
 * :func:`dashboard_page_config`, Voila's ``page_config_hook``: what a page's
   front end loads (no LaTeX typesetter: :data:`NO_TYPESETTER`);
 * :class:`DashboardServer`, the Voila application configured by traits; its
@@ -26,6 +27,7 @@ The private names of Voila it still needs are all in :mod:`workbench.voila_inter
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import hmac
 import inspect
@@ -39,6 +41,7 @@ import tornado.netutil
 import tornado.web
 from jupyter_server.auth.identity import IdentityProvider, User
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from traitlets import default
 from voila.app import Voila
 from voila.request_info_handler import RequestInfoSocketHandler
@@ -50,6 +53,7 @@ from voila.tornado.treehandler import TornadoVoilaTreeHandler
 from . import kernelchannel
 from .compressed import precompressed
 from .dashboards import DASHBOARDS
+from .kernelcull import DashboardKernelManager
 from .kernelpool import PacedRefill
 from .servepages import (BUSY_RETRY_S, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, landing_page,
                          refuse, shutdown_every_kernel, token_cookie_value)
@@ -209,7 +213,8 @@ class DashboardRender(TornadoVoilaHandler):
     """Voila's render route: refuses a new viewer (503, and when to try again)
     when ``max_kernels`` viewers' kernels run, and gives every page the
     ``_xsrf`` cookie Voila's shutdown beacon reads (without it the beacon is
-    refused: ``'_xsrf' argument missing``)."""
+    refused: ``'_xsrf' argument missing``). The kernel a render takes is not
+    culled before its page is sent (:class:`~workbench.kernelcull.DashboardKernelManager`)."""
 
     async def get(self, path=None):
         limit = self.settings.get("workbench_max_kernels") or 0
@@ -218,7 +223,9 @@ class DashboardRender(TornadoVoilaHandler):
             refuse(self, "busy", retry, **{"Retry-After": str(retry)})
             return
         self.xsrf_token  # noqa: B018 - reading it sets the _xsrf cookie
-        return await super().get(path)
+        km = self.kernel_manager
+        with km.rendering_page() if isinstance(km, DashboardKernelManager) else contextlib.nullcontext():
+            return await super().get(path)
 
 
 class GuardedConnection(ZMQChannelsWebsocketConnection):
@@ -331,6 +338,8 @@ class DashboardServer(Voila):
         super().initialize(argv)
         if self.voila_configuration.page_config_hook is None:  # read by the kernel manager made in start()
             self.voila_configuration.page_config_hook = dashboard_page_config
+        if self.voila_configuration.multi_kernel_manager_class is AsyncMappingKernelManager:  # Voila's default
+            self.voila_configuration.multi_kernel_manager_class = DashboardKernelManager  # (start() pools it)
 
     def landing_html(self) -> str:
         if self.rule_pages is None:

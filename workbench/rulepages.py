@@ -1,13 +1,15 @@
 """The served dashboards of the designers' rule files, written when the server starts.
 
-Every rule file the registry (:mod:`workbench.systems`) finds (the
-checkout's ``rules/`` folder and the folders of ``WORKBENCH_RULES``) gets a
-small notebook in the server's staged folder, named by its key
-(``kill6.ipynb``, served at ``/voila/render/kill6.ipynb``), whose cells only
-call the package: the generic :class:`~workbench.ui.SystemDashboard` over the
-rule file's description (controls from the stats' kinds, ranges, labels and
-help). Nothing of the rule file's folder is served: only these generated
-notebooks sit in the staged folder.
+Every rule system the registry (:mod:`workbench.systems`) finds (the
+checkout's ``rules/`` folder and the folders of ``WORKBENCH_RULES``: a rule
+file, or a rule folder of several files, one mode each) gets a small notebook
+in the server's staged folder, named by its key (``kill6.ipynb``, served at
+``/voila/render/kill6.ipynb``), whose cells only call the package: the generic
+:class:`~workbench.ui.SystemDashboard` over the system's description (controls
+from the stats' kinds, ranges, labels and help). Nothing of the rule files'
+folders is served: only these generated notebooks sit in the staged folder.
+A page names a file by its name, and a file of a rule folder as
+``folder/file.toml`` (``my_changes/melee.toml``), never by where it lives.
 
 A rule file that does not load, or whose key names a page the server
 already has, is not served; the landing page lists it with its message in
@@ -50,12 +52,12 @@ class RulePages:
         from . import systems
 
         loaded = set(systems.keys())
-        broken = [(b.path.name, _plain(b.message, Path(b.path))) for b in systems.broken()]
+        broken = _broken()
         names = {name for name, _ in broken}
         served = tuple(d for d in self.dashboards if d.notebook.removesuffix(".ipynb") in loaded)
         gone = [(d.notebook.removesuffix(".ipynb"), "this rule file is no longer in its folder")
-                for d in self.dashboards if d not in served and _file_of(d) not in names]
-        refused = [item for item in self.refused if item[0] not in names]
+                for d in self.dashboards if d not in served and not _covers(_file_of(d), names)]
+        refused = [item for item in self.refused if not _covers(item[0], names)]
         return RulePages(served, tuple(broken + gone + refused), self.refused)
 
     def landing_items(self) -> str:
@@ -67,9 +69,34 @@ class RulePages:
 
 
 def _file_of(dashboard: Dashboard) -> str:
-    """The rule file name a staged page's blurb ends with ("... (rule file kill6.toml)")."""
-    m = re.search(r"\(rule file ([^()]+)\)$", dashboard.blurb)
+    """The rule file (or rule folder) name a staged page's blurb ends with ("... (rule file kill6.toml)",
+    "... (rule folder my_changes)")."""
+    m = re.search(r"\(rule (?:file|folder) ([^()]+)\)$", dashboard.blurb)
     return m.group(1) if m else ""
+
+
+def shown_name(path: Path) -> str:
+    """A rule file as a page names it: its file name; a file of a rule folder with the folder's
+    name before it (``my_changes/melee.toml``)."""
+    from . import systems
+
+    path = Path(path)
+    top = {f.resolve() for f in systems.rule_folders()}
+    if path.parent.resolve() in top or path.is_dir():
+        return path.name
+    return f"{path.parent.name}/{path.name}"
+
+
+def _covers(where: str, names) -> bool:
+    """Whether a page's file or folder ``where`` is among ``names`` (a folder: by any of its files)."""
+    return any(n == where or n.startswith(where + "/") for n in names)
+
+
+def _broken() -> list[tuple[str, str]]:
+    """(shown name, message in a designer's words) of every rule file the registry could not load."""
+    from . import systems
+
+    return [(shown_name(b.path), _plain(b.message, Path(b.path))) for b in systems.broken()]
 
 
 def rule_notebook(key: str, title: str, blurb: str, file_name: str | None = None) -> nbformat.NotebookNode:
@@ -95,7 +122,7 @@ def _plain(message: str, path: Path) -> str:
     """The loader's message in a designer's words ("Line 4, at system.die: it
     should be ..., but the file has ..."), without the folders of the file."""
     for form in (str(path.resolve()), str(path)):
-        message = message.replace(form, path.name)
+        message = message.replace(form, shown_name(path))
     m = _LOADER_MESSAGE.match(message)
     if m is None:
         return message
@@ -112,13 +139,14 @@ def stage_rule_pages(dest: Path, taken: tuple[str, ...] = ()) -> RulePages:
 
     builtin = set(systems.builtins())
     pages, refused = [], []
-    broken = [(b.path.name, _plain(b.message, Path(b.path))) for b in systems.broken()]
+    broken = _broken()
     for key in systems.keys():
         if key in builtin:
             continue
         d = systems.get(key)
         name = f"{key}.ipynb"
         where = d.path.name if d.path else key
+        kind = "folder" if d.path is not None and d.path.is_dir() else "file"
         if name in taken:
             refused.append((where, f"its key {key!r} is the name of another page; give it another key"))
             continue
@@ -129,7 +157,7 @@ def stage_rule_pages(dest: Path, taken: tuple[str, ...] = ()) -> RulePages:
         except (OSError, ValueError) as exc:  # one file's page never stops the others
             refused.append((where, f"its page could not be written ({exc})"))
             continue
-        pages.append(Dashboard(name, d.title, f"{d.blurb} (rule file {where})"))
+        pages.append(Dashboard(name, d.title, f"{d.blurb} (rule {kind} {where})"))
     return RulePages(tuple(pages), tuple(broken + refused), tuple(refused))
 
 
@@ -162,7 +190,7 @@ class BrokenRulePage:
 
 
 def rule_dashboard(key: str, file_name: str):
-    """The served page of the rule file ``file_name`` (system ``key``): its
+    """The served page of the rule file (or rule folder) ``file_name`` (system ``key``): its
     :class:`~workbench.ui.SystemDashboard`, or a :class:`BrokenRulePage` with
     the file's error when the file no longer loads (it broke while the server runs)."""
     from . import systems
@@ -171,6 +199,7 @@ def rule_dashboard(key: str, file_name: str):
         from .ui import SystemDashboard
         return SystemDashboard(key)
     for b in systems.broken():
-        if b.path.name == file_name or b.key == key:
-            return BrokenRulePage(b.path.name, _plain(b.message, Path(b.path)))
+        shown = shown_name(b.path)
+        if _covers(file_name, (shown,)) or b.key == key:
+            return BrokenRulePage(shown, _plain(b.message, Path(b.path)))
     return BrokenRulePage(file_name, "the file is no longer in its rule folder, or no longer names this system.")

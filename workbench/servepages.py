@@ -29,9 +29,9 @@ DISCONNECT_GRACE = 15.0
 #: never connected is released within this (the culler of ``voila.json``: 20 s idle,
 #: checked every 10 s)
 BUSY_RETRY_S = 30
-#: the fewest and most seconds ``--release-after`` accepts: the culler also counts a kernel that is
-#: still starting as idle, and one culled before its page is served leaves that page loading forever,
-#: so the idle part (two thirds) must outlast a kernel's start on a busy machine
+#: the fewest and most seconds ``--release-after`` accepts: a kernel's idle time counts from the moment
+#: its page was sent (workbench.kernelcull spares it while it starts and while its page renders), and
+#: the idle part (two thirds) of the fewest still gives a phone on a slow connection 10 s to connect
 RELEASE_AFTER_RANGE = (15, 3600)
 
 

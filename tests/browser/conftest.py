@@ -3,12 +3,17 @@
 * ``server``: ``python -m workbench.serve --port 0 --host 127.0.0.2
   --base-url /dice/`` (the real notebooks of ``notebooks/`` and the rule
   files' pages) on a free port, started once per session and stopped at
-  teardown; the fixture waits until every dashboard has a preheated kernel.
+  teardown. It keeps the server's own pool plan, as ``make run`` does on a
+  loopback host: one preheated kernel for the first page (Changes), whose
+  link values reach it over the link channel, and a kernel started at once
+  for every other page's viewer (a full pool per page would preheat a dozen
+  kernels and refill each after every page view: CPU the pages under test
+  would share). The fixture waits until that kernel has run its notebook.
   127.0.0.2 is loopback on Linux and stands for a LAN address, and the prefix
   is a reverse proxy's: every page test runs where a relative URL or a
   hard-wired host would break, and ``test_serving`` checks every request of
-  every page against that host and prefix on this same server (a full server
-  preheats a kernel per page: one per session, not one per configuration).
+  every page against that host and prefix on this same server (one per
+  session, not one per configuration).
 * ``browser``: ``/usr/bin/chromium`` driven by Playwright's sync API (never a
   downloaded browser), started once per test module. Where it is missing the browser tests skip, except
   under ``CI``, where they fail.
@@ -29,8 +34,8 @@ SESSION_HOST, SESSION_PREFIX = "127.0.0.2", "/dice/"
 
 @pytest.fixture(scope="session")
 def server():
-    with ServerProcess(port=0, host=SESSION_HOST, base_url=SESSION_PREFIX, timeout=120) as srv:
-        srv.wait_pools(timeout=240)
+    with ServerProcess(port=0, host=SESSION_HOST, base_url=SESSION_PREFIX, pool_size=None, timeout=120) as srv:
+        srv.wait_pools({DASHBOARDS[0].notebook: 1}, timeout=240)
         # "filled" is logged when a pool kernel starts, before its notebook has run: a page opened
         # now would wait for every dashboard's notebook at once (past goto's 60 s on a busy machine)
         srv.wait_quiet(timeout=300)

@@ -1,6 +1,7 @@
 """Every dashboard on a 390 px wide phone screen (Debian's Chromium, mobile viewport).
 
-Nothing needs sideways scrolling: neither the document nor any scrolling box
+Nothing needs sideways scrolling (:func:`check_phone_page`, run on every
+dashboard by test_serving.py, which opens every page once on a phone): neither the document nor any scrolling box
 inside it is wider than the screen, every plot fits the screen and is wide
 enough to read, every control label is shown whole, dropdowns are wide
 enough to read their choice, and no tooltip reads "null". On a desktop
@@ -48,16 +49,13 @@ PLOTS_JS = """() => Array.from(document.querySelectorAll('.wb-plot .main-svg:fir
   .filter(s => s.getBoundingClientRect().width > 0).map(s => Math.round(s.getBoundingClientRect().width))"""
 
 
-def open_on(context, server, name: str, query: str = ""):
-    page = context.new_page()
-    page.set_default_timeout(180_000)
-    page.goto(f"{server.url}voila/render/{name}.ipynb{query}", timeout=240_000)
+def wait_drawn(page) -> None:
+    """Until a plot of the page has drawn its traces, and the plots have settled to the page's width."""
     page.wait_for_selector(".wb-plot .main-svg")
     page.wait_for_function("() => Array.from(document.querySelectorAll('.wb-plot')).some(el =>"
                            " (el.querySelector('.js-plotly-plot') || el)._fullData &&"
                            " (el.querySelector('.js-plotly-plot') || el)._fullData.length)")
-    page.wait_for_timeout(800)  # plots settle to the width of the page
-    return page
+    page.wait_for_timeout(800)
 
 
 #: plot titles that do not fit their plot (cut at an edge), and modebars drawn over a plot
@@ -109,33 +107,29 @@ def assert_every_diagnostics_tab_fits(page) -> None:
         assert all(250 <= p <= 390 for p in page.evaluate(PLOTS_JS)), tab
 
 
-@pytest.mark.parametrize("name", DASHBOARDS)
-def test_a_phone_needs_no_sideways_scrolling_and_shows_the_headline_first(browser, server, name):
-    """One page load per dashboard checks its first screen
-    (:func:`assert_first_screen`, the pages of :data:`FIRST_SCREEN`), then the
-    whole page for anything wider than the screen, and on the diagnostics page
-    every tab (:func:`assert_every_diagnostics_tab_fits`)."""
-    context = browser.new_context(**PHONE)
-    try:
-        page = open_on(context, server, name)
-        if name in FIRST_SCREEN:
-            assert_first_screen(page, name)
-        width = page.evaluate("window.innerWidth")
-        assert width == 390
-        overflow = page.evaluate(OVERFLOW_JS)
-        assert overflow["document"][0] <= width, overflow
-        assert overflow["scrollers"] == [], overflow
-        assert overflow["past"] == [], overflow
-        plots = page.evaluate(PLOTS_JS)
-        assert plots and all(250 <= p <= width for p in plots), plots
-        assert page.evaluate(CUT_LABELS_JS) == []
-        assert page.evaluate(NARROW_SELECTS_JS) == []
-        assert page.query_selector_all('[title="null"]') == []
-        page.screenshot(path=str(screenshot_path(f"{name}-phone")), full_page=True)
-        if name == "diagnostics":
-            assert_every_diagnostics_tab_fits(page)
-    finally:
-        context.close()
+def check_phone_page(page, name: str) -> None:
+    """A dashboard just opened and drawn on a phone (:data:`PHONE`): its first screen
+    (:func:`assert_first_screen`, the pages of :data:`FIRST_SCREEN`), then the whole page for
+    anything wider than the screen, and on the diagnostics page every tab
+    (:func:`assert_every_diagnostics_tab_fits`). test_serving.py opens every page once on a
+    phone, through the session server's host and prefix, and runs this on each of
+    :data:`DASHBOARDS` (``test_a_phone_needs_no_sideways_scrolling_and_shows_the_headline_first``)."""
+    if name in FIRST_SCREEN:
+        assert_first_screen(page, name)
+    width = page.evaluate("window.innerWidth")
+    assert width == 390
+    overflow = page.evaluate(OVERFLOW_JS)
+    assert overflow["document"][0] <= width, overflow
+    assert overflow["scrollers"] == [], overflow
+    assert overflow["past"] == [], overflow
+    plots = page.evaluate(PLOTS_JS)
+    assert plots and all(250 <= p <= width for p in plots), plots
+    assert page.evaluate(CUT_LABELS_JS) == []
+    assert page.evaluate(NARROW_SELECTS_JS) == []
+    assert page.query_selector_all('[title="null"]') == []
+    page.screenshot(path=str(screenshot_path(f"{name}-phone")), full_page=True)
+    if name == "diagnostics":
+        assert_every_diagnostics_tab_fits(page)
 
 
 @pytest.mark.parametrize("name, query", [("forgotten", "?mode=close_combat"), ("changes", "?mode=volley")])

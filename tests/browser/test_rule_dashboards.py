@@ -36,7 +36,6 @@ def wait_bars_differ(page, before: list[float]) -> list[float]:
 
 
 def test_kill6_dashboard_slider_redraws_the_rule_files_exact_pmf(page, server):
-    server.wait_pools({"kill6.ipynb": 1}, timeout=240)
     landing = page.goto(server.url).text()
     assert 'href="voila/render/kill6.ipynb"' in landing and "Kill-6" in landing
 

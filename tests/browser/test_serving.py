@@ -3,6 +3,9 @@
 * ``--host 127.0.0.2 --base-url /dice/``: every dashboard renders, and every
   request its page makes (Playwright records them) goes to that host, under
   that prefix; nothing is served outside the prefix;
+* that one visit of every page is a phone's (390 px): each dashboard passes
+  test_phone.py's checks (:func:`test_phone.check_phone_page`) as it is drawn,
+  so a page view serves both;
 * a link's values reach the dashboard (its preheated kernel reads them over the
   server's link channel) on 127.0.0.2 under a prefix, with and without a token.
 
@@ -20,6 +23,8 @@ from workbench import systems
 from workbench.serve import DASHBOARDS
 
 from browserkit import check_a_link_with_values_restores_them, request
+from test_phone import DASHBOARDS as PHONE_PAGES
+from test_phone import PHONE, check_phone_page, wait_drawn
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 
@@ -31,23 +36,25 @@ PLOT = ".js-plotly-plot .main-svg"
 @pytest.fixture(scope="module")
 def dice_server(server):
     """The session's server (tests/browser/conftest.py): every dashboard and rule
-    file's page on 127.0.0.2 under /dice/, each with a preheated kernel."""
-    # the pages other modules opened had their kernels replaced: let every replacement preheat first
+    file's page on 127.0.0.2 under /dice/."""
+    # what other modules' pages left running (a replacement preheating, a kernel ending) settles first
     server.wait_quiet(timeout=300)
     return server
 
 
 @pytest.fixture(scope="module")
 def prefix_visit(browser, dice_server) -> dict:
-    """One browser visit of the landing page and of every page it links, on the
-    server's host and under its prefix (each page drawn): ``{"links": [...],
-    "seen": [every request and websocket URL], "bodies": {url: (status, page as served)}}``."""
+    """One visit on a phone (test_phone's viewport) of the landing page and of every page it links,
+    on the server's host and under its prefix (each page drawn): ``{"links": [...], "seen": [every
+    request and websocket URL], "bodies": {url: (status, page as served)}, "phone": {dashboard: the
+    AssertionError of test_phone.check_phone_page on it, or None}}``."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     base = dice_server.url
-    context = browser.new_context()
+    context = browser.new_context(**PHONE)
     seen: list[str] = []
     bodies: dict[str, tuple[int, str]] = {}
+    phone: dict[str, AssertionError | None] = {}
     try:
         page = context.new_page()
         page.set_default_timeout(120_000)
@@ -63,10 +70,29 @@ def prefix_visit(browser, dice_server) -> dict:
                 page.wait_for_selector(PLOT)
             except PlaywrightTimeout:
                 pytest.fail(f"{link}: no plot drawn within 120 s; server log:\n" + "\n".join(dice_server.log[-30:]))
+            name = urlsplit(link).path.rsplit("/", 1)[-1].removesuffix(".ipynb")
+            if name in PHONE_PAGES:
+                try:
+                    wait_drawn(page)
+                    check_phone_page(page, name)
+                    phone[name] = None
+                except AssertionError as failure:
+                    phone[name] = failure
         page.wait_for_timeout(500)
     finally:
         context.close()
-    return {"links": links, "seen": seen, "bodies": bodies}
+    return {"links": links, "seen": seen, "bodies": bodies, "phone": phone}
+
+
+@pytest.mark.browser
+@pytest.mark.xdist_group("serving-prefix")
+@pytest.mark.parametrize("name", PHONE_PAGES)
+def test_a_phone_needs_no_sideways_scrolling_and_shows_the_headline_first(prefix_visit, name):
+    """test_phone.check_phone_page on the dashboard as the phone visit drew it."""
+    assert name in prefix_visit["phone"], f"the landing page links no {name} page"
+    failure = prefix_visit["phone"][name]
+    if failure is not None:
+        raise failure
 
 
 @pytest.mark.browser
@@ -87,8 +113,7 @@ def test_host_and_prefix_carry_every_request_of_every_dashboard(prefix_visit, di
 @pytest.mark.browser
 @pytest.mark.xdist_group("serving-prefix")
 def test_pages_hold_no_absolute_address_of_the_server(prefix_visit, dice_server):
-    """The landing page and every page it links, as served to the browser (each
-    page's kernel preheated before its viewer came, the page rendered then)."""
+    """The landing page and every page it links, as served to the browser."""
     host = urlsplit(dice_server.url).netloc
     bodies = prefix_visit["bodies"]
     assert set(bodies) >= {dice_server.url + d.path.lstrip("/") for d in DASHBOARDS}

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from workbench.serve import DASHBOARDS
+from workbench.serve import DASHBOARDS, cull_settings
 
 from browserkit import V1, kernel_id_of
 from serverkit import ServerProcess
@@ -26,8 +26,8 @@ from serverkit import ServerProcess
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 
 ONE = tuple(d for d in DASHBOARDS if d.notebook == "changes.ipynb")
-#: the server's release delay, two thirds of the default: its idle part (13 s) still outlasts a kernel's
-#: start on a busy machine (a kernel culled while it starts leaves its page loading: ten seconds did)
+#: the server's release delay, two thirds of the default: its idle part (13 s), counted from when a
+#: page was sent, is the time that page has to connect (a kernel still starting is never culled)
 RELEASE_S = 20
 
 
@@ -70,6 +70,8 @@ def test_a_page_that_never_connects_frees_its_place_and_a_connected_one_keeps_it
             freed_after = time.monotonic() - served
             assert re.search(rf"Culling .*{lurker}", log()), log()[-2000:]
             assert freed_after <= 3 * RELEASE_S, freed_after  # the culler's next look, and a busy machine's shutdown
+            # its idle time started when its page was sent (not when its notebook ran): the whole of it
+            assert freed_after >= cull_settings(RELEASE_S)["cull_idle_timeout"] - 1, freed_after
             status, body, _ = get(page)  # the place is free again
             assert status == 200
             assert not re.search(rf"Culling .*{viewer}", log())  # the connected viewer kept theirs

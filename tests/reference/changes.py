@@ -2,8 +2,8 @@
 
 These are ``workbench.systems.changes.shooting``, ``shooting_table``,
 ``melee`` and ``melee_table`` as they were written by hand before the
-system's shooting resolved through its rule file (``rules/changes.toml``)
-and its melee through its second one (``rules/changes_melee.toml``): their
+system's shooting resolved through its rule file (``rules/changes/shooting.toml``)
+and its melee through its second one (``rules/changes/melee.toml``): their
 own D12 rates, the binomial of unsaved wounds (folded into models removed,
 wasted wounds and the destroyed probability by the module's fold, which a
 volley's total still uses) and their own dice rolling. Tests prove the

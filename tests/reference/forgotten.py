@@ -2,7 +2,7 @@
 
 This is ``workbench.systems.forgotten.shooting`` and ``shooting_table`` as they
 were written by hand before the system resolved through its rule file
-(``rules/forgotten.toml``): the binomial of kills, the per-shot state update of
+(``rules/forgotten/shooting.toml``): the binomial of kills, the per-shot state update of
 tough models and wounded heroes (``forgotten_state._absorb_step``), the
 multinomial shock sum and the dice rolling. Tests prove the public functions
 equal to it; it is itself checked against tests/brute_forgotten.py.

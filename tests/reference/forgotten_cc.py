@@ -2,7 +2,7 @@
 
 This is ``workbench.systems.forgotten.close_combat`` as it was written by
 hand before it resolved through its rule file
-(``rules/forgotten_close_combat.toml``, the ``two_sided_close_combat``
+(``rules/forgotten/close_combat.toml``, the ``two_sided_close_combat``
 mechanism): the exchange as one multi-die test, the damage chains, the rounds
 as a chain over the fighters' wounded states, and its own sampled path. The
 argument checks, the stages' and notes' words are the live module's (only the

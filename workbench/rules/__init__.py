@@ -9,28 +9,34 @@ and by sampling like the built-in systems::
     kill6.attack(bs=3, shots=10).mean
 
 Modules: ``expr`` (the expression language), ``lines`` (where a key sits in
-the text), ``loader`` (TOML and checks), ``spec`` (the parsed records),
+the text), ``reader`` (typed values, failing with field and line), ``loader`` (TOML and the format's checks), ``spec`` (the parsed records),
 ``die`` (one stage's die, shared by both paths), ``engine`` (exact), ``tally``
 (tokens per attack, switched criticals, tallies, chances),
 ``sampled`` (dice rolled), ``system`` (the RuleSystem), ``errors``,
-``mechanisms`` (named mechanisms: what a file cannot say as stages) and
-``mechanism_system`` (a file of one).
+``mechanisms`` (named mechanisms: what a file cannot say as stages),
+``mechanism_system`` (a file of one) and ``folder`` (a system of several
+files, one dashboard mode each). :func:`load_system` loads any of them, as
+the registry does: a folder, a file of stages or a file of a named mechanism.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from .errors import BudgetError, ForbiddenError, RuleFileError
+from .folder import RuleFolder, load_folder, loads_folder
 from .loader import parse_text, read_file
 from .mechanism_system import MechanismSystem
 from .spec import RuleStage, RuleStat
 from .system import RuleSystem
 
-__all__ = ["load", "loads", "load_any", "loads_any", "require_stages", "MechanismSystem", "RuleSystem", "RuleStat", "RuleStage", "RuleFileError", "ForbiddenError", "BudgetError"]
+__all__ = ["load", "loads", "load_any", "loads_any", "load_system", "load_folder", "loads_folder", "require_stages",
+           "MechanismSystem", "RuleFolder", "RuleSystem", "RuleStat", "RuleStage", "RuleFileError", "ForbiddenError",
+           "BudgetError"]
 
 def load(path: str | Path) -> RuleSystem:
-    """The rule system of the TOML file at ``path`` (raises :class:`RuleFileError` if it is broken,
-    or if it is a file of a named mechanism: see :func:`load_any`)."""
+    """The rule system of the TOML file of stages at ``path`` (raises :class:`RuleFileError` if it is
+    broken, or if it is a file of a named mechanism: the rule editor and the variants take files of
+    stages; :func:`load_any` and :func:`load_system` take the others)."""
     parts, text = read_file(path)
     return require_stages(_system(parts, Path(path), text))
 
@@ -44,8 +50,8 @@ def loads(text: str, path: str | Path = "<rule file>") -> RuleSystem:
 
 def load_any(path: str | Path):
     """:func:`load`, or for a file of a named mechanism its
-    :class:`~workbench.rules.mechanism_system.MechanismSystem` (a built-in's part: the views of a
-    system, dashboards, sweeps, the editor, take files of stages only as yet)."""
+    :class:`~workbench.rules.mechanism_system.MechanismSystem` (a system of its own, or a part of
+    a rule folder's)."""
     parts, text = read_file(path)
     return _system(parts, Path(path), text)
 
@@ -53,6 +59,12 @@ def load_any(path: str | Path):
 def loads_any(text: str, path: str | Path = "<rule file>"):
     """:func:`load_any` of a TOML text."""
     return _system(parse_text(text, path), Path(str(path)), text)
+
+
+def load_system(path: str | Path):
+    """The system at ``path`` as the registry reads it: a folder is a :class:`RuleFolder` (one
+    system of several files), a file a :class:`RuleSystem` or a :class:`MechanismSystem`."""
+    return load_folder(path) if Path(path).is_dir() else load_any(path)
 
 
 def _system(parts: dict, path: Path, text: str):
@@ -64,6 +76,7 @@ def _system(parts: dict, path: Path, text: str):
 def require_stages(system) -> RuleSystem:
     """``system`` if it is a file of stages; a file of a named mechanism refused, naming it."""
     if not isinstance(system, RuleSystem):
-        raise RuleFileError(system.path, "mechanism", "a file of [[stages]]: a file of a named mechanism is "
-                            "not yet a system of its own (a built-in's part resolves one)", system.mechanism)
+        raise RuleFileError(system.path, "mechanism", "a file of [[stages]] here (the rule editor and the variants "
+                            "read stages; a file of a named mechanism is served and resolved as a system of its own, "
+                            "not edited here)", system.mechanism)
     return system

@@ -3,8 +3,8 @@
 Every problem raises :class:`~workbench.rules.errors.RuleFileError` naming
 the file, the field (``stages[1].target``, ``stats.bs.max``), what is allowed,
 what was found, and the line (from ``tomllib`` for a syntax error, from
-:mod:`workbench.rules.lines` for a value). Unknown keys are errors too, so a
-typo never passes silently.
+:class:`~workbench.rules.reader.Reader`, whose typed getters read every value,
+for a value). Unknown keys are errors too, so a typo never passes silently.
 """
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import keyword
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, NoReturn, overload
+from typing import Any
 
-from .errors import ExpressionError, RuleFileError
-from .expr import MAX_LITERAL, Expr, parse
-from .lines import key_lines, line_of
+from .errors import RuleFileError
+from .expr import MAX_LITERAL
+from .reader import Reader
 from .spec import Chance, DamageRoll, Forbid, Removal, RuleStage, RuleStat, Volley
 
 __all__ = ["parse_text", "read_file", "RESERVED", "MAX_DIE", "MAX_EXTRA", "MAX_FILE"]
@@ -47,7 +47,9 @@ DICE = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
 _TOP = ("system", "stats", "attack", "stages", "removal", "forbid", "chances", "volley", "mechanism")
 #: the tables a file of a named mechanism leaves to the mechanism
 _NOT_WITH_MECHANISM = ("attack", "stages", "removal", "chances", "volley")
-_SYSTEM = ("key", "name", "die", "notes")
+_SYSTEM = ("key", "name", "die", "notes", "order")
+#: the most parts one rule folder's ``order`` may place
+MAX_ORDER = 99
 _STAT_INT = ("kind", "min", "max", "default", "label", "help", "optional")
 _STAT_CHOICE = ("kind", "options", "default", "label", "help")
 _STAGE = ("name", "roll", "target", "modifier", "always_fail", "always_succeed", "critical",
@@ -61,90 +63,12 @@ ON_CRITICAL = ("none", "extra", "skip_next", "to_end")
 REROLL = ("none", "ones", "failed")
 
 
-class _Reader:
-    def __init__(self, path: Path, text: str):
-        self.path = path
-        self.text = text
-        self.lines = key_lines(text)
-
-    def fail(self, field: str, expected: str, got: Any) -> NoReturn:
-        raise RuleFileError(self.path, field, expected, got, line_of(self.lines, field))
-
-    # -- typed getters ---------------------------------------------------
-    def table(self, data: Any, field: str) -> dict:
-        if not isinstance(data, dict):
-            self.fail(field, "a table", data)
-        return data
-
-    def known(self, data: dict, field: str, keys: tuple[str, ...]):
-        for k in data:
-            if k not in keys:
-                self.fail(f"{field}.{k}" if field else k, "one of the keys " + ", ".join(keys), k)
-
-    def integer(self, data: dict, key: str, field: str, lo: int, hi: int, default: Any = ...) -> int:
-        if key not in data:
-            if default is ...:
-                self.fail(f"{field}.{key}", f"a whole number from {lo} to {hi} (required)", "nothing")
-            return default
-        x = data[key]
-        if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
-            self.fail(f"{field}.{key}", f"a whole number from {lo} to {hi}", x)
-        return x
-
-    def string(self, data: dict, key: str, field: str, default: Any = ..., *, nonempty=True) -> str:
-        if key not in data:
-            if default is ...:
-                self.fail(f"{field}.{key}", "a string (required)", "nothing")
-            return default
-        x = data[key]
-        if not isinstance(x, str) or (nonempty and not x.strip()):
-            self.fail(f"{field}.{key}", "a non-empty string" if nonempty else "a string", x)
-        return x
-
-    def option(self, data: dict, key: str, field: str, allowed: tuple[str, ...], default: str) -> str:
-        x = data.get(key, default)
-        if not isinstance(x, str) or x not in allowed:
-            self.fail(f"{field}.{key}", "one of " + ", ".join(f'"{a}"' for a in allowed), x)
-        return x
-
-    def boolean(self, data: dict, key: str, field: str, default: bool) -> bool:
-        x = data.get(key, default)
-        if not isinstance(x, bool):
-            self.fail(f"{field}.{key}", "true or false", x)
-        return x
-
-    @overload
-    def expr(self, data: dict, key: str, field: str, names, default: None) -> Expr | None: ...
-    @overload
-    def expr(self, data: dict, key: str, field: str, names, default: str = ...) -> Expr: ...
-
-    def expr(self, data: dict, key: str, field: str, names, default: Any = ...) -> Expr | None:
-        """The expression at ``data[key]``; without one ``default`` parsed (``...``: required,
-        ``None``: None)."""
-        if key not in data:
-            if default is ...:
-                self.fail(f"{field}.{key}", "an expression (required)", "nothing")
-            if default is None:
-                return None
-            return parse(default, names)
-        try:
-            return parse(data[key], names)
-        except ExpressionError as exc:
-            self.fail(f"{field}.{key}", exc.expected, exc.got)
-
-    def faces(self, data: dict, key: str, field: str, die: int) -> tuple[int, ...]:
-        x = data.get(key, [])
-        if not isinstance(x, list):
-            self.fail(f"{field}.{key}", f"a list of faces from 1 to {die}", x)
-        for i, f in enumerate(x):
-            if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= die:
-                self.fail(f"{field}.{key}[{i}]", f"a face from 1 to {die}", f)
-        return tuple(sorted(set(x)))
-
-
 def read_file(path: str | Path) -> tuple[dict, str]:
     """The checked parts of the rule file at ``path`` and its text."""
     path = Path(path)
+    if path.is_dir():
+        raise RuleFileError(path, "file", "a rule file (a folder of rule files, one system of several parts, "
+                            "loads with rules.load_system)", "a folder")
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -161,7 +85,7 @@ def read_file(path: str | Path) -> tuple[dict, str]:
 def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     """Check a rule file's TOML text; returns its parts (see :class:`workbench.rules.RuleSystem`)."""
     path = Path(path)
-    r = _Reader(path, text)
+    r = Reader(path, text)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -195,6 +119,8 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     for i, n in enumerate(notes):
         if not isinstance(n, str):
             r.fail(f"system.notes[{i}]", "a string", n)
+    # where the file comes among the parts of a rule folder (one system of several files)
+    order = r.integer(system, "order", "system", 1, MAX_ORDER, None)
 
     # [stats.NAME]
     stats_data = r.table(data.get("stats", {}), "stats")
@@ -206,8 +132,8 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     names = frozenset(s.name for s in stats)
 
     if "mechanism" in data:
-        return _mechanism_file(r, data, dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats)),
-                               names)
+        return _mechanism_file(r, data, dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats),
+                                             order=order), names)
 
     # [attack]
     attack = r.table(data.get("attack", {}), "attack")
@@ -242,12 +168,12 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
         volley = _volley(r, r.table(data["volley"], "volley"), stats, removal, chances,
                          set(seen) | set(tallies) | {c.name for c in chances})
 
-    return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), count=count,
+    return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), order=order, count=count,
                 stages=stages, removal=removal, forbids=tuple(forbids), tokens_die=tokens_die,
                 chances=chances, volley=volley)
 
 
-def _forbids(r: _Reader, data: dict, names) -> tuple[Forbid, ...]:
+def _forbids(r: Reader, data: dict, names) -> tuple[Forbid, ...]:
     """``[[forbid]]``: conditions on the stats that refuse a resolution, with the designer's message."""
     forbid_data = data.get("forbid", [])
     if not isinstance(forbid_data, list):
@@ -263,7 +189,7 @@ def _forbids(r: _Reader, data: dict, names) -> tuple[Forbid, ...]:
     return tuple(forbids)
 
 
-def _mechanism_file(r: _Reader, data: dict, parts: dict, names) -> dict:
+def _mechanism_file(r: Reader, data: dict, parts: dict, names) -> dict:
     """A file whose resolution is a named mechanism (docs/rulefiles.md, "Mechanisms"): its
     [system], [stats] and [[forbid]] as any file's, its [mechanism] read by the mechanism."""
     from .mechanisms import MECHANISMS
@@ -280,7 +206,7 @@ def _mechanism_file(r: _Reader, data: dict, parts: dict, names) -> dict:
     return dict(parts, forbids=_forbids(r, data, names), mechanism=table["name"], spec=spec)
 
 
-def _volley(r: _Reader, vd: dict, stats, removal: Removal, chances, taken) -> Volley:
+def _volley(r: Reader, vd: dict, stats, removal: Removal, chances, taken) -> Volley:
     """``[volley]``: the stats each profile sets, read by nothing that happens once for the
     whole volley (the removal, the chances); the effect names, each used once."""
     r.known(vd, "volley", ("profile", "allocation", "each", "not_needed", "max_profiles"))
@@ -323,7 +249,7 @@ def _volley(r: _Reader, vd: dict, stats, removal: Removal, chances, taken) -> Vo
                   max_profiles=most)
 
 
-def _optional_reads(r: _Reader, stats, count, tokens_die, stages, removal, forbids, chances) -> None:
+def _optional_reads(r: Reader, stats, count, tokens_die, stages, removal, forbids, chances) -> None:
     """An optional stat (``optional = true``, a unit with no size) is read only as the whole of
     ``removal.models``: no other expression has a value for "none"."""
     optional = {s.name for s in stats if s.optional}
@@ -358,7 +284,7 @@ def unit_size_stat(removal: Removal, optional) -> str | None:
     return name if name in optional else None
 
 
-def _tallies(r: _Reader, stages, names, stage_names) -> dict[str, str]:
+def _tallies(r: Reader, stages, names, stage_names) -> dict[str, str]:
     """Every stage's count names (``tally``, ``critical_tally``): identifiers used once, not a stat,
     not a stage's name nor a word the engine reports -> the field that names them."""
     out: dict[str, str] = {}
@@ -378,7 +304,7 @@ def _tallies(r: _Reader, stages, names, stage_names) -> dict[str, str]:
     return out
 
 
-def _removed_beside_tallies(r: _Reader, cd: dict, field: str, read, tallies, stages, removal: Removal) -> None:
+def _removed_beside_tallies(r: Reader, cd: dict, field: str, read, tallies, stages, removal: Removal) -> None:
     """A chance reading ``removed`` beside 1 or 2 stage tallies: resolved by stepping the attacks
     through a model-by-model removal, each count read up to ``up_to``."""
     others = [x for x in read if x != "removed"]
@@ -396,7 +322,7 @@ def _removed_beside_tallies(r: _Reader, cd: dict, field: str, read, tallies, sta
                f"stages[{len(stages) - 1}].on_critical = \"extra\"")
 
 
-def _chances(r: _Reader, data: Any, names, tallies, taken, stages, removal: Removal) -> tuple[Chance, ...]:
+def _chances(r: Reader, data: Any, names, tallies, taken, stages, removal: Removal) -> tuple[Chance, ...]:
     if not isinstance(data, list):
         r.fail("chances", "[[chances]] tables with name and when", data)
     if len(data) > MAX_CHANCES:
@@ -423,7 +349,7 @@ def _chances(r: _Reader, data: Any, names, tallies, taken, stages, removal: Remo
     return tuple(out)
 
 
-def _stat(r: _Reader, sname: Any, sd: Any) -> RuleStat:
+def _stat(r: Reader, sname: Any, sd: Any) -> RuleStat:
     field = f"stats.{sname}"
     if not isinstance(sname, str) or not IDENT.match(sname):
         r.fail(field, "a stat name that is a lower-case identifier ([a-z][a-z0-9_]*)", sname)
@@ -467,7 +393,7 @@ def _stat(r: _Reader, sname: Any, sd: Any) -> RuleStat:
     return RuleStat(sname, "int", default, min=lo, max=hi, label=label, help=help_, optional=optional)
 
 
-def _stage(r: _Reader, i: int, sd: Any, die: int, names) -> RuleStage:
+def _stage(r: Reader, i: int, sd: Any, die: int, names) -> RuleStage:
     field = f"stages[{i}]"
     sd = r.table(sd, field)
     r.known(sd, field, _STAGE)
@@ -512,7 +438,7 @@ def _stage(r: _Reader, i: int, sd: Any, die: int, names) -> RuleStage:
                      die_expr=die_expr)
 
 
-def _dice(r: _Reader, text: Any) -> DamageRoll:
+def _dice(r: Reader, text: Any) -> DamageRoll:
     field = "removal.damage_roll"
     expected = 'dice notation such as "d3", "2d6" or "d6+1"'
     if not isinstance(text, str):
@@ -530,7 +456,7 @@ def _dice(r: _Reader, text: Any) -> DamageRoll:
     return DamageRoll(n, sides, plus, text.strip())
 
 
-def _by_model(r: _Reader, rd: dict, names, models, die: int) -> Removal:
+def _by_model(r: Reader, rd: dict, names, models, die: int) -> Removal:
     """A removal model by model: ``save`` (reading ``wounded``), ``save_die``, ``tough`` and
     ``already_wounded``; each success is one blow, so nothing of damage per success or a pooled
     formula goes beside it."""
@@ -550,7 +476,7 @@ def _by_model(r: _Reader, rd: dict, names, models, die: int) -> Removal:
                    already_wounded=r.expr(rd, "already_wounded", "removal", names, None))
 
 
-def _removal(r: _Reader, rd: dict, names, die: int = 6) -> Removal:
+def _removal(r: Reader, rd: dict, names, die: int = 6) -> Removal:
     r.known(rd, "removal", _REMOVAL)
     models = r.expr(rd, "models", "removal", names, None)
     if any(k in rd for k in _BY_MODEL):

@@ -4,19 +4,21 @@
 (its functions, dashboards, diagnostics, profiles...; see docs/rules.md for
 the rules themselves); ``keys()`` lists every system that loaded, built-ins
 first. The built-ins are the modules named in :data:`BUILTINS`, each ending in
-``SYSTEM = SystemDescription(...)``. Rule files (``*.toml``, format
-``RULEFILE.md``) are read from the checkout's ``rules/`` folder and from each
+``SYSTEM = SystemDescription(...)``. Rule systems (format ``RULEFILE.md``,
+docs/rulefiles.md) are read from the checkout's ``rules/`` folder and from each
 folder of the ``WORKBENCH_RULES`` environment variable (separated by
-``os.pathsep``, as ``PATH``), through ``workbench.rules.load`` when that
-module is installed. A rule file that does not load is kept in
-:func:`broken` with its message and never stops the others. A shipped file
-(in :data:`CHECKOUT_RULES`) whose key is a built-in's is that built-in's own
-rule file (its module resolves through it): it is not listed a second time.
-A built-in may ship more than one such file, ``<key>_<part>.toml`` for a part
-its first file does not say (40k Changes' melee, ``changes_melee.toml``,
-keyed "changes"): none of them is listed, served or counted as broken.
-A designer's file using a built-in's key is refused; a copy of a built-in's
-file under a new key is a new system (the way a designer starts a variant).
+``os.pathsep``, as ``PATH``), through ``workbench.rules`` when that module is
+installed: each ``*.toml`` file there is one system (of stages, or of a named
+mechanism), and each folder holding ``*.toml`` files is one system of several
+parts, a dashboard mode per file (``rules/changes/shooting.toml`` and
+``rules/changes/melee.toml``). A file or folder that does not load is kept in
+:func:`broken` with the message of the file at fault and never stops the
+others. A shipped file or folder (in :data:`CHECKOUT_RULES`) whose key is a
+built-in's is that built-in's own (its module resolves through it,
+:mod:`workbench.systems.ownfile`): it is not listed a second time. A
+designer's file or folder using a built-in's key is refused; a copy of a
+built-in's file or folder under a new key is a new system (the way a designer
+starts a variant).
 
 Adding a built-in system: write its module with its ``SYSTEM`` description
 at the end and add its key to :data:`BUILTINS`.
@@ -31,6 +33,7 @@ from types import ModuleType
 from ..errors import InputError, WorkbenchError
 from ..resources import data_dir
 from .description import BrokenSystem, SystemDescription, describe_rules
+from .folders import describe_folder
 
 __all__ = ["get", "keys", "broken", "builtins", "rule_folders", "BUILTINS", "RULES_ENV", "CHECKOUT_RULES",
            "SystemDescription", "BrokenSystem"]
@@ -51,23 +54,41 @@ def builtins() -> dict[str, SystemDescription]:
 
 
 def rule_folders() -> list[Path]:
-    """Where rule files are looked for: the shipped ``rules/`` (the checkout's, or the copy inside an
-    installed wheel), then each folder of ``$WORKBENCH_RULES``."""
+    """Where rule files and rule folders are looked for: the shipped ``rules/`` (the checkout's, or the
+    copy inside an installed wheel), then each folder of ``$WORKBENCH_RULES``."""
     folders = [CHECKOUT_RULES]
     folders += [Path(p) for p in os.environ.get(RULES_ENV, "").split(os.pathsep) if p.strip()]
     return folders
 
 
-def _rule_files() -> list[Path]:
+def _rule_entries() -> list[Path]:
+    """Every rule system's path, by folder then name: a ``*.toml`` file, or a folder holding some."""
     out, seen = [], set()
     for folder in rule_folders():
-        if folder.is_dir():
-            for path in sorted(folder.glob("*.toml")):
-                real = path.resolve()
-                if real not in seen:
-                    seen.add(real)
-                    out.append(path)
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir()):
+            a_file = path.suffix == ".toml" and path.is_file()
+            if path.name.startswith(".") or not (a_file or (path.is_dir() and any(path.glob("*.toml")))):
+                continue
+            real = path.resolve()
+            if real not in seen:
+                seen.add(real)
+                out.append(path)
     return out
+
+
+def _stamp(entries: list[Path]) -> tuple:
+    """(path, modification time, size) of every rule file the entries hold."""
+    stamp: list[tuple[str, int | None, int | None]] = []
+    for entry in entries:
+        for p in sorted(entry.glob("*.toml")) if entry.is_dir() else [entry]:
+            try:
+                st = p.stat()
+                stamp.append((str(p), st.st_mtime_ns, st.st_size))
+            except OSError:
+                stamp.append((str(p), None, None))
+    return tuple(stamp)
 
 
 #: (path, modification time, size) of every rule file -> what they loaded to
@@ -75,41 +96,37 @@ _CACHE: dict[tuple, tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...]
 
 
 def _load_rules() -> tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...]]:
-    files = _rule_files()
-    if not files:
+    entries = _rule_entries()
+    if not entries:
         return {}, ()
     try:
         from .. import rules
     except ImportError:  # the rule-file engine is not installed: built-ins only
         return {}, ()
-    entries: list[tuple[str, int | None, int | None]] = []
-    for p in files:
-        try:
-            st = p.stat()
-            entries.append((str(p), st.st_mtime_ns, st.st_size))
-        except OSError:
-            entries.append((str(p), None, None))
-    stamp = tuple(entries)
+    stamp = _stamp(entries)
     if stamp in _CACHE:
         return _CACHE[stamp]
     taken = set(BUILTINS)
     found: dict[str, SystemDescription] = {}
     bad: list[BrokenSystem] = []
-    for path in files:
+    shipped = CHECKOUT_RULES.resolve()
+    for path in entries:
         key = None
         try:
-            rs = rules.load_any(path)
+            rs = rules.load_system(path) if path.is_dir() else rules.load_any(path)
             key = rs.key
-            if key in BUILTINS and path.parent.resolve() == CHECKOUT_RULES.resolve():  # a built-in's own file
+            if key in BUILTINS and path.parent.resolve() == shipped:  # a built-in's own file or folder
                 continue
-            rules.require_stages(rs)  # a file of a named mechanism is a built-in's part only, as yet
             if key in taken:
                 where = "a built-in system" if key in BUILTINS else str(found[key].path)
                 raise WorkbenchError(f"{path}: system.key: expected a key no other system uses, "
                                      f"got {key!r} (already used by {where})")
-            desc = describe_rules(rs, RULE_COLOURS[len(found) % len(RULE_COLOURS)])
+            colour = RULE_COLOURS[len(found) % len(RULE_COLOURS)]
+            desc = describe_folder(rs, colour) if path.is_dir() else describe_rules(rs, colour)
         except (WorkbenchError, OSError) as exc:
-            bad.append(BrokenSystem(path=path, message=str(exc) or type(exc).__name__, key=key))
+            # a folder's broken file, by its own path
+            at = Path(exc.path) if path.is_dir() and isinstance(exc, rules.RuleFileError) else path
+            bad.append(BrokenSystem(path=at, message=str(exc) or type(exc).__name__, key=key))
             continue
         taken.add(rs.key)
         found[rs.key] = desc
@@ -123,12 +140,12 @@ def _all() -> dict[str, SystemDescription]:
 
 
 def keys() -> tuple[str, ...]:
-    """Every system that loaded: the built-ins, then the rule files (by folder, then file name)."""
+    """Every system that loaded: the built-ins, then the rule files and rule folders (by folder, then name)."""
     return tuple(_all())
 
 
 def broken() -> tuple[BrokenSystem, ...]:
-    """The rule files that did not load, each with its path and message."""
+    """The rule files that did not load, each with its path and message (a rule folder's: the file at fault)."""
     return _load_rules()[1]
 
 

@@ -23,9 +23,9 @@ or Invulnerable").
 Each unsaved wound removes one W; wounds go to one model until it is removed;
 models removed = min(models, floor(wounds / W)).
 
-Shooting resolves through the system's rule file ``rules/changes.toml`` and
-melee through its second one, ``rules/changes_melee.toml`` (keyed "changes"
-too, so no list shows it as a system of its own): the functions here check
+Shooting resolves through the system's rule file ``rules/changes/shooting.toml`` and
+melee through ``rules/changes/melee.toml``, the two parts of the system's rule
+folder ``rules/changes/`` (keyed "changes", so no list shows it as a system of its own): the functions here check
 their arguments, name their stages and notes, and turn the engine's answer
 into their own (:mod:`workbench.systems.ownfile`). The pieces they share (the
 D12 test, the ranges, the notes, the checks) are :mod:`~workbench.systems.changes_rules`;
@@ -135,7 +135,7 @@ def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None
     width = max(models) + 1 when ``models`` is given, else max(shots) // min(W) + 1.
     Effects: ``hits``, ``pierced``, ``unsaved_wounds`` (expected counts) and,
     with ``models``, ``wasted_wounds`` (expected) and ``destroyed`` (probability).
-    The numbers come from the system's rule file, ``rules/changes.toml``.
+    The numbers come from the system's rule file, ``rules/changes/shooting.toml``.
     """
     args = _shooting_setup(
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
@@ -177,7 +177,7 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     with ``models``, ``wasted_wounds`` (expected wounds beyond models x W) and
     ``destroyed`` (probability).
 
-    The numbers come from the system's rule file, ``rules/changes.toml``.
+    The numbers come from the system's rule file, ``rules/changes/shooting.toml``.
     """
     args, _targets, notes, penalty, eff_cover = _shooting_setup(
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
@@ -230,7 +230,7 @@ def _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_char
     return args, free, notes
 
 
-#: the melee file's part name: rules/changes_melee.toml (keyed "changes", listed nowhere as a system)
+#: the melee file's part name: rules/changes/melee.toml, a part of the built-in's own folder
 MELEE_PART = "melee"
 #: the stats a melee grid may vary (whole numbers); the others are one value for the whole table
 _MELEE_GRID = ("ws", "s", "ap", "attacks", "d", "inv", "t", "sv", "models", "wounds", "charging_models")
@@ -249,7 +249,7 @@ def melee_table(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wou
 
     Returns ``{"pmf": array S + (width,), "effects": {name: array S}}`` as
     :func:`shooting_table`, plus ``free_attacks``. The numbers come from the
-    system's melee rule file, ``rules/changes_melee.toml``.
+    system's melee rule file, ``rules/changes/melee.toml``.
     """
     args, free, _ = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_charge,
                                  charging_models, blocked, natural_12_always_succeeds,
@@ -276,7 +276,7 @@ def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
     with ``furious_charge``). Effects as :func:`shooting`, plus
     ``free_attacks`` (the number of free attacks made).
 
-    The numbers come from the system's melee rule file, ``rules/changes_melee.toml``.
+    The numbers come from the system's melee rule file, ``rules/changes/melee.toml``.
     """
     args, free, notes = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds,
                                      furious_charge, charging_models, blocked,

@@ -209,7 +209,7 @@ def _shooting_targets(bs_pen, eff_cover, inv, ap, sv, s, t):
     return bs_pen + np.maximum(eff_cover, inv), ap + sv, s + t
 
 
-#: the function's effect names -> the rule file's (rules/changes.toml); with a unit size also
+#: the function's effect names -> the rule file's (rules/changes/shooting.toml); with a unit size also
 _EFFECTS = {"hits": "to hit", "pierced": "to pierce", "unsaved_wounds": "to wound"}
 _CAPPED = dict(_EFFECTS, wasted_wounds="wasted_damage", destroyed="destroyed")
 

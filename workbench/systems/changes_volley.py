@@ -1,6 +1,6 @@
 """40k Changes' volley: several units declared at one target and resolved together (the seed's
 "you have to decide who's shooting at a guy before you know if some other guy will not take him
-down at the same time"). It resolves through the ``[volley]`` of ``rules/changes.toml``: each
+down at the same time"). It resolves through the ``[volley]`` of ``rules/changes/shooting.toml``: each
 unit a profile, its unsaved wounds added before the one fold into models removed.
 :func:`volley` is re-exported by :mod:`workbench.systems.changes`.
 """
@@ -140,7 +140,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     unit may only have one status marker").
 
     The numbers come from the ``[volley]`` of the system's rule file,
-    ``rules/changes.toml`` (each unit a profile, the target's stats shared).
+    ``rules/changes/shooting.toml`` (each unit a profile, the target's stats shared).
     """
     units, stages, all_notes, total_shots, inputs, _ = _volley_setup(
         attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, natural_12_always_succeeds,
@@ -161,7 +161,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
                                                           surviving_models=o.mean_stderr))
 
 
-#: the volley's effect names -> the rule file's (rules/changes.toml, its [volley] and [[chances]])
+#: the volley's effect names -> the rule file's (rules/changes/shooting.toml, its [volley] and [[chances]])
 _VOLLEY_EFFECTS = {"unsaved_wounds": "to wound", "wasted_wounds": "wasted_damage", "destroyed": "destroyed",
                    "units_not_needed": "units_not_needed"}
 

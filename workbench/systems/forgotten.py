@@ -304,7 +304,7 @@ _GRID = ("shoot", "attack_power", "shots", "damage", "defence", "heroic_save")
 
 
 def _file_stats(a: dict) -> dict:
-    """The checked arguments as the stats of rules/forgotten.toml, the unit without a size (the
+    """The checked arguments as the stats of rules/forgotten/shooting.toml, the unit without a size (the
     function caps the models downed itself, and counts the hits that down nobody without it):
     no aimed fire is the choice "none", no hero is ``hero = false``."""
     out = {k: a[k] for k in ("shoot", "attack_power", "shots", "moved", "range", "facing_away", "cover",

@@ -1,6 +1,6 @@
 """The Forgotten, close combat: one attacker against one defender (seed 002,
 RULES.md section 2), resolved through its own rule file
-``rules/forgotten_close_combat.toml`` (keyed "forgotten", loaded as
+``rules/forgotten/close_combat.toml`` (keyed "forgotten", loaded as
 ``ownfile.load("forgotten", "close_combat")``), whose named mechanism
 ``two_sided_close_combat`` (:mod:`workbench.rules.mechanisms.two_sided_close_combat`)
 adds up the dice the file says both fighters throw. :func:`close_combat`
@@ -168,7 +168,7 @@ CC_NOTE_SHOCK = (
     "hit, block and counter dice, damage rolls and heroic saves in every round; it marks no wound (a tough "
     "model still absorbs its first kill), and it adds to a wound's -1.")
 
-#: the notes every close combat relies on: the file's (rules/forgotten_close_combat.toml)
+#: the notes every close combat relies on: the file's (rules/forgotten/close_combat.toml)
 CC_NOTES = ownfile.load(KEY, "close_combat").notes
 
 
@@ -276,7 +276,7 @@ def _cc_notes(a: dict, rounds: int) -> list[str]:
 
 
 def _file_stats(a: dict, rounds: int) -> dict[str, Any]:
-    """The checked arguments as the stats of rules/forgotten_close_combat.toml: no heroic save is
+    """The checked arguments as the stats of rules/forgotten/close_combat.toml: no heroic save is
     ``*_hero = false``, no dual weapons the choice "none"; a stat the fight does not read (PHYS
     under damage v1, Damage under v2) keeps the file's default."""
     out: dict[str, Any] = {"rounds": rounds}

@@ -1,6 +1,7 @@
-"""A built-in system's own rule files: ``rules/<key>.toml``, loaded like a designer's file, and
-``rules/<key>_<part>.toml`` for a part of the system the first file does not say (40k Changes' melee):
-each keyed as the built-in, so the registry lists none of them as a system of its own.
+"""A built-in system's own rule files, loaded like a designer's: ``rules/<key>.toml`` (a system of one
+file) or the folder ``rules/<key>/`` (a system of several, one file per mode: 40k Changes' shooting and
+melee, The Forgotten's shooting and close combat), keyed as the built-in, so the registry lists none of
+them as a system of its own.
 
 A built-in's stat-level function checks its arguments as it always has, then
 resolves through its file's engine (:class:`~workbench.rules.RuleSystem`);
@@ -20,18 +21,31 @@ import numpy as np
 from ..outcome import Outcome, Stage
 from ..resources import data_dir
 
-__all__ = ["load", "outcome", "table", "flat_grid", "fit"]
+__all__ = ["system", "load", "outcome", "table", "flat_grid", "fit"]
 
 
 @functools.cache
-def load(key: str, part: str | None = None):
-    """The :class:`~workbench.rules.RuleSystem` of the built-in ``key`` (its shipped file), or of its
-    ``part`` (``rules/<key>_<part>.toml``, keyed ``key`` too; a part may be a file of a named
-    mechanism, The Forgotten's close combat: a :class:`~workbench.rules.mechanism_system.MechanismSystem`)."""
+def system(key: str):
+    """What the built-in ``key`` ships, loaded as the registry loads a designer's: its folder
+    ``rules/<key>/`` (a :class:`~workbench.rules.RuleFolder`) or its file ``rules/<key>.toml``."""
     from .. import rules
-    rs = rules.load_any(data_dir("rules") / (f"{key}_{part}.toml" if part else f"{key}.toml"))
+    folder = data_dir("rules") / key
+    rs = rules.load_system(folder if folder.is_dir() else folder.with_suffix(".toml"))
     if rs.key != key:
-        raise ValueError(f"rules/{key}_{part}.toml: system.key: expected {key!r}, got {rs.key!r}")
+        raise ValueError(f"{rs.path}: system.key: expected {key!r}, got {rs.key!r}")
+    return rs
+
+
+def load(key: str, part: str | None = None):
+    """The :class:`~workbench.rules.RuleSystem` of the built-in ``key``'s file, or of one ``part`` of
+    its folder (``rules/<key>/<part>.toml``; without ``part`` the folder's first). A part may be a
+    file of a named mechanism, The Forgotten's close combat: a
+    :class:`~workbench.rules.mechanism_system.MechanismSystem`."""
+    rs = system(key)
+    if getattr(rs, "parts", None) is not None:  # a RuleFolder: its parts by name
+        return rs.part(part if part is not None else rs.functions[0])
+    if part is not None:
+        raise ValueError(f"{rs.path}: part: expected a part of a rule folder, got {part!r} (a system of one file)")
     return rs
 
 

@@ -1,0 +1,159 @@
+"""A rule folder: one system of several rule files, one dashboard mode per file.
+
+A folder of rule files (``rules/changes/shooting.toml`` and
+``rules/changes/melee.toml``) is ONE system: every file in it is a complete
+rule file (of stages or of a named mechanism) with the same ``[system] key``;
+each file is a part of the system, named by its file name (``shooting``,
+``melee``, ``close_combat``): a function of the system and a mode of its
+dashboard. The parts come in ``[system] order`` (1 first; a tie, and the
+parts without one after them, in file-name order); the first part's name, die
+and notes are the system's. See "A system of several files" in docs/rulefiles.md.
+
+A folder is checked as a whole: a part that does not load, a part keyed
+otherwise than the first, a file name that cannot name a function, a folder
+with no file, each raises the :class:`~workbench.rules.errors.RuleFileError`
+of the file at fault (its field and line), so the registry lists that file
+among the broken ones.
+"""
+from __future__ import annotations
+
+import inspect
+import keyword
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable
+
+from ..outcome import Outcome
+from .errors import RuleFileError
+from .lines import key_lines, line_of
+from .loader import IDENT, MAX_FILE, RESERVED, parse_text, read_file
+from .mechanism_system import MechanismSystem
+from .system import RuleSystem
+
+__all__ = ["RuleFolder", "load_folder", "loads_folder", "MAX_PARTS", "TAKEN"]
+
+#: the most files one rule folder may hold
+MAX_PARTS = 16
+#: names a part's file may not have: the folder system's own attributes
+TAKEN = ("key", "name", "die", "notes", "path", "parts", "stats", "source", "sources", "functions", "attack",
+         "attack_table")
+
+
+def _part_name(path: Path) -> str:
+    name = path.stem
+    if not IDENT.match(name) or keyword.iskeyword(name) or name in RESERVED or name in TAKEN:
+        raise RuleFileError(path, "file", "a file name that names a part of the system: a lower-case identifier "
+                            "([a-z][a-z0-9_]*, such as melee.toml), not " + ", ".join(sorted(set(TAKEN) | set(RESERVED))),
+                            path.name)
+    return name
+
+
+def _part(parts: dict, path: Path, text: str) -> RuleSystem | MechanismSystem:
+    return MechanismSystem(parts, path, text) if "mechanism" in parts else RuleSystem(parts, path, text)
+
+
+def load_folder(path: str | Path) -> "RuleFolder":
+    """The system of the rule folder at ``path`` (its ``*.toml`` files; see the module docstring)."""
+    folder = Path(path)
+    files = sorted(folder.glob("*.toml"))
+    if not files:
+        raise RuleFileError(folder, "folder", "a folder holding one or more rule files (*.toml)", "no rule file")
+    if len(files) > MAX_PARTS:
+        raise RuleFileError(folder, "folder", f"at most {MAX_PARTS} rule files in one folder", f"{len(files)} files")
+    read = []
+    for file in files:
+        name = _part_name(file)
+        parts, text = read_file(file)
+        read.append((name, file, parts, text))
+    return RuleFolder(folder, read)
+
+
+def loads_folder(texts: Mapping[str, str], path: str | Path = "<rule folder>") -> "RuleFolder":
+    """:func:`load_folder` of texts: part file name (``melee.toml``) -> its TOML text."""
+    folder = Path(str(path))
+    read = []
+    for file_name, text in sorted(texts.items()):
+        file = folder / file_name
+        name = _part_name(file)
+        if not isinstance(text, str):
+            raise RuleFileError(file, "file", "TOML text", type(text).__name__)
+        if len(text.encode("utf-8")) > MAX_FILE:
+            raise RuleFileError(file, "file", f"a rule file of at most {MAX_FILE} bytes", "a longer text")
+        read.append((name, file, parse_text(text, file), text))
+    if not read:
+        raise RuleFileError(folder, "folder", "a folder holding one or more rule files (*.toml)", "no rule file")
+    return RuleFolder(folder, read)
+
+
+class RuleFolder:
+    """The system of a rule folder: its parts, each a :class:`~workbench.rules.RuleSystem` or a
+    :class:`~workbench.rules.mechanism_system.MechanismSystem`, and a function per part, named by
+    the part (``folder.melee(**stats)``: that file's ``attack``, its outcome's function the
+    part's name). Attributes: ``key``, ``name``, ``die``, ``notes`` (the first part's), ``path``
+    (the folder), ``parts`` (part name -> system, in order), ``functions`` (the part names),
+    ``TABLES`` (the vectorised twins of the parts of stages). Immutable."""
+
+    key: str
+    name: str
+    die: int
+    notes: tuple[str, ...]
+    path: Path
+    parts: Mapping[str, RuleSystem | MechanismSystem]
+    functions: tuple[str, ...]
+    TABLES: Mapping[str, Callable]
+
+    def __init__(self, path: Path, read: list[tuple[str, Path, dict, str]]):
+        order = sorted(read, key=lambda x: (x[2]["order"] is None, x[2]["order"] or 0, x[1].name))
+        first = order[0]
+        for _name, file, parts, text in order[1:]:
+            if parts["key"] != first[2]["key"]:
+                raise RuleFileError(file, "system.key", f"the key of every file of the folder {path.name} "
+                                    f"({first[2]['key']!r}, in {first[1].name})", parts["key"],
+                                    line_of(key_lines(text), "system.key"))
+        d = self.__dict__
+        built = {name: _part(parts, file, text) for name, file, parts, text in order}
+        head = built[first[0]]
+        d["key"], d["name"], d["die"], d["notes"] = head.key, head.name, head.die, head.notes
+        d["path"] = Path(path)
+        d["parts"] = MappingProxyType(built)
+        d["functions"] = tuple(built)
+        d["_sources"] = {file.name: text for _, file, _, text in order}
+        for name, part in built.items():
+            d[name] = _function(self.key, name, part)
+        d["TABLES"] = MappingProxyType({n: p.attack_table for n, p in built.items() if isinstance(p, RuleSystem)})
+        d["KEY"], d["NAME"], d["DIE"], d["SEED"] = self.key, self.name, self.die, None
+        d["__all__"] = self.functions
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a RuleFolder is immutable (cannot set {name!r})")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"a RuleFolder is immutable (cannot delete {name!r})")
+
+    def __repr__(self) -> str:
+        return f"RuleFolder({self.key!r}, {list(self.functions)!r}, {str(self.path)!r})"
+
+    def __reduce__(self):
+        # pickled as its texts (for worker processes): loading them again gives the same system
+        return (loads_folder, (dict(self._sources), str(self.path)))
+
+    def part(self, name: str) -> RuleSystem | MechanismSystem:
+        """One part by name (an unknown name is a RuleFileError listing them)."""
+        if name not in self.parts:
+            raise RuleFileError(self.path, "part", "one of " + ", ".join(self.functions), name)
+        return self.parts[name]
+
+
+def _function(key: str, name: str, part: Any) -> Callable[..., Outcome]:
+    """The part's ``attack`` as the system's function ``name``: the same arguments, its outcome
+    saying which function of the system it is (a dashboard link names the mode by it)."""
+
+    def resolve(*args, **stats) -> Outcome:
+        return part.attack(*args, **stats).replace(function=name)
+
+    resolve.__signature__ = inspect.signature(part.attack)  # type: ignore[attr-defined]  # read by inspect.signature
+    resolve.__name__ = name
+    resolve.__qualname__ = f"{key}.{name}"
+    resolve.__doc__ = f"{part.name}: one resolution of the part {name} (missing stats take their defaults)."
+    return resolve

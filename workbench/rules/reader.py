@@ -1,0 +1,103 @@
+"""Reading the values of a rule file's TOML tables, each checked as it is read.
+
+:class:`Reader` holds one file's path, text and the line of every key
+(:mod:`workbench.rules.lines`); its typed getters (a table, whole numbers in a
+range, strings, options, true/false, expressions, die faces) return a value or
+raise :class:`~workbench.rules.errors.RuleFileError` naming the file, the field,
+what is allowed, what was found and the field's line. The core format's checks
+(:mod:`workbench.rules.loader`) and every named mechanism's reading of its
+``[mechanism]`` table are written with them.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NoReturn, overload
+
+from .errors import ExpressionError, RuleFileError
+from .expr import Expr, parse
+from .lines import key_lines, line_of
+
+__all__ = ["Reader"]
+
+
+class Reader:
+    """One rule file's text, read key by key (see the module docstring)."""
+
+    def __init__(self, path: Path, text: str):
+        self.path = path
+        self.text = text
+        self.lines = key_lines(text)
+
+    def fail(self, field: str, expected: str, got: Any) -> NoReturn:
+        raise RuleFileError(self.path, field, expected, got, line_of(self.lines, field))
+
+    # -- typed getters ---------------------------------------------------
+    def table(self, data: Any, field: str) -> dict:
+        if not isinstance(data, dict):
+            self.fail(field, "a table", data)
+        return data
+
+    def known(self, data: dict, field: str, keys: tuple[str, ...]):
+        for k in data:
+            if k not in keys:
+                self.fail(f"{field}.{k}" if field else k, "one of the keys " + ", ".join(keys), k)
+
+    def integer(self, data: dict, key: str, field: str, lo: int, hi: int, default: Any = ...) -> int:
+        if key not in data:
+            if default is ...:
+                self.fail(f"{field}.{key}", f"a whole number from {lo} to {hi} (required)", "nothing")
+            return default
+        x = data[key]
+        if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+            self.fail(f"{field}.{key}", f"a whole number from {lo} to {hi}", x)
+        return x
+
+    def string(self, data: dict, key: str, field: str, default: Any = ..., *, nonempty=True) -> str:
+        if key not in data:
+            if default is ...:
+                self.fail(f"{field}.{key}", "a string (required)", "nothing")
+            return default
+        x = data[key]
+        if not isinstance(x, str) or (nonempty and not x.strip()):
+            self.fail(f"{field}.{key}", "a non-empty string" if nonempty else "a string", x)
+        return x
+
+    def option(self, data: dict, key: str, field: str, allowed: tuple[str, ...], default: str) -> str:
+        x = data.get(key, default)
+        if not isinstance(x, str) or x not in allowed:
+            self.fail(f"{field}.{key}", "one of " + ", ".join(f'"{a}"' for a in allowed), x)
+        return x
+
+    def boolean(self, data: dict, key: str, field: str, default: bool) -> bool:
+        x = data.get(key, default)
+        if not isinstance(x, bool):
+            self.fail(f"{field}.{key}", "true or false", x)
+        return x
+
+    @overload
+    def expr(self, data: dict, key: str, field: str, names, default: None) -> Expr | None: ...
+    @overload
+    def expr(self, data: dict, key: str, field: str, names, default: str = ...) -> Expr: ...
+
+    def expr(self, data: dict, key: str, field: str, names, default: Any = ...) -> Expr | None:
+        """The expression at ``data[key]``; without one ``default`` parsed (``...``: required,
+        ``None``: None)."""
+        if key not in data:
+            if default is ...:
+                self.fail(f"{field}.{key}", "an expression (required)", "nothing")
+            if default is None:
+                return None
+            return parse(default, names)
+        try:
+            return parse(data[key], names)
+        except ExpressionError as exc:
+            self.fail(f"{field}.{key}", exc.expected, exc.got)
+
+    def faces(self, data: dict, key: str, field: str, die: int) -> tuple[int, ...]:
+        x = data.get(key, [])
+        if not isinstance(x, list):
+            self.fail(f"{field}.{key}", f"a list of faces from 1 to {die}", x)
+        for i, f in enumerate(x):
+            if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= die:
+                self.fail(f"{field}.{key}[{i}]", f"a face from 1 to {die}", f)
+        return tuple(sorted(set(x)))

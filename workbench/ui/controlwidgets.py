@@ -1,0 +1,175 @@
+"""The widget of each control spec, and a widget's value read against its spec.
+
+:func:`make_control` builds the slider, checkbox or dropdown of one
+:class:`~workbench.ui.specs.Control` (one shared :class:`SharedLooks` per
+page); :func:`declared` and :func:`enforce` hold what a viewer sends over the
+page's websocket to the control's declared range, options and type (the
+widget's own ``min``/``max`` are never trusted); ``_to_arg`` and
+``_to_widget`` translate between a widget's value and the argument's (None
+as the dropdown's "none", an optional number's "none" below its range).
+Used by every dashboard (:mod:`workbench.ui.dashboard`, the before/after and
+compare pages).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ipywidgets as W
+
+from . import guard
+from .specs import Control
+
+_SLIDER_LAYOUT = dict(width="340px", max_width="100%")
+_STYLE = {"description_width": "150px"}
+
+
+class SharedLooks:
+    """One ``Layout`` and one style object per kind of control, shared by
+    every control of a dashboard: a widget's layout and style are widget
+    models of their own, so sharing them halves what the browser creates on
+    the first render."""
+
+    def __init__(self):
+        self.layout = W.Layout(**_SLIDER_LAYOUT)
+        self.slider_style = W.SliderStyle(**_STYLE)
+        from ipywidgets.widgets.widget_bool import CheckboxStyle
+        from ipywidgets.widgets.widget_description import DescriptionStyle
+        self.checkbox_style = CheckboxStyle()
+        self.dropdown_style = DescriptionStyle(**_STYLE)
+
+
+def make_control(c: Control, looks: SharedLooks | None = None) -> W.ValueWidget:
+    """The widget of one control spec, with its CSS classes:
+    ``wb-control``, ``wb-control-<name>`` and ``wb-slider-<name>`` (sliders),
+    ``wb-toggle-<name>`` (checkboxes) or ``wb-dropdown-<name>`` (dropdowns);
+    ``<name>`` is the argument name (underscores kept). The widget takes only
+    its value from the page (:class:`workbench.ui.guard.ViewerSafe`); its
+    tooltip is the control's help, or none."""
+    looks = looks or SharedLooks()
+    common = dict(description=c.text, style=looks.slider_style, layout=looks.layout)
+    if c.kind == "int":
+        lo, hi = c.bounds
+        w = guard.IntSlider(value=c.default, min=int(lo), max=int(hi), step=1, continuous_update=False, **common)
+        kind = "slider"
+    elif c.kind == "optint":
+        lo, hi = c.bounds
+        zero = int(lo) - 1
+        common["description"] = f"{common['description']} ({zero}=none)"
+        w = guard.IntSlider(value=zero if c.default is None else c.default, min=zero, max=int(hi), step=1,
+                        continuous_update=False, **common)
+        kind = "slider"
+    elif c.kind == "float":
+        lo, hi = c.bounds
+        w = guard.FloatSlider(value=c.default, min=lo, max=hi, step=c.step, continuous_update=False,
+                          readout_format=".2f", **common)
+        kind = "slider"
+    elif c.kind == "bool":
+        w = guard.Checkbox(value=c.default, indent=False, description=common["description"], layout=looks.layout,
+                       style=looks.checkbox_style)
+        kind = "toggle"
+    else:
+        # ipywidgets reads a None value as "nothing selected": None travels as _NONE
+        w = guard.Dropdown(options=_choices(c),
+                       value=_to_widget(c, c.default),
+                       description=c.text, style=looks.dropdown_style, layout=looks.layout)
+        kind = "dropdown"
+    w.tooltip = c.help or ""  # ipywidgets shows a None tooltip as the word "null"
+    for cls in ("wb-control", f"wb-control-{c.name}", f"wb-{kind}-{c.name}"):
+        w.add_class(cls)
+    return w
+
+
+#: the dropdown value standing for None (an argument's "no choice", e.g. forgotten's aimed=None)
+_NONE = "(none)"
+
+
+def _choices(c: Control) -> list[tuple[str, Any]]:
+    """A dropdown's (label, value) pairs: labels in words ("at or above"), None as "none"."""
+    return [("none", _NONE) if o is None else (c.say(o), o) for o in c.options]
+
+
+def _to_arg(c: Control, value: Any) -> Any:
+    if value is _NONE or (isinstance(value, str) and value == _NONE):
+        return None
+    if c.kind == "optint":
+        return None if value == int(c.bounds[0]) - 1 else int(value)
+    if c.kind == "float":
+        return round(float(value), 10)
+    return value
+
+
+def _to_widget(c: Control, value: Any) -> Any:
+    if c.kind == "optint" and value is None:
+        return int(c.bounds[0]) - 1
+    if value is None and c.options and None in c.options:
+        return _NONE
+    return value
+
+
+def declared(c: Control, value: Any) -> Any:
+    """The widget value ``value`` read against the control's declared range
+    and type: a number is clamped into ``[lo, hi]`` (whole for a whole-number
+    control), anything the control cannot show (NaN, a string in a slider,
+    an option it does not list) becomes its default."""
+    if c.kind in ("int", "optint", "float"):
+        low, hi = c.bounds
+        lo = int(low) - 1 if c.kind == "optint" else low
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return _to_widget(c, c.default)
+        value = min(max(value, lo), hi)
+        if c.kind == "float":
+            snapped = lo + round((value - lo) / c.step) * c.step if c.step else value
+            return float(round(min(max(snapped, lo), hi), 10))
+        return int(round(value))
+    if c.kind == "bool":
+        return value if isinstance(value, bool) else c.default
+    allowed = [_to_widget(c, o) for o in c.options]
+    for o in allowed:
+        if o == value and type(o) is type(value):
+            return o
+    return _to_widget(c, c.default)
+
+
+def _bounds(c: Control) -> dict[str, Any]:
+    """The declared ``min``/``max``/``step`` of a slider control (else {})."""
+    if c.kind == "int":
+        lo, hi = c.bounds
+        return dict(min=int(lo), max=int(hi), step=1)
+    if c.kind == "optint":
+        lo, hi = c.bounds
+        return dict(min=int(lo) - 1, max=int(hi), step=1)
+    if c.kind == "float":
+        lo, hi = c.bounds
+        return dict(min=lo, max=hi, step=c.step)
+    return {}
+
+
+def enforce(c: Control, w: W.ValueWidget) -> bool:
+    """Put widget ``w`` back to what control ``c`` declares (its range, its
+    options, a value it can show); returns whether anything changed. The
+    caller holds its recompute while this runs."""
+    changed = False
+    bounds = _bounds(c)
+    if bounds:
+        # widen first so that the value is never clamped by a stale bound, then narrow
+        if w.max != bounds["max"] or w.min != bounds["min"]:
+            w.max = max(w.max, bounds["max"])
+            w.min = min(w.min, bounds["min"])
+            w.min, w.max = bounds["min"], bounds["max"]
+            changed = True
+        if w.step != bounds["step"]:
+            w.step = bounds["step"]
+            changed = True
+    elif c.kind == "choice":
+        want = _choices(c)
+        if [o[1] for o in w.options] != [o[1] for o in want]:
+            value = w.value
+            w.options = want
+            w.value = declared(c, value)
+            changed = True
+    value = declared(c, w.value)
+    if not (value == w.value and type(value) is type(w.value)):
+        w.value = value
+        changed = True
+    return changed
