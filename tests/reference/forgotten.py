@@ -3,7 +3,7 @@
 This is ``workbench.systems.forgotten.shooting`` and ``shooting_table`` as they
 were written by hand before the system resolved through its rule file
 (``rules/forgotten/shooting.toml``): the binomial of kills, the per-shot state update of
-tough models and wounded heroes (``forgotten_rules._absorb_step``), the
+tough models and wounded heroes (``forgotten_state._absorb_step``), the
 multinomial shock sum and the dice rolling. Tests prove the public functions
 equal to it; it is itself checked against tests/brute_forgotten.py.
 """
@@ -20,7 +20,7 @@ from .dice import RollHigh, rates, roll_faces
 # tests/test_forgotten.py); the arithmetic and the dice rolling below are the hand-written resolver's
 from workbench.outcome import Outcome
 from workbench.systems.forgotten import DIE, KEY, _check_shooting, _shooting_notes, _shooting_stages, _shooting_tests
-from workbench.systems.forgotten_rules import _absorb_step, _judge_both
+from .forgotten_state import _absorb_step, _judge_both
 
 #: cells x shots x shots a tough-target table may cost (about 2 s)
 TOUGH_TABLE_WORK = 20_000_000

@@ -25,7 +25,8 @@ from .dice import DieTest, RollHigh
 from workbench.outcome import Outcome
 from workbench.systems.forgotten_cc import (_cc_notes, _cc_stages, _check_cc, _melee_kill_test,
                                            _rounds_stage, _saves)
-from workbench.systems.forgotten_rules import DIE, KEY, _absorb_step, _judge_both
+from workbench.systems.forgotten_rules import DIE, KEY
+from .forgotten_state import _absorb_step, _judge_both
 
 __all__ = ["close_combat", "Exchange"]
 

@@ -1,16 +1,10 @@
 """Antares-style d10: stat tests rolled under, criticals on a 1.
 
-Seed 004 ("DICE AND STATS"): "To test against a stat value, roll a D10 and if
-the score is equal to or less than the value you are testing against the test
-is a success." "Regardless of any modifiers applied to the stat under test, a
-D10 dice roll of a 10 is always deemed a failure." "if you need to roll any
-number less than 1 to succeed you need a 1 followed by another 1 (a 1% outside
-chance)." "so long as you are testing against a value of 2 or greater any roll
-of a 1 on the D10 is considered a critical success." Shooting and volleys
-resolve through the system's rule file, ``rules/antares.toml`` (its stages
-say the stat test as data); the single stat tests below roll the same die,
-a :class:`workbench.rules.die.StageDie` as a :class:`~workbench.rules.die.DieRoll`
-(``_stat_die``: two dice, the second only matters for a value below 1).
+The stat test (seed 004, "DICE AND STATS") and the single tests the seed names
+(:func:`reaction` on Init, :func:`combat_status` on Cou or Com for machines,
+:func:`movement_test` on Ag) are :mod:`workbench.systems.antares_rules`'s,
+re-exported here. Shooting and volleys resolve through the system's rule file,
+``rules/antares.toml``, whose stages say the same stat test as data.
 
 Shooting (RULES.md section 4): each shot hits on an Acc test; each hit makes
 the target take a Res test at Res + armour + cover - the weapon's strike value
@@ -20,222 +14,25 @@ allocated": the shooter chooses who is removed, which changes *who* but not
 *how many* by default; ``effects["critical_hits"]`` reports the expected number
 of critical hits. Variant ``critical_ignores_res=True`` (not in the seed, a
 designer's what-if) lets a critical hit remove a model without a Res test.
-
-The other tests the seed names are one stat test each: Init "when a unit
-reacts to an enemy's action" (:func:`reaction`), Cou "when checking Combat
-Status" with Com "instead of courage" for machines (:func:`combat_status`),
-Ag "for movement tests in demanding situations" (:func:`movement_test`).
 """
 from __future__ import annotations
 
-import difflib
-from collections.abc import Mapping, Sequence
-from fractions import Fraction
-
 import numpy as np
 
-from .. import pipeline
 from .. import validate as v
-from ..dice import faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
-from ..rules.die import DieRoll, StageDie
 from . import ownfile
+from .wrappers import grid_table, keyed, listed, resolve
+from .antares_rules import (BONUS_RANGE, DIE, KEY, MAX_MODELS, MAX_SHOTS, MOD_RANGE, NAME, SEED, SHOOTING_NOTES,
+                            STAT_RANGE, VALUE_RANGE, _fail_words, _pass_words, _ratio, _value_text, combat_status,
+                            movement_test, reaction, stat_test, test)
+from .antares_rules import _stat_die  # noqa: F401  # read by the tests of the per-die rule
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
            "movement_test", "shooting", "shooting_table", "volley", "TABLES", "STAT_RANGE", "MOD_RANGE",
            "VALUE_RANGE"]
 
-KEY = "antares"
-NAME = "Antares-style d10"
-SEED = "004_d2632203ddb2a5c8.txt"
-DIE = 10
-
-#: a stat (Acc, Res, Ag, Init, Cou, Com): the seed scores them "out of 10 with
-#: 1 being the lowest value possible and 10 the highest for this type"; other
-#: types may go further, so 0..20 is accepted
-STAT_RANGE = (0, 20)
-#: a modifier (acc_mod, a test's modifier) may lower or raise the value
-MOD_RANGE = (-20, 20)
-#: armour, cover and SV are non-negative amounts
-BONUS_RANGE = (0, 20)
-#: a test value after modifiers: every stat + modifier combination fits; any
-#: value below 1 behaves as 0 (1/100) and any value from 9 up as 9 (9/10)
-VALUE_RANGE = (-40, 40)
-MAX_SHOTS = 1000
-MAX_MODELS = 1000
-
-NOTES = (
-    "Stat test (seed): d10 equal to or less than the value succeeds; a 10 always fails; a value "
-    "below 1 needs a 1 followed by another 1; a 1 is a critical success when the value is 2 or more.",
-)
-SHOOTING_NOTES = NOTES + (
-    "Each shot hits on an Acc test at Acc + acc_mod; each hit makes the target test Res at "
-    "Res + armour + cover - SV; a failed Res test removes one model (RULES.md section 4).",
-    "Criticals on the hit roll decide who is removed ('In the case of shooting it affects how "
-    "casualties are allocated'): they do not change how many by default.",
-)
-
-
-# ---------------------------------------------------------------------------
-# plain words
-# ---------------------------------------------------------------------------
-def _ratio(p: Fraction) -> str:
-    return faces_text(p, 10)
-
-
-def _pass_words(value: int) -> str:
-    if value < 1:
-        return "below 1: needs a 1 then another 1 on a d10"
-    if value >= 10:
-        return "needs 9 or less on a d10 (a 10 always fails)"
-    return f"needs {value} or less on a d10"
-
-
-def _fail_words(value: int) -> str:
-    if value < 1:
-        return "below 1: the target fails unless it rolls a 1 then another 1"
-    if value >= 10:
-        return "the target fails only on a 10"
-    return f"the target fails on {value + 1} or more"
-
-
-def _value_text(base_name: str, base: int, parts: list[tuple[str, int]]) -> tuple[int, str]:
-    """'Res 5 + armour 0 + cover 0 − SV 1 = 4' (parts carry their own sign)."""
-    total, text = base, f"{base_name} {base}"
-    for name, amount in parts:
-        total += amount
-        if name.startswith("-"):
-            text += f" − {name[1:]} {abs(amount)}"
-        else:
-            text += f" {'+' if amount >= 0 else '−'} {name} {abs(amount)}"
-    if parts:
-        text += f" = {total}" if total >= 0 else f" = −{-total}"
-    return total, text
-
-
-# ---------------------------------------------------------------------------
-# the basic test
-# ---------------------------------------------------------------------------
-def _stat_die(value: int) -> DieRoll:
-    """The seed's stat test at ``value``, as ``rules/antares.toml`` states it for
-    its stages: a d10 at or under the value succeeds, a 10 always fails, below
-    1 a 1 then another 1, and a 1 is a critical when the value is 2 or more."""
-    return DieRoll(StageDie(sides=DIE, roll_high=False, target=value, always_fail=(DIE,), long_shot=True,
-                            critical=(1,), critical_on=value >= 2))
-
-
-@v.stat_function
-def test(value) -> tuple[Fraction, Fraction]:
-    """(P(success), P(critical)) of one stat test against ``value`` (after modifiers).
-
-    P(success) = 1/100 for a value below 1, value/10 from 1 to 9, 9/10 from 9
-    up; P(critical) = 1/10 for a value of 2 or more, else 0 (a critical is
-    also a success). ``value`` is a whole number from -40 to 40.
-    """
-    value = v.integer("value", value, *VALUE_RANGE)
-    die = _stat_die(value)
-    return die.success, die.p("critical")
-
-
-test.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function when imported into a test module
-
-
-def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, method: str, samples: int,
-                  rng, inputs: dict, extra_notes: tuple[str, ...] = ()) -> Outcome:
-    value = stat + modifier
-    die = _stat_die(value)
-    p, crit = die.success, die.p("critical")
-    _, text = _value_text(stat_name, stat, [("modifier", modifier)] if modifier else [])
-    crit_text = f" (a 1 is a critical success: {_ratio(crit)})" if value >= 2 else " (no critical possible)"
-    stage = Stage(f"{stat_name} test", p, f"{text}: {_pass_words(value)}: {_ratio(p)}{crit_text}", faces=DIE)
-    notes = NOTES + extra_notes
-    if method == "exact":
-        return pipeline.exact_outcome(KEY, function, inputs, np.array([float(1 - p), float(p)]), (stage,),
-                                      {"critical": float(crit)}, attacks=1, notes=notes, label="successes")
-
-    def one_chunk(n: int) -> dict:
-        codes = die.roll(rng, (n,))
-        return {"removed": die.is_success(codes).astype(np.int8), "critical": codes == die.labels.index("critical")}
-
-    tally = pipeline.tally_sampled(samples, die.dice, one_chunk, 2)
-    return pipeline.tally_outcome(KEY, function, inputs, tally, (stage,), attacks=1, notes=notes, label="successes")
-
-
-@v.stat_function
-def stat_test(value, modifier=0, *, name="stat", method="exact", samples=100_000, seed=0) -> Outcome:
-    """One stat test at ``value + modifier`` as an Outcome.
-
-    ``pmf = [P(fail), P(success)]`` (label "successes"), one stage with the
-    exact probability and the roll needed, ``effects["critical"]`` =
-    P(critical success). ``name`` only labels the stage ("Init", "Cou"...).
-    """
-    value = v.integer("value", value, *STAT_RANGE)
-    modifier = v.integer("modifier", modifier, *MOD_RANGE)
-    if not isinstance(name, str) or not name:
-        raise InputError("name", "a non-empty string", name)
-    method, samples, rng = v.method_args(method, samples, seed)
-    inputs = {"value": value, "modifier": modifier, "name": name, "method": method}
-    return _test_outcome("stat_test", name, value, modifier, method, samples, rng, inputs)
-
-
-@v.stat_function
-def reaction(init, *, modifier=0, method="exact", samples=100_000, seed=0) -> Outcome:
-    """An Init test to react to an enemy action ("the key value that we test
-    against when a unit reacts to an enemy's action")."""
-    init = v.integer("init", init, *STAT_RANGE)
-    modifier = v.integer("modifier", modifier, *MOD_RANGE)
-    method, samples, rng = v.method_args(method, samples, seed)
-    inputs = {"init": init, "modifier": modifier, "method": method}
-    return _test_outcome("reaction", "Init", init, modifier, method, samples, rng, inputs,
-                         ("A reaction is an Init test (seed: 'the key value that we test against when a "
-                          "unit reacts to an enemy's action').",))
-
-
-@v.stat_function
-def combat_status(cou=None, machine=False, com=None, *, modifier=0, method="exact", samples=100_000,
-                  seed=0) -> Outcome:
-    """A Combat Status check: a Cou test, or a Com test for a machine.
-
-    Seed: Courage is tested "when checking Combat Status"; Compute's "principle
-    use is for WarDrones and other kinds of sentient machines, where compute is
-    generally used instead of courage". ``machine=False`` needs ``cou`` (a
-    ``com`` given as well is ignored: a living model's stat line has both);
-    ``machine=True`` needs ``com`` (``cou`` is then ignored).
-    """
-    machine = v.boolean("machine", machine)
-    modifier = v.integer("modifier", modifier, *MOD_RANGE)
-    if machine:
-        if com is None:
-            raise InputError("com", f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]} "
-                             "when machine=True", com, "machines test Com instead of Cou")
-        stat_name, stat = "Com", v.integer("com", com, *STAT_RANGE)
-        cou = v.optional_integer("cou", cou, *STAT_RANGE)
-    else:
-        if cou is None:
-            raise InputError("cou", f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]}", cou,
-                             "pass machine=True and com=... for a machine")
-        stat_name, stat = "Cou", v.integer("cou", cou, *STAT_RANGE)
-        com = v.optional_integer("com", com, *STAT_RANGE)
-    method, samples, rng = v.method_args(method, samples, seed)
-    inputs = {"cou": cou, "machine": machine, "com": com, "modifier": modifier, "method": method}
-    note = ("A machine checks Combat Status on Com ('compute is generally used instead of courage')."
-            if machine else "Combat Status is a Cou test ('We test against this value when checking "
-            "Combat Status').")
-    return _test_outcome("combat_status", stat_name, stat, modifier, method, samples, rng, inputs, (note,))
-
-
-@v.stat_function
-def movement_test(ag, *, modifier=0, method="exact", samples=100_000, seed=0) -> Outcome:
-    """An Ag test for demanding movement ("It is used mostly for movement
-    tests in demanding situations")."""
-    ag = v.integer("ag", ag, *STAT_RANGE)
-    modifier = v.integer("modifier", modifier, *MOD_RANGE)
-    method, samples, rng = v.method_args(method, samples, seed)
-    inputs = {"ag": ag, "modifier": modifier, "method": method}
-    return _test_outcome("movement_test", "Ag", ag, modifier, method, samples, rng, inputs,
-                         ("Demanding movement is an Ag test (seed: 'used mostly for movement tests in "
-                          "demanding situations').",))
 
 
 # ---------------------------------------------------------------------------
@@ -272,10 +69,7 @@ def shooting_table(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, mod
     "effects": {"critical_hits", "any_critical", "hits": arrays S}}``.
     """
     a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=True)
-    shape, flat = ownfile.flat_grid({k: a[k] for k in _SHOOTING_STATS})
-    v.table_size(shape, int(np.max(a["shots"])) + 1)
-    out = ownfile.load(KEY).attack_table(**flat, critical_ignores_res=a["critical_ignores_res"])
-    return ownfile.table(out, shape, _EFFECTS, _width(np.max(a["shots"]), a["models"]))
+    return grid_table(ownfile.load(KEY), a, _SHOOTING_STATS, a["shots"], _EFFECTS, _width(np.max(a["shots"]), a["models"]))
 
 
 def _width(shots, models) -> int:
@@ -390,16 +184,8 @@ VOLLEY_ALLOCATION_NOTE = (
 def _weapon(i: int, w, res, armour, cover, critical_ignores_res) -> dict:
     """One weapon of a volley, checked; every message names ``weapons[i]`` and the field."""
     where = f"weapons[{i}]"
-    if not isinstance(w, Mapping):
-        raise InputError(where, "a dict with keys acc (required), sv, acc_mod, shots, name", w)
-    for key in w:
-        if key not in WEAPON_KEYS:
-            close = difflib.get_close_matches(key, WEAPON_KEYS, n=1) if isinstance(key, str) else []
-            raise InputError(f"{where} key", "one of " + ", ".join(WEAPON_KEYS), key,
-                             f"did you mean {close[0]!r}?" if close else None)
-    if "acc" not in w:
-        raise InputError(f"{where}.acc", f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]} "
-                         "(a required key)", "missing")
+    keyed(where, w, WEAPON_KEYS, "a dict with keys acc (required), sv, acc_mod, shots, name",
+          {"acc": f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]}"})
     name = w.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > 40):
         raise InputError(f"{where}.name", "a short text naming the weapon (1 to 40 characters)", name)
@@ -450,10 +236,7 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     method, samples, rng = v.method_args(method, samples, seed)
     inputs["method"] = method
     shared = {k: inputs[k] for k in ("res", "armour", "cover", "models", "critical_ignores_res")}
-    rs = ownfile.load(KEY)
-    profiles = [_volley_profile(g) for g in groups]
-    o = (rs.volley(profiles, **shared) if method == "exact" else
-         rs.volley(profiles, **shared, method=method, samples=samples, seed=rng))
+    o = resolve(ownfile.load(KEY).volley, shared, method, samples, rng, [_volley_profile(g) for g in groups])[0]
     names = dict(_VOLLEY_EFFECTS, **{f"failed_res[{i}]": f"failed_res[{i}]" for i in range(len(groups))})
     width = (total_shots if models is None else min(total_shots, models)) + 1
     o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names, width=width,
@@ -474,8 +257,7 @@ def _volley_profile(g: dict) -> dict:
 def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
     """Check a volley's arguments: (the weapons, the stages (when every weapon's are the same), the notes,
     the inputs (without the method), the shots in all and the attacks an outcome counts, or None)."""
-    if isinstance(weapons, (str, bytes, Mapping)) or not isinstance(weapons, Sequence) or not weapons:
-        raise InputError("weapons", "a non-empty list of dicts with keys acc, sv, acc_mod, shots, name", weapons)
+    listed("weapons", weapons, "a non-empty list of dicts with keys acc, sv, acc_mod, shots, name")
     if len(weapons) > MAX_WEAPONS:
         raise InputError("weapons", f"at most {MAX_WEAPONS} weapons", len(weapons), "weapons given")
     res = v.integer("res", res, *STAT_RANGE)
@@ -514,6 +296,7 @@ def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
                   res=res, armour=armour, cover=cover, models=models,
                   critical_ignores_res=critical_ignores_res)
     return groups, stages, tuple(notes), inputs, total_shots, attacks
+
 
 
 # ---------------------------------------------------------------------------

@@ -5,9 +5,10 @@ RULES.md section 2), resolved through its own rule file
 ``two_sided_close_combat`` (:mod:`workbench.rules.mechanisms.two_sided_close_combat`)
 adds up the dice the file says both fighters throw. :func:`close_combat`
 checks its arguments as it always has, hands them to the file as its stats,
-and says the result in its own words (stages, notes). The shooting rules and
-the pieces both share (the damage v1 table, the stat ranges) live in
-:mod:`workbench.systems.forgotten`, which re-exports :func:`close_combat`.
+and says the result in its own words (stages, notes). The pieces it shares
+with the shooting (the damage v1 table, the stat ranges) are
+:mod:`workbench.systems.forgotten_rules`'s; :mod:`workbench.systems.forgotten`
+re-exports :func:`close_combat`.
 """
 from __future__ import annotations
 

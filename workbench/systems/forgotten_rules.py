@@ -1,7 +1,7 @@
 """The Forgotten: the rule pieces its shooting (:mod:`workbench.systems.forgotten`)
 and its close combat (:mod:`workbench.systems.forgotten_cc`) share: the dice,
-the stat ranges, the damage v1 table, and the state update of a model taking a
-kill (heroic save, tough). Seed 002, RULES.md section 2.
+the stat ranges, the damage v1 table; and the names and tables its description
+(:mod:`workbench.systems.forgotten_description`) reads. Seed 002, RULES.md section 2.
 """
 from __future__ import annotations
 
@@ -12,11 +12,19 @@ from ..dice import faces_text
 from ..errors import InputError
 
 KEY = "forgotten"
+NAME = "The Forgotten"
+SEED = "002_7c145f285029c8b2.txt"
 DIE = 10
 #: damage v1 rolls a d6 ("Original DAMAGE v1 (using d6s)")
 DAMAGE_V1_DIE = 6
 
 ARMOUR = {"none": 0, "light": 1, "heavy": 2}
+#: the shooting modifiers: how far the firer moved, the range, the cover level taken off the kill roll
+MOVED = {"stationary": 1, "cautious": 0, "normal": -1}
+RANGES = {"close": 1, "medium": 0, "long": -1}
+COVER_LEVEL = {"none": 0, "soft": 1, "hard": 2}
+#: aimed fire: none, +1 to hit or +1 to the kill roll
+AIMED = (None, "hit", "damage")
 DUAL = (None, "hit", "damage")
 
 STAT_RANGE = (0, 20)      # SHOOT, CQC, PHYS, ATTACK POWER, heroic save stat
@@ -31,12 +39,6 @@ def _signed(x: int) -> str:
 
 
 _ratio = faces_text
-
-
-def _judge_both(pair, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One rolled die judged by two tests (e.g. a save before and after the
-    model is wounded at -1): which rolls pass each."""
-    return tuple(t.is_success(t.evaluate(faces)) for t in pair)
 
 
 # ---------------------------------------------------------------------------
@@ -72,39 +74,3 @@ def _v1_need(attack, defence):
     d = np.asarray(defence)
     out = np.select([d >= 2 * a, d > a, d == a, a >= 2 * d], [6, 5, 4, 2], default=3)
     return int(out) if out.ndim == 0 else out
-
-
-def _absorb_step(state, kill, save_fresh, save_wounded, tough: bool, wounded_below: int = 0):
-    """One possible kill on the target, as a state update.
-
-    ``state[..., d, w]`` = P(d models downed so far, w = the model in front is
-    wounded). With probability ``kill`` a kill lands; the hero saves with
-    ``save_fresh`` (unwounded) or ``save_wounded`` (wounded: -1); an unsaved
-    kill wounds a fresh tough model, otherwise downs the model (d + 1). The
-    next model is fresh, unless the unit started with ``wounded_below``
-    models already wounded and fewer than that are down (kills go to the
-    wounded models first). The last count absorbs overflow. Works on float
-    arrays and on object arrays of Fractions alike.
-    """
-    p0 = state[..., 0]
-    p1 = state[..., 1]
-    k = kill[..., None] if np.ndim(kill) else kill
-    sf = save_fresh[..., None] if np.ndim(save_fresh) else save_fresh
-    sw = save_wounded[..., None] if np.ndim(save_wounded) else save_wounded
-    hit_fresh = k * (1 - sf)       # unsaved kill on a fresh model
-    hit_wounded = k * (1 - sw)     # unsaved kill on a wounded model
-    new = np.zeros_like(state)
-    if tough:
-        down_from_fresh = p0 * 0
-        new[..., 1] = p1 * (1 - hit_wounded) + p0 * hit_fresh
-        new[..., 0] = p0 * (1 - hit_fresh)
-    else:
-        down_from_fresh = p0 * hit_fresh
-        new[..., 1] = p1 * (1 - hit_wounded)
-        new[..., 0] = p0 * (1 - hit_fresh)
-    downs = down_from_fresh + p1 * hit_wounded   # move to d + 1: wounded while d + 1 < wounded_below
-    k = min(max(wounded_below - 1, 0), state.shape[-2] - 1)
-    new[..., 1:1 + k, 1] = new[..., 1:1 + k, 1] + downs[..., :k]
-    new[..., 1 + k:, 0] = new[..., 1 + k:, 0] + downs[..., k:-1]
-    new[..., -1, 0] = new[..., -1, 0] + downs[..., -1]
-    return new

@@ -44,6 +44,7 @@ from ..dice import faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 from . import ownfile
+from .wrappers import grid_table
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "BASE", "shooting", "shooting_table", "models_removed",
            "TABLES", "STAT_RANGE", "MOD_RANGE"]
@@ -191,10 +192,7 @@ def shooting_table(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen
     a = _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
                die, base, natural_max_always_succeeds, natural_1_always_fails, arrays=True)
     stats = _file_stats(a)
-    shape, flat = ownfile.flat_grid({k: stats[k] for k in _GRID})
-    v.table_size(shape, int(np.max(a["shots"])) + 1)
-    out = ownfile.load(KEY).attack_table(**dict(stats, **flat))
-    return ownfile.table(out, shape, _EFFECTS, _width(a))
+    return grid_table(ownfile.load(KEY), stats, _GRID, a["shots"], _EFFECTS, _width(a))
 
 
 TABLES = {"shooting": shooting_table}

@@ -1,0 +1,123 @@
+"""40k Changes' distances: the maximum move of each seed action ("the maximal distance every
+model can move during this action"), fixed inches or a base plus a die, and the chance an action
+reaches a distance. Re-exported by :mod:`workbench.systems.changes`.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from .. import validate as v
+from ..dice import roll_faces
+from ..outcome import Outcome, Stage
+from ..rules.die import roll_high
+from .changes_rules import KEY
+from .wrappers import one_roll
+
+__all__ = ["ACTION_DISTANCES", "CHARGES", "distance_pmf", "action_distance", "charge_distance", "move_distance",
+           "reach_probability"]
+
+#: action -> (fixed inches, sides of the added die or 0, seed wording)
+ACTION_DISTANCES: dict[str, tuple[int, int, str]] = {
+    "move": (6, 0, 'Move 6"'),
+    "disembark": (6, 0, 'Disembark 6"'),
+    "tactical_charge": (6, 0, 'Tactical Charge 6"'),
+    "furious_charge": (5, 0, 'Furious Charge 5"'),
+    "desperate_charge": (6, 6, 'Desperate Charge 6+D6"'),
+    "hold_ground": (3, 0, 'Hold Ground 3"'),
+    "move_9_d3": (9, 3, 'Move 9+d3"'),
+    "embark": (6, 0, 'Embark 6"'),
+    "postpone": (6, 0, 'Postpone 6"'),
+    "evade": (4, 0, 'Evade 4"'),
+}
+CHARGES = ("tactical", "furious", "desperate")
+
+
+@v.stat_function
+def distance_pmf(kind: str = "desperate_charge") -> dict[int, Fraction]:
+    """Exact distribution of an action's maximum move in inches (a D3 is a fair
+    three-sided die: 1, 2, 3 with 1/3 each)."""
+    kind = v.choice("kind", kind, tuple(ACTION_DISTANCES))
+    base, die, _ = ACTION_DISTANCES[kind]
+    if not die:
+        return {base: Fraction(1)}
+    return {base + f: Fraction(1, die) for f in range(1, die + 1)}
+
+
+def _distance_outcome(function, kind, method, samples, seed) -> Outcome:
+    base, die, words = ACTION_DISTANCES[kind]
+    method, samples, rng = v.method_args(method, samples, seed)
+    width = base + die + 1
+    notes = ("The distance in an action's name is \"the maximal distance every model can move "
+             "during this action\"; pmf index = inches.",)
+    pmf = np.zeros(width)
+    for inches, p in distance_pmf(kind).items():
+        pmf[inches] = float(p)
+
+    def one_chunk(k):
+        return {"removed": base + roll_faces(rng, die, (k,)) if die else np.full(k, base)}
+
+    return one_roll(KEY, function, dict(kind=kind, method=method), (), method, samples, pmf, {}, one_chunk,
+                    notes=notes, label=f"inches ({words})")
+
+
+@v.stat_function
+def action_distance(kind="desperate_charge", *, method="exact", samples=100_000, seed=0) -> Outcome:
+    """The maximum move of any seed action (``ACTION_DISTANCES``) as an Outcome over inches."""
+    kind = v.choice("kind", kind, tuple(ACTION_DISTANCES))
+    return _distance_outcome("action_distance", kind, method, samples, seed)
+
+
+@v.stat_function
+def charge_distance(kind="desperate", *, method="exact", samples=100_000, seed=0) -> Outcome:
+    """Charge distance in inches: "tactical" 6", "furious" 5", "desperate" 6+D6"."""
+    kind = v.choice("kind", kind, CHARGES)
+    return _distance_outcome("charge_distance", f"{kind}_charge", method, samples, seed)
+
+
+@v.stat_function
+def move_distance(kind="move_9_d3", *, method="exact", samples=100_000, seed=0) -> Outcome:
+    """Move distance in inches: "move_9_d3" (the seed's "Move 9+d3"", default) or "move" (6")."""
+    kind = v.choice("kind", kind, ("move_9_d3", "move"))
+    return _distance_outcome("move_distance", kind, method, samples, seed)
+
+
+@v.stat_function
+def reach_probability(distance, kind="desperate_charge", *, method="exact", samples=100_000,
+                      seed=0) -> Outcome:
+    """P(an action's maximum move is at least ``distance`` inches).
+
+    ``kind`` is a key of ``ACTION_DISTANCES`` (or "tactical"/"furious"/
+    "desperate" for the charges). A dice distance base + dX reaches when the
+    die rolls ceil(distance - base) or more: a roll-high test on that die.
+    Outcome: pmf = [P(short), P(reached)], label "reached"; the stage holds
+    P(reached) as a Fraction.
+    """
+    distance = v.real("distance", distance, 0, 1000)
+    if isinstance(kind, str) and kind in CHARGES:
+        kind = f"{kind}_charge"
+    kind = v.choice("kind", kind, tuple(ACTION_DISTANCES))
+    method, samples, rng = v.method_args(method, samples, seed)
+    base, die, words = ACTION_DISTANCES[kind]
+    need = math.ceil(distance - base - 1e-12)
+    if die:
+        tst = roll_high(need, die)
+        p = tst.success
+        detail = f'{words} reaches {distance:g}" ' + (
+            f"on a D{die} roll of {need}+" if 1 < need <= die else
+            ("on any roll" if need <= 1 else "on no roll"))
+    else:
+        tst = None
+        p = Fraction(int(base >= distance))
+        detail = f'{words} {"reaches" if p else "falls short of"} {distance:g}"'
+    stage = Stage("reach", p, detail)
+
+    def one_chunk(k):
+        ok = tst.is_success(tst.roll(rng, (k,))) if tst is not None else np.full(k, bool(p))
+        return {"removed": ok.astype(np.int64), "reached": ok}
+
+    return one_roll(KEY, "reach_probability", dict(distance=distance, kind=kind, method=method), (stage,), method,
+                    samples, np.array([1.0 - float(p), float(p)]), {"reached": float(p)}, one_chunk, label="reached")
+

@@ -1,0 +1,269 @@
+"""40k Changes: the rule pieces its shooting and melee (:mod:`workbench.systems.changes`) and its
+volley (:mod:`workbench.systems.changes_volley`) share: the D12 test, the stat ranges, the notes
+(the interpretations a resolution relies on), the argument checks and the stages in words.
+Seed ``000_821a3f094c9e3c4f.txt``, RULES.md section 1.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from .. import validate as v
+from ..errors import InputError
+from ..outcome import Stage
+from ..rules.die import DieRoll, roll_high
+
+KEY = "changes"
+NAME = "40k Changes"
+SEED = "000_821a3f094c9e3c4f.txt"
+DIE = 12
+
+ROLL_STAT = (1, 13)        #: "5+" is written 5; 1+ .. 13+ (13+ passes only on a natural 12 with the variant)
+MODIFIER = (-12, 12)       #: "+2" is written 2
+MAX_DICE = 10_000          #: shots / attacks per resolution
+MAX_WOUNDS = 100
+MAX_MODELS = 10_000
+MAX_UNITS = 100            #: attacking units in one volley
+HEAVY_SHOT_PENALTY = 4     #: seed: "heavy weapons with BALLISTIC SKILL U+4"
+GO_TO_GROUND_COVER = 2     #: seed: "Its COVER MODIFIER is improved by +2"
+
+WEAPONS = ("light", "heavy")
+ACTIONS = ("snap", "shot", "aimed")
+
+# -- notes (the interpretations a resolution relies on) ---------------------
+NOTE_WOUND = ("To wound is S + T as the seed's formula says (\"Strength vs Toughness\"; "
+              "S 5+ against T +2 needs 7+). The seed also says its example marine \"would "
+              "wound an identical model on an 8+ roll\", which contradicts that formula "
+              "(5+ and +2 = 7+); the workbench follows the formula.")
+NOTE_HIT = ("To hit is BS + max(cover, Inv): \"Ballistic Skill vs Cover or Invulnerable\" is read "
+            "as the target using the better of the two, not their sum.")
+NOTE_MELEE_HIT = ("To hit in melee is WS + max(D, Inv): \"Weapons Skill vs Dodge or Invulnerable\" "
+                  "is read as the target using the better of the two.")
+NOTE_HEAVY_SHOT = ("A heavy weapon in a SHOT action fires at BS +4: the seed's \"BALLISTIC SKILL U+4\" "
+                   "is read as a +4 penalty to the target number, not a flat 4+ (variant "
+                   "heavy_shot='flat_4'); \"cover or invulnerable modifiers to hit still apply\".")
+NOTE_HEAVY_SHOT_FLAT = ("A heavy weapon in a SHOT action fires at a flat 4+ (variant heavy_shot='flat_4'): the "
+                        "seed's \"BALLISTIC SKILL U+4\" read as the roll stat 4+ whatever the unit's BS; "
+                        "\"cover or invulnerable modifiers to hit still apply\".")
+HEAVY_SHOT_RULES = ("bs_plus_4", "flat_4")
+FIRER_COVER_RULES = ("same", "better")
+NOTE_ONE_MARKER = "Every unit may only have one status marker"
+NOTE_GTG = ("The target has gone to ground (seed action 10, which \"may be performed immediately "
+            "when the unit is attacked\"): its cover modifier is improved by +2.")
+NOTE_FIRER_GTG = ("The firer has gone to ground: it \"may only make SNAP SHOTS\" and \"Any unit it "
+                  "fires at receives the same cover modifier this unit currently has\": the target's "
+                  "cover becomes the firer's cover + 2 (the +2 being the firer's own go-to-ground "
+                  "bonus), whatever the target's own cover.")
+NOTE_FIRER_GTG_BETTER = ("The firer has gone to ground: it \"may only make SNAP SHOTS\"; variant "
+                         "firer_cover_rule='better': the target gets the better of its own cover and the "
+                         "firer's cover + 2, where the seed says it \"receives the same cover modifier this "
+                         "unit currently has\".")
+NOTE_WOUNDS = ("Each unsaved wound removes one W; wounds go to one model until it is removed, so "
+               "models removed = floor(unsaved wounds / W) (wounds left on a damaged model "
+               "remove nothing).")
+NOTE_CAP = ("Models removed are capped at the unit size; wounds beyond models x W are wasted "
+            "(effects['wasted_wounds']).")
+NOTE_SIMULTANEOUS = ("Simultaneous allocation: every attacking unit is declared before any die is "
+                     "rolled and casualties are removed only at step 8 of the phase, so wounds "
+                     "beyond those needed to destroy the unit are wasted and the target returns "
+                     "fire with all its models (effects['return_fire_models']).")
+NOTE_FURIOUS = ("Furious Charge: \"Each model in the charging unit performs one free close combat "
+                "attack\" (charging_models extra attacks with the same profile); Block denies "
+                "ONE charging unit its free attacks (blocked=True removes them).")
+NOTE_N12 = "Variant natural_12_always_succeeds: a natural 12 passes every test."
+NOTE_N1 = "Variant natural_1_always_fails: a natural 1 fails every test."
+
+
+
+# -- argument checks ----------------------------------------------------------
+def _hint(value: Any) -> str | None:
+    if isinstance(value, str):
+        text = value.strip()
+        if text.endswith("+") and text[:-1].strip().lstrip("+-").isdigit():
+            return f"write the roll stat {text} as the number {int(text[:-1])}"
+        if text.lstrip("+-").isdigit():
+            return f"write the modifier {text} as the number {int(text)}"
+        return "give a number, e.g. bs=5 for BS 5+ or t=2 for T +2"
+    return None
+
+
+def _int(name: str, value: Any, lo: int, hi: int) -> int:
+    """A scalar whole number (with a hint for "5+"-style strings)."""
+    try:
+        return v.integer(name, value, lo, hi)
+    except InputError as exc:
+        hint = _hint(value)
+        if hint:
+            raise InputError(name, exc.expected, value, hint) from None
+        raise
+
+
+def _ints(name: str, value: Any, lo: int, hi: int):
+    """A whole number or a numpy array of whole numbers in ``[lo, hi]``."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if not isinstance(value, (np.ndarray, list, tuple)):
+        return _int(name, value, lo, hi)
+    return v.integers(name, value, lo, hi)
+
+
+def _scalar(name: str, value: Any, lo: int, hi: int) -> int:
+    """A scalar whole number (a 0-d numpy array counts as one)."""
+    if type(value) is int and lo <= value <= hi:  # the common case, checked in full below otherwise
+        return value
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    return _int(name, value, lo, hi)
+
+
+def _optional_ints(name, value, lo, hi, table=True):
+    if value is None:
+        return None
+    try:
+        return (_ints if table else _scalar)(name, value, lo, hi)
+    except InputError as exc:
+        raise InputError(name, "None or " + exc.expected, exc.got, exc.hint) from None
+
+
+def _flags(n12, n1) -> tuple[bool, bool]:
+    return (v.boolean("natural_12_always_succeeds", n12), v.boolean("natural_1_always_fails", n1))
+
+
+def _flag_notes(n12: bool, n1: bool) -> tuple[str, ...]:
+    return ((NOTE_N12,) if n12 else ()) + ((NOTE_N1,) if n1 else ())
+
+
+# -- the test ------------------------------------------------------------------
+@lru_cache(maxsize=4096)
+def _test(target: int, n12: bool, n1: bool) -> DieRoll:
+    return roll_high(target, DIE, natural_max_always_succeeds=n12, natural_1_always_fails=n1)
+
+
+@v.stat_function
+def test(target, *, natural_12_always_succeeds=False, natural_1_always_fails=False) -> DieRoll:
+    """The D12 test "roll stat + modifier": succeeds on ``target`` or more.
+
+    ``target`` = roll stat + modifier (S 5+ against T +2: ``test(7)``);
+    P(success) = clamp((13 - target) / 12, 0, 1) unless a variant switch
+    makes a natural 12 always pass or a natural 1 always fail. The test is a
+    :class:`workbench.rules.die.DieRoll` (``success``, ``p(label)``,
+    ``describe()``, ``roll``/``roll_success``), the rule engine's die.
+    """
+    target = _int("target", target, -4 * DIE, 4 * DIE)
+    n12, n1 = _flags(natural_12_always_succeeds, natural_1_always_fails)
+    return _test(target, n12, n1)
+
+
+test.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function when imported into a test module
+
+
+@lru_cache(maxsize=4096)
+def _stage(name: str, target: int, n12: bool, n1: bool, words: str) -> Stage:
+    t = _test(target, n12, n1)
+    return Stage(name, t.success, f"{words} {t.describe()}", faces=t.sides)
+
+
+def _mod(x: int) -> str:
+    return f"{int(x):+d}"
+
+
+# -- shooting ------------------------------------------------------------------
+def _heavy_bs(bs, weapon: str, action: str, heavy_shot: str):
+    """The roll stat a shot uses: a heavy weapon in a SHOT action at BS + 4
+    (default) or a flat 4+ (``heavy_shot="flat_4"``), "BALLISTIC SKILL U+4"."""
+    if weapon == "heavy" and action == "shot":
+        return (bs + HEAVY_SHOT_PENALTY) if heavy_shot == "bs_plus_4" else bs * 0 + HEAVY_SHOT_PENALTY
+    return bs
+
+
+def _firer_cover(target_cover, firer_cover, rule: str):
+    """The target's cover when the firer has gone to ground: the firer's
+    cover + 2 ("the same cover modifier this unit currently has"), or the
+    better of that and the target's own (``firer_cover_rule="better"``)."""
+    mine = firer_cover + GO_TO_GROUND_COVER
+    return mine if rule == "same" else np.maximum(target_cover, mine)
+
+
+def _one_marker(go_to_ground: bool, evading: bool) -> None:
+    if go_to_ground and evading:
+        raise InputError("go_to_ground", "False with evading=True", go_to_ground,
+                         f"{NOTE_ONE_MARKER}: a target cannot both have gone to ground and be EVADING")
+
+
+
+def _check_action(weapon, action, evading, firer_gone_to_ground, field="action"):
+    if weapon == "heavy" and action == "snap":
+        raise InputError(field, "'shot' or 'aimed' for a heavy weapon", action,
+                         "a SNAP SHOT fires light weapons only")
+    if evading and action != "snap":
+        raise InputError(field, "'snap' at an EVADING target (evading=True)", action,
+                         "enemy units can only fire at an EVADING unit with SNAP SHOTS")
+    if firer_gone_to_ground and action != "snap":
+        raise InputError(field, "'snap' for a firer gone to ground (firer_gone_to_ground=True)",
+                         action, "a unit with a GO TO GROUND marker may only make SNAP SHOTS")
+
+
+def _shooting_targets(bs_pen, eff_cover, inv, ap, sv, s, t):
+    return bs_pen + np.maximum(eff_cover, inv), ap + sv, s + t
+
+
+#: the function's effect names -> the rule file's (rules/changes/shooting.toml); with a unit size also
+_EFFECTS = {"hits": "to hit", "pierced": "to pierce", "unsaved_wounds": "to wound"}
+_CAPPED = dict(_EFFECTS, wasted_wounds="wasted_damage", destroyed="destroyed")
+
+
+def _width(shots, models, wounds) -> int:
+    """Counts of models removed the pmf runs over: to the unit size, or every wound removing."""
+    if models is not None:
+        return int(np.max(models)) + 1
+    return int(np.max(shots)) // int(np.min(wounds)) + 1
+
+
+
+def _shooting_stages(args, bs_pen, eff_cover, penalty) -> tuple[Stage, Stage, Stage]:
+    n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
+    bs, inv = args["bs"], args["inv"]
+    eff_cover = int(eff_cover)
+    if inv > eff_cover:
+        against = f"invulnerable {_mod(inv)}"
+    else:
+        against = f"cover {_mod(eff_cover)}"
+        if args["go_to_ground"] or args["firer_gone_to_ground"]:
+            against += " (gone to ground)"
+    if args.get("heavy_shot") == "flat_4" and args.get("weapon") == "heavy" and args.get("action") == "shot":
+        bs_words = f"flat {bs + penalty}+ (heavy weapon, shot action: \"U+4\" read as 4+)"
+    else:
+        bs_words = f"BS {bs}+" + (f" {_mod(penalty)} (heavy weapon, shot action)" if penalty else "")
+    hit = _stage("to hit", bs + penalty + max(eff_cover, inv), n12, n1, f"{bs_words} against {against}")
+    return (hit,) + _pierce_wound_stages(args, n12, n1)
+
+
+def _pierce_wound_stages(args, n12, n1):
+    ap, sv, s, t = args["ap"], args["sv"], args["s"], args["t"]
+    return (_stage("to pierce", ap + sv, n12, n1, f"AP {ap}+ against armour {_mod(sv)}"),
+            _stage("to wound", s + t, n12, n1, f"S {s}+ against T {_mod(t)}"))
+
+
+def _unit_notes(args) -> list[str]:
+    notes = []
+    if args["wounds"] > 1:
+        notes.append(NOTE_WOUNDS)
+    if args["models"] is not None:
+        notes.append(NOTE_CAP)
+    return notes
+
+
+
+def _roll_counts(rng, tests, shape):
+    """Roll every die of every attack; return hits, pierced and wounds per sample.
+
+    Every attack rolls its three dice, in stage order, even after a failed
+    stage (the later dice are ignored, which changes no probability).
+    """
+    h = tests[0].roll_success(rng, shape)
+    p = h & tests[1].roll_success(rng, shape)
+    w = p & tests[2].roll_success(rng, shape)
+    return (np.count_nonzero(h, axis=-1), np.count_nonzero(p, axis=-1), np.count_nonzero(w, axis=-1))
+

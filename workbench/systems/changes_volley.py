@@ -1,0 +1,167 @@
+"""40k Changes' volley: several units declared at one target and resolved together (the seed's
+"you have to decide who's shooting at a guy before you know if some other guy will not take him
+down at the same time"). It resolves through the ``[volley]`` of ``rules/changes/shooting.toml``: each
+unit a profile, its unsaved wounds added before the one fold into models removed.
+:func:`volley` is re-exported by :mod:`workbench.systems.changes`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import validate as v
+from ..dice import percent
+from ..errors import InputError
+from ..outcome import Outcome
+from . import ownfile
+from .wrappers import keyed, listed, resolve
+from .changes_rules import (ACTIONS, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
+                            MAX_MODELS, MAX_UNITS, MAX_WOUNDS, MODIFIER, NOTE_FIRER_GTG, NOTE_FIRER_GTG_BETTER,
+                            NOTE_GTG, NOTE_HEAVY_SHOT, NOTE_HEAVY_SHOT_FLAT, NOTE_HIT, NOTE_SIMULTANEOUS, NOTE_WOUND,
+                            NOTE_WOUNDS, ROLL_STAT, WEAPONS, _check_action, _firer_cover, _flag_notes, _flags,
+                            _heavy_bs, _int, _one_marker, _shooting_stages)
+
+__all__ = ["volley", "ATTACKER_KEYS", "ATTACKER_REQUIRED"]
+
+ATTACKER_KEYS = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
+ATTACKER_REQUIRED = ("bs", "s", "ap")
+
+
+def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool, firer_cover_rule: str = "same",
+              heavy_shot: str = "bs_plus_4"):
+    where = f"attackers[{i}]"
+    keyed(where, a, ATTACKER_KEYS, "a dict with keys bs, s, ap (and optionally shots, weapon, action)",
+          dict.fromkeys(ATTACKER_REQUIRED, "a whole number from 1 to 13"), any_case=True)
+    out = {
+        "bs": _int(f"{where}.bs", a["bs"], *ROLL_STAT),
+        "s": _int(f"{where}.s", a["s"], *ROLL_STAT),
+        "ap": _int(f"{where}.ap", a["ap"], *ROLL_STAT),
+        "shots": _int(f"{where}.shots", a.get("shots", 1), 0, MAX_DICE),
+        "weapon": v.choice(f"{where}.weapon", a.get("weapon", "light"), WEAPONS),
+        "action": v.choice(f"{where}.action", a.get("action", "aimed"), ACTIONS),
+        "firer_gone_to_ground": v.boolean(f"{where}.firer_gone_to_ground", a.get("firer_gone_to_ground", False)),
+        "firer_cover": _int(f"{where}.firer_cover", a.get("firer_cover", 0), *MODIFIER),
+    }
+    _check_action(out["weapon"], out["action"], evading, out["firer_gone_to_ground"], f"{where}.action")
+    penalty = _heavy_bs(out["bs"], out["weapon"], out["action"], heavy_shot) - out["bs"]
+    cover = cover_eff
+    if out["firer_gone_to_ground"]:
+        cover = int(_firer_cover(cover, out["firer_cover"], firer_cover_rule))
+    return out, penalty, cover
+
+
+def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, n12, n1,
+                  firer_cover_rule, heavy_shot):
+    """Check a volley's arguments: (the units, the stages (when every unit's are the same), the notes,
+    the shots in all, the inputs (without the method), and each unit's BS penalty and the target's cover
+    against it)."""
+    t = _int("t", t, *MODIFIER)
+    sv = _int("sv", sv, *MODIFIER)
+    inv = _int("inv", inv, *MODIFIER)
+    cover = _int("cover", cover, *MODIFIER)
+    models = _int("models", models, 1, MAX_MODELS)
+    wounds = _int("wounds", wounds, 1, MAX_WOUNDS)
+    go_to_ground = v.boolean("go_to_ground", go_to_ground)
+    evading = v.boolean("evading", evading)
+    n12, n1 = _flags(n12, n1)
+    firer_cover_rule = v.choice("firer_cover_rule", firer_cover_rule, FIRER_COVER_RULES)
+    heavy_shot = v.choice("heavy_shot", heavy_shot, HEAVY_SHOT_RULES)
+    _one_marker(go_to_ground, evading)
+    listed("attackers", attackers, "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action")
+    if len(attackers) > MAX_UNITS:
+        raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
+    cover_eff = cover + GO_TO_GROUND_COVER if go_to_ground else cover
+    units, per_unit_stages, placed, notes = [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
+    for i, a in enumerate(attackers):
+        unit, penalty, c = _attacker(i, a, cover_eff, inv, evading, firer_cover_rule, heavy_shot)
+        args = dict(unit, t=t, sv=sv, inv=inv, go_to_ground=go_to_ground, heavy_shot=heavy_shot,
+                    natural_12_always_succeeds=n12, natural_1_always_fails=n1)
+        st = _shooting_stages(args, unit["bs"], c, penalty)
+        units.append(unit)
+        placed.append((penalty, c))
+        per_unit_stages.append(st)
+        per = st[0].probability * st[1].probability * st[2].probability
+        notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
+                     "; ".join(f"{s.name} {s.detail}: {s.probability}" for s in st) +
+                     f"; per shot {per} ({percent(per)})")
+        heavy_note = NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT
+        if unit["weapon"] == "heavy" and unit["action"] == "shot" and heavy_note not in notes:
+            notes.append(heavy_note)
+        gtg_note = NOTE_FIRER_GTG if firer_cover_rule == "same" else NOTE_FIRER_GTG_BETTER
+        if unit["firer_gone_to_ground"] and gtg_note not in notes:
+            notes.append(gtg_note)
+    if go_to_ground:
+        notes.append(NOTE_GTG)
+    notes.append(NOTE_WOUND)
+    if wounds > 1:
+        notes.append(NOTE_WOUNDS)
+    all_notes = tuple(notes) + _flag_notes(n12, n1)
+    same = all([s.probability for s in st] == [s.probability for s in per_unit_stages[0]]
+               for st in per_unit_stages)
+    stages = per_unit_stages[0] if same else ()
+    total_shots = sum(u["shots"] for u in units)
+    if total_shots > MAX_DICE:
+        raise InputError("attackers", f"{MAX_DICE:,} shots or fewer in all", f"{total_shots:,} shots",
+                         "the documented limit of dice per resolution")
+    inputs = dict(attackers=tuple(dict(u) for u in units), t=t, sv=sv, inv=inv, cover=cover,
+                  models=models, wounds=wounds, go_to_ground=go_to_ground, evading=evading,
+                  natural_12_always_succeeds=n12, natural_1_always_fails=n1,
+                  firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
+    return units, stages, all_notes, total_shots, inputs, placed
+
+
+@v.stat_function
+def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_ground=False,
+           evading=False, natural_12_always_succeeds=False, natural_1_always_fails=False,
+           firer_cover_rule="same", heavy_shot="bs_plus_4",
+           method="exact", samples=100_000, seed=0) -> Outcome:
+    """Several units declared at one target and resolved together.
+
+    ``attackers``: a sequence of dicts with keys ``bs``, ``s``, ``ap``
+    (required) and ``shots`` (1), ``weapon`` ("light"), ``action`` ("aimed"),
+    ``firer_gone_to_ground`` (False), ``firer_cover`` (0). The seed's core
+    idea: "you have to decide who's shooting at a guy before you know if some
+    other guy will not take him down at the same time", and casualties are
+    removed only at step 8 of the phase. So the wounds of all units are summed
+    (a convolution of each unit's wound distribution) and then turned into
+    models removed.
+
+    Effects: ``unsaved_wounds`` (expected), ``wasted_wounds`` = E[max(0,
+    wounds - models x W)], ``destroyed`` = P(unit destroyed),
+    ``return_fire_models`` = models (the target fires back at full strength),
+    ``surviving_models`` = E[models - removed] (what would fire back if
+    casualties were removed as they happen), ``units_not_needed`` = expected
+    number of attacking units, in the order given, whose whole volley came
+    after the earlier units had already destroyed the target (the units a
+    remove-as-you-go player would have kept for another target), and
+    ``unsaved_wounds[i]`` per unit.
+
+    ``firer_cover_rule`` and ``heavy_shot`` apply to every attacker as in
+    :func:`shooting`; ``go_to_ground`` with ``evading`` is refused ("Every
+    unit may only have one status marker").
+
+    The numbers come from the ``[volley]`` of the system's rule file,
+    ``rules/changes/shooting.toml`` (each unit a profile, the target's stats shared).
+    """
+    units, stages, all_notes, total_shots, inputs, _ = _volley_setup(
+        attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, natural_12_always_succeeds,
+        natural_1_always_fails, firer_cover_rule, heavy_shot)
+    models = inputs["models"]
+    method, samples, rng = v.method_args(method, samples, seed)
+    shared = {k: x for k, x in inputs.items() if k != "attackers"}
+    o, recorded = resolve(ownfile.load(KEY).volley, shared, method, samples, rng, units)
+    inputs = dict(attackers=inputs["attackers"], **recorded)
+    names = dict(_VOLLEY_EFFECTS, **{f"unsaved_wounds[{i}]": f"unsaved_wounds[{i}]" for i in range(len(units))})
+    o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names, width=models + 1,
+                        stages=stages, attacks=total_shots, notes=all_notes)
+    # the target fires back with every model (casualties are removed at step 8); what would be left standing
+    effects = dict(o.effects, return_fire_models=models, surviving_models=models - o.mean)
+    if method == "exact":
+        return o.replace(effects=effects)
+    return o.replace(effects=effects, effects_stderr=dict(o.effects_stderr, return_fire_models=0.0,
+                                                          surviving_models=o.mean_stderr))
+
+
+#: the volley's effect names -> the rule file's (rules/changes/shooting.toml, its [volley] and [[chances]])
+_VOLLEY_EFFECTS = {"unsaved_wounds": "to wound", "wasted_wounds": "wasted_damage", "destroyed": "destroyed",
+                   "units_not_needed": "units_not_needed"}
+
