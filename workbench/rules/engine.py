@@ -39,8 +39,8 @@ from .removal import damage_distribution, fixed_damage_removal, given, remove
 from .spec import Removal, RuleStage
 from .tokens import expected_tokens, per_attack, per_attack_figures, stage_pass_pmfs, successes
 
-__all__ = ["one_cell_env", "one_cell", "stage_dice", "stage_probabilities", "prepare", "resolve", "finish", "check_value", "MAX_ATTACKS",
-           "MAX_SUCCESSES", "MAX_STATES", "MAX_TABLE", "MAX_WORK", "damage_distribution", "fixed_damage_removal",
+__all__ = ["one_cell_env", "one_cell", "stage_dice", "stage_probabilities", "prepare", "resolve", "finish",
+           "check_value", "MAX_ATTACKS", "MAX_SUCCESSES", "MAX_STATES", "MAX_TABLE", "MAX_WORK", "damage_distribution", "fixed_damage_removal",
            "token_bounds", "check_tokens", "per_attack_figures", "stage_pass_pmfs"]
 
 

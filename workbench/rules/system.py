@@ -384,8 +384,8 @@ class RuleSystem(StatChecks):
             p_n = binomial_pmf(count, float(plan.g0[0, 1]))[None, :]
         else:
             p_n = successes(plan.g0, np.array([count]))
-        pmf, wasted, _ = remove(self._removal(env), one_cell_env(env), p_n, one_cell(models), one_cell(wounds), one_cell(damage),
-                                self.path)
+        pmf, wasted, _ = remove(self._removal(env), one_cell_env(env), p_n, one_cell(models), one_cell(wounds),
+                                one_cell(damage), self.path)
         pmf = pmf[0]
         effects = {"criticals": count * plan.crits, "wasted_damage": float(wasted[0]),
                    **{st.name: count * x for st, x in zip(self.stages, plan.passes)}}
@@ -410,7 +410,8 @@ class RuleSystem(StatChecks):
                 plan.prepared.clear()
             plan.prepared[key] = pre
         models, wounds, damage = self._unit(env)
-        out = engine.finish(parts, flat, pre, np.array([count]), tokens, one_cell(models), one_cell(wounds), one_cell(damage))
+        out = engine.finish(parts, flat, pre, np.array([count]), tokens, one_cell(models), one_cell(wounds),
+                            one_cell(damage))
         return out["pmf"][0], {k: float(x[0]) for k, x in out["effects"].items()}
 
     def _attack(self, method, samples, seed, given) -> Outcome:
