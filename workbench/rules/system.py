@@ -30,7 +30,7 @@ from .budget import MAX_ATTACKS, MAX_STATES, check_tokens, check_value, token_bo
 from .expr import Expr
 from .loader import COUNTS, MAX_DIE, MAX_TOKENS_DIE, unit_size_stat
 from .plan import Plan, StagePmfs, figures, make_plan
-from .removal import remove
+from .removal import fixed_damage_removal, remove
 from .sampled import roll_tokens, simulate
 from .spec import Chance, Forbid, Removal, RuleStage, RuleStat, Volley
 from .stats import StatChecks
@@ -384,10 +384,13 @@ class RuleSystem(StatChecks):
             p_n = binomial_pmf(count, float(plan.g0[0, 1]))[None, :]
         else:
             p_n = successes(plan.g0, np.array([count]))
-        pmf, wasted, _ = remove(self._removal(env), one_cell_env(env), p_n, one_cell(models), one_cell(wounds),
-                                one_cell(damage), self.path)
-        pmf = pmf[0]
-        effects = {"criticals": count * plan.crits, "wasted_damage": float(wasted[0]),
+        r = self._removal(env)
+        if not r.pooled and not r.by_model and r.damage_roll is None:   # a fixed damage: Python integers
+            pmf, wasted = fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
+        else:
+            pmfs, waste, _ = remove(r, one_cell_env(env), p_n, one_cell(models), one_cell(wounds), None, self.path)
+            pmf, wasted = pmfs[0], float(waste[0])
+        effects = {"criticals": count * plan.crits, "wasted_damage": wasted,
                    **{st.name: count * x for st, x in zip(self.stages, plan.passes)}}
         if self.chances:   # only chances over removed or successes come this way (see _counted)
             effects.update(self._removal_chances(env, pmf, p_n))
