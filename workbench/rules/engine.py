@@ -145,7 +145,6 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], prepared: M
     return finish(parts, env, pre, count, n_tokens, models, wounds, damage)
 
 
-
 def finish(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], pre: Mapping[str, Any], count: np.ndarray,
            n_tokens: np.ndarray | None, models: np.ndarray | None, wounds: np.ndarray | None,
            damage: np.ndarray | None) -> dict:

@@ -213,7 +213,6 @@ def pooled_removal(p_n: np.ndarray, removed: Expr, env: Mapping[str, Any],
     return core.remap(p_n, np.minimum(index, width - 1), width)
 
 
-
 def remove(removal: Removal, env: Mapping[str, np.ndarray], p_n: np.ndarray, models: np.ndarray | None,
            wounds: np.ndarray | None, damage: np.ndarray | None, path: Any = "<rule file>") -> tuple:
     """The file's removal of the final successes ``p_n`` (cells, successes): (the pmf of models

@@ -25,12 +25,14 @@ __all__ = ["per_attack", "expected_tokens", "successes", "per_attack_figures", "
 
 
 def _pad(a: np.ndarray, width: int) -> np.ndarray:
+    """``a`` (cells, k) with zeros up to ``width`` counts."""
     if a.shape[-1] >= width:
         return a
     return np.concatenate([a, np.zeros(a.shape[:-1] + (width - a.shape[-1],))], axis=-1)
 
 
 def _add(*terms: np.ndarray) -> np.ndarray:
+    """The sum of distributions of different widths (each a share of one token's outcomes)."""
     width = max(t.shape[-1] for t in terms)
     out = _pad(terms[0], width).copy()
     for t in terms[1:]:
@@ -39,6 +41,7 @@ def _add(*terms: np.ndarray) -> np.ndarray:
 
 
 def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The distribution of the sum of two independent counts, cell by cell."""
     if a.shape[0] == 1 and b.shape[0] == 1:
         return np.convolve(a[0], b[0])[None, :]
     if a.shape[-1] > b.shape[-1]:
@@ -47,6 +50,7 @@ def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _power(g: np.ndarray, n: int) -> np.ndarray:
+    """The sum of ``n`` independent counts of distribution ``g``, by repeated squaring."""
     out = np.ones(g.shape[:-1] + (1,))
     base = g
     while n:
@@ -62,7 +66,6 @@ def trim(a: np.ndarray) -> np.ndarray:
     """Drop trailing counts that no cell reaches."""
     nz = np.flatnonzero(a.reshape(-1, a.shape[-1]).any(axis=0))
     return a[..., : (nz[-1] + 1 if nz.size else 1)]
-
 
 
 def _point(cells: int, k: int) -> np.ndarray:
@@ -196,8 +199,6 @@ def per_attack_figures(stages: Sequence[RuleStage], fractions: Sequence[tuple]) 
         m[i] = ps * m[i + 1] + pc * cm
         z[i] = pf + ps * z[i + 1] + pc * cz
     return m[0], 1 - z[0]
-
-
 
 
 def stage_pass_pmfs(stages: Sequence[RuleStage], probs: Sequence[np.ndarray],
