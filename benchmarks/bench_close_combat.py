@@ -8,8 +8,9 @@ is the hand-written resolver kept as the tests' reference oracle
 (tests/reference/forgotten_cc.py), run in the same process on the same cases: the defaults,
 a counter with tough fighters and heroic saves, and each over 1 and 5 rounds. Figures are CPU
 time (``time.process_time``), the median of repeated calls, after one warm-up call: "warm"
-calls the same stats again (what the mechanism remembers of the dice and expressions serves),
-"cold" empties those memories before each call (a first call at new stats); the largest
+calls the same stats again (what the mechanism and the dice remember of the faces and
+expressions serves), "cold" empties those memories before each call (a first call at new
+stats); the reference is timed cold (its stages' words read the same dice); the largest
 difference of the two pmfs and effects is printed beside them.
 
 Run: ``.venv/bin/python benchmarks/bench_close_combat.py [--quick]``.
@@ -27,6 +28,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
 from reference import forgotten_cc as ref  # noqa: E402  (the oracle lives beside the tests)
 
+from workbench.rules import die  # noqa: E402
 from workbench.rules.mechanisms import two_sided, two_sided_close_combat  # noqa: E402
 from workbench.systems import forgotten as fg  # noqa: E402
 
@@ -41,10 +43,11 @@ CASES = {
 
 
 def forget() -> None:
-    """Empty what the close-combat mechanism remembers between calls."""
+    """Empty what the close-combat mechanism and the dice remember between calls."""
     two_sided_close_combat._VALUES.clear()
     two_sided._chance.cache_clear()
     two_sided._faces_passed.cache_clear()
+    die._probabilities.cache_clear()
 
 
 def cpu_ms(fn, cold: bool = False) -> float:
@@ -76,7 +79,7 @@ def main() -> None:
             kw = dict(case, rounds=rounds)
             warm = cpu_ms(lambda: fg.close_combat(**kw))
             cold = cpu_ms(lambda: fg.close_combat(**kw), cold=True)
-            theirs = cpu_ms(lambda: ref.close_combat(**kw))
+            theirs = cpu_ms(lambda: ref.close_combat(**kw), cold=True)
             diff = largest_difference(fg.close_combat(**kw), ref.close_combat(**kw))
             print(f"{name:34s} {rounds:6d} {warm:7.2f} {cold:7.2f} {theirs:10.2f} {warm / theirs:10.2f} "
                   f"{cold / theirs:10.2f} {diff:9.1e}")
