@@ -36,9 +36,9 @@ the labels, exact Fractions and dice rolling of one player's roll.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -244,8 +244,7 @@ class DieRoll:
 
     @property
     def labels(self) -> tuple[str, ...]:
-        return (("fail", "success") + (("critical",) if self.die.critical else ())
-                + (("near_miss",) if self.die.near_miss else ()))
+        return _labels(self.die)
 
     @property
     def success_labels(self) -> frozenset[str]:
@@ -255,11 +254,12 @@ class DieRoll:
     @cached_property
     def probabilities(self) -> dict[str, Fraction]:
         """Exact probability of each label (scalar stats); near misses are not in "fail"."""
-        counts, denom = self.die.counts()
-        near = int(self.die.near_counts()[0]) if self.die.near_miss else 0
-        got = {"fail": int(counts[FAIL]) - near, "success": int(counts[SUCCESS]),
-               "critical": int(counts[CRITICAL]), "near_miss": near}
-        return {k: Fraction(got[k], denom) for k in self.labels}
+        die = self.die
+        key = tuple(getattr(die, f) for f in _DIE_FIELDS)
+        try:
+            return dict(_probabilities(key))   # the same die's faces again: remembered
+        except TypeError:                      # a field that is an array: counted afresh
+            return _probabilities.__wrapped__(key)
 
     @property
     def success(self) -> Fraction:
@@ -354,3 +354,22 @@ def roll_high(target: Any, sides: int, *, natural_max_always_succeeds: bool = Fa
     return DieRoll(StageDie(sides=sides, roll_high=True, target=target,
                             always_succeed=(sides,) if natural_max_always_succeeds else (),
                             always_fail=(1,) if natural_1_always_fails else (), near_miss=True))
+
+
+_DIE_FIELDS = tuple(f.name for f in fields(StageDie))
+
+
+@lru_cache(maxsize=4096)
+def _probabilities(key: tuple) -> dict[str, Fraction]:
+    """:attr:`DieRoll.probabilities` of the die with these fields (in :class:`StageDie`'s order)."""
+    die = StageDie(*key)
+    counts, denom = die.counts()
+    near = int(die.near_counts()[0]) if die.near_miss else 0
+    got = {"fail": int(counts[FAIL]) - near, "success": int(counts[SUCCESS]),
+           "critical": int(counts[CRITICAL]), "near_miss": near}
+    return {k: Fraction(got[k], denom) for k in _labels(die)}
+
+
+def _labels(die: StageDie) -> tuple[str, ...]:
+    """A die's result labels: "fail", "success", then "critical" and "near_miss" where it has them."""
+    return ("fail", "success") + (("critical",) if die.critical else ()) + (("near_miss",) if die.near_miss else ())

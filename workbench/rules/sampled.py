@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import pipeline
 from .die import CRITICAL, FAIL, NEAR
-from .engine import MAX_SUCCESSES, check_value, token_bounds
+from .budget import MAX_SUCCESSES, check_value, token_bounds
 from .errors import BudgetError
 from .spec import Chance, DamageRoll, Removal, RuleStage
 from .tally import sampled_chance

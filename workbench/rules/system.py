@@ -11,195 +11,33 @@ modules take a rule system as it is.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import inspect
 from fractions import Fraction
 from pathlib import Path
 from collections.abc import Mapping
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from .. import pipeline
 from ..engine import binomial_pmf
 from .. import validate as v
-from ..dice import faces_text
-from ..errors import InputError, UnknownArgumentError
-from ..outcome import Outcome, Stage
-from . import engine, tally, wounds as by_model
-from .die import StageDie
-from .errors import ForbiddenError
+from ..errors import InputError
+from ..outcome import Outcome
+from . import engine, tally
+from .engine import one_cell, one_cell_env
+from .budget import MAX_ATTACKS, MAX_STATES, check_tokens, check_value, token_bounds
 from .expr import Expr
 from .loader import COUNTS, MAX_DIE, MAX_TOKENS_DIE, unit_size_stat
+from .plan import Plan, StagePmfs, figures, make_plan
+from .removal import fixed_damage_removal, remove
 from .sampled import roll_tokens, simulate
 from .spec import Chance, Forbid, Removal, RuleStage, RuleStat, Volley
+from .stats import StatChecks
+from .tokens import successes
 
-__all__ = ["RuleSystem"]
-
-_METHOD = ("method", "samples", "seed")
-_STAGE_FIELDS = frozenset(f.name for f in dataclasses.fields(Stage))
-
-
-def _signed(x: int) -> str:
-    return f"{int(x):+d}"
-
-
-def _faces(faces) -> str:
-    faces = list(faces)
-    if len(faces) == 1:
-        return f"a natural {faces[0]}"
-    return "a natural " + ", ".join(map(str, faces[:-1])) + f" or {faces[-1]}"
-
-
-def stage_words(st: RuleStage, die: StageDie, following: str | None, on_critical: bool = True) -> str:
-    """What a stage needs, in a player's words: 'needs 4+ on a d6; a natural 1 always fails; ...'."""
-    t, m = int(die.target), int(die.modifier)
-    dX = f"d{st.die}"
-    if st.roll == "high":
-        need = t - m
-        text = (f"any roll of a {dX} succeeds" if need <= 1 else
-                f"needs {need}+ on a {dX}, which no roll reaches" if need > st.die else
-                f"needs {need}+ on a {dX}")
-    else:
-        need = t - m
-        text = (f"any roll of a {dX} succeeds" if need >= st.die else
-                f"needs {need} or less on a {dX}, which no roll reaches" if need < 1 else
-                f"needs {need} or less on a {dX}")
-    if m:
-        text += f" (target {t}, modifier {_signed(m)})"
-    extra = []
-    if st.always_fail:
-        extra.append(f"{_faces(st.always_fail)} always fails")
-    if st.always_succeed:
-        extra.append(f"{_faces(st.always_succeed)} always succeeds")
-    if st.long_shot:
-        best = 1 if st.roll == "low" else st.die
-        if (st.roll == "low" and need < 1) or (st.roll == "high" and need > st.die):
-            text = f"out of reach on a {dX}: needs a {best} then another {best}"
-    if st.critical and not np.all(np.asarray(die.critical_on)):
-        extra.append(f"{_faces(st.critical)} is no critical at these values")
-    elif st.critical:
-        crit = f"{_faces(st.critical)} is a critical success"
-        if st.on_critical == "extra":
-            crit += f": it counts as {1 + st.extra} successes" + (
-                f", each rolling {following}" if following else "")
-        elif st.on_critical == "skip_next":
-            crit += f": passes {following} without a roll" if following else ": a success"
-        elif st.on_critical == "to_end":
-            crit += ": it passes every remaining stage without a roll"
-        if st.on_critical != "none" and st.on_critical_when is not None and not on_critical:
-            crit = f"{_faces(st.critical)} is a critical success (an ordinary one here)"
-        extra.append(crit)
-    if st.reroll == "ones":
-        extra.append("a natural 1 is rolled again once")
-    elif st.reroll == "failed":
-        extra.append("a failed roll is rolled again once")
-    if st.passes_on == "fail":
-        extra.append("the attack goes on when this roll fails")
-    return text + ("; " + "; ".join(extra) if extra else "")
-
-
-def passing_name(st: RuleStage) -> str:
-    """What passes a stage, in the file's words: its ``label`` when the file gives one;
-    on a ``passes_on = "fail"`` stage (a save the target fails) otherwise "<name> failed"."""
-    label = getattr(st, "label", None)
-    if isinstance(label, str) and label.strip():
-        return label
-    return f"{st.name} failed" if st.passes_on == "fail" else st.name
-
-
-class StatChecks:
-    """The stats of a rule file, checked as every resolution checks them: a file of stages
-    (:class:`RuleSystem`) and a file of a named mechanism
-    (:class:`~workbench.rules.mechanism_system.MechanismSystem`) alike. A subclass has ``key``,
-    ``stats``, ``forbids``, ``_by_name`` and ``_options`` (and ``_value`` for scalar forbids)."""
-
-    # written by each subclass's __init__ (declared only, for the type checker)
-    key: str
-    stats: tuple[RuleStat, ...]
-    forbids: tuple[Forbid, ...]
-    _by_name: dict[str, RuleStat]
-    _options: dict[str, dict[str, int]]
-    _value: Callable[..., int]
-
-    def _keywords_only(self, args: tuple) -> None:
-        if args:
-            raise UnknownArgumentError("arguments", f"stats as keywords for {self.key}.attack(), e.g. "
-                                       f"{self.stats[0].name if self.stats else 'method'}=...", args)
-
-    # -- stats ---------------------------------------------------------------
-    def stat(self, name: str) -> RuleStat:
-        return self._by_name[name]
-
-    def defaults(self) -> dict[str, Any]:
-        return {s.name: s.default for s in self.stats}
-
-    def _check(self, given: Mapping[str, Any], arrays: bool) -> tuple[dict, dict]:
-        """(inputs as checked, env of integers for expressions)."""
-        for k in given:
-            if k not in self._by_name:
-                names = [s.name for s in self.stats]
-                close = difflib.get_close_matches(k, names, n=1)
-                raise UnknownArgumentError(
-                    "argument name", f"one of {', '.join(names + list(_METHOD))} for {self.key}.attack()",
-                    k, f"did you mean {close[0]!r}?" if close else None)
-        inputs: dict[str, Any] = {}  # stat name -> its checked value
-        env: dict[str, Any] = {}     # stat name -> the number the expressions read
-        options = self.__dict__["_options"]
-        for s in self.stats:
-            value = given.get(s.name, s.default)
-            if not arrays:   # the common case, a plain value already right: checked in full below otherwise
-                plain = _plain(s, value, options)
-                if plain is not None:
-                    inputs[s.name] = value
-                    env[s.name] = plain
-                    continue
-            if s.kind == "int" and s.optional and value is None:
-                inputs[s.name] = None
-                continue
-            if s.kind == "int":
-                if s.min is None or s.max is None:  # the loader gives every whole-number stat both
-                    raise RuntimeError(f"stat {s.name!r} has no range")
-                if arrays and (isinstance(value, (list, tuple)) or
-                               (isinstance(value, np.ndarray) and value.ndim > 0)):
-                    if np.ndim(value) != 1:
-                        raise InputError(s.name, f"a whole number from {s.min} to {s.max} or a 1-D array",
-                                         value)
-                    value = v.integers(s.name, value, s.min, s.max)
-                else:
-                    if isinstance(value, np.ndarray) and value.ndim == 0:
-                        value = value.item()
-                    value = v.integer(s.name, value, s.min, s.max)
-            elif s.kind == "bool":
-                value = v.boolean(s.name, value)
-            else:
-                value = v.choice(s.name, value, [o for o, _ in s.options])
-            inputs[s.name] = value
-            env[s.name] = s.value_of(value)
-        return inputs, env
-
-    def _forbid(self, env: Mapping[str, Any], scalar: bool = False) -> None:
-        for f in self.forbids:
-            if scalar:      # one cell: the condition's value remembered by the stats it reads
-                if not self._value(f.when, env, f"forbid[{f.index}].when"):
-                    continue
-            hit = np.asarray(f.when.evaluate(env, f"forbid[{f.index}].when")) != 0
-            if hit.any():
-                shown = {}
-                for name in sorted(f.when.names):
-                    val = np.asarray(env[name])
-                    if val.ndim:
-                        val = np.broadcast_to(val, hit.shape)[hit][0]
-                    stat = self._by_name[name]
-                    number = int(val)
-                    said: int | bool | str = number
-                    if stat.kind == "bool":
-                        said = bool(number)
-                    elif stat.kind == "choice":
-                        said = next(o for o, x in stat.options if x == number)
-                    shown[name] = said
-                raise ForbiddenError(", ".join(sorted(f.when.names)) or f"forbid[{f.index}]", f.message,
-                                     f.when.source, shown)
+# StatChecks is read from here by the file of a named mechanism too
+__all__ = ["RuleSystem", "StatChecks"]
 
 
 class RuleSystem(StatChecks):
@@ -262,10 +100,10 @@ class RuleSystem(StatChecks):
         d["_by_name"] = {s.name: s for s in self.stats}
         d["_options"] = {s.name: dict(s.options) for s in self.stats if s.kind == "choice"}
         d["_optional"] = any(s.optional for s in self.stats)
-        d["_plans"] = {}   # the stages' dice -> their _Plan (see _plan)
+        d["_plans"] = {}   # the stages' dice -> their Plan (see _plan)
         d["_values"] = {}  # (expression, values of the stats it reads) -> its value
         d["_staged_by"] = {}  # the dice the stats choose -> the stages as rolled (see _staged)
-        d["_bounds"] = engine.token_bounds(self.stages)
+        d["_bounds"] = token_bounds(self.stages)
         #: the stages whose die the stats choose (``die = "an expression"``)
         d["_die_switched"] = any(st.die_expr is not None for st in self.stages)
         #: the file uses a mechanism only engine.resolve knows (tokens die, tallies, chances on tallies)
@@ -366,7 +204,7 @@ class RuleSystem(StatChecks):
                 out.append(st)
                 continue
             field = f"stages[{i}].die"
-            sides = np.unique(engine.check_value(st.die_expr, env, field, 2, MAX_DIE, "faces of a die"))
+            sides = np.unique(check_value(st.die_expr, env, field, 2, MAX_DIE, "faces of a die"))
             if sides.size > 1:
                 raise InputError(sorted(st.die_expr.names)[0], "one value for the whole grid (it picks "
                                  f"the die of stage {st.name!r})", f"{sides.size} values")
@@ -437,7 +275,7 @@ class RuleSystem(StatChecks):
         return st.on_critical_when is None or self._value(st.on_critical_when, env,
                                                            f"stages[{i}].on_critical_when") != 0
 
-    def _plan(self, env: Mapping[str, Any]) -> "_Plan":
+    def _plan(self, env: Mapping[str, Any]) -> Plan:
         """Everything one scalar resolution needs from the stages' dice, cached by the dice
         (each stage's target, modifier and, where the file switches them, whether its criticals
         are criticals and whether its ``on_critical`` applies): the stages as played for these
@@ -459,58 +297,11 @@ class RuleSystem(StatChecks):
         cache = self.__dict__["_plans"]
         plan = cache.get(key)
         if plan is None:
-            played = tuple(st if on else dataclasses.replace(st, on_critical="none")
-                           for st, on in zip(stages, ons))
-            dice = engine.stage_dice(stages, env)
-            probs, counts = engine.stage_probabilities(dice, 1)
-            fractions = [tuple(Fraction(int(c), denom) for c in np.ravel(cs)) for cs, denom in counts]
-            passes, crits = engine.expected_tokens(played, probs)
-            plan = _Plan(staged=stages, played=played, dice=tuple(dice), probs=tuple(probs),
-                         g0=engine._trim(engine.per_attack(played, probs)),
-                         passes=tuple(float(x[0]) for x in passes), crits=float(crits[0]),
-                         stages=self._stages(stages, dice, fractions, ons),
-                         fractions=tuple(fractions), figures=self._figures(played, fractions, None))
+            plan = make_plan(stages, ons, env)
             if len(cache) >= 256:
                 cache.pop(next(iter(cache)))
             cache[key] = plan
         return plan
-
-    @staticmethod
-    def _figures(played, fractions, n_tokens: int | None) -> dict:
-        """The outcome's per-attack figures when criticals add tokens or skip stages, or an
-        attack is a random number of tokens (then the product of the stage chances means
-        neither): expected final successes and P(at least one). An attack of 1..n tokens,
-        each number equally likely: n_tokens + 1 halves of one token's mean, and 1 minus the
-        mean over j of one token's chance of nothing to the power j."""
-        many = n_tokens is not None and n_tokens > 1
-        if not many and not any(st.critical and st.passes_on != "fail" and st.on_critical != "none"
-                                for st in played):
-            return {}
-        mean, any_ = engine.per_attack_figures(played, fractions)
-        if many and n_tokens is not None:  # (many says it is not None)
-            mean = mean * (n_tokens + 1) / 2 if isinstance(mean, float) else mean * Fraction(n_tokens + 1, 2)
-            none = 1 - any_
-            mean_none = sum(none ** j for j in range(1, n_tokens + 1)) / n_tokens
-            any_ = 1 - (mean_none if isinstance(none, float) else Fraction(mean_none))
-        return {"per_attack_mean": mean, "per_attack_any": any_,
-                "success_label": passing_name(played[-1])}
-
-    @staticmethod
-    def _stages(stages, dice, fractions, on_critical) -> tuple[Stage, ...]:
-        """The outcome's stages: each one's chance that a token rolling there goes on, as a
-        Fraction of the die's face counts, with the rule in words; a stage passed on a failed
-        roll is named by what passes it (:func:`passing_name`)."""
-        out = []
-        for i, (st, die) in enumerate(zip(stages, dice)):
-            pf, ps, pc = fractions[i]
-            p = pf if st.passes_on == "fail" else ps + pc
-            following = stages[i + 1].name if i + 1 < len(stages) else None
-            scalar = dataclasses.replace(die, target=int(np.asarray(die.target).ravel()[0]),
-                                         modifier=int(np.asarray(die.modifier).ravel()[0]),
-                                         critical_on=bool(np.asarray(die.critical_on).ravel()[0]))
-            words = stage_words(st, scalar, following, on_critical[i])
-            out.append(Stage(passing_name(st), p, f"{words}: goes on {faces_text(p, st.die)}", faces=st.die))
-        return tuple(out)
 
     def stage_fractions(self, **stats) -> tuple[tuple[Fraction, Fraction, Fraction], ...]:
         """Per stage, (P(fail), P(success), P(critical)) of one roll at these (scalar) stats, as
@@ -525,12 +316,9 @@ class RuleSystem(StatChecks):
         several profiles before its own removal (a volley of mixed weapons)."""
         _, env = self._check(stats, arrays=False)
         self._forbid(env)
-        count = self._one(env, self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
-        n_tokens = 1 if self.tokens_die is None else self._one(
-            env, self.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
-        engine.check_tokens(self.stages, count, self.path, self._bounds, n_tokens)
+        count, n_tokens = self._checked_attacks(env)
         plan = self._plan(env)
-        return roll_tokens(rng, plan.played, plan.dice, count, n, n_tokens)
+        return roll_tokens(rng, plan.played, plan.dice, count, n, n_tokens or 1)
 
     def sample_tally(self, rng: np.random.Generator, samples: int, per_sample, **stats) -> pipeline.Tally:
         """``samples`` sampled resolutions at these (scalar) stats, tallied as ``per_sample`` maps
@@ -539,10 +327,7 @@ class RuleSystem(StatChecks):
         among them: for code that reads the samples its own way (a built-in's own effects)."""
         _, env = self._check(stats, arrays=False)
         self._forbid(env)
-        count = self._one(env, self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
-        n_tokens = None if self.tokens_die is None else self._one(
-            env, self.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
-        engine.check_tokens(self.stages, count, self.path, self._bounds, n_tokens or 1)
+        count, n_tokens = self._checked_attacks(env)
         plan = self._plan(env)
         models, wounds, damage = self._unit(env)
         return simulate(rng, samples, plan.played, plan.dice, count, self._removal(env), env, models, wounds,
@@ -561,65 +346,62 @@ class RuleSystem(StatChecks):
             cache[key] = value
         return value
 
+    def _attacks(self, env) -> tuple[int, int | None]:
+        """The attacks of one scalar resolution, checked: (count, faces of the tokens die or None)."""
+        count = self._one(env, self.count, "attack.count", 0, MAX_ATTACKS, "a number of attacks")
+        n_tokens = None if self.tokens_die is None else self._one(
+            env, self.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
+        return count, n_tokens
+
+    def _checked_attacks(self, env) -> tuple[int, int | None]:
+        """:meth:`_attacks`, with the tokens they can make refused past the budget."""
+        count, n_tokens = self._attacks(env)
+        check_tokens(self.stages, count, self.path, self._bounds, n_tokens or 1)
+        return count, n_tokens
+
     def _one(self, env, expr, field, lo, hi, what) -> int:
         value = self._value(expr, env, field)
         if (lo is not None and value < lo) or (hi is not None and value > hi):
-            engine.check_value(expr, env, field, lo, hi, what)   # raises, naming the stats
+            check_value(expr, env, field, lo, hi, what)   # raises, naming the stats
         return value
 
     def _unit(self, env) -> tuple:
         r = self._removal(env)
         models = wounds = damage = None
         if r.models is not None:
-            models = self._one(env, r.models, "removal.models", 0, engine.MAX_STATES, "a number of models")
+            models = self._one(env, r.models, "removal.models", 0, MAX_STATES, "a number of models")
         if not r.pooled and not r.by_model:
-            wounds = self._one(env, r.wounds, "removal.wounds", 1, engine.MAX_STATES, "wounds per model")
+            wounds = self._one(env, r.wounds, "removal.wounds", 1, MAX_STATES, "wounds per model")
             if r.damage is not None:
-                damage = self._one(env, r.damage, "removal.damage", 0, engine.MAX_STATES, "damage per success")
+                damage = self._one(env, r.damage, "removal.damage", 0, MAX_STATES, "damage per success")
         return models, wounds, damage
 
-    def _exact(self, env, count: int, plan: "_Plan") -> tuple[np.ndarray, dict, Any]:
-        """One cell: the pmf of models removed, the effects and the successes' distribution."""
-        r = self.removal
+    def _exact(self, env, count: int, plan: Plan) -> tuple[np.ndarray, dict]:
+        """One cell of a file using none of :mod:`workbench.rules.tally`'s mechanisms: the pmf of
+        models removed and the effects."""
         models, wounds, damage = self._unit(env)
         if plan.g0.shape[-1] == 2:      # one attack scores at most one success: the binomial
             p_n = binomial_pmf(count, float(plan.g0[0, 1]))[None, :]
         else:
-            p_n = engine.successes(plan.g0, np.array([count]))
-        arr = (lambda x: None if x is None else np.array([x]))
-        if r.removed is not None:  # r.pooled
-            flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
-            pmf = engine.pooled_removal(p_n, r.removed, flat, arr(models))[0]
-            wasted = 0.0
-        elif r.by_model:  # a save reading wounded, tough models, models that start wounded
-            flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
-            u = by_model.unit(r, flat, 1, arr(models), engine.check_value)
-            pmf, w = by_model.exact(p_n, arr(models), u, self.path)
-            wasted = float(w[0])
-        elif r.damage_roll is None:
-            pmf, wasted = engine.fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
-            p_n = p_n[:1]
+            p_n = successes(plan.g0, np.array([count]))
+        r = self._removal(env)
+        if not r.pooled and not r.by_model and r.damage_roll is None:   # a fixed damage: Python integers
+            pmf, wasted = fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
         else:
-            roll = engine.damage_distribution(r.damage_roll)
-            pmf, w = engine.per_success_removal(p_n, arr(models), np.array([wounds]), arr(damage), roll,
-                                                r.spill, self.path)
-            wasted = float(w[0])
-        if pmf.ndim == 2:
-            pmf = pmf[0]
-        if models is not None and pmf.size < models + 1:
-            pmf = np.concatenate([pmf, np.zeros(models + 1 - pmf.size)])
+            pmfs, waste, _ = remove(r, one_cell_env(env), p_n, one_cell(models), one_cell(wounds), None, self.path)
+            pmf, wasted = pmfs[0], float(waste[0])
         effects = {"criticals": count * plan.crits, "wasted_damage": wasted,
                    **{st.name: count * x for st, x in zip(self.stages, plan.passes)}}
         if self.chances:   # only chances over removed or successes come this way (see _counted)
             effects.update(self._removal_chances(env, pmf, p_n))
-        return pmf, effects, p_n
+        return pmf, effects
 
-    def _general(self, env, plan: "_Plan", count: int, n_tokens: int | None) -> tuple[np.ndarray, dict]:
+    def _general(self, env, plan: Plan, count: int, n_tokens: int | None) -> tuple[np.ndarray, dict]:
         """One cell of :func:`engine.finish`: files with random tokens per attack, tallies or
         chances (the fast path of :meth:`_exact` knows none of them). What depends on neither
         the attacks nor the unit (:func:`engine.prepare`) is kept with the plan, by the tokens
         die; the count and the unit are the ones :meth:`_attack` has checked."""
-        flat = {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
+        flat = one_cell_env(env)
         parts = dict(stages=plan.staged, removal=self._removal(env), count=self.count, path=self.path,
                      tokens_die=self.tokens_die, chances=self._defined(env), bounds=self._bounds)
         tokens = None if n_tokens is None or n_tokens == 1 else np.array([n_tokens])
@@ -630,9 +412,9 @@ class RuleSystem(StatChecks):
             if len(plan.prepared) >= 16:
                 plan.prepared.clear()
             plan.prepared[key] = pre
-        arr = (lambda x: None if x is None else np.array([x]))
         models, wounds, damage = self._unit(env)
-        out = engine.finish(parts, flat, pre, np.array([count]), tokens, arr(models), arr(wounds), arr(damage))
+        out = engine.finish(parts, flat, pre, np.array([count]), tokens, one_cell(models), one_cell(wounds),
+                            one_cell(damage))
         return out["pmf"][0], {k: float(x[0]) for k, x in out["effects"].items()}
 
     def _attack(self, method, samples, seed, given) -> Outcome:
@@ -640,19 +422,16 @@ class RuleSystem(StatChecks):
         self._forbid(env, scalar=True)
         method, samples, rng = v.method_args(method, samples, seed)
         record = dict(inputs, method=method)
-        count = self._one(env, self.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
-        n_tokens = None if self.tokens_die is None else self._one(
-            env, self.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
-        engine.check_tokens(self.stages, count, self.path, self._bounds, n_tokens or 1)
+        count, n_tokens = self._checked_attacks(env)
         plan = self._plan(env)
-        figures = plan.figures if (n_tokens or 1) == 1 else self._figures(plan.played, plan.fractions, n_tokens)
-        words = dict(effect_kinds=self._effect_kinds, trial="attack", system_title=self.name, **figures)
+        per_attack = plan.figures if (n_tokens or 1) == 1 else figures(plan.played, plan.fractions, n_tokens)
+        words = dict(effect_kinds=self._effect_kinds, trial="attack", system_title=self.name, **per_attack)
         if method == "exact":
             if self._counted:
                 pmf, effects = self._general(env, plan, count, n_tokens)
             else:
-                pmf, effects, _ = self._exact(env, count, plan)
-            pmfs = _StagePmfs(plan.played, plan.probs, count, n_tokens)
+                pmf, effects = self._exact(env, count, plan)
+            pmfs = StagePmfs(plan.played, plan.probs, count, n_tokens)
             return Outcome(system=self.key, function="attack", inputs=record, pmf=pmf, stages=plan.stages,
                            effects=effects, attacks=count, notes=self.outcome_notes(), stage_pmfs=pmfs,
                            **words)
@@ -667,66 +446,6 @@ class RuleSystem(StatChecks):
                                       notes=self.outcome_notes(), **words)
 
 
-def _plain(s: RuleStat, value: Any, options: Mapping[str, Mapping[str, int]]) -> int | None:
-    """The number an expression reads for ``value`` when it is a plain Python value already in
-    range (an int, a bool, an option's name), else None (then the full check runs)."""
-    t = type(value)
-    if s.kind == "int":
-        return value if t is int and s.min is not None and s.max is not None and s.min <= value <= s.max else None
-    if s.kind == "bool":
-        return int(value) if t is bool else None
-    return options[s.name].get(value) if t is str else None
-
-
 def _on_removal(c: Chance) -> bool:
     """Does the chance read only ``removed`` or ``successes`` (no stage tally)?"""
     return isinstance(c.count, str) and c.count in COUNTS
-
-
-@dataclasses.dataclass(frozen=True)
-class _Plan:
-    staged: tuple
-    played: tuple
-    dice: tuple
-    probs: tuple
-    g0: np.ndarray
-    passes: tuple
-    crits: float
-    stages: tuple
-    fractions: tuple
-    figures: dict
-    #: :func:`engine.prepare` for these dice, by the tokens die (None: one token), filled on first use
-    prepared: dict = dataclasses.field(default_factory=dict)
-
-
-class _StagePmfs(Mapping):
-    """``Outcome.stage_pmfs`` of a rule file: stage name -> P(k tokens pass it over all
-    attacks), each computed on first reading (a plain dict when pickled)."""
-
-    def __init__(self, stages, probs, count: int, n_tokens: int | None = None):
-        self._args = (stages, probs, np.array([count]), None if n_tokens is None else np.array([n_tokens]))
-        self._done: dict | None = None
-
-    def _all(self) -> dict:
-        if self._done is None:
-            pmfs = engine.stage_pass_pmfs(*self._args)
-            self._done = {k: _readonly(v[0]) for k, v in pmfs.items()}
-        return self._done
-
-    def __getitem__(self, name):
-        return self._all()[name]
-
-    def __iter__(self):
-        return iter(st.name for st in self._args[0])
-
-    def __len__(self) -> int:
-        return len(self._args[0])
-
-    def __reduce__(self):
-        return (dict, (self._all(),))
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a = np.array(a, dtype=float)
-    a.setflags(write=False)
-    return a

@@ -30,12 +30,16 @@ from ..engine import binomial_pmf
 from ..errors import InputError
 from ..outcome import Outcome
 from . import engine, tally
+from .engine import one_cell, one_cell_env
+from .budget import MAX_ATTACKS, MAX_STATES, check_tokens
 from .errors import BudgetError, ForbiddenError, RuleFileError
 from .expr import parse
-from .loader import COUNTS, MAX_TOKENS_DIE
+from .loader import COUNTS
 from .sampled import (_counted, check_sampled, expected_work, remove, removal_width, roll_tokens,
                       unit_of)
+from .removal import pooled_removal, remove as remove_exact
 from .spec import Removal, Volley
+from .tokens import successes
 
 #: a RuleSystem (rules/system.py): that module calls this one, so it is not imported here
 Rules = Any
@@ -87,20 +91,13 @@ def _profiles(rs: Rules, spec: Volley, profiles: Any, shared: Mapping[str, Any])
     return [c[0] for c in checked], [c[1] for c in checked], shared_inputs
 
 
-def _attacks(rs: Rules, env) -> tuple[int, int | None]:
-    count = rs._one(env, rs.count, "attack.count", 0, engine.MAX_ATTACKS, "a number of attacks")
-    n_tokens = None if rs.tokens_die is None else rs._one(
-        env, rs.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
-    return count, n_tokens
-
-
 def _budget(rs: Rules, counts: Sequence[int], tokens: Sequence[int | None]) -> None:
     """The engine's budgets over every profile's attacks together, before any work."""
     total = sum(counts)
-    if total > engine.MAX_ATTACKS:
-        raise BudgetError(rs.path, "attack.count", f"at most {engine.MAX_ATTACKS:,} attacks over all the "
+    if total > MAX_ATTACKS:
+        raise BudgetError(rs.path, "attack.count", f"at most {MAX_ATTACKS:,} attacks over all the "
                           "profiles of a volley", f"{total:,} attacks")
-    engine.check_tokens(rs.stages, total, rs.path, rs._bounds, max([t or 1 for t in tokens] + [1]))
+    check_tokens(rs.stages, total, rs.path, rs._bounds, max([t or 1 for t in tokens] + [1]))
 
 
 def resolve(rs: Rules, profiles: Any, method: str, samples: Any, seed: Any, shared: Mapping[str, Any]) -> Outcome:
@@ -113,7 +110,7 @@ def resolve(rs: Rules, profiles: Any, method: str, samples: Any, seed: Any, shar
     own = spec.profile
     record = dict(profiles=tuple({k: x for k, x in i.items() if k in own} for i in inputs), **shared_inputs,
                   method=method)
-    attacks = [_attacks(rs, env) for env in envs]
+    attacks = [rs._attacks(env) for env in envs]
     counts = [a[0] for a in attacks]
     tokens = [a[1] for a in attacks]
     _budget(rs, counts, tokens)
@@ -148,7 +145,7 @@ def _ordered(spec, removal: Removal) -> bool:
 
 
 def _damage_of(rs, env, removal: Removal) -> int:
-    return rs._one(env, removal.damage, "removal.damage", 0, engine.MAX_STATES, "damage per success")
+    return rs._one(env, removal.damage, "removal.damage", 0, MAX_STATES, "damage per success")
 
 
 def _pooled(removal: Removal, env, s: np.ndarray, models) -> np.ndarray:
@@ -194,7 +191,7 @@ def _in_order_exact(rs, envs, p_ns, removal: Removal, models, wounds):
         for i, (env, p_n) in enumerate(zip(envs, p_ns)):
             if i and models is not None:
                 not_needed += float(dist[0, models:].sum())
-            dist = _sum_of(dist, engine.pooled_removal(p_n[None], removal.removed, _flat(env), None))
+            dist = _sum_of(dist, pooled_removal(p_n[None], removal.removed, one_cell_env(env), None))
         if models is not None:
             capped = np.zeros((1, models + 1))
             capped[0, : min(dist.shape[1], models + 1)] = dist[0, : models + 1]
@@ -231,14 +228,6 @@ def _sum_of(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return tally._conv(a, b)
 
 
-def _arr(x):
-    return None if x is None else np.array([x])
-
-
-def _flat(env) -> dict:
-    return {k: np.asarray([x], dtype=np.int64) for k, x in env.items()}
-
-
 def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, chances):
     spec = rs.volley_spec
     read = [c for c in chances if c.count not in COUNTS]
@@ -247,20 +236,20 @@ def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, cha
     effects: dict[str, float] = {}
     each: dict[str, float] = {}
     not_needed = 0.0
-    flat0 = _flat(envs[0])
+    flat0 = one_cell_env(envs[0])
     ordered = _ordered(spec, removal)
     p_ns = []
     for i, (env, plan, count, n_tokens) in enumerate(zip(envs, plans, counts, tokens)):
         if i and spec.not_needed and models is not None and not ordered:   # the earlier profiles removed the unit
-            before, _, _ = engine.remove(removal, flat0, total, _arr(models), _arr(wounds), _arr(damage), rs.path)
+            before, _, _ = remove_exact(removal, flat0, total, one_cell(models), one_cell(wounds), one_cell(damage), rs.path)
             not_needed += float(before[0, models:].sum())
         c = np.array([count])
         if not rs._counted:   # the plan's one attack is all there is (as RuleSystem._exact reads it)
             p_n = (binomial_pmf(count, float(plan.g0[0, 1])) if plan.g0.shape[-1] == 2
-                   else engine.successes(plan.g0, c)[0])[None, :]
+                   else successes(plan.g0, c)[0])[None, :]
             mine = {"criticals": count * plan.crits, **{st.name: count * x for st, x in zip(rs.stages, plan.passes)}}
         else:
-            flat = _flat(env)
+            flat = one_cell_env(env)
             parts = dict(stages=plan.staged, removal=_IDENTITY, count=rs.count, path=rs.path,
                          tokens_die=rs.tokens_die, chances=rs.chances, bounds=rs._bounds)
             t = None if (n_tokens or 1) == 1 else np.array([n_tokens])
@@ -279,12 +268,12 @@ def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, cha
             key = tally.dist_key(ch)
             names = (ch.count,) if isinstance(ch.count, str) else tuple(ch.count)
             h = pre["tally"]["one"][names[0]] if len(names) == 1 else pre["tally"]["joint"][names]
-            d = tally._all(h, c, " and ".join(names), engine.successes if h.ndim == 2 else None)
+            d = tally._all(h, c, " and ".join(names), successes if h.ndim == 2 else None)
             dists[key] = d if i == 0 else _sum_of(dists[key], d)
     if ordered:
         pmf, wasted, not_needed = _in_order_exact(rs, envs, p_ns, removal, models, wounds)
     else:
-        pmf, wasted, _ = engine.remove(removal, flat0, total, _arr(models), _arr(wounds), _arr(damage), rs.path)
+        pmf, wasted, _ = remove_exact(removal, flat0, total, one_cell(models), one_cell(wounds), one_cell(damage), rs.path)
     effects["wasted_damage"] = float(wasted[0])
     given = {"removed": pmf, "successes": total}
     for ch in chances:

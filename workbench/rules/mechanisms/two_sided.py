@@ -22,12 +22,12 @@ Pushback (the first round's): the fighter with a success (any hit, block or
 counter hit) or, both succeeding, the higher best modified successful roll;
 a tie or no success: nobody.
 
-Exact, with Fractions. :func:`fight` gives the effects (chances of each end)
-and the distribution, over the whole fight, of how many dice pass each step
-of the attacker's attack: ``hits`` (attack dice that hit), ``unblocked``
-(hits left after the blocks), ``kills`` (damage rolls that kill a standing
-defender), ``unsaved`` (kills the heroic save does not stop) and ``downed``
-(0 or 1).
+Exact: integers over the product of the dice's faces, given as Fractions. :func:`fight`
+gives the effects (chances of each end) and the distribution, over the whole
+fight, of how many dice pass each step of the attacker's attack: ``hits``
+(attack dice that hit), ``unblocked`` (hits left after the blocks), ``kills``
+(damage rolls that kill a standing defender), ``unsaved`` (kills the heroic
+save does not stop) and ``downed`` (0 or 1).
 
 The exchange is not one :class:`StageDie` roll: it is several dice of two
 fighters compared with each other (blocks cancel hits, the best rolls decide
@@ -35,6 +35,8 @@ pushback), so it is built here from one StageDie per die thrown.
 """
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Mapping
@@ -49,7 +51,6 @@ __all__ = ["Round", "Fight", "fight", "sample", "STEPS"]
 STEPS = ("hits", "unblocked", "kills", "unsaved", "downed")
 
 _ZERO = Fraction(0)
-_ONE = Fraction(1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,61 +90,94 @@ class Fight:
     passes: Mapping[str, tuple[Fraction, ...]]
 
 
-def _p(die: StageDie) -> Fraction:
-    counts, denom = die.counts()
-    return Fraction(int(counts[SUCCESS]) + int(counts[CRITICAL]), denom)
+# Exact arithmetic: a distribution is a dict of integer numerators over one denominator (a
+# product of the dice's faces), so no sum or product normalises a Fraction; Fractions are made
+# once, at the end.
+def _key(die: StageDie) -> tuple:
+    """A die's fields in order (the mechanism's dice hold plain integers): what its chances are kept by."""
+    return (die.sides, die.roll_high, die.target, die.modifier, die.always_fail, die.always_succeed, die.critical,
+            die.reroll, die.critical_on, die.long_shot, die.near_miss)
 
 
-def _add(dist: dict, key, p: Fraction) -> None:
-    if p:
-        dist[key] = dist.get(key, _ZERO) + p
+@functools.lru_cache(maxsize=4096)
+def _faces_passed(key: tuple) -> tuple[bool, ...]:
+    """Per natural face of a die (no re-roll): does it pass (a success or a critical)?"""
+    die = StageDie(*key)
+    return tuple(bool(x) for x in np.isin(die.classify(np.arange(1, die.sides + 1)), (SUCCESS, CRITICAL)))
 
 
-def _count(dice) -> dict[int, Fraction]:
-    """P(k of ``dice`` succeed), each die on its own roll."""
-    dist = {0: _ONE}
+@functools.lru_cache(maxsize=4096)
+def _chance(key: tuple) -> tuple[int, int]:
+    """(rolls that pass, rolls): a die's chance to pass, re-rolls and long shots counted."""
+    counts, denom = StageDie(*key).counts()
+    return int(counts[SUCCESS]) + int(counts[CRITICAL]), int(denom)
+
+
+def _p(die: StageDie) -> tuple[int, int]:
+    return _chance(_key(die))
+
+
+def _add(dist: dict, key, n: int) -> None:
+    if n:
+        dist[key] = dist.get(key, 0) + n
+
+
+def _count(dice) -> tuple[dict[int, int], int]:
+    """P(k of ``dice`` succeed), each die on its own roll: (numerators by k, denominator)."""
+    dist, den = {0: 1}, 1
     for die in dice:
-        p = _p(die)
+        c, s = _p(die)
         nxt: dict = {}
         for k, q in dist.items():
-            _add(nxt, k + 1, q * p)
-            _add(nxt, k, q * (1 - p))
-        dist = nxt
-    return dist
+            _add(nxt, k + 1, q * c)
+            _add(nxt, k, q * (s - c))
+        dist, den = nxt, den * s
+    return dist, den
 
 
-def _pairs(dice, hurt) -> dict[tuple[int, int], Fraction]:
+def _pairs(dice, hurt) -> tuple[dict[tuple[int, int], int], int]:
     """P(c of ``dice`` and w of ``hurt`` succeed), die i of both judging the same face."""
-    dist = {(0, 0): _ONE}
+    dist, den = {(0, 0): 1}, 1
     for a, b in zip(dice, hurt):
-        faces = np.arange(1, a.sides + 1)
-        ok_a = np.isin(a.classify(faces), (SUCCESS, CRITICAL))
-        ok_b = np.isin(b.classify(faces), (SUCCESS, CRITICAL))
+        both: dict = {}
+        for x, y in zip(_faces_passed(_key(a)), _faces_passed(_key(b))):
+            _add(both, (int(x), int(y)), 1)
         nxt: dict = {}
         for (c, w), q in dist.items():
-            for x, y in zip(ok_a, ok_b):
-                _add(nxt, (c + int(x), w + int(y)), q / a.sides)
-        dist = nxt
-    return dist
+            for (x, y), n in both.items():
+                _add(nxt, (c + x, w + y), q * n)
+        dist, den = nxt, den * a.sides
+    return dist, den
 
 
-def _takes(hits: int, kill: StageDie, saves, tough: bool, wounded: bool) -> dict:
-    """A model taking ``hits`` hits one after the other: {(kills, unsaved, end): P},
-    end "down", "wounded" (newly, standing) or "same"."""
-    k = _p(kill)
-    save = (_ZERO, _ZERO) if saves is None else (_p(saves[0]), _p(saves[1]))
-    dist = {(0, 0, "wounded" if wounded else "fresh"): _ONE}
+def _saves(saves) -> tuple[tuple[int, int], int]:
+    """A heroic save's (unwounded, wounded) numerators over one denominator (none: never)."""
+    if saves is None:
+        return (0, 0), 1
+    (n0, d0), (n1, d1) = _p(saves[0]), _p(saves[1])
+    den = math.lcm(d0, d1)
+    return (n0 * (den // d0), n1 * (den // d1)), den
+
+
+def _takes(hits: int, kill: tuple[int, int], saves, tough: bool, wounded: bool) -> dict:
+    """A model taking ``hits`` hits one after the other: {(kills, unsaved, end): numerator}, over
+    the denominator (``kill``'s x the save's) to the power ``hits``; end "down", "wounded"
+    (newly, standing) or "same". ``kill``: the damage die's (numerator, denominator)."""
+    k, dk = kill
+    (s_fresh, s_hurt), ds = _saves(saves)
+    whole = dk * ds
+    dist = {(0, 0, "wounded" if wounded else "fresh"): 1}
     for _ in range(hits):
         nxt: dict = {}
         for (kills, unsaved, state), q in dist.items():
             if state == "down":
-                _add(nxt, (kills, unsaved, state), q)
+                _add(nxt, (kills, unsaved, state), q * whole)
                 continue
-            s = save[1] if state == "wounded" else save[0]
-            _add(nxt, (kills, unsaved, state), q * (1 - k))
+            s = s_hurt if state == "wounded" else s_fresh
+            _add(nxt, (kills, unsaved, state), q * (dk - k) * ds)
             _add(nxt, (kills + 1, unsaved, state), q * k * s)
             hurt = "wounded" if tough and state == "fresh" else "down"
-            _add(nxt, (kills + 1, unsaved + 1, hurt), q * k * (1 - s))
+            _add(nxt, (kills + 1, unsaved + 1, hurt), q * k * (ds - s))
         dist = nxt
     out: dict = {}
     for (kills, unsaved, state), q in dist.items():
@@ -152,57 +186,82 @@ def _takes(hits: int, kill: StageDie, saves, tough: bool, wounded: bool) -> dict
     return out
 
 
-def _best(dice) -> dict:
+def _best(dice) -> tuple[dict, int]:
     """P(the best modified successful roll of ``dice`` is x), None: no success."""
-    dist: dict = {None: _ONE}
+    dist: dict = {None: 1}
+    den = 1
     for die in dice:
-        faces = np.arange(1, die.sides + 1)
-        ok = np.isin(die.classify(faces), (SUCCESS, CRITICAL))
-        rolls = faces + np.asarray(die.modifier, dtype=np.int64)
+        rolls = [(good, face + int(die.modifier)) for face, good in enumerate(_faces_passed(_key(die)), 1)]
         nxt: dict = {}
         for best, q in dist.items():
-            for good, r in zip(ok, rolls):
-                b = best if not good else int(r) if best is None else max(best, int(r))
-                _add(nxt, b, q / die.sides)
-        dist = nxt
-    return dist
+            for good, r in rolls:
+                b = best if not good else r if best is None else max(best, r)
+                _add(nxt, b, q)
+        dist, den = nxt, den * die.sides
+    return dist, den
 
 
 def _pushback(r: Round) -> tuple[Fraction, Fraction, Fraction]:
     """(nobody, attacker, defender) wins the pushback."""
-    out = [_ZERO, _ZERO, _ZERO]
-    for a, pa in _best(r.attack).items():
-        for d, pd in _best(r.block + r.counter).items():
+    out = [0, 0, 0]
+    (att, da), (dfn, dd) = _best(r.attack), _best(r.block + r.counter)
+    for a, pa in att.items():
+        for d, pd in dfn.items():
             win = 0 if a == d or (a is None and d is None) else 1 if d is None or (a is not None and a > d) else 2
             out[win] += pa * pd
-    return out[0], out[1], out[2]
+    return Fraction(out[0], da * dd), Fraction(out[1], da * dd), Fraction(out[2], da * dd)
 
 
-def _one_round(r: Round, tough: tuple[bool, bool], wounded: tuple[bool, bool]) -> dict:
-    """{(steps passed, (attacker wounded, defender wounded), who is down or None): P} of one round."""
+def _one_round(r: Round, tough: tuple[bool, bool], wounded: tuple[bool, bool]) -> tuple[dict, int]:
+    """{(steps passed, (attacker wounded, defender wounded), who is down or None): numerator} of
+    one round, and their denominator."""
     out: dict = {}
     a_tough, d_tough = tough
     aw, dw = wounded
-    counters = _pairs(r.counter, r.counter_hurt) if r.counter else {(0, 0): _ONE}
-    for hits, pa in _count(r.attack).items():
-        for blocks, pb in _count(r.block).items():
+    attack, d_attack = _count(r.attack)
+    block, d_block = _count(r.block)
+    counters, d_counter = _pairs(r.counter, r.counter_hurt) if r.counter else ({(0, 0): 1}, 1)
+    strike = _p(r.strike)
+    d_take = strike[1] * _saves(r.defender_saves)[1]       # one hit on the defender
+    most = len(r.attack)                                     # the most hits: every term is over d_take ** most
+    if r.counter_damage is None:
+        damage, d_back, n_back = None, 1, 0
+    else:
+        (n0, e0), (n1, e1) = _p(r.counter_damage[0]), _p(r.counter_damage[1])
+        e = math.lcm(e0, e1)
+        damage = ((n0 * (e // e0), e), (n1 * (e // e1), e))
+        d_back, n_back = e * _saves(r.attacker_saves)[1], len(r.counter)   # one counter hit on the attacker
+    for hits, pa in attack.items():
+        for blocks, pb in block.items():
             h = max(hits - blocks, 0)
-            for (kills, unsaved, d_end), pd in _takes(h, r.strike, r.defender_saves, d_tough, dw).items():
+            pab = pa * pb * d_take ** (most - h)
+            for (kills, unsaved, d_end), pd in _takes(h, strike, r.defender_saves, d_tough, dw).items():
                 steps = (hits, h, kills, unsaved, int(d_end == "down"))
                 dw2 = dw or d_end == "wounded"
+                q = pab * pd
                 if d_end == "down":
-                    _add(out, (steps, (aw, dw2), "defender"), pa * pb * pd)
+                    _add(out, (steps, (aw, dw2), "defender"), q * d_counter * d_back ** n_back)
                     continue
                 for (c, cw), pc in counters.items():
                     n = cw if d_end == "wounded" else c
-                    if r.counter_damage is None or n == 0:
-                        _add(out, (steps, (aw, dw2), None), pa * pb * pd * pc)
+                    if damage is None or n == 0:
+                        _add(out, (steps, (aw, dw2), None), q * pc * d_back ** n_back)
                         continue
-                    damage = r.counter_damage[1 if d_end == "wounded" else 0]
-                    for (_k, _u, a_end), pt in _takes(n, damage, r.attacker_saves, a_tough, aw).items():
+                    kill = damage[1 if d_end == "wounded" else 0]
+                    qc = q * pc * d_back ** (n_back - n)
+                    for (_k, _u, a_end), pt in _takes(n, kill, r.attacker_saves, a_tough, aw).items():
                         down = "attacker" if a_end == "down" else None
-                        _add(out, (steps, (aw or a_end == "wounded", dw2), down), pa * pb * pd * pc * pt)
-    return out
+                        _add(out, (steps, (aw or a_end == "wounded", dw2), down), qc * pt)
+    return out, d_attack * d_block * d_take ** most * d_counter * d_back ** n_back
+
+
+def _reachable(start: tuple[bool, bool], tough: tuple[bool, bool], rounds: int) -> list[tuple[bool, bool]]:
+    """The fighters' states a fight from ``start`` can begin a round in: a fighter is wounded
+    and stands only when it is tough."""
+    if rounds == 1:
+        return [start]
+    return [(start[0] or x, start[1] or y) for x in ((False, True) if tough[0] else (False,))
+            for y in ((False, True) if tough[1] else (False,))]
 
 
 def fight(round_at: Callable[[bool, bool], Round], *, rounds: int, attacker_tough: bool = False,
@@ -213,48 +272,50 @@ def fight(round_at: Callable[[bool, bool], Round], *, rounds: int, attacker_toug
         raise ValueError(f"rounds: expected 1 or more, got {rounds}")
     start = (attacker_wounded, defender_wounded)
     tough = (attacker_tough, defender_tough)
-    memo: dict = {}
+    first = round_at(*start)
+    by_state = {state: _one_round(first if state == start else round_at(*state), tough, state)
+                for state in _reachable(start, tough, rounds)}
+    den = math.lcm(*(d for _, d in by_state.values()))       # one round's denominator in every state
+    outcomes = {state: [(key, q * (den // d)) for key, q in got.items()] for state, (got, d) in by_state.items()}
 
-    def round_from(state):
-        if state not in memo:
-            memo[state] = _one_round(round_at(*state), tough, state)
-        return memo[state]
-
-    # (state, step) -> {count so far: P} for fights still going; ends: (final state, who is down) -> P
-    going: dict = {start: [{0: _ONE} for _ in STEPS]}
-    weight = {start: _ONE}
+    # Numerators: a fight still going after round i over den ** i; what has ended, over den ** rounds.
+    # (state, step) -> {count so far: numerator} for fights still going; ends: (final state, who is down)
+    going: dict = {start: [{0: 1} for _ in STEPS]}
+    weight = {start: 1}
     finished: list[dict] = [dict() for _ in STEPS]
     ends: dict = {}
-    fought = _ZERO
-    for _ in range(rounds):
+    fought = 0
+    for i in range(rounds):
+        later = den ** (rounds - i - 1)          # what ends in this round, brought over den ** rounds
         nxt: dict = {}
         nxt_weight: dict = {}
         for state, per_step in going.items():
-            fought += weight[state]
-            outcomes = round_from(state)
-            for (steps, new_state, down), q in outcomes.items():
+            fought += weight[state] * den * later
+            for (steps, new_state, down), q in outcomes[state]:
                 target = None
                 if down is None:
                     target = nxt.setdefault(new_state, [dict() for _ in STEPS])
                     _add(nxt_weight, new_state, weight[state] * q)
                 else:
-                    _add(ends, (new_state, down), weight[state] * q)
-                for i, inc in enumerate(steps):
-                    into = finished[i] if target is None else target[i]
-                    for k, p in per_step[i].items():
-                        _add(into, k + inc, p * q)
+                    _add(ends, (new_state, down), weight[state] * q * later)
+                for j, inc in enumerate(steps):
+                    into, scale = (finished[j], q * later) if target is None else (target[j], q)
+                    for k, p in per_step[j].items():
+                        _add(into, k + inc, p * scale)
         going, weight = nxt, nxt_weight
     for state, per_step in going.items():
         _add(ends, (state, None), weight[state])
-        for i in range(len(STEPS)):
-            for k, p in per_step[i].items():
-                _add(finished[i], k, p)
-    passes = {name: tuple(d.get(k, _ZERO) for k in range(max(d) + 1)) for name, d in zip(STEPS, finished)}
+        for j in range(len(STEPS)):
+            for k, p in per_step[j].items():
+                _add(finished[j], k, p)
+    whole = den ** rounds
+    passes = {name: tuple(Fraction(d.get(k, 0), whole) for k in range(max(d) + 1))
+              for name, d in zip(STEPS, finished)}
 
     def total(test) -> Fraction:
-        return sum((p for key, p in ends.items() if test(*key)), _ZERO)
+        return Fraction(sum(p for key, p in ends.items() if test(*key)), whole)
 
-    none, att, dfn = _pushback(round_at(*start))
+    none, att, dfn = _pushback(first)
     effects = {
         "defender_downed": total(lambda s, down: down == "defender"),
         "attacker_downed": total(lambda s, down: down == "attacker"),
@@ -263,7 +324,7 @@ def fight(round_at: Callable[[bool, bool], Round], *, rounds: int, attacker_toug
         "attacker_newly_wounded": _ZERO if attacker_wounded else
         total(lambda s, down: down != "attacker" and s[0]),
         "pushback_none": none, "pushback_attacker": att, "pushback_defender": dfn,
-        "rounds_fought": fought,
+        "rounds_fought": Fraction(fought, whole),
     }
     return Fight(effects=effects, passes=passes)
 

@@ -104,8 +104,25 @@ def _group(r, t: dict, field: str, keys: tuple[str, ...], first: str, names) -> 
     return (field,) + tuple(r.expr(t, k, field, names, defaults.get(k, ...)) for k in keys)
 
 
+#: expression source and the values of the stats it reads -> its value (see _scalar)
+_VALUES: dict[tuple, int] = {}
+
+
+def _scalar(expr, env: Mapping[str, int], field: str) -> int:
+    """``expr``'s value at the stats ``env``, remembered by its text and the values it reads: the
+    rounds of a fight read the same expressions at each of the fighters' states."""
+    key = (expr.source, *(env[n] for n in sorted(expr.names)))
+    value = _VALUES.get(key)
+    if value is None:
+        value = expr.scalar(env, field)
+        if len(_VALUES) >= 4096:
+            _VALUES.clear()
+        _VALUES[key] = value
+    return value
+
+
 def _value(expr, env, field: str, lo: int, hi: int, what: str, path: str) -> int:
-    x = expr.scalar(env, field)
+    x = _scalar(expr, env, field)
     if not lo <= x <= hi:
         raise BudgetError(path, field, f"{what} from {lo} to {hi}", x)
     return x
@@ -118,28 +135,28 @@ def round_of(spec: Spec, env: Mapping[str, int], sides: int) -> Round:
     def group(g, hurt=False) -> tuple[tuple[StageDie, ...], tuple[StageDie, ...]]:
         field, n, target, modifier, extra = g
         k = _value(n, env, f"{field}.dice", 0, MAX_DICE, "a number of dice", spec.path)
-        t, m = target.scalar(env, f"{field}.target"), modifier.scalar(env, f"{field}.modifier")
-        h = extra.scalar(env, f"{field}.hurt")
+        t, m = _scalar(target, env, f"{field}.target"), _scalar(modifier, env, f"{field}.modifier")
+        h = _scalar(extra, env, f"{field}.hurt")
         return ((StageDie(sides=sides, roll_high=True, target=t, modifier=m),) * k,
                 (StageDie(sides=sides, roll_high=True, target=t, modifier=m + h),) * k)
 
     def damage(g) -> tuple[StageDie, StageDie]:
         field, die, target, modifier, extra = g
         d = sides if die is None else _value(die, env, f"{field}.die", 2, 100, "faces", spec.path)
-        t, m = target.scalar(env, f"{field}.target"), modifier.scalar(env, f"{field}.modifier")
+        t, m = _scalar(target, env, f"{field}.target"), _scalar(modifier, env, f"{field}.modifier")
         return (StageDie(sides=d, roll_high=True, target=t, modifier=m),
-                StageDie(sides=d, roll_high=True, target=t, modifier=m + extra.scalar(env, f"{field}.hurt")))
+                StageDie(sides=d, roll_high=True, target=t, modifier=m + _scalar(extra, env, f"{field}.hurt")))
 
     def save(g):
         if g is None:
             return None
         field, when, die, target, wounded = g
-        if not when.scalar(env, f"{field}.when"):
+        if not _scalar(when, env, f"{field}.when"):
             return None
         d = sides if die is None else _value(die, env, f"{field}.die", 2, 100, "faces", spec.path)
-        t = target.scalar(env, f"{field}.target")
+        t = _scalar(target, env, f"{field}.target")
         return (StageDie(sides=d, roll_high=True, target=t),
-                StageDie(sides=d, roll_high=True, target=t + wounded.scalar(env, f"{field}.wounded")))
+                StageDie(sides=d, roll_high=True, target=t + _scalar(wounded, env, f"{field}.wounded")))
 
     attack, _ = group(spec.attack)
     block = tuple(die for g in spec.block for die in group(g)[0])
@@ -158,13 +175,17 @@ def setup(spec: Spec, env: Mapping[str, int], sides: int) -> tuple[Callable[[boo
     """``(round_at, keywords)`` for :func:`fight` and :func:`sample`: the dice of a round at the
     fighters' states (the state stats set as the rounds go), the rounds, toughness and start."""
     a_stat, d_stat = spec.states
+    made: dict[tuple[bool, bool], Round] = {}   # each state's dice, made once
 
     def round_at(aw: bool, dw: bool) -> Round:
-        return round_of(spec, dict(env, **{a_stat: int(aw), d_stat: int(dw)}), sides)
+        r = made.get((aw, dw))
+        if r is None:
+            r = made[aw, dw] = round_of(spec, dict(env, **{a_stat: int(aw), d_stat: int(dw)}), sides)
+        return r
 
     rounds = _value(spec.rounds, env, "mechanism.rounds", 1, MAX_ROUNDS, "a number of rounds", spec.path)
-    return round_at, dict(rounds=rounds, attacker_tough=bool(spec.tough[0].scalar(env, "mechanism.attacker_tough")),
-                          defender_tough=bool(spec.tough[1].scalar(env, "mechanism.defender_tough")),
+    return round_at, dict(rounds=rounds, attacker_tough=bool(_scalar(spec.tough[0], env, "mechanism.attacker_tough")),
+                          defender_tough=bool(_scalar(spec.tough[1], env, "mechanism.defender_tough")),
                           attacker_wounded=bool(env[a_stat]), defender_wounded=bool(env[d_stat]))
 
 

@@ -1,0 +1,117 @@
+"""Budgets: the work of a resolution estimated from the file and the stats before it is done.
+
+A rule file is untrusted input (docs/rulefiles.md, "Budgets"): before any table is built
+the engine counts the most tokens one attack can make, the unit states and the
+multiply-adds of the unit-state chain, and a resolution past a budget is refused at once
+with a :class:`~workbench.rules.errors.BudgetError` naming the field. A value read from the
+stats outside its range is refused with an :class:`~workbench.errors.InputError` naming the
+stats it came from.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from .errors import BudgetError
+from .expr import Expr, _cells
+from .spec import RuleStage
+
+__all__ = ["check_value", "multiplies", "token_bounds", "check_tokens", "check_work", "MAX_ATTACKS",
+           "MAX_SUCCESSES", "MAX_STATES", "MAX_TABLE", "MAX_WORK"]
+
+#: attacks of one resolution (as many as the tokens of one resolution: 40k Changes' 10,000 dice)
+MAX_ATTACKS = 10_000
+#: tokens one resolution may hold: the most final successes of all its attacks, and the most
+#: tokens that can roll at any one stage (attacks x what criticals multiply)
+MAX_SUCCESSES = 10_000
+#: unit states (models x wounds) of the unit-state chain
+MAX_STATES = 20_000
+#: numbers held by one distribution table (successes x unit states, cells x successes): about 160 MB
+MAX_TABLE = 20_000_000
+#: multiply-adds of the unit-state chain or of a rolled damage's totals: well under a second
+MAX_WORK = 50_000_000
+
+
+def check_value(expr: Expr, env: Mapping[str, Any], field: str, lo: int | None, hi: int | None,
+                what: str) -> np.ndarray:
+    """Evaluate ``expr`` and check every cell lies in ``[lo, hi]``; the error
+    names the field, the allowed range, the value and the stats it came from."""
+    x = expr.evaluate(env, field)
+    if x.size == 1:              # one value, or the same in every cell: Python integers
+        one = int(x.item())
+        if (lo is None or one >= lo) and (hi is None or one <= hi):
+            return x
+    elif x.size == 0 or ((lo is None or x.min() >= lo) and (hi is None or x.max() <= hi)):
+        return x
+    bad = np.zeros(np.shape(x), dtype=bool)
+    if lo is not None:
+        bad |= x < lo
+    if hi is not None:
+        bad |= x > hi
+    if bad.any():
+        value = int(np.asarray(x)[bad].ravel()[0]) if np.ndim(x) else int(x)
+        rng = (f"from {lo} to {hi}" if lo is not None and hi is not None else
+               f"{lo} or more" if lo is not None else f"{hi} or less")
+        origin = _cells(env, expr, bad) if expr.names else ""
+        got = f"{value} from '{expr.source}'" + (f" with {origin}" if origin else "")
+        raise InputError(field, f"{what} {rng}", got)
+    return x
+
+
+def multiplies(st: RuleStage) -> bool:
+    """Does the stage's critical make more tokens than it takes (``on_critical = "extra"``)?"""
+    return bool(st.critical) and st.passes_on != "fail" and st.on_critical == "extra" and st.extra > 0
+
+
+def token_bounds(stages: Sequence[RuleStage]) -> tuple[int, int]:
+    """(the most final successes one attack can score, the most tokens of one attack that can
+    roll at any one stage), counted from the file alone (Python integers: no overflow)."""
+    n = len(stages)
+    most = [0] * n + [1, 1]
+    for i in range(n - 1, -1, -1):
+        st = stages[i]
+        best = most[i + 1]
+        if st.critical and st.passes_on != "fail":
+            if st.on_critical == "extra":
+                best = max(best, (1 + st.extra) * most[i + 1])
+            elif st.on_critical == "skip_next":
+                best = max(best, most[i + 2])
+        most[i] = best
+    rolling, widest = 1, 1
+    for st in stages:
+        widest = max(widest, rolling)
+        if multiplies(st):
+            rolling *= 1 + st.extra
+    return most[0], max(widest, rolling)
+
+
+def check_tokens(stages: Sequence[RuleStage], attacks: int, path: Any = "<rule file>",
+                 bounds: tuple[int, int] | None = None, tokens_die: int = 1) -> None:
+    """Refuse, before any work, a resolution whose tokens could pass :data:`MAX_SUCCESSES`
+    (exact and sampled alike: the sampled path holds every token of a sample); ``bounds``:
+    :func:`token_bounds` of the stages when already known; ``tokens_die``: the most tokens
+    an attack enters as (``attack.tokens_die``)."""
+    finals, rolling = bounds or token_bounds(stages)
+    most = max(finals, rolling)
+    if most > MAX_SUCCESSES:
+        i = next(i for i, st in enumerate(stages) if multiplies(st))
+        raise BudgetError(path, f"stages[{i}].extra", f"criticals that make at most {MAX_SUCCESSES:,} tokens "
+                          "from one attack (each extra multiplies the tokens of every later stage)",
+                          f"{most:,} tokens from one attack")
+    most *= max(1, tokens_die)
+    if attacks * most > MAX_SUCCESSES:
+        raise BudgetError(path, "attack.count", f"at most {MAX_SUCCESSES:,} tokens in one resolution "
+                          f"(attacks x {most:,} tokens one attack can make"
+                          + (f": up to {tokens_die:,} entering from the tokens die" if tokens_die > 1 else "") + ")",
+                          f"{attacks:,} attacks, {attacks * most:,} tokens")
+
+
+def check_work(path: Any, n_max: int, states: int, per_step: int, what: str) -> None:
+    """Refuse a removal whose table (successes x ``states``) or arithmetic (successes x states x
+    ``per_step``) would pass :data:`MAX_TABLE` or :data:`MAX_WORK`."""
+    if (n_max + 1) * states > MAX_TABLE or n_max * states * per_step > MAX_WORK:
+        raise BudgetError(path, "removal", f"at most {MAX_TABLE:,} (successes x {what}) and "
+                          f"{MAX_WORK:,} steps of arithmetic to resolve exactly",
+                          f"{n_max:,} successes x {states:,} {what}", "method='sampled' has no such limit")

@@ -1,0 +1,112 @@
+"""The plan of one scalar resolution: everything it needs from the stages' dice, made once for
+each set of dice (:meth:`~workbench.rules.RuleSystem._plan` keeps it by the dice)."""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..outcome import Stage
+from .engine import stage_dice, stage_probabilities
+from .spec import RuleStage
+from .tokens import expected_tokens, per_attack, per_attack_figures, stage_pass_pmfs, trim
+from .words import outcome_stages, passing_name
+
+__all__ = ["Plan", "make_plan", "figures", "StagePmfs"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """One scalar resolution's stages and dice, and what follows from them alone."""
+    #: the stages as rolled (a stage's ``die`` expression read)
+    staged: tuple[RuleStage, ...]
+    #: the stages as played: ``on_critical = "none"`` where the stats switch it off
+    played: tuple[RuleStage, ...]
+    dice: tuple
+    #: per stage, (P(fail), P(success), P(critical)) arrays (3, 1)
+    probs: tuple
+    #: one attack's distribution of final successes (1, k)
+    g0: np.ndarray
+    #: expected tokens passing each stage per attack
+    passes: tuple[float, ...]
+    #: expected critical rolls per attack
+    crits: float
+    #: the outcome's stages, in words
+    stages: tuple[Stage, ...]
+    #: per stage, (P(fail), P(success), P(critical)) as Fractions
+    fractions: tuple
+    #: the outcome's per-attack figures (see :func:`figures`)
+    figures: dict
+    #: :func:`engine.prepare` for these dice, by the tokens die (None: one token), filled on first use
+    prepared: dict = dataclasses.field(default_factory=dict)
+
+
+def make_plan(staged: tuple[RuleStage, ...], on_critical: Sequence[bool], env: Mapping[str, Any]) -> Plan:
+    """The plan of the stages ``staged`` at the (scalar) stats ``env``; ``on_critical[i]``: does
+    stage i's ``on_critical`` apply at these stats."""
+    played = tuple(st if on else dataclasses.replace(st, on_critical="none")
+                   for st, on in zip(staged, on_critical))
+    dice = stage_dice(staged, env)
+    probs, counts = stage_probabilities(dice, 1)
+    fractions = tuple(tuple(Fraction(int(c), denom) for c in np.ravel(cs)) for cs, denom in counts)
+    passes, crits = expected_tokens(played, probs)
+    return Plan(staged=staged, played=played, dice=tuple(dice), probs=tuple(probs),
+                g0=trim(per_attack(played, probs)), passes=tuple(float(x[0]) for x in passes),
+                crits=float(crits[0]), stages=outcome_stages(staged, dice, fractions, on_critical),
+                fractions=fractions, figures=figures(played, fractions, None))
+
+
+def figures(played: Sequence[RuleStage], fractions: Sequence[tuple], n_tokens: int | None) -> dict:
+    """The outcome's per-attack figures when criticals add tokens or skip stages, or an
+    attack is a random number of tokens (then the product of the stage chances means
+    neither): expected final successes and P(at least one). An attack of 1..n tokens,
+    each number equally likely: n_tokens + 1 halves of one token's mean, and 1 minus the
+    mean over j of one token's chance of nothing to the power j."""
+    many = n_tokens is not None and n_tokens > 1
+    if not many and not any(st.critical and st.passes_on != "fail" and st.on_critical != "none"
+                            for st in played):
+        return {}
+    mean, any_ = per_attack_figures(played, fractions)
+    if many and n_tokens is not None:  # (many says it is not None)
+        mean = mean * (n_tokens + 1) / 2 if isinstance(mean, float) else mean * Fraction(n_tokens + 1, 2)
+        none = 1 - any_
+        mean_none = sum(none ** j for j in range(1, n_tokens + 1)) / n_tokens
+        any_ = 1 - (mean_none if isinstance(none, float) else Fraction(mean_none))
+    return {"per_attack_mean": mean, "per_attack_any": any_,
+            "success_label": passing_name(played[-1])}
+
+
+class StagePmfs(Mapping):
+    """``Outcome.stage_pmfs`` of a rule file: stage name -> P(k tokens pass it over all
+    attacks), each computed on first reading (a plain dict when pickled)."""
+
+    def __init__(self, stages, probs, count: int, n_tokens: int | None = None):
+        self._args = (stages, probs, np.array([count]), None if n_tokens is None else np.array([n_tokens]))
+        self._done: dict | None = None
+
+    def _all(self) -> dict:
+        if self._done is None:
+            pmfs = stage_pass_pmfs(*self._args)
+            self._done = {k: _readonly(v[0]) for k, v in pmfs.items()}
+        return self._done
+
+    def __getitem__(self, name):
+        return self._all()[name]
+
+    def __iter__(self):
+        return iter(st.name for st in self._args[0])
+
+    def __len__(self) -> int:
+        return len(self._args[0])
+
+    def __reduce__(self):
+        return (dict, (self._all(),))
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a

@@ -1,0 +1,123 @@
+"""The stats of a rule file, checked as every resolution checks them."""
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import validate as v
+from ..errors import InputError, UnknownArgumentError
+from .errors import ForbiddenError
+from .spec import Forbid, RuleStat
+
+__all__ = ["StatChecks"]
+
+#: the keywords of a resolution beside the stats
+_METHOD = ("method", "samples", "seed")
+
+
+class StatChecks:
+    """The stats of a rule file, checked as every resolution checks them: a file of stages
+    (:class:`RuleSystem`) and a file of a named mechanism
+    (:class:`~workbench.rules.mechanism_system.MechanismSystem`) alike. A subclass has ``key``,
+    ``stats``, ``forbids``, ``_by_name`` and ``_options`` (and ``_value`` for scalar forbids)."""
+
+    # written by each subclass's __init__ (declared only, for the type checker)
+    key: str
+    stats: tuple[RuleStat, ...]
+    forbids: tuple[Forbid, ...]
+    _by_name: dict[str, RuleStat]
+    _options: dict[str, dict[str, int]]
+    _value: Callable[..., int]
+
+    def _keywords_only(self, args: tuple) -> None:
+        if args:
+            raise UnknownArgumentError("arguments", f"stats as keywords for {self.key}.attack(), e.g. "
+                                       f"{self.stats[0].name if self.stats else 'method'}=...", args)
+
+    # -- stats ---------------------------------------------------------------
+    def stat(self, name: str) -> RuleStat:
+        return self._by_name[name]
+
+    def defaults(self) -> dict[str, Any]:
+        return {s.name: s.default for s in self.stats}
+
+    def _check(self, given: Mapping[str, Any], arrays: bool) -> tuple[dict, dict]:
+        """(inputs as checked, env of integers for expressions)."""
+        for k in given:
+            if k not in self._by_name:
+                names = [s.name for s in self.stats]
+                close = difflib.get_close_matches(k, names, n=1)
+                raise UnknownArgumentError(
+                    "argument name", f"one of {', '.join(names + list(_METHOD))} for {self.key}.attack()",
+                    k, f"did you mean {close[0]!r}?" if close else None)
+        inputs: dict[str, Any] = {}  # stat name -> its checked value
+        env: dict[str, Any] = {}     # stat name -> the number the expressions read
+        options = self.__dict__["_options"]
+        for s in self.stats:
+            value = given.get(s.name, s.default)
+            if not arrays:   # the common case, a plain value already right: checked in full below otherwise
+                plain = _plain(s, value, options)
+                if plain is not None:
+                    inputs[s.name] = value
+                    env[s.name] = plain
+                    continue
+            if s.kind == "int" and s.optional and value is None:
+                inputs[s.name] = None
+                continue
+            if s.kind == "int":
+                if s.min is None or s.max is None:  # the loader gives every whole-number stat both
+                    raise RuntimeError(f"stat {s.name!r} has no range")
+                if arrays and (isinstance(value, (list, tuple)) or
+                               (isinstance(value, np.ndarray) and value.ndim > 0)):
+                    if np.ndim(value) != 1:
+                        raise InputError(s.name, f"a whole number from {s.min} to {s.max} or a 1-D array",
+                                         value)
+                    value = v.integers(s.name, value, s.min, s.max)
+                else:
+                    if isinstance(value, np.ndarray) and value.ndim == 0:
+                        value = value.item()
+                    value = v.integer(s.name, value, s.min, s.max)
+            elif s.kind == "bool":
+                value = v.boolean(s.name, value)
+            else:
+                value = v.choice(s.name, value, [o for o, _ in s.options])
+            inputs[s.name] = value
+            env[s.name] = s.value_of(value)
+        return inputs, env
+
+    def _forbid(self, env: Mapping[str, Any], scalar: bool = False) -> None:
+        for f in self.forbids:
+            if scalar:      # one cell: the condition's value remembered by the stats it reads
+                if not self._value(f.when, env, f"forbid[{f.index}].when"):
+                    continue
+            hit = np.asarray(f.when.evaluate(env, f"forbid[{f.index}].when")) != 0
+            if hit.any():
+                shown = {}
+                for name in sorted(f.when.names):
+                    val = np.asarray(env[name])
+                    if val.ndim:
+                        val = np.broadcast_to(val, hit.shape)[hit][0]
+                    stat = self._by_name[name]
+                    number = int(val)
+                    said: int | bool | str = number
+                    if stat.kind == "bool":
+                        said = bool(number)
+                    elif stat.kind == "choice":
+                        said = next(o for o, x in stat.options if x == number)
+                    shown[name] = said
+                raise ForbiddenError(", ".join(sorted(f.when.names)) or f"forbid[{f.index}]", f.message,
+                                     f.when.source, shown)
+
+
+def _plain(s: RuleStat, value: Any, options: Mapping[str, Mapping[str, int]]) -> int | None:
+    """The number an expression reads for ``value`` when it is a plain Python value already in
+    range (an int, a bool, an option's name), else None (then the full check runs)."""
+    t = type(value)
+    if s.kind == "int":
+        return value if t is int and s.min is not None and s.max is not None and s.min <= value <= s.max else None
+    if s.kind == "bool":
+        return int(value) if t is bool else None
+    return options[s.name].get(value) if t is str else None

@@ -1,0 +1,220 @@
+"""One attack's tokens, exact: the distribution of its final successes and of the tokens passing
+each stage, built from the last stage backwards (see :mod:`workbench.rules.engine`).
+
+``G_i`` is the distribution of final successes that one token rolling at stage ``i``
+produces, a short polynomial (cells, k): a failed roll gives nothing; a success (or a
+``"none"`` critical) goes on as one token, ``G_{i+1}``; an ``"extra"`` critical goes on as
+``1 + extra`` independent tokens, ``G_{i+1}`` to that power; a ``"skip_next"`` critical
+rolls next at stage ``i + 2``, ``G_{i+2}``; a ``"to_end"`` critical is one final success;
+on a ``passes_on = "fail"`` stage a failed roll goes on and a successful one stops the
+token. ``count`` attacks score ``G_0`` to the power ``count``: a binomial when one attack
+scores at most one success.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .. import engine as core
+from . import tally
+from .budget import multiplies
+from .spec import RuleStage
+
+__all__ = ["per_attack", "expected_tokens", "successes", "per_attack_figures", "stage_pass_pmfs", "trim"]
+
+
+def _pad(a: np.ndarray, width: int) -> np.ndarray:
+    """``a`` (cells, k) with zeros up to ``width`` counts."""
+    if a.shape[-1] >= width:
+        return a
+    return np.concatenate([a, np.zeros(a.shape[:-1] + (width - a.shape[-1],))], axis=-1)
+
+
+def _add(*terms: np.ndarray) -> np.ndarray:
+    """The sum of distributions of different widths (each a share of one token's outcomes)."""
+    width = max(t.shape[-1] for t in terms)
+    out = _pad(terms[0], width).copy()
+    for t in terms[1:]:
+        out += _pad(t, width)
+    return out
+
+
+def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The distribution of the sum of two independent counts, cell by cell."""
+    if a.shape[0] == 1 and b.shape[0] == 1:
+        return np.convolve(a[0], b[0])[None, :]
+    if a.shape[-1] > b.shape[-1]:
+        a, b = b, a
+    return core.convolve(a, b)
+
+
+def _power(g: np.ndarray, n: int) -> np.ndarray:
+    """The sum of ``n`` independent counts of distribution ``g``, by repeated squaring."""
+    out = np.ones(g.shape[:-1] + (1,))
+    base = g
+    while n:
+        if n & 1:
+            out = _conv(out, base)
+        n >>= 1
+        if n:
+            base = _conv(base, base)
+    return out
+
+
+def trim(a: np.ndarray) -> np.ndarray:
+    """Drop trailing counts that no cell reaches."""
+    nz = np.flatnonzero(a.reshape(-1, a.shape[-1]).any(axis=0))
+    return a[..., : (nz[-1] + 1 if nz.size else 1)]
+
+
+def _point(cells: int, k: int) -> np.ndarray:
+    """Every cell's distribution certain of ``k``."""
+    out = np.zeros((cells, k + 1))
+    out[:, k] = 1.0
+    return out
+
+
+def _backward(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], at_end: np.ndarray,
+              past_end: np.ndarray) -> np.ndarray:
+    """``G_0``: what one token rolling at the first stage produces, given what a token reaching
+    the end of ``stages`` produces (``at_end``) and one sent beyond it by a ``"skip_next"``
+    critical at the last stage (``past_end``). ``probs[i]`` is (3, cells): P(fail), P(success),
+    P(critical) of stage i's roll."""
+    n = len(stages)
+    nothing = _point(at_end.shape[0], 0)
+    g = [at_end] * (n + 2)
+    g[n + 1] = past_end
+    for i in range(n - 1, -1, -1):
+        st, (pf, ps, pc) = stages[i], probs[i]
+        nxt = g[i + 1]
+        if st.passes_on == "fail":
+            g[i] = _add((ps + pc)[:, None] * nothing, pf[:, None] * nxt)
+            continue
+        how = st.on_critical if st.critical else "none"
+        if how == "extra":
+            crit = _power(nxt, 1 + st.extra)
+        elif how == "skip_next":
+            crit = g[i + 2]
+        elif how == "to_end":
+            crit = _point(nxt.shape[0], 1)
+        else:
+            crit = nxt
+        g[i] = _add(pf[:, None] * nothing, ps[:, None] * nxt, pc[:, None] * crit)
+    return g[0]
+
+
+def per_attack(stages: Sequence[RuleStage], probs: Sequence[np.ndarray]) -> np.ndarray:
+    """Distribution (cells, k) of one attack's final successes; ``probs[i]`` is
+    (3, cells): P(fail), P(success), P(critical) of stage i's roll."""
+    final = _point(probs[0].shape[1], 1)
+    return _backward(stages, probs, final, final)
+
+
+def expected_tokens(stages: Sequence[RuleStage], probs: Sequence[np.ndarray]) -> tuple[list, np.ndarray]:
+    """Per attack: expected tokens passing each stage, and expected critical successes.
+
+    A token passes a stage when its roll lets it go on, when it passes the
+    stage without a roll after a ``"skip_next"`` critical, or when a
+    ``"to_end"`` critical earlier sent it past every remaining stage.
+    """
+    cells = probs[0].shape[1]
+    rolling = np.ones(cells)       # tokens that roll at this stage
+    skipping = np.zeros(cells)     # tokens that pass it without a roll
+    to_end = np.zeros(cells)       # tokens sent to the end by an earlier stage
+    passes, crits = [], np.zeros(cells)
+    for st, (pf, ps, pc) in zip(stages, probs):
+        go = pf if st.passes_on == "fail" else ps + pc
+        passes.append(rolling * go + skipping + to_end)
+        crits = crits + rolling * pc
+        if st.passes_on == "fail":
+            nxt = rolling * pf
+        else:
+            mult = {"none": 1, "extra": 1 + st.extra, "skip_next": 0, "to_end": 0}[st.on_critical]
+            nxt = rolling * (ps + pc * mult)
+        nxt_skip = rolling * pc if st.on_critical == "skip_next" else np.zeros(cells)
+        if st.on_critical == "to_end":
+            to_end = to_end + rolling * pc
+        rolling, skipping = nxt + skipping, nxt_skip
+    return passes, crits
+
+
+def successes(g0: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Distribution (cells, N) of the final successes of ``count[c]`` attacks in each cell.
+
+    One attack scoring at most one success: the binomial (closed form);
+    otherwise ``G_0`` to the power ``count`` by repeated squaring."""
+    g0 = trim(g0)
+    uniform = bool(np.all(count == count[0]))
+    if g0.shape[-1] <= 2:
+        p = g0[:, 1] if g0.shape[-1] == 2 else np.zeros(g0.shape[0])
+        n = int(count[0]) if uniform else count
+        return core.binomial_pmf(n, p, width=int(count.max()) + 1)
+    if uniform:
+        return _power(g0, int(count[0]))
+    n_max = int(count.max())
+    out = np.zeros((g0.shape[0], n_max * (g0.shape[-1] - 1) + 1))
+    p = np.ones((g0.shape[0], 1))
+    for n in range(n_max + 1):
+        sel = count == n
+        if sel.any():
+            out[sel, : p.shape[-1]] = p[sel]
+        if n < n_max:
+            p = core.convolve(g0, p)
+    return out
+
+
+def per_attack_figures(stages: Sequence[RuleStage], fractions: Sequence[tuple]) -> tuple:
+    """(expected final successes of one attack, P(one attack scores at least one)), exact from
+    each stage's (P(fail), P(success), P(critical)) Fractions.
+
+    Backwards over the stages as :func:`per_attack`, but only the mean ``m_i``
+    and the chance of nothing ``z_i`` of ``G_i`` (an ``"extra"`` critical's
+    ``1 + extra`` tokens: ``(1 + extra) m_{i+1}`` and ``z_{i+1} ** (1 + extra)``).
+    When the criticals multiply tokens more than 64 times the Fractions would
+    grow without bound, and floats are returned."""
+    mult = 1
+    for st in stages:
+        if multiplies(st):
+            mult *= 1 + st.extra
+    conv = (lambda x: x) if mult <= 64 else float
+    n = len(stages)
+    m: list = [None] * n + [1, 1]
+    z: list = [None] * n + [0, 0]
+    for i in range(n - 1, -1, -1):
+        st = stages[i]
+        pf, ps, pc = (conv(x) for x in fractions[i])
+        if st.passes_on == "fail":
+            m[i], z[i] = pf * m[i + 1], ps + pc + pf * z[i + 1]
+            continue
+        how = st.on_critical if st.critical else "none"
+        if how == "extra":
+            cm, cz = (1 + st.extra) * m[i + 1], z[i + 1] ** (1 + st.extra)
+        elif how == "skip_next":
+            cm, cz = m[i + 2], z[i + 2]
+        elif how == "to_end":
+            cm, cz = 1, 0
+        else:
+            cm, cz = m[i + 1], z[i + 1]
+        m[i] = ps * m[i + 1] + pc * cm
+        z[i] = pf + ps * z[i + 1] + pc * cz
+    return m[0], 1 - z[0]
+
+
+def stage_pass_pmfs(stages: Sequence[RuleStage], probs: Sequence[np.ndarray],
+                    count: np.ndarray, n_tokens: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """For each stage, the distribution (cells, k) of how many tokens pass it over all
+    ``count`` attacks (a token passes a stage when its roll lets it go on, when it passes the
+    stage without a roll after a ``"skip_next"`` critical, or after an earlier ``"to_end"``
+    critical): the recursion of :func:`per_attack` stopped at that stage, each token passing
+    it counted as one. ``n_tokens``: each cell's tokens die (an attack enters as 1..n tokens,
+    :func:`~workbench.rules.tally.mixture`)."""
+    one = _point(probs[0].shape[1], 1)
+    out = {}
+    for s, st in enumerate(stages):
+        pf, ps, pc = probs[s]
+        go = pf if st.passes_on == "fail" else ps + pc
+        at_s = np.stack([1 - go, go], axis=-1)   # a token rolling at stage s passes it or not
+        h0 = _backward(stages[:s], probs[:s], at_s, one)
+        out[st.name] = successes(h0 if n_tokens is None else tally.mixture(h0, n_tokens), count)
+    return out

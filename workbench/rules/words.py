@@ -1,0 +1,100 @@
+"""A rule file's stages in a player's words: what each roll needs and what passes it."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+import numpy as np
+
+from ..dice import faces_text
+from ..outcome import Stage
+from .die import StageDie
+from .spec import RuleStage
+
+__all__ = ["stage_words", "passing_name", "outcome_stages"]
+
+
+def _signed(x: int) -> str:
+    return f"{int(x):+d}"
+
+
+def _faces(faces) -> str:
+    faces = list(faces)
+    if len(faces) == 1:
+        return f"a natural {faces[0]}"
+    return "a natural " + ", ".join(map(str, faces[:-1])) + f" or {faces[-1]}"
+
+
+def stage_words(st: RuleStage, die: StageDie, following: str | None, on_critical: bool = True) -> str:
+    """What a stage needs, in a player's words: 'needs 4+ on a d6; a natural 1 always fails; ...'."""
+    t, m = int(die.target), int(die.modifier)
+    dX = f"d{st.die}"
+    if st.roll == "high":
+        need = t - m
+        text = (f"any roll of a {dX} succeeds" if need <= 1 else
+                f"needs {need}+ on a {dX}, which no roll reaches" if need > st.die else
+                f"needs {need}+ on a {dX}")
+    else:
+        need = t - m
+        text = (f"any roll of a {dX} succeeds" if need >= st.die else
+                f"needs {need} or less on a {dX}, which no roll reaches" if need < 1 else
+                f"needs {need} or less on a {dX}")
+    if m:
+        text += f" (target {t}, modifier {_signed(m)})"
+    extra = []
+    if st.always_fail:
+        extra.append(f"{_faces(st.always_fail)} always fails")
+    if st.always_succeed:
+        extra.append(f"{_faces(st.always_succeed)} always succeeds")
+    if st.long_shot:
+        best = 1 if st.roll == "low" else st.die
+        if (st.roll == "low" and need < 1) or (st.roll == "high" and need > st.die):
+            text = f"out of reach on a {dX}: needs a {best} then another {best}"
+    if st.critical and not np.all(np.asarray(die.critical_on)):
+        extra.append(f"{_faces(st.critical)} is no critical at these values")
+    elif st.critical:
+        crit = f"{_faces(st.critical)} is a critical success"
+        if st.on_critical == "extra":
+            crit += f": it counts as {1 + st.extra} successes" + (
+                f", each rolling {following}" if following else "")
+        elif st.on_critical == "skip_next":
+            crit += f": passes {following} without a roll" if following else ": a success"
+        elif st.on_critical == "to_end":
+            crit += ": it passes every remaining stage without a roll"
+        if st.on_critical != "none" and st.on_critical_when is not None and not on_critical:
+            crit = f"{_faces(st.critical)} is a critical success (an ordinary one here)"
+        extra.append(crit)
+    if st.reroll == "ones":
+        extra.append("a natural 1 is rolled again once")
+    elif st.reroll == "failed":
+        extra.append("a failed roll is rolled again once")
+    if st.passes_on == "fail":
+        extra.append("the attack goes on when this roll fails")
+    return text + ("; " + "; ".join(extra) if extra else "")
+
+
+def passing_name(st: RuleStage) -> str:
+    """What passes a stage, in the file's words: its ``label`` when the file gives one;
+    on a ``passes_on = "fail"`` stage (a save the target fails) otherwise "<name> failed"."""
+    label = getattr(st, "label", None)
+    if isinstance(label, str) and label.strip():
+        return label
+    return f"{st.name} failed" if st.passes_on == "fail" else st.name
+
+
+def outcome_stages(stages: Sequence[RuleStage], dice: Sequence[StageDie], fractions: Sequence[tuple],
+                   on_critical: Sequence[bool]) -> tuple[Stage, ...]:
+    """The outcome's stages: each one's chance that a token rolling there goes on, as a
+    Fraction of the die's face counts, with the rule in words; a stage passed on a failed
+    roll is named by what passes it (:func:`passing_name`)."""
+    out = []
+    for i, (st, die) in enumerate(zip(stages, dice)):
+        pf, ps, pc = fractions[i]
+        p = pf if st.passes_on == "fail" else ps + pc
+        following = stages[i + 1].name if i + 1 < len(stages) else None
+        scalar = dataclasses.replace(die, target=int(np.asarray(die.target).ravel()[0]),
+                                     modifier=int(np.asarray(die.modifier).ravel()[0]),
+                                     critical_on=bool(np.asarray(die.critical_on).ravel()[0]))
+        words = stage_words(st, scalar, following, on_critical[i])
+        out.append(Stage(passing_name(st), p, f"{words}: goes on {faces_text(p, st.die)}", faces=st.die))
+    return tuple(out)
