@@ -7,14 +7,18 @@ import numpy as np
 TOL = 1e-12
 
 
+def _padded(values, n: int) -> np.ndarray:
+    arr = np.asarray(values, dtype=float)  # Fractions too (each one's float)
+    return np.pad(arr, [(0, 0)] * (arr.ndim - 1) + [(0, n - arr.shape[-1])])
+
+
 def assert_pmf_equal(pmf, expected, tol: float = TOL) -> None:
     """``pmf`` equals ``expected`` (Fractions or floats) to ``tol``; the shorter
-    one is padded with zeros, since a count beyond what can happen has P = 0."""
-    n = max(len(pmf), len(expected))
-    got = np.zeros(n)
-    got[: len(pmf)] = pmf
-    want = np.zeros(n)
-    want[: len(expected)] = [float(x) for x in expected]
+    one is padded with zeros, since a count beyond what can happen has P = 0.
+    Two tables (one pmf per row, the same rows) are compared row by row so."""
+    n = max(np.shape(pmf)[-1], np.shape(expected)[-1])
+    got, want = _padded(pmf, n), _padded(expected, n)
+    assert got.shape == want.shape, (got.shape, want.shape)
     np.testing.assert_allclose(got, want, rtol=0, atol=tol)
 
 

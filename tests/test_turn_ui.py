@@ -145,7 +145,7 @@ def test_a_link_round_trips_through_a_new_page():
     qs = page.query_string()
     assert qs.startswith("?") and "a1_models=9" in qs and "seed=42" in qs and "a2_models" not in qs
     assert "a_kill" not in qs  # the 'just enough' target is only in a link with that plan
-    again = TurnDashboard(query=qs)
+    again = TurnDashboard(turns=100, query=qs)  # drawn first at 100 turns: the link must bring its 200
     assert again.error.value == ""
     assert {k: again.values()[k] for k in ("a_plan", "a_units", "a1_models", "a1_unit", "b2_cover", "seed", "turns",
                                            "b_answer")} == \
@@ -175,7 +175,9 @@ BAD = {
 def test_a_bad_link_keeps_a_working_page_with_a_message(bad):
     key, shown = BAD[bad]
     extra = "&b1_models=7" + ("" if bad.startswith("turns") else "&turns=100")
-    page = TurnDashboard(query=f"?{bad}{extra}")
+    # first drawn at 100 turns (the page's default 500 would play the same turns five times longer);
+    # a bad number of turns keeps those
+    page = TurnDashboard(turns=100, query=f"?{bad}{extra}")
     message = _text(page.error.value)
     assert "Link:" in message
     assert key in message and shown in message, message
@@ -198,13 +200,14 @@ def _from_page(widget, **state) -> None:
 def test_a_viewer_cannot_push_a_control_past_its_range():
     page = TurnDashboard(turns=100)
     turns = page.widgets["turns"]
-    _from_page(turns, max=10**7, value=10**7)
-    assert (turns.max, page.values()["turns"]) == (2000, 2000)
-    assert page.numbers.set_index("scenario").loc["chosen", "turns"] == 2000
     with page.hold():  # widened on the kernel side too: the declared range wins
         page.widgets["a1_models"].max = 5000
         page.widgets["a1_models"].value = 4000
     assert page.widgets["a1_models"].max == 20 and page.values()["a1_models"] == 20
+    # the turns last: every redraw after this one plays the 2000 turns it is held to
+    _from_page(turns, max=10**7, value=10**7)
+    assert (turns.max, page.values()["turns"]) == (2000, 2000)
+    assert page.numbers.set_index("scenario").loc["chosen", "turns"] == 2000
     with page.hold():
         turns.value = 155
     assert page.values()["turns"] == 200 and turns.value == 200  # onto a step
