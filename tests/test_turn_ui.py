@@ -145,8 +145,9 @@ def test_a_link_round_trips_through_a_new_page():
     qs = page.query_string()
     assert qs.startswith("?") and "a1_models=9" in qs and "seed=42" in qs and "a2_models" not in qs
     assert "a_kill" not in qs  # the 'just enough' target is only in a link with that plan
-    again = TurnDashboard(turns=100, query=qs)  # drawn first at 100 turns: the link must bring its 200
+    again = TurnDashboard(turns=100, query=qs)  # the link must bring its 200 over the 100 given
     assert again.error.value == ""
+    assert again.recomputes == 1  # drawn once, with the link's settings: never first at the others
     assert {k: again.values()[k] for k in ("a_plan", "a_units", "a1_models", "a1_unit", "b2_cover", "seed", "turns",
                                            "b_answer")} == \
         {"a_plan": "focus", "a_units": 1, "a1_models": 9, "a1_unit": "space-marine.heavy-bolter", "b2_cover": 4,
@@ -175,9 +176,10 @@ BAD = {
 def test_a_bad_link_keeps_a_working_page_with_a_message(bad):
     key, shown = BAD[bad]
     extra = "&b1_models=7" + ("" if bad.startswith("turns") else "&turns=100")
-    # first drawn at 100 turns (the page's default 500 would play the same turns five times longer);
+    # drawn at 100 turns (the page's default 500 would play the same turns five times longer);
     # a bad number of turns keeps those
     page = TurnDashboard(turns=100, query=f"?{bad}{extra}")
+    assert page.recomputes == 1
     message = _text(page.error.value)
     assert "Link:" in message
     assert key in message and shown in message, message

@@ -184,13 +184,18 @@ class TurnDashboard(LiveDashboard):
         self.widget.add_class("wb-dashboard")
         self.widget.add_class("wb-dashboard-changes-turn")
 
-        with self.hold():
+        self._hold += 1  # one first draw: of the link's settings when a link is given
+        try:
             if turns is not None:
                 self.widgets["turns"].value = _snap(self.controls["turns"], turns)
             if seed is not None:
                 self.widgets["seed"].value = _snap(self.controls["seed"], seed)
+        finally:
+            self._hold -= 1
         if query is not None:
-            self.apply_query(query)
+            self.apply_query(query)  # draws (nothing is drawn yet), then names the link's bad values
+        else:
+            self.refresh()
 
     # -- reading -----------------------------------------------------------
     def values(self) -> dict[str, Any]:
