@@ -239,3 +239,19 @@ def test_an_outcome_shows_itself_in_a_notebook():
     assert md == o.to_markdown(inputs=False)
     assert "P(exactly N)" in md and "To hit" in md and isinstance(o, Outcome)
     assert o.explain().startswith("Test game: attack (exact)")
+
+
+def test_a_rule_system_a_mechanism_system_and_a_folder_refuse_every_change():
+    """The three are built once from their files (tests/../rules): afterwards no attribute
+    can be set, replaced or deleted, as the frozen records they are made of."""
+    from workbench.rules import load_system
+
+    root = Path(__file__).resolve().parents[1] / "rules"
+    made = {"RuleSystem": load_system(root / "kill6.toml"), "RuleFolder": load_system(root / "changes"),
+            "MechanismSystem": load_system(root / "forgotten").parts["close_combat"]}
+    for name, system in made.items():
+        assert type(system).__name__ == name
+        for attempt, args in ((setattr, ("key", "other")), (setattr, ("fresh", 1)), (delattr, ("key",))):
+            with pytest.raises(AttributeError, match=f"a {name} is immutable"):
+                attempt(system, *args)
+        assert system.key in ("kill6", "changes", "forgotten")

@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 from ..outcome import Outcome
+from .frozen import Immutable
 from .errors import RuleFileError
 from .lines import key_lines, line_of
 from .loader import IDENT, MAX_FILE, RESERVED, parse_text, read_file
@@ -86,7 +87,7 @@ def loads_folder(texts: Mapping[str, str], path: str | Path = "<rule folder>") -
     return RuleFolder(folder, read)
 
 
-class RuleFolder:
+class RuleFolder(Immutable):
     """The system of a rule folder: its parts, each a :class:`~workbench.rules.RuleSystem` or a
     :class:`~workbench.rules.mechanism_system.MechanismSystem`, and a function per part, named by
     the part (``folder.melee(**stats)``: that file's ``attack``, its outcome's function the
@@ -125,12 +126,6 @@ class RuleFolder:
                                         if isinstance(p, RuleSystem)})  # (RuleSystem sets TABLES in its __dict__)
         d["KEY"], d["NAME"], d["DIE"], d["SEED"] = self.key, self.name, self.die, None
         d["__all__"] = self.functions
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"a RuleFolder is immutable (cannot set {name!r})")
-
-    def __delattr__(self, name):
-        raise AttributeError(f"a RuleFolder is immutable (cannot delete {name!r})")
 
     def __repr__(self) -> str:
         return f"RuleFolder({self.key!r}, {list(self.functions)!r}, {str(self.path)!r})"

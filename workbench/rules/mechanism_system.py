@@ -10,13 +10,14 @@ import numpy as np
 from .. import pipeline
 from .. import validate as v
 from ..outcome import Outcome
+from .frozen import Immutable
 from .mechanisms import MECHANISMS
 from .system import StatChecks
 
 __all__ = ["MechanismSystem"]
 
 
-class MechanismSystem(StatChecks):
+class MechanismSystem(StatChecks, Immutable):
     """A rule file resolved by a named mechanism: its stats (ranges, labels, help), switches,
     forbids and notes are the file's, as in any :class:`~workbench.rules.RuleSystem`; the
     ``[mechanism]`` table says which mechanism adds up the dice and, as expressions of the
@@ -58,12 +59,6 @@ class MechanismSystem(StatChecks):
         attack.__doc__ = f"{self.name}: one resolution ({self.mechanism}; missing stats take their defaults)."
         attack.__qualname__ = f"{self.key}.attack"
         d["attack"] = attack
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"a MechanismSystem is immutable (cannot set {name!r})")
-
-    def __delattr__(self, name):
-        raise AttributeError(f"a MechanismSystem is immutable (cannot delete {name!r})")
 
     def __repr__(self) -> str:
         return f"MechanismSystem({self.key!r}, {self.mechanism!r}, {str(self.path)!r})"

@@ -24,6 +24,7 @@ from ..engine import binomial_pmf
 from .. import validate as v
 from ..errors import InputError
 from ..outcome import Outcome
+from .frozen import Immutable
 from . import engine, tally
 from .engine import one_cell, one_cell_env
 from .budget import MAX_ATTACKS, MAX_STATES, check_tokens, check_value, token_bounds
@@ -40,7 +41,7 @@ from .tokens import successes
 __all__ = ["RuleSystem", "StatChecks"]
 
 
-class RuleSystem(StatChecks):
+class RuleSystem(StatChecks, Immutable):
     """One rule file, resolved like a built-in system (see docs/rulefiles.md).
 
     Attributes: ``key``, ``name``, ``die``, ``notes``, ``path``, ``source``
@@ -142,12 +143,6 @@ class RuleSystem(StatChecks):
         d["attack_table"] = attack_table
         d["TABLES"] = {"attack": attack_table}
         d["__all__"] = ("attack", "attack_table")
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"a RuleSystem is immutable (cannot set {name!r})")
-
-    def __delattr__(self, name):
-        raise AttributeError(f"a RuleSystem is immutable (cannot delete {name!r})")
 
     def __repr__(self) -> str:
         return f"RuleSystem({self.key!r}, {self.name!r}, {str(self.path)!r})"
