@@ -92,7 +92,8 @@ run: setup
 # (tests/conftest.py, --dist loadgroup): every test of the session's dashboard server
 # in one worker, each module that starts its own servers, kernels or builds in one
 # group. SLOW_WORKERS=2 runs two groups at once: on a 2-core machine 927 s against
-# 1065 s for one, but every page then shared its cores with another worker's servers and
+# 1065 s for one (before the bytecode cache and the shared page views; one takes 760 s
+# now), but every page then shared its cores with another worker's servers and
 # two waits that assumed a quiet machine failed, so one stays the default until every
 # wait has been proven under that load. Their waits are for a condition, with timeouts
 # that only bound a failure. Both parts always run, and `make test` fails if either did; the slow part
