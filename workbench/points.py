@@ -234,6 +234,9 @@ def rank(pairs: Sequence[tuple[str, Any, Any, Any]] | None = None, *, by: str = 
     df["_sys"] = df["system"].map(sys_order)
     df["_exact"] = [_exact(v) for v in df[by]]
     df = df.sort_values(["_exact", "_sys", "order"], ascending=[False, True, True], kind="stable")
+    # a tie shows one number: the float noise that the exact comparison ignored would otherwise
+    # print a tied pair as 30.000000000000004 above 29.99999999999998
+    df[by] = df.groupby("_exact", sort=False)[by].transform("first")
     df = df.drop(columns=["_exact", "_sys", "order"]).reset_index(drop=True)
     df.insert(0, "rank", range(1, len(df) + 1))
     df = df[list(RANK_COLUMNS)]
