@@ -86,29 +86,29 @@ run: setup
 
 # The tests: `make test` runs every one (what CI runs, .ci/run); `make test-fast`
 # leaves out what is slow by nature (the markers of pyproject.toml: browser, server,
-# notebook, packaging), for an engineer's inner loop. `make lint` runs first: ruff,
-# then mypy. The fast tests run on every core (pytest-xdist; at most TEST_WORKERS).
-# `make test` then runs the slow ones on SLOW_WORKERS workers (1 by default), in groups
+# notebook, packaging), for an engineer's inner loop. ruff runs first.
+# `make test` runs the slow tests on SLOW_WORKERS workers (1 by default), in groups
 # (tests/conftest.py, --dist loadgroup): every test of the session's dashboard server
 # in one worker, each module that starts its own servers, kernels or builds in one
-# group. SLOW_WORKERS=2 runs two groups at once: on a 2-core machine 927 s against
-# 1065 s for one (before the bytecode cache and the shared page views; one takes 760 s
-# now), but every page then shared its cores with another worker's servers and
-# two waits that assumed a quiet machine failed, so one stays the default until every
-# wait has been proven under that load. Their waits are for a condition, with timeouts
-# that only bound a failure. Both parts always run, and `make test` fails if either did; the slow part
-# ends with its 15 slowest tests.
+# group. They spend most of their time waiting for a page, a kernel or a build (a run
+# of 500 s used 390 CPU s, well under one of two cores), so mypy and the fast tests
+# run beside them on FAST_WORKERS workers (1), their output kept in output/test-logs/
+# and printed when the slow part ends (scripts/run-tests.sh): on the 2-core machine the
+# whole run takes about as long as the slow part alone (one after the other: 590 s). The slow
+# tests' waits are for a condition, with timeouts that only bound a failure, so the
+# load beside them changes their time, not their result. SLOW_WORKERS=2 runs two
+# groups at once, for a machine with cores to spare. Every part always runs, and
+# `make test` fails if any did; the slow part ends with its 15 slowest tests.
 TEST_WORKERS ?= 4
 SLOW_WORKERS ?= 1
+FAST_WORKERS ?= 1
 PYTEST_PARALLEL := -n auto --maxprocesses=$(TEST_WORKERS) --dist loadgroup
-PYTEST_SLOW := -n $(SLOW_WORKERS) --dist loadgroup
 FAST := not browser and not server and not notebook and not packaging
+TEST_LOGS := output/test-logs
 
-test: setup-test browser nginx lint
-	@$(PY) -m pytest $(PYTEST_PARALLEL) -m "$(FAST)"; fast=$$?; \
-	$(PY) -m pytest $(PYTEST_SLOW) -m "not ($(FAST))" --durations=15; slow=$$?; \
-	echo "== fast tests: exit $$fast; slow tests (browser, server, notebook, packaging): exit $$slow"; \
-	[ $$fast -eq 0 ] && [ $$slow -eq 0 ]
+test: setup-test browser nginx
+	$(PY) -m ruff check .
+	@bash scripts/run-tests.sh "$(PY)" "$(TEST_LOGS)" "$(FAST)" "$(FAST_WORKERS)" "$(SLOW_WORKERS)"
 
 test-fast: setup-test lint
 	$(PY) -m pytest $(PYTEST_PARALLEL) -m "$(FAST)"

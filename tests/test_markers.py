@@ -25,19 +25,37 @@ def test_the_slow_markers_are_registered_and_test_fast_leaves_them_out():
     assert '-m "$(FAST)"' in recipe
 
 
-def test_make_test_runs_the_fast_part_then_the_slow_part_and_fails_if_either_fails():
-    """`make test` = every test once: the fast ones on every core, then the slow ones
-    (exactly the rest) on their own workers, grouped by what they share (--dist
-    loadgroup); its status is bad when either part's is."""
+def test_make_test_runs_every_part_and_fails_if_any_fails(tmp_path):
+    """`make test` = ruff, then every test once: the slow ones (exactly the rest of the fast
+    ones) on their own workers, grouped by what they share (--dist loadgroup), with mypy and
+    the fast ones beside them (scripts/run-tests.sh); its status is bad when any part's is.
+    The script runs here with a stand-in Python that records each call and exits as told."""
+    import subprocess
+
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", makefile, re.M).group(1)
-    fast, slow = recipe.index('-m "$(FAST)"'), recipe.index('-m "not ($(FAST))"')
-    assert fast < slow and "$(PYTEST_PARALLEL)" in recipe[:slow] and "$(PYTEST_PARALLEL)" not in recipe[slow:]
-    slow_line = recipe[slow:].split("\n")[0] + recipe[:slow].rsplit("\n", 1)[-1]
-    assert "$(PYTEST_SLOW)" in slow_line
-    assert re.search(r"^PYTEST_SLOW := -n \$\(SLOW_WORKERS\) --dist loadgroup$", makefile, re.M)
-    assert "fast=$$?" in recipe and "slow=$$?" in recipe
-    assert recipe.rstrip().endswith("[ $$fast -eq 0 ] && [ $$slow -eq 0 ]")
+    assert recipe.index("-m ruff check .") < recipe.index("scripts/run-tests.sh")
+    assert 'scripts/run-tests.sh "$(PY)" "$(TEST_LOGS)" "$(FAST)" "$(FAST_WORKERS)" "$(SLOW_WORKERS)"' in recipe
+    fast = re.search(r"^FAST := (.*)$", makefile, re.M).group(1)
+    calls = tmp_path / "calls.txt"
+    python = tmp_path / "python"
+    python.write_text("#!/usr/bin/env bash\n"
+                      f"printf '%s|' \"$@\" >> {calls}; echo >> {calls}\n"
+                      'case "$*" in *mypy*) exit "$TYPED";; *"not ("*) exit "$SLOW";; *) exit "$FAST";; esac\n')
+    python.chmod(0o755)
+    for typed, fast_rc, slow in ((0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)):
+        calls.write_text("")
+        run = subprocess.run(["bash", str(ROOT / "scripts" / "run-tests.sh"), str(python), str(tmp_path / "logs"),
+                              fast, "1", "2"], capture_output=True, text=True, timeout=60,
+                             env={"PATH": "/usr/bin:/bin", "TYPED": str(typed), "FAST": str(fast_rc),
+                                  "SLOW": str(slow)})
+        assert (run.returncode == 0) == (typed == fast_rc == slow == 0), (typed, fast_rc, slow, run.stdout)
+        made = sorted(line.rstrip("|").split("|") for line in calls.read_text().splitlines())
+        assert made == sorted([["-m", "mypy"],
+                               ["-m", "pytest", "-n", "1", "--dist", "loadgroup", "-m", fast],
+                               ["-m", "pytest", "-n", "2", "--dist", "loadgroup", "-m", f"not ({fast})",
+                                "--durations=15"]]), made
+        assert f"mypy: exit {typed}; fast tests: exit {fast_rc}; slow tests" in run.stdout
 
 
 def test_a_server_in_a_test_without_the_server_marker_is_refused():

@@ -264,9 +264,12 @@ def test_army_list_pickers_load_on_choice_and_never_disagree_with_the_sliders(pa
     page.wait_for_function("() => document.querySelector('.wb-profile-message').innerText.includes('Loaded')")
     press_slider(page, "acc", "ArrowLeft" if rever["acc"] > 0 else "ArrowRight")
     # the three pickers are three widgets, each updated by a message of its own: wait for every one
-    page.wait_for_function("() => ['attacker', 'weapon', 'target'].every(w => document.querySelector("
-                           "`.wb-profile-${w} select`).selectedOptions[0].text"
-                           ".replace(/\\u00a0/g, ' ') === 'custom values')", timeout=120_000)
+    # (a picker whose options are being replaced has none chosen for a moment)
+    page.wait_for_function("() => ['attacker', 'weapon', 'target'].every(w => {"
+                           " const s = document.querySelector(`.wb-profile-${w} select`);"
+                           " const o = s && s.selectedOptions[0];"
+                           " return !!o && o.text.replace(/\\u00a0/g, ' ') === 'custom values'; })",
+                           timeout=120_000)
     for which in ("attacker", "weapon", "target"):
         assert _choice(page, f".wb-profile-{which} select") == "custom values"
     assert "custom" in page.inner_text(".wb-profile-message")
