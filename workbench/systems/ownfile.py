@@ -9,19 +9,23 @@ resolves through its file's engine (:class:`~workbench.rules.RuleSystem`);
 function's own: its system key and function name, its inputs, its effect
 names, its stages and notes, and its pmf width (the engine's runs to the unit
 size; the function's stops at the most that can be removed).
+
+A built-in's description is its files' (:func:`describe`): the one a
+designer's copy of them gets, with only what the built-in's Python adds.
 """
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import attrs
 import numpy as np
 
 from ..outcome import Outcome, Stage
 from ..resources import data_dir
 
-__all__ = ["system", "load", "outcome", "table", "flat_grid", "fit"]
+__all__ = ["system", "load", "describe", "outcome", "table", "flat_grid", "fit"]
 
 
 @functools.cache
@@ -47,6 +51,36 @@ def load(key: str, part: str | None = None):
     if part is not None:
         raise ValueError(f"{rs.path}: part: expected a part of a rule folder, got {part!r} (a system of one file)")
     return rs
+
+
+def describe(key: str, module: Any, *, names: Mapping[str, str], seed: str,
+             more_modes: Callable[[Any], Sequence[Any]] | None = None,
+             effects: Mapping[str, str] | None = None, effect_words: Mapping[str, str] | None = None,
+             profiles: Any = None):
+    """The built-in ``key``'s description, made from its own file or folder as a designer's is
+    (:func:`~workbench.systems.description.describe_rules`,
+    :func:`~workbench.systems.folders.describe_folder`: every control, the matchup lines, the
+    diagnostics, the grids, the concepts and the words are the file's ``[view]`` and stats), with
+    what only its Python knows: ``module``, whose stat-level functions the modes call; ``names``,
+    its functions' effect names -> the file's (how the thin wrappers rename them), through which
+    the file's effect kinds and words are read; ``more_modes(description of the files)``, the
+    modes after the files' (a mode whose call a mechanism wires, such as a volley's units); the ``effects`` and ``effect_words`` of the
+    effects its hand-written functions make; its ``profiles`` (the fields its ``to_kwargs`` reads);
+    and the ``seed`` post it implements."""
+    from .description import _function_names, describe_rules
+    from .folders import describe_folder
+    rs = system(key)
+    own = describe_folder(rs, "#000000") if getattr(rs, "parts", None) is not None else describe_rules(rs, "#000000")
+    own_modes = own.modes
+    if len(own_modes) == 1 and own_modes[0].function == "attack":  # a system of one file: its mode is shooting
+        own_modes = (attrs.evolve(own_modes[0], key="shooting", function="shooting", title="Shooting"),)
+    file_names = {f: b for b, f in names.items()}
+    kinds = {b: own.effect_kind(f) for b, f in names.items()}
+    words = {file_names.get(f, f): w for f, w in own.effect_words.items()}
+    return attrs.evolve(
+        own, module=module, functions=_function_names(module), modes=own_modes + tuple(more_modes(own) if more_modes else ()),
+        effects={**{b: k for b, k in kinds.items() if k != "expected"}, **(effects or {})},
+        effect_words={**words, **(effect_words or {})}, profiles=profiles, seed=seed, path=None)
 
 
 def fit(pmf: np.ndarray, width: int) -> np.ndarray:
