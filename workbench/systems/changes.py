@@ -373,7 +373,7 @@ _PROFILES = Profiles(
     basic=("space_marine", "Boltgun", "space_marine"), to_kwargs=profile_kwargs)
 
 SYSTEM = ownfile.describe(
-    KEY, sys.modules[__name__], names=_CAPPED, seed=SEED,
+    KEY, sys.modules[__name__], title="Changes", colour="#4C72B0", names=_CAPPED, seed=SEED,
     more_modes=lambda own: (volley_mode(own.mode("shooting")),),
     effects={"passed": "probability", "reached": "probability"},
     effect_words={"free_attacks": "free attacks (Furious Charge)",

@@ -53,7 +53,7 @@ def load(key: str, part: str | None = None):
     return rs
 
 
-def describe(key: str, module: Any, *, names: Mapping[str, str], seed: str,
+def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[str, str], seed: str,
              more_modes: Callable[[Any], Sequence[Any]] | None = None,
              effects: Mapping[str, str] | None = None, effect_words: Mapping[str, str] | None = None,
              profiles: Any = None):
@@ -61,7 +61,8 @@ def describe(key: str, module: Any, *, names: Mapping[str, str], seed: str,
     (:func:`~workbench.systems.description.describe_rules`,
     :func:`~workbench.systems.folders.describe_folder`: every control, the matchup lines, the
     diagnostics, the grids, the concepts and the words are the file's ``[view]`` and stats), with
-    what only its Python knows: ``module``, whose stat-level functions the modes call; ``names``,
+    what only its Python knows: its ``title`` and ``colour`` (what tells the built-in apart from a
+    copy of its files, which is another system, on the landing page and on shared plots); ``module``, whose stat-level functions the modes call; ``names``,
     its functions' effect names -> the file's (how the thin wrappers rename them), through which
     the file's effect kinds and words are read; ``more_modes(description of the files)``, the
     modes after the files' (a mode whose call a mechanism wires, such as a volley's units); the ``effects`` and ``effect_words`` of the
@@ -70,7 +71,7 @@ def describe(key: str, module: Any, *, names: Mapping[str, str], seed: str,
     from .description import _function_names, describe_rules
     from .folders import describe_folder
     rs = system(key)
-    own = describe_folder(rs, "#000000") if getattr(rs, "parts", None) is not None else describe_rules(rs, "#000000")
+    own = describe_folder(rs, colour) if getattr(rs, "parts", None) is not None else describe_rules(rs, colour)
     own_modes = own.modes
     if len(own_modes) == 1 and own_modes[0].function == "attack":  # a system of one file: its mode is shooting
         own_modes = (attrs.evolve(own_modes[0], key="shooting", function="shooting", title="Shooting"),)
@@ -78,7 +79,7 @@ def describe(key: str, module: Any, *, names: Mapping[str, str], seed: str,
     kinds = {b: own.effect_kind(f) for b, f in names.items()}
     words = {file_names.get(f, f): w for f, w in own.effect_words.items()}
     return attrs.evolve(
-        own, module=module, functions=_function_names(module), modes=own_modes + tuple(more_modes(own) if more_modes else ()),
+        own, title=title, module=module, functions=_function_names(module), modes=own_modes + tuple(more_modes(own) if more_modes else ()),
         effects={**{b: k for b, k in kinds.items() if k != "expected"}, **(effects or {})},
         effect_words={**words, **(effect_words or {})}, profiles=profiles, seed=seed, path=None)
 
