@@ -3,7 +3,7 @@
 Nothing in ``[view]`` changes a number: it holds what a system's description
 shows (docs/rulefiles.md, "How the workbench shows a system"): the landing
 page's title and blurb, the colour on shared plots, the word for one attack,
-each whole-number stat's slider range and each choice's option words on the
+which stats the dashboard shows and in what order, each whole-number stat's slider range and each choice's option words on the
 dashboard, the matchup line of a forum post, the seed matchup the diagnostics
 start from, the diagnostics' stats (whose side a stat is and which way helps
 it), the granularity and equivalence grids, the compare page's concepts and
@@ -25,7 +25,7 @@ from .spec import RuleStat
 
 __all__ = ["View", "read", "KEYS", "SIDES", "BETTER", "STYLES", "CONCEPTS"]
 
-KEYS = ("title", "blurb", "colour", "trial", "sliders", "words", "matchup", "seed", "diagnostics", "granularity",
+KEYS = ("title", "blurb", "colour", "trial", "controls", "sliders", "words", "matchup", "seed", "diagnostics", "granularity",
         "equivalence", "concepts", "effects")
 #: whose stat a diagnostics stat is
 SIDES = ("attacker", "defender")
@@ -46,6 +46,7 @@ _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 class View:
     """The checked ``[view]`` of one file (see the module docstring); empty when the file has none.
 
+    ``controls``: the stats the dashboard shows, in order (empty: every stat, in file order);
     ``sliders``: stat -> (lo, hi); ``words``: choice stat -> ((option, words), ...);
     ``matchup``: side -> ((stat, label, style), ...) and ``"always"`` -> stat names;
     ``seed``, ``granularity`` and ``equivalence``: stat -> a value or a list of values;
@@ -57,6 +58,7 @@ class View:
     blurb: str = ""
     colour: str = ""
     trial: str = "attack"
+    controls: tuple[str, ...] = ()
     sliders: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     words: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     matchup: Mapping[str, tuple] | None = None
@@ -215,10 +217,14 @@ def read(r: Reader, data: Any, stats: tuple[RuleStat, ...]) -> View:
         table = r.table(x, f"view.words.{name}")
         r.known(table, f"view.words.{name}", tuple(n for n, _ in stat.options))
         words[name] = tuple((o, _text(r, w, f"view.words.{name}.{o}")) for o, w in table.items())
+    shown = data.get("controls", [])
+    if not isinstance(shown, list) or len(set(map(str, shown))) != len(shown):
+        r.fail("view.controls", "a list of the stats the dashboard shows, each once", shown)
+    controls = tuple(_stat(r, by_name, x, f"view.controls[{i}]").name for i, x in enumerate(shown))
     effects = {k: _text(r, x, f"view.effects.{k}") for k, x in r.table(data.get("effects", {}), "view.effects").items()}
     return View(
         title=r.string(data, "title", "view", ""), blurb=r.string(data, "blurb", "view", ""), colour=colour,
-        trial=r.string(data, "trial", "view", "attack"), sliders=sliders, words=words,
+        trial=r.string(data, "trial", "view", "attack"), controls=controls, sliders=sliders, words=words,
         matchup=_matchup(r, data["matchup"], by_name) if "matchup" in data else None,
         seed=_values(r, data["seed"], "view.seed", by_name, False) if "seed" in data else None,
         diagnostics=_diagnostics(r, data.get("diagnostics", {}), by_name, sliders),

@@ -285,7 +285,7 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
     ``workbench.rules``): one mode, "attack", with a control per stat
     (its kind, range, label and help); what the file's ``[view]`` says
     (:mod:`workbench.rules.view`: the title, blurb and colour, the word for one
-    attack, the sliders' ranges and the options' words, the matchup line, the
+    attack, the controls shown and their order, the sliders' ranges and the options' words, the matchup line, the
     seed matchup, the diagnostics' stats, the grids, the compare-page concepts
     and the effects' words); and where it says nothing: the title is the
     name, the blurb the first note, the colour ``colour``; its whole-number
@@ -302,7 +302,11 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
         granularity = dict(view.granularity)
     if view is not None and view.equivalence is not None:
         search = dict(view.equivalence)
-    controls = tuple(_stat_control(s, view) for s in rule_system.stats)
+    shown = rule_system.stats
+    if view is not None and view.controls:
+        by_name = {s.name: s for s in rule_system.stats}
+        shown = tuple(by_name[n] for n in view.controls)
+    controls = tuple(_stat_control(s, view) for s in shown)
     if view is not None and view.diagnostics:
         stats = tuple(StatInfo(name, side, -1 if better == "lower" else +1, values, doc)
                       for name, side, better, values, doc in view.diagnostics)
@@ -310,7 +314,7 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
         stats = tuple(
             StatInfo(s.name, "either", +1, _whole_steps(c),
                      (s.help or (s.label or s.name)) + "; the rule file says not which side a higher value helps")
-            for s, c in zip(rule_system.stats, controls) if s.kind == "int" and c.bounds[1] > c.bounds[0])
+            for s, c in zip(shown, controls) if s.kind == "int" and c.bounds[1] > c.bounds[0])
     notes = tuple(getattr(rule_system, "notes", ()) or ())
     chances = tuple(getattr(rule_system, "chances", ()) or ())
     path = Path(rule_system.path) if getattr(rule_system, "path", None) else None
