@@ -374,7 +374,7 @@ _PROFILES = Profiles(
 
 SYSTEM = ownfile.describe(
     KEY, sys.modules[__name__], title="Changes", colour="#4C72B0", names=_CAPPED, seed=SEED,
-    more_modes=lambda own: (volley_mode(own.mode("shooting")),),
+    modes=lambda own: own + (volley_mode(own[0]),),
     effects={"passed": "probability", "reached": "probability"},
     effect_words={"free_attacks": "free attacks (Furious Charge)",
                   "return_fire_models": "models left to fire back (removed at the end)",

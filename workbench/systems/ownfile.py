@@ -54,7 +54,7 @@ def load(key: str, part: str | None = None):
 
 
 def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[str, str], seed: str,
-             more_modes: Callable[[Any], Sequence[Any]] | None = None,
+             modes: Callable[[tuple], Sequence[Any]] | None = None,
              effects: Mapping[str, str] | None = None, effect_words: Mapping[str, str] | None = None,
              profiles: Any = None):
     """The built-in ``key``'s description, made from its own file or folder as a designer's is
@@ -64,8 +64,9 @@ def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[s
     what only its Python knows: its ``title`` and ``colour`` (what tells the built-in apart from a
     copy of its files, which is another system, on the landing page and on shared plots); ``module``, whose stat-level functions the modes call; ``names``,
     its functions' effect names -> the file's (how the thin wrappers rename them), through which
-    the file's effect kinds and words are read; ``more_modes(description of the files)``, the
-    modes after the files' (a mode whose call a mechanism wires, such as a volley's units); the ``effects`` and ``effect_words`` of the
+    the file's effect kinds and words are read; ``modes(the files' modes)``, its dashboard's modes
+    when they are more than the files' (a mode whose call a mechanism wires, such as a volley's
+    units) or a function's signature differs from its file's stats (a decimal number); the ``effects`` and ``effect_words`` of the
     effects its hand-written functions make; its ``profiles`` (the fields its ``to_kwargs`` reads);
     and the ``seed`` post it implements."""
     from .description import _function_names, describe_rules
@@ -79,7 +80,7 @@ def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[s
     kinds = {b: own.effect_kind(f) for b, f in names.items()}
     words = {file_names.get(f, f): w for f, w in own.effect_words.items()}
     return attrs.evolve(
-        own, title=title, module=module, functions=_function_names(module), modes=own_modes + tuple(more_modes(own) if more_modes else ()),
+        own, title=title, module=module, functions=_function_names(module), modes=tuple(modes(own_modes)) if modes else own_modes,
         effects={**{b: k for b, k in kinds.items() if k != "expected"}, **(effects or {})},
         effect_words={**words, **(effect_words or {})}, profiles=profiles, seed=seed, path=None)
 
