@@ -100,7 +100,7 @@ def _value(r: Reader, stat: RuleStat, x: Any, where: str, many: bool) -> Any:
         expected = f"a whole number from {stat.min} to {stat.max}" + (' or "none"' if stat.optional else "")
     if not ok:
         r.fail(where, expected + (' (or a list of them, or a range "lo..hi")' if many else ""), x)
-    return None if x == "none" else x
+    return None if stat.kind == "int" and x == "none" else x
 
 
 def _stat(r: Reader, by_name: Mapping[str, RuleStat], name: Any, where: str, kinds=("int", "bool", "choice")
