@@ -3,7 +3,8 @@
 Nothing in ``[view]`` changes a number: it holds what a system's description
 shows (docs/rulefiles.md, "How the workbench shows a system"): the landing
 page's title and blurb, the colour on shared plots, the word for one attack,
-which stats the dashboard shows and in what order, each whole-number stat's slider range and each choice's option words on the
+which stats the dashboard shows and in what order, the values it starts from
+where they are not the stats' defaults, each whole-number stat's slider range and each choice's option words on the
 dashboard, the matchup line of a forum post, the seed matchup the diagnostics
 start from, the diagnostics' stats (whose side a stat is and which way helps
 it), the granularity and equivalence grids, the compare page's concepts and
@@ -25,7 +26,7 @@ from .spec import RuleStat
 
 __all__ = ["View", "read", "KEYS", "SIDES", "BETTER", "STYLES", "CONCEPTS"]
 
-KEYS = ("title", "blurb", "colour", "trial", "controls", "sliders", "words", "matchup", "seed", "diagnostics", "granularity",
+KEYS = ("title", "blurb", "colour", "trial", "controls", "start", "sliders", "words", "matchup", "seed", "diagnostics", "granularity",
         "equivalence", "concepts", "effects")
 #: whose stat a diagnostics stat is
 SIDES = ("attacker", "defender")
@@ -47,6 +48,7 @@ class View:
     """The checked ``[view]`` of one file (see the module docstring); empty when the file has none.
 
     ``controls``: the stats the dashboard shows, in order (empty: every stat, in file order);
+    ``start``: stat -> the dashboard's starting value (a stat not listed: its default);
     ``sliders``: stat -> (lo, hi); ``words``: choice stat -> ((option, words), ...);
     ``matchup``: side -> ((stat, label, style), ...) and ``"always"`` -> stat names;
     ``seed``, ``granularity`` and ``equivalence``: stat -> a value or a list of values;
@@ -59,6 +61,7 @@ class View:
     colour: str = ""
     trial: str = "attack"
     controls: tuple[str, ...] = ()
+    start: Mapping[str, Any] = field(default_factory=dict)
     sliders: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     words: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     matchup: Mapping[str, tuple] | None = None
@@ -224,7 +227,8 @@ def read(r: Reader, data: Any, stats: tuple[RuleStat, ...]) -> View:
     effects = {k: _text(r, x, f"view.effects.{k}") for k, x in r.table(data.get("effects", {}), "view.effects").items()}
     return View(
         title=r.string(data, "title", "view", ""), blurb=r.string(data, "blurb", "view", ""), colour=colour,
-        trial=r.string(data, "trial", "view", "attack"), controls=controls, sliders=sliders, words=words,
+        trial=r.string(data, "trial", "view", "attack"), controls=controls,
+        start=_values(r, data.get("start", {}), "view.start", by_name, False), sliders=sliders, words=words,
         matchup=_matchup(r, data["matchup"], by_name) if "matchup" in data else None,
         seed=_values(r, data["seed"], "view.seed", by_name, False) if "seed" in data else None,
         diagnostics=_diagnostics(r, data.get("diagnostics", {}), by_name, sliders),

@@ -20,6 +20,7 @@ importable from here as well.
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from pathlib import Path
 from types import MappingProxyType
@@ -243,9 +244,12 @@ class BrokenSystem:
 # a rule file's description
 # ---------------------------------------------------------------------------
 def _stat_control(stat: Any, view: Any = None) -> Control:
-    """A stat's control: its kind, label and help, its slider's range (the file's ``[view.sliders]``,
-    else its ``min``..``max``) and its options' words (``[view.words]``)."""
+    """A stat's control: its kind, label and help, its starting value (the file's ``[view.start]``,
+    else its default), its slider's range (``[view.sliders]``, else its ``min``..``max``) and its
+    options' words (``[view.words]``)."""
     label = stat.label or stat.name
+    if view is not None and stat.name in view.start:  # the dashboard starts elsewhere than the default
+        stat = dataclasses.replace(stat, default=view.start[stat.name])
     if stat.kind == "bool":
         return toggle(stat.name, bool(stat.default), label, stat.help or f"{label}: on or off")
     if stat.kind == "choice":
