@@ -20,7 +20,6 @@ importable from here as well.
 """
 from __future__ import annotations
 
-import dataclasses
 import inspect
 from pathlib import Path
 from types import MappingProxyType
@@ -243,31 +242,24 @@ class BrokenSystem:
 # ---------------------------------------------------------------------------
 # a rule file's description
 # ---------------------------------------------------------------------------
-def _stat_control(stat: Any, view: Any = None) -> Control:
-    """A stat's control: its kind, label and help, its starting value (the file's ``[view.start]``,
-    else its default), its slider's range (``[view.sliders]``, else its ``min``..``max``) and its
-    options' words (``[view.words]``)."""
-    label = stat.label or stat.name
-    if view is not None and stat.name in view.start:  # the dashboard starts elsewhere than the default
-        stat = dataclasses.replace(stat, default=view.start[stat.name])
+def _stat_control(stat: Any, view: Any) -> Control:
+    """A stat's control: its kind, label and help, where it starts (the file's ``[view.start]``,
+    else the stat's default), its slider's range (``[view.sliders]``, else the stat's ``min``..``max``)
+    and its options' words (``[view.words]``)."""
+    label, default = stat.label or stat.name, view.start.get(stat.name, stat.default)
     if stat.kind == "bool":
-        return toggle(stat.name, bool(stat.default), label, stat.help or f"{label}: on or off")
+        return toggle(stat.name, bool(default), label, stat.help or f"{label}: on or off")
     if stat.kind == "choice":
         names = tuple(name for name, _ in stat.options)
-        return dropdown(stat.name, stat.default, names, label,
-                        stat.help or f"{label}: one of " + ", ".join(names),
-                        words=dict(view.words.get(stat.name, ())) if view is not None else None)
-    shown = view.sliders.get(stat.name) if view is not None else None
+        return dropdown(stat.name, default, names, label, stat.help or f"{label}: one of " + ", ".join(names),
+                        words=dict(view.words.get(stat.name, ())))
+    lo = stat.min if stat.min is not None else min(0, default)
+    hi = stat.max if stat.max is not None else max(default + 10, 2 * default)
+    lo, hi = view.sliders.get(stat.name, (lo, hi))
     if getattr(stat, "optional", False):
-        lo, hi = shown or (stat.min, stat.max)
-        return optional_slider(stat.name, stat.default, lo, hi, label,
-                               stat.help or f"{label}: a whole number from {lo} to {hi}, "
-                               "or none at the leftmost notch")
-    lo = stat.min if stat.min is not None else min(0, stat.default)
-    hi = stat.max if stat.max is not None else max(stat.default + 10, 2 * stat.default)
-    lo, hi = shown or (lo, hi)
-    return slider(stat.name, stat.default, lo, hi, label,
-                  stat.help or f"{label}: a whole number from {lo} to {hi}")
+        return optional_slider(stat.name, default, lo, hi, label, stat.help or f"{label}: a whole number from "
+                               f"{lo} to {hi}, or none at the leftmost notch")
+    return slider(stat.name, default, lo, hi, label, stat.help or f"{label}: a whole number from {lo} to {hi}")
 
 
 def _whole_steps(c: Control) -> tuple[int, ...]:
@@ -276,65 +268,44 @@ def _whole_steps(c: Control) -> tuple[int, ...]:
     return tuple(range(lo, hi + 1))
 
 
-def _sides(matchup: Mapping[str, tuple] | None) -> Sides | None:
-    return None if matchup is None else Sides(**matchup)
-
-
-def _concept(stat: str, label: str, sign: int, style: str, ladder: tuple) -> Step:
-    return Step(stat, label, sign, style, tuple(Rung(settings, text) for settings, text in ladder))
-
-
 def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
-    """The description of a loaded rule file (a ``RuleSystem``, see
-    ``workbench.rules``): one mode, "attack", with a control per stat
-    (its kind, range, label and help); what the file's ``[view]`` says
-    (:mod:`workbench.rules.view`: the title, blurb and colour, the word for one
-    attack, the controls shown and their order, the sliders' ranges and the options' words, the matchup line, the
-    seed matchup, the diagnostics' stats, the grids, the compare-page concepts
-    and the effects' words); and where it says nothing: the title is the
-    name, the blurb the first note, the colour ``colour``; its whole-number
-    stats step through their ranges in the diagnostics, with no side said to
-    be helped (owner "either", step +1); the seed matchup is every stat at its
-    default; its granularity and equivalence grids are read from its stats
-    (:func:`workbench.systems.grids.rule_grids`); it has no compare-page
-    concepts. A rule file has no profiles."""
+    """The description of a loaded rule file (a ``RuleSystem``, see ``workbench.rules``): one
+    mode, "attack", with a control per stat (its kind, range, label and help), and what the
+    file's ``[view]`` says (:mod:`workbench.rules.view`: title, blurb, colour, the word for one
+    attack, the controls shown, where they start, the sliders' ranges, the options' words, the
+    matchup line, the seed matchup, the diagnostics' stats, the grids, the compare-page concepts,
+    the effects' words). Where it says nothing: the title is the name, the blurb the first note,
+    the colour ``colour``; every whole-number stat steps through its range in the diagnostics,
+    with no side said to be helped (owner "either", step +1); the seed matchup is every control
+    at its start; the grids are read from the stats (:func:`workbench.systems.grids.rule_grids`);
+    no compare-page concept moves it. A rule file has no profiles."""
+    from ..rules.view import View
     from .grids import rule_grids
 
-    view = getattr(rule_system, "view", None)
+    view = getattr(rule_system, "view", None) or View()
     granularity, search = rule_grids(rule_system)
-    if view is not None and view.granularity is not None:
-        granularity = dict(view.granularity)
-    if view is not None and view.equivalence is not None:
-        search = dict(view.equivalence)
-    shown = rule_system.stats
-    if view is not None and view.controls:
-        by_name = {s.name: s for s in rule_system.stats}
-        shown = tuple(by_name[n] for n in view.controls)
+    by_name = {s.name: s for s in rule_system.stats}
+    shown = tuple(by_name[n] for n in view.controls) if view.controls else rule_system.stats
     controls = tuple(_stat_control(s, view) for s in shown)
-    if view is not None and view.diagnostics:
-        stats = tuple(StatInfo(name, side, -1 if better == "lower" else +1, values, doc)
-                      for name, side, better, values, doc in view.diagnostics)
-    else:
-        stats = tuple(
-            StatInfo(s.name, "either", +1, _whole_steps(c),
-                     (s.help or (s.label or s.name)) + "; the rule file says not which side a higher value helps")
-            for s, c in zip(shown, controls) if s.kind == "int" and c.bounds[1] > c.bounds[0])
+    stats = tuple(StatInfo(name, side, -1 if better == "lower" else +1, values, doc)
+                  for name, side, better, values, doc in view.diagnostics) or tuple(
+        StatInfo(s.name, "either", +1, _whole_steps(c),
+                 (s.help or (s.label or s.name)) + "; the rule file says not which side a higher value helps")
+        for s, c in zip(shown, controls) if s.kind == "int" and c.bounds[1] > c.bounds[0])
     notes = tuple(getattr(rule_system, "notes", ()) or ())
     chances = tuple(getattr(rule_system, "chances", ()) or ())
     path = Path(rule_system.path) if getattr(rule_system, "path", None) else None
     blurb = notes[0] if notes else f"A designer's rule file ({path.name if path else rule_system.key})."
-    seed = view.seed if view is not None and view.seed is not None else {c.name: c.default for c in controls}
     return SystemDescription(
         key=rule_system.key, name=rule_system.name, module=rule_system, die=rule_system.die,
-        title=(view and view.title) or rule_system.name, blurb=(view and view.blurb) or blurb,
-        colour=(view and view.colour) or colour,
-        modes=(Mode("attack", "attack", "Attack", controls, trial=view.trial if view else "attack",
-                    sides=_sides(view.matchup if view else None)),),
-        effects={"criticals": "expected", "wasted_damage": "expected",
-                 **{c.name: "probability" for c in chances}},
-        effect_words={**{c.name: c.label for c in chances if c.label and c.label != c.name},
-                      **(view.effects if view else {})},
-        stats=stats, seed_matchup=seed,
-        granularity_grid=granularity, equivalence_search=search,
-        concepts={k: _concept(*c) for k, c in (view.concepts if view else {}).items()},
+        title=view.title or rule_system.name, blurb=view.blurb or blurb, colour=view.colour or colour,
+        modes=(Mode("attack", "attack", "Attack", controls, trial=view.trial,
+                    sides=None if view.matchup is None else Sides(**view.matchup)),),
+        effects={"criticals": "expected", "wasted_damage": "expected", **{c.name: "probability" for c in chances}},
+        effect_words={**{c.name: c.label for c in chances if c.label and c.label != c.name}, **view.effects},
+        stats=stats, seed_matchup={c.name: c.default for c in controls} if view.seed is None else view.seed,
+        granularity_grid=granularity if view.granularity is None else view.granularity,
+        equivalence_search=search if view.equivalence is None else view.equivalence,
+        concepts={k: Step(stat, label, sign, style, tuple(Rung(settings, text) for settings, text in ladder))
+                  for k, (stat, label, sign, style, ladder) in view.concepts.items()},
         path=path, functions=("attack",))

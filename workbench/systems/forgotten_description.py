@@ -9,10 +9,7 @@ as ``SYSTEM``.
 """
 from __future__ import annotations
 
-import dataclasses
 from types import ModuleType
-
-import attrs
 
 from ..controls import Control, dropdown as _dropdown, optional_slider as _optional
 from ..errors import InputError
@@ -57,14 +54,6 @@ _CC_OWN = _cc_own("attacker") + _cc_own("defender") + (
 _CC_START = {"attacker_armour": "light", "defender_armour": "light"}
 
 
-def _signature_modes(modes: tuple) -> tuple:
-    """The files' modes, each control the function takes otherwise replaced by its own (same place)."""
-    own = {c.name: c for c in _SHOOTING_OWN + _CC_OWN}
-    own.update({c.name: dataclasses.replace(c, default=_CC_START[c.name]) for m in modes for c in m.controls
-                if c.name in _CC_START})
-    return tuple(attrs.evolve(m, controls=tuple(own.get(c.name, c) for c in m.controls)) for m in modes)
-
-
 def _d10(doc: str) -> _Field:
     return _Field("int", 1, 11, doc=f"{doc}; d10 target number, 6 means 6+")
 
@@ -92,7 +81,7 @@ def describe(module: ModuleType):
     """The description of The Forgotten, whose stat-level functions are ``module``'s."""
     return ownfile.describe(
         KEY, module, title="Forgotten", colour="#DD8452", names={"shock": "shock"}, seed=SEED,
-        modes=_signature_modes,
+        modes=ownfile.own_controls({c.name: c for c in _SHOOTING_OWN + _CC_OWN}, start=_CC_START),
         effects={k: "probability" for k in ("defender_downed", "attacker_downed", "defender_newly_wounded",
                                             "attacker_newly_wounded", "pushback_none", "pushback_attacker",
                                             "pushback_defender", "downed")},

@@ -273,24 +273,20 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
 # ---------------------------------------------------------------------------
 import sys as _sys
 
-import attrs as _attrs
-
 from ..controls import dropdown as _dropdown, fine_slider as _fine, optional_slider as _optional
 from .description import ProfileField as _Field, Profiles as _Profiles
 
 
-def _shooting_mode(modes: tuple) -> tuple:
-    """The file's dashboard, with the three controls whose values :func:`shooting` takes otherwise
-    than ``rules/gunfire.toml`` states them: Explosive X or none (the file's 1 is a weapon without
-    Explosive), the suppression threshold as a share of the unit (the file counts hits, the
-    function computes them) and the die by its faces (the file's options are named d6..d20)."""
-    own = {"explosive": _optional("explosive", None, 1, 6, "Explosive X", "an explosive weapon's X; the leftmost "
-                                  "notch means not explosive"),
-           "suppression_hits": _fine("suppression_fraction", 0.25, 0.05, 1.0, 0.05, "suppression fraction",
-                                     "the share of the unit that must be hit for it to be suppressed"),
-           "die": _dropdown("die", 10, (6, 8, 10, 12, 20), "die", "the die every test rolls")}
-    (shooting,) = modes
-    return (_attrs.evolve(shooting, controls=tuple(own.get(c.name, c) for c in shooting.controls)),)
+#: the three controls whose values :func:`shooting` takes otherwise than ``rules/gunfire.toml`` states
+#: them, by the file's stat: Explosive X or none (the file's 1 is a weapon without Explosive), the
+#: suppression threshold as a share of the unit (the file counts hits, the function computes them)
+#: and the die by its faces (the file's options are named d6..d20)
+_OWN_CONTROLS = {
+    "explosive": _optional("explosive", None, 1, 6, "Explosive X", "an explosive weapon's X; the leftmost notch "
+                           "means not explosive"),
+    "suppression_hits": _fine("suppression_fraction", 0.25, 0.05, 1.0, 0.05, "suppression fraction",
+                              "the share of the unit that must be hit for it to be suppressed"),
+    "die": _dropdown("die", 10, (6, 8, 10, 12, 20), "die", "the die every test rolls")}
 
 
 def _stat(doc: str) -> _Field:
@@ -311,7 +307,7 @@ def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
 #: :func:`shooting`'s own signature, the unit profiles' fields with the function that reads them
 SYSTEM = ownfile.describe(
     KEY, _sys.modules[__name__], title="Gunfire", colour="#55A868", names=_EFFECTS, seed=SEED,
-    modes=_shooting_mode,
+    modes=ownfile.own_controls(_OWN_CONTROLS),
     profiles=_Profiles(
         unit={"bs": _stat("Ballistic Skill"), "ev": _stat("Evasion"), "av": _stat("Armour Value"),
               "t": _Field("int", 1, 20, doc="Toughness")},

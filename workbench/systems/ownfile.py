@@ -15,6 +15,7 @@ designer's copy of them gets, with only what the built-in's Python adds.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -25,7 +26,7 @@ import numpy as np
 from ..outcome import Outcome, Stage
 from ..resources import data_dir
 
-__all__ = ["system", "load", "describe", "outcome", "table", "flat_grid", "fit"]
+__all__ = ["system", "load", "describe", "own_controls", "outcome", "table", "flat_grid", "fit"]
 
 
 @functools.cache
@@ -83,6 +84,17 @@ def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[s
         own, title=title, module=module, functions=_function_names(module), modes=tuple(modes(own_modes)) if modes else own_modes,
         effects={**{b: k for b, k in kinds.items() if k != "expected"}, **(effects or {})},
         effect_words={**words, **(effect_words or {})}, profiles=profiles, seed=seed, path=None)
+
+
+def own_controls(own: Mapping[str, Any], start: Mapping[str, Any] | None = None) -> Callable[[tuple], tuple]:
+    """``describe``'s ``modes`` for a built-in whose functions take some arguments otherwise than
+    its files state them: in each of the files' modes, the control of the file's stat ``name``
+    replaced by ``own[name]`` (in its place), and the controls named in ``start`` starting there."""
+    def modes(files: tuple) -> tuple:
+        return tuple(attrs.evolve(m, controls=tuple(
+            own.get(c.name, dataclasses.replace(c, default=start[c.name]) if start and c.name in start else c)
+            for c in m.controls)) for m in files)
+    return modes
 
 
 def fit(pmf: np.ndarray, width: int) -> np.ndarray:
