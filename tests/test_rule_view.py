@@ -34,8 +34,12 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
+def _controls_of(c) -> tuple:
+    return (c.name, c.kind, c.default, c.lo, c.hi, c.options, c.label, c.help, c.words)
+
+
 def _controls(mode) -> list[tuple]:
-    return [(c.name, c.kind, c.default, c.lo, c.hi, c.options, c.label, c.help, c.words) for c in mode.controls]
+    return [_controls_of(c) for c in mode.controls]
 
 
 # -- a copy of a built-in's files -------------------------------------------------------------------
@@ -84,7 +88,10 @@ def test_a_copy_of_changes_shows_its_edits_and_the_builtins_description_elsewher
 
 def test_a_copy_of_antares_shows_its_edited_label(copies):
     mine, builtin = systems.get("my_antares"), systems.get("antares")
-    ours, theirs = _controls(mine.modes[0]), _controls(builtin.modes[0])
+    # antares.shooting takes no blast (the volley's); the copy's file has one, and shows it
+    assert "blast" in [c.name for c in mine.modes[0].controls] and "blast" not in builtin.arguments("shooting")
+    ours = [c for c in _controls(mine.modes[0]) if c[0] != "blast"]
+    theirs = _controls(builtin.modes[0])
     assert [c[6] for c in ours] == ["Res (toughness)" if c[0] == "res" else c[6] for c in theirs]
     assert [c[:6] + c[7:] for c in ours] == [c[:6] + c[7:] for c in theirs]
     assert [(s.name, s.owner, s.step, s.values) for s in mine.stats] == [(s.name, s.owner, s.step, s.values)
@@ -203,3 +210,23 @@ def test_a_bad_view_key_names_the_field_what_is_allowed_what_was_found_and_the_l
     err = info.value
     assert err.field == field and expected in err.expected and err.got == got, (err.field, err.expected, err.got)
     assert err.line is not None and err.line > len(KILL6.splitlines())
+
+
+def test_a_copy_of_the_forgotten_shows_every_stat_of_its_files(tmp_path, monkeypatch):
+    """The built-in's dashboard shows its functions' own controls (a heroic save of none for no
+    hero); a copy of its folder, another system, shows each file's stats as the file states them."""
+    shutil.copytree(SHIPPED / "forgotten", tmp_path / "my_forgotten")
+    for part in ("shooting", "close_combat"):
+        _rekey(tmp_path / "my_forgotten" / f"{part}.toml", "forgotten", "my_forgotten")
+    _edit(tmp_path / "my_forgotten" / "shooting.toml", 'label = "firer moved"', 'label = "how far the firer went"')
+    monkeypatch.setenv(systems.RULES_ENV, str(tmp_path))
+    mine, builtin = systems.get("my_forgotten"), systems.get("forgotten")
+    ours = {c.name: c for c in mine.mode("shooting").controls}
+    theirs = {c.name: c for c in builtin.mode("shooting").controls}
+    assert ours["moved"].label == "how far the firer went" and theirs["moved"].label == "firer moved"
+    assert "hero" in ours and "hero" not in theirs and theirs["heroic_save"].kind == "optint"
+    assert ours["heroic_save"].kind == "int" and "attacker_hero" in {c.name for c in mine.mode("close_combat").controls}
+    same = set(ours) & set(theirs) - {"moved", "aimed", "damage", "defence", "heroic_save"}
+    assert [_controls_of(ours[n]) for n in sorted(same)] == [_controls_of(theirs[n]) for n in sorted(same)]
+    assert [s.name for s in mine.stats] == [s.name for s in builtin.stats] == ["shoot", "attack_power"]
+    assert mine.concepts == builtin.concepts and mine.seed_matchup == builtin.seed_matchup

@@ -319,10 +319,13 @@ def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
 
 
 #: the rule file's (its stats and [view]), with what only this Python says: the effect of
-#: :func:`test`, the unit profiles' fields with the function that reads them
+#: :func:`test`, the one stat :func:`shooting` does not take, the unit profiles' fields with the
+#: function that reads them
 SYSTEM = ownfile.describe(
     KEY, _sys.modules[__name__], title="Antares", colour="#C44E52", names=_EFFECTS, seed=SEED,
     effects={"critical": "probability"}, effect_words={"critical": "the test is a critical success"},
+    # shooting takes no blast: a blast weapon is the volley's, each weapon its own
+    modes=ownfile.own_controls({"blast": None}),
     profiles=_Profiles(
         unit={"ag": _out_of_10("Agility"), "acc": _out_of_10("Accuracy"), "res": _out_of_10("Resist"),
               "str": _out_of_10("Strength"), "init": _out_of_10("Initiative"), "cou": _out_of_10("Courage"),

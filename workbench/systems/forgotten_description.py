@@ -28,6 +28,8 @@ _SHOOTING_OWN = (
     _optional("heroic_save", None, 1, 12, "heroic save (PHYS)",
               "a downed hero rolls against PHYS to stay up; the leftmost notch means no hero"),
 )
+#: the files' hero switches, which the functions' heroic saves hold (none: no hero)
+_HEROES = ("hero", "attacker_hero", "defender_hero")
 
 
 def _cc_own(side: str) -> tuple[Control, ...]:
@@ -81,7 +83,8 @@ def describe(module: ModuleType):
     """The description of The Forgotten, whose stat-level functions are ``module``'s."""
     return ownfile.describe(
         KEY, module, title="Forgotten", colour="#DD8452", names={"shock": "shock"}, seed=SEED,
-        modes=ownfile.own_controls({c.name: c for c in _SHOOTING_OWN + _CC_OWN}, start=_CC_START),
+        modes=ownfile.own_controls({**{c.name: c for c in _SHOOTING_OWN + _CC_OWN}, **dict.fromkeys(_HEROES)},
+                                   start=_CC_START),
         effects={k: "probability" for k in ("defender_downed", "attacker_downed", "defender_newly_wounded",
                                             "attacker_newly_wounded", "pushback_none", "pushback_attacker",
                                             "pushback_defender", "downed")},

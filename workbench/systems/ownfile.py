@@ -89,11 +89,13 @@ def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[s
 def own_controls(own: Mapping[str, Any], start: Mapping[str, Any] | None = None) -> Callable[[tuple], tuple]:
     """``describe``'s ``modes`` for a built-in whose functions take some arguments otherwise than
     its files state them: in each of the files' modes, the control of the file's stat ``name``
-    replaced by ``own[name]`` (in its place), and the controls named in ``start`` starting there."""
+    replaced by ``own[name]`` (in its place; None: the function has no such argument, and the
+    control goes), and the controls named in ``start`` starting there."""
+
     def modes(files: tuple) -> tuple:
-        return tuple(attrs.evolve(m, controls=tuple(
+        return tuple(attrs.evolve(m, controls=tuple(c for c in (
             own.get(c.name, dataclasses.replace(c, default=start[c.name]) if start and c.name in start else c)
-            for c in m.controls)) for m in files)
+            for c in m.controls) if c is not None)) for m in files)
     return modes
 
 
