@@ -194,6 +194,7 @@ def test_no_number_depends_on_the_view():
      '"attacker", "defender"', "target"),
     ('[view.diagnostics.bs]\nside = "attacker"\nbetter = "up"\n', "view.diagnostics.bs.better",
      '"lower", "higher"', "up"),
+    ('[view.diagnostics.bs]\nside = "attacker"\n', "view.diagnostics.bs.better", "(required)", "nothing"),
     ('[view]\nseed = { range = 3 }\n', "view.seed.range", "the name of a stat", "range"),
     ('[view]\nseed = { bs = 9 }\n', "view.seed.bs", "a whole number from 2 to 6", 9),
     ('[view.matchup]\nfirer = [["bs", "BS", "bold"]]\n', "view.matchup.firer[0]", '"plus", "mod", "plain"',

@@ -158,8 +158,10 @@ def _diagnostics(r: Reader, data: Any, by_name, sliders) -> tuple:
         stat = _stat(r, by_name, name, where, ("int",))
         d = r.table(d, where)
         r.known(d, where, _DIAGNOSTIC)
-        side = r.option(d, "side", where, SIDES, "")
-        better = r.option(d, "better", where, BETTER, "")
+        for key, allowed in (("side", SIDES), ("better", BETTER)):
+            if key not in d:
+                r.fail(f"{where}.{key}", "one of " + ", ".join(f'"{a}"' for a in allowed) + " (required)", "nothing")
+        side, better = r.option(d, "side", where, SIDES, ""), r.option(d, "better", where, BETTER, "")
         lo, hi = sliders.get(name, (stat.min, stat.max))
         if "values" in d:
             lo, hi = _range(r, d["values"], f"{where}.values", stat.min, stat.max)
