@@ -18,6 +18,7 @@ from .errors import RuleFileError
 from .expr import MAX_LITERAL
 from .reader import Reader
 from .spec import Chance, DamageRoll, Forbid, Removal, RuleStage, RuleStat, Volley
+from .view import read as read_view
 
 __all__ = ["parse_text", "read_file", "RESERVED", "MAX_DIE", "MAX_EXTRA", "MAX_FILE"]
 
@@ -44,7 +45,7 @@ COUNTS = ("successes", "removed")
 MAX_FILE = 200_000
 DICE = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
 
-_TOP = ("system", "stats", "attack", "stages", "removal", "forbid", "chances", "volley", "mechanism")
+_TOP = ("system", "stats", "attack", "stages", "removal", "forbid", "chances", "volley", "mechanism", "view")
 #: the tables a file of a named mechanism leaves to the mechanism
 _NOT_WITH_MECHANISM = ("attack", "stages", "removal", "chances", "volley")
 _SYSTEM = ("key", "name", "die", "notes", "order")
@@ -130,10 +131,11 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     for sname, sd in stats_data.items():
         stats.append(_stat(r, sname, sd))
     names = frozenset(s.name for s in stats)
+    view = read_view(r, data.get("view"), tuple(stats))  # how the workbench shows it: no number reads it
 
     if "mechanism" in data:
         return _mechanism_file(r, data, dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats),
-                                             order=order), names)
+                                             order=order, view=view), names)
 
     # [attack]
     attack = r.table(data.get("attack", {}), "attack")
@@ -170,7 +172,7 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
 
     return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), order=order, count=count,
                 stages=stages, removal=removal, forbids=tuple(forbids), tokens_die=tokens_die,
-                chances=chances, volley=volley)
+                chances=chances, volley=volley, view=view)
 
 
 def _forbids(r: Reader, data: dict, names) -> tuple[Forbid, ...]:

@@ -13,6 +13,7 @@ from ..outcome import Outcome
 from .frozen import Immutable
 from .mechanisms import MECHANISMS
 from .system import StatChecks
+from .view import View
 
 __all__ = ["MechanismSystem"]
 
@@ -33,6 +34,7 @@ class MechanismSystem(StatChecks, Immutable):
     source: str
     mechanism: str
     spec: Any
+    view: View
     _module: Any
 
     def __init__(self, parts: Mapping[str, Any], path: str | Path, source: str):
@@ -42,6 +44,8 @@ class MechanismSystem(StatChecks, Immutable):
         d["notes"] = tuple(parts["notes"])
         d["stats"] = tuple(parts["stats"])
         d["forbids"] = tuple(parts["forbids"])
+        #: the file's ``[view]``: how the workbench shows it (:mod:`workbench.rules.view`)
+        d["view"] = parts.get("view") or View()
         d["path"] = Path(path)
         d["source"] = source
         d["_by_name"] = {s.name: s for s in self.stats}

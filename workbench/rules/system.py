@@ -36,6 +36,7 @@ from .sampled import roll_tokens, simulate
 from .spec import Chance, Forbid, Removal, RuleStage, RuleStat, Volley
 from .stats import StatChecks
 from .tokens import successes
+from .view import View
 
 # StatChecks is read from here by the file of a named mechanism too
 __all__ = ["RuleSystem", "StatChecks"]
@@ -65,6 +66,7 @@ class RuleSystem(StatChecks, Immutable):
     count: Expr
     removal: Removal
     forbids: tuple[Forbid, ...]
+    view: View
     tokens_die: Expr | None
     chances: tuple[Chance, ...]
     volley_spec: Volley | None
@@ -94,6 +96,8 @@ class RuleSystem(StatChecks, Immutable):
         d["count"] = parts["count"]
         d["removal"] = parts["removal"]
         d["forbids"] = tuple(parts["forbids"])
+        #: the file's ``[view]``: how the workbench shows it (:mod:`workbench.rules.view`)
+        d["view"] = parts.get("view") or View()
         d["tokens_die"] = parts.get("tokens_die")
         d["chances"] = tuple(parts.get("chances", ()))
         #: the file's ``[volley]`` (None: the file says no volley)

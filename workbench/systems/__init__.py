@@ -20,8 +20,10 @@ designer's file or folder using a built-in's key is refused; a copy of a
 built-in's file or folder under a new key is a new system (the way a designer
 starts a variant).
 
-Adding a built-in system: write its module with its ``SYSTEM`` description
-at the end and add its key to :data:`BUILTINS`.
+Adding a built-in system: write its rule file (its stats and ``[view]``), its
+module with ``SYSTEM = ownfile.describe(...)`` at the end (the file's
+description, with what only the module's Python says) and add its key to
+:data:`BUILTINS`.
 """
 from __future__ import annotations
 

@@ -29,10 +29,12 @@ folder ``rules/changes/`` (keyed "changes", so no list shows it as a system of i
 their arguments, name their stages and notes, and turn the engine's answer
 into their own (:mod:`workbench.systems.ownfile`). The pieces they share (the
 D12 test, the ranges, the notes, the checks) are :mod:`~workbench.systems.changes_rules`;
-the volley (:mod:`~workbench.systems.changes_volley`), the action distances
-(:mod:`~workbench.systems.changes_distances`) and the description
-(:mod:`~workbench.systems.changes_description`) have modules of their own, and
-their public names are importable from here.
+the volley (:mod:`~workbench.systems.changes_volley`) and the action distances
+(:mod:`~workbench.systems.changes_distances`) have modules of their own, and
+their public names are importable from here. The description, ``SYSTEM``, is
+the rule folder's (its stats and ``[view]``), with what only this Python says:
+the volley page's wiring, the effects of the hand-written functions and the
+unit profiles' fields with the function that reads them.
 
 See ``docs/rules/changes.md`` for every interpretation and variant switch.
 """
@@ -47,7 +49,6 @@ from .. import validate as v
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 from . import ownfile
-from .changes_description import describe
 from .changes_distances import (ACTION_DISTANCES, action_distance, charge_distance, distance_pmf, move_distance,
                                 reach_probability)
 from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
@@ -56,7 +57,8 @@ from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER,
                             ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _check_action, _firer_cover, _flag_notes,
                             _flags, _heavy_bs, _int, _ints, _mod, _one_marker, _optional_ints, _pierce_wound_stages,
                             _scalar, _shooting_stages, _stage, _test, _unit_notes, _width, test)
-from .changes_volley import volley
+from .changes_volley import volley, volley_mode
+from .records import ProfileField, Profiles
 from .wrappers import grid_table, one_roll, resolve
 # the names other modules, the reference oracles (tests/reference) and the docs read from here
 from .changes_distances import CHARGES  # noqa: F401
@@ -336,4 +338,46 @@ def leadership(ld, modifier=0, *, natural_12_always_succeeds=False, natural_1_al
 
 TABLES = {"shooting": shooting_table, "melee": melee_table}
 
-SYSTEM = describe(sys.modules[__name__])
+
+# -- unit profiles: the fields profile_kwargs reads ------------------------------------
+def _roll(doc: str) -> ProfileField:
+    return ProfileField("int", 1, 13, doc=f"{doc}; the D12 target, 5 means 5+")
+
+
+def _modifier(doc: str) -> ProfileField:
+    return ProfileField("int", -12, 12, doc=f"{doc}; the modifier added, 2 means +2")
+
+
+def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
+    """``(mode, keyword arguments)`` of ``attacker`` using ``weapon`` on
+    ``target``: :func:`shooting` for a light or heavy weapon, :func:`melee`
+    (WS, the weapon's S and AP, the attacker's A, the target's D) for a melee
+    weapon."""
+    if weapon["class"] == "melee":
+        return "melee", dict(ws=attacker["ws"], s=weapon["s"], ap=weapon["ap"], d=target["d"], inv=target["inv"],
+                             t=target["t"], sv=target["sv"], wounds=target["w"],
+                             attacks=attacker["a"] * weapon["shots"])
+    return "shooting", dict(bs=attacker["bs"], s=weapon["s"], ap=weapon["ap"], t=target["t"], sv=target["sv"],
+                            inv=target["inv"], wounds=target["w"], weapon=weapon["class"], shots=weapon["shots"])
+
+
+_PROFILES = Profiles(
+    unit={"ws": _roll("Weapon Skill"), "bs": _roll("Ballistic Skill"), "s": _roll("Strength"),
+          "t": _modifier("Toughness"), "w": ProfileField("int", 1, 100, doc="Wounds"),
+          "i": ProfileField("int", 0, 20, doc="Initiative"), "a": ProfileField("int", 0, 100, doc="Attacks"),
+          "ld": _roll("Leadership"), "sv": _modifier("armour Save"), "d": _modifier("Dodge"),
+          "inv": _modifier("Invulnerable")},
+    weapon={"s": _roll("Strength"), "ap": _roll("Armour Piercing"),
+            "shots": ProfileField("int", 1, 100, doc="dice per model"),
+            "class": ProfileField("choice", allowed=("light", "heavy", "melee"), doc="weapon class")},
+    basic=("space_marine", "Boltgun", "space_marine"), to_kwargs=profile_kwargs)
+
+SYSTEM = ownfile.describe(
+    KEY, sys.modules[__name__], title="Changes", colour="#4C72B0", names=_CAPPED, seed=SEED,
+    modes=lambda own: own + (volley_mode(own[0]),),
+    effects={"passed": "probability", "reached": "probability"},
+    effect_words={"free_attacks": "free attacks (Furious Charge)",
+                  "return_fire_models": "models left to fire back (removed at the end)",
+                  "surviving_models": "models left standing",
+                  "passed": "the test is passed", "reached": "the charge reaches its target"},
+    profiles=_PROFILES)

@@ -6,13 +6,17 @@ unit a profile, its unsaved wounds added before the one fold into models removed
 """
 from __future__ import annotations
 
+import dataclasses
+import re
 from typing import Any
 
 from .. import validate as v
+from ..controls import Control
 from ..dice import percent
 from ..errors import InputError
 from ..outcome import Outcome
 from . import ownfile
+from .records import Mode, Sides
 from .wrappers import keyed, listed, resolve
 from .changes_rules import (ACTIONS, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
                             MAX_MODELS, MAX_UNITS, MAX_WOUNDS, MODIFIER, NOTE_FIRER_GTG, NOTE_FIRER_GTG_BETTER,
@@ -20,7 +24,7 @@ from .changes_rules import (ACTIONS, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAV
                             NOTE_WOUNDS, ROLL_STAT, WEAPONS, _check_action, _firer_cover, _flag_notes, _flags,
                             _heavy_bs, _int, _one_marker, _shooting_stages)
 
-__all__ = ["volley", "ATTACKER_KEYS", "ATTACKER_REQUIRED"]
+__all__ = ["volley", "volley_mode", "volley_call", "ATTACKER_KEYS", "ATTACKER_REQUIRED", "VOLLEY_UNITS"]
 
 ATTACKER_KEYS = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
 ATTACKER_REQUIRED = ("bs", "s", "ap")
@@ -165,3 +169,65 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
 _VOLLEY_EFFECTS = {"unsaved_wounds": "to wound", "wasted_wounds": "wasted_damage", "destroyed": "destroyed",
                    "units_not_needed": "units_not_needed"}
 
+
+
+# -- the volley dashboard ------------------------------------------------------
+#: the volley dashboard: up to three units fire at one target, resolved together
+VOLLEY_UNITS = 3
+#: each unit's starting values on the volley dashboard (the others: the shooting file's defaults)
+_UNIT_DEFAULTS: dict[int, dict[str, Any]] = {1: dict(shots=5), 2: dict(s=4, ap=4, shots=3, weapon="heavy"),
+                                             3: dict(shots=5)}
+#: a unit's controls: the shooting file's stat -> (label, help) with {i} the unit's number
+_UNIT_WORDS = {
+    "bs": ("unit {i} BS (roll needed)", "unit {i} hits on a D12 roll of this or more (lower is better)"),
+    "s": ("unit {i} S (roll needed)", "unit {i}'s weapon strength"),
+    "ap": ("unit {i} AP (roll needed)", "unit {i}'s armour piercing"),
+    "shots": ("unit {i} shots", "dice unit {i} rolls to hit"),
+    "weapon": ("unit {i} weapon", "light or heavy weapon"),
+    "action": ("unit {i} action", "snap, shot or aimed"),
+    "firer_gone_to_ground": ("unit {i} gone to ground", "unit {i} has gone to ground: snap shots only"),
+    "firer_cover": ("unit {i} cover", "unit {i}'s own cover"),
+}
+#: the target's controls that read differently when several units fire
+_TARGET_WORDS = {"cover": "the target's cover, added to every unit's BS roll needed",
+                 "models": "the target unit's size"}
+_TARGET = ("cover", "models", "go_to_ground", "evading", "firer_cover_rule", "heavy_shot", "t", "sv", "inv", "wounds",
+           "natural_12_always_succeeds", "natural_1_always_fails")
+
+
+def volley_call(fn, values: dict, **extra):
+    """:func:`volley` from flat control values: ``units`` firing units, unit
+    i's keys written ``u<i>_<key>`` (``u1_bs``, ``u2_action``...)."""
+    n = values["units"]
+    attackers: list[dict[str, Any]] = [{} for _ in range(n)]
+    rest = {}
+    for k, value in values.items():
+        m = re.match(r"^u(\d+)_(.+)$", k)
+        if m:
+            if int(m.group(1)) <= n:
+                attackers[int(m.group(1)) - 1][m.group(2)] = value
+        elif k != "units":
+            rest[k] = value
+    return fn(attackers, **rest, **extra)
+
+
+def volley_mode(shooting: Mode) -> Mode:
+    """The volley dashboard, made of the shooting file's controls (their ranges, options and
+    defaults: ``rules/changes/shooting.toml``): how many units fire, each unit's profile
+    (``u<i>_bs``...) and the shared target. It stays in Python because it is the wiring of the
+    file's ``[volley]`` into one page (a list of units as flat controls, :func:`volley_call`),
+    which a rule file's dashboard of one profile has no words for; the target's size is a plain
+    slider, as :func:`volley` needs one."""
+    by_name = {c.name: c for c in shooting.controls}
+    units = tuple(
+        dataclasses.replace(by_name[k], name=f"u{i}_{k}", label=label.format(i=i), help=help_.format(i=i),
+                            default=_UNIT_DEFAULTS[i].get(k, by_name[k].default))
+        for i in range(1, VOLLEY_UNITS + 1) for k, (label, help_) in _UNIT_WORDS.items())
+    target = tuple(dataclasses.replace(by_name[k], help=_TARGET_WORDS.get(k, by_name[k].help),
+                                       kind="int" if k == "models" else by_name[k].kind) for k in _TARGET)
+    count = Control("units", "int", 2, 1, VOLLEY_UNITS, label="firing units",
+                    help="units declared at the target, resolved together")
+    return Mode("volley", "volley", "Volley", (count,) + units + target, trial="shot", call=volley_call,
+                sides=Sides(target=shooting.sides.target if shooting.sides else (),
+                            unit=tuple(t for t in (shooting.sides.firer + shooting.sides.weapon
+                                                   if shooting.sides else ()))))

@@ -242,22 +242,24 @@ class BrokenSystem:
 # ---------------------------------------------------------------------------
 # a rule file's description
 # ---------------------------------------------------------------------------
-def _stat_control(stat: Any) -> Control:
-    label = stat.label or stat.name
+def _stat_control(stat: Any, view: Any) -> Control:
+    """A stat's control: its kind, label and help, where it starts (the file's ``[view.start]``,
+    else the stat's default), its slider's range (``[view.sliders]``, else the stat's ``min``..``max``)
+    and its options' words (``[view.words]``)."""
+    label, default = stat.label or stat.name, view.start.get(stat.name, stat.default)
     if stat.kind == "bool":
-        return toggle(stat.name, bool(stat.default), label, stat.help or f"{label}: on or off")
+        return toggle(stat.name, bool(default), label, stat.help or f"{label}: on or off")
     if stat.kind == "choice":
         names = tuple(name for name, _ in stat.options)
-        return dropdown(stat.name, stat.default, names, label,
-                        stat.help or f"{label}: one of " + ", ".join(names))
+        return dropdown(stat.name, default, names, label, stat.help or f"{label}: one of " + ", ".join(names),
+                        words=dict(view.words.get(stat.name, ())))
+    lo = stat.min if stat.min is not None else min(0, default)
+    hi = stat.max if stat.max is not None else max(default + 10, 2 * default)
+    lo, hi = view.sliders.get(stat.name, (lo, hi))
     if getattr(stat, "optional", False):
-        return optional_slider(stat.name, stat.default, stat.min, stat.max, label,
-                               stat.help or f"{label}: a whole number from {stat.min} to {stat.max}, "
-                               "or none at the leftmost notch")
-    lo = stat.min if stat.min is not None else min(0, stat.default)
-    hi = stat.max if stat.max is not None else max(stat.default + 10, 2 * stat.default)
-    return slider(stat.name, stat.default, lo, hi, label,
-                  stat.help or f"{label}: a whole number from {lo} to {hi}")
+        return optional_slider(stat.name, default, lo, hi, label, stat.help or f"{label}: a whole number from "
+                               f"{lo} to {hi}, or none at the leftmost notch")
+    return slider(stat.name, default, lo, hi, label, stat.help or f"{label}: a whole number from {lo} to {hi}")
 
 
 def _whole_steps(c: Control) -> tuple[int, ...]:
@@ -267,33 +269,43 @@ def _whole_steps(c: Control) -> tuple[int, ...]:
 
 
 def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
-    """The description of a loaded rule file (a ``RuleSystem``, see
-    ``workbench.rules``): one mode, "attack", with a control per stat
-    (its kind, range, label and help); its whole-number stats step through
-    their ranges in the diagnostics, with no side said to be helped
-    (owner "either", step +1); the seed matchup is every stat at its
-    default; its granularity and equivalence grids are read from its stats
-    (:func:`workbench.systems.grids.rule_grids`). It has no profiles and no
-    compare-page concepts."""
+    """The description of a loaded rule file (a ``RuleSystem``, see ``workbench.rules``): one
+    mode, "attack", with a control per stat (its kind, range, label and help), and what the
+    file's ``[view]`` says (:mod:`workbench.rules.view`: title, blurb, colour, the word for one
+    attack, the controls shown, where they start, the sliders' ranges, the options' words, the
+    matchup line, the seed matchup, the diagnostics' stats, the grids, the compare-page concepts,
+    the effects' words). Where it says nothing: the title is the name, the blurb the first note,
+    the colour ``colour``; every whole-number stat steps through its range in the diagnostics,
+    with no side said to be helped (owner "either", step +1); the seed matchup is every control
+    at its start; the grids are read from the stats (:func:`workbench.systems.grids.rule_grids`);
+    no compare-page concept moves it. A rule file has no profiles."""
+    from ..rules.view import View
     from .grids import rule_grids
 
+    view = getattr(rule_system, "view", None) or View()
     granularity, search = rule_grids(rule_system)
-    controls = tuple(_stat_control(s) for s in rule_system.stats)
-    stats = tuple(
+    by_name = {s.name: s for s in rule_system.stats}
+    shown = tuple(by_name[n] for n in view.controls) if view.controls else rule_system.stats
+    controls = tuple(_stat_control(s, view) for s in shown)
+    stats = tuple(StatInfo(name, side, -1 if better == "lower" else +1, values, doc)
+                  for name, side, better, values, doc in view.diagnostics) or tuple(
         StatInfo(s.name, "either", +1, _whole_steps(c),
                  (s.help or (s.label or s.name)) + "; the rule file says not which side a higher value helps")
-        for s, c in zip(rule_system.stats, controls) if s.kind == "int" and c.bounds[1] > c.bounds[0])
+        for s, c in zip(shown, controls) if s.kind == "int" and c.bounds[1] > c.bounds[0])
     notes = tuple(getattr(rule_system, "notes", ()) or ())
     chances = tuple(getattr(rule_system, "chances", ()) or ())
     path = Path(rule_system.path) if getattr(rule_system, "path", None) else None
     blurb = notes[0] if notes else f"A designer's rule file ({path.name if path else rule_system.key})."
     return SystemDescription(
         key=rule_system.key, name=rule_system.name, module=rule_system, die=rule_system.die,
-        title=rule_system.name, blurb=blurb, colour=colour,
-        modes=(Mode("attack", "attack", "Attack", controls, trial="attack"),),
-        effects={"criticals": "expected", "wasted_damage": "expected",
-                 **{c.name: "probability" for c in chances}},
-        effect_words={c.name: c.label for c in chances if c.label and c.label != c.name},
-        stats=stats, seed_matchup={c.name: c.default for c in controls},
-        granularity_grid=granularity, equivalence_search=search,
+        title=view.title or rule_system.name, blurb=view.blurb or blurb, colour=view.colour or colour,
+        modes=(Mode("attack", "attack", "Attack", controls, trial=view.trial,
+                    sides=None if view.matchup is None else Sides(**view.matchup)),),
+        effects={"criticals": "expected", "wasted_damage": "expected", **{c.name: "probability" for c in chances}},
+        effect_words={**{c.name: c.label for c in chances if c.label and c.label != c.name}, **view.effects},
+        stats=stats, seed_matchup={c.name: c.default for c in controls} if view.seed is None else view.seed,
+        granularity_grid=granularity if view.granularity is None else view.granularity,
+        equivalence_search=search if view.equivalence is None else view.equivalence,
+        concepts={k: Step(stat, label, sign, style, tuple(Rung(settings, text) for settings, text in ladder))
+                  for k, (stat, label, sign, style, ladder) in view.concepts.items()},
         path=path, functions=("attack",))

@@ -4,9 +4,10 @@ A :class:`~workbench.rules.RuleFolder`'s description is made of its parts'
 (:func:`~workbench.systems.description.describe_rules` of each file): a mode per
 part, named by the part's file (``melee.toml``: the mode and function
 ``melee``, titled "Melee"), with that file's controls; the side effects of
-every part; and, from the first part, the landing page's blurb, the
-diagnostics' stats, the seed matchup and the granularity and equivalence
-grids (a system's diagnostics read its first mode).
+every part with their words; and, from the first part, the landing page's
+title, blurb and colour, the diagnostics' stats, the seed matchup, the
+granularity and equivalence grids and the compare page's concepts (a system's
+diagnostics and its place on the compare page read its first mode).
 """
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def describe_folder(folder: Any, colour: str) -> SystemDescription:
         effects.update(d.effects)
         words.update(d.effect_words)
     return SystemDescription(
-        key=folder.key, name=folder.name, module=folder, die=folder.die, title=folder.name, blurb=first.blurb,
-        colour=colour, modes=modes, effects=effects, effect_words=words, stats=first.stats,
+        key=folder.key, name=folder.name, module=folder, die=folder.die,
+        title=first.title if first.title != first.name else folder.name, blurb=first.blurb,
+        colour=first.colour, modes=modes, concepts=first.concepts, effects=effects, effect_words=words, stats=first.stats,
         seed_matchup=first.seed_matchup, granularity_grid=first.granularity_grid,
         equivalence_search=first.equivalence_search, path=folder.path, functions=folder.functions)

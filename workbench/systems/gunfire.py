@@ -273,35 +273,20 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
 # ---------------------------------------------------------------------------
 import sys as _sys
 
-from ..controls import (dropdown as _dropdown, fine_slider as _fine, optional_slider as _optional, shots_slider as _shots,
-                        slider as _slider, toggle as _toggle, unit_size_slider as _unit_size)
-from .description import (Mode as _Mode, Sides as _Sides, ProfileField as _Field, Profiles as _Profiles, StatInfo as _Stat,
-                          Step as _Step, SystemDescription as _Description)
+from ..controls import dropdown as _dropdown, fine_slider as _fine, optional_slider as _optional
+from .description import ProfileField as _Field, Profiles as _Profiles
 
-_SHOOTING_MODE = _Mode("shooting", "shooting", "Shooting", (
-    _slider("bs", 4, 0, 12, "BS (ballistic skill)", "the firer's ballistic skill, tested against the target's Ev (higher is better)"),
-    _slider("ev", 3, 0, 12, "Ev (evasion)", "the target's evasion, tested against BS (higher is harder to hit)"),
-    _slider("ap", 3, 0, 12, "AP (armour piercing)", "the weapon's armour piercing, tested against the target's AV"),
-    _slider("av", 3, 0, 12, "AV (armour value)", "the target's armour value, tested against AP"),
-    _slider("s", 1, 0, 12, "S (strength)", "the weapon's strength: penetrating hits divided by the target's T remove models"),
-    _slider("t", 1, 1, 12, "T (toughness)", "the target's toughness: penetrating hits needed per model removed"),
-    _shots(10),
-    _unit_size(10),
-    _slider("hit_mod", 0, -6, 6, "hit modifier", "added to Ev (positive makes hitting harder)"),
-    _slider("pen_mod", 0, -6, 6, "penetration modifier", "added to AV (positive makes penetrating harder)"),
-    _optional("explosive", None, 1, 6, "Explosive X", "an explosive weapon's X; the leftmost notch means not "
-              "explosive"),
-    _fine("suppression_fraction", 0.25, 0.05, 1.0, 0.05, "suppression fraction",
-          "the share of the unit that must be hit for it to be suppressed"),
-    _dropdown("die", 10, (6, 8, 10, 12, 20), "die", "the die every test rolls"),
-    _slider("base", 6, 1, 20, "base roll", "the roll needed when the two stats are equal"),
-    _toggle("natural_max_always_succeeds", False, "the highest face always succeeds",
-            "variant: the die's highest face passes every test"),
-    _toggle("natural_1_always_fails", False, "a natural 1 always fails", "variant: a roll of 1 fails every test"),
-), trial="shot",
-   sides=_Sides(firer=(("bs", "BS", "plain"),),
-                weapon=(("s", "S", "plain"), ("ap", "AP", "plain"), ("explosive", "Explosive", "plain")),
-                target=(("ev", "Ev", "plain"), ("av", "AV", "plain"), ("t", "T", "plain"))))
+
+#: the three controls whose values :func:`shooting` takes otherwise than ``rules/gunfire.toml`` states
+#: them, by the file's stat: Explosive X or none (the file's 1 is a weapon without Explosive), the
+#: suppression threshold as a share of the unit (the file counts hits, the function computes them)
+#: and the die by its faces (the file's options are named d6..d20)
+_OWN_CONTROLS = {
+    "explosive": _optional("explosive", None, 1, 6, "Explosive X", "an explosive weapon's X; the leftmost notch "
+                           "means not explosive"),
+    "suppression_hits": _fine("suppression_fraction", 0.25, 0.05, 1.0, 0.05, "suppression fraction",
+                              "the share of the unit that must be hit for it to be suppressed"),
+    "die": _dropdown("die", 10, (6, 8, 10, 12, 20), "die", "the die every test rolls")}
 
 
 def _stat(doc: str) -> _Field:
@@ -318,34 +303,11 @@ def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
     return "shooting", out
 
 
-SYSTEM = _Description(
-    key=KEY, name=NAME, module=_sys.modules[__name__], die=DIE, seed=SEED,
-    title="Gunfire",
-    blurb="Opposed d10 tests: BS against EV, AP against AV, S against T, suppression.",
-    colour="#55A868",
-    modes=(_SHOOTING_MODE,),
-    effects={"suppressed": "probability"},
-    effect_words={
-        "suppressed": "the unit is suppressed",
-        "penetrating_hits": "hits that penetrate",
-    },
-    stats=(
-        _Stat("bs", "attacker", +1, range(1, 11), "BS against Ev: higher is better for the firer"),
-        _Stat("ap", "attacker", +1, range(1, 11), "AP against AV: higher is better for the firer"),
-        _Stat("s", "attacker", +1, range(1, 6), "S against T (division): higher is better for the firer"),
-        _Stat("ev", "defender", +1, range(1, 11), "Ev against BS: higher is better for the target"),
-        _Stat("av", "defender", +1, range(1, 11), "AV against AP: higher is better for the target"),
-        _Stat("t", "defender", +1, range(1, 6), "T against S (division): higher is better for the target"),
-    ),
-    # profiles/gunfire: the basic matchup, Laansguard (BS 4, rifle AP 3, S1) at Laansguard (Ev 3, AV 3, T1)
-    seed_matchup=dict(bs=4, ev=3, ap=3, av=3, s=1, t=1, shots=10),
-    # S = T = 1 so that one penetrating hit removes one model (the division
-    # does not change the per-shot probability)
-    granularity_grid=dict(bs=list(range(0, 11)), ev=5, ap=list(range(0, 11)), av=5, s=1, t=1, shots=1),
-    equivalence_search=dict(bs=list(range(0, 11)), ev=[5], ap=list(range(0, 11)), av=[5], s=[1, 2, 3],
-                            t=[1, 2, 3]),
-    concepts={"accuracy": _Step("bs", "BS", +1), "penetration": _Step("ap", "AP", +1),
-              "toughness": _Step("t", "T", +1), "cover": _Step("hit_mod", "hit modifier", +1, "mod")},
+#: the rule file's (its stats and [view]), with what only this Python says: the controls of
+#: :func:`shooting`'s own signature, the unit profiles' fields with the function that reads them
+SYSTEM = ownfile.describe(
+    KEY, _sys.modules[__name__], title="Gunfire", colour="#55A868", names=_EFFECTS, seed=SEED,
+    modes=ownfile.own_controls(_OWN_CONTROLS),
     profiles=_Profiles(
         unit={"bs": _stat("Ballistic Skill"), "ev": _stat("Evasion"), "av": _stat("Armour Value"),
               "t": _Field("int", 1, 20, doc="Toughness")},

@@ -9,19 +9,24 @@ resolves through its file's engine (:class:`~workbench.rules.RuleSystem`);
 function's own: its system key and function name, its inputs, its effect
 names, its stages and notes, and its pmf width (the engine's runs to the unit
 size; the function's stops at the most that can be removed).
+
+A built-in's description is its files' (:func:`describe`): the one a
+designer's copy of them gets, with only what the built-in's Python adds.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import attrs
 import numpy as np
 
 from ..outcome import Outcome, Stage
 from ..resources import data_dir
 
-__all__ = ["system", "load", "outcome", "table", "flat_grid", "fit"]
+__all__ = ["system", "load", "describe", "own_controls", "outcome", "table", "flat_grid", "fit"]
 
 
 @functools.cache
@@ -47,6 +52,51 @@ def load(key: str, part: str | None = None):
     if part is not None:
         raise ValueError(f"{rs.path}: part: expected a part of a rule folder, got {part!r} (a system of one file)")
     return rs
+
+
+def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[str, str], seed: str,
+             modes: Callable[[tuple], Sequence[Any]] | None = None,
+             effects: Mapping[str, str] | None = None, effect_words: Mapping[str, str] | None = None,
+             profiles: Any = None):
+    """The built-in ``key``'s description, made from its own file or folder as a designer's is
+    (:func:`~workbench.systems.description.describe_rules`,
+    :func:`~workbench.systems.folders.describe_folder`: every control, the matchup lines, the
+    diagnostics, the grids, the concepts and the words are the file's ``[view]`` and stats), with
+    what only its Python knows: its ``title`` and ``colour`` (what tells the built-in apart from a
+    copy of its files, which is another system, on the landing page and on shared plots); ``module``, whose stat-level functions the modes call; ``names``,
+    its functions' effect names -> the file's (how the thin wrappers rename them), through which
+    the file's effect kinds and words are read; ``modes(the files' modes)``, its dashboard's modes
+    when they are more than the files' (a mode whose call a mechanism wires, such as a volley's
+    units) or a function's signature differs from its file's stats (a decimal number); the ``effects`` and ``effect_words`` of the
+    effects its hand-written functions make; its ``profiles`` (the fields its ``to_kwargs`` reads);
+    and the ``seed`` post it implements."""
+    from .description import _function_names, describe_rules
+    from .folders import describe_folder
+    rs = system(key)
+    own = describe_folder(rs, colour) if getattr(rs, "parts", None) is not None else describe_rules(rs, colour)
+    own_modes = own.modes
+    if len(own_modes) == 1 and own_modes[0].function == "attack":  # a system of one file: its mode is shooting
+        own_modes = (attrs.evolve(own_modes[0], key="shooting", function="shooting", title="Shooting"),)
+    file_names = {f: b for b, f in names.items()}
+    kinds = {b: own.effect_kind(f) for b, f in names.items()}
+    words = {file_names.get(f, f): w for f, w in own.effect_words.items()}
+    return attrs.evolve(
+        own, title=title, module=module, functions=_function_names(module), modes=tuple(modes(own_modes)) if modes else own_modes,
+        effects={**{b: k for b, k in kinds.items() if k != "expected"}, **(effects or {})},
+        effect_words={**words, **(effect_words or {})}, profiles=profiles, seed=seed, path=None)
+
+
+def own_controls(own: Mapping[str, Any], start: Mapping[str, Any] | None = None) -> Callable[[tuple], tuple]:
+    """``describe``'s ``modes`` for a built-in whose functions take some arguments otherwise than
+    its files state them: in each of the files' modes, the control of the file's stat ``name``
+    replaced by ``own[name]`` (in its place; None: the function has no such argument, and the
+    control goes), and the controls named in ``start`` starting there."""
+
+    def modes(files: tuple) -> tuple:
+        return tuple(attrs.evolve(m, controls=tuple(c for c in (
+            own.get(c.name, dataclasses.replace(c, default=start[c.name]) if start and c.name in start else c)
+            for c in m.controls) if c is not None)) for m in files)
+    return modes
 
 
 def fit(pmf: np.ndarray, width: int) -> np.ndarray:
