@@ -2,7 +2,7 @@
 // imports into one script and one stylesheet, minified, for browsers of the
 // last few years. Usage: node build.mjs OUTDIR (scripts/build-frontend.sh runs it).
 import * as esbuild from "esbuild";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 const outdir = process.argv[2];
@@ -63,6 +63,8 @@ const result = await esbuild.build({
   plugins: [edits],
   logLevel: "warning",
 });
-const outputs = Object.entries(result.metafile.outputs).map(([file, o]) => `${file} ${o.bytes} B`);
+const outputs = Object.entries(result.metafile.outputs).map(([file, o]) => `${path.basename(file)} ${o.bytes} B`);
 console.log(outputs.join("\n"));
+// what went into the bundle, for licences.mjs
+await writeFile(path.join(outdir, "workbench.meta.json"), JSON.stringify(result.metafile));
 if (process.env.ANALYZE) { console.log(await esbuild.analyzeMetafile(result.metafile)); }

@@ -5,7 +5,10 @@
 // (manager.js) and draws the outputs of the page's cells (outputs.js). It
 // stands in for Voila's own `lab` front end, a whole JupyterLab shell of which
 // a dashboard used only the widgets. Built by scripts/build-frontend.sh.
+import "@lumino/widgets/style/index.css";
+import "@jupyter-widgets/base/css/index.css";
 import "@jupyter-widgets/controls/css/widgets.css";
+import "./theme.css";
 import "./page.css";
 import { PageConfig } from "@jupyterlab/coreutils";
 import { ServerConnection } from "@jupyterlab/services/lib/serverconnection";

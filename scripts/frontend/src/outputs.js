@@ -64,7 +64,7 @@ export async function renderOutputs(manager) {
     }
     script.remove();
     const node = document.createElement("div");
-    node.className = "wb-output";
+    node.className = "wb-output jp-OutputArea-output";
     container.appendChild(node);
     const view = output.data && output.data[WIDGET];
     if (view && view.model_id) {
