@@ -61,7 +61,8 @@ REDRAW_TARGET_MS = 150.0
 BREAKDOWNS: dict[str, str] = {}
 #: per dashboard, (HTTP and websocket bytes on the wire) of opening it again in the same browser
 AGAIN: dict[str, tuple[int, int]] = {}
-PLOT = {"compare": ".wb-plot-compare", "diagnostics": ".wb-plot-heatmap"}
+PLOT = {"compare": ".wb-plot-compare", "diagnostics": ".wb-plot-heatmap", "changes_turn": ".wb-plot-lost-active",
+        "before_after": ".wb-diff-heatmap"}
 
 # In the page: remember the key-press time, then poll each frame until the plot's data change.
 WATCH_JS = """
