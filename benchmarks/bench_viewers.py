@@ -57,8 +57,9 @@ SLIDER = {"changes": "bs", "forgotten": "shoot", "gunfire": "bs", "antares": "ac
 REDRAW_LIMIT_S = 2.0
 RENDER_LIMIT_S = 240.0  # a page without its plot by then counts as not rendered
 
-# What a page that never drew holds: the app started, outputs in the HTML, outputs rendered, widgets.
-UNRENDERED_JS = """() => ({app: typeof window.jupyterapp, scripts: document.querySelectorAll(
+# What a page that never drew holds: its front end started (its widget manager), outputs in the HTML,
+# outputs rendered, widgets.
+UNRENDERED_JS = """() => ({app: typeof window.workbenchWidgets, scripts: document.querySelectorAll(
   'script[type="application/vnd.voila.cell-output+json"]').length, outputs: document.querySelectorAll(
   '.jp-OutputArea-output').length, widgets: document.querySelectorAll('.jupyter-widgets').length,
   text: document.body ? document.body.innerText.slice(0, 160) : null})"""

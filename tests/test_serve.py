@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -128,26 +129,65 @@ def test_the_busy_page_says_the_servers_own_wait():
     assert status == 503 and "Try again in 6 seconds" in page and "{retry}" not in page
 
 
-def test_template_drops_every_cdn_link_of_the_stock_lab_template():
-    """Our template removes the stock `lab` template's CDN stylesheet links by
-    exact string; each removed string must still occur in the installed stock
-    template, and together they must cover every https link of its CSS block.
+TEMPLATE = serve.TEMPLATE_ROOT / "voila" / "templates" / "workbench"
+
+
+def _block(text: str, name: str) -> str:
+    return text[text.index(f"{{%- block {name} -%}}"):text.index(f"{{%- endblock {name} -%}}")]
+
+
+def test_template_loads_the_workbench_front_end_and_nothing_from_elsewhere():
+    """Our template keeps the stock `lab` page (Voila's cell loop and page config)
+    but replaces the blocks that load Voila's front end: the CSS block (its CDN
+    stylesheets, nbconvert's stylesheet, voila-style.js), the head's log script
+    and the footer's voila.js. It names only files of its own static folder.
     (tests/browser checks end to end that no request leaves 127.0.0.1.)"""
     from voila.paths import collect_template_paths
 
-    ours = (serve.TEMPLATE_ROOT / "voila" / "templates" / "workbench" / "index.html.j2").read_text()
+    ours = (TEMPLATE / "index.html.j2").read_text()
     assert "{%- extends 'lab/index.html.j2' -%}" in ours
-    removed = re.findall(r"replace\('([^']+)', ''\)", ours)
-    assert len(removed) == 2
+    assert "https://" not in ours and "http://" not in ours
+    for block in ("notebook_css", "html_head_js", "body_footer"):
+        assert "super()" not in _block(ours, block), block
+    footer = _block(ours, "body_footer")
+    assert "voila_setup_labextensions" not in footer and 'include_js("static/workbench.js")' in footer
+    named = re.findall(r"""include_(?:js|css|url)\(["']static/([^"']+)["']\)""", ours)
+    assert sorted(set(named)) == ["workbench.css", "workbench.js"]
+    for name in named:
+        assert (TEMPLATE / "static" / name).stat().st_size > 1000, name
+    # what the replaced blocks would have loaded is still there in the stock template
     stock_path = next(p for p in (f"{d}/lab/index.html.j2" for d in collect_template_paths(["voila"], "lab"))
                       if __import__("os").path.exists(p))
     stock = open(stock_path).read()
-    css_block = stock[stock.index("{%- block notebook_css -%}"):stock.index("{%- endblock notebook_css -%}")]
-    links = re.findall(r'<link [^>]*href="https://[^"]*"[^>]*/>', css_block)
-    assert links, "the stock lab template no longer links a CDN: simplify our template"
-    assert sorted(links) == sorted(removed)
-    for r in removed:
-        assert r in css_block
+    assert "https://cdn" in _block(stock, "notebook_css") and "voila_setup_labextensions" in _block(stock, "body_footer")
+
+
+def test_the_front_end_bundle_carries_its_build_edits_and_every_licence():
+    """The committed bundle is the build of scripts/frontend/: anywidget's wait for a
+    plot's module lengthened (a plot whose module came after 2 s stopped following its
+    sliders), and LICENSES.txt names every package it pins."""
+    bundle = (TEMPLATE / "static" / "workbench.js").read_text()
+    assert "AbortSignal.timeout(3e5)" in bundle and "AbortSignal.timeout(2e3)" not in bundle
+    assert "Failed to initialize model" in bundle
+    assert 'define(["@jupyter-widgets/base"]' not in bundle  # anywidget's AMD wrapper replaced by the build
+    package = json.loads((Path(__file__).resolve().parent.parent / "scripts" / "frontend" / "package.json").read_text())
+    assert package["dependencies"]
+    licences = (TEMPLATE / "static" / "LICENSES.txt").read_text()
+    for name, version in package.get("dependencies", {}).items():
+        if name != "esbuild":  # the build tool, not in the bundle
+            assert f"{name} {version} (" in licences, name
+
+
+def test_the_front_end_speaks_to_the_locked_widget_packages():
+    """The bundle's widget packages are those of the Python packages the kernels run
+    (requirements/run.txt): anywidget's front end of the same version, ipywidgets 8's
+    controls 5 and base 6 (widget protocol 2). A new lock needs a new build (static/VENDORED.md)."""
+    root = Path(__file__).resolve().parent.parent
+    deps = json.loads((root / "scripts" / "frontend" / "package.json").read_text())["dependencies"]
+    locked = dict(re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", (root / "requirements" / "run.txt").read_text(), re.M))
+    assert deps["anywidget"] == locked["anywidget"], (deps["anywidget"], locked["anywidget"])
+    assert locked["ipywidgets"].startswith("8.")
+    assert deps["@jupyter-widgets/controls"].startswith("5.") and deps["@jupyter-widgets/base"].startswith("6.")
 
 
 @pytest.mark.parametrize("env, value, expected", [

@@ -1,0 +1,72 @@
+// The page's widget manager: the Jupyter widget protocol over the page's one
+// kernel connection. ManagerBase (@jupyter-widgets/base-manager) holds the
+// models and views; this class adds what a page needs from its kernel: the
+// comms ("jupyter.widget" and the control comm that hands over the state of
+// the widgets the notebook made before the page connected) and the classes of
+// the three widget modules a dashboard uses.
+import { ManagerBase } from "@jupyter-widgets/base-manager";
+import * as base from "@jupyter-widgets/base";
+import * as controls from "@jupyter-widgets/controls";
+import { Widget } from "@lumino/widgets";
+import anywidget from "anywidget";
+
+const { DOMWidgetModel, DOMWidgetView } = base;
+
+/** Every widget module a dashboard may name, by its module name. */
+export const MODULES = {
+  "@jupyter-widgets/base": base,
+  "@jupyter-widgets/controls": controls,
+  anywidget: anywidget({ DOMWidgetModel, DOMWidgetView }),
+};
+
+export class PageManager extends ManagerBase {
+  /** @param kernel a KernelConnection (@jupyterlab/services) that handles comms */
+  constructor(kernel) {
+    super();
+    this.kernel = kernel;
+    kernel.registerCommTarget(this.comm_target_name, (comm, msg) => {
+      this.handle_comm_open(new base.shims.services.Comm(comm), msg).catch((err) => console.error(err));
+    });
+  }
+
+  async loadClass(className, moduleName, moduleVersion) {
+    const module = MODULES[moduleName];
+    if (!module) {
+      throw new Error(`widget module: expected one of ${Object.keys(MODULES).join(", ")}, found ${moduleName} ${moduleVersion}`);
+    }
+    const cls = module[className];
+    if (!cls) {
+      throw new Error(`widget class of ${moduleName}: expected one it exports, found ${className}`);
+    }
+    return cls;
+  }
+
+  async _create_comm(targetName, modelId, data, metadata, buffers) {
+    const comm = this.kernel.createComm(targetName, modelId);
+    if (data || metadata) {
+      comm.open(data, metadata, buffers);
+    }
+    return new base.shims.services.Comm(comm);
+  }
+
+  async _get_comm_info() {
+    const reply = await this.kernel.requestCommInfo({ target_name: this.comm_target_name });
+    if (reply.content.status !== "ok") {
+      throw new Error(`comm_info_reply status: expected ok, found ${reply.content.status}`);
+    }
+    return reply.content.comms;
+  }
+
+  /** Every widget the kernel holds now, as models of this page. */
+  restore() {
+    return this._loadFromKernel();
+  }
+
+  /** The view of `modelId`, drawn into `node`. */
+  async show(modelId, node) {
+    const model = await this.get_model(modelId);
+    const view = await this.create_view(model, {});
+    Widget.attach(view.luminoWidget, node);
+    return view;
+  }
+}
