@@ -94,9 +94,6 @@ class Table:
             return [o for o in unit.locked if o.alive]
         return [o for o in unit.locked if o.alive and frozenset((unit, o)) not in self.waiting]
 
-    def models(self, side: str) -> int:
-        return sum(u.models for u in self.units[side])
-
     def _say(self, text: str) -> None:
         if self.log:
             self.tally.events.append(text)

@@ -188,10 +188,6 @@ class SystemDashboard(LiveDashboard):
     def mode(self) -> Mode:
         return self.modes[self.mode_picker.value]
 
-    @property
-    def function(self):
-        return self.mode.resolve(self.module)
-
     def values(self) -> dict[str, Any]:
         """The current keyword arguments of the selected function."""
         return {c.name: _to_arg(self.specs[c.name], declared(self.specs[c.name], self.controls[c.name].value))
