@@ -285,12 +285,6 @@ def test_convolve_and_cap_keep_mass(wa, wb, limit):
     assert capped.size <= limit + 1
 
 
-def test_sample_pmf():
-    pmf, se = engine.sample_pmf(np.array([0, 1, 1, 3]), 5)
-    assert pmf.tolist() == [0.25, 0.5, 0, 0.25, 0]
-    assert se[1] == pytest.approx(math.sqrt(0.25 / 4))
-
-
 # -- outcome -------------------------------------------------------------------------------
 def make(pmf=(0.25, 0.5, 0.25), **kw) -> Outcome:
     base = dict(system="test", function="shooting", inputs={"shots": 2}, pmf=pmf,

@@ -21,6 +21,7 @@ from reference.dice import RollHigh, RollUnder
 from workbench.rules import engine
 from workbench.rules.die import DieRoll, StageDie, roll_high
 from workbench.systems import antares, changes, ownfile
+from workbench.systems.antares_rules import _stat_die
 
 SIDES = (2, 3, 4, 6, 8, 10, 12, 20)
 NATURALS = list(itertools.product([False, True], repeat=2))
@@ -65,7 +66,7 @@ def test_roll_high_gives_every_face_the_old_result(sides, nat_max, nat_1):
 
 @pytest.mark.parametrize("value", range(-4, 14))
 def test_antares_stat_die_gives_every_face_pair_the_old_result(value):
-    new, old = antares._stat_die(value), RollUnder(value)
+    new, old = _stat_die(value), RollUnder(value)
     pairs = np.array(list(itertools.product(range(1, 11), repeat=2)))
     brute = [brute_under_faces(a, b, value) for a, b in pairs]
     assert new.labels == old.labels == ("fail", "success", "critical") and new.dice == old.dice == 2
@@ -80,14 +81,14 @@ def test_antares_stat_die_is_the_rule_files_stat_test():
     faces = np.arange(1, 11)
     for value in range(-4, 14):
         (filed,) = engine.stage_dice(rs.stages[:1], {"acc": np.int64(value), "acc_mod": np.int64(0)})
-        assert np.array_equal(filed.classify(faces), antares._stat_die(value).die.classify(faces)), value
-        assert filed.counts()[0].tolist() == antares._stat_die(value).die.counts()[0].tolist()
+        assert np.array_equal(filed.classify(faces), _stat_die(value).die.classify(faces)), value
+        assert filed.counts()[0].tolist() == _stat_die(value).die.counts()[0].tolist()
 
 
 TESTS = ([(roll_high(t, 12, natural_max_always_succeeds=a, natural_1_always_fails=b), RollHigh(t, 12, a, b))
           for t in (-1, 1, 5, 7, 12, 13, 14) for a, b in NATURALS]
          + [(roll_high(t, s), RollHigh(t, s)) for s in (3, 6, 10) for t in range(0, s + 2)]
-         + [(antares._stat_die(x), RollUnder(x)) for x in range(-2, 12)])
+         + [(_stat_die(x), RollUnder(x)) for x in range(-2, 12)])
 
 
 @pytest.mark.parametrize("new,old", TESTS, ids=repr)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench import dashboards, serve
+from workbench import serve
 from workbench.errors import InputError
 
 NAMES = ["changes.ipynb", "forgotten.ipynb", "gunfire.ipynb", "antares.ipynb", "compare.ipynb", "diagnostics.ipynb",
@@ -83,12 +83,6 @@ def test_landing_page_links_each_dashboard_relative_to_itself_and_nothing_extern
     assert not re.search(r'(src|href)="(https?:)?//', page)
     for d in serve.DASHBOARDS:
         assert d.title in page
-
-
-def test_dashboard_url_carries_stat_level_names():
-    d = serve.DASHBOARDS[0]
-    assert dashboards.dashboard_url("http://127.0.0.1:8866/", d, bs=4, ap=6, shots=10) == \
-        "http://127.0.0.1:8866/voila/render/changes.ipynb?bs=4&ap=6&shots=10"
 
 
 def test_committed_voila_config_is_read_only_and_preheated():

@@ -21,6 +21,7 @@ import pytest
 
 from workbench.errors import InputError
 from workbench.systems import antares, changes, forgotten, gunfire
+from workbench.systems.changes_volley import ATTACKER_KEYS
 from workbench.ui import CompareDashboard, SystemDashboard, compare_kwargs, concept_table, format_query, parse_query
 from workbench.ui.dashboard import SAMPLED_SAMPLES, SAMPLED_SEED, plain_words
 from workbench.ui.plotwidget import Plot
@@ -70,7 +71,7 @@ def test_every_argument_of_every_function_has_a_control(system):
         params = set(inspect.signature(getattr(module, mode.function)).parameters) - set(RESERVED)
         if mode.key == "volley":  # attackers: up to three units, each key written u<i>_<key>
             params = (params - {"attackers"}) | {"units"} | {
-                f"u{i}_{k}" for i in (1, 2, 3) for k in changes.ATTACKER_KEYS}
+                f"u{i}_{k}" for i in (1, 2, 3) for k in ATTACKER_KEYS}
         assert {c.name for c in mode.controls} == params
         box = dash.mode_box(mode.key)
         for name in params:

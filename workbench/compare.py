@@ -274,12 +274,6 @@ class Granularity:
                     median_step=statistics.median(steps) if steps else None,
                     max_step=max(steps) if steps else None)
 
-    def frame(self) -> pd.DataFrame:
-        """One row per distinct probability: the Fraction, its float, the step from the one below."""
-        return pd.DataFrame(dict(
-            probability=list(self.values), value=[float(x) for x in self.values],
-            step=[None] + list(self.steps)))
-
 
 #: id(description) -> (the description, its granularity): each is worked out once per process
 _GRANULARITY: dict[int, tuple[SystemDescription, Granularity]] = {}

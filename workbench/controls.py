@@ -20,7 +20,7 @@ from typing import Any
 from .errors import InputError
 
 __all__ = ["Control", "NONE_TOKEN", "RESERVED", "KINDS", "slider", "optional_slider", "toggle", "dropdown",
-           "fine_slider", "shots_slider", "unit_size_slider"]
+           "fine_slider"]
 
 #: how ``None`` is written in a query string and shown in a dropdown
 NONE_TOKEN = "none"
@@ -200,14 +200,3 @@ def dropdown(name: str, default: Any, options, label: str, help: str, words: dic
 def fine_slider(name: str, default: float, lo: float, hi: float, step: float, label: str, help: str) -> Control:
     """A slider of decimal numbers."""
     return Control(name, "float", default, lo, hi, step, label=label, help=help)
-
-
-def shots_slider(default: int) -> Control:
-    """The number of dice rolled to hit, as every shooting dashboard shows it."""
-    return slider("shots", default, 1, 40, "shots", "dice rolled to hit, all models together")
-
-
-def unit_size_slider(default: int | None) -> Control:
-    """The target unit's size, whose leftmost notch means no limit."""
-    return optional_slider("models", default, 1, 40, "models in the target unit",
-                           "the target unit's size; the leftmost notch means no limit on how many can be removed")

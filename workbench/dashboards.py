@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Dashboard", "DASHBOARDS", "dashboard_url"]
+__all__ = ["Dashboard", "DASHBOARDS"]
 
 
 @dataclass(frozen=True)
@@ -39,11 +39,3 @@ DASHBOARDS: tuple[Dashboard, ...] = _system_dashboards() + (
     Dashboard("before_after.ipynb", "Before and after", "What one rule change does: the change of models removed "
               "over a grid of two stats, the matchups it moves most, and a forum post of it."),
 )
-
-
-def dashboard_url(base: str, dashboard: Dashboard, **values) -> str:
-    """A shareable link: ``base`` + the dashboard path + ``?name=value&...`` (stat-level argument names)."""
-    from urllib.parse import urlencode
-
-    query = urlencode(values)
-    return base.rstrip("/") + dashboard.path + (f"?{query}" if query else "")

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 __all__ = [
-    "binomial_pmf", "remap", "convolve", "cap", "sample_pmf", "mean_of",
+    "binomial_pmf", "remap", "convolve", "cap", "mean_of",
 ]
 
 
@@ -153,12 +153,3 @@ def convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def mean_of(pmf: np.ndarray) -> np.ndarray:
     """Expected count of each distribution (last axis)."""
     return pmf @ np.arange(pmf.shape[-1])
-
-
-def sample_pmf(counts: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Empirical pmf of integer ``counts`` (one per sample) and its standard errors."""
-    counts = np.asarray(counts).ravel()
-    n = counts.size
-    pmf = np.bincount(counts.astype(np.intp), minlength=width)[:width] / n
-    stderr = np.sqrt(pmf * (1.0 - pmf) / n)
-    return pmf, stderr

@@ -126,7 +126,6 @@ def forbid(name: str, value: Any, expected: str, hint: str | None = None) -> Non
     raise InputError(name, expected, value, hint)
 
 
-DEFAULT_SAMPLES = 100_000
 MAX_SAMPLES = 50_000_000
 
 

@@ -21,8 +21,9 @@ from workbench.outcome import Outcome
 # the argument checks, target numbers, words and notes are the module's own (tested on their own in
 # tests/test_changes.py); the rates, binomials, the fold of wounds into models removed, the volley's and dice
 # rolling below are the hand-written resolver's
-from workbench.systems.changes import (DIE, KEY, _flag_notes, _melee_setup, _melee_stages, _shooting_setup,
-                                       _shooting_stages, _shooting_targets, _unit_notes, _volley_setup)
+from workbench.systems.changes import DIE, KEY, _flag_notes, _melee_setup, _melee_stages, _shooting_setup
+from workbench.systems.changes_rules import _shooting_stages, _shooting_targets, _unit_notes
+from workbench.systems.changes_volley import _volley_setup
 
 
 def _removal(pmf_w: np.ndarray, wounds, models):

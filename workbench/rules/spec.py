@@ -79,10 +79,6 @@ class DamageRoll:
     text: str
 
     @property
-    def low(self) -> int:
-        return self.dice + self.plus
-
-    @property
     def high(self) -> int:
         return self.dice * self.sides + self.plus
 

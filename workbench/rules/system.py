@@ -32,7 +32,7 @@ from .expr import Expr
 from .loader import COUNTS, MAX_DIE, MAX_TOKENS_DIE, unit_size_stat
 from .plan import Plan, StagePmfs, figures, make_plan
 from .removal import fixed_damage_removal, remove
-from .sampled import roll_tokens, simulate
+from .sampled import simulate
 from .spec import Chance, Forbid, Removal, RuleStage, RuleStat, Volley
 from .stats import StatChecks
 from .tokens import successes
@@ -307,17 +307,6 @@ class RuleSystem(StatChecks, Immutable):
         Fractions of the die's face counts (missing stats take their defaults)."""
         _, env = self._check(stats, arrays=False)
         return self._plan(env).fractions
-
-    def roll(self, rng: np.random.Generator, n: int, **stats) -> dict[str, np.ndarray]:
-        """``n`` samples of the attacks at these (scalar) stats, every die rolled, before any
-        removal: per sample the tokens passing each stage (by stage name), the critical rolls
-        ("criticals") and the final successes ("finals"). For code that adds up the attacks of
-        several profiles before its own removal (a volley of mixed weapons)."""
-        _, env = self._check(stats, arrays=False)
-        self._forbid(env)
-        count, n_tokens = self._checked_attacks(env)
-        plan = self._plan(env)
-        return roll_tokens(rng, plan.played, plan.dice, count, n, n_tokens or 1)
 
     def sample_tally(self, rng: np.random.Generator, samples: int, per_sample, **stats) -> pipeline.Tally:
         """``samples`` sampled resolutions at these (scalar) stats, tallied as ``per_sample`` maps

@@ -27,7 +27,6 @@ from .wrappers import grid_table, keyed, listed, resolve
 from .antares_rules import (BONUS_RANGE, DIE, KEY, MAX_MODELS, MAX_SHOTS, MOD_RANGE, NAME, SEED, SHOOTING_NOTES,
                             STAT_RANGE, VALUE_RANGE, _fail_words, _pass_words, _ratio, _value_text, combat_status,
                             movement_test, reaction, stat_test, test)
-from .antares_rules import _stat_die  # noqa: F401  # read by the tests of the per-die rule
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
            "movement_test", "shooting", "shooting_table", "volley", "TABLES", "STAT_RANGE", "MOD_RANGE",

@@ -126,9 +126,6 @@ def test(value) -> tuple[Fraction, Fraction]:
     return die.success, die.p("critical")
 
 
-test.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function when imported into a test module
-
-
 def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, method: Any, samples: Any,
                   seed: Any, inputs: dict, extra_notes: tuple[str, ...] = ()) -> Outcome:
     """The Outcome of one stat test at ``stat + modifier`` (its arguments checked: ``inputs``), exact or

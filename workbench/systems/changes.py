@@ -60,10 +60,6 @@ from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER,
 from .changes_volley import volley, volley_mode
 from .records import ProfileField, Profiles
 from .wrappers import grid_table, one_roll, resolve
-# the names other modules, the reference oracles (tests/reference) and the docs read from here
-from .changes_distances import CHARGES  # noqa: F401
-from .changes_rules import HEAVY_SHOT_PENALTY, MAX_UNITS, _roll_counts, _shooting_targets  # noqa: F401
-from .changes_volley import ATTACKER_KEYS, ATTACKER_REQUIRED, _volley_setup  # noqa: F401
 
 __all__ = [
     "KEY", "NAME", "SEED", "DIE", "TABLES",

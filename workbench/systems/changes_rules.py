@@ -156,9 +156,6 @@ def test(target, *, natural_12_always_succeeds=False, natural_1_always_fails=Fal
     return _test(target, n12, n1)
 
 
-test.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function when imported into a test module
-
-
 @lru_cache(maxsize=4096)
 def _stage(name: str, target: int, n12: bool, n1: bool, words: str) -> Stage:
     t = _test(target, n12, n1)

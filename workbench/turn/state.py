@@ -14,16 +14,12 @@ from ..errors import InputError
 from ..systems import changes
 from .forces import UnitSpec
 
-__all__ = ["Rules", "Unit", "Tally", "STATES", "MARKERS", "ATTACK_ACTIONS", "RESPONSES", "CHARGES",
+__all__ = ["Rules", "Unit", "Tally", "ATTACK_ACTIONS", "RESPONSES", "CHARGES",
            "WRECKED_TRANSPORT", "SIDES"]
 
 READY, ENGAGED, UNDER_FIRE, OCCUPIED = "READY", "ENGAGED", "UNDER FIRE", "OCCUPIED"
 FIGHTING, POSTPONED, EVADING = "FIGHTING", "POSTPONED", "EVADING"
 GONE_TO_GROUND = "GO TO GROUND"
-#: the seed's unit states
-STATES = (FIGHTING, ENGAGED, READY, UNDER_FIRE, OCCUPIED, POSTPONED, EVADING)
-#: the markers ("Every unit may only have one status marker")
-MARKERS = (GONE_TO_GROUND, POSTPONED, EVADING, FIGHTING)
 
 #: actions a policy may give an attacking or engaged unit (the rest of the seed's
 #: list moves units or transports, which a turn without a table does not need)
@@ -109,14 +105,13 @@ class Unit:
     the transport it is embarked on (None: on the table)."""
 
     __slots__ = ("spec", "side", "name", "models", "damage", "state", "marker", "locked", "pending",
-                 "charged_by", "took_part", "start_models", "transport", "postponed_in")
+                 "charged_by", "took_part", "transport", "postponed_in")
 
     def __init__(self, spec: UnitSpec, side: str):
         self.spec = spec
         self.side = side
         self.name = spec.name
         self.models = spec.models
-        self.start_models = spec.models
         self.damage = 0
         self.state = READY
         self.marker = GONE_TO_GROUND if spec.gone_to_ground else None

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import validate as v
 from ..errors import InputError
-from ..systems import changes
+from ..systems import changes_rules
 from .forces import UnitSpec, Weapon, force, target_count
 from .state import EVADING, FIGHTING, SIDES, Tally, Unit, _rules
 
@@ -26,9 +26,9 @@ __all__ = ["Table"]
 @lru_cache(maxsize=4096)
 def _tests(roll, against, inv, ap, sv, s, t, n12, n1) -> tuple:
     """The to-hit, to-pierce and to-wound D12 tests of :mod:`workbench.systems.changes`
-    (``changes._shooting_targets``: roll + max(against, Inv), AP + Sv, S + T)."""
-    return tuple(changes._test(int(x), n12, n1)
-                 for x in changes._shooting_targets(roll, against, inv, ap, sv, s, t))
+    (``changes_rules._shooting_targets``: roll + max(against, Inv), AP + Sv, S + T)."""
+    return tuple(changes_rules._test(int(x), n12, n1)
+                 for x in changes_rules._shooting_targets(roll, against, inv, ap, sv, s, t))
 
 
 class Table:
@@ -94,9 +94,6 @@ class Table:
             return [o for o in unit.locked if o.alive]
         return [o for o in unit.locked if o.alive and frozenset((unit, o)) not in self.waiting]
 
-    def models(self, side: str) -> int:
-        return sum(u.models for u in self.units[side])
-
     def _say(self, text: str) -> None:
         if self.log:
             self.tally.events.append(text)
@@ -111,10 +108,10 @@ class Table:
         ``Rules(heavy_shot="flat_4")``; go-to-ground cover; a
         firer gone to ground gives the target its own cover + 2, or the better of
         the two with ``Rules(firer_cover_rule="better")``, as ``changes.shooting``)."""
-        roll = changes._heavy_bs(firer.spec.bs, weapon.kind, shot, self.rules.heavy_shot)
-        cover = target.spec.cover + (changes.GO_TO_GROUND_COVER if target.gone_to_ground else 0)
+        roll = changes_rules._heavy_bs(firer.spec.bs, weapon.kind, shot, self.rules.heavy_shot)
+        cover = target.spec.cover + (changes_rules.GO_TO_GROUND_COVER if target.gone_to_ground else 0)
         if firer.gone_to_ground:
-            cover = int(changes._firer_cover(cover, firer.spec.cover, self.rules.firer_cover_rule))
+            cover = int(changes_rules._firer_cover(cover, firer.spec.cover, self.rules.firer_cover_rule))
         return _tests(roll, cover, target.spec.inv, weapon.ap, target.spec.sv,
                       weapon.s, target.spec.t, *self._flags())
 
@@ -153,7 +150,7 @@ class Table:
             n = wpn.shots * firer.models
             if n == 0:
                 continue
-            _h, _p, w = changes._roll_counts(rng, self.gun_tests(firer, wpn, shot, target), (n,))
+            _h, _p, w = changes_rules._roll_counts(rng, self.gun_tests(firer, wpn, shot, target), (n,))
             dice += n
             wounds += int(w)
         target.pending += wounds
@@ -164,7 +161,7 @@ class Table:
     def strike(self, rng: np.random.Generator, attacker: Unit, target: Unit, attacks: int) -> int:
         if attacks <= 0:
             return 0
-        _h, _p, w = changes._roll_counts(rng, self.melee_tests(attacker, target), (attacks,))
+        _h, _p, w = changes_rules._roll_counts(rng, self.melee_tests(attacker, target), (attacks,))
         target.pending += int(w)
         self._say(f"{attacker.side}:{attacker.name} {attacks} attacks at {target.side}:{target.name}: "
                   f"{int(w)} wounds")
@@ -279,7 +276,7 @@ class Table:
                 if u.side != loser or not u.alive or not u.locked:
                     continue
                 self.tally.morale_tests += 1
-                tst = changes._test(u.spec.ld + diff, n12, n1)
+                tst = changes_rules._test(u.spec.ld + diff, n12, n1)
                 passed = bool(tst.roll_success(rng, (1,))[0])
                 self._say(f"{u.side}:{u.name} morale test Ld {u.spec.ld}+{diff}: "
                           f"{'passed' if passed else 'failed'}")

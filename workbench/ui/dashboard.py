@@ -83,7 +83,7 @@ class SystemDashboard(LiveDashboard):
     * ``set_values(mode=None, **values)``: set controls by argument name with
       one recompute; ``values()`` the current arguments;
     * ``current_outcome()``: the exact :class:`~workbench.outcome.Outcome` on
-      show; ``current_sampled()`` the sampled one when the overlay is ticked;
+      show;
     * ``query_string()``: the link to the current values; ``apply_query(qs)``;
     * ``panels``: a ``VBox`` at the bottom for other widgets;
     * ``controls``: argument name -> widget (built on first use);
@@ -188,10 +188,6 @@ class SystemDashboard(LiveDashboard):
     def mode(self) -> Mode:
         return self.modes[self.mode_picker.value]
 
-    @property
-    def function(self):
-        return self.mode.resolve(self.module)
-
     def values(self) -> dict[str, Any]:
         """The current keyword arguments of the selected function."""
         return {c.name: _to_arg(self.specs[c.name], declared(self.specs[c.name], self.controls[c.name].value))
@@ -219,10 +215,6 @@ class SystemDashboard(LiveDashboard):
     def current_outcome(self) -> Outcome | None:
         """The exact outcome on show (the last valid values)."""
         return self._outcome
-
-    def current_sampled(self) -> Outcome | None:
-        """The sampled outcome of the overlay (None when it is off)."""
-        return self._sampled
 
     def query_string(self, values: dict[str, Any] | None = None) -> str:
         """``?mode=shooting&bs=5&...``: a relative link to the current values

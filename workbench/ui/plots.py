@@ -14,7 +14,7 @@ import ipywidgets as W
 
 from .plotwidget import Feed, Plot
 
-__all__ = ["live_figure", "replace_figure", "figures_in", "widgets_in", "no_null_tooltips", "show_widget",
+__all__ = ["live_figure", "replace_figure", "widgets_in", "no_null_tooltips", "show_widget",
            "figure_widget", "Plot"]
 
 
@@ -40,15 +40,6 @@ def replace_figure(fw: Plot, figure: Any) -> None:
     plot in place (it never draws an empty plot in between); otherwise the
     whole figure replaces the old one."""
     fw.show(figure)
-
-
-def figures_in(widget: W.Widget) -> Iterator[Plot]:
-    """Every plot in a widget tree."""
-    if isinstance(widget, Plot):
-        yield widget
-        return
-    for child in getattr(widget, "children", ()) or ():
-        yield from figures_in(child)
 
 
 def widgets_in(widget: W.Widget) -> Iterator[W.Widget]:

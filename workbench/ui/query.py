@@ -194,10 +194,3 @@ class _LinkUnread(InputError):
         return LINK_UNREAD
 
 
-def link_html(qs: str) -> str:
-    """The "link to these values" line: a relative link the viewer can copy or
-    open (wrapped, since a full set of values is a long line)."""
-    import html
-    q = html.escape(qs)
-    return ('<span class="wb-link-label">Link to these values: </span>'
-            f'<a class="wb-link-href" href="{q}" target="_self" style="word-break: break-all">{q}</a>')
