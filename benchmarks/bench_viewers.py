@@ -47,12 +47,11 @@ from serverkit import ServerProcess
 from workbench.serve import DASHBOARDS, MAX_POOL_SIZE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_dashboard import WATCH_JS, plotly_el  # the same slider-to-redraw watch
+from bench_dashboard import PLOT, WATCH_JS, plotly_el  # the same plots and slider-to-redraw watch
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
-PLOT = {"compare": ".wb-plot-compare", "diagnostics": ".wb-plot-heatmap", "changes_turn": ".wb-plot-lost-active"}
 SLIDER = {"changes": "bs", "forgotten": "shoot", "gunfire": "bs", "antares": "acc", "compare": "accuracy"}
 REDRAW_LIMIT_S = 2.0
 RENDER_LIMIT_S = 240.0  # a page without its plot by then counts as not rendered
