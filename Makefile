@@ -87,20 +87,21 @@ run: setup
 # The tests: `make test` runs every one (what CI runs, .ci/run); `make test-fast`
 # leaves out what is slow by nature (the markers of pyproject.toml: browser, server,
 # notebook, packaging), for an engineer's inner loop. ruff runs first.
-# `make test` runs the slow tests on SLOW_WORKERS workers (1 by default), in groups
+# `make test` runs the slow tests on SLOW_WORKERS workers (2 by default), in groups
 # (tests/conftest.py, --dist loadgroup): every test of the session's dashboard server
 # in one worker, each module that starts its own servers, kernels or builds in one
-# group. They spend most of their time waiting for a page, a kernel or a build (a run
-# of 500 s used 390 CPU s, well under one of two cores), so mypy and the fast tests
-# run beside them on FAST_WORKERS workers (1), their output kept in output/test-logs/
-# and printed when the slow part ends (scripts/run-tests.sh): on the 2-core machine the
-# whole run takes about as long as the slow part alone (one after the other: 590 s). The slow
-# tests' waits are for a condition, with timeouts that only bound a failure, so the
-# load beside them changes their time, not their result. SLOW_WORKERS=2 runs two
-# groups at once, for a machine with cores to spare. Every part always runs, and
-# `make test` fails if any did; the slow part ends with its 15 slowest tests.
+# group, two groups at once. They spend most of their time waiting for a page, a kernel
+# or a build (one worker's run of 500 s used 390 CPU s, well under one of two cores), so
+# mypy and the fast tests run beside them on FAST_WORKERS workers (1), their output kept
+# in output/test-logs/ and printed when the slow part ends (scripts/run-tests.sh). On the
+# 2-core machine, from a warm .venv: 345 s, against 505 s with one slow worker and 590 s
+# with the parts one after the other. The slow tests' waits are for a condition, with
+# timeouts that only bound a failure, so the load beside them changes their time, not
+# their result (they also passed with other work loading the machine three times over). SLOW_WORKERS=1
+# runs one group at a time. Every part always runs, and `make test` fails if any did;
+# the slow part ends with its 15 slowest tests.
 TEST_WORKERS ?= 4
-SLOW_WORKERS ?= 1
+SLOW_WORKERS ?= 2
 FAST_WORKERS ?= 1
 PYTEST_PARALLEL := -n auto --maxprocesses=$(TEST_WORKERS) --dist loadgroup
 FAST := not browser and not server and not notebook and not packaging
