@@ -54,8 +54,9 @@ from .changes_distances import (ACTION_DISTANCES, action_distance, charge_distan
 from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
                             MAX_MODELS, MAX_WOUNDS, MODIFIER, NAME, NOTE_FIRER_GTG, NOTE_FIRER_GTG_BETTER, NOTE_FURIOUS,
                             NOTE_GTG, NOTE_HEAVY_SHOT, NOTE_HEAVY_SHOT_FLAT, NOTE_HIT, NOTE_MELEE_HIT, NOTE_WOUND,
-                            ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _check_action, _firer_cover, _flag_notes,
-                            _flags, _heavy_bs, _int, _ints, _mod, _one_marker, _optional_ints, _pierce_wound_stages,
+                            OPTIONAL, ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _check_action, _checked,
+                            _firer_cover, _flag_notes, _flags, _heavy_bs, _int, _ints, _mod, _one_marker,
+                            _pierce_wound_stages,
                             _scalar, _shooting_stages, _stage, _test, _unit_notes, _width, test)
 from .changes_volley import volley, volley_mode
 from .records import ProfileField, Profiles
@@ -69,52 +70,41 @@ __all__ = [
 ]
 
 
+#: the variant switches every test takes, in the order an Outcome's inputs list them (last)
+_FLAGS = {"natural_12_always_succeeds": bool, "natural_1_always_fails": bool}
+#: shooting's arguments and what each may hold (:func:`~workbench.systems.changes_rules._checked`), checked in order
+_SHOOTING = dict(bs=ROLL_STAT, s=ROLL_STAT, ap=ROLL_STAT, t=MODIFIER, sv=MODIFIER, inv=MODIFIER, cover=MODIFIER,
+                 shots=(0, MAX_DICE), models=(OPTIONAL, 1, MAX_MODELS), wounds=(1, MAX_WOUNDS), weapon=WEAPONS,
+                 action=ACTIONS, go_to_ground=bool, evading=bool, firer_gone_to_ground=bool, firer_cover=MODIFIER,
+                 **_FLAGS)
+
+
 def _shooting_setup(bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action,
                     go_to_ground, evading, firer_gone_to_ground, firer_cover, n12, n1, table=False,
                     firer_cover_rule="same", heavy_shot="bs_plus_4"):
     """Validate shooting arguments (scalars or arrays) and return the three targets and notes."""
-    I = _ints if table else _scalar
-    bs = I("bs", bs, *ROLL_STAT)
-    s = I("s", s, *ROLL_STAT)
-    ap = I("ap", ap, *ROLL_STAT)
-    t = I("t", t, *MODIFIER)
-    sv = I("sv", sv, *MODIFIER)
-    inv = I("inv", inv, *MODIFIER)
-    cover = I("cover", cover, *MODIFIER)
-    shots = I("shots", shots, 0, MAX_DICE)
-    models = _optional_ints("models", models, 1, MAX_MODELS, table)
-    wounds = I("wounds", wounds, 1, MAX_WOUNDS)
-    weapon = v.choice("weapon", weapon, WEAPONS)
-    action = v.choice("action", action, ACTIONS)
-    go_to_ground = v.boolean("go_to_ground", go_to_ground)
-    evading = v.boolean("evading", evading)
-    firer_gone_to_ground = v.boolean("firer_gone_to_ground", firer_gone_to_ground)
-    firer_cover = I("firer_cover", firer_cover, *MODIFIER)
-    n12, n1 = _flags(n12, n1)
-    v.broadcastable(dict(bs=bs, s=s, ap=ap, t=t, sv=sv, inv=inv, cover=cover, shots=shots, models=models,
-                         wounds=wounds, firer_cover=firer_cover))
-    firer_cover_rule = v.choice("firer_cover_rule", firer_cover_rule, FIRER_COVER_RULES)
-    heavy_shot = v.choice("heavy_shot", heavy_shot, HEAVY_SHOT_RULES)
-    _one_marker(go_to_ground, evading)
-    _check_action(weapon, action, evading, firer_gone_to_ground)
+    kw = dict(locals(), natural_12_always_succeeds=n12, natural_1_always_fails=n1)
+    args = _checked(kw, _SHOOTING, _ints if table else _scalar, table)
+    v.broadcastable({k: args[k] for k in _GRID})
+    args["firer_cover_rule"] = v.choice("firer_cover_rule", kw["firer_cover_rule"], FIRER_COVER_RULES)
+    args["heavy_shot"] = heavy_shot = v.choice("heavy_shot", kw["heavy_shot"], HEAVY_SHOT_RULES)
+    for k in _FLAGS:
+        args[k] = args.pop(k)
+    bs, weapon, action, go_to_ground = args["bs"], args["weapon"], args["action"], args["go_to_ground"]
+    _one_marker(go_to_ground, args["evading"])
+    _check_action(weapon, action, args["evading"], args["firer_gone_to_ground"])
     notes = [NOTE_HIT]
-    heavy = weapon == "heavy" and action == "shot"
     penalty = _heavy_bs(bs, weapon, action, heavy_shot) - bs
-    if heavy:
+    if weapon == "heavy" and action == "shot":
         notes.append(NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT)
-    eff_cover = cover + GO_TO_GROUND_COVER if go_to_ground else cover
+    eff_cover = args["cover"] + GO_TO_GROUND_COVER if go_to_ground else args["cover"]
     if go_to_ground:
         notes.append(NOTE_GTG)
-    if firer_gone_to_ground:
-        eff_cover = _firer_cover(eff_cover, firer_cover, firer_cover_rule)
-        notes.append(NOTE_FIRER_GTG if firer_cover_rule == "same" else NOTE_FIRER_GTG_BETTER)
+    if args["firer_gone_to_ground"]:
+        eff_cover = _firer_cover(eff_cover, args["firer_cover"], args["firer_cover_rule"])
+        notes.append(NOTE_FIRER_GTG if args["firer_cover_rule"] == "same" else NOTE_FIRER_GTG_BETTER)
     notes.append(NOTE_WOUND)
-    args = dict(bs=bs, s=s, ap=ap, t=t, sv=sv, inv=inv, cover=cover, shots=shots, models=models,
-                wounds=wounds, weapon=weapon, action=action, go_to_ground=go_to_ground,
-                evading=evading, firer_gone_to_ground=firer_gone_to_ground, firer_cover=firer_cover,
-                firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot,
-                natural_12_always_succeeds=n12, natural_1_always_fails=n1)
-    return args, (bs + penalty, eff_cover, inv), notes, penalty, eff_cover
+    return args, (bs + penalty, eff_cover, args["inv"]), notes, penalty, eff_cover
 
 
 
@@ -195,35 +185,25 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
 
 
 # -- melee ---------------------------------------------------------------------
+#: melee's arguments and what each may hold, checked in order (as :data:`_SHOOTING`)
+_MELEE = dict(ws=ROLL_STAT, s=ROLL_STAT, ap=ROLL_STAT, attacks=(0, MAX_DICE), d=MODIFIER, inv=MODIFIER, t=MODIFIER,
+              sv=MODIFIER, models=(OPTIONAL, 1, MAX_MODELS), wounds=(1, MAX_WOUNDS), furious_charge=bool,
+              charging_models=(0, MAX_DICE), blocked=bool, **_FLAGS)
+
+
 def _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_charge,
                  charging_models, blocked, n12, n1, table=False):
-    I = _ints if table else _scalar
-    ws = I("ws", ws, *ROLL_STAT)
-    s = I("s", s, *ROLL_STAT)
-    ap = I("ap", ap, *ROLL_STAT)
-    attacks = I("attacks", attacks, 0, MAX_DICE)
-    d = I("d", d, *MODIFIER)
-    inv = I("inv", inv, *MODIFIER)
-    t = I("t", t, *MODIFIER)
-    sv = I("sv", sv, *MODIFIER)
-    models = _optional_ints("models", models, 1, MAX_MODELS, table)
-    wounds = I("wounds", wounds, 1, MAX_WOUNDS)
-    furious_charge = v.boolean("furious_charge", furious_charge)
-    charging_models = I("charging_models", charging_models, 0, MAX_DICE)
-    blocked = v.boolean("blocked", blocked)
-    n12, n1 = _flags(n12, n1)
-    v.broadcastable(dict(ws=ws, s=s, ap=ap, attacks=attacks, d=d, inv=inv, t=t, sv=sv, models=models,
-                         wounds=wounds, charging_models=charging_models))
+    kw = dict(locals(), natural_12_always_succeeds=n12, natural_1_always_fails=n1)
+    args = _checked(kw, _MELEE, _ints if table else _scalar, table)
+    v.broadcastable({k: args[k] for k in _MELEE_GRID})
+    attacks, furious_charge, blocked = args["attacks"], args["furious_charge"], args["blocked"]
     if blocked and not furious_charge:
         raise InputError("blocked", "False unless furious_charge=True", blocked,
                          "BLOCK denies a unit performing a FURIOUS CHARGE its free attacks")
-    free = charging_models if (furious_charge and not blocked) else 0
+    free = args["charging_models"] if (furious_charge and not blocked) else 0
     if np.max(attacks + free) > MAX_DICE:
         raise InputError("attacks", f"{MAX_DICE:,} attacks or fewer with Furious Charge's free attacks",
                          f"{int(np.max(attacks + free)):,} attacks", "the documented limit of dice per resolution")
-    args = dict(ws=ws, s=s, ap=ap, attacks=attacks, d=d, inv=inv, t=t, sv=sv, models=models,
-                wounds=wounds, furious_charge=furious_charge, charging_models=charging_models,
-                blocked=blocked, natural_12_always_succeeds=n12, natural_1_always_fails=n1)
     notes = [NOTE_MELEE_HIT, NOTE_WOUND] + ([NOTE_FURIOUS] if furious_charge else [])
     return args, free, notes
 

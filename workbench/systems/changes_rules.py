@@ -127,6 +127,28 @@ def _optional_ints(name, value, lo, hi, table=True):
         raise InputError(name, "None or " + exc.expected, exc.got, exc.hint) from None
 
 
+#: a spec's optional whole number: None, or in the range that follows
+OPTIONAL = "optional"
+
+
+def _checked(kw: dict, spec: dict, whole: Any, table: bool = False, where: str = "") -> dict:
+    """The arguments ``spec`` names, checked in its order: ``(lo, hi)`` a whole number (``whole``),
+    ``(OPTIONAL, lo, hi)`` None or one, a tuple of texts one of them, ``bool`` true or false; each
+    message names ``where`` + the argument."""
+    out = {}
+    for name, rule in spec.items():
+        field, value = where + name, kw[name]
+        if rule is bool:
+            out[name] = v.boolean(field, value)
+        elif rule[0] == OPTIONAL:
+            out[name] = _optional_ints(field, value, rule[1], rule[2], table)
+        elif isinstance(rule[0], str):
+            out[name] = v.choice(field, value, rule)
+        else:
+            out[name] = whole(field, value, *rule)
+    return out
+
+
 def _flags(n12, n1) -> tuple[bool, bool]:
     return (v.boolean("natural_12_always_succeeds", n12), v.boolean("natural_1_always_fails", n1))
 

@@ -21,13 +21,21 @@ from .wrappers import keyed, listed, resolve
 from .changes_rules import (ACTIONS, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
                             MAX_MODELS, MAX_UNITS, MAX_WOUNDS, MODIFIER, NOTE_FIRER_GTG, NOTE_FIRER_GTG_BETTER,
                             NOTE_GTG, NOTE_HEAVY_SHOT, NOTE_HEAVY_SHOT_FLAT, NOTE_HIT, NOTE_SIMULTANEOUS, NOTE_WOUND,
-                            NOTE_WOUNDS, ROLL_STAT, WEAPONS, _check_action, _firer_cover, _flag_notes, _flags,
+                            NOTE_WOUNDS, ROLL_STAT, WEAPONS, _check_action, _checked, _firer_cover, _flag_notes,
                             _heavy_bs, _int, _one_marker, _shooting_stages)
 
 __all__ = ["volley", "volley_mode", "volley_call", "ATTACKER_KEYS", "ATTACKER_REQUIRED", "VOLLEY_UNITS"]
 
 ATTACKER_KEYS = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
 ATTACKER_REQUIRED = ("bs", "s", "ap")
+#: one attacker's keys and what each may hold (:func:`~workbench.systems.changes_rules._checked`), and the defaults
+_ATTACKER = dict(bs=ROLL_STAT, s=ROLL_STAT, ap=ROLL_STAT, shots=(0, MAX_DICE), weapon=WEAPONS, action=ACTIONS,
+                 firer_gone_to_ground=bool, firer_cover=MODIFIER)
+_ATTACKER_DEFAULTS = dict(shots=1, weapon="light", action="aimed", firer_gone_to_ground=False, firer_cover=0)
+#: the target's arguments, checked in this order
+_TARGET_CHECKS = dict(t=MODIFIER, sv=MODIFIER, inv=MODIFIER, cover=MODIFIER, models=(1, MAX_MODELS),
+                      wounds=(1, MAX_WOUNDS), go_to_ground=bool, evading=bool, natural_12_always_succeeds=bool,
+                      natural_1_always_fails=bool, firer_cover_rule=FIRER_COVER_RULES, heavy_shot=HEAVY_SHOT_RULES)
 
 
 def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool, firer_cover_rule: str = "same",
@@ -35,16 +43,7 @@ def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool, firer_cov
     where = f"attackers[{i}]"
     keyed(where, a, ATTACKER_KEYS, "a dict with keys bs, s, ap (and optionally shots, weapon, action)",
           dict.fromkeys(ATTACKER_REQUIRED, "a whole number from 1 to 13"), any_case=True)
-    out = {
-        "bs": _int(f"{where}.bs", a["bs"], *ROLL_STAT),
-        "s": _int(f"{where}.s", a["s"], *ROLL_STAT),
-        "ap": _int(f"{where}.ap", a["ap"], *ROLL_STAT),
-        "shots": _int(f"{where}.shots", a.get("shots", 1), 0, MAX_DICE),
-        "weapon": v.choice(f"{where}.weapon", a.get("weapon", "light"), WEAPONS),
-        "action": v.choice(f"{where}.action", a.get("action", "aimed"), ACTIONS),
-        "firer_gone_to_ground": v.boolean(f"{where}.firer_gone_to_ground", a.get("firer_gone_to_ground", False)),
-        "firer_cover": _int(f"{where}.firer_cover", a.get("firer_cover", 0), *MODIFIER),
-    }
+    out = _checked({**_ATTACKER_DEFAULTS, **a}, _ATTACKER, _int, where=f"{where}.")
     _check_action(out["weapon"], out["action"], evading, out["firer_gone_to_ground"], f"{where}.action")
     penalty = _heavy_bs(out["bs"], out["weapon"], out["action"], heavy_shot) - out["bs"]
     cover = cover_eff
@@ -58,17 +57,8 @@ def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, ev
     """Check a volley's arguments: (the units, the stages (when every unit's are the same), the notes,
     the shots in all, the inputs (without the method), and each unit's BS penalty and the target's cover
     against it)."""
-    t = _int("t", t, *MODIFIER)
-    sv = _int("sv", sv, *MODIFIER)
-    inv = _int("inv", inv, *MODIFIER)
-    cover = _int("cover", cover, *MODIFIER)
-    models = _int("models", models, 1, MAX_MODELS)
-    wounds = _int("wounds", wounds, 1, MAX_WOUNDS)
-    go_to_ground = v.boolean("go_to_ground", go_to_ground)
-    evading = v.boolean("evading", evading)
-    n12, n1 = _flags(n12, n1)
-    firer_cover_rule = v.choice("firer_cover_rule", firer_cover_rule, FIRER_COVER_RULES)
-    heavy_shot = v.choice("heavy_shot", heavy_shot, HEAVY_SHOT_RULES)
+    target = _checked(dict(locals(), natural_12_always_succeeds=n12, natural_1_always_fails=n1), _TARGET_CHECKS, _int)
+    t, sv, inv, cover, models, wounds, go_to_ground, evading, n12, n1, firer_cover_rule, heavy_shot = target.values()
     _one_marker(go_to_ground, evading)
     listed("attackers", attackers, "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action")
     if len(attackers) > MAX_UNITS:
@@ -106,10 +96,7 @@ def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, ev
     if total_shots > MAX_DICE:
         raise InputError("attackers", f"{MAX_DICE:,} shots or fewer in all", f"{total_shots:,} shots",
                          "the documented limit of dice per resolution")
-    inputs = dict(attackers=tuple(dict(u) for u in units), t=t, sv=sv, inv=inv, cover=cover,
-                  models=models, wounds=wounds, go_to_ground=go_to_ground, evading=evading,
-                  natural_12_always_succeeds=n12, natural_1_always_fails=n1,
-                  firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
+    inputs = dict(attackers=tuple(dict(u) for u in units), **target)
     return units, stages, all_notes, total_shots, inputs, placed
 
 
