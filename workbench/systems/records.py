@@ -80,6 +80,11 @@ def _optional_map(value: Any) -> Mapping | None:
 STYLES = ("plus", "mod", "plain")
 
 
+def styled(value: Any, style: str) -> str:
+    """``value`` as ``style`` writes it: 5 as "5+" ("plus"), 2 as "+2" ("mod"), else as it is."""
+    return f"{value}+" if style == "plus" else f"{value:+d}" if style == "mod" else str(value)
+
+
 def _shown(value: Any) -> tuple[tuple[str, str, str], ...]:
     return tuple(tuple(x) for x in value)
 
@@ -189,16 +194,12 @@ class Step:
     stat: str = attrs.field(validator=_text)
     label: str = attrs.field(validator=_text)
     sign: int = attrs.field(default=1, validator=_one_of(-1, 1))
-    style: str = attrs.field(default="plain", validator=_one_of("plus", "mod", "plain"))
+    style: str = attrs.field(default="plain", validator=_one_of(*STYLES))
     ladder: tuple[Rung, ...] = attrs.field(default=(), converter=_as_tuple, validator=_tuple_of(Rung, "Rungs"))
 
     def text(self, value: Any) -> str:
         """How ``value`` of the stat reads: "BS 4+", "T +3", "Res 6"."""
-        if self.style == "plus":
-            return f"{self.label} {value}+"
-        if self.style == "mod":
-            return f"{self.label} {value:+d}"
-        return f"{self.label} {value}"
+        return f"{self.label} {styled(value, self.style)}"
 
 
 # ---------------------------------------------------------------------------

@@ -26,6 +26,8 @@ modules: :mod:`~workbench.teach.words` (numbers and settings in words),
 text), :mod:`~workbench.teach.posts` (the posts); this package gives
 :class:`~workbench.outcome.Outcome` its words.
 """
+from functools import partialmethod
+
 from ..outcome import Outcome
 from .math import explain, per_attack_line
 from .matchup import dashboard_link, matchup_line
@@ -37,30 +39,9 @@ __all__ = ["explain", "to_markdown", "to_bbcode", "ratio", "pct", "title", "inpu
            "matchup_line", "per_attack_line", "PHPBB_TAGS", "effect_is_probability"]
 
 
-def _explain_method(self) -> str:
-    """The math step by step in plain words with fractions (:func:`workbench.teach.explain`)."""
-    return explain(self)
-
-
-def _markdown_method(self, **options) -> str:
-    """A Markdown forum post: the matchup, the math, the table of P(exactly N), P(at least N)
-    (:func:`workbench.teach.to_markdown`, which takes the ``options``)."""
-    return to_markdown(self, **options)
-
-
-def _bbcode_method(self, **options) -> str:
-    """A BBCode forum post for a stock phpBB board (:func:`workbench.teach.to_bbcode`, which
-    takes the ``options``; ``tables=True`` for a board with [table])."""
-    return to_bbcode(self, **options)
-
-
-def _repr_markdown(self) -> str:
-    """What a notebook shows for an Outcome: the matchup, the stages and the table."""
-    return to_markdown(self, inputs=False)
-
-
-# methods patched onto Outcome here (outcome.py cannot import teach, which imports it)
-Outcome.explain = _explain_method  # type: ignore[attr-defined]  # patched in at import
-Outcome.to_markdown = _markdown_method  # type: ignore[attr-defined]  # patched in at import
-Outcome.to_bbcode = _bbcode_method  # type: ignore[attr-defined]  # patched in at import
-Outcome._repr_markdown_ = _repr_markdown  # type: ignore[attr-defined]  # patched in at import
+# methods patched onto Outcome here (outcome.py cannot import teach, which imports it); a notebook
+# shows an Outcome as its Markdown post without the settings
+Outcome.explain = explain  # type: ignore[attr-defined]  # patched in at import
+Outcome.to_markdown = to_markdown  # type: ignore[attr-defined]  # patched in at import
+Outcome.to_bbcode = to_bbcode  # type: ignore[attr-defined]  # patched in at import
+Outcome._repr_markdown_ = partialmethod(to_markdown, inputs=False)  # type: ignore[attr-defined]  # patched in at import

@@ -4,16 +4,14 @@ the address of the dashboard that shows it (:func:`dashboard_link`).
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..errors import InputError
 from ..outcome import Outcome
+from ..systems.records import styled
 from .words import _check, _controls, _description, _setting
 
 __all__ = ["matchup_line", "dashboard_link"]
-
-_STYLE: dict[str, Callable[[Any], str]] = {"plus": lambda v: f"{v}+", "mod": lambda v: f"{v:+d}", "plain": str}
-
 
 def _sides(o: Outcome):
     """How ``o``'s keywords read in the matchup line: its mode's
@@ -54,7 +52,7 @@ def _stat_text(items: tuple, values: Mapping[str, Any], defaults: Mapping[str, A
         if label == "armour" and isinstance(value, str):
             out.append(f"{value} armour")
         else:
-            out.append(f"{label} {_STYLE[style](value)}")
+            out.append(f"{label} {styled(value, style)}")
     return out
 
 

@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..outcome import Outcome
-from .words import _attack_word, _check, _effect_text, _has_ratio, _is, _label, _ratio_in, input_lines, pct, \
+from .words import _attack_word, _check, _effect_text, _shown_ratio, _is, _label, _ratio_in, input_lines, pct, \
     plain_note, ratio, title
 
 __all__ = ["explain", "per_attack_line"]
@@ -21,7 +21,7 @@ def _stage_texts(o: Outcome) -> list[str]:
     for st in o.stages:
         name = st.name[:1].upper() + st.name[1:]
         detail = st.detail.strip().rstrip(".")
-        if detail and _has_ratio(detail, st.probability):
+        if detail and _shown_ratio(detail, st.probability):
             out.append(f"{name}: {detail}.")
         elif detail:
             out.append(f"{name}: {detail}: {ratio(st.probability, detail, st.faces)}.")

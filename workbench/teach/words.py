@@ -73,19 +73,15 @@ def ratio(p: Fraction, detail: str = "", faces: int | None = None) -> str:
     return f"{p.numerator}/{p.denominator}"
 
 
-def _has_ratio(detail: str, p: Fraction) -> bool:
-    for a, b in _FRACTION.findall(detail):
-        if int(b) and Fraction(int(a), int(b)) == p:
-            return True
-    return False
+def _shown_ratio(detail: str, p: Fraction) -> str | None:
+    """The ratio the detail already shows for ``p`` (e.g. "5/10"), or None."""
+    return next((f"{a}/{b}" for a, b in _FRACTION.findall(detail) if int(b) and Fraction(int(a), int(b)) == p),
+                None)
 
 
 def _ratio_in(detail: str, p: Fraction, faces: int | None = None) -> str:
-    """The ratio the detail already shows for ``p`` (e.g. "5/10"), else :func:`ratio`."""
-    for a, b in _FRACTION.findall(detail):
-        if int(b) and Fraction(int(a), int(b)) == p:
-            return f"{a}/{b}"
-    return ratio(p, detail, faces)
+    """The ratio the detail already shows for ``p``, else :func:`ratio`."""
+    return _shown_ratio(detail, p) or ratio(p, detail, faces)
 
 
 def title(outcome: Outcome) -> str:

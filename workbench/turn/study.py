@@ -18,6 +18,7 @@ runs the scenarios the seed argues about and puts them side by side:
 """
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any, Sequence
 
 import numpy as np
@@ -30,7 +31,7 @@ from ..errors import InputError
 from .forces import UnitSpec, force
 from .policies import get_policy
 from .simulator import Battle
-from .state import _rules
+from .state import SIDES, Tally, _rules
 
 __all__ = ["study", "summary", "design_questions", "value_of_engage", "COLUMNS", "DEFAULT_TURN_BLOCK"]
 
@@ -38,18 +39,16 @@ __all__ = ["study", "summary", "design_questions", "value_of_engage", "COLUMNS",
 DEFAULT_TURN_BLOCK = 250
 MAX_TURNS = 10_000_000
 
+#: the tallies a turn keeps per side (a column each: lost_A, lost_B, ...) and its counts (the
+#: other fields of a Tally, but the log of events)
+_PER_SIDE = ("lost", "wounds", "destroyed")
+_COUNTS = tuple(f.name for f in fields(Tally) if f.name not in _PER_SIDE + ("events",))
 #: the per-turn numbers of a study, in column order
-COLUMNS = ("lost_A", "lost_B", "wounds_A", "wounds_B", "destroyed_A", "destroyed_B", "phases",
-           "targets", "targets_destroyed", "declared_units", "units_wasted", "shots", "shots_wasted",
-           "wounds_wasted", "engaged", "under_fire", "went_to_ground", "return_fire_lost", "fights",
-           "morale_tests", "broke_off")
+COLUMNS = tuple(f"{k}_{side}" for k in _PER_SIDE for side in SIDES) + _COUNTS
 
 
 def _row(t) -> tuple:
-    return (t.lost["A"], t.lost["B"], t.wounds["A"], t.wounds["B"], t.destroyed["A"], t.destroyed["B"],
-            t.phases, t.targets, t.targets_destroyed, t.declared_units, t.units_wasted, t.shots,
-            t.shots_wasted, t.wounds_wasted, t.engaged, t.under_fire, t.went_to_ground,
-            t.return_fire_lost, t.fights, t.morale_tests, t.broke_off)
+    return tuple(getattr(t, k)[side] for k in _PER_SIDE for side in SIDES) + tuple(getattr(t, k) for k in _COUNTS)
 
 
 def _turn_block(force_a, force_b, policy_a, policy_b, rules, mode, active, n, seed,

@@ -17,6 +17,7 @@ from ..controls import RESERVED, Control
 from ..errors import InputError, UnknownArgumentError
 from ..grid import scalar_text
 from ..systems.description import SystemDescription
+from ..systems.records import styled
 from ..teach.words import value_words
 
 __all__ = ["Variant", "variant", "stat_words", "change_words", "setting_words"]
@@ -192,7 +193,7 @@ def stat_words(desc: SystemDescription, function: str, name: str, value: Any) ->
     sides = _sides(desc, function)
     if name in sides and isinstance(value, int) and not isinstance(value, bool):
         label, style = sides[name]
-        return {"plus": f"{label} {value}+", "mod": f"{label} {value:+d}"}.get(style, f"{label} {value}")
+        return f"{label} {styled(value, style)}"
     if name in ("shots", "attacks") and isinstance(value, int):
         return f"{value} {name if value != 1 else name[:-1]}"
     control = _controls(desc, function).get(name)
