@@ -23,20 +23,9 @@ or Invulnerable").
 Each unsaved wound removes one W; wounds go to one model until it is removed;
 models removed = min(models, floor(wounds / W)).
 
-Shooting resolves through the system's rule file ``rules/changes/shooting.toml`` and
-melee through ``rules/changes/melee.toml``, the two parts of the system's rule
-folder ``rules/changes/`` (keyed "changes", so no list shows it as a system of its own): the functions here check
-their arguments, name their stages and notes, and turn the engine's answer
-into their own (:mod:`workbench.systems.ownfile`). The pieces they share (the
-D12 test, the ranges, the notes, the checks) are :mod:`~workbench.systems.changes_rules`;
-the volley (:mod:`~workbench.systems.changes_volley`) and the action distances
-(:mod:`~workbench.systems.changes_distances`) have modules of their own, and
-their public names are importable from here. The description, ``SYSTEM``, is
-the rule folder's (its stats and ``[view]``), with what only this Python says:
-the volley page's wiring, the effects of the hand-written functions and the
-unit profiles' fields with the function that reads them.
-
-See ``docs/rules/changes.md`` for every interpretation and variant switch.
+Shooting and melee resolve through the system's rule folder ``rules/changes/`` (one file each); how
+the module is split and described is in docs/architecture.md ("The built-in systems"), every
+interpretation and variant switch in ``docs/rules/changes.md``.
 """
 from __future__ import annotations
 

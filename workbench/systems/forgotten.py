@@ -233,18 +233,10 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     only: +1 Defence), ``firer_wounded`` / ``firer_shocked`` (-1 to all the
     firer's rolls: to hit and to kill).
 
-    ``target_wounded``: how many models of the target unit already carry the
-    red token ("A wounded model is -1 to all rolls and halves movement
-    permanently and receives a red token under its base"), 0 to ``models``.
-    Kills go to the wounded models first (as a model wounded by this volley
-    takes the next kill), so each of the first ``target_wounded`` unsaved
-    kills downs a wounded model even when ``tough``, and a wounded hero's
-    heroic save is at -1; then the fresh models follow. The save is the only
-    roll a shooting target makes, so it is the only "-1 to all rolls" here.
-    Without ``tough`` and ``heroic_save`` it changes nothing (every kill
-    downs a model anyway). ``target_shocked``: the target unit carries a
-    shock token, "Has -1 to all rolls": its heroic saves are at -1 (adding
-    to a wound's -1).
+    ``target_wounded`` (0 to ``models``): the target's models that already
+    carry the red token, and ``target_shocked``: its shock token, as the
+    module docstring's "Red token" says (without ``tough`` and
+    ``heroic_save`` the red token changes nothing: every kill downs a model).
 
     ``flanked``: the firer is in the target's rear 180, so "the cover does not
     count": neither the -2 to hit nor the cover level off the damage roll.

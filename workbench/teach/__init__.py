@@ -1,21 +1,8 @@
 """Forum-ready text from any outcome: the math in plain words, Markdown, BBCode.
 
-* :func:`explain` walks through the per-attack stages with their fractions
-  as a player counts them ("8/12": eight faces of a D12), multiplies them
-  ("8/12 × 5/12 × 6/12 = 5/36 (13.9 %)"), then states the expected removals,
-  the chances of at least one removal and the most likely count, the side
-  effects and the interpretations of the seed the result relied on.
-* :func:`to_markdown` and :func:`to_bbcode`: a post that opens with the
-  matchup in one readable line (:func:`matchup_line`), then the per-stage
-  math and the per-attack product, then a table of N, P(exactly N),
-  P(at least N); the full list of settings comes last (``inputs=False``
-  leaves it out). Given a mapping of outcomes (the four systems of the
-  compare page) they write one side-by-side table instead, one column per
-  outcome, under one matchup line per outcome.
-* The BBCode uses only the tags a stock phpBB 3 board knows
-  (:data:`PHPBB_TAGS`): the tables are aligned text in a ``[code]`` block.
-  ``tables=True`` writes ``[table]`` / ``[tr]`` / ``[td]`` for boards that
-  have installed those tags.
+:func:`explain` walks through the stages with their fractions as a player
+counts them; :func:`to_markdown` and :func:`to_bbcode` write a forum post of
+one outcome, or of several side by side (each function says what it holds).
 
 Everything is built from the :class:`~workbench.outcome.Outcome` alone
 (``stages[].detail``, ``.probability``, ``attacks``, ``inputs``, ``effects``,
