@@ -118,8 +118,26 @@ def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
         firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
         table=True, firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)[0]
-    return grid_table(ownfile.load(KEY), args, _GRID, args["shots"], _EFFECTS if args["models"] is None else _CAPPED,
-                      _width(args["shots"], args["models"], args["wounds"]), "shots / attacks")
+    return _table(None, args, _GRID, args["shots"])
+
+
+def _table(part, args, grid, n) -> dict:
+    """The vectorised table of the rule folder's ``part`` (None: shooting) at ``n`` dice."""
+    return grid_table(ownfile.load(KEY, part), args, grid, n, _EFFECTS if args["models"] is None else _CAPPED,
+                      _width(n, args["models"], args["wounds"]), "shots / attacks")
+
+
+def _outcome(part, function, args, stages, notes, n, method, samples, seed) -> tuple[Outcome, str]:
+    """The Outcome of ``function`` through the rule folder's ``part`` (None: shooting) at ``n`` dice, with
+    its own stages and notes, and the method checked."""
+    method, samples, rng = v.method_args(method, samples, seed)
+    notes = tuple(notes + _unit_notes(args)) + _flag_notes(args["natural_12_always_succeeds"],
+                                                          args["natural_1_always_fails"])
+    o, inputs = resolve(ownfile.load(KEY, part).attack, args, method, samples, rng)
+    return ownfile.outcome(o, system=KEY, function=function, inputs=inputs,
+                           effects=_EFFECTS if args["models"] is None else _CAPPED,
+                           width=_width(n, args["models"], args["wounds"]), stages=stages, attacks=n,
+                           notes=notes), method
 
 
 
@@ -160,16 +178,8 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
         firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
         firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
-    method, samples, rng = v.method_args(method, samples, seed)
-    eff_cover = int(eff_cover)
-    stages = _shooting_stages(args, args["bs"], eff_cover, penalty)
-    notes = tuple(notes + _unit_notes(args)) + _flag_notes(args["natural_12_always_succeeds"],
-                                                          args["natural_1_always_fails"])
-    o, inputs = resolve(ownfile.load(KEY).attack, args, method, samples, rng)
-    return ownfile.outcome(o, system=KEY, function="shooting", inputs=inputs,
-                           effects=_EFFECTS if args["models"] is None else _CAPPED,
-                           width=_width(args["shots"], args["models"], args["wounds"]), stages=stages,
-                           attacks=args["shots"], notes=notes)
+    stages = _shooting_stages(args, args["bs"], int(eff_cover), penalty)
+    return _outcome(None, "shooting", args, stages, notes, args["shots"], method, samples, seed)[0]
 
 
 
@@ -221,10 +231,7 @@ def melee_table(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wou
     args, free, _ = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_charge,
                                  charging_models, blocked, natural_12_always_succeeds,
                                  natural_1_always_fails, table=True)
-    n = args["attacks"] + free
-    got = grid_table(ownfile.load(KEY, MELEE_PART), args, _MELEE_GRID, n,
-                     _EFFECTS if args["models"] is None else _CAPPED, _width(n, args["models"], args["wounds"]),
-                     "shots / attacks")
+    got = _table(MELEE_PART, args, _MELEE_GRID, args["attacks"] + free)
     got["effects"] = _with_free(got["effects"], free, got["pmf"].shape[:-1])
     return got
 
@@ -248,15 +255,8 @@ def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
     args, free, notes = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds,
                                      furious_charge, charging_models, blocked,
                                      natural_12_always_succeeds, natural_1_always_fails)
-    method, samples, rng = v.method_args(method, samples, seed)
-    stages = _melee_stages(args)
-    notes = tuple(notes + _unit_notes(args)) + _flag_notes(args["natural_12_always_succeeds"],
-                                                          args["natural_1_always_fails"])
-    n = args["attacks"] + free
-    o, inputs = resolve(ownfile.load(KEY, MELEE_PART).attack, args, method, samples, rng)
-    o = ownfile.outcome(o, system=KEY, function="melee", inputs=inputs,
-                        effects=_EFFECTS if args["models"] is None else _CAPPED,
-                        width=_width(n, args["models"], args["wounds"]), stages=stages, attacks=n, notes=notes)
+    o, method = _outcome(MELEE_PART, "melee", args, _melee_stages(args), notes, args["attacks"] + free, method,
+                         samples, seed)
     stderr = o.effects_stderr if method == "exact" else dict(o.effects_stderr, free_attacks=0.0)
     return o.replace(effects=_with_free(o.effects, free, ()), effects_stderr=stderr)
 

@@ -299,10 +299,7 @@ def _file_stats(a: dict) -> dict:
     """The checked arguments as the stats of rules/forgotten/shooting.toml, the unit without a size (the
     function caps the models downed itself, and counts the hits that down nobody without it):
     no aimed fire is the choice "none", no hero is ``hero = false``."""
-    out = {k: a[k] for k in ("shoot", "attack_power", "shots", "moved", "range", "facing_away", "cover",
-                             "flanked", "armour", "cover_level", "blind_fire", "damage_rule", "kill_on",
-                             "shock_rule", "tough", "shield", "firer_wounded", "firer_shocked", "blast",
-                             "blind_fire_rule", "aimed_fire_team", "target_wounded", "target_shocked")}
+    out = {k: x for k, x in a.items() if k not in ("aimed", "heroic_save", "damage", "defence")}
     out["models"] = None
     out["aimed"] = "none" if a["aimed"] is None else a["aimed"]
     if a["heroic_save"] is not None:
