@@ -279,9 +279,13 @@ class Greedy(Policy):
             for w in battle.weapons_for(u, shot):
                 entries.append((u.spec.bs, w.s, w.ap, w.shots * u.models, w.kind, shot,
                                 u.gone_to_ground, u.spec.cover))
-        key = (tuple(sorted(entries)), battle.rules.firer_cover_rule, battle.rules.heavy_shot, battle.rules.natural_12_always_succeeds,
-               battle.rules.natural_1_always_fails, target.spec.t, target.spec.sv, target.spec.inv, target.spec.cover,
-               target.models, target.spec.w, target.gone_to_ground, evading)
+        spec, rules = target.spec, battle.rules
+        shared = dict(t=spec.t, sv=spec.sv, inv=spec.inv, cover=spec.cover, models=target.models, wounds=spec.w,
+                      go_to_ground=target.gone_to_ground, evading=evading,
+                      natural_12_always_succeeds=rules.natural_12_always_succeeds,
+                      natural_1_always_fails=rules.natural_1_always_fails, firer_cover_rule=rules.firer_cover_rule,
+                      heavy_shot=rules.heavy_shot)
+        key = (tuple(sorted(entries)), *shared.values())
         if key not in _P_DESTROYED:
             if len(_P_DESTROYED) > _P_MAX:
                 _P_DESTROYED.clear()
@@ -289,13 +293,7 @@ class Greedy(Policy):
                 _P_DESTROYED[key] = 0.0
             else:
                 keys = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
-                out = changes.volley(
-                    [dict(zip(keys, e)) for e in entries], t=target.spec.t, sv=target.spec.sv,
-                    inv=target.spec.inv, cover=target.spec.cover, models=target.models,
-                    wounds=target.spec.w, go_to_ground=target.gone_to_ground, evading=evading,
-                    natural_12_always_succeeds=battle.rules.natural_12_always_succeeds,
-                    natural_1_always_fails=battle.rules.natural_1_always_fails,
-                    firer_cover_rule=battle.rules.firer_cover_rule, heavy_shot=battle.rules.heavy_shot)
+                out = changes.volley([dict(zip(keys, e)) for e in entries], **shared)
                 _P_DESTROYED[key] = float(out.effects["destroyed"])
         return _P_DESTROYED[key]
 

@@ -108,10 +108,6 @@ def diff(a: Any, b: Any, grid: Mapping[str, Any], matchup: Mapping[str, Any] | N
 
 
 
-def _cell_words(df: pd.DataFrame, i: int) -> str:
-    return _all_cell_words(df, [i])[0]
-
-
 def _all_cell_words(df: pd.DataFrame, rows: Sequence[int] | None = None) -> list[str]:
     """Each cell's stats in words ("BS 6+, T +2"), each stat's value put in words once."""
     a = df.attrs["a"]
@@ -156,7 +152,7 @@ def verdict(df: pd.DataFrame) -> str:
             continue
         i = int(most(d))
         where = "everywhere on the grid" if moved.all() else f"at {int(moved.sum())} of {n} points{of}"
-        parts.append(f"{verb} most at {_cell_words(df, i)}, by {d[i]:+.2f}{unit} ({where})")
+        parts.append(f"{verb} most at {_all_cell_words(df, [i])[0]}, by {d[i]:+.2f}{unit} ({where})")
     return f"{change_words(a, b)} " + ", ".join(parts) + "."
 
 
