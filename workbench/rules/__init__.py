@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .errors import BudgetError, ForbiddenError, RuleFileError
 from .folder import RuleFolder, load_folder, loads_folder
+from .folder import _part as _system
 from .loader import parse_text, read_file
 from .mechanism_system import MechanismSystem
 from .spec import RuleStage, RuleStat
@@ -65,12 +66,6 @@ def load_system(path: str | Path):
     """The system at ``path`` as the registry reads it: a folder is a :class:`RuleFolder` (one
     system of several files), a file a :class:`RuleSystem` or a :class:`MechanismSystem`."""
     return load_folder(path) if Path(path).is_dir() else load_any(path)
-
-
-def _system(parts: dict, path: Path, text: str):
-    if "mechanism" in parts:
-        return MechanismSystem(parts, path, text)
-    return RuleSystem(parts, path, text)
 
 
 def require_stages(system) -> RuleSystem:
