@@ -300,7 +300,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(argv)
     except BrokenPipeError:  # `dice-workbench table | head`: the reader left, nothing is wrong
-        import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 

@@ -11,6 +11,7 @@ from .. import validate as v
 from ..outcome import Outcome
 from .frozen import Immutable
 from .mechanisms import MECHANISMS
+from .plan import readonly
 from .system import StatChecks
 
 __all__ = ["MechanismSystem"]
@@ -63,7 +64,7 @@ class MechanismSystem(StatChecks, Immutable):
         words = dict(trial="attack", system_title=self.name, notes=self.notes, label=self.spec.label)
         if method == "exact":
             got = self._module.exact(self.spec, env, self.die)
-            pmfs = {got["labels"][k]: _readonly([float(p) for p in x]) for k, x in got["passes"].items()}
+            pmfs = {got["labels"][k]: readonly([float(p) for p in x]) for k, x in got["passes"].items()}
             return Outcome(system=self.key, function="attack", inputs=record, pmf=np.array([float(p) for p in got["pmf"]]),
                            effects={k: float(x) for k, x in got["effects"].items()}, stage_pmfs=pmfs,
                            effect_kinds={k: "expected" if k == "rounds_fought" else "probability"
@@ -74,9 +75,3 @@ class MechanismSystem(StatChecks, Immutable):
         per_sample, one_chunk = self._module.sampled(self.spec, env, self.die, rng)
         tally = pipeline.tally_sampled(samples, per_sample, one_chunk, 2)
         return pipeline.tally_outcome(self.key, "attack", record, tally, (), **words)
-
-
-def _readonly(values) -> np.ndarray:
-    a = np.array(values, dtype=float)
-    a.setflags(write=False)
-    return a

@@ -32,7 +32,7 @@ from .loader import COUNTS, MAX_DIE, MAX_TOKENS_DIE, unit_size_stat
 from .plan import Plan, StagePmfs, figures, make_plan
 from .removal import fixed_damage_removal, remove
 from .sampled import simulate
-from .spec import Chance, Forbid, Removal, RuleStage, RuleStat, Volley
+from .spec import Chance, Removal, RuleStage, Volley
 from .stats import StatChecks
 from .tokens import successes
 
