@@ -367,10 +367,6 @@ def granularity_figure(systems_: Iterable[str] | None = None):
 # ---------------------------------------------------------------------------
 # equivalence
 # ---------------------------------------------------------------------------
-def _defaults(desc: SystemDescription, function: str) -> dict[str, Any]:
-    return {k: d for k, d in desc.arguments(function).items() if d is not inspect.Parameter.empty}
-
-
 def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable[str] | None = None, *,
                best: int = 1, function: str | None = None) -> pd.DataFrame:
     """Settings in other systems closest to a matchup's distribution of models removed.
@@ -409,14 +405,14 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
             target_systems = [target_systems]
         targets = [v.choice("target_systems", t, searchable) for t in target_systems]
     shared = {k: matchup[k] for k in ("shots", "models") if k in matchup}
+    # the input's own values, its defaults filling what the matchup leaves out
+    full = {**{k: d for k, d in desc.arguments(name).items() if d is not inspect.Parameter.empty}, **matchup}
     frames = []
     for tkey in targets:
         tdesc = systems.get(tkey)
         _tn, tfn = _function(tdesc, None if tkey != key else name)
         search = {k: list(vals) for k, vals in (tdesc.equivalence_search or {}).items()}
         if tkey == key:
-            defaults = _defaults(desc, name)
-            full = {**defaults, **matchup}
             grid = dict(matchup)
             for k, vals in search.items():
                 own = full.get(k)
@@ -433,7 +429,6 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
         dmean = means - src_mean
         dmean = np.where(np.abs(dmean) < 1e-12, 0.0, dmean)
         if tkey == key:
-            full = {**_defaults(desc, name), **matchup}
             changed = sum((cells[k].to_numpy() != full.get(k)).astype(int) for k in search)
         else:
             changed = np.zeros(len(cells), dtype=int)

@@ -142,8 +142,6 @@ class RuleSystem(StatChecks, Immutable):
     def _resolve(self, env: Mapping[str, Any]) -> tuple[dict, tuple]:
         shape = np.broadcast_shapes(*[np.shape(x) for x in env.values()]) if env else ()
         flat = {k: np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1) for k, x in env.items()}
-        if not flat:
-            flat = {}
         out = engine.resolve(self._parts(env), flat)
         return out, shape
 
@@ -278,10 +276,13 @@ class RuleSystem(StatChecks, Immutable):
         _, env = self._check(stats, arrays=False)
         self._forbid(env)
         count, n_tokens = self._checked_attacks(env)
-        plan = self._plan(env)
+        return self._simulate(rng, samples, env, self._plan(env), count, n_tokens, self.chances, per_sample)
+
+    def _simulate(self, rng, samples, env, plan: Plan, count: int, n_tokens: int | None, chances,
+                  per_sample=None) -> pipeline.Tally:
         models, wounds, damage = self._unit(env)
         return simulate(rng, samples, plan.played, plan.dice, count, self._removal(env), env, models, wounds,
-                        damage, plan.probs, self.path, tokens_die=n_tokens or 1, chances=self.chances,
+                        damage, plan.probs, self.path, tokens_die=n_tokens or 1, chances=chances,
                         per_sample=per_sample)
 
     def _value(self, expr, env, field) -> int:
@@ -388,10 +389,7 @@ class RuleSystem(StatChecks, Immutable):
         record["samples"] = samples
         if rng is None:  # method_args gives a Generator for every method but "exact"
             raise RuntimeError("no random generator for a sampled resolution")
-        models, wounds, damage = self._unit(env)
-        sampled = simulate(rng, samples, plan.played, plan.dice, count, self._removal(env), env, models,
-                           wounds, damage, plan.probs, self.path, tokens_die=n_tokens or 1,
-                           chances=self._defined(env))
+        sampled = self._simulate(rng, samples, env, plan, count, n_tokens, self._defined(env))
         return pipeline.tally_outcome(self.key, "attack", record, sampled, plan.stages, attacks=count,
                                       notes=self.outcome_notes(), **words)
 
