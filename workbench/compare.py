@@ -1,15 +1,5 @@
-"""Sweeps and design diagnostics across the rule systems.
-
-* :func:`sweep` evaluates a stat-level function over a grid of its keywords
-  and returns a tidy DataFrame (one row per cell): the cell's stats, ``mean``
-  (expected models removed), ``p_at_least_k`` for k = 1.. and the side
-  effects. It goes through the system's vectorised twin (``TABLES``) when there
-  is one: one numpy call per combination of non-numeric keywords, not one
-  Python call per cell. Without a twin (or with ``method="sampled"``) it calls
-  the function per cell, with a progress bar.
-* :func:`heatmap` and :func:`lines` build plotly figures from a sweep.
-* Diagnostics: :func:`value_of_plus_one`, :func:`granularity`,
-  :func:`equivalent` (see each docstring for the definitions used).
+"""Sweeps (:func:`sweep`, plotted by :func:`heatmap` and :func:`lines`) and design diagnostics
+(:func:`value_of_plus_one`, :func:`granularity`, :func:`equivalent`) across the rule systems.
 
 What they know of a system (its functions, its stats and their "+1"
 directions, its seed matchup, its granularity and equivalence grids) comes

@@ -8,15 +8,8 @@ and by sampling like the built-in systems::
     kill6 = rules.load("rules/kill6.toml")
     kill6.attack(bs=3, shots=10).mean
 
-Modules: ``expr`` (the expression language), ``lines`` (where a key sits in
-the text), ``reader`` (typed values, failing with field and line), ``loader`` (TOML and the format's checks), ``spec`` (the parsed records),
-``die`` (one stage's die, shared by both paths), ``engine`` (exact), ``tally``
-(tokens per attack, switched criticals, tallies, chances),
-``sampled`` (dice rolled), ``system`` (the RuleSystem), ``errors``,
-``mechanisms`` (named mechanisms: what a file cannot say as stages),
-``mechanism_system`` (a file of one) and ``folder`` (a system of several
-files, one dashboard mode each). :func:`load_system` loads any of them, as
-the registry does: a folder, a file of stages or a file of a named mechanism.
+The modules are mapped in docs/architecture.md. :func:`load_system` loads any system as the
+registry does: a folder of rule files, a file of stages or a file of a named mechanism.
 """
 from __future__ import annotations
 
