@@ -150,12 +150,9 @@ def matchup_outcome(system: str, query: str = "", *, samples: int | None = None,
 def _post_bytes(outcome, fmt: str) -> bytes:
     from . import teach
 
-    if fmt == "text":
-        return (teach.explain(outcome) + "\n").encode("utf-8")
-    if fmt == "md":
-        return teach.to_markdown(outcome).encode("utf-8")
-    if fmt == "bbcode":
-        return teach.to_bbcode(outcome).encode("utf-8")
+    text = {"text": lambda o: teach.explain(o) + "\n", "md": teach.to_markdown, "bbcode": teach.to_bbcode}
+    if fmt in text:
+        return text[fmt](outcome).encode("utf-8")
     from .export import figure_bytes
     return figure_bytes(outcome, fmt)
 

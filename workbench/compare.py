@@ -10,6 +10,7 @@ not given: ``"shooting"`` for a built-in, ``"attack"`` for a rule file).
 from __future__ import annotations
 
 import inspect
+import itertools
 import statistics
 from dataclasses import dataclass
 from fractions import Fraction
@@ -126,12 +127,7 @@ def _select(df: pd.DataFrame, columns: Sequence[str], where: Mapping[str, Any] |
 
 
 def _stat_columns(df: pd.DataFrame) -> list[str]:
-    out = []
-    for c in df.columns:
-        if c == "mean" or str(c).startswith("p_at_least_"):
-            break
-        out.append(c)
-    return out
+    return list(itertools.takewhile(lambda c: c != "mean" and not str(c).startswith("p_at_least_"), df.columns))
 
 
 def _label(col: str) -> str:
