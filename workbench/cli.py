@@ -1,29 +1,10 @@
 """Command line: ``dice-workbench`` (also ``python -m workbench``).
 
-Subcommands (each has ``--help``):
-
-* ``table`` (also the default with no argument): a comparison of the systems
-  with profiles, a basic trooper firing at a basic trooper (each
-  description's basic matchup): per-shot stage probabilities as
-  fractions and percentages, and expected removals for 1 and 10 shots.
-* ``explain SYSTEM [QUERY]``: the math of one matchup step by step
-  (:func:`workbench.teach.explain`). ``QUERY`` is what a dashboard link
-  carries after its ``?`` (``'bs=4&shots=10'``, ``'mode=melee&ws=3'``), read
-  by :func:`workbench.ui.query.parse_query`; what it leaves out keeps the
-  dashboard's default.
-* ``post SYSTEM [QUERY] --format text|md|bbcode|png|svg|html [--out FILE]``:
-  a forum post of the same matchup: text, Markdown or BBCode from
-  :mod:`workbench.teach`, a PNG/SVG picture or an offline HTML page from
-  :mod:`workbench.export`.
-* ``sweep SYSTEM FUNCTION STAT=VALUES ... [--csv FILE]``: a grid of one
-  function (:func:`workbench.compare.sweep`); ``VALUES`` is one value, a
-  range ``1..6`` (both ends included) or a list ``3,4,5``.
-* ``diff A B --grid STAT=VALUES ...``: what a rule change does
-  (:mod:`workbench.cli_diff`).
-* ``serve ...``: the dashboards; every option is the server's own
-  (:func:`workbench.serve.main`).
-* ``deploy ...``: the nginx configuration for several server processes
-  behind one address (:func:`workbench.deploy.main`).
+The subcommands (each has ``--help``, their words in :func:`build_parser`): ``table`` (the
+default), ``explain`` and ``post`` (one matchup from a dashboard link's query, read by
+:func:`workbench.ui.query.parse_query`), ``sweep`` (:func:`workbench.compare.sweep`), ``diff``
+(:mod:`workbench.cli_diff`), ``serve`` and ``deploy`` (:func:`workbench.serve.main`,
+:func:`workbench.deploy.main`, which own their options).
 
 A usage mistake (an unknown subcommand or option, a missing argument) exits
 with status 2 and names it, as argparse does; a value the library refuses
