@@ -20,6 +20,7 @@ import pandas as pd
 
 from . import systems
 from . import validate as v
+from .engine import pad
 from .errors import InputError, UnknownArgumentError
 from .progress import bar, quiet
 from .systems import SystemDescription
@@ -131,13 +132,6 @@ def cells_of(grid: Mapping[str, list[Any]]) -> pd.DataFrame:
     keys = list(grid)
     rows = list(itertools.product(*(grid[k] for k in keys)))
     return pd.DataFrame(rows, columns=keys)
-
-
-def pad(pmf: np.ndarray, width: int) -> np.ndarray:
-    if pmf.shape[-1] >= width:
-        return pmf
-    pad = [(0, 0)] * (pmf.ndim - 1) + [(0, width - pmf.shape[-1])]
-    return np.pad(pmf, pad)
 
 
 def evaluate(system: Any, function: Any = None, progress: bool = True,

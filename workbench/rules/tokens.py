@@ -24,19 +24,12 @@ from .spec import RuleStage
 __all__ = ["per_attack", "expected_tokens", "successes", "per_attack_figures", "stage_pass_pmfs", "trim"]
 
 
-def _pad(a: np.ndarray, width: int) -> np.ndarray:
-    """``a`` (cells, k) with zeros up to ``width`` counts."""
-    if a.shape[-1] >= width:
-        return a
-    return np.concatenate([a, np.zeros(a.shape[:-1] + (width - a.shape[-1],))], axis=-1)
-
-
 def _add(*terms: np.ndarray) -> np.ndarray:
     """The sum of distributions of different widths (each a share of one token's outcomes)."""
     width = max(t.shape[-1] for t in terms)
-    out = _pad(terms[0], width).copy()
+    out = core.pad(terms[0], width).copy()
     for t in terms[1:]:
-        out += _pad(t, width)
+        out += core.pad(t, width)
     return out
 
 
