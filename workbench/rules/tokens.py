@@ -37,9 +37,7 @@ def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The distribution of the sum of two independent counts, cell by cell."""
     if a.shape[0] == 1 and b.shape[0] == 1:
         return np.convolve(a[0], b[0])[None, :]
-    if a.shape[-1] > b.shape[-1]:
-        a, b = b, a
-    return core.convolve(a, b)
+    return core.convolve(a, b)   # (which loops over the shorter count axis)
 
 
 def _power(g: np.ndarray, n: int) -> np.ndarray:
