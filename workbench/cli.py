@@ -1,29 +1,10 @@
 """Command line: ``dice-workbench`` (also ``python -m workbench``).
 
-Subcommands (each has ``--help``):
-
-* ``table`` (also the default with no argument): a comparison of the systems
-  with profiles, a basic trooper firing at a basic trooper (each
-  description's basic matchup): per-shot stage probabilities as
-  fractions and percentages, and expected removals for 1 and 10 shots.
-* ``explain SYSTEM [QUERY]``: the math of one matchup step by step
-  (:func:`workbench.teach.explain`). ``QUERY`` is what a dashboard link
-  carries after its ``?`` (``'bs=4&shots=10'``, ``'mode=melee&ws=3'``), read
-  by :func:`workbench.ui.query.parse_query`; what it leaves out keeps the
-  dashboard's default.
-* ``post SYSTEM [QUERY] --format text|md|bbcode|png|svg|html [--out FILE]``:
-  a forum post of the same matchup: text, Markdown or BBCode from
-  :mod:`workbench.teach`, a PNG/SVG picture or an offline HTML page from
-  :mod:`workbench.export`.
-* ``sweep SYSTEM FUNCTION STAT=VALUES ... [--csv FILE]``: a grid of one
-  function (:func:`workbench.compare.sweep`); ``VALUES`` is one value, a
-  range ``1..6`` (both ends included) or a list ``3,4,5``.
-* ``diff A B --grid STAT=VALUES ...``: what a rule change does
-  (:mod:`workbench.cli_diff`).
-* ``serve ...``: the dashboards; every option is the server's own
-  (:func:`workbench.serve.main`).
-* ``deploy ...``: the nginx configuration for several server processes
-  behind one address (:func:`workbench.deploy.main`).
+The subcommands (each has ``--help``, their words in :func:`build_parser`): ``table`` (the
+default), ``explain`` and ``post`` (one matchup from a dashboard link's query, read by
+:func:`workbench.ui.query.parse_query`), ``sweep`` (:func:`workbench.compare.sweep`), ``diff``
+(:mod:`workbench.cli_diff`), ``serve`` and ``deploy`` (:func:`workbench.serve.main`,
+:func:`workbench.deploy.main`, which own their options).
 
 A usage mistake (an unknown subcommand or option, a missing argument) exits
 with status 2 and names it, as argparse does; a value the library refuses
@@ -150,12 +131,9 @@ def matchup_outcome(system: str, query: str = "", *, samples: int | None = None,
 def _post_bytes(outcome, fmt: str) -> bytes:
     from . import teach
 
-    if fmt == "text":
-        return (teach.explain(outcome) + "\n").encode("utf-8")
-    if fmt == "md":
-        return teach.to_markdown(outcome).encode("utf-8")
-    if fmt == "bbcode":
-        return teach.to_bbcode(outcome).encode("utf-8")
+    text = {"text": lambda o: teach.explain(o) + "\n", "md": teach.to_markdown, "bbcode": teach.to_bbcode}
+    if fmt in text:
+        return text[fmt](outcome).encode("utf-8")
     from .export import figure_bytes
     return figure_bytes(outcome, fmt)
 
@@ -300,7 +278,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(argv)
     except BrokenPipeError:  # `dice-workbench table | head`: the reader left, nothing is wrong
-        import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 

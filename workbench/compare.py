@@ -1,15 +1,5 @@
-"""Sweeps and design diagnostics across the rule systems.
-
-* :func:`sweep` evaluates a stat-level function over a grid of its keywords
-  and returns a tidy DataFrame (one row per cell): the cell's stats, ``mean``
-  (expected models removed), ``p_at_least_k`` for k = 1.. and the side
-  effects. It goes through the system's vectorised twin (``TABLES``) when there
-  is one: one numpy call per combination of non-numeric keywords, not one
-  Python call per cell. Without a twin (or with ``method="sampled"``) it calls
-  the function per cell, with a progress bar.
-* :func:`heatmap` and :func:`lines` build plotly figures from a sweep.
-* Diagnostics: :func:`value_of_plus_one`, :func:`granularity`,
-  :func:`equivalent` (see each docstring for the definitions used).
+"""Sweeps (:func:`sweep`, plotted by :func:`heatmap` and :func:`lines`) and design diagnostics
+(:func:`value_of_plus_one`, :func:`granularity`, :func:`equivalent`) across the rule systems.
 
 What they know of a system (its functions, its stats and their "+1"
 directions, its seed matchup, its granularity and equivalence grids) comes
@@ -20,6 +10,7 @@ not given: ``"shooting"`` for a built-in, ``"attack"`` for a rule file).
 from __future__ import annotations
 
 import inspect
+import itertools
 import statistics
 from dataclasses import dataclass
 from fractions import Fraction
@@ -136,12 +127,7 @@ def _select(df: pd.DataFrame, columns: Sequence[str], where: Mapping[str, Any] |
 
 
 def _stat_columns(df: pd.DataFrame) -> list[str]:
-    out = []
-    for c in df.columns:
-        if c == "mean" or str(c).startswith("p_at_least_"):
-            break
-        out.append(c)
-    return out
+    return list(itertools.takewhile(lambda c: c != "mean" and not str(c).startswith("p_at_least_"), df.columns))
 
 
 def _label(col: str) -> str:
@@ -367,10 +353,6 @@ def granularity_figure(systems_: Iterable[str] | None = None):
 # ---------------------------------------------------------------------------
 # equivalence
 # ---------------------------------------------------------------------------
-def _defaults(desc: SystemDescription, function: str) -> dict[str, Any]:
-    return {k: d for k, d in desc.arguments(function).items() if d is not inspect.Parameter.empty}
-
-
 def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable[str] | None = None, *,
                best: int = 1, function: str | None = None) -> pd.DataFrame:
     """Settings in other systems closest to a matchup's distribution of models removed.
@@ -409,14 +391,14 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
             target_systems = [target_systems]
         targets = [v.choice("target_systems", t, searchable) for t in target_systems]
     shared = {k: matchup[k] for k in ("shots", "models") if k in matchup}
+    # the input's own values, its defaults filling what the matchup leaves out
+    full = {**{k: d for k, d in desc.arguments(name).items() if d is not inspect.Parameter.empty}, **matchup}
     frames = []
     for tkey in targets:
         tdesc = systems.get(tkey)
         _tn, tfn = _function(tdesc, None if tkey != key else name)
         search = {k: list(vals) for k, vals in (tdesc.equivalence_search or {}).items()}
         if tkey == key:
-            defaults = _defaults(desc, name)
-            full = {**defaults, **matchup}
             grid = dict(matchup)
             for k, vals in search.items():
                 own = full.get(k)
@@ -433,7 +415,6 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
         dmean = means - src_mean
         dmean = np.where(np.abs(dmean) < 1e-12, 0.0, dmean)
         if tkey == key:
-            full = {**_defaults(desc, name), **matchup}
             changed = sum((cells[k].to_numpy() != full.get(k)).astype(int) for k in search)
         else:
             changed = np.zeros(len(cells), dtype=int)

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 __all__ = [
-    "binomial_pmf", "remap", "convolve", "cap", "mean_of",
+    "binomial_pmf", "remap", "convolve", "cap", "mean_of", "pad",
 ]
 
 
@@ -148,6 +148,13 @@ def convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     for i in range(a.shape[-1]):
         out[..., i : i + b.shape[-1]] += a[..., i : i + 1] * b
     return out
+
+
+def pad(pmf: np.ndarray, width: int) -> np.ndarray:
+    """``pmf`` with zero probabilities up to ``width`` counts (itself when it has as many)."""
+    if pmf.shape[-1] >= width:
+        return pmf
+    return np.pad(pmf, [(0, 0)] * (pmf.ndim - 1) + [(0, width - pmf.shape[-1])])
 
 
 def mean_of(pmf: np.ndarray) -> np.ndarray:

@@ -1,13 +1,6 @@
-"""Figures for forum posts: PNG and SVG through kaleido, standalone offline HTML.
-
-* :func:`outcome_figure` draws an outcome: bars of the chance of exactly N
-  and a line of the chance of at least N, built from the same description
-  (:mod:`workbench.figures`) as the dashboards' plots.
-* :func:`save_figure` writes an outcome or a plotly figure; the format comes
-  from the file's suffix: ``.png`` / ``.svg`` (kaleido driving the system's
-  Chromium) or ``.html`` (plotly.js inlined, no CDN, works offline).
-* :func:`figure_bytes` / :func:`figure_images` give the same bytes without a
-  file (the dashboards' download links are data: URIs).
+"""Figures for forum posts: PNG and SVG through kaleido, standalone offline HTML, from an
+outcome (:func:`outcome_figure`: the very traces of :mod:`workbench.figures`, as the dashboards
+draw them) or a plotly figure; :func:`save_figure` takes the format from the file's suffix.
 
 The browser: kaleido 1.x starts a Chrome-family browser through
 ``choreographer``. :func:`browser_path` finds it as choreographer does on

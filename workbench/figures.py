@@ -7,16 +7,6 @@ dashboards' plot widget (:class:`workbench.ui.plotwidget.Plot`) draws it as
 it is, and :mod:`workbench.export` turns the same dict into a plotly figure
 for kaleido, so a plot on a page and its download never disagree.
 
-* :func:`distribution`: bars of the chance of exactly N, with the simulated
-  games' dots and their margin of error when there are some;
-* :func:`at_least`: the line of the chance of at least N;
-* :func:`stages`: one bar per step of one attack, its fraction written on it;
-* :func:`outcome_figure`: the forum post's figure, the distribution's bars
-  and the at-least line (the same traces) under the outcome's title;
-* :func:`stage_passes` and :func:`stage_by_stage`: stage by stage, how many
-  get through each step over all the attacks (``Outcome.stage_pmfs``), one
-  small bar chart per step, named by what passes it.
-
 Chances are drawn on a percentage axis (0 % .. 100 %), as every number
 beside the plots is written.
 """

@@ -1,15 +1,8 @@
-"""A grid of keyword values, from its text to its numbers.
-
-* as the command line writes it: :func:`parse_grid` (``bs=1..6``,
-  ``action=snap,aimed``, ``true``/``none``), :func:`values_text`;
-* as a library call gives it: :func:`values_of` (a value or a list, tuple,
-  range or 1-D array; a list of unit dicts is one value),
-  :func:`checked_grid` (every keyword one the function takes, the required
-  ones given);
-* evaluated: :func:`evaluate` runs a system's stat-level function over the
-  cartesian product, through its vectorised twin (``TABLES``) when it has one
-  (one numpy call per combination of the non-numeric keywords), else one call
-  per cell with a progress bar.
+"""A grid of keyword values, from its text to its numbers: as the command line writes it
+(:func:`parse_grid`), as a library call gives it (:func:`values_of`, :func:`checked_grid`), and
+evaluated (:func:`evaluate`): a system's stat-level function over the cartesian product, through
+its vectorised twin (``TABLES``) when it has one (one numpy call per combination of the
+non-numeric keywords), else one call per cell with a progress bar.
 
 :mod:`workbench.compare` (sweeps, diagnostics), :mod:`workbench.studies`
 (sampled sweeps in blocks), :mod:`workbench.variants` (diffs) and the command
@@ -27,6 +20,7 @@ import pandas as pd
 
 from . import systems
 from . import validate as v
+from .engine import pad
 from .errors import InputError, UnknownArgumentError
 from .progress import bar, quiet
 from .systems import SystemDescription
@@ -138,13 +132,6 @@ def cells_of(grid: Mapping[str, list[Any]]) -> pd.DataFrame:
     keys = list(grid)
     rows = list(itertools.product(*(grid[k] for k in keys)))
     return pd.DataFrame(rows, columns=keys)
-
-
-def pad(pmf: np.ndarray, width: int) -> np.ndarray:
-    if pmf.shape[-1] >= width:
-        return pmf
-    pad = [(0, 0)] * (pmf.ndim - 1) + [(0, width - pmf.shape[-1])]
-    return np.pad(pmf, pad)
 
 
 def evaluate(system: Any, function: Any = None, progress: bool = True,

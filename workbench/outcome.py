@@ -76,6 +76,12 @@ def _frozen_array(a: Any, name: str) -> np.ndarray:
     return arr
 
 
+def _count(k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+        raise InputError("k", "a whole number 0 or more", k)
+    return k
+
+
 @dataclass(frozen=True, eq=False)
 class Outcome:
     """The result of one resolution.
@@ -185,15 +191,11 @@ class Outcome:
 
     def exactly(self, k: int) -> float:
         """P(exactly k removed)."""
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-            raise InputError("k", "a whole number 0 or more", k)
-        return float(self.pmf[k]) if k < self.pmf.size else 0.0
+        return float(self.pmf[k]) if _count(k) < self.pmf.size else 0.0
 
     def at_least(self, k: int) -> float:
         """P(k or more removed)."""
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-            raise InputError("k", "a whole number 0 or more", k)
-        return float(self.pmf[k:].sum()) if k < self.pmf.size else 0.0
+        return float(self.pmf[k:].sum()) if _count(k) < self.pmf.size else 0.0
 
     @property
     def at_least_curve(self) -> np.ndarray:

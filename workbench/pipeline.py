@@ -78,6 +78,12 @@ class Tally:
             self.sums[name] = self.sums.get(name, 0.0) + float(x.sum())
             self.sumsq[name] = self.sumsq.get(name, 0.0) + float(np.dot(x, x))
 
+    def trim(self) -> "Tally":
+        """The histogram cut after the most removed in a sample (for a count without a cap)."""
+        self.width = int(np.flatnonzero(self.counts).max(initial=0)) + 1
+        self.counts = self.counts[: self.width]
+        return self
+
     def mean_and_stderr(self, name: str) -> tuple[float, float]:
         n = self.n
         mean = self.sums[name] / n

@@ -17,12 +17,6 @@ resolution, so the unit-size cap and every rule of the system count. The
 shipped profiles' points are illustrative (the seeds give no costs): each
 unit lists ``points`` in its ``illustrative`` stats, and every table here
 says so.
-
-* :func:`efficiency` reads one outcome against the firing unit's cost;
-* :func:`matchup` resolves a profile matchup and reads it;
-* :func:`rank` ranks every shipped matchup of every system by it: one tidy
-  row per system x matchup, best first;
-* :func:`table_html` is the small table the dashboards show.
 """
 from __future__ import annotations
 

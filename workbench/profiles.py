@@ -74,11 +74,7 @@ _UNIT_COMMON = {
     "models": ProfileField("int", 1, 1000, doc="unit size"),
     "points": ProfileField("int", 1, 10_000, default=None, doc="points cost per model"),
 }
-_WEAPON_COMMON = {
-    "name": ProfileField("str"),
-    "source": ProfileField("choice", allowed=SOURCES),
-    "note": ProfileField("str", default=""),
-}
+_WEAPON_COMMON = {k: _UNIT_COMMON[k] for k in ("name", "source", "note")}
 
 
 @dataclass(frozen=True)

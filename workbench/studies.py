@@ -202,7 +202,7 @@ def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool 
     per_cell = [parts[i * len(sizes):(i + 1) * len(sizes)] for i in range(len(records))]
     combined = [_combine(p) for p in per_cell]
     width = max(p.size for p, _ in combined)
-    pmf = np.stack([np.pad(p, (0, width - p.size)) for p, _ in combined])
+    pmf = np.stack([grid_.pad(p, width) for p, _ in combined])
     names = list(dict.fromkeys(k for _, e in combined for k in e if k != "mean_stderr")) + ["mean_stderr"]
     effects = {k: np.array([e.get(k, np.nan) for _, e in combined], dtype=float) for k in names}
     return cells, pmf, effects, "blocks"

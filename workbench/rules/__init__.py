@@ -8,15 +8,8 @@ and by sampling like the built-in systems::
     kill6 = rules.load("rules/kill6.toml")
     kill6.attack(bs=3, shots=10).mean
 
-Modules: ``expr`` (the expression language), ``lines`` (where a key sits in
-the text), ``reader`` (typed values, failing with field and line), ``loader`` (TOML and the format's checks), ``spec`` (the parsed records),
-``die`` (one stage's die, shared by both paths), ``engine`` (exact), ``tally``
-(tokens per attack, switched criticals, tallies, chances),
-``sampled`` (dice rolled), ``system`` (the RuleSystem), ``errors``,
-``mechanisms`` (named mechanisms: what a file cannot say as stages),
-``mechanism_system`` (a file of one) and ``folder`` (a system of several
-files, one dashboard mode each). :func:`load_system` loads any of them, as
-the registry does: a folder, a file of stages or a file of a named mechanism.
+The modules are mapped in docs/architecture.md. :func:`load_system` loads any system as the
+registry does: a folder of rule files, a file of stages or a file of a named mechanism.
 """
 from __future__ import annotations
 
@@ -24,6 +17,7 @@ from pathlib import Path
 
 from .errors import BudgetError, ForbiddenError, RuleFileError
 from .folder import RuleFolder, load_folder, loads_folder
+from .folder import _part as _system
 from .loader import parse_text, read_file
 from .mechanism_system import MechanismSystem
 from .spec import RuleStage, RuleStat
@@ -65,12 +59,6 @@ def load_system(path: str | Path):
     """The system at ``path`` as the registry reads it: a folder is a :class:`RuleFolder` (one
     system of several files), a file a :class:`RuleSystem` or a :class:`MechanismSystem`."""
     return load_folder(path) if Path(path).is_dir() else load_any(path)
-
-
-def _system(parts: dict, path: Path, text: str):
-    if "mechanism" in parts:
-        return MechanismSystem(parts, path, text)
-    return RuleSystem(parts, path, text)
 
 
 def require_stages(system) -> RuleSystem:

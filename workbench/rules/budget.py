@@ -14,6 +14,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..validate import _range_text
 from .errors import BudgetError
 from .expr import Expr, _cells
 from .spec import RuleStage
@@ -45,19 +46,15 @@ def check_value(expr: Expr, env: Mapping[str, Any], field: str, lo: int | None, 
             return x
     elif x.size == 0 or ((lo is None or x.min() >= lo) and (hi is None or x.max() <= hi)):
         return x
-    bad = np.zeros(np.shape(x), dtype=bool)
+    bad = np.zeros(np.shape(x), dtype=bool)   # some cell is out of range: the first one is named
     if lo is not None:
         bad |= x < lo
     if hi is not None:
         bad |= x > hi
-    if bad.any():
-        value = int(np.asarray(x)[bad].ravel()[0]) if np.ndim(x) else int(x)
-        rng = (f"from {lo} to {hi}" if lo is not None and hi is not None else
-               f"{lo} or more" if lo is not None else f"{hi} or less")
-        origin = _cells(env, expr, bad) if expr.names else ""
-        got = f"{value} from '{expr.source}'" + (f" with {origin}" if origin else "")
-        raise InputError(field, f"{what} {rng}", got)
-    return x
+    value = int(np.asarray(x)[bad].ravel()[0]) if np.ndim(x) else int(x)
+    origin = _cells(env, expr, bad) if expr.names else ""
+    got = f"{value} from '{expr.source}'" + (f" with {origin}" if origin else "")
+    raise InputError(field, f"{what} {_range_text(lo, hi)}", got)
 
 
 def multiplies(st: RuleStage) -> bool:

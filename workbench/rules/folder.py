@@ -58,16 +58,9 @@ def load_folder(path: str | Path) -> "RuleFolder":
     """The system of the rule folder at ``path`` (its ``*.toml`` files; see the module docstring)."""
     folder = Path(path)
     files = sorted(folder.glob("*.toml"))
-    if not files:
-        raise RuleFileError(folder, "folder", "a folder holding one or more rule files (*.toml)", "no rule file")
     if len(files) > MAX_PARTS:
         raise RuleFileError(folder, "folder", f"at most {MAX_PARTS} rule files in one folder", f"{len(files)} files")
-    read = []
-    for file in files:
-        name = _part_name(file)
-        parts, text = read_file(file)
-        read.append((name, file, parts, text))
-    return RuleFolder(folder, read)
+    return RuleFolder(folder, [(_part_name(file), file, *read_file(file)) for file in files])
 
 
 def loads_folder(texts: Mapping[str, str], path: str | Path = "<rule folder>") -> "RuleFolder":
@@ -82,8 +75,6 @@ def loads_folder(texts: Mapping[str, str], path: str | Path = "<rule folder>") -
         if len(text.encode("utf-8")) > MAX_FILE:
             raise RuleFileError(file, "file", f"a rule file of at most {MAX_FILE} bytes", "a longer text")
         read.append((name, file, parse_text(text, file), text))
-    if not read:
-        raise RuleFileError(folder, "folder", "a folder holding one or more rule files (*.toml)", "no rule file")
     return RuleFolder(folder, read)
 
 
@@ -105,6 +96,8 @@ class RuleFolder(Immutable):
     TABLES: Mapping[str, Callable]
 
     def __init__(self, path: Path, read: list[tuple[str, Path, dict, str]]):
+        if not read:
+            raise RuleFileError(path, "folder", "a folder holding one or more rule files (*.toml)", "no rule file")
         order = sorted(read, key=lambda x: (x[2]["order"] is None, x[2]["order"] or 0, x[1].name))
         first = order[0]
         for _name, file, parts, text in order[1:]:

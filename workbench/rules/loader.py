@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from dataclasses import fields
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -56,8 +57,7 @@ _STAT_CHOICE = ("kind", "options", "default", "label", "help")
 _STAGE = ("name", "roll", "target", "modifier", "always_fail", "always_succeed", "critical",
           "on_critical", "extra", "reroll", "passes_on", "die", "critical_when", "on_critical_when",
           "long_shot", "tally", "critical_tally", "near_miss_tally")
-_REMOVAL = ("models", "wounds", "damage", "damage_roll", "spill", "removed", "save", "save_die", "tough",
-            "already_wounded")
+_REMOVAL = tuple(f.name for f in fields(Removal))
 #: the keys of a removal model by model (a save, tough models, models that start wounded)
 _BY_MODEL = ("save", "save_die", "tough", "already_wounded")
 ON_CRITICAL = ("none", "extra", "skip_next", "to_end")

@@ -1,7 +1,6 @@
 """A rule file resolved by a named mechanism (:mod:`workbench.rules.mechanisms`)."""
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -12,8 +11,8 @@ from .. import validate as v
 from ..outcome import Outcome
 from .frozen import Immutable
 from .mechanisms import MECHANISMS
+from .plan import readonly
 from .system import StatChecks
-from .view import View
 
 __all__ = ["MechanismSystem"]
 
@@ -27,42 +26,21 @@ class MechanismSystem(StatChecks, Immutable):
     ``forbids``, ``mechanism`` (the name), ``spec`` (the mechanism's reading of its table)."""
 
     # the attributes __init__ writes into __dict__ (declared only, for the type checker)
-    name: str
-    die: int
-    notes: tuple[str, ...]
-    path: Path
-    source: str
     mechanism: str
     spec: Any
-    view: View
     _module: Any
 
     def __init__(self, parts: Mapping[str, Any], path: str | Path, source: str):
+        self._read_parts(parts, path, source)
         d = self.__dict__
-        for k in ("key", "name", "die", "mechanism", "spec"):
-            d[k] = parts[k]
-        d["notes"] = tuple(parts["notes"])
-        d["stats"] = tuple(parts["stats"])
-        d["forbids"] = tuple(parts["forbids"])
-        #: the file's ``[view]``: how the workbench shows it (:mod:`workbench.rules.view`)
-        d["view"] = parts.get("view") or View()
-        d["path"] = Path(path)
-        d["source"] = source
-        d["_by_name"] = {s.name: s for s in self.stats}
-        d["_options"] = {s.name: dict(s.options) for s in self.stats if s.kind == "choice"}
+        d["mechanism"], d["spec"] = parts["mechanism"], parts["spec"]
         d["_module"] = MECHANISMS[self.mechanism]
-        params = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=s.default) for s in self.stats]
-        params += [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=x)
-                   for n, x in (("method", "exact"), ("samples", 100_000), ("seed", 0))]
 
-        def attack(*args, method="exact", samples=100_000, seed=0, **stats) -> Outcome:
-            self._keywords_only(args)
+        def attack(method="exact", samples=100_000, seed=0, **stats) -> Outcome:
             return self._attack(method, samples, seed, stats)
 
-        attack.__signature__ = inspect.Signature(params, return_annotation=Outcome)  # type: ignore[attr-defined]  # read by inspect.signature
-        attack.__doc__ = f"{self.name}: one resolution ({self.mechanism}; missing stats take their defaults)."
-        attack.__qualname__ = f"{self.key}.attack"
-        d["attack"] = attack
+        d["attack"] = self._entry("attack", attack, f"{self.name}: one resolution ({self.mechanism}; missing "
+                                  "stats take their defaults).")
 
     def __repr__(self) -> str:
         return f"MechanismSystem({self.key!r}, {self.mechanism!r}, {str(self.path)!r})"
@@ -86,7 +64,7 @@ class MechanismSystem(StatChecks, Immutable):
         words = dict(trial="attack", system_title=self.name, notes=self.notes, label=self.spec.label)
         if method == "exact":
             got = self._module.exact(self.spec, env, self.die)
-            pmfs = {got["labels"][k]: _readonly([float(p) for p in x]) for k, x in got["passes"].items()}
+            pmfs = {got["labels"][k]: readonly([float(p) for p in x]) for k, x in got["passes"].items()}
             return Outcome(system=self.key, function="attack", inputs=record, pmf=np.array([float(p) for p in got["pmf"]]),
                            effects={k: float(x) for k, x in got["effects"].items()}, stage_pmfs=pmfs,
                            effect_kinds={k: "expected" if k == "rounds_fought" else "probability"
@@ -97,9 +75,3 @@ class MechanismSystem(StatChecks, Immutable):
         per_sample, one_chunk = self._module.sampled(self.spec, env, self.die, rng)
         tally = pipeline.tally_sampled(samples, per_sample, one_chunk, 2)
         return pipeline.tally_outcome(self.key, "attack", record, tally, (), **words)
-
-
-def _readonly(values) -> np.ndarray:
-    a = np.array(values, dtype=float)
-    a.setflags(write=False)
-    return a

@@ -15,7 +15,7 @@ from .spec import RuleStage
 from .tokens import expected_tokens, per_attack, per_attack_figures, stage_pass_pmfs, trim
 from .words import outcome_stages, passing_name
 
-__all__ = ["Plan", "make_plan", "figures", "StagePmfs"]
+__all__ = ["Plan", "make_plan", "figures", "StagePmfs", "readonly"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,7 +90,7 @@ class StagePmfs(Mapping):
     def _all(self) -> dict:
         if self._done is None:
             pmfs = stage_pass_pmfs(*self._args)
-            self._done = {k: _readonly(v[0]) for k, v in pmfs.items()}
+            self._done = {k: readonly(v[0]) for k, v in pmfs.items()}
         return self._done
 
     def __getitem__(self, name):
@@ -106,7 +106,7 @@ class StagePmfs(Mapping):
         return (dict, (self._all(),))
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
+def readonly(a) -> np.ndarray:
     a = np.array(a, dtype=float)
     a.setflags(write=False)
     return a

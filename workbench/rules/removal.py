@@ -88,7 +88,7 @@ def fixed_damage_removal(p: np.ndarray, models: int | None, wounds: int, damage:
     removed, waste = _fixed_index(k, models, wounds, damage, spill)
     if models is not None and not spill and damage >= wounds:   # each success removes a model: the fold
         pmf = core.cap(p, models)
-        return np.concatenate([pmf, np.zeros(models + 1 - pmf.size)]), float(p @ waste)
+        return core.pad(pmf, models + 1), float(p @ waste)
     width = models + 1 if models is not None else int(removed[np.flatnonzero(p).max(initial=0)]) + 1
     return core.remap(p, np.minimum(removed, width - 1), width), float(p @ waste)
 
@@ -234,7 +234,7 @@ def remove(removal: Removal, env: Mapping[str, np.ndarray], p_n: np.ndarray, mod
     else:
         roll = None if removal.damage_roll is None else damage_distribution(removal.damage_roll)
         pmf, wasted = per_success_removal(p_n, models, given(wounds, "wounds"), damage, roll, removal.spill, path)
-    if models is not None and pmf.shape[-1] <= int(models.max()):   # zeros up to the largest unit
-        pmf = np.concatenate([pmf, np.zeros((cells, int(models.max()) + 1 - pmf.shape[-1]))], axis=1)
+    if models is not None:   # zeros up to the largest unit
+        pmf = core.pad(pmf, int(models.max()) + 1)
     return pmf, wasted, unit
 

@@ -274,7 +274,4 @@ def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage]
 
     width = removal_width(count * tokens_die * finals, removal, env, models, wounds, damage)
     tally = pipeline.tally_sampled(samples, most, one_chunk, width)
-    if models is None:                         # no unit size: up to the most removed in a sample
-        tally.width = int(np.flatnonzero(tally.counts).max(initial=0)) + 1
-        tally.counts = tally.counts[: tally.width]
-    return tally
+    return tally.trim() if models is None else tally   # no unit size: up to the most removed in a sample

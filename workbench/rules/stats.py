@@ -2,35 +2,79 @@
 from __future__ import annotations
 
 import difflib
+import inspect
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
 from .. import validate as v
 from ..errors import InputError, UnknownArgumentError
+from ..outcome import Outcome
 from .errors import ForbiddenError
 from .spec import Forbid, RuleStat
+from .view import View
 
 __all__ = ["StatChecks"]
 
-#: the keywords of a resolution beside the stats
-_METHOD = ("method", "samples", "seed")
+#: the keywords of a resolution beside the stats, with their defaults
+_RUN = (("method", "exact"), ("samples", 100_000), ("seed", 0))
+_METHOD = tuple(n for n, _ in _RUN)
 
 
 class StatChecks:
     """The stats of a rule file, checked as every resolution checks them: a file of stages
     (:class:`RuleSystem`) and a file of a named mechanism
     (:class:`~workbench.rules.mechanism_system.MechanismSystem`) alike. A subclass has ``key``,
-    ``stats``, ``forbids``, ``_by_name`` and ``_options`` (and ``_value`` for scalar forbids)."""
+    ``stats``, ``forbids``, ``_by_name`` and ``_options`` (written by :meth:`_read_parts`; and
+    ``_value`` for scalar forbids)."""
 
-    # written by each subclass's __init__ (declared only, for the type checker)
+    # written by _read_parts (declared only, for the type checker)
     key: str
+    name: str
+    die: int
+    notes: tuple[str, ...]
+    path: Path
+    source: str
     stats: tuple[RuleStat, ...]
     forbids: tuple[Forbid, ...]
+    #: the file's ``[view]``: how the workbench shows it (:mod:`workbench.rules.view`)
+    view: View
     _by_name: dict[str, RuleStat]
     _options: dict[str, dict[str, int]]
     _value: Callable[..., int]
+
+    def _read_parts(self, parts: Mapping[str, Any], path: str | Path, source: str) -> None:
+        """The attributes every rule file has, from the loader's checked parts."""
+        d = self.__dict__
+        for k in ("key", "name", "die"):
+            d[k] = parts[k]
+        for k in ("notes", "stats", "forbids"):
+            d[k] = tuple(parts[k])
+        d["view"] = parts.get("view") or View()
+        d["path"] = Path(path)
+        d["source"] = source
+        d["_by_name"] = {s.name: s for s in self.stats}
+        d["_options"] = {s.name: dict(s.options) for s in self.stats if s.kind == "choice"}
+
+    def _entry(self, name: str, call: Callable, doc: str, run: bool = True) -> Callable:
+        """``call`` as the system's function ``name``: the stats as keywords (``run``: and
+        ``method``, ``samples``, ``seed``), the signature :func:`inspect.signature` shows."""
+        params = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=s.default) for s in self.stats]
+        if run:
+            params += [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=x) for n, x in _RUN]
+
+        def entry(*args, **stats):
+            self._keywords_only(args)
+            return call(**stats)
+
+        entry.__signature__ = (inspect.Signature(params, return_annotation=Outcome) if run  # type: ignore[attr-defined]
+                               else inspect.Signature(params))
+        entry.__doc__ = doc
+        entry.__name__ = name
+        entry.__qualname__ = f"{self.key}.{name}"
+        return entry
 
     def _keywords_only(self, args: tuple) -> None:
         if args:

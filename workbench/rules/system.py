@@ -11,7 +11,6 @@ modules take a rule system as it is.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 from fractions import Fraction
 from pathlib import Path
 from collections.abc import Mapping
@@ -33,10 +32,9 @@ from .loader import COUNTS, MAX_DIE, MAX_TOKENS_DIE, unit_size_stat
 from .plan import Plan, StagePmfs, figures, make_plan
 from .removal import fixed_damage_removal, remove
 from .sampled import simulate
-from .spec import Chance, Forbid, Removal, RuleStage, RuleStat, Volley
+from .spec import Chance, Removal, RuleStage, Volley
 from .stats import StatChecks
 from .tokens import successes
-from .view import View
 
 # StatChecks is read from here by the file of a named mechanism too
 __all__ = ["RuleSystem", "StatChecks"]
@@ -55,23 +53,12 @@ class RuleSystem(StatChecks, Immutable):
     _KINDS = {"criticals": "expected", "wasted_damage": "expected"}
 
     # the attributes __init__ writes into __dict__ (declared only, for the type checker)
-    key: str
-    name: str
-    notes: tuple[str, ...]
-    path: Path
-    source: str
-    stats: tuple[RuleStat, ...]
     stages: tuple[RuleStage, ...]
-    die: int
     count: Expr
     removal: Removal
-    forbids: tuple[Forbid, ...]
-    view: View
     tokens_die: Expr | None
     chances: tuple[Chance, ...]
     volley_spec: Volley | None
-    _by_name: dict[str, RuleStat]
-    _options: dict[str, dict[str, int]]
     _optional: bool
     _plans: dict[Any, Any]
     _values: dict[Any, Any]
@@ -84,26 +71,15 @@ class RuleSystem(StatChecks, Immutable):
     _effect_kinds: dict[str, str]
 
     def __init__(self, parts: Mapping[str, Any], path: str | Path, source: str):
+        self._read_parts(parts, path, source)
         d = self.__dict__
-        d["key"] = parts["key"]
-        d["name"] = parts["name"]
-        d["die"] = parts["die"]
-        d["notes"] = tuple(parts["notes"])
-        d["path"] = Path(path)
-        d["source"] = source
-        d["stats"] = tuple(parts["stats"])
         d["stages"] = tuple(parts["stages"])
         d["count"] = parts["count"]
         d["removal"] = parts["removal"]
-        d["forbids"] = tuple(parts["forbids"])
-        #: the file's ``[view]``: how the workbench shows it (:mod:`workbench.rules.view`)
-        d["view"] = parts.get("view") or View()
         d["tokens_die"] = parts.get("tokens_die")
         d["chances"] = tuple(parts.get("chances", ()))
         #: the file's ``[volley]`` (None: the file says no volley)
         d["volley_spec"] = parts.get("volley")
-        d["_by_name"] = {s.name: s for s in self.stats}
-        d["_options"] = {s.name: dict(s.options) for s in self.stats if s.kind == "choice"}
         d["_optional"] = any(s.optional for s in self.stats)
         d["_plans"] = {}   # the stages' dice -> their Plan (see _plan)
         d["_values"] = {}  # (expression, values of the stats it reads) -> its value
@@ -122,29 +98,15 @@ class RuleSystem(StatChecks, Immutable):
         #: what the side effects are: expected counts, and the file's chances probabilities
         d["_effect_kinds"] = dict(self._KINDS, **{c.name: "probability" for c in self.chances})
         d["KEY"], d["NAME"], d["DIE"], d["SEED"] = self.key, self.name, self.die, None
-        params = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=s.default)
-                  for s in self.stats]
-        run = [inspect.Parameter("method", inspect.Parameter.KEYWORD_ONLY, default="exact"),
-               inspect.Parameter("samples", inspect.Parameter.KEYWORD_ONLY, default=100_000),
-               inspect.Parameter("seed", inspect.Parameter.KEYWORD_ONLY, default=0)]
 
-        def attack(*args, method="exact", samples=100_000, seed=0, **stats) -> Outcome:
-            self._keywords_only(args)
+        def attack(method="exact", samples=100_000, seed=0, **stats) -> Outcome:
             return self._attack(method, samples, seed, stats)
 
-        def attack_table(*args, **stats) -> dict:
-            self._keywords_only(args)
-            return self._table(stats)
-
-        attack.__signature__ = inspect.Signature(params + run, return_annotation=Outcome)  # type: ignore[attr-defined]  # read by inspect.signature
-        attack.__doc__ = (f"{self.name}: one resolution of the rule file's attack "
-                          "(missing stats take their defaults).")
-        attack.__qualname__ = f"{self.key}.attack"
-        attack_table.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]  # read by inspect.signature
-        attack_table.__doc__ = f"{self.name}: vectorised exact twin of attack() (integer stats may be arrays)."
-        attack_table.__qualname__ = f"{self.key}.attack_table"
-        d["attack"] = attack
-        d["attack_table"] = attack_table
+        d["attack"] = self._entry("attack", attack, f"{self.name}: one resolution of the rule file's attack "
+                                  "(missing stats take their defaults).")
+        d["attack_table"] = attack_table = self._entry(
+            "attack_table", lambda **stats: self._table(stats),
+            f"{self.name}: vectorised exact twin of attack() (integer stats may be arrays).", run=False)
         d["TABLES"] = {"attack": attack_table}
         d["__all__"] = ("attack", "attack_table")
 
@@ -180,8 +142,6 @@ class RuleSystem(StatChecks, Immutable):
     def _resolve(self, env: Mapping[str, Any]) -> tuple[dict, tuple]:
         shape = np.broadcast_shapes(*[np.shape(x) for x in env.values()]) if env else ()
         flat = {k: np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1) for k, x in env.items()}
-        if not flat:
-            flat = {}
         out = engine.resolve(self._parts(env), flat)
         return out, shape
 
@@ -316,10 +276,13 @@ class RuleSystem(StatChecks, Immutable):
         _, env = self._check(stats, arrays=False)
         self._forbid(env)
         count, n_tokens = self._checked_attacks(env)
-        plan = self._plan(env)
+        return self._simulate(rng, samples, env, self._plan(env), count, n_tokens, self.chances, per_sample)
+
+    def _simulate(self, rng, samples, env, plan: Plan, count: int, n_tokens: int | None, chances,
+                  per_sample=None) -> pipeline.Tally:
         models, wounds, damage = self._unit(env)
         return simulate(rng, samples, plan.played, plan.dice, count, self._removal(env), env, models, wounds,
-                        damage, plan.probs, self.path, tokens_die=n_tokens or 1, chances=self.chances,
+                        damage, plan.probs, self.path, tokens_die=n_tokens or 1, chances=chances,
                         per_sample=per_sample)
 
     def _value(self, expr, env, field) -> int:
@@ -426,10 +389,7 @@ class RuleSystem(StatChecks, Immutable):
         record["samples"] = samples
         if rng is None:  # method_args gives a Generator for every method but "exact"
             raise RuntimeError("no random generator for a sampled resolution")
-        models, wounds, damage = self._unit(env)
-        sampled = simulate(rng, samples, plan.played, plan.dice, count, self._removal(env), env, models,
-                           wounds, damage, plan.probs, self.path, tokens_die=n_tokens or 1,
-                           chances=self._defined(env))
+        sampled = self._simulate(rng, samples, env, plan, count, n_tokens, self._defined(env))
         return pipeline.tally_outcome(self.key, "attack", record, sampled, plan.stages, attacks=count,
                                       notes=self.outcome_notes(), **words)
 

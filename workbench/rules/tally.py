@@ -184,6 +184,18 @@ def _mean(p: np.ndarray) -> np.ndarray:
     return p @ np.arange(p.shape[-1])
 
 
+def near_chances(stages: Sequence[RuleStage], dice: Sequence, cells: int) -> list[np.ndarray]:
+    """Per stage, each cell's chance of a near miss (0 where the stage counts none)."""
+    out = []
+    for st, die in zip(stages, dice):
+        if st.near_miss_tally and die is not None:
+            c, denom = die.near_counts()
+            out.append(np.broadcast_to(c / denom, (cells,)))
+        else:
+            out.append(np.zeros(cells))
+    return out
+
+
 def _events(stages: Sequence[RuleStage], names: Sequence[str]) -> tuple[list, list, list]:
     """Per stage, which of the counts ``names`` a pass, a critical and a near miss there add to."""
     n = len(stages)
@@ -203,15 +215,8 @@ def token_counts(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: S
     :class:`~workbench.rules.die.StageDie` (near misses).
     """
     stages = parts["stages"]
-    cells = probs[0].shape[1]
     names = [CRITICALS] + [t for st in stages for t in (st.tally, st.critical_tally, st.near_miss_tally) if t]
-    p_near = []
-    for st, die in zip(stages, dice or [None] * len(stages)):
-        if st.near_miss_tally and die is not None:
-            c, denom = die.near_counts()
-            p_near.append(np.broadcast_to(c / denom, (cells,)))
-        else:
-            p_near.append(np.zeros(cells))
+    p_near = near_chances(stages, dice or [None] * len(stages), probs[0].shape[1])
     one: dict[str, np.ndarray] = {}
     done: dict[tuple, np.ndarray] = {}  # counts made of the same events share one distribution
     for name in names:

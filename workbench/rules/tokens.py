@@ -24,19 +24,12 @@ from .spec import RuleStage
 __all__ = ["per_attack", "expected_tokens", "successes", "per_attack_figures", "stage_pass_pmfs", "trim"]
 
 
-def _pad(a: np.ndarray, width: int) -> np.ndarray:
-    """``a`` (cells, k) with zeros up to ``width`` counts."""
-    if a.shape[-1] >= width:
-        return a
-    return np.concatenate([a, np.zeros(a.shape[:-1] + (width - a.shape[-1],))], axis=-1)
-
-
 def _add(*terms: np.ndarray) -> np.ndarray:
     """The sum of distributions of different widths (each a share of one token's outcomes)."""
     width = max(t.shape[-1] for t in terms)
-    out = _pad(terms[0], width).copy()
+    out = core.pad(terms[0], width).copy()
     for t in terms[1:]:
-        out += _pad(t, width)
+        out += core.pad(t, width)
     return out
 
 
@@ -44,9 +37,7 @@ def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The distribution of the sum of two independent counts, cell by cell."""
     if a.shape[0] == 1 and b.shape[0] == 1:
         return np.convolve(a[0], b[0])[None, :]
-    if a.shape[-1] > b.shape[-1]:
-        a, b = b, a
-    return core.convolve(a, b)
+    return core.convolve(a, b)   # (which loops over the shorter count axis)
 
 
 def _power(g: np.ndarray, n: int) -> np.ndarray:

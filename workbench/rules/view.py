@@ -1,17 +1,10 @@
 """A rule file's ``[view]``: how the workbench shows the system, beside what it computes.
 
 Nothing in ``[view]`` changes a number: it holds what a system's description
-shows (docs/rulefiles.md, "How the workbench shows a system"): the landing
-page's title and blurb, the colour on shared plots, the word for one attack,
-which stats the dashboard shows and in what order, the values it starts from
-where they are not the stats' defaults, each whole-number stat's slider range and each choice's option words on the
-dashboard, the matchup line of a forum post, the seed matchup the diagnostics
-start from, the diagnostics' stats (whose side a stat is and which way helps
-it), the granularity and equivalence grids, the compare page's concepts and
-the words of the side effects. Every key is optional; :func:`read` checks them
-with the loader's :class:`~workbench.rules.reader.Reader`, so a mistake is a
-``RuleFileError`` naming the file, the field, what is allowed, what was found
-and the line.
+shows (every key is in docs/rulefiles.md, "How the workbench shows a system").
+Every key is optional; :func:`read` checks them with the loader's
+:class:`~workbench.rules.reader.Reader`, so a mistake is a ``RuleFileError``
+naming the file, the field, what is allowed, what was found and the line.
 
 A range is written ``"lo..hi"`` (both ends included), as on the command line.
 """

@@ -338,7 +338,4 @@ def _sampled(rs, rng, samples, envs, plans, counts, tokens, removal, models, wou
         return {"removed": removed, "wasted_damage": wasted, **summed, **out}
 
     got = pipeline.tally_sampled(samples, most, one_chunk, width)
-    if models is None:   # no unit size: up to the most removed in a sample
-        got.width = int(np.flatnonzero(got.counts).max(initial=0)) + 1
-        got.counts = got.counts[: got.width]
-    return got
+    return got.trim() if models is None else got   # no unit size: up to the most removed in a sample

@@ -29,13 +29,12 @@ def stage_words(st: RuleStage, die: StageDie, following: str | None, on_critical
     """What a stage needs, in a player's words: 'needs 4+ on a d6; a natural 1 always fails; ...'."""
     t, m = int(die.target), int(die.modifier)
     dX = f"d{st.die}"
+    need = t - m
     if st.roll == "high":
-        need = t - m
         text = (f"any roll of a {dX} succeeds" if need <= 1 else
                 f"needs {need}+ on a {dX}, which no roll reaches" if need > st.die else
                 f"needs {need}+ on a {dX}")
     else:
-        need = t - m
         text = (f"any roll of a {dX} succeeds" if need >= st.die else
                 f"needs {need} or less on a {dX}, which no roll reaches" if need < 1 else
                 f"needs {need} or less on a {dX}")
@@ -74,11 +73,8 @@ def stage_words(st: RuleStage, die: StageDie, following: str | None, on_critical
 
 
 def passing_name(st: RuleStage) -> str:
-    """What passes a stage, in the file's words: its ``label`` when the file gives one;
-    on a ``passes_on = "fail"`` stage (a save the target fails) otherwise "<name> failed"."""
-    label = getattr(st, "label", None)
-    if isinstance(label, str) and label.strip():
-        return label
+    """What passes a stage, in the file's words: its name, or on a ``passes_on = "fail"`` stage
+    (a save the target fails) "<name> failed"."""
     return f"{st.name} failed" if st.passes_on == "fail" else st.name
 
 

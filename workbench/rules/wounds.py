@@ -245,15 +245,7 @@ def attack_joint(c: Chance, stages, probs, flags, dice, n_tokens) -> np.ndarray:
     last = len(stages) - 1
     passed = [p + (int(i == last),) for i, p in enumerate(passed)]
     crits, near = [x + (0,) for x in crits], [x + (0,) for x in near]
-    cells = probs[0].shape[1]
-    p_near = []
-    for st, die in zip(stages, dice):
-        if st.near_miss_tally:
-            k, denom = die.near_counts()
-            p_near.append(np.broadcast_to(k / denom, (cells,)))
-        else:
-            p_near.append(np.zeros(cells))
-    h = tally.per_token(stages, probs, flags, passed, crits, near, p_near)
+    h = tally.per_token(stages, probs, flags, passed, crits, near, tally.near_chances(stages, dice, probs[0].shape[1]))
     return h if n_tokens is None else tally.mixture(h, n_tokens)
 
 
