@@ -209,15 +209,11 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     "plasma cannon"). The target: ``res``, ``armour``, ``cover`` and
     ``models`` (None: no cap), as in :func:`shooting`.
 
-    Seed: distinct dice colours help "with hit allocation from weapons with
-    different strike qualities, for example where a unit shoots plasma
-    carbines and a plasma cannon at the same target". Each weapon's shot hits
-    on an Acc test at ``acc + acc_mod``; each hit makes the target test Res at
-    ``res + armour + cover - sv`` of *that* weapon; a failed Res test removes a
-    model. Reading: "In the case of shooting it affects how casualties are
-    allocated": casualties (failed Res tests), not hits, are allocated to
-    models, so the failed tests of all weapons are added and then capped at
-    ``models``; allocation decides who is removed, not how many. The numbers
+    Each weapon's shot hits on an Acc test at ``acc + acc_mod``; each hit
+    makes the target test Res at ``res + armour + cover - sv`` of *that*
+    weapon; the seed and the reading of its allocation are
+    :data:`VOLLEY_NOTE` and :data:`VOLLEY_ALLOCATION_NOTE` (the failed tests
+    of all weapons added, then capped at ``models``). The numbers
     come from the ``[volley]`` of the system's rule file, ``rules/antares.toml``
     (each weapon a profile): exact, the convolution of each weapon's
     distribution (binomial, or the mixture over a blast die's count), then the

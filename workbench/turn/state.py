@@ -6,7 +6,7 @@ Seed ``000_821a3f094c9e3c4f.txt``; see ``docs/rules/changes_turn.md``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import validate as v
@@ -87,17 +87,16 @@ class Rules:
     heavy_shot: str = "bs_plus_4"
 
     def __post_init__(self):
-        for f in fields(self):  # a reading of choices is one of them, any other true or false
-            if f.name in _CHOICES:
-                v.choice(f.name, getattr(self, f.name), _CHOICES[f.name])
-            else:
-                v.boolean(f.name, getattr(self, f.name))
-
-
-#: the readings of :class:`Rules` that are choices, and their values
-_CHOICES = dict(morale=("plain", "difference"), loser=("wounds", "models"), snap_at_evading=("downgrade", "refuse"),
-                firer_cover_rule=changes.FIRER_COVER_RULES, wrecked_transport=WRECKED_TRANSPORT,
-                heavy_shot=changes.HEAVY_SHOT_RULES)
+        v.boolean("charge_needs_engaged_target", self.charge_needs_engaged_target)
+        v.choice("morale", self.morale, ("plain", "difference"))
+        v.choice("loser", self.loser, ("wounds", "models"))
+        v.choice("snap_at_evading", self.snap_at_evading, ("downgrade", "refuse"))
+        v.boolean("passive_sees_results", self.passive_sees_results)
+        v.boolean("natural_12_always_succeeds", self.natural_12_always_succeeds)
+        v.boolean("natural_1_always_fails", self.natural_1_always_fails)
+        v.choice("firer_cover_rule", self.firer_cover_rule, changes.FIRER_COVER_RULES)
+        v.choice("wrecked_transport", self.wrecked_transport, WRECKED_TRANSPORT)
+        v.choice("heavy_shot", self.heavy_shot, changes.HEAVY_SHOT_RULES)
 
 
 class Unit:
