@@ -246,3 +246,28 @@ def test_a_replacement_stuck_before_its_viewer_wait_is_logged_and_the_next_one_s
         assert "after 0.3 s" in km.log.warnings[0]
 
     run(scenario())
+
+
+def test_replacements_viewers_wait_for_start_together_and_refills_nobody_waits_for_hold_back():
+    async def scenario():
+        km = StandInPool(preheat=1.0)
+        loop = asyncio.get_running_loop()
+        PacedRefill(quiet=0, patience=0, ready=lambda k: k in km.ready, clock=loop.time).install(km)
+        t0 = loop.time()
+        km.take()  # the pool is empty: a refill nobody waits for yet, which starts preheating
+        await asyncio.sleep(0.2)
+        waited = [km.take() for _ in range(3)]  # three viewers: each takes the pending replacement before it
+        contents = await asyncio.gather(*waited)
+        starts = {kid: t for what, kid, t in km.events if what == "start"}
+        readies = {kid: t for what, kid, t in km.events if what == "ready"}
+        mine = [c["kernel_id"] for c in contents]
+        assert len(set(mine)) == 3 and all(kid in km.ready for kid in mine)
+        # the second and third viewers' kernels did not wait for the one preheating before them
+        assert max(starts[kid] for kid in mine) - t0 < 0.2 + 0.3, starts
+        assert loop.time() - t0 < 1.0 + 0.2 + 0.5, "the viewers' kernels preheated one after another"
+        await asyncio.gather(*km.pool)  # the refill nobody waits for
+        starts = {kid: t for what, kid, t in km.events if what == "start"}
+        (spare,) = set(starts) - set(mine)
+        assert starts[spare] >= max(readies[kid] for kid in mine), "a spare refill competed with waited-for ones"
+
+    run(scenario())

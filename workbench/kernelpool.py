@@ -18,11 +18,16 @@ with the pages being opened (measured: sixteen viewers drew their plots in
   the latest ``patience`` seconds after it was asked for (a steady stream of
   viewers still gets its kernels), and at once when a viewer is already
   waiting for it (the pool had no ready kernel left);
-* **one at a time**: the next replacement starts when the previous one's
-  notebook has run up to the point where it waits for a viewer (Voila's
-  ``wait_for_request``, seen as the kernel's request-info websocket) or has
-  finished, so refills use at most one core; a replacement a viewer waits
-  for goes first.
+* **one at a time, unless a viewer waits**: the next replacement starts when
+  the previous one's notebook has run up to the point where it waits for a
+  viewer (Voila's ``wait_for_request``, seen as the kernel's request-info
+  websocket) or has finished, so refills use at most one core; a replacement
+  a viewer already waits for (the pool had none ready when the viewer came)
+  starts at once, beside any other that is preheating, and the refills
+  nobody waits for hold back until those have reached their viewer wait.
+  (One at a time for those too made the eighth viewer beyond the pool wait
+  for seven preheats in a row, each slowed by the pages being drawn: more
+  than 240 s when forty viewers opened one page on a 2-core machine.)
 
 The first fill at start-up is Voila's own (all kernels at once).
 """
@@ -72,7 +77,7 @@ class PacedRefill:
         self.last_taken = -float("inf")
         self._queue: list[asyncio.Task] = []  # replacements done waiting for quiet, in order
         self.unstarted: set[asyncio.Task] = set()  # replacements whose kernel is not started yet
-        self._running = False  # a replacement is starting its kernel and preheating
+        self._running: set[asyncio.Task] = set()  # replacements starting their kernel and preheating
         self._km: Any = None
         self._fill: Callable[..., Any] | None = None
         self._initialize: Callable[..., Any] | None = None
@@ -110,7 +115,7 @@ class PacedRefill:
             await self._wait_turn(me, asked)
         finally:
             self.unstarted.discard(me)
-        self._running = True
+        self._running.add(me)
         try:
             log = getattr(self._km, "log", None)
             if log is not None:
@@ -130,14 +135,16 @@ class PacedRefill:
                 await asyncio.sleep(0.25)
             return content
         finally:
-            self._running = False
+            self._running.discard(me)
 
     async def _wait_turn(self, me, asked: float) -> None:
+        """Return when replacement ``me`` may start: at once when a viewer waits for it, else
+        after the quiet wait, in its turn, when no other replacement is preheating."""
         while not self._claimed(me) and self._held(asked):  # quiet first (outside the queue: others may go meanwhile)
             await asyncio.sleep(0.25)
         self._queue.append(me)
         try:  # a burst that begins while this one queues holds it too
-            while self._running or self._next() is not me or (not self._claimed(me) and self._held(asked)):
+            while not self._claimed(me) and (self._running or self._next() is not me or self._held(asked)):
                 await asyncio.sleep(0.1)
         finally:
             self._queue.remove(me)
@@ -154,8 +161,10 @@ class PacedRefill:
         return len(self.takes) >= self.burst
 
     def _next(self):
-        """The queued replacement that starts next: the first one a viewer waits for, else the first."""
-        return next((t for t in self._queue if self._claimed(t)), self._queue[0] if self._queue else None)
+        """The queued replacement nobody waits for that starts next, or None while a viewer waits for one."""
+        if any(self._claimed(t) for t in self._queue):
+            return None
+        return self._queue[0] if self._queue else None
 
     def _claimed(self, task) -> bool:
         """Whether a viewer took this pending replacement from the pool (and waits for it)."""
