@@ -42,8 +42,9 @@ option                    variable            meaning
   the token; a request without it gets 401 (403 for a websocket) and a page
   saying the link's token is needed, never the token;
 * kernel lifecycle: preheated kernels as :func:`pool_plan` says (``--pool-size``);
-  a taken kernel is replaced at once, one replacement at a time, and only
-  during a burst of viewers once they stop arriving (:mod:`workbench.kernelpool`);
+  a taken kernel is replaced at once, the spares one at a time (one a viewer
+  already waits for beside them), and only during a burst of viewers once
+  they stop arriving (:mod:`workbench.kernelpool`);
   a kernel whose page never connects is culled within about
   :data:`BUSY_RETRY_S` seconds (``--release-after``); a closed page frees its
   kernel (Voila's shutdown beacon, which carries the ``_xsrf`` cookie the
@@ -56,8 +57,8 @@ option                    variable            meaning
   plotly.js from ``workbench/plotly/`` under the page's base URL
   (:func:`workbench.ui.plotwidget.library_route`);
 * static files go gzip-compressed to browsers that accept it, each compressed
-  once and cached (:mod:`workbench.compressed`): a first view is about 2 MB,
-  not 10, for a playtester on a phone; other answers use Tornado's
+  once and cached (:mod:`workbench.compressed`): a first view is about
+  0.6 MB for a playtester on a phone (docs/dashboards.md); other answers use Tornado's
   ``compress_response``, and the kernel websocket permessage-deflate;
 * pages load fully offline (the ``workbench`` template is the stock ``lab``
   template without its CDN links) and show "This dashboard lost its
