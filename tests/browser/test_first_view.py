@@ -13,6 +13,10 @@ something heavy again (Voila's front end, plotly's whole bundle, MathJax, a
 font) fails it. A page also fails if it fetches any of Voila's front end (its
 scripts, its styles, a lab extension), a font or nbconvert's notebook
 stylesheet, or is sent a compressible answer uncompressed.
+
+A first view also draws only the plots it shows: on the diagnostics page the
+tabs not shown hold plots that stay undrawn until their tab is chosen, and
+are then drawn with the kernel's numbers and title.
 """
 from __future__ import annotations
 
@@ -85,3 +89,46 @@ def test_first_view_stays_within_its_budget_and_loads_nothing_it_does_not_use(br
             context.close()
             server.wait_quiet(timeout=300)  # its kernel's replacement has started before the next page
     assert not problems, "\n".join(problems)
+
+
+#: every plot of the page: whether its box has a width (it is shown) and whether plotly.js drew it
+PLOTS_JS = """() => Array.from(document.querySelectorAll('.wb-diagnostics .wb-plot')).map((el, i) => {
+  el.dataset.wbPlot = String(i);
+  const gd = el.querySelector('.js-plotly-plot');
+  return {i, shown: el.getBoundingClientRect().width > 0, drawn: !!(gd && gd._fullData && el.querySelector('.main-svg'))};
+})"""
+#: a drawn plot's title (the lines it was wrapped into joined by spaces) and traces
+DRAWN_JS = """i => { const gd = document.querySelector(`[data-wb-plot="${i}"] .js-plotly-plot`);
+  const title = gd._fullLayout.title.text.replace(/<br\\s*\\/?>/gi, ' ');
+  return {title, traces: gd._fullData.map(t => [Array.from(t.x), Array.from(t.y)])}; }"""
+
+
+def test_a_hidden_tab_s_plots_are_drawn_only_once_the_tab_is_shown(page, server):
+    """A plot in a tab not shown costs the first view nothing: it is drawn when its tab is
+    chosen, with the numbers and title of the kernel's figure."""
+    from workbench.ui.diagnostics import DiagnosticsDashboard
+
+    expected = DiagnosticsDashboard().p1_view.figure  # the page's defaults, as its kernel builds them
+    page.goto(f"{server.url}voila/render/diagnostics.ipynb", timeout=240_000)
+    for plot in (".wb-plot-heatmap", ".wb-plot-lines"):  # the first tab's plots
+        page.wait_for_selector(f"{plot} .main-svg", timeout=180_000)
+    page.wait_for_timeout(1500)  # time enough for any other plot to have been drawn
+    plots = page.evaluate(PLOTS_JS)
+    hidden = [p["i"] for p in plots if not p["shown"]]
+    assert len(hidden) >= 2, plots  # the tabs not shown hold plots
+    assert all(p["drawn"] for p in plots if p["shown"]), plots
+    assert not any(p["drawn"] for p in plots if not p["shown"]), f"a hidden plot was drawn: {plots}"
+
+    page.click(".wb-diagnostics .lm-TabBar-tab:has-text('Value of +1')")
+    page.wait_for_function(f"() => ({PLOTS_JS})().some(p => {hidden}.includes(p.i) && p.shown && p.drawn)",
+                           timeout=120_000)
+    now = page.evaluate(PLOTS_JS)
+    shown = [p["i"] for p in now if p["i"] in hidden and p["shown"]]
+    assert len(shown) == 1, now
+    assert not any(p["drawn"] for p in now if p["i"] in hidden and not p["shown"]), f"a plot never shown was drawn: {now}"
+    drawn = page.evaluate(DRAWN_JS, shown[0])
+    assert drawn["title"] == expected["layout"]["title"]["text"]
+    assert len(drawn["traces"]) == len(expected["data"])
+    for (x, y), trace in zip(drawn["traces"], expected["data"]):
+        assert x == list(trace["x"])
+        assert y == pytest.approx(list(trace["y"]), abs=1e-12)

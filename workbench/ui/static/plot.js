@@ -3,8 +3,9 @@
 // `delta` merged in (only what changed since: numbers and titles). plotly.js
 // is named by the page's one library widget: under the dashboard server its
 // `url`, a static file under the page's base URL (gzip-compressed, cached by
-// the browser); in a notebook without that server its `code`, the bundle
-// gzip-compressed. Either is run once per page however many plots share it.
+// the browser), loaded as a classic script; in a notebook without that server
+// its `code`, the bundle gzip-compressed, run in the page. Either is run once
+// per page however many plots share it.
 // The view never writes to its model: nothing goes back to the kernel.
 // A plot of a dashboard gets its `delta` from the page's feed (one model that
 // carries all of a page's numbers in one message per move: `feedModel` and
@@ -63,26 +64,42 @@ function baseUrl() {
   return new URL(base.endsWith("/") ? base : base + "/", window.location.href);
 }
 
-async function librarySource(lib) {
-  const url = lib.get("url");
-  if (url) {
-    const answer = await fetch(new URL(url, baseUrl()), { credentials: "same-origin" });
-    if (!answer.ok) { throw new Error(`plotly.js: ${answer.status} for ${url}`); }
-    return answer.text();
+// plotly.js from its address, as a classic script: the browser streams and compiles it off the
+// page's main thread and keeps it (and its compiled code) in its cache. The bundle sets
+// `window.Plotly` as it runs, and the script's load event follows at once, so each bundle's
+// object is read there (a page may hold both bundles). One script per address and page.
+const SCRIPTS = "__workbenchPlotlyScripts";
+
+function loadScript(url) {
+  const scripts = window[SCRIPTS] || (window[SCRIPTS] = new Map());
+  const href = new URL(url, baseUrl()).href;
+  if (!scripts.has(href)) {
+    scripts.set(href, new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = href;
+      script.async = true;
+      script.onload = () => (window.Plotly ? resolve(window.Plotly) : reject(new Error(`plotly.js: ${url} set no Plotly`)));
+      script.onerror = () => { scripts.delete(href); reject(new Error(`plotly.js: ${url} could not be loaded`)); };
+      document.head.appendChild(script);
+    }));
   }
+  return scripts.get(href);
+}
+
+// plotly.js from the library widget's `code` (the bundle gzip-compressed), run as CommonJS.
+async function evaluated(lib) {
   const stream = new Blob([bytesOf(lib.get("code"))]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Response(stream).text();
+  const source = await new Response(stream).text();
+  const module = { exports: {} };
+  new Function("module", "exports", source)(module, module.exports);  // the bundle's CommonJS branch
+  return module.exports;
 }
 
 async function plotly(model) {
   const lib = await libraryModel(model);
   if (!lib[KEY]) {
-    lib[KEY] = (async () => {
-      const source = await librarySource(lib);
-      const module = { exports: {} };
-      new Function("module", "exports", source)(module, module.exports);  // the bundle's CommonJS branch
-      return module.exports;
-    })();
+    const url = lib.get("url");
+    lib[KEY] = url ? loadScript(url) : evaluated(lib);
   }
   return lib[KEY];
 }
@@ -174,12 +191,17 @@ function render({ model, el }) {
   let queued = false;
   let gone = false;
   let drawnWidth = 0;
+  let waiting = false;  // a draw was put off while the plot had no width: draw when it has one
   let feed;  // undefined until known: null (no feed) or the page's feed model
   const draw = () => {
     queued = false;
     if (!Plotly || gone || feed === undefined) { return; }
-    const fig = merge(model.get("base") || {}, fedValue(model, feed, "delta") || {});
     const width = Math.round(el.getBoundingClientRect().width);
+    // no width: the plot is hidden (a tab not shown, a folded section) or not on the page yet.
+    // Drawing it now would cost as much as a visible plot and be redrawn at its real width anyway.
+    if (!width) { waiting = true; return; }
+    waiting = false;
+    const fig = merge(model.get("base") || {}, fedValue(model, feed, "delta") || {});
     const [traces, fitted] = readable(fig.data || [], { ...(fig.layout || {}) }, width);
     const layout = wrapped(fitted, width);
     Plotly.react(div, traces, layout, model.get("config") || {}).then(() => {
@@ -203,9 +225,9 @@ function render({ model, el }) {
     fedChanged();
   });
   let lastWidth = 0;
-  const resized = new ResizeObserver(() => {
+  const resized = new ResizeObserver(() => {  // also when a hidden plot is shown (its width was 0)
     const width = Math.round(el.getBoundingClientRect().width);
-    if (width && Math.abs(width - lastWidth) > 1) { lastWidth = width; later(); }
+    if (width && (waiting || Math.abs(width - lastWidth) > 1)) { lastWidth = width; later(); }
   });
   resized.observe(el);
   plotly(model).then((P) => { Plotly = P; draw(); }).catch((err) => {
