@@ -45,13 +45,9 @@ DIE = 10
 STAT_RANGE = (0, 20)
 #: a modifier (acc_mod, a test's modifier) may lower or raise the value
 MOD_RANGE = (-20, 20)
-#: armour, cover and SV are non-negative amounts
-BONUS_RANGE = (0, 20)
 #: a test value after modifiers: every stat + modifier combination fits; any
 #: value below 1 behaves as 0 (1/100) and any value from 9 up as 9 (9/10)
 VALUE_RANGE = (-40, 40)
-MAX_SHOTS = 1000
-MAX_MODELS = 1000
 
 NOTES = (
     "Stat test (seed): d10 equal to or less than the value succeeds; a 10 always fails; a value "

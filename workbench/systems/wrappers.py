@@ -1,6 +1,6 @@
 """What the built-in systems' thin wrappers share: each checks its arguments in its own words,
 resolves through its rule file (:mod:`workbench.systems.ownfile`) and says the result as its own
-Outcome. Here: the engine called exact or sampled, with the inputs an Outcome records; a
+Outcome. Here: the arguments checked as the file states its stats; the engine called exact or sampled, with the inputs an Outcome records; a
 vectorised table over a grid of stats; the tables a list argument holds (a volley's units or
 weapons), checked key by key; and the Outcome of one roll (a test, a distance).
 """
@@ -18,7 +18,26 @@ from ..errors import InputError
 from ..outcome import Outcome, Stage
 from . import ownfile
 
-__all__ = ["resolve", "grid_table", "listed", "keyed", "one_roll"]
+__all__ = ["checked", "resolve", "grid_table", "listed", "keyed", "one_roll"]
+
+
+def checked(rule_system: Any, given: Mapping[str, Any], names: Sequence[str], arrays: bool = False, *,
+            optional: Sequence[str] = (), where: str = "", prefixed: Sequence[str] = ()) -> dict:
+    """The arguments ``names`` of ``given``, in that order, each checked as ``rule_system`` states
+    its stat: true or false, one of its options, or a whole number in its range (arrays of them
+    with ``arrays``; None too when the stat is optional or named in ``optional``). A message names
+    the argument, after ``where`` when it is one of ``prefixed`` (a volley's ``"weapons[1]."``)."""
+    whole, maybe = v.integer_checks(arrays)
+    out = {}
+    for name in names:
+        stat, value, field = rule_system.stat(name), given[name], where + name if name in prefixed else name
+        if stat.kind == "bool":
+            out[name] = v.boolean(field, value)
+        elif stat.kind == "choice":
+            out[name] = v.choice(field, value, [o for o, _ in stat.options])
+        else:
+            out[name] = (maybe if stat.optional or name in optional else whole)(field, value, stat.min, stat.max)
+    return out
 
 
 def resolve(run: Callable[..., Outcome], stats: Mapping[str, Any], method: str, samples: int, rng: Any,
