@@ -29,7 +29,6 @@ DUAL = (None, "hit", "damage")
 
 STAT_RANGE = (0, 20)      # SHOOT, CQC, PHYS, ATTACK POWER, heroic save stat
 V1_RANGE = (1, 40)        # Damage, Defence, Strength
-BONUS_RANGE = (-10, 10)   # melee ATTACK BONUS
 
 _MINUS = "\u2212"
 
