@@ -39,9 +39,8 @@ __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "comba
 # ---------------------------------------------------------------------------
 def _check(kw: dict, arrays: bool, where: str = "") -> dict:
     """The checked shooting arguments, each whole number in its stat's range in ``rules/antares.toml``;
-    ``where`` prefixes the weapon's own fields in messages (``"weapons[1]."`` in a volley)."""
-    a = checked(ownfile.load(KEY), kw, _SHOOTING_STATS + ("critical_ignores_res",), arrays, where=where,
-                prefixed=("acc", "sv", "acc_mod", "shots"))
+    ``where`` prefixes the messages (``"weapons[1]."`` in a volley, whose target is checked already)."""
+    a = checked(ownfile.load(KEY), kw, _SHOOTING_STATS + ("critical_ignores_res",), arrays, where=where)
     v.broadcastable({k: a[k] for k in _SHOOTING_STATS})
     return a
 

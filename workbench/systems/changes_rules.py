@@ -14,6 +14,8 @@ from .. import validate as v
 from ..errors import InputError
 from ..outcome import Stage
 from ..rules.die import DieRoll, roll_high
+from . import ownfile
+from .wrappers import checked
 
 KEY = "changes"
 NAME = "40k Changes"
@@ -127,26 +129,14 @@ def _optional_ints(name, value, lo, hi, table=True):
         raise InputError(name, "None or " + exc.expected, exc.got, exc.hint) from None
 
 
-#: a spec's optional whole number: None, or in the range that follows
-OPTIONAL = "optional"
-
-
-def _checked(kw: dict, spec: dict, whole: Any, table: bool = False, where: str = "") -> dict:
-    """The arguments ``spec`` names, checked in its order: ``(lo, hi)`` a whole number (``whole``),
-    ``(OPTIONAL, lo, hi)`` None or one, a tuple of texts one of them, ``bool`` true or false; each
-    message names ``where`` + the argument."""
-    out = {}
-    for name, rule in spec.items():
-        field, value = where + name, kw[name]
-        if rule is bool:
-            out[name] = v.boolean(field, value)
-        elif rule[0] == OPTIONAL:
-            out[name] = _optional_ints(field, value, rule[1], rule[2], table)
-        elif isinstance(rule[0], str):
-            out[name] = v.choice(field, value, rule)
-        else:
-            out[name] = whole(field, value, *rule)
-    return out
+def _checked(kw: dict, names: tuple[str, ...], whole: Any, table: bool = False, where: str = "", part: str | None = None,
+             optional: tuple[str, ...] | None = None) -> dict:
+    """The arguments ``names``, checked in that order as the rule folder's ``part`` (None: shooting)
+    states its stats (:func:`~workbench.systems.wrappers.checked`), a whole number by ``whole`` and
+    an optional one as :func:`_optional_ints` (a roll stat written "5+" gets a hint); each message
+    names ``where`` + the argument."""
+    return checked(ownfile.load(KEY, part), kw, names, table, optional=optional, where=where, whole=whole,
+                   maybe=lambda field, x, lo, hi: _optional_ints(field, x, lo, hi, table))
 
 
 def _flags(n12, n1) -> tuple[bool, bool]:

@@ -106,7 +106,7 @@ def models_removed(pens, s, t, explosive=None, models=None):
     on T1 Laansguard). Scalars give an int; arrays broadcast and give an array.
     """
     a = dict(pens=v.integers("pens", pens, 0, 1_000_000), **checked(
-        ownfile.load(KEY), locals(), ("s", "t", "explosive", "models"), True, optional=("explosive",)))
+        ownfile.load(KEY), locals(), ("s", "t", "explosive", "models"), True, optional=("explosive", "models")))
     v.broadcastable(a)
     out = _removed(**a)
     return int(out) if out.ndim == 0 else out
@@ -125,7 +125,7 @@ _GRID = ("bs", "ev", "ap", "av", "s", "t", "shots", "models", "hit_mod", "pen_mo
 def _check(kw: dict, arrays: bool) -> dict:
     """The checked arguments, each whole number in its stat's range in ``rules/gunfire.toml``."""
     rs = ownfile.load(KEY)
-    a = checked(rs, kw, _GRID[:-1], arrays, optional=("explosive",))
+    a = checked(rs, kw, _GRID[:-1], arrays, optional=("models", "explosive"))
     a["suppression_fraction"] = v.real("suppression_fraction", kw["suppression_fraction"], 0, 1, lo_open=True)
     a["die"] = v.integer("die", kw["die"], 2, 100)
     a.update(checked(rs, kw, ("base", "natural_max_always_succeeds", "natural_1_always_fails")))

@@ -7,7 +7,7 @@ weapons), checked key by key; and the Outcome of one roll (a test, a distance).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,21 +22,25 @@ __all__ = ["checked", "resolve", "grid_table", "listed", "keyed", "one_roll"]
 
 
 def checked(rule_system: Any, given: Mapping[str, Any], names: Sequence[str], arrays: bool = False, *,
-            optional: Sequence[str] = (), where: str = "", prefixed: Sequence[str] = ()) -> dict:
+            optional: Container[str] | None = None, where: str = "", whole: Callable | None = None,
+            maybe: Callable | None = None) -> dict:
     """The arguments ``names`` of ``given``, in that order, each checked as ``rule_system`` states
-    its stat: true or false, one of its options, or a whole number in its range (arrays of them
-    with ``arrays``; None too when the stat is optional or named in ``optional``). A message names
-    the argument, after ``where`` when it is one of ``prefixed`` (a volley's ``"weapons[1]."``)."""
-    whole, maybe = v.integer_checks(arrays)
+    its stat: true or false, one of its options, or a whole number in its range (``whole``, by
+    default :func:`~workbench.validate.integer`, or ``integers`` with ``arrays``), None too when
+    the stat is optional (``maybe``; ``optional``: the names that are, in place of the file's
+    word). Each message names ``where`` + the argument (a volley's ``"weapons[1]."``)."""
+    integer, optional_integer = v.integer_checks(arrays)
     out = {}
     for name in names:
-        stat, value, field = rule_system.stat(name), given[name], where + name if name in prefixed else name
+        stat, value, field = rule_system.stat(name), given[name], where + name
         if stat.kind == "bool":
             out[name] = v.boolean(field, value)
         elif stat.kind == "choice":
             out[name] = v.choice(field, value, [o for o, _ in stat.options])
+        elif stat.optional if optional is None else name in optional:
+            out[name] = (maybe or optional_integer)(field, value, stat.min, stat.max)
         else:
-            out[name] = (maybe if stat.optional or name in optional else whole)(field, value, stat.min, stat.max)
+            out[name] = (whole or integer)(field, value, stat.min, stat.max)
     return out
 
 
