@@ -29,6 +29,7 @@ from ..dice import faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 from ..rules.die import DieRoll, StageDie
+from . import ownfile
 from .wrappers import one_roll
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status", "movement_test",
@@ -49,16 +50,9 @@ MOD_RANGE = (-20, 20)
 #: value below 1 behaves as 0 (1/100) and any value from 9 up as 9 (9/10)
 VALUE_RANGE = (-40, 40)
 
-NOTES = (
-    "Stat test (seed): d10 equal to or less than the value succeeds; a 10 always fails; a value "
-    "below 1 needs a 1 followed by another 1; a 1 is a critical success when the value is 2 or more.",
-)
-SHOOTING_NOTES = NOTES + (
-    "Each shot hits on an Acc test at Acc + acc_mod; each hit makes the target test Res at "
-    "Res + armour + cover - SV; a failed Res test removes one model (RULES.md section 4).",
-    "Criticals on the hit roll decide who is removed ('In the case of shooting it affects how "
-    "casualties are allocated'): they do not change how many by default.",
-)
+#: the stat test's note, and a shooting's: the rule file's (rules/antares.toml)
+SHOOTING_NOTES = ownfile.load(KEY).notes
+NOTES = SHOOTING_NOTES[:1]
 
 
 # ---------------------------------------------------------------------------
