@@ -22,17 +22,17 @@ NAME = "40k Changes"
 SEED = "000_821a3f094c9e3c4f.txt"
 DIE = 12
 
-ROLL_STAT = (1, 13)        #: "5+" is written 5; 1+ .. 13+ (13+ passes only on a natural 12 with the variant)
-MODIFIER = (-12, 12)       #: "+2" is written 2
-MAX_DICE = 10_000          #: shots / attacks per resolution
-MAX_WOUNDS = 100
-MAX_MODELS = 10_000
-MAX_UNITS = 100            #: attacking units in one volley
 HEAVY_SHOT_PENALTY = 4     #: seed: "heavy weapons with BALLISTIC SKILL U+4"
 GO_TO_GROUND_COVER = 2     #: seed: "Its COVER MODIFIER is improved by +2"
 
-WEAPONS = ("light", "heavy")
-ACTIONS = ("snap", "shot", "aimed")
+# the ranges and choices of the stats, as rules/changes/shooting.toml states them (the turn checks its units by them)
+_FILE = ownfile.load(KEY)
+ROLL_STAT = (_FILE.stat("bs").min, _FILE.stat("bs").max)  #: "5+" is written 5 (13+ passes only on a natural 12)
+MODIFIER = (_FILE.stat("t").min, _FILE.stat("t").max)     #: "+2" is written 2
+MAX_DICE, MAX_WOUNDS, MAX_MODELS = (_FILE.stat(k).max for k in ("shots", "wounds", "models"))  # per resolution
+MAX_UNITS = _FILE.volley_spec.max_profiles                #: attacking units in one volley
+WEAPONS, ACTIONS, HEAVY_SHOT_RULES, FIRER_COVER_RULES = (
+    tuple(o for o, _ in _FILE.stat(k).options) for k in ("weapon", "action", "heavy_shot", "firer_cover_rule"))
 
 # -- notes (the interpretations a resolution relies on) ---------------------
 NOTE_WOUND = ("To wound is S + T as the seed's formula says (\"Strength vs Toughness\"; "
@@ -49,8 +49,6 @@ NOTE_HEAVY_SHOT = ("A heavy weapon in a SHOT action fires at BS +4: the seed's \
 NOTE_HEAVY_SHOT_FLAT = ("A heavy weapon in a SHOT action fires at a flat 4+ (variant heavy_shot='flat_4'): the "
                         "seed's \"BALLISTIC SKILL U+4\" read as the roll stat 4+ whatever the unit's BS; "
                         "\"cover or invulnerable modifiers to hit still apply\".")
-HEAVY_SHOT_RULES = ("bs_plus_4", "flat_4")
-FIRER_COVER_RULES = ("same", "better")
 NOTE_ONE_MARKER = "Every unit may only have one status marker"
 NOTE_GTG = ("The target has gone to ground (seed action 10, which \"may be performed immediately "
             "when the unit is attacked\"): its cover modifier is improved by +2.")

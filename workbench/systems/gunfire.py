@@ -117,8 +117,8 @@ def models_removed(pens, s, t, explosive=None, models=None):
 # ---------------------------------------------------------------------------
 #: the function's effect names -> the rule file's
 _EFFECTS = {"suppressed": "suppressed", "hits": "hits", "penetrating_hits": "penetrating_hits"}
-#: the dice the rule file's die switch offers
-DICE = (6, 8, 10, 12, 20)
+#: the dice the rule file's die switch offers, by their faces
+DICE = tuple(faces for _, faces in ownfile.load(KEY).stat("die").options)
 _GRID = ("bs", "ev", "ap", "av", "s", "t", "shots", "models", "hit_mod", "pen_mod", "explosive", "suppression_hits")
 
 
@@ -262,7 +262,7 @@ _OWN_CONTROLS = {
                            "means not explosive"),
     "suppression_hits": _fine("suppression_fraction", 0.25, 0.05, 1.0, 0.05, "suppression fraction",
                               "the share of the unit that must be hit for it to be suppressed"),
-    "die": _dropdown("die", 10, (6, 8, 10, 12, 20), "die", "the die every test rolls")}
+    "die": _dropdown("die", DIE, DICE, "die", "the die every test rolls")}
 
 
 def _stat(doc: str) -> _Field:
