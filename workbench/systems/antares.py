@@ -23,7 +23,7 @@ from .. import validate as v
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 from . import ownfile
-from .wrappers import checked, grid_table, keyed, listed, resolve
+from .ownfile import checked, grid_table, keyed, listed, resolve
 from .antares_rules import (DIE, KEY, MOD_RANGE, NAME, SEED, SHOOTING_NOTES,
                             STAT_RANGE, VALUE_RANGE, _fail_words, _pass_words, _ratio, _value_text, combat_status,
                             movement_test, reaction, stat_test, test)

@@ -30,7 +30,7 @@ from ..errors import InputError
 from ..outcome import Outcome, Stage
 from ..rules.die import DieRoll, StageDie
 from . import ownfile
-from .wrappers import one_roll
+from .ownfile import one_roll
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status", "movement_test",
            "STAT_RANGE", "MOD_RANGE", "VALUE_RANGE"]

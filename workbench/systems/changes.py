@@ -49,7 +49,7 @@ from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER,
                             _scalar, _shooting_stages, _stage, _test, _unit_notes, _width, test)
 from .changes_volley import volley, volley_mode
 from .records import ProfileField, Profiles
-from .wrappers import grid_table, one_roll, resolve
+from .ownfile import grid_table, one_roll, resolve
 
 __all__ = [
     "KEY", "NAME", "SEED", "DIE", "TABLES",

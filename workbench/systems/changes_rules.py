@@ -15,7 +15,7 @@ from ..errors import InputError
 from ..outcome import Stage
 from ..rules.die import DieRoll, roll_high
 from . import ownfile
-from .wrappers import checked
+from .ownfile import checked
 
 KEY = "changes"
 NAME = "40k Changes"

@@ -17,7 +17,7 @@ from ..errors import InputError
 from ..outcome import Outcome
 from . import ownfile
 from .records import Mode, Sides
-from .wrappers import keyed, listed, resolve
+from .ownfile import keyed, listed, resolve
 from .changes_rules import (GO_TO_GROUND_COVER, KEY, MAX_DICE, MAX_UNITS, NOTE_FIRER_GTG, NOTE_FIRER_GTG_BETTER,
                             NOTE_GTG, NOTE_HEAVY_SHOT, NOTE_HEAVY_SHOT_FLAT, NOTE_HIT, NOTE_SIMULTANEOUS, NOTE_WOUND,
                             NOTE_WOUNDS, _check_action, _checked, _firer_cover, _flag_notes,

@@ -71,7 +71,7 @@ from .forgotten_cc import close_combat
 from .forgotten_description import describe
 from .forgotten_rules import (AIMED, ARMOUR, COVER_LEVEL, DAMAGE_V1_DIE, DIE, KEY, MOVED, NAME, RANGES, SEED, _v1_need,
                               v1_target)
-from .wrappers import checked
+from .ownfile import checked
 from .forgotten_words import _cover_level, _damage_mod, _hit_mods, _shooting_notes, _shooting_stages
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "DAMAGE_V1_DIE", "shooting", "shooting_table", "close_combat",

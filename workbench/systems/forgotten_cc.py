@@ -22,7 +22,7 @@ from .. import validate as v
 from ..rules.die import DieRoll, roll_high
 from ..outcome import Outcome, Stage
 from . import ownfile
-from .wrappers import checked
+from .ownfile import checked
 from .forgotten_rules import (ARMOUR, DAMAGE_V1_DIE, DIE, DUAL, KEY, STAT_RANGE, V1_RANGE, _MINUS,
                               _ratio, _signed, _v1_need)
 

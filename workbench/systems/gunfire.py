@@ -44,7 +44,7 @@ from ..dice import faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 from . import ownfile
-from .wrappers import checked, grid_table
+from .ownfile import checked, grid_table
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "BASE", "shooting", "shooting_table", "models_removed", "TABLES"]
 
