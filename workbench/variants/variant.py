@@ -120,12 +120,7 @@ def _describe(system: Any) -> SystemDescription:
 
 
 def _controls(desc: SystemDescription, function: str) -> dict[str, Control]:
-    out: dict[str, Control] = {}
-    for m in desc.modes:
-        if m.function == function:
-            for c in m.controls:
-                out.setdefault(c.name, c)
-    return out
+    return {c.name: c for c in desc.controls(function)}
 
 
 def _format(control: Control | None, value: Any) -> str:
