@@ -43,6 +43,7 @@ from .. import validate as v
 from ..dice import faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
+from ..rules.die import roll_high
 from . import ownfile
 from .ownfile import checked, grid_table
 
@@ -175,21 +176,13 @@ def shooting_table(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen
 TABLES = {"shooting": shooting_table}
 
 
-def _needs(target: int, die: int, nat_max: bool, nat_1: bool) -> str:
-    """'needs 7+ on a d10' and the like, with the switches that apply."""
-    extra = [f"a natural {die} always succeeds"] * nat_max + ["a natural 1 always fails"] * nat_1
-    text = (f"succeeds on any roll of a d{die}" if target <= 1 else
-            f"needs {target}+ on a d{die}, which no roll reaches" if target > die else f"needs {target}+ on a d{die}")
-    return text + ("; " + ", ".join(extra) if extra else "")
-
-
 def _stage(name: str, att_name: str, att: int, def_name: str, dfd: int, mod: int, a: dict, p: Fraction) -> Stage:
     against = f"{def_name} {dfd}"
     if mod:
         sign = "+" if mod > 0 else "−"
         against += f" {sign} modifier {abs(mod)} = {dfd + mod}"
-    needs = _needs(a["base"] + dfd + mod - att, a["die"], a["natural_max_always_succeeds"],
-                   a["natural_1_always_fails"])
+    needs = roll_high(a["base"] + dfd + mod - att, a["die"], natural_max_always_succeeds=a["natural_max_always_succeeds"],
+                      natural_1_always_fails=a["natural_1_always_fails"]).describe(f"d{a['die']}")
     return Stage(name, p, f"{att_name} {att} against {against}: {needs}: {faces_text(p, a['die'])}", faces=a["die"])
 
 
