@@ -20,6 +20,7 @@ import numpy as np
 from .. import pipeline
 from .. import validate as v
 from ..rules.die import DieRoll, roll_high
+from ..rules.plan import readonly
 from ..outcome import Outcome, Stage
 from . import ownfile
 from .ownfile import checked
@@ -239,7 +240,7 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
                                      {k: float(got["effects"][k]) for k in names}, attacks=attacks, notes=notes,
                                      label="defenders downed")
         steps = _stage_steps(a)
-        return out.replace(stage_pmfs={name: _readonly(got["passes"][step]) for name, step in steps.items()})
+        return out.replace(stage_pmfs={name: readonly(got["passes"][step]) for name, step in steps.items()})
     o = rs.attack(method=method, samples=samples, seed=seed, **stats)
     return ownfile.outcome(o, system=KEY, function="close_combat", inputs=inputs, effects={k: k for k in names},
                            width=2, stages=stages, attacks=attacks, notes=notes)
@@ -272,12 +273,6 @@ def _file_stats(a: dict, rounds: int) -> dict[str, Any]:
     for k in ("dual_weapons", "defender_dual_weapons"):
         out[k] = "none" if a[k] is None else a[k]
     return out
-
-
-def _readonly(fractions: Sequence[Fraction]) -> np.ndarray:
-    pmf = np.array([float(p) for p in fractions])
-    pmf.setflags(write=False)
-    return pmf
 
 
 def _rounds_stage(first: tuple[Stage, ...], rounds: int, p_downed: Fraction) -> tuple[Stage, ...]:

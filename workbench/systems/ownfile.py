@@ -32,7 +32,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .. import pipeline
+from .. import engine, pipeline
 from .. import validate as v
 from ..errors import InputError
 from ..outcome import Outcome, Stage
@@ -113,10 +113,7 @@ def own_controls(own: Mapping[str, Any], start: Mapping[str, Any] | None = None)
 
 def fit(pmf: np.ndarray, width: int) -> np.ndarray:
     """``pmf`` cut (or padded with zeros) to ``width`` counts along its last axis."""
-    pmf = np.asarray(pmf, dtype=float)[..., :width]
-    if pmf.shape[-1] < width:
-        pmf = np.concatenate([pmf, np.zeros(pmf.shape[:-1] + (width - pmf.shape[-1],))], axis=-1)
-    return pmf
+    return engine.pad(np.asarray(pmf, dtype=float)[..., :width], width)
 
 
 def outcome(o: Outcome, *, system: str, function: str, inputs: Mapping[str, Any], effects: Mapping[str, str],
