@@ -24,9 +24,8 @@ from ..errors import InputError
 from ..outcome import Outcome, Stage
 from . import ownfile
 from .ownfile import checked, grid_table, keyed, listed, resolve
-from .antares_rules import (DIE, KEY, MOD_RANGE, NAME, SEED, SHOOTING_NOTES,
-                            STAT_RANGE, VALUE_RANGE, _fail_words, _pass_words, _ratio, _value_text, combat_status,
-                            movement_test, reaction, stat_test, test)
+from .antares_rules import (DIE, KEY, MOD_RANGE, NAME, SEED, SHOOTING_NOTES, STAT_RANGE, VALUE_RANGE, _fail_words,
+                            _pass_words, _ratio, _value_text, combat_status, movement_test, reaction, stat_test, test)
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
            "movement_test", "shooting", "shooting_table", "volley", "TABLES", "STAT_RANGE", "MOD_RANGE",

@@ -15,7 +15,6 @@ from ..errors import InputError
 from ..outcome import Stage
 from ..rules.die import DieRoll, roll_high
 from . import ownfile
-from .ownfile import checked
 
 KEY = "changes"
 NAME = "40k Changes"
@@ -130,11 +129,11 @@ def _optional_ints(name, value, lo, hi, table=True):
 def _checked(kw: dict, names: tuple[str, ...], whole: Any, table: bool = False, where: str = "", part: str | None = None,
              optional: tuple[str, ...] | None = None) -> dict:
     """The arguments ``names``, checked in that order as the rule folder's ``part`` (None: shooting)
-    states its stats (:func:`~workbench.systems.wrappers.checked`), a whole number by ``whole`` and
+    states its stats (:func:`~workbench.systems.ownfile.checked`), a whole number by ``whole`` and
     an optional one as :func:`_optional_ints` (a roll stat written "5+" gets a hint); each message
     names ``where`` + the argument."""
-    return checked(ownfile.load(KEY, part), kw, names, table, optional=optional, where=where, whole=whole,
-                   maybe=lambda field, x, lo, hi: _optional_ints(field, x, lo, hi, table))
+    return ownfile.checked(ownfile.load(KEY, part), kw, names, table, optional=optional, where=where, whole=whole,
+                           maybe=lambda field, x, lo, hi: _optional_ints(field, x, lo, hi, table))
 
 
 def _flags(n12, n1) -> tuple[bool, bool]:
