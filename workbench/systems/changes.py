@@ -65,8 +65,8 @@ __all__ = [
 #: the variant switches every test takes, in the order an Outcome's inputs list them (last)
 _FLAGS = ("natural_12_always_succeeds", "natural_1_always_fails")
 #: shooting's arguments, checked in this order as rules/changes/shooting.toml states them
-_SHOOTING = ("bs", "s", "ap", "t", "sv", "inv", "cover", "shots", "models", "wounds", "weapon", "action", "go_to_ground",
-             "evading", "firer_gone_to_ground", "firer_cover", "firer_cover_rule", "heavy_shot") + _FLAGS
+_SHOOTING = ("bs", "s", "ap", "t", "sv", "inv", "cover", "shots", "models", "wounds", "weapon", "action",
+             "go_to_ground", "evading", "firer_gone_to_ground", "firer_cover", "firer_cover_rule", "heavy_shot") + _FLAGS
 
 
 def _shooting_setup(bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action,
@@ -303,11 +303,11 @@ TABLES = {"shooting": shooting_table, "melee": melee_table}
 
 # -- unit profiles: the fields profile_kwargs reads ------------------------------------
 def _roll(doc: str) -> ProfileField:
-    return ProfileField("int", 1, 13, doc=f"{doc}; the D12 target, 5 means 5+")
+    return ProfileField("int", *ROLL_STAT, doc=f"{doc}; the D12 target, 5 means 5+")
 
 
 def _modifier(doc: str) -> ProfileField:
-    return ProfileField("int", -12, 12, doc=f"{doc}; the modifier added, 2 means +2")
+    return ProfileField("int", *MODIFIER, doc=f"{doc}; the modifier added, 2 means +2")
 
 
 def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
@@ -325,7 +325,7 @@ def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
 
 _PROFILES = Profiles(
     unit={"ws": _roll("Weapon Skill"), "bs": _roll("Ballistic Skill"), "s": _roll("Strength"),
-          "t": _modifier("Toughness"), "w": ProfileField("int", 1, 100, doc="Wounds"),
+          "t": _modifier("Toughness"), "w": ProfileField("int", 1, MAX_WOUNDS, doc="Wounds"),
           "i": ProfileField("int", 0, 20, doc="Initiative"), "a": ProfileField("int", 0, 100, doc="Attacks"),
           "ld": _roll("Leadership"), "sv": _modifier("armour Save"), "d": _modifier("Dodge"),
           "inv": _modifier("Invulnerable")},

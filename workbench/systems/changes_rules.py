@@ -126,8 +126,8 @@ def _optional_ints(name, value, lo, hi, table=True):
         raise InputError(name, "None or " + exc.expected, exc.got, exc.hint) from None
 
 
-def _checked(kw: dict, names: tuple[str, ...], whole: Any, table: bool = False, where: str = "", part: str | None = None,
-             optional: tuple[str, ...] | None = None) -> dict:
+def _checked(kw: dict, names: tuple[str, ...], whole: Any, table: bool = False, where: str = "",
+             part: str | None = None, optional: tuple[str, ...] | None = None) -> dict:
     """The arguments ``names``, checked in that order as the rule folder's ``part`` (None: shooting)
     states its stats (:func:`~workbench.systems.ownfile.checked`), a whole number by ``whole`` and
     an optional one as :func:`_optional_ints` (a roll stat written "5+" gets a hint); each message

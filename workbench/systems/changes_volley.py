@@ -30,8 +30,8 @@ ATTACKER_REQUIRED = ("bs", "s", "ap")
 #: one attacker's defaults (its keys are checked as rules/changes/shooting.toml states them)
 _ATTACKER_DEFAULTS = dict(shots=1, weapon="light", action="aimed", firer_gone_to_ground=False, firer_cover=0)
 #: the target's arguments, checked in this order (the unit's size is required)
-_TARGET_CHECKS = ("t", "sv", "inv", "cover", "models", "wounds", "go_to_ground", "evading", "natural_12_always_succeeds",
-                  "natural_1_always_fails", "firer_cover_rule", "heavy_shot")
+_TARGET_CHECKS = ("t", "sv", "inv", "cover", "models", "wounds", "go_to_ground", "evading",
+                  "natural_12_always_succeeds", "natural_1_always_fails", "firer_cover_rule", "heavy_shot")
 
 
 def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool, firer_cover_rule: str = "same",

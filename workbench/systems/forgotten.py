@@ -117,7 +117,8 @@ def _check_shooting(kw: dict, arrays: bool) -> dict:
     if a["damage_rule"] == "v1":
         for name in ("damage", "defence"):
             if kw[name] is None:
-                v.forbid(name, None, "a whole number from 1 to 40 with damage_rule='v1'",
+                v.forbid(name, None, f"a whole number from {rs.stat(name).min} to {rs.stat(name).max} with "
+                         "damage_rule='v1'",
                          "damage v1 compares the weapon's Damage with the target's Defence")
         a.update(checked(rs, kw, ("damage", "defence"), arrays))
         v.broadcastable({k: a[k] for k in ("shoot", "attack_power", "shots", "models", "heroic_save",

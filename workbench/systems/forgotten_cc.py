@@ -24,7 +24,7 @@ from ..rules.plan import readonly
 from ..outcome import Outcome, Stage
 from . import ownfile
 from .ownfile import checked
-from .forgotten_rules import (ARMOUR, DAMAGE_V1_DIE, DIE, DUAL, KEY, STAT_RANGE, V1_RANGE, _MINUS,
+from .forgotten_rules import (ARMOUR, DAMAGE_V1_DIE, DIE, DUAL, KEY, _MINUS,
                               _ratio, _signed, _v1_need)
 
 __all__ = ["close_combat", "CC_NOTES"]
@@ -77,14 +77,15 @@ def _check_cc(kw: dict) -> dict:
         needed: Sequence[str] = [strike_phys] + ([counter_phys] if counter else [])
         for name in needed:
             if a[name] is None:
-                v.forbid(name, None, f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]}",
+                v.forbid(name, None, f"a whole number from {rs.stat(name).min} to {rs.stat(name).max}",
                          f"melee damage v2 rolls above the {a['melee_phys']}'s PHYS"
                          + (" (the counter too)" if counter else ""))
     else:
         needed = v1_names[:3] + (v1_names[3:] if counter else ())
         for name in v1_names:
             if kw[name] is None and name in needed:
-                v.forbid(name, None, f"a whole number from {V1_RANGE[0]} to {V1_RANGE[1]} with damage_rule='v1'",
+                v.forbid(name, None, f"a whole number from {rs.stat(name).min} to {rs.stat(name).max} with "
+                         "damage_rule='v1'",
                          "melee damage v1 compares weapon Damage + Strength with the target's Defence")
         a.update(checked(rs, kw, v1_names, optional=v1_names))
         for name in ("attacker_weapon_bonus", "defender_weapon_bonus"):

@@ -181,7 +181,8 @@ def _stage(name: str, att_name: str, att: int, def_name: str, dfd: int, mod: int
     if mod:
         sign = "+" if mod > 0 else "−"
         against += f" {sign} modifier {abs(mod)} = {dfd + mod}"
-    needs = roll_high(a["base"] + dfd + mod - att, a["die"], natural_max_always_succeeds=a["natural_max_always_succeeds"],
+    needs = roll_high(a["base"] + dfd + mod - att, a["die"],
+                      natural_max_always_succeeds=a["natural_max_always_succeeds"],
                       natural_1_always_fails=a["natural_1_always_fails"]).describe(f"d{a['die']}")
     return Stage(name, p, f"{att_name} {att} against {against}: {needs}: {faces_text(p, a['die'])}", faces=a["die"])
 
