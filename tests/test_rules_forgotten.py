@@ -268,8 +268,10 @@ def test_the_file_says_every_argument_of_the_function(rs):
     assert {n for n, _ in rs.stat("range").options} == set(forgotten.RANGES)
     assert {n for n, _ in rs.stat("armour").options} == set(forgotten.ARMOUR)
     assert {n for n, _ in rs.stat("cover_level").options} == set(forgotten.COVER_LEVEL)
-    assert (rs.stat("shots").min, rs.stat("shots").max) == (1, forgotten.MAX_SHOTS)
-    assert rs.stat("models").default is None and rs.stat("models").max == forgotten.MAX_MODELS
+    assert rs.stat("models").default is None
+    most = rs.stat("shots").max
+    with pytest.raises(InputError, match=rf"^shots: expected a whole number from 1 to {most}, got {most + 1}"):
+        forgotten.shooting(shoot=6, attack_power=5, shots=most + 1)
     for name in ("shoot", "attack_power", "heroic_save"):
         assert (rs.stat(name).min, rs.stat(name).max) == forgotten_rules.STAT_RANGE
     for name in ("damage", "defence"):

@@ -79,7 +79,7 @@ def shooting_table(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, mod
     arrays (broadcast together, shape S). Returns ``{"pmf": array S+(width,),
     "effects": {"critical_hits", "any_critical", "hits": arrays S}}``.
     """
-    a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=True)
+    a = _check(locals(), arrays=True)
     return _exact(a)
 
 
@@ -110,7 +110,7 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
     if isinstance(shots, str):
         blast = v.choice("shots", shots, tuple(BLAST_DICE))
         shots = BLAST_DICE[blast][0]
-    a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=False)
+    a = _check(locals(), arrays=False)
     method, samples, rng = v.method_args(method, samples, seed)
     hit_t, res_t, stages = _shot_stages(a)
     notes = SHOOTING_NOTES + (CRITICAL_IGNORES_RES_NOTE,) * a["critical_ignores_res"]

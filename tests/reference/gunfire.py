@@ -112,8 +112,7 @@ def shooting_table(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen
     Returns ``{"pmf": array S+(width,), "effects": {"suppressed", "hits",
     "penetrating_hits": arrays S}}``; pmf[..., k] = P(k models removed).
     """
-    a = _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
-               die, base, natural_max_always_succeeds, natural_1_always_fails, arrays=True)
+    a = _check(locals(), arrays=True)
     out = _exact(*_core_args(a))
     return {"pmf": out["pmf"], "effects": out["effects"]}
 
@@ -153,8 +152,7 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
     models); without ``models`` only penetration counts); ``hits`` and
     ``penetrating_hits`` = expected numbers.
     """
-    a = _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
-               die, base, natural_max_always_succeeds, natural_1_always_fails, arrays=False)
+    a = _check(locals(), arrays=False)
     method, samples, rng = v.method_args(method, samples, seed)
     core = _core_args(a)
     hit_t, pen_t = _tests(a["bs"], a["ev"], a["ap"], a["av"], a["hit_mod"], a["pen_mod"], a["die"],

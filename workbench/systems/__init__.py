@@ -34,8 +34,7 @@ from types import ModuleType
 
 from ..errors import InputError, WorkbenchError
 from ..resources import data_dir
-from .description import BrokenSystem, SystemDescription, describe_rules
-from .folders import describe_folder
+from .description import BrokenSystem, SystemDescription, describe_folder, describe_rules
 
 __all__ = ["get", "keys", "broken", "builtins", "rule_folders", "BUILTINS", "RULES_ENV", "CHECKOUT_RULES",
            "SystemDescription", "BrokenSystem"]

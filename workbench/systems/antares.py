@@ -23,10 +23,9 @@ from .. import validate as v
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 from . import ownfile
-from .wrappers import grid_table, keyed, listed, resolve
-from .antares_rules import (BONUS_RANGE, DIE, KEY, MAX_MODELS, MAX_SHOTS, MOD_RANGE, NAME, SEED, SHOOTING_NOTES,
-                            STAT_RANGE, VALUE_RANGE, _fail_words, _pass_words, _ratio, _value_text, combat_status,
-                            movement_test, reaction, stat_test, test)
+from .ownfile import checked, grid_table, keyed, listed, resolve
+from .antares_rules import (DIE, KEY, MOD_RANGE, NAME, SEED, SHOOTING_NOTES, STAT_RANGE, VALUE_RANGE, _fail_words,
+                            _pass_words, _ratio, _value_text, combat_status, movement_test, reaction, stat_test, test)
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
            "movement_test", "shooting", "shooting_table", "volley", "TABLES", "STAT_RANGE", "MOD_RANGE",
@@ -37,19 +36,11 @@ __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "comba
 # ---------------------------------------------------------------------------
 # shooting
 # ---------------------------------------------------------------------------
-def _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays: bool,
-           where: str = "") -> dict:
-    """The checked shooting arguments; ``where`` prefixes the weapon's own
-    fields in messages (``"weapons[1]."`` in a volley)."""
-    num, opt = v.integer_checks(arrays)
-    a = dict(
-        acc=num(f"{where}acc", acc, *STAT_RANGE), res=num("res", res, *STAT_RANGE),
-        sv=num(f"{where}sv", sv, *BONUS_RANGE), armour=num("armour", armour, *BONUS_RANGE),
-        cover=num("cover", cover, *BONUS_RANGE), acc_mod=num(f"{where}acc_mod", acc_mod, *MOD_RANGE),
-        shots=num(f"{where}shots", shots, 1, MAX_SHOTS), models=opt("models", models, 1, MAX_MODELS),
-        critical_ignores_res=v.boolean("critical_ignores_res", critical_ignores_res),
-    )
-    v.broadcastable({k: a[k] for k in ("acc", "res", "sv", "armour", "cover", "acc_mod", "shots", "models")})
+def _check(kw: dict, arrays: bool, where: str = "") -> dict:
+    """The checked shooting arguments, each whole number in its stat's range in ``rules/antares.toml``;
+    ``where`` prefixes the messages (``"weapons[1]."`` in a volley, whose target is checked already)."""
+    a = checked(ownfile.load(KEY), kw, _SHOOTING_STATS + ("critical_ignores_res",), arrays, where=where)
+    v.broadcastable({k: a[k] for k in _SHOOTING_STATS})
     return a
 
 
@@ -67,7 +58,7 @@ def shooting_table(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, mod
     arrays (broadcast together, shape S). Returns ``{"pmf": array S+(width,),
     "effects": {"critical_hits", "any_critical", "hits": arrays S}}``.
     """
-    a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=True)
+    a = _check(locals(), arrays=True)
     return grid_table(ownfile.load(KEY), a, _SHOOTING_STATS, a["shots"], _EFFECTS, _width(np.max(a["shots"]), a["models"]))
 
 
@@ -105,7 +96,7 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
     if isinstance(shots, str):
         blast = v.choice("shots", shots, tuple(BLAST_DICE))
         shots = BLAST_DICE[blast][0]
-    a = _check(acc, res, sv, armour, cover, acc_mod, shots, models, critical_ignores_res, arrays=False)
+    a = _check(locals(), arrays=False)
     method = v.method_args(method, samples, seed)[0]
     rs = ownfile.load(KEY)
     stats = dict({k: a[k] for k in _SHOOTING_STATS}, blast=blast or "none",
@@ -192,8 +183,8 @@ def _weapon(i: int, w, res, armour, cover, critical_ignores_res) -> dict:
     if isinstance(shots, str):
         blast = v.choice(f"{where}.shots", shots, tuple(BLAST_DICE))
         shots = BLAST_DICE[blast][0]
-    a = _check(w["acc"], res, w.get("sv", 0), armour, cover, w.get("acc_mod", 0), shots, None,
-               critical_ignores_res, arrays=False, where=f"{where}.")
+    a = _check(dict(acc=w["acc"], res=res, sv=w.get("sv", 0), armour=armour, cover=cover, acc_mod=w.get("acc_mod", 0),
+                    shots=shots, models=None, critical_ignores_res=critical_ignores_res), False, f"{where}.")
     return dict(a, blast=blast, name=name.strip() if name else f"weapon {i + 1}")
 
 
@@ -255,17 +246,14 @@ def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
     listed("weapons", weapons, "a non-empty list of dicts with keys acc, sv, acc_mod, shots, name")
     if len(weapons) > MAX_WEAPONS:
         raise InputError("weapons", f"at most {MAX_WEAPONS} weapons", len(weapons), "weapons given")
-    res = v.integer("res", res, *STAT_RANGE)
-    armour = v.integer("armour", armour, *BONUS_RANGE)
-    cover = v.integer("cover", cover, *BONUS_RANGE)
-    models = v.optional_integer("models", models, 1, MAX_MODELS)
-    critical_ignores_res = v.boolean("critical_ignores_res", critical_ignores_res)
+    rs = ownfile.load(KEY)
+    target = checked(rs, locals(), ("res", "armour", "cover", "models", "critical_ignores_res"))
+    res, armour, cover, models, critical_ignores_res = target.values()
     groups = [_weapon(i, w, res, armour, cover, critical_ignores_res) for i, w in enumerate(weapons)]
     total_shots = sum(g["shots"] for g in groups)
-    if total_shots > MAX_SHOTS:
-        raise InputError("weapons", f"{MAX_SHOTS:,} shots or fewer in all", total_shots,
+    if total_shots > rs.stat("shots").max:
+        raise InputError("weapons", f"{rs.stat('shots').max:,} shots or fewer in all", total_shots,
                          "shots of all weapons; a blast die counts as its largest number")
-    rs = ownfile.load(KEY)
     shot_stages = [_stages_of(g, rs.stage_fractions(**_volley_profile(g), res=res, armour=armour, cover=cover,
                                                     critical_ignores_res=critical_ignores_res))
                    for g in groups]

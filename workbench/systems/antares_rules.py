@@ -29,7 +29,8 @@ from ..dice import faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
 from ..rules.die import DieRoll, StageDie
-from .wrappers import one_roll
+from . import ownfile
+from .ownfile import one_roll
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status", "movement_test",
            "STAT_RANGE", "MOD_RANGE", "VALUE_RANGE"]
@@ -45,24 +46,13 @@ DIE = 10
 STAT_RANGE = (0, 20)
 #: a modifier (acc_mod, a test's modifier) may lower or raise the value
 MOD_RANGE = (-20, 20)
-#: armour, cover and SV are non-negative amounts
-BONUS_RANGE = (0, 20)
 #: a test value after modifiers: every stat + modifier combination fits; any
 #: value below 1 behaves as 0 (1/100) and any value from 9 up as 9 (9/10)
 VALUE_RANGE = (-40, 40)
-MAX_SHOTS = 1000
-MAX_MODELS = 1000
 
-NOTES = (
-    "Stat test (seed): d10 equal to or less than the value succeeds; a 10 always fails; a value "
-    "below 1 needs a 1 followed by another 1; a 1 is a critical success when the value is 2 or more.",
-)
-SHOOTING_NOTES = NOTES + (
-    "Each shot hits on an Acc test at Acc + acc_mod; each hit makes the target test Res at "
-    "Res + armour + cover - SV; a failed Res test removes one model (RULES.md section 4).",
-    "Criticals on the hit roll decide who is removed ('In the case of shooting it affects how "
-    "casualties are allocated'): they do not change how many by default.",
-)
+#: the stat test's note, and a shooting's: the rule file's (rules/antares.toml)
+SHOOTING_NOTES = ownfile.load(KEY).notes
+NOTES = SHOOTING_NOTES[:1]
 
 
 # ---------------------------------------------------------------------------

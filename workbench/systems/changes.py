@@ -43,29 +43,30 @@ from .changes_distances import (ACTION_DISTANCES, action_distance, charge_distan
 from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
                             MAX_MODELS, MAX_WOUNDS, MODIFIER, NAME, NOTE_FIRER_GTG, NOTE_FIRER_GTG_BETTER, NOTE_FURIOUS,
                             NOTE_GTG, NOTE_HEAVY_SHOT, NOTE_HEAVY_SHOT_FLAT, NOTE_HIT, NOTE_MELEE_HIT, NOTE_WOUND,
-                            OPTIONAL, ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _check_action, _checked,
+                            ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _check_action, _checked,
                             _firer_cover, _flag_notes, _flags, _heavy_bs, _int, _ints, _mod, _one_marker,
                             _pierce_wound_stages,
                             _scalar, _shooting_stages, _stage, _test, _unit_notes, _width, test)
 from .changes_volley import volley, volley_mode
 from .records import ProfileField, Profiles
-from .wrappers import grid_table, one_roll, resolve
+from .ownfile import grid_table, one_roll, resolve
 
 __all__ = [
     "KEY", "NAME", "SEED", "DIE", "TABLES",
     "test", "shooting", "shooting_table", "volley", "melee", "melee_table",
     "leadership", "distance_pmf", "action_distance", "charge_distance",
     "move_distance", "reach_probability", "ACTION_DISTANCES",
+    # the ranges and choices of the stats, as the turn simulator's units check them
+    "ROLL_STAT", "MODIFIER", "MAX_DICE", "MAX_MODELS", "MAX_WOUNDS", "WEAPONS", "ACTIONS", "HEAVY_SHOT_RULES",
+    "FIRER_COVER_RULES",
 ]
 
 
 #: the variant switches every test takes, in the order an Outcome's inputs list them (last)
-_FLAGS = {"natural_12_always_succeeds": bool, "natural_1_always_fails": bool}
-#: shooting's arguments and what each may hold (:func:`~workbench.systems.changes_rules._checked`), checked in order
-_SHOOTING = dict(bs=ROLL_STAT, s=ROLL_STAT, ap=ROLL_STAT, t=MODIFIER, sv=MODIFIER, inv=MODIFIER, cover=MODIFIER,
-                 shots=(0, MAX_DICE), models=(OPTIONAL, 1, MAX_MODELS), wounds=(1, MAX_WOUNDS), weapon=WEAPONS,
-                 action=ACTIONS, go_to_ground=bool, evading=bool, firer_gone_to_ground=bool, firer_cover=MODIFIER,
-                 **_FLAGS)
+_FLAGS = ("natural_12_always_succeeds", "natural_1_always_fails")
+#: shooting's arguments, checked in this order as rules/changes/shooting.toml states them
+_SHOOTING = ("bs", "s", "ap", "t", "sv", "inv", "cover", "shots", "models", "wounds", "weapon", "action",
+             "go_to_ground", "evading", "firer_gone_to_ground", "firer_cover", "firer_cover_rule", "heavy_shot") + _FLAGS
 
 
 def _shooting_setup(bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action,
@@ -75,11 +76,8 @@ def _shooting_setup(bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon,
     kw = dict(locals(), natural_12_always_succeeds=n12, natural_1_always_fails=n1)
     args = _checked(kw, _SHOOTING, _ints if table else _scalar, table)
     v.broadcastable({k: args[k] for k in _GRID})
-    args["firer_cover_rule"] = v.choice("firer_cover_rule", kw["firer_cover_rule"], FIRER_COVER_RULES)
-    args["heavy_shot"] = heavy_shot = v.choice("heavy_shot", kw["heavy_shot"], HEAVY_SHOT_RULES)
-    for k in _FLAGS:
-        args[k] = args.pop(k)
-    bs, weapon, action, go_to_ground = args["bs"], args["weapon"], args["action"], args["go_to_ground"]
+    bs, weapon, action, go_to_ground, heavy_shot = (args[k] for k in ("bs", "weapon", "action", "go_to_ground",
+                                                                      "heavy_shot"))
     _one_marker(go_to_ground, args["evading"])
     _check_action(weapon, action, args["evading"], args["firer_gone_to_ground"])
     notes = [NOTE_HIT]
@@ -184,16 +182,15 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
 
 
 # -- melee ---------------------------------------------------------------------
-#: melee's arguments and what each may hold, checked in order (as :data:`_SHOOTING`)
-_MELEE = dict(ws=ROLL_STAT, s=ROLL_STAT, ap=ROLL_STAT, attacks=(0, MAX_DICE), d=MODIFIER, inv=MODIFIER, t=MODIFIER,
-              sv=MODIFIER, models=(OPTIONAL, 1, MAX_MODELS), wounds=(1, MAX_WOUNDS), furious_charge=bool,
-              charging_models=(0, MAX_DICE), blocked=bool, **_FLAGS)
+#: melee's arguments, checked in this order as rules/changes/melee.toml states them
+_MELEE = ("ws", "s", "ap", "attacks", "d", "inv", "t", "sv", "models", "wounds", "furious_charge", "charging_models",
+          "blocked") + _FLAGS
 
 
 def _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_charge,
                  charging_models, blocked, n12, n1, table=False):
     kw = dict(locals(), natural_12_always_succeeds=n12, natural_1_always_fails=n1)
-    args = _checked(kw, _MELEE, _ints if table else _scalar, table)
+    args = _checked(kw, _MELEE, _ints if table else _scalar, table, part=MELEE_PART)
     v.broadcastable({k: args[k] for k in _MELEE_GRID})
     attacks, furious_charge, blocked = args["attacks"], args["furious_charge"], args["blocked"]
     if blocked and not furious_charge:
@@ -306,11 +303,11 @@ TABLES = {"shooting": shooting_table, "melee": melee_table}
 
 # -- unit profiles: the fields profile_kwargs reads ------------------------------------
 def _roll(doc: str) -> ProfileField:
-    return ProfileField("int", 1, 13, doc=f"{doc}; the D12 target, 5 means 5+")
+    return ProfileField("int", *ROLL_STAT, doc=f"{doc}; the D12 target, 5 means 5+")
 
 
 def _modifier(doc: str) -> ProfileField:
-    return ProfileField("int", -12, 12, doc=f"{doc}; the modifier added, 2 means +2")
+    return ProfileField("int", *MODIFIER, doc=f"{doc}; the modifier added, 2 means +2")
 
 
 def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
@@ -328,7 +325,7 @@ def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
 
 _PROFILES = Profiles(
     unit={"ws": _roll("Weapon Skill"), "bs": _roll("Ballistic Skill"), "s": _roll("Strength"),
-          "t": _modifier("Toughness"), "w": ProfileField("int", 1, 100, doc="Wounds"),
+          "t": _modifier("Toughness"), "w": ProfileField("int", 1, MAX_WOUNDS, doc="Wounds"),
           "i": ProfileField("int", 0, 20, doc="Initiative"), "a": ProfileField("int", 0, 100, doc="Attacks"),
           "ld": _roll("Leadership"), "sv": _modifier("armour Save"), "d": _modifier("Dodge"),
           "inv": _modifier("Invulnerable")},

@@ -14,7 +14,7 @@ from ..dice import roll_faces
 from ..outcome import Outcome, Stage
 from ..rules.die import roll_high
 from .changes_rules import KEY
-from .wrappers import one_roll
+from .ownfile import one_roll
 
 __all__ = ["ACTION_DISTANCES", "CHARGES", "distance_pmf", "action_distance", "charge_distance", "move_distance",
            "reach_probability"]

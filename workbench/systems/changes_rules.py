@@ -14,23 +14,24 @@ from .. import validate as v
 from ..errors import InputError
 from ..outcome import Stage
 from ..rules.die import DieRoll, roll_high
+from . import ownfile
 
 KEY = "changes"
 NAME = "40k Changes"
 SEED = "000_821a3f094c9e3c4f.txt"
 DIE = 12
 
-ROLL_STAT = (1, 13)        #: "5+" is written 5; 1+ .. 13+ (13+ passes only on a natural 12 with the variant)
-MODIFIER = (-12, 12)       #: "+2" is written 2
-MAX_DICE = 10_000          #: shots / attacks per resolution
-MAX_WOUNDS = 100
-MAX_MODELS = 10_000
-MAX_UNITS = 100            #: attacking units in one volley
 HEAVY_SHOT_PENALTY = 4     #: seed: "heavy weapons with BALLISTIC SKILL U+4"
 GO_TO_GROUND_COVER = 2     #: seed: "Its COVER MODIFIER is improved by +2"
 
-WEAPONS = ("light", "heavy")
-ACTIONS = ("snap", "shot", "aimed")
+# the ranges and choices of the stats, as rules/changes/shooting.toml states them (the turn checks its units by them)
+_FILE = ownfile.load(KEY)
+ROLL_STAT = (_FILE.stat("bs").min, _FILE.stat("bs").max)  #: "5+" is written 5 (13+ passes only on a natural 12)
+MODIFIER = (_FILE.stat("t").min, _FILE.stat("t").max)     #: "+2" is written 2
+MAX_DICE, MAX_WOUNDS, MAX_MODELS = (_FILE.stat(k).max for k in ("shots", "wounds", "models"))  # per resolution
+MAX_UNITS = _FILE.volley_spec.max_profiles                #: attacking units in one volley
+WEAPONS, ACTIONS, HEAVY_SHOT_RULES, FIRER_COVER_RULES = (
+    tuple(o for o, _ in _FILE.stat(k).options) for k in ("weapon", "action", "heavy_shot", "firer_cover_rule"))
 
 # -- notes (the interpretations a resolution relies on) ---------------------
 NOTE_WOUND = ("To wound is S + T as the seed's formula says (\"Strength vs Toughness\"; "
@@ -47,8 +48,6 @@ NOTE_HEAVY_SHOT = ("A heavy weapon in a SHOT action fires at BS +4: the seed's \
 NOTE_HEAVY_SHOT_FLAT = ("A heavy weapon in a SHOT action fires at a flat 4+ (variant heavy_shot='flat_4'): the "
                         "seed's \"BALLISTIC SKILL U+4\" read as the roll stat 4+ whatever the unit's BS; "
                         "\"cover or invulnerable modifiers to hit still apply\".")
-HEAVY_SHOT_RULES = ("bs_plus_4", "flat_4")
-FIRER_COVER_RULES = ("same", "better")
 NOTE_ONE_MARKER = "Every unit may only have one status marker"
 NOTE_GTG = ("The target has gone to ground (seed action 10, which \"may be performed immediately "
             "when the unit is attacked\"): its cover modifier is improved by +2.")
@@ -127,26 +126,14 @@ def _optional_ints(name, value, lo, hi, table=True):
         raise InputError(name, "None or " + exc.expected, exc.got, exc.hint) from None
 
 
-#: a spec's optional whole number: None, or in the range that follows
-OPTIONAL = "optional"
-
-
-def _checked(kw: dict, spec: dict, whole: Any, table: bool = False, where: str = "") -> dict:
-    """The arguments ``spec`` names, checked in its order: ``(lo, hi)`` a whole number (``whole``),
-    ``(OPTIONAL, lo, hi)`` None or one, a tuple of texts one of them, ``bool`` true or false; each
-    message names ``where`` + the argument."""
-    out = {}
-    for name, rule in spec.items():
-        field, value = where + name, kw[name]
-        if rule is bool:
-            out[name] = v.boolean(field, value)
-        elif rule[0] == OPTIONAL:
-            out[name] = _optional_ints(field, value, rule[1], rule[2], table)
-        elif isinstance(rule[0], str):
-            out[name] = v.choice(field, value, rule)
-        else:
-            out[name] = whole(field, value, *rule)
-    return out
+def _checked(kw: dict, names: tuple[str, ...], whole: Any, table: bool = False, where: str = "",
+             part: str | None = None, optional: tuple[str, ...] | None = None) -> dict:
+    """The arguments ``names``, checked in that order as the rule folder's ``part`` (None: shooting)
+    states its stats (:func:`~workbench.systems.ownfile.checked`), a whole number by ``whole`` and
+    an optional one as :func:`_optional_ints` (a roll stat written "5+" gets a hint); each message
+    names ``where`` + the argument."""
+    return ownfile.checked(ownfile.load(KEY, part), kw, names, table, optional=optional, where=where, whole=whole,
+                           maybe=lambda field, x, lo, hi: _optional_ints(field, x, lo, hi, table))
 
 
 def _flags(n12, n1) -> tuple[bool, bool]:

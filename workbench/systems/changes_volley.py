@@ -17,25 +17,21 @@ from ..errors import InputError
 from ..outcome import Outcome
 from . import ownfile
 from .records import Mode, Sides
-from .wrappers import keyed, listed, resolve
-from .changes_rules import (ACTIONS, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
-                            MAX_MODELS, MAX_UNITS, MAX_WOUNDS, MODIFIER, NOTE_FIRER_GTG, NOTE_FIRER_GTG_BETTER,
+from .ownfile import keyed, listed, resolve
+from .changes_rules import (GO_TO_GROUND_COVER, KEY, MAX_DICE, MAX_UNITS, NOTE_FIRER_GTG, NOTE_FIRER_GTG_BETTER,
                             NOTE_GTG, NOTE_HEAVY_SHOT, NOTE_HEAVY_SHOT_FLAT, NOTE_HIT, NOTE_SIMULTANEOUS, NOTE_WOUND,
-                            NOTE_WOUNDS, ROLL_STAT, WEAPONS, _check_action, _checked, _firer_cover, _flag_notes,
+                            NOTE_WOUNDS, _check_action, _checked, _firer_cover, _flag_notes,
                             _heavy_bs, _int, _one_marker, _shooting_stages)
 
 __all__ = ["volley", "volley_mode", "volley_call", "ATTACKER_KEYS", "ATTACKER_REQUIRED", "VOLLEY_UNITS"]
 
 ATTACKER_KEYS = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
 ATTACKER_REQUIRED = ("bs", "s", "ap")
-#: one attacker's keys and what each may hold (:func:`~workbench.systems.changes_rules._checked`), and the defaults
-_ATTACKER = dict(bs=ROLL_STAT, s=ROLL_STAT, ap=ROLL_STAT, shots=(0, MAX_DICE), weapon=WEAPONS, action=ACTIONS,
-                 firer_gone_to_ground=bool, firer_cover=MODIFIER)
+#: one attacker's defaults (its keys are checked as rules/changes/shooting.toml states them)
 _ATTACKER_DEFAULTS = dict(shots=1, weapon="light", action="aimed", firer_gone_to_ground=False, firer_cover=0)
-#: the target's arguments, checked in this order
-_TARGET_CHECKS = dict(t=MODIFIER, sv=MODIFIER, inv=MODIFIER, cover=MODIFIER, models=(1, MAX_MODELS),
-                      wounds=(1, MAX_WOUNDS), go_to_ground=bool, evading=bool, natural_12_always_succeeds=bool,
-                      natural_1_always_fails=bool, firer_cover_rule=FIRER_COVER_RULES, heavy_shot=HEAVY_SHOT_RULES)
+#: the target's arguments, checked in this order (the unit's size is required)
+_TARGET_CHECKS = ("t", "sv", "inv", "cover", "models", "wounds", "go_to_ground", "evading",
+                  "natural_12_always_succeeds", "natural_1_always_fails", "firer_cover_rule", "heavy_shot")
 
 
 def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool, firer_cover_rule: str = "same",
@@ -43,7 +39,7 @@ def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool, firer_cov
     where = f"attackers[{i}]"
     keyed(where, a, ATTACKER_KEYS, "a dict with keys bs, s, ap (and optionally shots, weapon, action)",
           dict.fromkeys(ATTACKER_REQUIRED, "a whole number from 1 to 13"), any_case=True)
-    out = _checked({**_ATTACKER_DEFAULTS, **a}, _ATTACKER, _int, where=f"{where}.")
+    out = _checked({**_ATTACKER_DEFAULTS, **a}, ATTACKER_KEYS, _int, where=f"{where}.")
     _check_action(out["weapon"], out["action"], evading, out["firer_gone_to_ground"], f"{where}.action")
     penalty = _heavy_bs(out["bs"], out["weapon"], out["action"], heavy_shot) - out["bs"]
     cover = cover_eff
@@ -57,7 +53,8 @@ def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, ev
     """Check a volley's arguments: (the units, the stages (when every unit's are the same), the notes,
     the shots in all, the inputs (without the method), and each unit's BS penalty and the target's cover
     against it)."""
-    target = _checked(dict(locals(), natural_12_always_succeeds=n12, natural_1_always_fails=n1), _TARGET_CHECKS, _int)
+    target = _checked(dict(locals(), natural_12_always_succeeds=n12, natural_1_always_fails=n1), _TARGET_CHECKS, _int,
+                      optional=())
     t, sv, inv, cover, models, wounds, go_to_ground, evading, n12, n1, firer_cover_rule, heavy_shot = target.values()
     _one_marker(go_to_ground, evading)
     listed("attackers", attackers, "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action")

@@ -10,11 +10,11 @@ compare page's shared concepts move its stats, and its unit profiles' fields
 with the function that turns a profile pair into stat-level arguments.
 
 Each built-in system module ends with ``SYSTEM = SystemDescription(...)``;
-a rule file gets its description from :func:`describe_rules`. The registry
-(:mod:`workbench.systems`) hands these records out by key. Every record is
-frozen and checks its fields on creation: a bad field raises
-:class:`~workbench.errors.InputError` naming the record's field, what is
-allowed and the value given. The records it is made of (modes, stats,
+a rule file gets its description from :func:`describe_rules`, a rule folder
+from :func:`describe_folder`. The registry (:mod:`workbench.systems`) hands
+these records out by key. Every record is frozen and checks its fields on
+creation: a bad field raises :class:`~workbench.errors.InputError` naming
+the record's field, what is allowed and the value given. The records it is made of (modes, stats,
 steps, profile fields) are in :mod:`workbench.systems.records` and are
 importable from here as well.
 """
@@ -34,7 +34,7 @@ from .records import (CONCEPT_NAMES, MISSING, OWNERS, STYLES, Mode, ProfileField
                       Step, _as_tuple, _fail, _frozen_map, _optional_map, _text, _tuple_of, _whole)
 
 __all__ = ["Mode", "Sides", "STYLES", "StatInfo", "Rung", "Step", "ProfileField", "Profiles", "SystemDescription",
-           "BrokenSystem", "describe_rules", "EFFECT_KINDS", "CONCEPT_NAMES", "OWNERS", "MISSING"]
+           "BrokenSystem", "describe_rules", "describe_folder", "EFFECT_KINDS", "CONCEPT_NAMES", "OWNERS", "MISSING"]
 
 
 # ---------------------------------------------------------------------------
@@ -309,3 +309,34 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
         concepts={k: Step(stat, label, sign, style, tuple(Rung(settings, text) for settings, text in ladder))
                   for k, (stat, label, sign, style, ladder) in view.concepts.items()},
         path=path, functions=("attack",))
+
+
+def mode_title(part: str) -> str:
+    """A part's name as its dashboard mode reads: ``close_combat`` -> "Close combat"."""
+    words = part.replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+def describe_folder(folder: Any, colour: str) -> SystemDescription:
+    """The description of the loaded rule folder ``folder``, one system of several rule files, one
+    dashboard mode per file, made of its parts' (:func:`describe_rules` of each file): a mode per
+    part, named by the part's file (``melee.toml``: the mode and function ``melee``, titled
+    "Melee"), with that file's controls; the side effects of every part with their words; and,
+    from the first part, the landing page's title, blurb and colour, the diagnostics' stats, the
+    seed matchup, the granularity and equivalence grids and the compare page's concepts (a
+    system's diagnostics and its place on the compare page read its first mode)."""
+    parts = {name: describe_rules(part, colour) for name, part in folder.parts.items()}
+    first = parts[folder.functions[0]]
+    modes = tuple(attrs.evolve(d.modes[0], key=name, function=name, title=mode_title(name))
+                  for name, d in parts.items())
+    effects: dict[str, str] = {}
+    words: dict[str, str] = {}
+    for d in parts.values():
+        effects.update(d.effects)
+        words.update(d.effect_words)
+    return SystemDescription(
+        key=folder.key, name=folder.name, module=folder, die=folder.die,
+        title=first.title if first.title != first.name else folder.name, blurb=first.blurb,
+        colour=first.colour, modes=modes, concepts=first.concepts, effects=effects, effect_words=words, stats=first.stats,
+        seed_matchup=first.seed_matchup, granularity_grid=first.granularity_grid,
+        equivalence_search=first.equivalence_search, path=folder.path, functions=folder.functions)

@@ -69,45 +69,31 @@ from ..rules.errors import BudgetError
 from . import ownfile
 from .forgotten_cc import close_combat
 from .forgotten_description import describe
-from .forgotten_rules import (AIMED, ARMOUR, COVER_LEVEL, DAMAGE_V1_DIE, DIE, KEY, MOVED, NAME, RANGES, SEED,
-                              STAT_RANGE, V1_RANGE, _v1_need, v1_target)
+from .forgotten_rules import (AIMED, ARMOUR, COVER_LEVEL, DAMAGE_V1_DIE, DIE, KEY, MOVED, NAME, RANGES, SEED, _v1_need,
+                              v1_target)
+from .ownfile import checked
 from .forgotten_words import _cover_level, _damage_mod, _hit_mods, _shooting_notes, _shooting_stages
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "DAMAGE_V1_DIE", "shooting", "shooting_table", "close_combat",
            "v1_target", "TABLES", "MOVED", "RANGES", "ARMOUR", "COVER_LEVEL"]
 
-MAX_SHOTS = 1000
-MAX_MODELS = 1000
-
-
 # ---------------------------------------------------------------------------
 # shooting
 # ---------------------------------------------------------------------------
 def _check_shooting(kw: dict, arrays: bool) -> dict:
-    num, opt = v.integer_checks(arrays)
-    a = {}
-    a["shoot"] = num("shoot", kw["shoot"], *STAT_RANGE)
-    a["attack_power"] = num("attack_power", kw["attack_power"], *STAT_RANGE)
-    a["shots"] = num("shots", kw["shots"], 1, MAX_SHOTS)
-    a["models"] = opt("models", kw["models"], 1, MAX_MODELS)
-    a["moved"] = v.choice("moved", kw["moved"], tuple(MOVED))
-    a["range"] = v.choice("range", kw["range"], tuple(RANGES))
-    for b in ("facing_away", "cover", "flanked", "blind_fire", "tough", "shield",
-              "firer_wounded", "firer_shocked", "blast", "aimed_fire_team", "target_shocked"):
-        a[b] = v.boolean(b, kw[b])
-    a["target_wounded"] = v.integer("target_wounded", kw["target_wounded"], 0, MAX_MODELS)
-    a["armour"] = v.choice("armour", kw["armour"], tuple(ARMOUR))
-    a["cover_level"] = v.choice("cover_level", kw["cover_level"], tuple(COVER_LEVEL))
+    rs = ownfile.load(KEY)
+    a = checked(rs, kw, ("shoot", "attack_power", "shots", "models", "moved", "range", "facing_away", "cover",
+                         "flanked", "blind_fire", "tough", "shield", "firer_wounded", "firer_shocked", "blast",
+                         "aimed_fire_team", "target_shocked"), arrays)
+    a.update(checked(rs, kw, ("target_wounded", "armour", "cover_level")))  # one value for a whole table
     a["aimed"] = v.choice("aimed", kw["aimed"], AIMED)
-    a["damage_rule"] = v.choice("damage_rule", kw["damage_rule"], ("v2", "v1"))
-    a["kill_on"] = v.choice("kill_on", kw["kill_on"], ("above", "at_or_above"))
-    a["shock_rule"] = v.choice("shock_rule", kw["shock_rule"], ("seed", "pooled"))
-    a["heroic_save"] = opt("heroic_save", kw["heroic_save"], *STAT_RANGE)
+    a.update(checked(rs, kw, ("damage_rule", "kill_on", "shock_rule")))
+    a.update(checked(rs, kw, ("heroic_save",), arrays, optional=("heroic_save",)))
     v.broadcastable({k: a[k] for k in ("shoot", "attack_power", "shots", "models", "heroic_save")})
     if a["models"] is not None and np.any(a["target_wounded"] > np.asarray(a["models"])):
         v.forbid("target_wounded", a["target_wounded"], f"at most models={kw['models']!r}",
                  "the models of the target unit that already carry the red token")
-    a["blind_fire_rule"] = v.choice("blind_fire_rule", kw["blind_fire_rule"], ("seed", "any"))
+    a.update(checked(rs, kw, ("blind_fire_rule",)))
     if a["blind_fire"] and a["blind_fire_rule"] == "seed":
         # "This is firing fully automatic (Rof3+) or blast weapons and may be used
         # against a not fully-visible target at medium ranges."
@@ -131,10 +117,10 @@ def _check_shooting(kw: dict, arrays: bool) -> dict:
     if a["damage_rule"] == "v1":
         for name in ("damage", "defence"):
             if kw[name] is None:
-                v.forbid(name, None, "a whole number from 1 to 40 with damage_rule='v1'",
+                v.forbid(name, None, f"a whole number from {rs.stat(name).min} to {rs.stat(name).max} with "
+                         "damage_rule='v1'",
                          "damage v1 compares the weapon's Damage with the target's Defence")
-        a["damage"] = num("damage", kw["damage"], *V1_RANGE)
-        a["defence"] = num("defence", kw["defence"], *V1_RANGE)
+        a.update(checked(rs, kw, ("damage", "defence"), arrays))
         v.broadcastable({k: a[k] for k in ("shoot", "attack_power", "shots", "models", "heroic_save",
                                            "damage", "defence")})
         if a["armour"] != "none":

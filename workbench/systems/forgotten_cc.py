@@ -20,16 +20,14 @@ import numpy as np
 from .. import pipeline
 from .. import validate as v
 from ..rules.die import DieRoll, roll_high
+from ..rules.plan import readonly
 from ..outcome import Outcome, Stage
 from . import ownfile
-from .forgotten_rules import (ARMOUR, BONUS_RANGE, DAMAGE_V1_DIE, DIE, DUAL, KEY, STAT_RANGE, V1_RANGE, _MINUS,
+from .ownfile import checked
+from .forgotten_rules import (ARMOUR, DAMAGE_V1_DIE, DIE, DUAL, KEY, _MINUS,
                               _ratio, _signed, _v1_need)
 
-__all__ = ["close_combat", "CC_NOTES", "MAX_ROUNDS"]
-
-#: close-combat rounds one call may fight (the file's ``rounds`` range)
-MAX_ROUNDS = 20
-
+__all__ = ["close_combat", "CC_NOTES"]
 
 def _melee_kill_test(damage_rule, kill_on, phys, bonus, roll_mod, armour, v1_attack, v1_defence) -> DieRoll:
     """One melee damage die. v2: d10 + ATTACK BONUS + roll_mod - armour > PHYS; v1: d6 table + roll_mod."""
@@ -40,29 +38,18 @@ def _melee_kill_test(damage_rule, kill_on, phys, bonus, roll_mod, armour, v1_att
 
 
 def _check_cc(kw: dict) -> dict:
-    a: dict[str, Any] = {}  # argument name -> its checked value (ints, strs, bools, None)
-    for name in ("attacker_cqc", "defender_cqc"):
-        a[name] = v.integer(name, kw[name], *STAT_RANGE)
-    for name in ("attacker_phys", "defender_phys", "attacker_heroic_save", "defender_heroic_save"):
-        a[name] = v.optional_integer(name, kw[name], *STAT_RANGE)
-    for name in ("attacker_weapon_bonus", "defender_weapon_bonus"):
-        a[name] = v.integer(name, kw[name], *BONUS_RANGE)
-    for name in ("attacker_armour", "defender_armour"):
-        a[name] = v.choice(name, kw[name], tuple(ARMOUR))
-    a["response"] = v.choice("response", kw["response"], ("block", "counter"))
-    for name in ("shield", "shield_when_countering", "power_attack", "defender_power_attack", "from_rear",
-                 "facing_away", "outnumbered", "defender_outnumbered", "attacker_wounded",
-                 "defender_wounded", "attacker_tough", "defender_tough", "attacker_shocked",
-                 "defender_shocked"):
-        a[name] = v.boolean(name, kw[name])
-    a["shocked_defence"] = v.choice("shocked_defence", kw["shocked_defence"], SHOCKED_DEFENCES)
+    rs = ownfile.load(KEY, "close_combat")
+    saves = ("attacker_phys", "defender_phys", "attacker_heroic_save", "defender_heroic_save")  # None: not used
+    a: dict[str, Any] = checked(rs, kw, ("attacker_cqc", "defender_cqc") + saves + (
+        "attacker_weapon_bonus", "defender_weapon_bonus", "attacker_armour", "defender_armour", "response", "shield",
+        "shield_when_countering", "power_attack", "defender_power_attack", "from_rear", "facing_away", "outnumbered",
+        "defender_outnumbered", "attacker_wounded", "defender_wounded", "attacker_tough", "defender_tough",
+        "attacker_shocked", "defender_shocked", "shocked_defence"), optional=saves)
     if a["shocked_defence"] == "block_only" and a["defender_shocked"]:
         a["response"] = "block"  # "Must defend": it blocks, whatever response was asked
     a["dual_weapons"] = v.choice("dual_weapons", kw["dual_weapons"], DUAL)
     a["defender_dual_weapons"] = v.choice("defender_dual_weapons", kw["defender_dual_weapons"], DUAL)
-    a["damage_rule"] = v.choice("damage_rule", kw["damage_rule"], ("v2", "v1"))
-    a["kill_on"] = v.choice("kill_on", kw["kill_on"], ("above", "at_or_above"))
-    a["melee_phys"] = v.choice("melee_phys", kw["melee_phys"], ("attacker", "defender"))
+    a.update(checked(rs, kw, ("damage_rule", "kill_on", "melee_phys")))
     if a["power_attack"] and a["dual_weapons"] is not None:
         v.forbid("power_attack", True, "False with dual_weapons",
                  "a power attack needs a two-handed weapon, dual weapons take both hands")
@@ -90,16 +77,17 @@ def _check_cc(kw: dict) -> dict:
         needed: Sequence[str] = [strike_phys] + ([counter_phys] if counter else [])
         for name in needed:
             if a[name] is None:
-                v.forbid(name, None, f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]}",
+                v.forbid(name, None, f"a whole number from {rs.stat(name).min} to {rs.stat(name).max}",
                          f"melee damage v2 rolls above the {a['melee_phys']}'s PHYS"
                          + (" (the counter too)" if counter else ""))
     else:
         needed = v1_names[:3] + (v1_names[3:] if counter else ())
         for name in v1_names:
             if kw[name] is None and name in needed:
-                v.forbid(name, None, f"a whole number from {V1_RANGE[0]} to {V1_RANGE[1]} with damage_rule='v1'",
+                v.forbid(name, None, f"a whole number from {rs.stat(name).min} to {rs.stat(name).max} with "
+                         "damage_rule='v1'",
                          "melee damage v1 compares weapon Damage + Strength with the target's Defence")
-            a[name] = v.optional_integer(name, kw[name], *V1_RANGE)
+        a.update(checked(rs, kw, v1_names, optional=v1_names))
         for name in ("attacker_weapon_bonus", "defender_weapon_bonus"):
             if a[name]:
                 v.forbid(name, a[name], "0 with damage_rule='v1'", "ATTACK BONUS is a damage v2 stat")
@@ -150,8 +138,6 @@ CC_NOTE_V1 = (
     "Defence 2+); the melee roll modifiers (+2 power attack, +1 from the rear, -1 dual weapons for damage, "
     "-1 wounded) are added to the d6.")
 
-#: how a shocked defender may answer: "any" (block or counter, the default) or "block_only"
-SHOCKED_DEFENCES = ("any", "block_only")
 CC_NOTE_SHOCK_BLOCK = (
     "Variant shocked_defence='block_only': 'A unit who has received a shock token 1. Must defend and attempt "
     "to disengage from CQC' read as: a shocked defender blocks (a counter is an attack, not a defence), "
@@ -236,9 +222,9 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
     """
     kw = dict(locals())
     a = _check_cc(kw)
-    rounds = v.integer("rounds", rounds, 1, MAX_ROUNDS)
-    method, samples, _rng = v.method_args(method, samples, seed)
     rs = ownfile.load(KEY, "close_combat")
+    rounds = checked(rs, kw, ("rounds",))["rounds"]
+    method, samples, _rng = v.method_args(method, samples, seed)
     stats = _file_stats(a, rounds)
     got = rs.fractions(**stats)
     one = got if rounds == 1 else rs.fractions(**dict(stats, rounds=1))
@@ -255,7 +241,7 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
                                      {k: float(got["effects"][k]) for k in names}, attacks=attacks, notes=notes,
                                      label="defenders downed")
         steps = _stage_steps(a)
-        return out.replace(stage_pmfs={name: _readonly(got["passes"][step]) for name, step in steps.items()})
+        return out.replace(stage_pmfs={name: readonly(got["passes"][step]) for name, step in steps.items()})
     o = rs.attack(method=method, samples=samples, seed=seed, **stats)
     return ownfile.outcome(o, system=KEY, function="close_combat", inputs=inputs, effects={k: k for k in names},
                            width=2, stages=stages, attacks=attacks, notes=notes)
@@ -288,12 +274,6 @@ def _file_stats(a: dict, rounds: int) -> dict[str, Any]:
     for k in ("dual_weapons", "defender_dual_weapons"):
         out[k] = "none" if a[k] is None else a[k]
     return out
-
-
-def _readonly(fractions: Sequence[Fraction]) -> np.ndarray:
-    pmf = np.array([float(p) for p in fractions])
-    pmf.setflags(write=False)
-    return pmf
 
 
 def _rounds_stage(first: tuple[Stage, ...], rounds: int, p_downed: Fraction) -> tuple[Stage, ...]:

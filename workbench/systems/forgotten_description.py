@@ -15,40 +15,31 @@ from ..controls import Control, dropdown as _dropdown, optional_slider as _optio
 from ..errors import InputError
 from . import ownfile
 from .description import ProfileField as _Field, Profiles as _Profiles
-from .forgotten_rules import AIMED, ARMOUR, DUAL, KEY, SEED
+from .forgotten_rules import ARMOUR, KEY, SEED
+
+def _own(part: str, name: str, none: str | None = "not used") -> Control:
+    """The control of the stat ``name`` of the file ``part`` for a function that takes None for it,
+    at its leftmost notch: the file's label and help, 1 to 12, starting at None and saying what it
+    means (``none``; None: starting at the file's default); a choice's options are the file's, None
+    for its "none"."""
+    rs = ownfile.load(KEY, part)
+    stat = rs.stat(name)
+    if stat.kind == "choice":
+        return _dropdown(name, None, tuple(None if o == "none" else o for o, _ in stat.options), stat.label, stat.help,
+                         words=dict(rs.view.words.get(name, ())))
+    return _optional(name, None if none else stat.default, 1, 12, stat.label,
+                     stat.help + (f"; the leftmost notch means {none}" if none else ""))
+
 
 #: shooting's arguments whose values are not the file's: none is "not used" / "no hero"
-_SHOOTING_OWN = (
-    _dropdown("aimed", None, AIMED, "aimed fire bonus", "aimed fire adds +1 to the hit roll or to the kill roll",
-              words={"hit": "+1 to hit", "damage": "+1 to the kill roll"}),
-    _optional("damage", None, 1, 12, "Damage (rule v1)", "the weapon's Damage for damage rule v1; the leftmost "
-              "notch means not used"),
-    _optional("defence", None, 1, 12, "Defence (rule v1)", "the target's Defence for damage rule v1; the leftmost "
-              "notch means not used"),
-    _optional("heroic_save", None, 1, 12, "heroic save (PHYS)",
-              "a downed hero rolls against PHYS to stay up; the leftmost notch means no hero"),
-)
+_SHOOTING_OWN = tuple(_own("shooting", k, none) for k, none in (
+    ("aimed", None), ("damage", "not used"), ("defence", "not used"), ("heroic_save", "no hero")))
+#: close combat's arguments whose values are not the file's
+_CC_OWN = tuple(_own("close_combat", f"{side}_{k}", none) for side in ("attacker", "defender") for k, none in (
+    ("phys", None), ("heroic_save", "no hero"), ("damage", "not used"), ("strength", "not used"),
+    ("defence", "not used"))) + (_own("close_combat", "dual_weapons"), _own("close_combat", "defender_dual_weapons"))
 #: the files' hero switches, which the functions' heroic saves hold (none: no hero)
 _HEROES = ("hero", "attacker_hero", "defender_hero")
-
-
-def _cc_own(side: str) -> tuple[Control, ...]:
-    return (
-        _optional(f"{side}_phys", 6, 1, 12, f"{side} PHYS", "a damage roll (rule v2) must beat PHYS to down"),
-        _optional(f"{side}_heroic_save", None, 1, 12, f"{side} heroic save",
-                  "a downed hero rolls this to stay up; the leftmost notch means no hero"),
-        _optional(f"{side}_damage", None, 1, 12, f"{side} Damage (rule v1)", "the leftmost notch means not used"),
-        _optional(f"{side}_strength", None, 1, 12, f"{side} Strength (rule v1)", "the leftmost notch means not used"),
-        _optional(f"{side}_defence", None, 1, 12, f"{side} Defence (rule v1)", "the leftmost notch means not used"),
-    )
-
-
-#: close combat's arguments whose values are not the file's
-_CC_OWN = _cc_own("attacker") + _cc_own("defender") + (
-    _dropdown("dual_weapons", None, DUAL, "attacker's dual weapons", "a second weapon helps to hit or to kill"),
-    _dropdown("defender_dual_weapons", None, DUAL, "defender's dual weapons",
-              "a second weapon helps to hit or to kill"),
-)
 
 
 #: where the close-combat page starts that neither the file nor the function start: light armour on

@@ -10,6 +10,7 @@ import numpy as np
 from .. import validate as v
 from ..dice import faces_text
 from ..errors import InputError
+from . import ownfile
 
 KEY = "forgotten"
 NAME = "The Forgotten"
@@ -18,18 +19,16 @@ DIE = 10
 #: damage v1 rolls a d6 ("Original DAMAGE v1 (using d6s)")
 DAMAGE_V1_DIE = 6
 
-ARMOUR = {"none": 0, "light": 1, "heavy": 2}
-#: the shooting modifiers: how far the firer moved, the range, the cover level taken off the kill roll
-MOVED = {"stationary": 1, "cautious": 0, "normal": -1}
-RANGES = {"close": 1, "medium": 0, "long": -1}
-COVER_LEVEL = {"none": 0, "soft": 1, "hard": 2}
+#: the armour levels, and the shooting modifiers: how far the firer moved, the range, the cover level taken off
+#: the kill roll, each choice -> its number, as rules/forgotten/shooting.toml states them
+ARMOUR, MOVED, RANGES, COVER_LEVEL = (dict(ownfile.load(KEY).stat(k).options)
+                                      for k in ("armour", "moved", "range", "cover_level"))
 #: aimed fire: none, +1 to hit or +1 to the kill roll
 AIMED = (None, "hit", "damage")
 DUAL = (None, "hit", "damage")
 
 STAT_RANGE = (0, 20)      # SHOOT, CQC, PHYS, ATTACK POWER, heroic save stat
 V1_RANGE = (1, 40)        # Damage, Defence, Strength
-BONUS_RANGE = (-10, 10)   # melee ATTACK BONUS
 
 _MINUS = "\u2212"
 

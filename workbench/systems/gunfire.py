@@ -43,11 +43,11 @@ from .. import validate as v
 from ..dice import faces_text
 from ..errors import InputError
 from ..outcome import Outcome, Stage
+from ..rules.die import roll_high
 from . import ownfile
-from .wrappers import grid_table
+from .ownfile import checked, grid_table
 
-__all__ = ["KEY", "NAME", "SEED", "DIE", "BASE", "shooting", "shooting_table", "models_removed",
-           "TABLES", "STAT_RANGE", "MOD_RANGE"]
+__all__ = ["KEY", "NAME", "SEED", "DIE", "BASE", "shooting", "shooting_table", "models_removed", "TABLES"]
 
 KEY = "gunfire"
 NAME = "Gunfire"
@@ -57,15 +57,6 @@ DIE = 10
 #: equal stats need ``BASE``+ on the die (6+ on a d10: 50%)
 BASE = 6
 
-#: allowed range of BS, Ev, AP, AV, S (whole numbers)
-STAT_RANGE = (0, 20)
-#: Toughness is a divisor: 1 or more
-T_RANGE = (1, 20)
-#: allowed range of hit_mod and pen_mod
-MOD_RANGE = (-20, 20)
-MAX_SHOTS = 1000
-MAX_MODELS = 1000
-MAX_EXPLOSIVE = 20
 
 NOTES = (
     "The seed states no die: the opposed test succeeds on a d{die} roll of "
@@ -115,13 +106,10 @@ def models_removed(pens, s, t, explosive=None, models=None):
     pens on T2 Knights); ``models_removed(4, 2, 1) == 4`` (Knights, S2, 4 pens
     on T1 Laansguard). Scalars give an int; arrays broadcast and give an array.
     """
-    pens = v.integers("pens", pens, 0, 1_000_000)
-    s = v.integers("s", s, *STAT_RANGE)
-    t = v.integers("t", t, *T_RANGE)
-    explosive = v.optional_integers("explosive", explosive, 1, MAX_EXPLOSIVE)
-    models = v.optional_integers("models", models, 1, MAX_MODELS)
-    v.broadcastable(dict(pens=pens, s=s, t=t, explosive=explosive, models=models))
-    out = _removed(pens, s, t, explosive, models)
+    a = dict(pens=v.integers("pens", pens, 0, 1_000_000), **checked(
+        ownfile.load(KEY), locals(), ("s", "t", "explosive", "models"), True, optional=("explosive", "models")))
+    v.broadcastable(a)
+    out = _removed(**a)
     return int(out) if out.ndim == 0 else out
 
 
@@ -130,28 +118,19 @@ def models_removed(pens, s, t, explosive=None, models=None):
 # ---------------------------------------------------------------------------
 #: the function's effect names -> the rule file's
 _EFFECTS = {"suppressed": "suppressed", "hits": "hits", "penetrating_hits": "penetrating_hits"}
-#: the dice the rule file's die switch offers
-DICE = (6, 8, 10, 12, 20)
+#: the dice the rule file's die switch offers, by their faces
+DICE = tuple(faces for _, faces in ownfile.load(KEY).stat("die").options)
 _GRID = ("bs", "ev", "ap", "av", "s", "t", "shots", "models", "hit_mod", "pen_mod", "explosive", "suppression_hits")
 
 
-def _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
-           die, base, natural_max_always_succeeds, natural_1_always_fails, arrays: bool):
-    num, opt = v.integer_checks(arrays)
-    a = dict(
-        bs=num("bs", bs, *STAT_RANGE), ev=num("ev", ev, *STAT_RANGE),
-        ap=num("ap", ap, *STAT_RANGE), av=num("av", av, *STAT_RANGE),
-        s=num("s", s, *STAT_RANGE), t=num("t", t, *T_RANGE),
-        shots=num("shots", shots, 1, MAX_SHOTS), models=opt("models", models, 1, MAX_MODELS),
-        hit_mod=num("hit_mod", hit_mod, *MOD_RANGE), pen_mod=num("pen_mod", pen_mod, *MOD_RANGE),
-        explosive=opt("explosive", explosive, 1, MAX_EXPLOSIVE),
-        suppression_fraction=v.real("suppression_fraction", suppression_fraction, 0, 1, lo_open=True),
-        die=v.integer("die", die, 2, 100), base=v.integer("base", base, -100, 100),
-        natural_max_always_succeeds=v.boolean("natural_max_always_succeeds", natural_max_always_succeeds),
-        natural_1_always_fails=v.boolean("natural_1_always_fails", natural_1_always_fails),
-    )
-    v.broadcastable({k: a[k] for k in ("bs", "ev", "ap", "av", "s", "t", "shots", "models", "hit_mod", "pen_mod",
-                                       "explosive")})
+def _check(kw: dict, arrays: bool) -> dict:
+    """The checked arguments, each whole number in its stat's range in ``rules/gunfire.toml``."""
+    rs = ownfile.load(KEY)
+    a = checked(rs, kw, _GRID[:-1], arrays, optional=("models", "explosive"))
+    a["suppression_fraction"] = v.real("suppression_fraction", kw["suppression_fraction"], 0, 1, lo_open=True)
+    a["die"] = v.integer("die", kw["die"], 2, 100)
+    a.update(checked(rs, kw, ("base", "natural_max_always_succeeds", "natural_1_always_fails")))
+    v.broadcastable({k: a[k] for k in _GRID[:-1]})
     return a
 
 
@@ -189,8 +168,7 @@ def shooting_table(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen
     Returns ``{"pmf": array S+(width,), "effects": {"suppressed", "hits",
     "penetrating_hits": arrays S}}``; pmf[..., k] = P(k models removed).
     """
-    a = _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
-               die, base, natural_max_always_succeeds, natural_1_always_fails, arrays=True)
+    a = _check(locals(), arrays=True)
     stats = _file_stats(a)
     return grid_table(ownfile.load(KEY), stats, _GRID, a["shots"], _EFFECTS, _width(a))
 
@@ -198,21 +176,14 @@ def shooting_table(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen
 TABLES = {"shooting": shooting_table}
 
 
-def _needs(target: int, die: int, nat_max: bool, nat_1: bool) -> str:
-    """'needs 7+ on a d10' and the like, with the switches that apply."""
-    extra = [f"a natural {die} always succeeds"] * nat_max + ["a natural 1 always fails"] * nat_1
-    text = (f"succeeds on any roll of a d{die}" if target <= 1 else
-            f"needs {target}+ on a d{die}, which no roll reaches" if target > die else f"needs {target}+ on a d{die}")
-    return text + ("; " + ", ".join(extra) if extra else "")
-
-
 def _stage(name: str, att_name: str, att: int, def_name: str, dfd: int, mod: int, a: dict, p: Fraction) -> Stage:
     against = f"{def_name} {dfd}"
     if mod:
         sign = "+" if mod > 0 else "−"
         against += f" {sign} modifier {abs(mod)} = {dfd + mod}"
-    needs = _needs(a["base"] + dfd + mod - att, a["die"], a["natural_max_always_succeeds"],
-                   a["natural_1_always_fails"])
+    needs = roll_high(a["base"] + dfd + mod - att, a["die"],
+                      natural_max_always_succeeds=a["natural_max_always_succeeds"],
+                      natural_1_always_fails=a["natural_1_always_fails"]).describe(f"d{a['die']}")
     return Stage(name, p, f"{att_name} {att} against {against}: {needs}: {faces_text(p, a['die'])}", faces=a["die"])
 
 
@@ -247,8 +218,7 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
 
     The numbers come from the system's rule file, ``rules/gunfire.toml``.
     """
-    a = _check(bs, ev, ap, av, s, t, shots, models, hit_mod, pen_mod, explosive, suppression_fraction,
-               die, base, natural_max_always_succeeds, natural_1_always_fails, arrays=False)
+    a = _check(locals(), arrays=False)
     method = v.method_args(method, samples, seed)[0]
     o = ownfile.load(KEY).attack(**_file_stats(a), method=method, samples=samples, seed=seed)
     p_hit, p_pen = (x.probability for x in o.stages)
@@ -286,7 +256,7 @@ _OWN_CONTROLS = {
                            "means not explosive"),
     "suppression_hits": _fine("suppression_fraction", 0.25, 0.05, 1.0, 0.05, "suppression fraction",
                               "the share of the unit that must be hit for it to be suppressed"),
-    "die": _dropdown("die", 10, (6, 8, 10, 12, 20), "die", "the die every test rolls")}
+    "die": _dropdown("die", DIE, DICE, "die", "the die every test rolls")}
 
 
 def _stat(doc: str) -> _Field:

@@ -121,9 +121,7 @@ def _controls(o: Outcome) -> dict[str, Any]:
     labels and option words are the words every page and post uses); empty
     for a system or function no description lists."""
     desc = _description(o)
-    if desc is None:
-        return {}
-    return {c.name: c for m in desc.modes if m.function == o.function for c in m.controls}
+    return {} if desc is None else {c.name: c for c in desc.controls(o.function)}
 
 
 def _setting(controls: Mapping[str, Any], key: str, value: Any) -> str:

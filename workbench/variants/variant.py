@@ -22,8 +22,6 @@ from ..teach.words import value_words
 
 __all__ = ["Variant", "variant", "stat_words", "change_words", "setting_words"]
 
-#: the colour of a loaded rule file (it is on no shared plot)
-_FILE_COLOUR = "#8172B3"
 
 
 @dataclass(frozen=True)
@@ -115,17 +113,12 @@ def _describe(system: Any) -> SystemDescription:
         path = Path(system)
         if not path.is_file():
             raise InputError("variant", "a registered system's key or a rule file that exists", str(system))
-        return describe_rules(rules.load(path), _FILE_COLOUR)
+        return describe_rules(rules.load(path), systems.RULE_COLOURS[0])  # on no shared plot
     return systems.get(system)
 
 
 def _controls(desc: SystemDescription, function: str) -> dict[str, Control]:
-    out: dict[str, Control] = {}
-    for m in desc.modes:
-        if m.function == function:
-            for c in m.controls:
-                out.setdefault(c.name, c)
-    return out
+    return {c.name: c for c in desc.controls(function)}
 
 
 def _format(control: Control | None, value: Any) -> str:
