@@ -327,42 +327,55 @@ class RuleSystem(StatChecks, Immutable):
                 damage = self._one(env, r.damage, "removal.damage", 0, MAX_STATES, "damage per success")
         return models, wounds, damage
 
+    def _plain(self, count: int, plan: Plan) -> tuple[np.ndarray, dict]:
+        """``count`` attacks of a file using none of :mod:`workbench.rules.tally`'s mechanisms, from
+        the plan's one attack: the distribution (1, width) of final successes (a binomial when an
+        attack scores at most one) and the expected criticals and tokens passing each stage."""
+        if plan.g0.shape[-1] == 2:
+            p_n = binomial_pmf(count, float(plan.g0[0, 1]))[None, :]
+        else:
+            p_n = successes(plan.g0, np.array([count]))
+        return p_n, {"criticals": count * plan.crits, **{st.name: count * x for st, x in zip(self.stages, plan.passes)}}
+
+    def _prepared(self, env, plan: Plan, n_tokens: int | None) -> tuple[dict, dict, np.ndarray | None, dict]:
+        """What :func:`engine.finish` reads for these stats: the parts, the one cell, the tokens die
+        as a cell (None: one token an attack) and :func:`engine.prepare`'s half, which depends neither
+        on the attacks nor on the unit and is kept with the plan by the tokens die (made with every
+        chance: the one kept serves stats that leave one out too)."""
+        parts = dict(stages=plan.staged, removal=self._removal(env), count=self.count, path=self.path,
+                     tokens_die=self.tokens_die, chances=self._defined(env), bounds=self._bounds)
+        flat = one_cell_env(env)
+        tokens = None if (n_tokens or 1) == 1 else np.array([n_tokens])
+        key = None if tokens is None else n_tokens
+        pre = plan.prepared.get(key)
+        if pre is None:
+            pre = engine.prepare(dict(parts, chances=self.chances), flat, 1, tokens)
+            if len(plan.prepared) >= 16:
+                plan.prepared.clear()
+            plan.prepared[key] = pre
+        return parts, flat, tokens, pre
+
     def _exact(self, env, count: int, plan: Plan) -> tuple[np.ndarray, dict]:
         """One cell of a file using none of :mod:`workbench.rules.tally`'s mechanisms: the pmf of
         models removed and the effects."""
         models, wounds, damage = self._unit(env)
-        if plan.g0.shape[-1] == 2:      # one attack scores at most one success: the binomial
-            p_n = binomial_pmf(count, float(plan.g0[0, 1]))[None, :]
-        else:
-            p_n = successes(plan.g0, np.array([count]))
+        p_n, effects = self._plain(count, plan)
         r = self._removal(env)
         if not r.pooled and not r.by_model and r.damage_roll is None:   # a fixed damage: Python integers
             pmf, wasted = fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
         else:
             pmfs, waste, _ = remove(r, one_cell_env(env), p_n, one_cell(models), one_cell(wounds), None, self.path)
             pmf, wasted = pmfs[0], float(waste[0])
-        effects = {"criticals": count * plan.crits, "wasted_damage": wasted,
-                   **{st.name: count * x for st, x in zip(self.stages, plan.passes)}}
+        effects["wasted_damage"] = wasted
         if self.chances:   # only chances over removed or successes come this way (see _counted)
             effects.update(self._removal_chances(env, pmf, p_n))
         return pmf, effects
 
     def _general(self, env, plan: Plan, count: int, n_tokens: int | None) -> tuple[np.ndarray, dict]:
         """One cell of :func:`engine.finish`: files with random tokens per attack, tallies or
-        chances (the fast path of :meth:`_exact` knows none of them). What depends on neither
-        the attacks nor the unit (:func:`engine.prepare`) is kept with the plan, by the tokens
-        die; the count and the unit are the ones :meth:`_attack` has checked."""
-        flat = one_cell_env(env)
-        parts = dict(stages=plan.staged, removal=self._removal(env), count=self.count, path=self.path,
-                     tokens_die=self.tokens_die, chances=self._defined(env), bounds=self._bounds)
-        tokens = None if n_tokens is None or n_tokens == 1 else np.array([n_tokens])
-        key = None if tokens is None else n_tokens
-        pre = plan.prepared.get(key)
-        if pre is None:  # with every chance: the one kept serves stats that leave one out too
-            pre = engine.prepare(dict(parts, chances=self.chances), flat, 1, tokens)
-            if len(plan.prepared) >= 16:
-                plan.prepared.clear()
-            plan.prepared[key] = pre
+        chances (the fast path of :meth:`_exact` knows none of them); the count and the unit are
+        the ones :meth:`_attack` has checked."""
+        parts, flat, tokens, pre = self._prepared(env, plan, n_tokens)
         models, wounds, damage = self._unit(env)
         out = engine.finish(parts, flat, pre, np.array([count]), tokens, one_cell(models), one_cell(wounds),
                             one_cell(damage))

@@ -26,7 +26,6 @@ import numpy as np
 from .. import engine as counts_engine
 from .. import pipeline
 from .. import validate as v
-from ..engine import binomial_pmf
 from ..errors import InputError
 from ..outcome import Outcome
 from . import engine, tally
@@ -148,15 +147,6 @@ def _damage_of(rs, env, removal: Removal) -> int:
     return rs._one(env, removal.damage, "removal.damage", 0, MAX_STATES, "damage per success")
 
 
-def _pooled(removal: Removal, env, s: np.ndarray, models) -> np.ndarray:
-    """One profile's pooled formula on each sample's successes ``s``, with the profile's stats."""
-    if removal.removed is None:
-        raise RuntimeError("a pooled removal without its formula")
-    env2 = {k: np.asarray(x) for k, x in env.items()}
-    env2["successes"] = s
-    return np.asarray(removal.removed.evaluate(env2, "removal.removed"), dtype=np.int64)
-
-
 def advance(r, h, k, damage: int, wounds: int, models: int | None, spill: bool):
     """The unit after ``k`` successes of a fixed ``damage``, from ``r`` models removed and ``h`` damage
     on the model in front (arrays that broadcast): (r, h, damage wasted). Without spill each success
@@ -244,19 +234,12 @@ def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, cha
             before, _, _ = remove_exact(removal, flat0, total, one_cell(models), one_cell(wounds), one_cell(damage), rs.path)
             not_needed += float(before[0, models:].sum())
         c = np.array([count])
-        if not rs._counted:   # the plan's one attack is all there is (as RuleSystem._exact reads it)
-            p_n = (binomial_pmf(count, float(plan.g0[0, 1])) if plan.g0.shape[-1] == 2
-                   else successes(plan.g0, c)[0])[None, :]
-            mine = {"criticals": count * plan.crits, **{st.name: count * x for st, x in zip(rs.stages, plan.passes)}}
+        if not rs._counted:   # the plan's one attack is all there is
+            p_n, mine = rs._plain(count, plan)
         else:
-            flat = one_cell_env(env)
-            parts = dict(stages=plan.staged, removal=_IDENTITY, count=rs.count, path=rs.path,
-                         tokens_die=rs.tokens_die, chances=rs.chances, bounds=rs._bounds)
-            t = None if (n_tokens or 1) == 1 else np.array([n_tokens])
-            pre = plan.prepared.get(None if t is None else n_tokens)
-            if pre is None:   # kept with the plan, as an attack keeps it (RuleSystem._general)
-                pre = plan.prepared[None if t is None else n_tokens] = engine.prepare(parts, flat, 1, t)
-            one = engine.finish(dict(parts, chances=()), flat, pre, c, t, None, np.array([1]), np.array([1]))
+            parts, flat, t, pre = rs._prepared(env, plan, n_tokens)
+            one = engine.finish(dict(parts, removal=_IDENTITY, chances=()), flat, pre, c, t, None, np.array([1]),
+                                np.array([1]))
             mine = {k: float(x[0]) for k, x in one["effects"].items() if k != "wasted_damage"}
             p_n = one["successes"]
         for k, x in mine.items():
@@ -322,7 +305,7 @@ def _sampled(rs, rng, samples, envs, plans, counts, tokens, removal, models, wou
             out[f"{spec.each}[{i}]"] = s
             total = total + s
             if ordered and removal.removed is not None:
-                r = r + _pooled(removal, env, s, models)
+                r = r + remove(rng, s, removal, env, None, None, None)[0]   # its formula, uncapped
             elif ordered:
                 r, h, w = advance(r, h, s, _damage_of(rs, env, removal), wounds, models, removal.spill)
                 wasted = wasted + w
