@@ -18,6 +18,7 @@ from .. import pipeline
 from .die import CRITICAL, FAIL, NEAR
 from .budget import MAX_SUCCESSES, check_value, token_bounds
 from .errors import BudgetError
+from .removal import given
 from .spec import Chance, DamageRoll, Removal, RuleStage
 from .tally import sampled_chance
 from . import wounds as by_model
@@ -195,14 +196,6 @@ def check_sampled(samples: int, work: float, path) -> None:
                           f"{work:,.0f} a sample)", samples, "use fewer samples, or method='exact'")
 
 
-def _given(value: int | None, what: str) -> int:
-    """A number a removal without a pooled formula always has (the rule system reads it
-    from the file before it simulates)."""
-    if value is None:
-        raise RuntimeError(f"a removal by damage per success without {what}")
-    return value
-
-
 def unit_of(removal: Removal, env: Mapping[str, Any], models: int | None):
     """The unit of a model-by-model removal (:func:`workbench.rules.wounds.unit`) for one cell, else None."""
     if not removal.by_model:
@@ -225,7 +218,7 @@ def remove(rng: np.random.Generator, s: np.ndarray, removal: Removal, env: Mappi
     if unit is not None:  # removal.by_model
         return by_model.sampled(rng, s, models, unit)
     fn = _spill if removal.spill else _one_at_a_time
-    return fn(rng, s, models, _given(wounds, "wounds per model"), damage, removal.damage_roll)
+    return fn(rng, s, models, given(wounds, "wounds per model"), damage, removal.damage_roll)
 
 
 def removal_width(top: int, removal: Removal, env: Mapping[str, Any], models: int | None, wounds: int | None,
@@ -244,8 +237,8 @@ def removal_width(top: int, removal: Removal, env: Mapping[str, Any], models: in
         return width
     if removal.spill:
         dmax = (removal.damage_roll.high if removal.damage_roll is not None
-                else int(_given(damage, "damage per success")))
-        return top * dmax // int(_given(wounds, "wounds per model")) + 1
+                else int(given(damage, "damage per success")))
+        return top * dmax // int(given(wounds, "wounds per model")) + 1
     return top + 1
 
 

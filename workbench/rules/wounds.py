@@ -21,7 +21,6 @@ is cells x successes x successes, checked against the engine's budget before it 
 """
 from __future__ import annotations
 
-import functools
 from typing import Any, Mapping
 
 import numpy as np
@@ -270,8 +269,8 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
     front all fresh, all wounded or saving alike) no state is needed: each attack's final
     successes remove Binomial(successes, q) models independently of the rest, so ``removed`` is
     one more count of the attack, and the counts' joint distribution over the attacks is raised
-    to ``count`` by repeated squaring, saturating after every product; removed is then capped
-    at the unit's models."""
+    to ``count`` by repeated squaring, saturating after every product (the tallies' own
+    :func:`workbench.rules.tally._all_up_to`); removed is then capped at the unit's models."""
     up_to = int(c.up_to or 0)
     cells, F = h.shape[0], h.shape[-1]
     tallies = h.ndim - 2
@@ -286,7 +285,8 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
                           f"{work:,}", "method='sampled' has no such limit")
     q = _memoryless(u, cap)
     if q is not None:  # every blow removes with one chance: removed is a thinning, a tally like the others
-        dist = _saturated_power(_thin_last(h, q, up_to), count, up_to)
+        dist = tally._all_up_to(_thin_last(h, q, up_to), count, up_to, " and ".join(c.count))
+        dist = tally._grow(dist, (up_to + 1,) * (dist.ndim - 1))
         # at most the unit's models are removed: the one fold, each cell at its own cap
         dist = core.cap(dist, cap.reshape((cells,) + (1,) * (dist.ndim - 2)))
         return _joint_condition(c, dist, env, tallies, up_to)
@@ -367,49 +367,6 @@ def _thin_last(h: np.ndarray, q: np.ndarray, up_to: int) -> np.ndarray:
         thin = np.broadcast_to(thin, (cells, F, F))
     out = np.einsum("c...f,cfr->c...r", h, thin)
     return tally._fold(out, up_to)
-
-
-@functools.lru_cache(maxsize=16)
-def _saturated_sums(axes: int, up_to: int) -> np.ndarray:
-    """Over the S = (up_to + 1) ** axes states of ``axes`` counts each saturated at ``up_to``:
-    the state of the pair (x, y), x * S + y, goes to min(x + y, up_to) on every axis (read-only)."""
-    dims = (up_to + 1,) * axes
-    S = int(np.prod(dims))
-    grid = np.indices(dims).reshape(axes, S)
-    dest = np.ravel_multi_index(np.minimum(grid[:, :, None] + grid[:, None, :], up_to).reshape(axes, -1), dims)
-    dest.setflags(write=False)
-    return dest
-
-
-def _saturated_power(h: np.ndarray, count: np.ndarray, up_to: int) -> np.ndarray:
-    """The joint distribution (cells, *dims) of counts each saturated at ``up_to`` over each
-    cell's ``count`` attacks, ``h`` one attack's: repeated
-    squaring, each product the outer product summed onto the saturated sums (min(x + y, up_to)
-    on every axis), every cell at once."""
-    cells, dims = h.shape[0], (up_to + 1,) * (h.ndim - 1)
-    h = tally._grow(tally._fold(h, up_to), dims)
-    S = int(np.prod(dims))
-    dest = _saturated_sums(len(dims), up_to)
-
-    def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        rows = a.shape[0]
-        where = (np.arange(rows)[:, None] * S + dest[None, :]).ravel()
-        pairs = (a[:, :, None] * b[:, None, :]).ravel()
-        return np.bincount(where, weights=pairs, minlength=rows * S).reshape(rows, S)
-
-    base = h.reshape(cells, S)
-    out = np.zeros((cells, S))
-    out[:, 0] = 1.0
-    top = int(count.max(initial=0))
-    bit = 1
-    while bit <= top:
-        on = (count & bit) != 0
-        if on.any():
-            out[on] = mul(out[on], base[on])
-        bit <<= 1
-        if bit <= top:
-            base = mul(base, base)
-    return out.reshape((cells,) + dims)
 
 
 def sampled(rng: np.random.Generator, successes: np.ndarray, models: int | None, u: Mapping[str, Any],
