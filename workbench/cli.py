@@ -31,6 +31,7 @@ from .errors import InputError, WorkbenchError
 from .export import ExportError
 from .grid import MAX_SWEEP_ROWS, parse_grid
 from .teach import ratio
+from .teach.tables import code_table
 
 __all__ = ["main", "build_parser", "comparison_rows", "comparison_table", "matchup_outcome", "parse_grid",
            "POST_FORMATS"]
@@ -80,9 +81,7 @@ def comparison_table(shot_counts: Sequence[int] = SHOT_COUNTS) -> str:
                                                      for n in shot_counts]
     body = [[r["system"], r["matchup"], str(r["per_shot"]), percent(r["per_shot"])]
             + [f"{r['expected'][n]:.3f}" for n in shot_counts] for r in rows]
-    widths = [max(len(b[i]) if i < len(b) else 0 for b in [head] + body) for i in range(len(head))]
-    fmt = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
-    lines += [fmt(head), fmt(["-" * w for w in widths])] + [fmt(b) for b in body]
+    lines += code_table(head, body, left=len(head))
     lines.append("")
     lines.append("Per-shot stages:")
     name_w = max([len("effects (1 shot)")] + [len(st[0]) for r in rows for st in r.get("stages", [])])

@@ -26,7 +26,7 @@ from .progress import bar, quiet
 from .systems import SystemDescription
 
 __all__ = ["METHOD_KEYS", "MAX_TABLE_CELLS", "MAX_LOOP_CELLS", "MAX_SWEEP_ROWS", "system_of", "function_of",
-           "is_number", "is_units", "values_of", "checked_grid", "cells_of", "pad", "evaluate",
+           "is_number", "is_units", "values_of", "checked_grid", "cells_of", "pad", "stack", "evaluate",
            "scalar_text", "values_text", "parse_grid"]
 
 #: keywords a sweep passes through unchanged (they pick the method, not a stat)
@@ -221,13 +221,19 @@ def _via_loop(fn, g: dict[str, list[Any]], progress: bool, qual: str):
         pmfs.append(np.asarray(out.pmf))
         effects.append(dict(out.effects))
         stderr.append(out.mean_stderr)
-    width = max(p.size for p in pmfs)
-    pmf = np.stack([pad(p, width) for p in pmfs])
-    names = list(dict.fromkeys(k for e in effects for k in e))
-    eff = {k: np.array([e.get(k, np.nan) for e in effects], dtype=float) for k in names}
+    pmf, eff = stack(pmfs, effects)
     if any(s is not None for s in stderr):
         eff["mean_stderr"] = np.array([np.nan if s is None else s for s in stderr], dtype=float)
     return cells, pmf, eff
+
+
+def stack(pmfs: Sequence[np.ndarray], effects: Sequence[Mapping[str, float]]) -> tuple[np.ndarray, dict]:
+    """The cells' pmfs padded to one width (cells, width), and each side effect's value per cell
+    (NaN in the cells that do not have it)."""
+    width = max(p.size for p in pmfs)
+    names = list(dict.fromkeys(k for e in effects for k in e))
+    return (np.stack([pad(p, width) for p in pmfs]),
+            {k: np.array([e.get(k, np.nan) for e in effects], dtype=float) for k in names})
 
 
 # ---------------------------------------------------------------------------
