@@ -22,7 +22,7 @@ import pandas as pd
 from . import systems
 from . import validate as v
 from .errors import InputError
-from .grid import METHOD_KEYS as _METHOD_KEYS, evaluate, function_of as _function, pad as _pad, system_of as _system
+from .grid import METHOD_KEYS as _METHOD_KEYS, evaluate, function_of as _function, pad as _pad
 from .systems import SystemDescription
 
 __all__ = [
@@ -85,7 +85,7 @@ def sweep(system: Any, function: Any = None, *, progress: bool = True, client: A
         cells, pmf, effects, path = evaluate(system, function, progress=progress, **grid)
     df = _frame(cells, pmf, effects)
     df.attrs["path"] = path
-    df.attrs["system"] = _system(system).key
+    df.attrs["system"] = systems.get(system).key
     return df
 
 
@@ -189,7 +189,7 @@ def value_of_plus_one(system: Any, stat: str | Sequence[str] | None = None, **ma
     system. Columns: ``stat, owner, step_text, value, improved, mean,
     improved_mean, delta``.
     """
-    desc = _system(system)
+    desc = systems.get(system)
     key = desc.key
     if not desc.stats:
         raise InputError("system", "a system whose description lists diagnostics stats", key)
@@ -277,7 +277,7 @@ def granularity(system: Any) -> Granularity:
     ``per_attack``) of one cell that produces it. ``steps`` are the differences between consecutive
     distinct values.
     """
-    desc = _system(system)
+    desc = systems.get(system)
     if desc.granularity_grid is None:
         raise InputError("system", "a system with a granularity grid: "
                          + ", ".join(_with("granularity_grid")), desc.key)
@@ -319,7 +319,7 @@ def _system_keys(systems_: Any, field: str) -> tuple[str, ...]:
     if not isinstance(systems_, (list, tuple)) or not systems_:
         raise InputError("systems_", "None, a system key or a non-empty list of them: "
                          + ", ".join(_with(field)), systems_)
-    return tuple(_system(k).key for k in systems_)
+    return tuple(systems.get(k).key for k in systems_)
 
 
 def granularity_table(systems_: Iterable[str] | None = None) -> pd.DataFrame:
@@ -370,7 +370,7 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
     dict), ``setting_text, tv_distance, mean, mean_difference`` (target mean
     minus input mean), ``input_mean``.
     """
-    desc = _system(system)
+    desc = systems.get(system)
     key = desc.key
     name, fn = _function(desc, function)
     searchable = _with("equivalence_search")
@@ -444,7 +444,7 @@ def equivalent_figure(system: Any, matchup: Mapping[str, Any], result: pd.DataFr
     """Bars of P(exactly N): the input matchup and the best setting found in each system."""
     import plotly.graph_objects as go
 
-    key = _system(system).key
+    key = systems.get(system).key
     if not isinstance(matchup, Mapping):
         raise InputError("matchup", f"a dict of {key}.shooting() keywords", matchup)
     if not isinstance(result, pd.DataFrame) or not {"rank", "system", "setting"} <= set(result.columns):

@@ -25,7 +25,7 @@ from .errors import InputError, UnknownArgumentError
 from .progress import bar, quiet
 from .systems import SystemDescription
 
-__all__ = ["METHOD_KEYS", "MAX_TABLE_CELLS", "MAX_LOOP_CELLS", "MAX_SWEEP_ROWS", "system_of", "function_of",
+__all__ = ["METHOD_KEYS", "MAX_TABLE_CELLS", "MAX_LOOP_CELLS", "MAX_SWEEP_ROWS", "function_of",
            "is_number", "is_units", "values_of", "checked_grid", "cells_of", "pad", "stack", "evaluate",
            "scalar_text", "values_text", "parse_grid"]
 
@@ -41,10 +41,6 @@ MAX_SWEEP_ROWS = 100_000
 # ---------------------------------------------------------------------------
 # resolving a system and a function
 # ---------------------------------------------------------------------------
-def system_of(system: Any) -> SystemDescription:
-    return systems.get(system)
-
-
 def function_of(desc: SystemDescription, function: Any):
     """``(name, function)``: by name, by the function itself, or (None) the first mode's."""
     if function is None:
@@ -143,7 +139,7 @@ def evaluate(system: Any, function: Any = None, progress: bool = True,
     effect to one value per cell, ``path`` is ``"table"`` (vectorised twin) or
     ``"loop"`` (one call per cell).
     """
-    desc = system_of(system)
+    desc = systems.get(system)
     name, fn = function_of(desc, function)
     qual = f"{desc.key}.{name}"
     g = checked_grid(qual, desc.arguments(name), grid)

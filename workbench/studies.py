@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from . import grid as grid_
+from . import grid as grid_, systems
 from . import validate as v
 from .errors import InputError
 from .progress import bar, quiet
@@ -134,7 +134,7 @@ def run(fn: Callable, tasks: Sequence[tuple], *, client: Any = None, progress: b
 def _resolve(system: Any, function: Any, grid: dict | None = None):
     """``(key, name, fn, checked grid)`` through :mod:`workbench.grid`'s checks, so a sampled
     sweep's grid is checked as an exact one is."""
-    desc = grid_.system_of(system)
+    desc = systems.get(system)
     name, fn = grid_.function_of(desc, function)
     key = desc.key
     if grid is None:

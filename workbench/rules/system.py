@@ -11,6 +11,7 @@ modules take a rule system as it is.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from fractions import Fraction
 from pathlib import Path
 from collections.abc import Mapping
@@ -23,7 +24,7 @@ from ..engine import binomial_pmf
 from .. import validate as v
 from ..errors import InputError
 from ..outcome import Outcome
-from .frozen import Immutable
+from .frozen import Immutable, remember
 from . import engine, tally
 from .engine import one_cell, one_cell_env
 from .budget import MAX_ATTACKS, MAX_STATES, check_tokens, check_value, token_bounds
@@ -196,20 +197,16 @@ class RuleSystem(StatChecks, Immutable):
         """The chances over ``removed`` or ``successes`` alone (no tally) for one cell, read from the
         pmf of models removed and the successes' distribution (no count beside them needed): each
         chance's condition over the counts is remembered by the values of the stats it reads."""
+        def condition(c: Chance, size: int) -> np.ndarray:   # at each count k (at most up_to when it says so)
+            k = np.arange(size)
+            read = dict(env, **{str(c.count): k if c.up_to is None else np.minimum(k, c.up_to)})
+            return np.broadcast_to(c.when.evaluate(read, f"chances[{c.index}].when") != 0, k.shape).astype(float)
+
         out = {}
-        cache = self.__dict__["_values"]
         for c in self._defined(env):
             dist = pmf if c.count == "removed" else p_n[0]
             key = ("chance", c.index, dist.size, *(env[n] for n in sorted(c.when.names - {c.count})))
-            cond = cache.get(key)
-            if cond is None:   # the condition at each count k (read as at most up_to when it says so)
-                k = np.arange(dist.size)
-                read = dict(env)
-                read[str(c.count)] = k if c.up_to is None else np.minimum(k, c.up_to)
-                cond = np.broadcast_to(c.when.evaluate(read, f"chances[{c.index}].when") != 0, k.shape).astype(float)
-                if len(cache) >= 4096:
-                    cache.clear()
-                cache[key] = cond
+            cond = remember(self.__dict__["_values"], key, functools.partial(condition, c, dist.size))
             out[c.name] = float(np.clip(dist @ cond, 0.0, 1.0))
         return out
 
@@ -288,14 +285,7 @@ class RuleSystem(StatChecks, Immutable):
     def _value(self, expr, env, field) -> int:
         """One expression's value for scalar stats, remembered by the values of the stats it reads."""
         key = (id(expr), *(env[n] for n in sorted(expr.names)))
-        cache = self.__dict__["_values"]
-        value = cache.get(key)
-        if value is None:
-            value = int(expr.evaluate(env, field))
-            if len(cache) >= 4096:
-                cache.clear()
-            cache[key] = value
-        return value
+        return remember(self.__dict__["_values"], key, lambda: int(expr.evaluate(env, field)))
 
     def _attacks(self, env) -> tuple[int, int | None]:
         """The attacks of one scalar resolution, checked: (count, faces of the tokens die or None)."""
@@ -346,13 +336,8 @@ class RuleSystem(StatChecks, Immutable):
                      tokens_die=self.tokens_die, chances=self._defined(env), bounds=self._bounds)
         flat = one_cell_env(env)
         tokens = None if (n_tokens or 1) == 1 else np.array([n_tokens])
-        key = None if tokens is None else n_tokens
-        pre = plan.prepared.get(key)
-        if pre is None:
-            pre = engine.prepare(dict(parts, chances=self.chances), flat, 1, tokens)
-            if len(plan.prepared) >= 16:
-                plan.prepared.clear()
-            plan.prepared[key] = pre
+        pre = remember(plan.prepared, None if tokens is None else n_tokens,
+                       lambda: engine.prepare(dict(parts, chances=self.chances), flat, 1, tokens), 16)
         return parts, flat, tokens, pre
 
     def _exact(self, env, count: int, plan: Plan) -> tuple[np.ndarray, dict]:

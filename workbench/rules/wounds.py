@@ -29,6 +29,7 @@ from .. import engine as core
 from ..errors import InputError
 from . import tally
 from .errors import BudgetError
+from .frozen import remember
 from .spec import Chance, Removal
 
 __all__ = ["unit", "exact", "sampled", "save_chances", "reads_removal", "joint_chance", "MAX_CHAIN_WORK"]
@@ -322,13 +323,8 @@ def _joint_condition(c: Chance, dist: np.ndarray, env: Mapping[str, Any], tallie
     ``up_to``, the tallies in the chance's order and removed last."""
     stats = {k: x for k, x in env.items() if k in c.when.names and k not in c.count}
     key = _one_cell_key((tuple(c.count), up_to, tallies), (c.when,), stats) if dist.shape[0] == 1 else None
-    cond = _CONDITIONS.get(key) if key is not None else None
-    if cond is None:
-        cond = _condition(c, stats, tallies, up_to)
-        if key is not None:
-            if len(_CONDITIONS) >= 256:
-                _CONDITIONS.clear()
-            _CONDITIONS[key] = cond
+    make = lambda: _condition(c, stats, tallies, up_to)
+    cond = make() if key is None else remember(_CONDITIONS, key, make, 256)
     return np.clip((dist * cond).reshape(dist.shape[0], -1).sum(axis=1), 0.0, 1.0)
 
 
