@@ -74,20 +74,17 @@ def _one_cell_key(what: tuple, exprs: tuple, env: Mapping[str, Any]) -> tuple | 
 
 def unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_value) -> dict:
     """Every cell's tough flag, models that start wounded and save chances, checked."""
-    key = None
-    if cells == 1:
-        key = _one_cell_key((removal.save_die, None if models is None else int(np.asarray(models).item())),
-                            (removal.save, removal.tough, removal.already_wounded), env)
-        if key is not None and key in _UNITS:
-            return _UNITS[key]
-    u = _unit(removal, env, cells, models, check_value)
-    if key is not None:
-        if len(_UNITS) >= 256:
-            _UNITS.clear()
+    key = None if cells != 1 else _one_cell_key(
+        (removal.save_die, None if models is None else int(np.asarray(models).item())),
+        (removal.save, removal.tough, removal.already_wounded), env)
+
+    def kept() -> dict:   # read-only: every call of the same unit shares it
+        u = _unit(removal, env, cells, models, check_value)
         for x in u.values():
             x.setflags(write=False)
-        _UNITS[key] = u
-    return u
+        return u
+
+    return _unit(removal, env, cells, models, check_value) if key is None else remember(_UNITS, key, kept, 256)
 
 
 def _unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_value) -> dict:
