@@ -123,14 +123,7 @@ def matchup(system: str, attacker: Unit | str, weapon: Weapon | str, target: Uni
     """Resolve ``attacker`` firing ``weapon`` at ``target`` (profiles, see
     :func:`workbench.profiles.matchup_kwargs`) with ``firers`` models (default:
     the whole unit) and read its efficiency: ``(outcome, efficiency)``."""
-    if isinstance(attacker, str):
-        attacker = profiles.get_unit(system, attacker)
-    if isinstance(target, str):
-        target = profiles.get_unit(system, target)
-    if not isinstance(attacker, Unit):
-        raise InputError("attacker", "a Unit or a unit name", type(attacker).__name__)
-    if isinstance(weapon, str):
-        weapon = attacker.weapon(weapon)
+    attacker, weapon, target = profiles.checked_pair(system, attacker, weapon, target)
     firers = attacker.models if firers is None else firers
     kwargs = profiles.matchup_kwargs(system, attacker, weapon, target, firers=firers, **situation)
     out = systems.get(system).shooting(**kwargs)

@@ -51,7 +51,7 @@ from .systems.description import MISSING, ProfileField
 
 __all__ = [
     "Unit", "Weapon", "SOURCES", "PROFILES_ENV", "profiles_dir", "profiles_dirs", "load_unit", "list_units",
-    "get_unit", "profile_kwargs", "matchup_kwargs", "basic_matchup", "profile_systems",
+    "get_unit", "checked_pair", "profile_kwargs", "matchup_kwargs", "basic_matchup", "profile_systems",
 ]
 
 SOURCES = ("seed", "rules", "illustrative")
@@ -311,7 +311,8 @@ def basic_matchup(system: str) -> tuple[Unit, Weapon, Unit]:
     return attacker, attacker.weapon(w), get_unit(system, t)
 
 
-def _checked_pair(system: str, attacker, weapon, target) -> tuple[Unit, Weapon, Unit]:
+def checked_pair(system: str, attacker, weapon, target) -> tuple[Unit, Weapon, Unit]:
+    """(attacker, weapon, target) of ``system``, each given as itself or by name, checked."""
     if isinstance(attacker, str):
         attacker = get_unit(system, attacker)
     if isinstance(target, str):
@@ -336,7 +337,7 @@ def profile_kwargs(system: str, attacker: Unit | str, weapon: Weapon | str, targ
     ("shooting"; "melee" for a changes melee weapon). ``models`` is the
     target's unit size."""
     system = _system(system)
-    attacker, weapon, target = _checked_pair(system, attacker, weapon, target)
+    attacker, weapon, target = checked_pair(system, attacker, weapon, target)
     mode, out = _schema(system).to_kwargs(attacker, weapon, target, situation)
     out = dict(out)
     out["models"] = target.models
@@ -357,7 +358,7 @@ def matchup_kwargs(system: str, attacker: Unit | str, weapon: Weapon | str, targ
     ``shooting`` does not take raises :class:`InputError`.
     """
     system = _system(system)
-    attacker, weapon, target = _checked_pair(system, attacker, weapon, target)
+    attacker, weapon, target = checked_pair(system, attacker, weapon, target)
     if isinstance(firers, bool) or not isinstance(firers, int) or firers < 1:
         raise InputError("firers", "a whole number 1 or more", firers)
     mode, out = profile_kwargs(system, attacker, weapon, target, **situation)
