@@ -109,11 +109,8 @@ def checked_grid(name: str, params: Mapping[str, Any], grid: Mapping[str, Any]) 
     out: dict[str, list[Any]] = {}
     for key, value in grid.items():
         if key not in params:
-            import difflib
-            close = difflib.get_close_matches(key, names, n=1)
-            raise UnknownArgumentError(
-                "sweep keyword", f"one of {', '.join(names)} for {name}()", key,
-                f"did you mean {close[0]!r}?" if close else None)
+            raise UnknownArgumentError("sweep keyword", f"one of {', '.join(names)} for {name}()", key,
+                                       v.did_you_mean(key, names))
         vals = values_of(key, value)
         if key in METHOD_KEYS and len(vals) != 1:
             raise InputError(key, "a single value (it picks the method, it is not swept)", value)

@@ -37,7 +37,6 @@ naming the file, the field, what was expected and what was found.
 """
 from __future__ import annotations
 
-import difflib
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from typing import Any, Mapping
 from . import systems
 from .errors import InputError, ProfileError
 from .systems.description import MISSING, ProfileField
+from .validate import did_you_mean
 
 __all__ = [
     "Unit", "Weapon", "SOURCES", "PROFILES_ENV", "profiles_dir", "profiles_dirs", "load_unit", "list_units",
@@ -173,10 +173,9 @@ def _check_table(path: Path, where: str, table: Any, specs: Mapping[str, Profile
     known = list(specs) + list(extra_ok)
     for key in table:
         if key not in known:
-            close = difflib.get_close_matches(key, known, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ProfileError(path, f"{where}.{key}", "one of the keys " + ", ".join(known) + hint,
-                               key)
+            hint = did_you_mean(key, known)
+            raise ProfileError(path, f"{where}.{key}", "one of the keys " + ", ".join(known)
+                               + (f"; {hint}" if hint else ""), key)
     out = {}
     for key, spec in specs.items():
         value = table.get(key, MISSING)
@@ -368,8 +367,7 @@ def matchup_kwargs(system: str, attacker: Unit | str, weapon: Weapon | str, targ
     accepted = set(systems.get(system).arguments("shooting"))
     for key in situation:
         if key not in accepted:
-            close = difflib.get_close_matches(key, sorted(accepted), n=1)
             raise InputError("situation", f"a keyword of {system}.shooting: " + ", ".join(sorted(accepted)),
-                             key, f"did you mean {close[0]!r}?" if close else None)
+                             key, did_you_mean(key, sorted(accepted)))
     out.update(situation)
     return out

@@ -1,7 +1,6 @@
 """The stats of a rule file, checked as every resolution checks them."""
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Mapping
 from pathlib import Path
@@ -93,10 +92,9 @@ class StatChecks:
         for k in given:
             if k not in self._by_name:
                 names = [s.name for s in self.stats]
-                close = difflib.get_close_matches(k, names, n=1)
                 raise UnknownArgumentError(
                     "argument name", f"one of {', '.join(names + list(_METHOD))} for {self.key}.attack()",
-                    k, f"did you mean {close[0]!r}?" if close else None)
+                    k, v.did_you_mean(k, names))
         inputs: dict[str, Any] = {}  # stat name -> its checked value
         env: dict[str, Any] = {}     # stat name -> the number the expressions read
         options = self.__dict__["_options"]

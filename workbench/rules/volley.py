@@ -17,7 +17,6 @@ profiles' attacks together.
 """
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -70,9 +69,7 @@ def _profiles(rs: Rules, spec: Volley, profiles: Any, shared: Mapping[str, Any])
             raise InputError(where, "a dict of " + ", ".join(own), p)
         for k in p:
             if k not in own:
-                close = difflib.get_close_matches(k, own, n=1) if isinstance(k, str) else []
-                raise InputError(f"{where} key", "one of " + ", ".join(own), k,
-                                 f"did you mean {close[0]!r}?" if close else None)
+                raise InputError(f"{where} key", "one of " + ", ".join(own), k, v.did_you_mean(k, own))
         try:
             inputs, env = rs._check({**shared, **p}, arrays=False)
             rs._forbid(env, scalar=True)
