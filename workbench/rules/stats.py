@@ -75,6 +75,11 @@ class StatChecks:
         entry.__qualname__ = f"{self.key}.{name}"
         return entry
 
+    def __reduce__(self):
+        # pickled as its text (for worker processes): loading it again gives the same system
+        from . import loads_any
+        return (loads_any, (self.source, str(self.path)))
+
     def _keywords_only(self, args: tuple) -> None:
         if args:
             raise UnknownArgumentError("arguments", f"stats as keywords for {self.key}.attack(), e.g. "

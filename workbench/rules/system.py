@@ -114,11 +114,6 @@ class RuleSystem(StatChecks, Immutable):
     def __repr__(self) -> str:
         return f"RuleSystem({self.key!r}, {self.name!r}, {str(self.path)!r})"
 
-    def __reduce__(self):
-        # pickled as its text (for worker processes): loading it again gives the same system
-        from . import loads
-        return (loads, (self.source, str(self.path)))
-
     def volley(self, profiles, *, method="exact", samples=100_000, seed=0, **stats) -> Outcome:
         """Several profiles at one target, resolved as the file's ``[volley]`` says: ``profiles``
         is a list of dicts of the stats ``[volley] profile`` names (missing ones take their
