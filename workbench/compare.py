@@ -22,7 +22,7 @@ import pandas as pd
 from . import systems
 from . import validate as v
 from .errors import InputError
-from .grid import METHOD_KEYS as _METHOD_KEYS, evaluate, function_of as _function, pad as _pad
+from .grid import METHOD_KEYS as _METHOD_KEYS, evaluate, function_of as _function, pad as _pad, system_keys
 from .systems import SystemDescription
 
 __all__ = [
@@ -310,22 +310,10 @@ def _with(field: str) -> list[str]:
     return [k for k in systems.keys() if getattr(systems.get(k), field) is not None]
 
 
-def _system_keys(systems_: Any, field: str) -> tuple[str, ...]:
-    """None (every system whose description has ``field``), one key, or a list of keys."""
-    if systems_ is None:
-        return tuple(_with(field))
-    if isinstance(systems_, str):
-        systems_ = [systems_]
-    if not isinstance(systems_, (list, tuple)) or not systems_:
-        raise InputError("systems_", "None, a system key or a non-empty list of them: "
-                         + ", ".join(_with(field)), systems_)
-    return tuple(systems.get(k).key for k in systems_)
-
-
 def granularity_table(systems_: Iterable[str] | None = None) -> pd.DataFrame:
     """One summary row per system: distinct values, min/median/max step (Fractions and %)."""
     rows = []
-    for key in _system_keys(systems_, "granularity_grid"):
+    for key in system_keys(systems_, _with("granularity_grid")):
         s = granularity(key).summary
         for k in ("min_step", "median_step", "max_step"):
             s[k + "_pct"] = None if s[k] is None else 100 * float(s[k])
@@ -338,7 +326,7 @@ def granularity_figure(systems_: Iterable[str] | None = None):
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    for key in _system_keys(systems_, "granularity_grid"):
+    for key in system_keys(systems_, _with("granularity_grid")):
         g = granularity(key)
         name = systems.get(key).name
         fig.add_trace(go.Scatter(x=[float(x) for x in g.values], y=[name] * len(g.values), mode="markers",

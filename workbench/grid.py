@@ -25,7 +25,7 @@ from .errors import InputError, UnknownArgumentError
 from .progress import bar, quiet
 from .systems import SystemDescription
 
-__all__ = ["METHOD_KEYS", "MAX_TABLE_CELLS", "MAX_LOOP_CELLS", "MAX_SWEEP_ROWS", "function_of",
+__all__ = ["METHOD_KEYS", "MAX_TABLE_CELLS", "MAX_LOOP_CELLS", "MAX_SWEEP_ROWS", "system_keys", "function_of",
            "is_number", "is_units", "values_of", "checked_grid", "cells_of", "pad", "stack", "evaluate",
            "scalar_text", "values_text", "parse_grid"]
 
@@ -41,6 +41,23 @@ MAX_SWEEP_ROWS = 100_000
 # ---------------------------------------------------------------------------
 # resolving a system and a function
 # ---------------------------------------------------------------------------
+def system_keys(chosen: Any, every: Sequence[str]) -> tuple[str, ...]:
+    """The keys of the systems ``chosen`` names: a system key or a non-empty list of them (None:
+    ``every``); an error names the argument ``systems_``."""
+    if chosen is None:
+        return tuple(every)
+    items = [chosen] if isinstance(chosen, str) else chosen
+    if not isinstance(items, (list, tuple)) or not items:
+        raise InputError("systems_", "None, a system key or a non-empty list of them: " + ", ".join(every), chosen)
+    keys = []
+    for k in items:
+        try:
+            keys.append(systems.get(k).key)
+        except InputError as exc:
+            raise InputError("systems_", exc.expected, k) from None
+    return tuple(keys)
+
+
 def function_of(desc: SystemDescription, function: Any):
     """``(name, function)``: by name, by the function itself, or (None) the first mode's."""
     if function is None:

@@ -31,6 +31,7 @@ import pandas as pd
 
 from . import profiles, systems
 from .errors import InputError
+from .grid import system_keys
 from .outcome import Outcome
 from .profiles import Unit, Weapon
 from . import validate as v
@@ -130,31 +131,11 @@ def matchup(system: str, attacker: Unit | str, weapon: Weapon | str, target: Uni
     return out, efficiency(out, attacker, firers=firers, weapon=weapon, target=target)
 
 
-def _system_keys(systems_: Any) -> list[str]:
-    """The system keys ``systems_`` names (one key or a list of keys; ``None``: every system with profiles)."""
-    if systems_ is None:
-        return list(profiles.profile_systems())
-    expected = "a system key or a list of them, e.g. ['changes', 'antares']"
-    if isinstance(systems_, str):
-        items = [systems_]
-    elif isinstance(systems_, (list, tuple)):
-        items = list(systems_)
-    else:
-        raise InputError("systems_", expected, systems_)
-    keys = []
-    for k in items:
-        try:
-            keys.append(systems.get(k).key)
-        except InputError as exc:
-            raise InputError("systems_", exc.expected, k) from None
-    return keys
-
-
 @stat_function
 def matchups(systems_: Iterable[str] | None = None) -> list[tuple[str, Unit, Weapon, Unit]]:
     """Every shipped (system, attacker, ranged weapon, target) of one system
     against its own units, for the units that carry points."""
-    keys = _system_keys(systems_)
+    keys = system_keys(systems_, profiles.profile_systems())
     out = []
     for key in keys:
         units = [u for u in profiles.list_units(key) if u.points is not None]
