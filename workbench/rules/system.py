@@ -146,13 +146,14 @@ class RuleSystem(StatChecks, Immutable):
         (one number for the whole grid: a stage's die cannot change from cell to cell)."""
         if not self.__dict__["_die_switched"]:
             return self.stages
-        scalar = all(isinstance(x, (int, np.integer)) for x in env.values())
-        if scalar:   # remembered by the dice the stats choose (checked when first chosen)
+        if all(isinstance(x, (int, np.integer)) for x in env.values()):   # remembered by the dice the stats choose
             chosen = tuple(None if st.die_expr is None else self._value(st.die_expr, env, f"stages[{i}].die")
                            for i, st in enumerate(self.stages))
-            known = self.__dict__["_staged_by"].get(chosen)
-            if known is not None:
-                return known
+            return remember(self.__dict__["_staged_by"], chosen, lambda: self._rolled(env), 64)
+        return self._rolled(env)
+
+    def _rolled(self, env: Mapping[str, Any]) -> tuple[RuleStage, ...]:
+        """The stages with each ``die`` expression's faces, checked (see :meth:`_staged`)."""
         out = []
         for i, st in enumerate(self.stages):
             if st.die_expr is None:
@@ -168,11 +169,6 @@ class RuleSystem(StatChecks, Immutable):
                 raise InputError(field, f"a die with face {max(faces)} (named by the stage's always_fail, "
                                  "always_succeed or critical)", f"a d{int(sides[0])} from '{st.die_expr.source}'")
             out.append(dataclasses.replace(st, die=int(sides[0])))
-        if scalar:
-            known = self.__dict__["_staged_by"]
-            if len(known) >= 64:
-                known.clear()
-            known[tuple(None if st.die_expr is None else s.die for st, s in zip(self.stages, out))] = tuple(out)
         return tuple(out)
 
     def _parts(self, env: Mapping[str, Any] | None = None) -> dict:
