@@ -130,15 +130,15 @@ def _start(cells: int, lead: tuple[int, ...], D: int, u: Mapping[str, np.ndarray
 
 
 def exact(p_n: np.ndarray, models: np.ndarray | None, u: Mapping[str, np.ndarray],
-          path: Any = "<rule file>", max_work: int = MAX_CHAIN_WORK) -> tuple[np.ndarray, np.ndarray]:
+          path: Any = "<rule file>") -> tuple[np.ndarray, np.ndarray]:
     """pmf (cells, width) of models removed by ``p_n[c, k]`` = P(k successes) and the expected
     successes wasted on a destroyed unit (cells,): the chain of :func:`_blow` stepped once per
     success; with a unit size the removed count stops at ``models``."""
     cells, width_n = p_n.shape
     last = np.flatnonzero(p_n.any(axis=0))
     n_max = int(last[-1]) if last.size else 0
-    if cells * n_max * (n_max + 1) > max_work:
-        raise BudgetError(path, "removal.save", f"at most {max_work:,} steps (cells x successes x successes) "
+    if cells * n_max * (n_max + 1) > MAX_CHAIN_WORK:
+        raise BudgetError(path, "removal.save", f"at most {MAX_CHAIN_WORK:,} steps (cells x successes x successes) "
                           "for saves that depend on the shots before", f"{cells:,} cells x {n_max:,} successes",
                           "method='sampled' has no such limit")
     cap = np.full(cells, n_max) if models is None else np.minimum(np.asarray(models), n_max)
