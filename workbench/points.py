@@ -175,10 +175,7 @@ def rank(pairs: Sequence[tuple[str, Any, Any, Any]] | None = None, *, by: str = 
     ``firers`` models (default: the whole firing unit). ``by``: a column of
     :data:`BY`. Returns one row per system x matchup, best first (ties in
     the systems' order, then in the order given; the measure is compared as
-    an exact Fraction, so float noise never breaks a tie): ``rank,
-    system, system_name, attacker, weapon, target, matchup, firers, shots,
-    points_per_model, points_spent, expected_removed, removed_per_100,
-    target_points_per_model, points_removed_per_100, illustrative``.
+    an exact Fraction, so float noise never breaks a tie), in the columns of :data:`RANK_COLUMNS`.
     """
     if not isinstance(by, str) or by not in BY:
         raise InputError("by", "one of " + ", ".join(repr(k) for k in BY), by)
