@@ -35,7 +35,7 @@ from .expr import parse
 from .loader import COUNTS
 from .sampled import (_counted, check_sampled, expected_work, remove, removal_width, roll_tokens,
                       unit_of)
-from .removal import pooled_removal, remove as remove_exact
+from .removal import advance, pooled_removal, remove as remove_exact
 from .spec import Removal, Volley
 from .tokens import successes
 
@@ -142,31 +142,6 @@ def _ordered(spec, removal: Removal) -> bool:
 
 def _damage_of(rs, env, removal: Removal) -> int:
     return rs._one(env, removal.damage, "removal.damage", 0, MAX_STATES, "damage per success")
-
-
-def advance(r, h, k, damage: int, wounds: int, models: int | None, spill: bool):
-    """The unit after ``k`` successes of a fixed ``damage``, from ``r`` models removed and ``h`` damage
-    on the model in front (arrays that broadcast): (r, h, damage wasted). Without spill each success
-    goes to the model in front and what passes its last wound is wasted; with spill the damage adds up.
-    With a unit size nothing is removed past it and the damage after it is wasted."""
-    r, h, k = np.asarray(r, dtype=np.int64), np.asarray(h, dtype=np.int64), np.asarray(k, dtype=np.int64)
-    if damage <= 0:
-        r, h, k = np.broadcast_arrays(r, h, k)
-        return r.copy(), h.copy(), np.zeros(r.shape, dtype=np.int64)
-    if spill:
-        t = h + k * damage
-        r2, h2 = r + t // wounds, t % wounds
-    else:
-        first = -(-(wounds - h) // damage)          # successes that remove the model in front
-        per = -(-wounds // damage)                  # successes per fresh model
-        later = np.maximum(k - first, 0)
-        r2 = np.where(k < first, r, r + 1 + later // per)
-        h2 = np.where(k < first, h + k * damage, (later % per) * damage)
-    if models is not None:
-        full = r2 >= models
-        r2, h2 = np.where(full, models, r2), np.where(full, 0, h2)
-    absorbed = (r2 - r) * wounds + h2 - h
-    return r2, h2, k * damage - absorbed
 
 
 def _in_order_exact(rs, envs, p_ns, removal: Removal, models, wounds):
