@@ -154,11 +154,8 @@ def _in_order_exact(rs, envs, p_ns, removal: Removal, models, wounds):
             if i and models is not None:
                 not_needed += float(dist[0, models:].sum())
             dist = _sum_of(dist, pooled_removal(p_n[None], removal.removed, one_cell_env(env), None))
-        if models is not None:
-            capped = np.zeros((1, models + 1))
-            capped[0, : min(dist.shape[1], models + 1)] = dist[0, : models + 1]
-            capped[0, models] += dist[0, models + 1:].sum()
-            dist = capped
+        if models is not None:   # the one fold, then zeros up to the unit
+            dist = counts_engine.pad(counts_engine.cap(dist, models), models + 1)
         return dist, np.zeros(1), not_needed
     r, h = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
     p: np.ndarray = np.ones(1)
