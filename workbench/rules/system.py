@@ -135,12 +135,6 @@ class RuleSystem(StatChecks, Immutable):
         return notes
 
     # -- exact -----------------------------------------------------------------
-    def _resolve(self, env: Mapping[str, Any]) -> tuple[dict, tuple]:
-        shape = np.broadcast_shapes(*[np.shape(x) for x in env.values()]) if env else ()
-        flat = {k: np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1) for k, x in env.items()}
-        out = engine.resolve(self._parts(env), flat)
-        return out, shape
-
     def _staged(self, env: Mapping[str, Any]) -> tuple[RuleStage, ...]:
         """The stages as rolled for these stats: a stage's ``die`` expression gives its faces
         (one number for the whole grid: a stage's die cannot change from cell to cell)."""
@@ -211,7 +205,9 @@ class RuleSystem(StatChecks, Immutable):
     def _table(self, given: Mapping[str, Any]) -> dict:
         inputs, env = self._check(given, arrays=True)
         self._forbid(env)
-        out, shape = self._resolve(env)
+        shape = np.broadcast_shapes(*[np.shape(x) for x in env.values()]) if env else ()
+        flat = {k: np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1) for k, x in env.items()}
+        out = engine.resolve(self._parts(env), flat)
         pmf = out["pmf"].reshape(shape + (out["pmf"].shape[-1],))
         effects = {k: np.asarray(x, dtype=float).reshape(shape) for k, x in out["effects"].items()}
         return {"pmf": pmf, "effects": effects}
@@ -323,8 +319,7 @@ class RuleSystem(StatChecks, Immutable):
         as a cell (None: one token an attack) and :func:`engine.prepare`'s half, which depends neither
         on the attacks nor on the unit and is kept with the plan by the tokens die (made with every
         chance: the one kept serves stats that leave one out too)."""
-        parts = dict(stages=plan.staged, removal=self._removal(env), count=self.count, path=self.path,
-                     tokens_die=self.tokens_die, chances=self._defined(env), bounds=self._bounds)
+        parts = dict(self._parts(env), stages=plan.staged)
         flat = one_cell_env(env)
         tokens = None if (n_tokens or 1) == 1 else np.array([n_tokens])
         pre = remember(plan.prepared, None if tokens is None else n_tokens,
