@@ -117,16 +117,14 @@ class StatChecks:
             if s.kind == "int":
                 if s.min is None or s.max is None:  # the loader gives every whole-number stat both
                     raise RuntimeError(f"stat {s.name!r} has no range")
-                if arrays and (isinstance(value, (list, tuple)) or
-                               (isinstance(value, np.ndarray) and value.ndim > 0)):
-                    if np.ndim(value) != 1:
+                if arrays:
+                    if isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) > 1:
                         raise InputError(s.name, f"a whole number from {s.min} to {s.max} or a 1-D array",
                                          value)
                     value = v.integers(s.name, value, s.min, s.max)
                 else:
-                    if isinstance(value, np.ndarray) and value.ndim == 0:
-                        value = value.item()
-                    value = v.integer(s.name, value, s.min, s.max)
+                    value = v.integer(s.name, value.item() if isinstance(value, np.ndarray) and value.ndim == 0
+                                      else value, s.min, s.max)
             elif s.kind == "bool":
                 value = v.boolean(s.name, value)
             else:
