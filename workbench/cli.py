@@ -31,6 +31,7 @@ from .errors import InputError, WorkbenchError
 from .export import ExportError
 from .grid import MAX_SWEEP_ROWS, parse_grid
 from .teach import ratio
+from .teach.tables import code_table
 
 __all__ = ["main", "build_parser", "comparison_rows", "comparison_table", "matchup_outcome", "parse_grid",
            "POST_FORMATS"]
@@ -80,9 +81,7 @@ def comparison_table(shot_counts: Sequence[int] = SHOT_COUNTS) -> str:
                                                      for n in shot_counts]
     body = [[r["system"], r["matchup"], str(r["per_shot"]), percent(r["per_shot"])]
             + [f"{r['expected'][n]:.3f}" for n in shot_counts] for r in rows]
-    widths = [max(len(b[i]) if i < len(b) else 0 for b in [head] + body) for i in range(len(head))]
-    fmt = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
-    lines += [fmt(head), fmt(["-" * w for w in widths])] + [fmt(b) for b in body]
+    lines += code_table(head, body, left=len(head))
     lines.append("")
     lines.append("Per-shot stages:")
     name_w = max([len("effects (1 shot)")] + [len(st[0]) for r in rows for st in r.get("stages", [])])
@@ -153,7 +152,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("table", help="the four systems side by side for their seed profiles",
                        description="The four systems side by side: a basic trooper firing at a basic trooper "
                                    "(seed profiles, exact odds).")
-    p.set_defaults(parser=p)
 
     def matchup_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("system", choices=systems.keys(), help="the rule system")
@@ -167,7 +165,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="the math of one matchup, step by step",
                        description="The math of one matchup, step by step, with fractions.")
     matchup_args(p)
-    p.set_defaults(parser=p)
 
     p = sub.add_parser("post", help="a forum post of one matchup (text, Markdown, BBCode, PNG, SVG, HTML)",
                        description="A forum post of one matchup: text, Markdown or BBCode to paste, "
@@ -178,7 +175,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", "-o", default=None, metavar="FILE",
                    help="the file to write, in a folder that exists; - is standard output (text formats: "
                         "standard output when left out; png/svg/html need it)")
-    p.set_defaults(parser=p)
 
     p = sub.add_parser("sweep", help="one function over a grid of stats, as a table or CSV",
                        description="Evaluate one function over every combination of the given stat values.",
@@ -190,7 +186,6 @@ def build_parser() -> argparse.ArgumentParser:
                         f"{MAX_SWEEP_ROWS:,} combinations at most")
     p.add_argument("--csv", default=None, metavar="FILE",
                    help="write the table as CSV to this file, in a folder that exists; - is standard output")
-    p.set_defaults(parser=p)
 
     from .cli_diff import add_parser as add_diff_parser
     add_diff_parser(sub)
@@ -199,6 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
                    description="Serve the dashboards; see 'serve --help'.")
     sub.add_parser("deploy", help="write the nginx configuration for several server processes (deploy --help)",
                    add_help=False, description="nginx in front of several server processes; see 'deploy --help'.")
+    for p in sub.choices.values():   # each subcommand's own parser, so that its errors carry its name
+        p.set_defaults(parser=p)
     return parser
 
 

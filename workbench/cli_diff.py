@@ -34,7 +34,6 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="the other stats (default: each system's seed matchup), e.g. shots=10 sv=3")
     p.add_argument("--csv", default=None, metavar="FILE", help="write the grid as CSV to FILE ('-': standard output)")
     p.add_argument("--png", type=Path, default=None, metavar="FILE", help="write the heatmaps as a PNG picture")
-    p.set_defaults(parser=p)
     return p
 
 

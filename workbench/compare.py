@@ -22,7 +22,7 @@ import pandas as pd
 from . import systems
 from . import validate as v
 from .errors import InputError
-from .grid import METHOD_KEYS as _METHOD_KEYS, evaluate, function_of as _function, pad as _pad, system_of as _system
+from .grid import METHOD_KEYS as _METHOD_KEYS, evaluate, function_of as _function, pad as _pad, system_keys
 from .systems import SystemDescription
 
 __all__ = [
@@ -85,7 +85,7 @@ def sweep(system: Any, function: Any = None, *, progress: bool = True, client: A
         cells, pmf, effects, path = evaluate(system, function, progress=progress, **grid)
     df = _frame(cells, pmf, effects)
     df.attrs["path"] = path
-    df.attrs["system"] = _system(system).key
+    df.attrs["system"] = systems.get(system).key
     return df
 
 
@@ -189,7 +189,7 @@ def value_of_plus_one(system: Any, stat: str | Sequence[str] | None = None, **ma
     system. Columns: ``stat, owner, step_text, value, improved, mean,
     improved_mean, delta``.
     """
-    desc = _system(system)
+    desc = systems.get(system)
     key = desc.key
     if not desc.stats:
         raise InputError("system", "a system whose description lists diagnostics stats", key)
@@ -277,7 +277,7 @@ def granularity(system: Any) -> Granularity:
     ``per_attack``) of one cell that produces it. ``steps`` are the differences between consecutive
     distinct values.
     """
-    desc = _system(system)
+    desc = systems.get(system)
     if desc.granularity_grid is None:
         raise InputError("system", "a system with a granularity grid: "
                          + ", ".join(_with("granularity_grid")), desc.key)
@@ -310,22 +310,10 @@ def _with(field: str) -> list[str]:
     return [k for k in systems.keys() if getattr(systems.get(k), field) is not None]
 
 
-def _system_keys(systems_: Any, field: str) -> tuple[str, ...]:
-    """None (every system whose description has ``field``), one key, or a list of keys."""
-    if systems_ is None:
-        return tuple(_with(field))
-    if isinstance(systems_, str):
-        systems_ = [systems_]
-    if not isinstance(systems_, (list, tuple)) or not systems_:
-        raise InputError("systems_", "None, a system key or a non-empty list of them: "
-                         + ", ".join(_with(field)), systems_)
-    return tuple(_system(k).key for k in systems_)
-
-
 def granularity_table(systems_: Iterable[str] | None = None) -> pd.DataFrame:
     """One summary row per system: distinct values, min/median/max step (Fractions and %)."""
     rows = []
-    for key in _system_keys(systems_, "granularity_grid"):
+    for key in system_keys(systems_, _with("granularity_grid")):
         s = granularity(key).summary
         for k in ("min_step", "median_step", "max_step"):
             s[k + "_pct"] = None if s[k] is None else 100 * float(s[k])
@@ -338,7 +326,7 @@ def granularity_figure(systems_: Iterable[str] | None = None):
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    for key in _system_keys(systems_, "granularity_grid"):
+    for key in system_keys(systems_, _with("granularity_grid")):
         g = granularity(key)
         name = systems.get(key).name
         fig.add_trace(go.Scatter(x=[float(x) for x in g.values], y=[name] * len(g.values), mode="markers",
@@ -370,7 +358,7 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
     dict), ``setting_text, tv_distance, mean, mean_difference`` (target mean
     minus input mean), ``input_mean``.
     """
-    desc = _system(system)
+    desc = systems.get(system)
     key = desc.key
     name, fn = _function(desc, function)
     searchable = _with("equivalence_search")
@@ -444,7 +432,7 @@ def equivalent_figure(system: Any, matchup: Mapping[str, Any], result: pd.DataFr
     """Bars of P(exactly N): the input matchup and the best setting found in each system."""
     import plotly.graph_objects as go
 
-    key = _system(system).key
+    key = systems.get(system).key
     if not isinstance(matchup, Mapping):
         raise InputError("matchup", f"a dict of {key}.shooting() keywords", matchup)
     if not isinstance(result, pd.DataFrame) or not {"rank", "system", "setting"} <= set(result.columns):

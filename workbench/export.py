@@ -24,6 +24,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from . import validate as v
 from .errors import InputError, WorkbenchError
 from .outcome import Outcome
 
@@ -139,7 +140,6 @@ def as_figure(obj: Any):
 
 
 def _size(name: str, value: Any) -> int:
-    from . import validate as v
     return v.integer(name, value, 10, 10_000)
 
 
@@ -148,7 +148,6 @@ def figure_images(obj: Any, formats: Iterable[str] = ("png", "svg"), *, width: i
     """Render one figure to several static formats in one browser session."""
     import kaleido
 
-    from . import validate as v
 
     fig = as_figure(obj)
     formats = [v.choice("format", f, ("png", "svg")) for f in formats]
@@ -191,7 +190,6 @@ def figure_html(obj: Any, *, width: int | None = None, height: int | None = None
 def figure_bytes(obj: Any, fmt: str, *, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT,
                  scale: float = 1) -> bytes:
     """The bytes of one format: "png", "svg" or "html"."""
-    from . import validate as v
 
     fmt = v.choice("format", fmt, FORMATS)
     if fmt == "html":

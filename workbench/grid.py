@@ -25,8 +25,8 @@ from .errors import InputError, UnknownArgumentError
 from .progress import bar, quiet
 from .systems import SystemDescription
 
-__all__ = ["METHOD_KEYS", "MAX_TABLE_CELLS", "MAX_LOOP_CELLS", "MAX_SWEEP_ROWS", "system_of", "function_of",
-           "is_number", "is_units", "values_of", "checked_grid", "cells_of", "pad", "evaluate",
+__all__ = ["METHOD_KEYS", "MAX_TABLE_CELLS", "MAX_LOOP_CELLS", "MAX_SWEEP_ROWS", "system_keys", "function_of",
+           "is_number", "is_units", "values_of", "checked_grid", "cells_of", "pad", "stack", "evaluate",
            "scalar_text", "values_text", "parse_grid"]
 
 #: keywords a sweep passes through unchanged (they pick the method, not a stat)
@@ -41,8 +41,21 @@ MAX_SWEEP_ROWS = 100_000
 # ---------------------------------------------------------------------------
 # resolving a system and a function
 # ---------------------------------------------------------------------------
-def system_of(system: Any) -> SystemDescription:
-    return systems.get(system)
+def system_keys(chosen: Any, every: Sequence[str]) -> tuple[str, ...]:
+    """The keys of the systems ``chosen`` names: a system key or a non-empty list of them (None:
+    ``every``); an error names the argument ``systems_``."""
+    if chosen is None:
+        return tuple(every)
+    items = [chosen] if isinstance(chosen, str) else chosen
+    if not isinstance(items, (list, tuple)) or not items:
+        raise InputError("systems_", "None, a system key or a non-empty list of them: " + ", ".join(every), chosen)
+    keys = []
+    for k in items:
+        try:
+            keys.append(systems.get(k).key)
+        except InputError as exc:
+            raise InputError("systems_", exc.expected, k) from None
+    return tuple(keys)
 
 
 def function_of(desc: SystemDescription, function: Any):
@@ -113,11 +126,8 @@ def checked_grid(name: str, params: Mapping[str, Any], grid: Mapping[str, Any]) 
     out: dict[str, list[Any]] = {}
     for key, value in grid.items():
         if key not in params:
-            import difflib
-            close = difflib.get_close_matches(key, names, n=1)
-            raise UnknownArgumentError(
-                "sweep keyword", f"one of {', '.join(names)} for {name}()", key,
-                f"did you mean {close[0]!r}?" if close else None)
+            raise UnknownArgumentError("sweep keyword", f"one of {', '.join(names)} for {name}()", key,
+                                       v.did_you_mean(key, names))
         vals = values_of(key, value)
         if key in METHOD_KEYS and len(vals) != 1:
             raise InputError(key, "a single value (it picks the method, it is not swept)", value)
@@ -143,7 +153,7 @@ def evaluate(system: Any, function: Any = None, progress: bool = True,
     effect to one value per cell, ``path`` is ``"table"`` (vectorised twin) or
     ``"loop"`` (one call per cell).
     """
-    desc = system_of(system)
+    desc = systems.get(system)
     name, fn = function_of(desc, function)
     qual = f"{desc.key}.{name}"
     g = checked_grid(qual, desc.arguments(name), grid)
@@ -221,13 +231,19 @@ def _via_loop(fn, g: dict[str, list[Any]], progress: bool, qual: str):
         pmfs.append(np.asarray(out.pmf))
         effects.append(dict(out.effects))
         stderr.append(out.mean_stderr)
-    width = max(p.size for p in pmfs)
-    pmf = np.stack([pad(p, width) for p in pmfs])
-    names = list(dict.fromkeys(k for e in effects for k in e))
-    eff = {k: np.array([e.get(k, np.nan) for e in effects], dtype=float) for k in names}
+    pmf, eff = stack(pmfs, effects)
     if any(s is not None for s in stderr):
         eff["mean_stderr"] = np.array([np.nan if s is None else s for s in stderr], dtype=float)
     return cells, pmf, eff
+
+
+def stack(pmfs: Sequence[np.ndarray], effects: Sequence[Mapping[str, float]]) -> tuple[np.ndarray, dict]:
+    """The cells' pmfs padded to one width (cells, width), and each side effect's value per cell
+    (NaN in the cells that do not have it)."""
+    width = max(p.size for p in pmfs)
+    names = list(dict.fromkeys(k for e in effects for k in e))
+    return (np.stack([pad(p, width) for p in pmfs]),
+            {k: np.array([e.get(k, np.nan) for e in effects], dtype=float) for k in names})
 
 
 # ---------------------------------------------------------------------------

@@ -85,12 +85,16 @@ class Tally:
         return self
 
     def mean_and_stderr(self, name: str) -> tuple[float, float]:
-        n = self.n
-        mean = self.sums[name] / n
-        if n < 2:
-            return mean, float("inf")
-        var = max(0.0, (self.sumsq[name] - n * mean * mean) / (n - 1))
-        return mean, float(np.sqrt(var / n))
+        return mean_and_stderr(self.n, self.sums[name], self.sumsq[name])
+
+
+def mean_and_stderr(n: int, total: float, squares: float) -> tuple[float, float]:
+    """The mean of ``n`` sampled values and its standard error, from their sum and their sum of
+    squares (an infinite error below two values)."""
+    mean = total / n
+    if n < 2:
+        return mean, float("inf")
+    return mean, float(np.sqrt(max(0.0, (squares - n * mean * mean) / (n - 1)) / n))
 
 
 def tally_sampled(samples: int, dice_per_sample: int, one_chunk: Callable[[int], Mapping[str, np.ndarray]],
@@ -119,12 +123,7 @@ def tally_outcome(system: str, function: str, inputs: Mapping[str, Any], tally: 
     pmf = tally.counts / n
     pmf_se = np.sqrt(pmf * (1.0 - pmf) / n)
     k = np.arange(tally.width)
-    mean = float(pmf @ k)
-    if n > 1:
-        var = max(0.0, (float(tally.counts @ (k * k)) - n * mean * mean) / (n - 1))
-        mean_se = float(np.sqrt(var / n))
-    else:
-        mean_se = float("inf")
+    _, mean_se = mean_and_stderr(n, float(tally.counts @ k), float(tally.counts @ (k * k)))
     effects, effects_se = {}, {}
     for name in tally.sums:
         effects[name], effects_se[name] = tally.mean_and_stderr(name)

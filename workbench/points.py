@@ -31,6 +31,7 @@ import pandas as pd
 
 from . import profiles, systems
 from .errors import InputError
+from .grid import system_keys
 from .outcome import Outcome
 from .profiles import Unit, Weapon
 from . import validate as v
@@ -123,45 +124,18 @@ def matchup(system: str, attacker: Unit | str, weapon: Weapon | str, target: Uni
     """Resolve ``attacker`` firing ``weapon`` at ``target`` (profiles, see
     :func:`workbench.profiles.matchup_kwargs`) with ``firers`` models (default:
     the whole unit) and read its efficiency: ``(outcome, efficiency)``."""
-    if isinstance(attacker, str):
-        attacker = profiles.get_unit(system, attacker)
-    if isinstance(target, str):
-        target = profiles.get_unit(system, target)
-    if not isinstance(attacker, Unit):
-        raise InputError("attacker", "a Unit or a unit name", type(attacker).__name__)
-    if isinstance(weapon, str):
-        weapon = attacker.weapon(weapon)
+    attacker, weapon, target = profiles.checked_pair(system, attacker, weapon, target)
     firers = attacker.models if firers is None else firers
     kwargs = profiles.matchup_kwargs(system, attacker, weapon, target, firers=firers, **situation)
     out = systems.get(system).shooting(**kwargs)
     return out, efficiency(out, attacker, firers=firers, weapon=weapon, target=target)
 
 
-def _system_keys(systems_: Any) -> list[str]:
-    """The system keys ``systems_`` names (one key or a list of keys; ``None``: every system with profiles)."""
-    if systems_ is None:
-        return list(profiles.profile_systems())
-    expected = "a system key or a list of them, e.g. ['changes', 'antares']"
-    if isinstance(systems_, str):
-        items = [systems_]
-    elif isinstance(systems_, (list, tuple)):
-        items = list(systems_)
-    else:
-        raise InputError("systems_", expected, systems_)
-    keys = []
-    for k in items:
-        try:
-            keys.append(systems.get(k).key)
-        except InputError as exc:
-            raise InputError("systems_", exc.expected, k) from None
-    return keys
-
-
 @stat_function
 def matchups(systems_: Iterable[str] | None = None) -> list[tuple[str, Unit, Weapon, Unit]]:
     """Every shipped (system, attacker, ranged weapon, target) of one system
     against its own units, for the units that carry points."""
-    keys = _system_keys(systems_)
+    keys = system_keys(systems_, profiles.profile_systems())
     out = []
     for key in keys:
         units = [u for u in profiles.list_units(key) if u.points is not None]
@@ -201,10 +175,7 @@ def rank(pairs: Sequence[tuple[str, Any, Any, Any]] | None = None, *, by: str = 
     ``firers`` models (default: the whole firing unit). ``by``: a column of
     :data:`BY`. Returns one row per system x matchup, best first (ties in
     the systems' order, then in the order given; the measure is compared as
-    an exact Fraction, so float noise never breaks a tie): ``rank,
-    system, system_name, attacker, weapon, target, matchup, firers, shots,
-    points_per_model, points_spent, expected_removed, removed_per_100,
-    target_points_per_model, points_removed_per_100, illustrative``.
+    an exact Fraction, so float noise never breaks a tie), in the columns of :data:`RANK_COLUMNS`.
     """
     if not isinstance(by, str) or by not in BY:
         raise InputError("by", "one of " + ", ".join(repr(k) for k in BY), by)

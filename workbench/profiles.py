@@ -37,7 +37,6 @@ naming the file, the field, what was expected and what was found.
 """
 from __future__ import annotations
 
-import difflib
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -48,10 +47,11 @@ from typing import Any, Mapping
 from . import systems
 from .errors import InputError, ProfileError
 from .systems.description import MISSING, ProfileField
+from .validate import did_you_mean
 
 __all__ = [
     "Unit", "Weapon", "SOURCES", "PROFILES_ENV", "profiles_dir", "profiles_dirs", "load_unit", "list_units",
-    "get_unit", "profile_kwargs", "matchup_kwargs", "basic_matchup", "profile_systems",
+    "get_unit", "checked_pair", "profile_kwargs", "matchup_kwargs", "basic_matchup", "profile_systems",
 ]
 
 SOURCES = ("seed", "rules", "illustrative")
@@ -173,10 +173,9 @@ def _check_table(path: Path, where: str, table: Any, specs: Mapping[str, Profile
     known = list(specs) + list(extra_ok)
     for key in table:
         if key not in known:
-            close = difflib.get_close_matches(key, known, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ProfileError(path, f"{where}.{key}", "one of the keys " + ", ".join(known) + hint,
-                               key)
+            hint = did_you_mean(key, known)
+            raise ProfileError(path, f"{where}.{key}", "one of the keys " + ", ".join(known)
+                               + (f"; {hint}" if hint else ""), key)
     out = {}
     for key, spec in specs.items():
         value = table.get(key, MISSING)
@@ -311,7 +310,8 @@ def basic_matchup(system: str) -> tuple[Unit, Weapon, Unit]:
     return attacker, attacker.weapon(w), get_unit(system, t)
 
 
-def _checked_pair(system: str, attacker, weapon, target) -> tuple[Unit, Weapon, Unit]:
+def checked_pair(system: str, attacker, weapon, target) -> tuple[Unit, Weapon, Unit]:
+    """(attacker, weapon, target) of ``system``, each given as itself or by name, checked."""
     if isinstance(attacker, str):
         attacker = get_unit(system, attacker)
     if isinstance(target, str):
@@ -336,7 +336,7 @@ def profile_kwargs(system: str, attacker: Unit | str, weapon: Weapon | str, targ
     ("shooting"; "melee" for a changes melee weapon). ``models`` is the
     target's unit size."""
     system = _system(system)
-    attacker, weapon, target = _checked_pair(system, attacker, weapon, target)
+    attacker, weapon, target = checked_pair(system, attacker, weapon, target)
     mode, out = _schema(system).to_kwargs(attacker, weapon, target, situation)
     out = dict(out)
     out["models"] = target.models
@@ -357,7 +357,7 @@ def matchup_kwargs(system: str, attacker: Unit | str, weapon: Weapon | str, targ
     ``shooting`` does not take raises :class:`InputError`.
     """
     system = _system(system)
-    attacker, weapon, target = _checked_pair(system, attacker, weapon, target)
+    attacker, weapon, target = checked_pair(system, attacker, weapon, target)
     if isinstance(firers, bool) or not isinstance(firers, int) or firers < 1:
         raise InputError("firers", "a whole number 1 or more", firers)
     mode, out = profile_kwargs(system, attacker, weapon, target, **situation)
@@ -367,8 +367,7 @@ def matchup_kwargs(system: str, attacker: Unit | str, weapon: Weapon | str, targ
     accepted = set(systems.get(system).arguments("shooting"))
     for key in situation:
         if key not in accepted:
-            close = difflib.get_close_matches(key, sorted(accepted), n=1)
             raise InputError("situation", f"a keyword of {system}.shooting: " + ", ".join(sorted(accepted)),
-                             key, f"did you mean {close[0]!r}?" if close else None)
+                             key, did_you_mean(key, sorted(accepted)))
     out.update(situation)
     return out

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from . import grid as grid_
+from . import grid as grid_, systems
 from . import validate as v
 from .errors import InputError
 from .progress import bar, quiet
@@ -134,7 +134,7 @@ def run(fn: Callable, tasks: Sequence[tuple], *, client: Any = None, progress: b
 def _resolve(system: Any, function: Any, grid: dict | None = None):
     """``(key, name, fn, checked grid)`` through :mod:`workbench.grid`'s checks, so a sampled
     sweep's grid is checked as an exact one is."""
-    desc = grid_.system_of(system)
+    desc = systems.get(system)
     name, fn = grid_.function_of(desc, function)
     key = desc.key
     if grid is None:
@@ -154,8 +154,9 @@ def _sweep_block(system: str, function: str, kwargs: dict, n: int,
     return {"n": n, "counts": counts, "effects": eff}
 
 
-def _combine(parts: Sequence[dict]) -> tuple[np.ndarray, dict[str, float]]:
-    """Blocks of one cell -> (pmf, effect means), in block order (Chan et al.'s pooled sums)."""
+def _combine(parts: Sequence[dict]) -> tuple[np.ndarray, dict[str, float], float]:
+    """Blocks of one cell -> (pmf, effect means, the mean's standard error), in block order (Chan
+    et al.'s pooled sums)."""
     width = max(p["counts"].size for p in parts)
     counts = np.zeros(width, dtype=np.int64)
     total = 0
@@ -167,8 +168,7 @@ def _combine(parts: Sequence[dict]) -> tuple[np.ndarray, dict[str, float]]:
     effects = {k: sum(p["effects"][k][0] for p in parts if k in p["effects"]) / total for k in names}
     k = np.arange(width)
     var = float(pmf @ (k * k) - (pmf @ k) ** 2) * total / max(total - 1, 1)
-    effects["mean_stderr"] = float(np.sqrt(max(var, 0.0) / total))
-    return pmf, effects
+    return pmf, effects, float(np.sqrt(max(var, 0.0) / total))
 
 
 def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool = True,
@@ -200,9 +200,7 @@ def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool 
             tasks.append((key, name, kwargs, n, bss))
     parts = run(_sweep_block, tasks, client=client, progress=progress, desc=f"sweep {key}.{name}")
     per_cell = [parts[i * len(sizes):(i + 1) * len(sizes)] for i in range(len(records))]
-    combined = [_combine(p) for p in per_cell]
-    width = max(p.size for p, _ in combined)
-    pmf = np.stack([grid_.pad(p, width) for p, _ in combined])
-    names = list(dict.fromkeys(k for _, e in combined for k in e if k != "mean_stderr")) + ["mean_stderr"]
-    effects = {k: np.array([e.get(k, np.nan) for _, e in combined], dtype=float) for k in names}
+    pmfs, means, stderrs = zip(*(_combine(p) for p in per_cell))
+    pmf, effects = grid_.stack(pmfs, means)
+    effects["mean_stderr"] = np.array(stderrs, dtype=float)
     return cells, pmf, effects, "blocks"

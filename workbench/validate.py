@@ -19,7 +19,7 @@ from .errors import InputError, UnknownArgumentError
 
 __all__ = [
     "integer", "optional_integer", "real", "choice", "boolean", "method_args",
-    "stat_function", "forbid", "integers", "optional_integers", "integer_checks", "broadcastable",
+    "stat_function", "did_you_mean", "forbid", "integers", "optional_integers", "integer_checks", "broadcastable",
     "table_size", "MAX_TABLE_SIZE",
 ]
 
@@ -104,14 +104,17 @@ def choice(name: str, value: Any, allowed: Iterable[Any]) -> Any:
             return a
         if isinstance(a, str) and isinstance(value, str) and a == value:
             return a
-    hint = None
-    if isinstance(value, str):
-        close = difflib.get_close_matches(value, [a for a in allowed if isinstance(a, str)], n=1)
-        if not close:
-            close = [a for a in allowed if isinstance(a, str) and a.lower() == value.lower()]
-        if close:
-            hint = f"did you mean {close[0]!r}?"
-    raise InputError(name, "one of " + ", ".join(repr(a) for a in allowed), value, hint)
+    raise InputError(name, "one of " + ", ".join(repr(a) for a in allowed), value, did_you_mean(value, allowed))
+
+
+def did_you_mean(value: Any, names: Iterable[Any]) -> str | None:
+    """"did you mean 'x'?" for the name among ``names`` closest to ``value`` (or the same but for
+    its case), else None: the hint of an unknown name or option."""
+    if not isinstance(value, str):
+        return None
+    words = [n for n in names if isinstance(n, str)]
+    close = difflib.get_close_matches(value, words, n=1) or [n for n in words if n.lower() == value.lower()]
+    return f"did you mean {close[0]!r}?" if close else None
 
 
 def boolean(name: str, value: Any) -> bool:
@@ -165,12 +168,8 @@ def stat_function(fn: Callable) -> Callable:
     def bad_arguments(args, kwargs) -> UnknownArgumentError | None:
         for key in kwargs:
             if key not in known and not open_names:
-                close = difflib.get_close_matches(key, names, n=1)
-                if not close:
-                    close = [n for n in names if n.lower() == key.lower()]
-                hint = f"did you mean {close[0]!r}?" if close else None
-                return UnknownArgumentError(
-                    "argument name", f"one of {', '.join(names)} for {fn.__qualname__}()", key, hint)
+                return UnknownArgumentError("argument name", f"one of {', '.join(names)} for {fn.__qualname__}()",
+                                            key, did_you_mean(key, names))
         try:
             sig.bind(*args, **kwargs)
         except TypeError as exc:

@@ -31,15 +31,12 @@ def load(path: str | Path) -> RuleSystem:
     """The rule system of the TOML file of stages at ``path`` (raises :class:`RuleFileError` if it is
     broken, or if it is a file of a named mechanism: the rule editor and the variants take files of
     stages; :func:`load_any` and :func:`load_system` take the others)."""
-    parts, text = read_file(path)
-    return require_stages(_system(parts, Path(path), text))
+    return require_stages(load_any(path))
 
 
 def loads(text: str, path: str | Path = "<rule file>") -> RuleSystem:
     """The rule system of a TOML text (the editor's live copy); ``path`` names it in errors."""
-    if not isinstance(text, str):
-        raise RuleFileError(path, "file", "TOML text", type(text).__name__)
-    return require_stages(_system(parse_text(text, path), Path(str(path)), text))
+    return require_stages(loads_any(text, path))
 
 
 def load_any(path: str | Path):
@@ -52,6 +49,8 @@ def load_any(path: str | Path):
 
 def loads_any(text: str, path: str | Path = "<rule file>"):
     """:func:`load_any` of a TOML text."""
+    if not isinstance(text, str):
+        raise RuleFileError(path, "file", "TOML text", type(text).__name__)
     return _system(parse_text(text, path), Path(str(path)), text)
 
 

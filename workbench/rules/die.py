@@ -66,6 +66,11 @@ class StageDie:
     long_shot: bool = False
     near_miss: bool = False
 
+    @property
+    def key(self) -> tuple:
+        """The die's fields in order: what its chances are remembered by (when they are plain values)."""
+        return tuple(getattr(self, f) for f in _DIE_FIELDS)
+
     def classify(self, faces: np.ndarray) -> np.ndarray:
         """Result codes of natural ``faces`` (broadcast against target and modifier)."""
         f = np.asarray(faces, dtype=np.int64)
@@ -107,12 +112,16 @@ class StageDie:
         return np.zeros(np.shape(codes), dtype=bool)
 
     # -- exact -------------------------------------------------------------
+    def _every_face(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every natural face (sides, 1, ...) and its result code in every cell of the stats."""
+        shape = np.broadcast_shapes(np.shape(self.target), np.shape(self.modifier), np.shape(self.critical_on))
+        faces = np.arange(1, self.sides + 1).reshape((self.sides,) + (1,) * len(shape))
+        return faces, np.broadcast_to(self.classify(faces), (self.sides,) + shape)
+
     def counts(self) -> tuple[np.ndarray, int]:
         """``(counts, denominator)``: counts[k] (shape (3,) + the stats' shape)
         of rolls giving result k, out of ``denominator`` equally likely rolls."""
-        shape = np.broadcast_shapes(np.shape(self.target), np.shape(self.modifier), np.shape(self.critical_on))
-        faces = np.arange(1, self.sides + 1).reshape((self.sides,) + (1,) * len(shape))
-        codes = np.broadcast_to(self.classify(faces), (self.sides,) + shape)
+        faces, codes = self._every_face()
         if not self.long_shot:
             once = np.stack([(codes == k).sum(axis=0) for k in (FAIL, SUCCESS, CRITICAL)]).astype(np.int64)
             if self.reroll == "none":
@@ -154,9 +163,7 @@ class StageDie:
     def near_counts(self) -> tuple[np.ndarray, int]:
         """``(count, denominator)`` of rolls whose final result is a near miss, over
         the same denominator as :meth:`counts` (a re-rolled near miss counts its second roll)."""
-        shape = np.broadcast_shapes(np.shape(self.target), np.shape(self.modifier), np.shape(self.critical_on))
-        faces = np.arange(1, self.sides + 1).reshape((self.sides,) + (1,) * len(shape))
-        codes = np.broadcast_to(self.classify(faces), (self.sides,) + shape)
+        faces, codes = self._every_face()
         q = self.sides if self.long_shot else 1
         near = np.broadcast_to(self.near(faces, codes), codes.shape)
         once = q * near.sum(axis=0).astype(np.int64)
@@ -254,8 +261,7 @@ class DieRoll:
     @cached_property
     def probabilities(self) -> dict[str, Fraction]:
         """Exact probability of each label (scalar stats); near misses are not in "fail"."""
-        die = self.die
-        key = tuple(getattr(die, f) for f in _DIE_FIELDS)
+        key = self.die.key
         try:
             return dict(_probabilities(key))   # the same die's faces again: remembered
         except TypeError:                      # a field that is an array: counted afresh

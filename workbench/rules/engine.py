@@ -108,13 +108,12 @@ def prepare(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], cells: int,
             "tally": counts, "dice_probs": dice_probs, "flags": flags, "joints": joints}
 
 
-def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], prepared: Mapping[str, Any] | None = None) -> dict:
+def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
     """Exact pmf (cells, width) and effects (cells,) for stat arrays of one length.
 
     Files using the mechanisms of :mod:`workbench.rules.tally` (random tokens
     per attack, switched criticals, tallies, chances) add their counts to the
-    effects; the budgets count an attack as its most tokens. ``prepared``: what
-    :func:`prepare` gave for these stats' dice (and tokens die), when already known."""
+    effects; the budgets count an attack as its most tokens."""
     stages: Sequence[RuleStage] = parts["stages"]
     removal: Removal = parts["removal"]
     path = parts.get("path", "<rule file>")
@@ -133,7 +132,7 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], prepared: M
     if removal.models is not None:
         models = np.broadcast_to(check_value(removal.models, env, "removal.models", 0, MAX_STATES,
                                              "a number of models"), (cells,))
-    pre = prepared if prepared is not None else prepare(parts, env, cells, n_tokens)
+    pre = prepare(parts, env, cells, n_tokens)
     wounds = damage = None
     if removal.removed is None and not removal.by_model:  # damage per success
         wounds = np.broadcast_to(check_value(given(removal.wounds, "removal.wounds"), env, "removal.wounds", 1,

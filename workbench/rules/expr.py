@@ -21,13 +21,13 @@ integer literals up to ``MAX_LITERAL`` and intermediate values up to
 from __future__ import annotations
 
 import ast
-import difflib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
 
 from ..errors import InputError
+from ..validate import did_you_mean
 from .errors import ExpressionError
 
 __all__ = ["Expr", "parse", "FUNCTIONS", "MAX_SOURCE", "MAX_NODES", "MAX_DEPTH", "MAX_LITERAL",
@@ -141,10 +141,9 @@ def _check(node: ast.AST, src: str, names: frozenset, used: set, depth: int, cou
         return ("const", int(node.value))
     if isinstance(node, ast.Name):
         if node.id not in names:
-            close = difflib.get_close_matches(node.id, sorted(names), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(node.id, sorted(names))
             allowed = ", ".join(sorted(names)) or "none"
-            raise ExpressionError(f"a stat name ({allowed}){hint}", node.id)
+            raise ExpressionError(f"a stat name ({allowed})" + (f" ({hint})" if hint else ""), node.id)
         used.add(node.id)
         return ("name", node.id)
     if isinstance(node, ast.BinOp):

@@ -45,10 +45,6 @@ class MechanismSystem(StatChecks, Immutable):
     def __repr__(self) -> str:
         return f"MechanismSystem({self.key!r}, {self.mechanism!r}, {str(self.path)!r})"
 
-    def __reduce__(self):
-        from . import loads_any
-        return (loads_any, (self.source, str(self.path)))
-
     def fractions(self, **stats) -> dict:
         """The mechanism's exact answer for these stats, in Fractions (what :meth:`attack` rounds
         to floats): for a caller that shows probabilities as a person reads them."""

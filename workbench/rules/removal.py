@@ -25,7 +25,7 @@ from .errors import BudgetError
 from .expr import Expr
 from .spec import DamageRoll, Removal
 
-__all__ = ["given", "remove", "damage_distribution", "fixed_damage_removal", "per_success_removal", "pooled_removal"]
+__all__ = ["given", "advance", "remove", "damage_distribution", "fixed_damage_removal", "per_success_removal", "pooled_removal"]
 
 
 _T = TypeVar("_T")
@@ -63,20 +63,33 @@ def _fixed_index(k: np.ndarray, models, wounds, damage, spill: bool) -> tuple[np
             return removed, removed * (each * damage - wounds)
         removed = np.minimum(removed, models)
         return removed, removed * (each * damage - wounds) + np.maximum(k - models * each, 0) * damage
+    removed, _, wasted = advance(0, 0, k, damage, wounds, models, spill)
+    return removed, wasted
+
+
+def advance(r, h, k, damage, wounds, models, spill: bool):
+    """The unit after ``k`` successes of a fixed ``damage``, from ``r`` models removed and ``h`` damage
+    on the model in front (every argument broadcasts; ``models`` None: no unit size): (r, h, damage
+    wasted). Without spill each success goes to the model in front and what passes its last wound is
+    wasted; with spill the damage adds up. With a unit size nothing is removed past it and the damage
+    after it is wasted. A damage of 0 or less changes nothing."""
+    r, h, k = np.asarray(r, dtype=np.int64), np.asarray(h, dtype=np.int64), np.asarray(k, dtype=np.int64)
+    hits = np.asarray(damage) > 0
+    damage = np.maximum(damage, 1)
     if spill:
-        total = k * damage
-        removed = total // wounds
-        if models is None:
-            return removed, np.zeros(np.shape(removed))
-        return np.minimum(removed, models), np.maximum(total - models * wounds, 0)
-    # each model takes ceil(wounds / damage) successes; its last one wastes what goes past its wounds
-    per_model = np.where(damage > 0, -(-wounds // np.maximum(damage, 1)), MAX_SUCCESSES + 1)
-    removed = k // per_model
-    if models is None:
-        return removed, removed * (per_model * damage - wounds)
-    removed = np.minimum(removed, models)
-    past = np.maximum(k - models * per_model, 0)     # successes after the unit is destroyed
-    return removed, removed * (per_model * damage - wounds) + past * damage
+        t = h + k * damage
+        r2, h2 = r + t // wounds, t % wounds
+    else:
+        first = -(-(wounds - h) // damage)          # successes that remove the model in front
+        per = -(-wounds // damage)                  # successes per fresh model
+        later = np.maximum(k - first, 0)
+        r2 = np.where(k < first, r, r + 1 + later // per)
+        h2 = np.where(k < first, h + k * damage, (later % per) * damage)
+    if models is not None:
+        full = r2 >= models
+        r2, h2 = np.where(full, models, r2), np.where(full, 0, h2)
+    r2, h2 = np.where(hits, r2, r), np.where(hits, h2, h)
+    return r2, h2, np.where(hits, k * damage - ((r2 - r) * wounds + h2 - h), 0)
 
 
 def fixed_damage_removal(p: np.ndarray, models: int | None, wounds: int, damage: int,

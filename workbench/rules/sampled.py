@@ -3,10 +3,11 @@
 Each sample follows the tokens of all its attacks stage by stage: every token
 that must roll rolls its own die through :meth:`StageDie.roll` (the same
 per-die rule as the exact path, re-rolls included), criticals add tokens, let
-them skip the next stage or send them to the end. Then the final successes
-damage the unit one at a time (each ``damage_roll`` rolled with its own
-dice), or are totalled and divided (``spill``), or go through the pooled
-formula. Nothing is drawn from the exact distribution.
+them skip the next stage or send them to the end. Then each sample's final
+successes remove models by the closed forms of a fixed damage, or damage the
+unit one at a time (each ``damage_roll`` rolled with its own dice), or are
+totalled and divided (``spill``), or go through the pooled formula. Nothing is
+drawn from the exact distribution.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from .. import pipeline
 from .die import CRITICAL, FAIL, NEAR
 from .budget import MAX_SUCCESSES, check_value, token_bounds
 from .errors import BudgetError
+from .removal import advance, given
 from .spec import Chance, DamageRoll, Removal, RuleStage
 from .tally import sampled_chance
 from . import wounds as by_model
@@ -110,15 +112,16 @@ def roll_tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int,
     return out
 
 
-def _one_at_a_time(rng, successes: np.ndarray, models: int | None, wounds: int, damage: int | None,
-                   roll: DamageRoll | None) -> tuple[np.ndarray, np.ndarray]:
+def _one_at_a_time(rng, successes: np.ndarray, models: int | None, wounds: int,
+                   roll: DamageRoll) -> tuple[np.ndarray, np.ndarray]:
+    """A rolled damage without spill: each success's damage rolled and dealt to the model in front."""
     n = successes.size
     removed = np.zeros(n, dtype=np.int64)
     left = np.full(n, wounds, dtype=np.int64)
     wasted = np.zeros(n, dtype=np.int64)
     for j in range(int(successes.max(initial=0))):
         act = np.flatnonzero(successes > j)
-        d = _damage(rng, roll, act.size) if roll is not None else np.full(act.size, damage)
+        d = _damage(rng, roll, act.size)
         r, w = removed[act], left[act]
         dead = np.zeros(act.size, dtype=bool) if models is None else r >= models
         kill = ~dead & (d >= w)
@@ -128,18 +131,12 @@ def _one_at_a_time(rng, successes: np.ndarray, models: int | None, wounds: int, 
     return removed, wasted
 
 
-def _spill(rng, successes: np.ndarray, models: int | None, wounds: int, damage: int | None,
-           roll: DamageRoll | None) -> tuple[np.ndarray, np.ndarray]:
-    if roll is None:
-        total = successes * damage
-    else:
-        idx = np.repeat(np.arange(successes.size), successes)
-        total = _per_sample(idx, _damage(rng, roll, idx.size), successes.size)
-    removed = total // wounds
-    wasted = np.zeros(successes.size, dtype=np.int64)
-    if models is not None:
-        removed = np.minimum(removed, models)
-        wasted = np.maximum(total - models * wounds, 0)
+def _spill(rng, successes: np.ndarray, models: int | None, wounds: int,
+           roll: DamageRoll) -> tuple[np.ndarray, np.ndarray]:
+    """A rolled damage with spill: the successes' rolled damage totalled, then divided."""
+    idx = np.repeat(np.arange(successes.size), successes)
+    total = _per_sample(idx, _damage(rng, roll, idx.size), successes.size)
+    removed, _, wasted = advance(0, 0, total, 1, wounds, models, True)
     return removed, wasted
 
 
@@ -195,14 +192,6 @@ def check_sampled(samples: int, work: float, path) -> None:
                           f"{work:,.0f} a sample)", samples, "use fewer samples, or method='exact'")
 
 
-def _given(value: int | None, what: str) -> int:
-    """A number a removal without a pooled formula always has (the rule system reads it
-    from the file before it simulates)."""
-    if value is None:
-        raise RuntimeError(f"a removal by damage per success without {what}")
-    return value
-
-
 def unit_of(removal: Removal, env: Mapping[str, Any], models: int | None):
     """The unit of a model-by-model removal (:func:`workbench.rules.wounds.unit`) for one cell, else None."""
     if not removal.by_model:
@@ -224,8 +213,12 @@ def remove(rng: np.random.Generator, s: np.ndarray, removal: Removal, env: Mappi
         return removed, np.zeros(s.size, dtype=np.int64)
     if unit is not None:  # removal.by_model
         return by_model.sampled(rng, s, models, unit)
+    if removal.damage_roll is None:   # a fixed damage: the closed forms of the exact removal
+        removed, _, wasted = advance(0, 0, s, given(damage, "damage per success"), given(wounds, "wounds per model"),
+                                     models, removal.spill)
+        return removed, wasted
     fn = _spill if removal.spill else _one_at_a_time
-    return fn(rng, s, models, _given(wounds, "wounds per model"), damage, removal.damage_roll)
+    return fn(rng, s, models, given(wounds, "wounds per model"), removal.damage_roll)
 
 
 def removal_width(top: int, removal: Removal, env: Mapping[str, Any], models: int | None, wounds: int | None,
@@ -244,8 +237,8 @@ def removal_width(top: int, removal: Removal, env: Mapping[str, Any], models: in
         return width
     if removal.spill:
         dmax = (removal.damage_roll.high if removal.damage_roll is not None
-                else int(_given(damage, "damage per success")))
-        return top * dmax // int(_given(wounds, "wounds per model")) + 1
+                else int(given(damage, "damage per success")))
+        return top * dmax // int(given(wounds, "wounds per model")) + 1
     return top + 1
 
 

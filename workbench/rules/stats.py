@@ -1,7 +1,6 @@
 """The stats of a rule file, checked as every resolution checks them."""
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Mapping
 from pathlib import Path
@@ -76,6 +75,11 @@ class StatChecks:
         entry.__qualname__ = f"{self.key}.{name}"
         return entry
 
+    def __reduce__(self):
+        # pickled as its text (for worker processes): loading it again gives the same system
+        from . import loads_any
+        return (loads_any, (self.source, str(self.path)))
+
     def _keywords_only(self, args: tuple) -> None:
         if args:
             raise UnknownArgumentError("arguments", f"stats as keywords for {self.key}.attack(), e.g. "
@@ -93,10 +97,9 @@ class StatChecks:
         for k in given:
             if k not in self._by_name:
                 names = [s.name for s in self.stats]
-                close = difflib.get_close_matches(k, names, n=1)
                 raise UnknownArgumentError(
                     "argument name", f"one of {', '.join(names + list(_METHOD))} for {self.key}.attack()",
-                    k, f"did you mean {close[0]!r}?" if close else None)
+                    k, v.did_you_mean(k, names))
         inputs: dict[str, Any] = {}  # stat name -> its checked value
         env: dict[str, Any] = {}     # stat name -> the number the expressions read
         options = self.__dict__["_options"]
@@ -114,16 +117,14 @@ class StatChecks:
             if s.kind == "int":
                 if s.min is None or s.max is None:  # the loader gives every whole-number stat both
                     raise RuntimeError(f"stat {s.name!r} has no range")
-                if arrays and (isinstance(value, (list, tuple)) or
-                               (isinstance(value, np.ndarray) and value.ndim > 0)):
-                    if np.ndim(value) != 1:
+                if arrays:
+                    if isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) > 1:
                         raise InputError(s.name, f"a whole number from {s.min} to {s.max} or a 1-D array",
                                          value)
                     value = v.integers(s.name, value, s.min, s.max)
                 else:
-                    if isinstance(value, np.ndarray) and value.ndim == 0:
-                        value = value.item()
-                    value = v.integer(s.name, value, s.min, s.max)
+                    value = v.integer(s.name, value.item() if isinstance(value, np.ndarray) and value.ndim == 0
+                                      else value, s.min, s.max)
             elif s.kind == "bool":
                 value = v.boolean(s.name, value)
             else:

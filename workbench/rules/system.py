@@ -11,6 +11,7 @@ modules take a rule system as it is.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from fractions import Fraction
 from pathlib import Path
 from collections.abc import Mapping
@@ -23,7 +24,7 @@ from ..engine import binomial_pmf
 from .. import validate as v
 from ..errors import InputError
 from ..outcome import Outcome
-from .frozen import Immutable
+from .frozen import Immutable, remember
 from . import engine, tally
 from .engine import one_cell, one_cell_env
 from .budget import MAX_ATTACKS, MAX_STATES, check_tokens, check_value, token_bounds
@@ -113,11 +114,6 @@ class RuleSystem(StatChecks, Immutable):
     def __repr__(self) -> str:
         return f"RuleSystem({self.key!r}, {self.name!r}, {str(self.path)!r})"
 
-    def __reduce__(self):
-        # pickled as its text (for worker processes): loading it again gives the same system
-        from . import loads
-        return (loads, (self.source, str(self.path)))
-
     def volley(self, profiles, *, method="exact", samples=100_000, seed=0, **stats) -> Outcome:
         """Several profiles at one target, resolved as the file's ``[volley]`` says: ``profiles``
         is a list of dicts of the stats ``[volley] profile`` names (missing ones take their
@@ -139,24 +135,19 @@ class RuleSystem(StatChecks, Immutable):
         return notes
 
     # -- exact -----------------------------------------------------------------
-    def _resolve(self, env: Mapping[str, Any]) -> tuple[dict, tuple]:
-        shape = np.broadcast_shapes(*[np.shape(x) for x in env.values()]) if env else ()
-        flat = {k: np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1) for k, x in env.items()}
-        out = engine.resolve(self._parts(env), flat)
-        return out, shape
-
     def _staged(self, env: Mapping[str, Any]) -> tuple[RuleStage, ...]:
         """The stages as rolled for these stats: a stage's ``die`` expression gives its faces
         (one number for the whole grid: a stage's die cannot change from cell to cell)."""
         if not self.__dict__["_die_switched"]:
             return self.stages
-        scalar = all(isinstance(x, (int, np.integer)) for x in env.values())
-        if scalar:   # remembered by the dice the stats choose (checked when first chosen)
+        if all(isinstance(x, (int, np.integer)) for x in env.values()):   # remembered by the dice the stats choose
             chosen = tuple(None if st.die_expr is None else self._value(st.die_expr, env, f"stages[{i}].die")
                            for i, st in enumerate(self.stages))
-            known = self.__dict__["_staged_by"].get(chosen)
-            if known is not None:
-                return known
+            return remember(self.__dict__["_staged_by"], chosen, lambda: self._rolled(env), 64)
+        return self._rolled(env)
+
+    def _rolled(self, env: Mapping[str, Any]) -> tuple[RuleStage, ...]:
+        """The stages with each ``die`` expression's faces, checked (see :meth:`_staged`)."""
         out = []
         for i, st in enumerate(self.stages):
             if st.die_expr is None:
@@ -172,11 +163,6 @@ class RuleSystem(StatChecks, Immutable):
                 raise InputError(field, f"a die with face {max(faces)} (named by the stage's always_fail, "
                                  "always_succeed or critical)", f"a d{int(sides[0])} from '{st.die_expr.source}'")
             out.append(dataclasses.replace(st, die=int(sides[0])))
-        if scalar:
-            known = self.__dict__["_staged_by"]
-            if len(known) >= 64:
-                known.clear()
-            known[tuple(None if st.die_expr is None else s.die for st, s in zip(self.stages, out))] = tuple(out)
         return tuple(out)
 
     def _parts(self, env: Mapping[str, Any] | None = None) -> dict:
@@ -196,20 +182,16 @@ class RuleSystem(StatChecks, Immutable):
         """The chances over ``removed`` or ``successes`` alone (no tally) for one cell, read from the
         pmf of models removed and the successes' distribution (no count beside them needed): each
         chance's condition over the counts is remembered by the values of the stats it reads."""
+        def condition(c: Chance, size: int) -> np.ndarray:   # at each count k (at most up_to when it says so)
+            k = np.arange(size)
+            read = dict(env, **{str(c.count): k if c.up_to is None else np.minimum(k, c.up_to)})
+            return np.broadcast_to(c.when.evaluate(read, f"chances[{c.index}].when") != 0, k.shape).astype(float)
+
         out = {}
-        cache = self.__dict__["_values"]
         for c in self._defined(env):
             dist = pmf if c.count == "removed" else p_n[0]
             key = ("chance", c.index, dist.size, *(env[n] for n in sorted(c.when.names - {c.count})))
-            cond = cache.get(key)
-            if cond is None:   # the condition at each count k (read as at most up_to when it says so)
-                k = np.arange(dist.size)
-                read = dict(env)
-                read[str(c.count)] = k if c.up_to is None else np.minimum(k, c.up_to)
-                cond = np.broadcast_to(c.when.evaluate(read, f"chances[{c.index}].when") != 0, k.shape).astype(float)
-                if len(cache) >= 4096:
-                    cache.clear()
-                cache[key] = cond
+            cond = remember(self.__dict__["_values"], key, functools.partial(condition, c, dist.size))
             out[c.name] = float(np.clip(dist @ cond, 0.0, 1.0))
         return out
 
@@ -223,7 +205,9 @@ class RuleSystem(StatChecks, Immutable):
     def _table(self, given: Mapping[str, Any]) -> dict:
         inputs, env = self._check(given, arrays=True)
         self._forbid(env)
-        out, shape = self._resolve(env)
+        shape = np.broadcast_shapes(*[np.shape(x) for x in env.values()]) if env else ()
+        flat = {k: np.broadcast_to(np.asarray(x, dtype=np.int64), shape).reshape(-1) for k, x in env.items()}
+        out = engine.resolve(self._parts(env), flat)
         pmf = out["pmf"].reshape(shape + (out["pmf"].shape[-1],))
         effects = {k: np.asarray(x, dtype=float).reshape(shape) for k, x in out["effects"].items()}
         return {"pmf": pmf, "effects": effects}
@@ -288,14 +272,7 @@ class RuleSystem(StatChecks, Immutable):
     def _value(self, expr, env, field) -> int:
         """One expression's value for scalar stats, remembered by the values of the stats it reads."""
         key = (id(expr), *(env[n] for n in sorted(expr.names)))
-        cache = self.__dict__["_values"]
-        value = cache.get(key)
-        if value is None:
-            value = int(expr.evaluate(env, field))
-            if len(cache) >= 4096:
-                cache.clear()
-            cache[key] = value
-        return value
+        return remember(self.__dict__["_values"], key, lambda: int(expr.evaluate(env, field)))
 
     def _attacks(self, env) -> tuple[int, int | None]:
         """The attacks of one scalar resolution, checked: (count, faces of the tokens die or None)."""
@@ -327,42 +304,49 @@ class RuleSystem(StatChecks, Immutable):
                 damage = self._one(env, r.damage, "removal.damage", 0, MAX_STATES, "damage per success")
         return models, wounds, damage
 
+    def _plain(self, count: int, plan: Plan) -> tuple[np.ndarray, dict]:
+        """``count`` attacks of a file using none of :mod:`workbench.rules.tally`'s mechanisms, from
+        the plan's one attack: the distribution (1, width) of final successes (a binomial when an
+        attack scores at most one) and the expected criticals and tokens passing each stage."""
+        if plan.g0.shape[-1] == 2:
+            p_n = binomial_pmf(count, float(plan.g0[0, 1]))[None, :]
+        else:
+            p_n = successes(plan.g0, np.array([count]))
+        return p_n, {"criticals": count * plan.crits, **{st.name: count * x for st, x in zip(self.stages, plan.passes)}}
+
+    def _prepared(self, env, plan: Plan, n_tokens: int | None) -> tuple[dict, dict, np.ndarray | None, dict]:
+        """What :func:`engine.finish` reads for these stats: the parts, the one cell, the tokens die
+        as a cell (None: one token an attack) and :func:`engine.prepare`'s half, which depends neither
+        on the attacks nor on the unit and is kept with the plan by the tokens die (made with every
+        chance: the one kept serves stats that leave one out too)."""
+        parts = dict(self._parts(env), stages=plan.staged)
+        flat = one_cell_env(env)
+        tokens = None if (n_tokens or 1) == 1 else np.array([n_tokens])
+        pre = remember(plan.prepared, None if tokens is None else n_tokens,
+                       lambda: engine.prepare(dict(parts, chances=self.chances), flat, 1, tokens), 16)
+        return parts, flat, tokens, pre
+
     def _exact(self, env, count: int, plan: Plan) -> tuple[np.ndarray, dict]:
         """One cell of a file using none of :mod:`workbench.rules.tally`'s mechanisms: the pmf of
         models removed and the effects."""
         models, wounds, damage = self._unit(env)
-        if plan.g0.shape[-1] == 2:      # one attack scores at most one success: the binomial
-            p_n = binomial_pmf(count, float(plan.g0[0, 1]))[None, :]
-        else:
-            p_n = successes(plan.g0, np.array([count]))
+        p_n, effects = self._plain(count, plan)
         r = self._removal(env)
         if not r.pooled and not r.by_model and r.damage_roll is None:   # a fixed damage: Python integers
             pmf, wasted = fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
         else:
             pmfs, waste, _ = remove(r, one_cell_env(env), p_n, one_cell(models), one_cell(wounds), None, self.path)
             pmf, wasted = pmfs[0], float(waste[0])
-        effects = {"criticals": count * plan.crits, "wasted_damage": wasted,
-                   **{st.name: count * x for st, x in zip(self.stages, plan.passes)}}
+        effects["wasted_damage"] = wasted
         if self.chances:   # only chances over removed or successes come this way (see _counted)
             effects.update(self._removal_chances(env, pmf, p_n))
         return pmf, effects
 
     def _general(self, env, plan: Plan, count: int, n_tokens: int | None) -> tuple[np.ndarray, dict]:
         """One cell of :func:`engine.finish`: files with random tokens per attack, tallies or
-        chances (the fast path of :meth:`_exact` knows none of them). What depends on neither
-        the attacks nor the unit (:func:`engine.prepare`) is kept with the plan, by the tokens
-        die; the count and the unit are the ones :meth:`_attack` has checked."""
-        flat = one_cell_env(env)
-        parts = dict(stages=plan.staged, removal=self._removal(env), count=self.count, path=self.path,
-                     tokens_die=self.tokens_die, chances=self._defined(env), bounds=self._bounds)
-        tokens = None if n_tokens is None or n_tokens == 1 else np.array([n_tokens])
-        key = None if tokens is None else n_tokens
-        pre = plan.prepared.get(key)
-        if pre is None:  # with every chance: the one kept serves stats that leave one out too
-            pre = engine.prepare(dict(parts, chances=self.chances), flat, 1, tokens)
-            if len(plan.prepared) >= 16:
-                plan.prepared.clear()
-            plan.prepared[key] = pre
+        chances (the fast path of :meth:`_exact` knows none of them); the count and the unit are
+        the ones :meth:`_attack` has checked."""
+        parts, flat, tokens, pre = self._prepared(env, plan, n_tokens)
         models, wounds, damage = self._unit(env)
         out = engine.finish(parts, flat, pre, np.array([count]), tokens, one_cell(models), one_cell(wounds),
                             one_cell(damage))

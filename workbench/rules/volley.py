@@ -17,7 +17,6 @@ profiles' attacks together.
 """
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,7 +25,6 @@ import numpy as np
 from .. import engine as counts_engine
 from .. import pipeline
 from .. import validate as v
-from ..engine import binomial_pmf
 from ..errors import InputError
 from ..outcome import Outcome
 from . import engine, tally
@@ -37,7 +35,7 @@ from .expr import parse
 from .loader import COUNTS
 from .sampled import (_counted, check_sampled, expected_work, remove, removal_width, roll_tokens,
                       unit_of)
-from .removal import pooled_removal, remove as remove_exact
+from .removal import advance, pooled_removal, remove as remove_exact
 from .spec import Removal, Volley
 from .tokens import successes
 
@@ -71,9 +69,7 @@ def _profiles(rs: Rules, spec: Volley, profiles: Any, shared: Mapping[str, Any])
             raise InputError(where, "a dict of " + ", ".join(own), p)
         for k in p:
             if k not in own:
-                close = difflib.get_close_matches(k, own, n=1) if isinstance(k, str) else []
-                raise InputError(f"{where} key", "one of " + ", ".join(own), k,
-                                 f"did you mean {close[0]!r}?" if close else None)
+                raise InputError(f"{where} key", "one of " + ", ".join(own), k, v.did_you_mean(k, own))
         try:
             inputs, env = rs._check({**shared, **p}, arrays=False)
             rs._forbid(env, scalar=True)
@@ -148,40 +144,6 @@ def _damage_of(rs, env, removal: Removal) -> int:
     return rs._one(env, removal.damage, "removal.damage", 0, MAX_STATES, "damage per success")
 
 
-def _pooled(removal: Removal, env, s: np.ndarray, models) -> np.ndarray:
-    """One profile's pooled formula on each sample's successes ``s``, with the profile's stats."""
-    if removal.removed is None:
-        raise RuntimeError("a pooled removal without its formula")
-    env2 = {k: np.asarray(x) for k, x in env.items()}
-    env2["successes"] = s
-    return np.asarray(removal.removed.evaluate(env2, "removal.removed"), dtype=np.int64)
-
-
-def advance(r, h, k, damage: int, wounds: int, models: int | None, spill: bool):
-    """The unit after ``k`` successes of a fixed ``damage``, from ``r`` models removed and ``h`` damage
-    on the model in front (arrays that broadcast): (r, h, damage wasted). Without spill each success
-    goes to the model in front and what passes its last wound is wasted; with spill the damage adds up.
-    With a unit size nothing is removed past it and the damage after it is wasted."""
-    r, h, k = np.asarray(r, dtype=np.int64), np.asarray(h, dtype=np.int64), np.asarray(k, dtype=np.int64)
-    if damage <= 0:
-        r, h, k = np.broadcast_arrays(r, h, k)
-        return r.copy(), h.copy(), np.zeros(r.shape, dtype=np.int64)
-    if spill:
-        t = h + k * damage
-        r2, h2 = r + t // wounds, t % wounds
-    else:
-        first = -(-(wounds - h) // damage)          # successes that remove the model in front
-        per = -(-wounds // damage)                  # successes per fresh model
-        later = np.maximum(k - first, 0)
-        r2 = np.where(k < first, r, r + 1 + later // per)
-        h2 = np.where(k < first, h + k * damage, (later % per) * damage)
-    if models is not None:
-        full = r2 >= models
-        r2, h2 = np.where(full, models, r2), np.where(full, 0, h2)
-    absorbed = (r2 - r) * wounds + h2 - h
-    return r2, h2, k * damage - absorbed
-
-
 def _in_order_exact(rs, envs, p_ns, removal: Removal, models, wounds):
     """In listed order: each profile's removal made on what the profiles before it left. (pmf of models
     removed (1, width), expected wasted damage (1,), expected profiles not needed)."""
@@ -192,11 +154,8 @@ def _in_order_exact(rs, envs, p_ns, removal: Removal, models, wounds):
             if i and models is not None:
                 not_needed += float(dist[0, models:].sum())
             dist = _sum_of(dist, pooled_removal(p_n[None], removal.removed, one_cell_env(env), None))
-        if models is not None:
-            capped = np.zeros((1, models + 1))
-            capped[0, : min(dist.shape[1], models + 1)] = dist[0, : models + 1]
-            capped[0, models] += dist[0, models + 1:].sum()
-            dist = capped
+        if models is not None:   # the one fold, then zeros up to the unit
+            dist = counts_engine.pad(counts_engine.cap(dist, models), models + 1)
         return dist, np.zeros(1), not_needed
     r, h = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
     p: np.ndarray = np.ones(1)
@@ -244,19 +203,12 @@ def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, cha
             before, _, _ = remove_exact(removal, flat0, total, one_cell(models), one_cell(wounds), one_cell(damage), rs.path)
             not_needed += float(before[0, models:].sum())
         c = np.array([count])
-        if not rs._counted:   # the plan's one attack is all there is (as RuleSystem._exact reads it)
-            p_n = (binomial_pmf(count, float(plan.g0[0, 1])) if plan.g0.shape[-1] == 2
-                   else successes(plan.g0, c)[0])[None, :]
-            mine = {"criticals": count * plan.crits, **{st.name: count * x for st, x in zip(rs.stages, plan.passes)}}
+        if not rs._counted:   # the plan's one attack is all there is
+            p_n, mine = rs._plain(count, plan)
         else:
-            flat = one_cell_env(env)
-            parts = dict(stages=plan.staged, removal=_IDENTITY, count=rs.count, path=rs.path,
-                         tokens_die=rs.tokens_die, chances=rs.chances, bounds=rs._bounds)
-            t = None if (n_tokens or 1) == 1 else np.array([n_tokens])
-            pre = plan.prepared.get(None if t is None else n_tokens)
-            if pre is None:   # kept with the plan, as an attack keeps it (RuleSystem._general)
-                pre = plan.prepared[None if t is None else n_tokens] = engine.prepare(parts, flat, 1, t)
-            one = engine.finish(dict(parts, chances=()), flat, pre, c, t, None, np.array([1]), np.array([1]))
+            parts, flat, t, pre = rs._prepared(env, plan, n_tokens)
+            one = engine.finish(dict(parts, removal=_IDENTITY, chances=()), flat, pre, c, t, None, np.array([1]),
+                                np.array([1]))
             mine = {k: float(x[0]) for k, x in one["effects"].items() if k != "wasted_damage"}
             p_n = one["successes"]
         for k, x in mine.items():
@@ -322,7 +274,7 @@ def _sampled(rs, rng, samples, envs, plans, counts, tokens, removal, models, wou
             out[f"{spec.each}[{i}]"] = s
             total = total + s
             if ordered and removal.removed is not None:
-                r = r + _pooled(removal, env, s, models)
+                r = r + remove(rng, s, removal, env, None, None, None)[0]   # its formula, uncapped
             elif ordered:
                 r, h, w = advance(r, h, s, _damage_of(rs, env, removal), wounds, models, removal.spill)
                 wasted = wasted + w

@@ -21,7 +21,6 @@ is cells x successes x successes, checked against the engine's budget before it 
 """
 from __future__ import annotations
 
-import functools
 from typing import Any, Mapping
 
 import numpy as np
@@ -30,6 +29,7 @@ from .. import engine as core
 from ..errors import InputError
 from . import tally
 from .errors import BudgetError
+from .frozen import remember
 from .spec import Chance, Removal
 
 __all__ = ["unit", "exact", "sampled", "save_chances", "reads_removal", "joint_chance", "MAX_CHAIN_WORK"]
@@ -74,20 +74,17 @@ def _one_cell_key(what: tuple, exprs: tuple, env: Mapping[str, Any]) -> tuple | 
 
 def unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_value) -> dict:
     """Every cell's tough flag, models that start wounded and save chances, checked."""
-    key = None
-    if cells == 1:
-        key = _one_cell_key((removal.save_die, None if models is None else int(np.asarray(models).item())),
-                            (removal.save, removal.tough, removal.already_wounded), env)
-        if key is not None and key in _UNITS:
-            return _UNITS[key]
-    u = _unit(removal, env, cells, models, check_value)
-    if key is not None:
-        if len(_UNITS) >= 256:
-            _UNITS.clear()
+    key = None if cells != 1 else _one_cell_key(
+        (removal.save_die, None if models is None else int(np.asarray(models).item())),
+        (removal.save, removal.tough, removal.already_wounded), env)
+
+    def kept() -> dict:   # read-only: every call of the same unit shares it
+        u = _unit(removal, env, cells, models, check_value)
         for x in u.values():
             x.setflags(write=False)
-        _UNITS[key] = u
-    return u
+        return u
+
+    return _unit(removal, env, cells, models, check_value) if key is None else remember(_UNITS, key, kept, 256)
 
 
 def _unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_value) -> dict:
@@ -133,15 +130,15 @@ def _start(cells: int, lead: tuple[int, ...], D: int, u: Mapping[str, np.ndarray
 
 
 def exact(p_n: np.ndarray, models: np.ndarray | None, u: Mapping[str, np.ndarray],
-          path: Any = "<rule file>", max_work: int = MAX_CHAIN_WORK) -> tuple[np.ndarray, np.ndarray]:
+          path: Any = "<rule file>") -> tuple[np.ndarray, np.ndarray]:
     """pmf (cells, width) of models removed by ``p_n[c, k]`` = P(k successes) and the expected
     successes wasted on a destroyed unit (cells,): the chain of :func:`_blow` stepped once per
     success; with a unit size the removed count stops at ``models``."""
     cells, width_n = p_n.shape
     last = np.flatnonzero(p_n.any(axis=0))
     n_max = int(last[-1]) if last.size else 0
-    if cells * n_max * (n_max + 1) > max_work:
-        raise BudgetError(path, "removal.save", f"at most {max_work:,} steps (cells x successes x successes) "
+    if cells * n_max * (n_max + 1) > MAX_CHAIN_WORK:
+        raise BudgetError(path, "removal.save", f"at most {MAX_CHAIN_WORK:,} steps (cells x successes x successes) "
                           "for saves that depend on the shots before", f"{cells:,} cells x {n_max:,} successes",
                           "method='sampled' has no such limit")
     cap = np.full(cells, n_max) if models is None else np.minimum(np.asarray(models), n_max)
@@ -270,8 +267,8 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
     front all fresh, all wounded or saving alike) no state is needed: each attack's final
     successes remove Binomial(successes, q) models independently of the rest, so ``removed`` is
     one more count of the attack, and the counts' joint distribution over the attacks is raised
-    to ``count`` by repeated squaring, saturating after every product; removed is then capped
-    at the unit's models."""
+    to ``count`` by repeated squaring, saturating after every product (the tallies' own
+    :func:`workbench.rules.tally._all_up_to`); removed is then capped at the unit's models."""
     up_to = int(c.up_to or 0)
     cells, F = h.shape[0], h.shape[-1]
     tallies = h.ndim - 2
@@ -286,7 +283,8 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
                           f"{work:,}", "method='sampled' has no such limit")
     q = _memoryless(u, cap)
     if q is not None:  # every blow removes with one chance: removed is a thinning, a tally like the others
-        dist = _saturated_power(_thin_last(h, q, up_to), count, up_to)
+        dist = tally._all_up_to(_thin_last(h, q, up_to), count, up_to, " and ".join(c.count))
+        dist = tally._grow(dist, (up_to + 1,) * (dist.ndim - 1))
         # at most the unit's models are removed: the one fold, each cell at its own cap
         dist = core.cap(dist, cap.reshape((cells,) + (1,) * (dist.ndim - 2)))
         return _joint_condition(c, dist, env, tallies, up_to)
@@ -322,13 +320,8 @@ def _joint_condition(c: Chance, dist: np.ndarray, env: Mapping[str, Any], tallie
     ``up_to``, the tallies in the chance's order and removed last."""
     stats = {k: x for k, x in env.items() if k in c.when.names and k not in c.count}
     key = _one_cell_key((tuple(c.count), up_to, tallies), (c.when,), stats) if dist.shape[0] == 1 else None
-    cond = _CONDITIONS.get(key) if key is not None else None
-    if cond is None:
-        cond = _condition(c, stats, tallies, up_to)
-        if key is not None:
-            if len(_CONDITIONS) >= 256:
-                _CONDITIONS.clear()
-            _CONDITIONS[key] = cond
+    make = lambda: _condition(c, stats, tallies, up_to)
+    cond = make() if key is None else remember(_CONDITIONS, key, make, 256)
     return np.clip((dist * cond).reshape(dist.shape[0], -1).sum(axis=1), 0.0, 1.0)
 
 
@@ -367,49 +360,6 @@ def _thin_last(h: np.ndarray, q: np.ndarray, up_to: int) -> np.ndarray:
         thin = np.broadcast_to(thin, (cells, F, F))
     out = np.einsum("c...f,cfr->c...r", h, thin)
     return tally._fold(out, up_to)
-
-
-@functools.lru_cache(maxsize=16)
-def _saturated_sums(axes: int, up_to: int) -> np.ndarray:
-    """Over the S = (up_to + 1) ** axes states of ``axes`` counts each saturated at ``up_to``:
-    the state of the pair (x, y), x * S + y, goes to min(x + y, up_to) on every axis (read-only)."""
-    dims = (up_to + 1,) * axes
-    S = int(np.prod(dims))
-    grid = np.indices(dims).reshape(axes, S)
-    dest = np.ravel_multi_index(np.minimum(grid[:, :, None] + grid[:, None, :], up_to).reshape(axes, -1), dims)
-    dest.setflags(write=False)
-    return dest
-
-
-def _saturated_power(h: np.ndarray, count: np.ndarray, up_to: int) -> np.ndarray:
-    """The joint distribution (cells, *dims) of counts each saturated at ``up_to`` over each
-    cell's ``count`` attacks, ``h`` one attack's: repeated
-    squaring, each product the outer product summed onto the saturated sums (min(x + y, up_to)
-    on every axis), every cell at once."""
-    cells, dims = h.shape[0], (up_to + 1,) * (h.ndim - 1)
-    h = tally._grow(tally._fold(h, up_to), dims)
-    S = int(np.prod(dims))
-    dest = _saturated_sums(len(dims), up_to)
-
-    def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        rows = a.shape[0]
-        where = (np.arange(rows)[:, None] * S + dest[None, :]).ravel()
-        pairs = (a[:, :, None] * b[:, None, :]).ravel()
-        return np.bincount(where, weights=pairs, minlength=rows * S).reshape(rows, S)
-
-    base = h.reshape(cells, S)
-    out = np.zeros((cells, S))
-    out[:, 0] = 1.0
-    top = int(count.max(initial=0))
-    bit = 1
-    while bit <= top:
-        on = (count & bit) != 0
-        if on.any():
-            out[on] = mul(out[on], base[on])
-        bit <<= 1
-        if bit <= top:
-            base = mul(base, base)
-    return out.reshape((cells,) + dims)
 
 
 def sampled(rng: np.random.Generator, successes: np.ndarray, models: int | None, u: Mapping[str, Any],

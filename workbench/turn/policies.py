@@ -46,6 +46,7 @@ from typing import Any, Sequence
 from .. import validate as v
 from ..validate import stat_function
 from ..errors import InputError
+from ..rules.frozen import remember
 from ..systems import changes
 
 __all__ = ["Policy", "FocusFire", "SpreadFire", "Greedy", "POLICIES", "get_policy", "expected_wounds"]
@@ -285,17 +286,11 @@ class Greedy(Policy):
                       natural_12_always_succeeds=rules.natural_12_always_succeeds,
                       natural_1_always_fails=rules.natural_1_always_fails, firer_cover_rule=rules.firer_cover_rule,
                       heavy_shot=rules.heavy_shot)
-        key = (tuple(sorted(entries)), *shared.values())
-        if key not in _P_DESTROYED:
-            if len(_P_DESTROYED) > _P_MAX:
-                _P_DESTROYED.clear()
-            if not entries:
-                _P_DESTROYED[key] = 0.0
-            else:
-                keys = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
-                out = changes.volley([dict(zip(keys, e)) for e in entries], **shared)
-                _P_DESTROYED[key] = float(out.effects["destroyed"])
-        return _P_DESTROYED[key]
+        if not entries:
+            return 0.0
+        keys = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
+        return remember(_P_DESTROYED, (tuple(sorted(entries)), *shared.values()), lambda: float(
+            changes.volley([dict(zip(keys, e)) for e in entries], **shared).effects["destroyed"]), _P_MAX)
 
     def _fewest(self, battle, ready, foe):
         shooters = sorted((u for u in ready if expected_wounds(battle, u, foe) > 0),

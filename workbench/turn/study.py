@@ -110,14 +110,10 @@ def _run(scenarios: Sequence[dict], turns: int, seed: Any, client: Any, block: i
 
 
 def _frame(sc: dict, arr: np.ndarray, block: int) -> pd.DataFrame:
-    df = pd.DataFrame(arr, columns=list(COLUMNS))
-    df.insert(0, "turn", np.arange(len(df)))
-    df.insert(1, "block", np.arange(len(df)) // block)
-    df.insert(2, "mode", sc["mode"])
-    df.insert(3, "active", sc["active"])
-    df.insert(4, "policy_a", repr(sc["policy_a"]))
-    df.insert(5, "policy_b", repr(sc["policy_b"]))
-    return df
+    turn = np.arange(len(arr))
+    head = {"turn": turn, "block": turn // block, "mode": sc["mode"], "active": sc["active"],
+            "policy_a": repr(sc["policy_a"]), "policy_b": repr(sc["policy_b"])}
+    return pd.DataFrame({**head, **dict(zip(COLUMNS, arr.T))})
 
 
 @stat_function

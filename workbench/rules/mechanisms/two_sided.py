@@ -93,12 +93,6 @@ class Fight:
 # Exact arithmetic: a distribution is a dict of integer numerators over one denominator (a
 # product of the dice's faces), so no sum or product normalises a Fraction; Fractions are made
 # once, at the end.
-def _key(die: StageDie) -> tuple:
-    """A die's fields in order (the mechanism's dice hold plain integers): what its chances are kept by."""
-    return (die.sides, die.roll_high, die.target, die.modifier, die.always_fail, die.always_succeed, die.critical,
-            die.reroll, die.critical_on, die.long_shot, die.near_miss)
-
-
 @functools.lru_cache(maxsize=4096)
 def _faces_passed(key: tuple) -> tuple[bool, ...]:
     """Per natural face of a die (no re-roll): does it pass (a success or a critical)?"""
@@ -114,7 +108,7 @@ def _chance(key: tuple) -> tuple[int, int]:
 
 
 def _p(die: StageDie) -> tuple[int, int]:
-    return _chance(_key(die))
+    return _chance(die.key)
 
 
 def _add(dist: dict, key, n: int) -> None:
@@ -140,7 +134,7 @@ def _pairs(dice, hurt) -> tuple[dict[tuple[int, int], int], int]:
     dist, den = {(0, 0): 1}, 1
     for a, b in zip(dice, hurt):
         both: dict = {}
-        for x, y in zip(_faces_passed(_key(a)), _faces_passed(_key(b))):
+        for x, y in zip(_faces_passed(a.key), _faces_passed(b.key)):
             _add(both, (int(x), int(y)), 1)
         nxt: dict = {}
         for (c, w), q in dist.items():
@@ -191,7 +185,7 @@ def _best(dice) -> tuple[dict, int]:
     dist: dict = {None: 1}
     den = 1
     for die in dice:
-        rolls = [(good, face + int(die.modifier)) for face, good in enumerate(_faces_passed(_key(die)), 1)]
+        rolls = [(good, face + int(die.modifier)) for face, good in enumerate(_faces_passed(die.key), 1)]
         nxt: dict = {}
         for best, q in dist.items():
             for good, r in rolls:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..die import StageDie
 from ..errors import BudgetError
+from ..frozen import remember
 from .two_sided import STEPS, Fight, Round, fight, sample
 
 __all__ = ["read", "exact", "sampled", "round_of", "Spec", "Round", "Fight", "fight", "sample", "STEPS",
@@ -111,14 +112,7 @@ _VALUES: dict[tuple, int] = {}
 def _scalar(expr, env: Mapping[str, int], field: str) -> int:
     """``expr``'s value at the stats ``env``, remembered by its text and the values it reads: the
     rounds of a fight read the same expressions at each of the fighters' states."""
-    key = (expr.source, *(env[n] for n in sorted(expr.names)))
-    value = _VALUES.get(key)
-    if value is None:
-        value = expr.scalar(env, field)
-        if len(_VALUES) >= 4096:
-            _VALUES.clear()
-        _VALUES[key] = value
-    return value
+    return remember(_VALUES, (expr.source, *(env[n] for n in sorted(expr.names))), lambda: expr.scalar(env, field))
 
 
 def _value(expr, env, field: str, lo: int, hi: int, what: str, path: str) -> int:
