@@ -37,7 +37,7 @@ from . import guard
 from .controlwidgets import SharedLooks, _to_arg, _to_widget, declared, enforce, make_control
 from .link import LinkBar
 from .live import LiveDashboard
-from .looks import page_style
+from .looks import page_style, row as _row
 from .numbers import effect_label, effect_value, expected_text, number_rows
 from .plots import live_figure
 from .plotwidget import Feed, FedHTML
@@ -444,9 +444,3 @@ def _plain_note(out: Outcome, note: str, specs: dict[str, Control] | None = None
     note = _EFFECT_REF.sub(lambda m: f'the Numbers table\'s "{effect_label(out, m.group(1))}"', note)
     return plain_note(out, note, specs)
 
-
-def _row(children: list[W.Widget]) -> W.HBox:
-    """Plots (and the numbers) side by side on a wide screen, one under the other on a narrow one."""
-    box = W.HBox(children, layout=W.Layout(flex_flow="row wrap", max_width="100%"))
-    box.add_class("wb-row")
-    return box
