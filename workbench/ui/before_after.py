@@ -35,9 +35,9 @@ from ..variants.movers import MOVER_HEAD, _profile_matchups, mover_rows
 from ..variants.sweep import _common
 from ..variants.variant import _controls, _is_path
 from . import guard
-from .compare import _error_html
+from .controlwidgets import _to_arg, _to_widget, declared, make_control
 from .link import LinkBar
-from .live import LiveDashboard
+from .live import LiveDashboard, checked
 from .looks import page_style
 from .plots import live_figure, replace_figure
 from .query import parse_controls
@@ -211,11 +211,10 @@ class BeforeAfterDashboard(LiveDashboard):
                 start = seed.get(k, c.default)
                 c = replace(c, default=c.check(start))
                 self.controls[k] = c
-                from .dashboard import make_control
                 w = make_control(c)
                 w.observe(self._on_change, names="value")
                 sliders[k] = w
-        with self._holding():
+        with self.held():
             options = [(_axis_words_of(a, k), k) for k in stats]
             self.x_axis.options, self.y_axis.options = options, options
             self.x_axis.value, self.y_axis.value = keys
@@ -224,18 +223,6 @@ class BeforeAfterDashboard(LiveDashboard):
         self._movers = None
         self._drawn = ()
         self.names.value = (f"<p><b>Before:</b> {html.escape(a.name)}<br><b>After:</b> {html.escape(b.name)}</p>")
-
-    def _holding(self):
-        from contextlib import contextmanager
-
-        @contextmanager
-        def held():
-            self._hold += 1
-            try:
-                yield
-            finally:
-                self._hold -= 1
-        return held()
 
     # -- reading -----------------------------------------------------------
     def axes(self) -> tuple[str, str]:
@@ -248,7 +235,6 @@ class BeforeAfterDashboard(LiveDashboard):
 
     def values(self) -> dict[str, Any]:
         """The matchup's sliders, read against their declared ranges."""
-        from .dashboard import _to_arg, declared
         return {k: _to_arg(self.controls[k], declared(self.controls[k], w.value)) for k, w in self.sliders.items()}
 
     def grid(self) -> dict[str, list[int]]:
@@ -266,19 +252,10 @@ class BeforeAfterDashboard(LiveDashboard):
         pairs += [(k, self.controls[k].format(v)) for k, v in self.matchup().items()]
         return "?" + urllib.parse.urlencode(pairs, safe=":,=")
 
-    def _show_error(self, message: str) -> None:
-        self.error.value = _error_html(message)
-
     # -- writing -----------------------------------------------------------
     def set_values(self, **values: Any) -> bool:
-        checked = {}
-        for k, v in values.items():
-            if k not in self.controls:
-                raise InputError("argument", "one of " + ", ".join(self.controls), k)
-            checked[k] = self.controls[k].check(v)
-        from .dashboard import _to_widget
         with self.hold():
-            for k, v in checked.items():
+            for k, v in checked(values, self.controls).items():
                 self.sliders[k].value = _to_widget(self.controls[k], v)
         return self.frame is not None
 
@@ -322,7 +299,7 @@ class BeforeAfterDashboard(LiveDashboard):
             if values:
                 self.set_values(**values)
         if errors:
-            self.error.value = _error_html("Link: " + " | ".join(errors))
+            self._show_error("Link: " + " | ".join(errors))
         return errors
 
     # -- the one recompute -------------------------------------------------
@@ -338,14 +315,8 @@ class BeforeAfterDashboard(LiveDashboard):
             self._show_error(guard.plain_message(exc))
             return False
 
-    def _enforce(self) -> None:
-        from .dashboard import enforce
-        with self._holding():
-            for k, w in self.sliders.items():
-                enforce(self.controls[k], w)
-
     def _recompute(self) -> bool:
-        self._enforce()
+        self._enforce_controls((self.controls[k], w) for k, w in self.sliders.items())
         df = variants.diff(self.a, self.b, grid=self.grid(), matchup=self.matchup())
         self.frame = df
         self._draw(df)

@@ -29,8 +29,9 @@ from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
 from ..systems.description import CONCEPT_NAMES, Step
 from . import guard
+from .controlwidgets import SharedLooks, declared, make_control
 from .link import LinkBar
-from .live import LiveDashboard
+from .live import LiveDashboard, checked, error_html
 from .looks import page_style, plot_layout
 from .plots import live_figure
 from .query import format_query, parse_values
@@ -140,7 +141,6 @@ class CompareDashboard(LiveDashboard):
         self._kwargs: dict[str, dict[str, Any]] = {}
         self._errors: dict[str, str] = {}
         self._query_applied = query is not None
-        from .dashboard import SharedLooks, make_control
         self.controls = {}
         looks = SharedLooks()
         for name, c in COMPARE_CONTROLS.items():
@@ -206,24 +206,12 @@ class CompareDashboard(LiveDashboard):
     # -- reading -----------------------------------------------------------
     def values(self) -> dict[str, int]:
         """The sliders' values, read against their declared ranges."""
-        from .dashboard import declared
         return {k: int(declared(COMPARE_CONTROLS[k], w.value)) for k, w in self.controls.items()}
 
     def enforce(self) -> bool:
         """Put every slider back to its declared range (what a viewer may have
         changed over the websocket), without a recompute."""
-        from .dashboard import enforce
-        self._hold += 1
-        try:
-            changed = False
-            for k, w in self.controls.items():
-                changed = enforce(COMPARE_CONTROLS[k], w) or changed
-            return changed
-        finally:
-            self._hold -= 1
-
-    def _show_error(self, message: str) -> None:
-        self.error.value = _error_html(message)
+        return self._enforce_controls((COMPARE_CONTROLS[k], w) for k, w in self.controls.items())
 
     def kwargs(self, system: str) -> dict[str, Any]:
         """The stat-level arguments of ``system`` for the current sliders."""
@@ -275,13 +263,8 @@ class CompareDashboard(LiveDashboard):
     # -- writing -----------------------------------------------------------
 
     def set_values(self, **values: Any) -> bool:
-        checked = {}
-        for k, v in values.items():
-            if k not in COMPARE_CONTROLS:
-                raise InputError("argument", "one of " + ", ".join(COMPARE_CONTROLS), k)
-            checked[k] = COMPARE_CONTROLS[k].check(v)
         with self.hold():
-            for k, v in checked.items():
+            for k, v in checked(values, COMPARE_CONTROLS).items():
                 self.controls[k].value = v
         return not self._errors
 
@@ -299,7 +282,7 @@ class CompareDashboard(LiveDashboard):
             # each system out of its range keeps its previous result, as moving the sliders there would
             errors += [f"{self.names[s]}: {m}" for s, m in self._errors.items()]
         if errors:
-            self.error.value = _error_html("Link: " + " | ".join(errors))
+            self._show_error("Link: " + " | ".join(errors))
         return errors
 
 
@@ -327,7 +310,7 @@ class CompareDashboard(LiveDashboard):
             self._kwargs[s], self._outcomes[s] = kw, out
         self._draw()
         self.link.query = self.query_string()
-        self.error.value = _error_html(" | ".join(f"{self.names[s]}: {m}" for s, m in self._errors.items())) \
+        self.error.value = error_html(" | ".join(f"{self.names[s]}: {m}" for s, m in self._errors.items())) \
             if self._errors else ""
         self._refreshed()
         return not self._errors
@@ -443,7 +426,3 @@ def _concept_words(system_keys) -> str:
         parts.append(f"{concept} +1 = " + ", ".join(moves))
     return "; ".join(parts)
 
-
-def _error_html(message: str) -> str:
-    return ('<div class="wb-error-message" role="alert" style="color:#b00020;border:1px solid #b00020;'
-            f'padding:4px 8px;">&#9888; {html.escape(message)}</div>')

@@ -34,9 +34,9 @@ from ..errors import InputError
 from ..outcome import Outcome
 from ..teach import plain_note, ratio
 from . import guard
-from .controlwidgets import SharedLooks, _to_arg, _to_widget, declared, enforce, make_control
+from .controlwidgets import SharedLooks, _to_arg, _to_widget, declared, make_control
 from .link import LinkBar
-from .live import LiveDashboard
+from .live import LiveDashboard, checked, error_html
 from .looks import page_style, row as _row
 from .numbers import effect_label, effect_value, expected_text, number_rows
 from .plots import live_figure
@@ -197,17 +197,12 @@ class SystemDashboard(LiveDashboard):
         """Put every control of the shown mode back to its declared range,
         options and type (what a viewer may have changed over the websocket),
         without a recompute; returns whether any was changed."""
-        self._hold += 1
-        try:
-            changed = False
-            for c in self.mode.controls:
-                changed = enforce(self.specs[c.name], self.controls[c.name]) or changed
+        with self.held():
+            changed = self._enforce_controls((self.specs[c.name], self.controls[c.name]) for c in self.mode.controls)
             if self.mode_picker.value not in self.modes:
                 self.mode_picker.value = next(iter(self.modes))
                 changed = True
             return changed
-        finally:
-            self._hold -= 1
 
     def defaults(self) -> dict[str, Any]:
         return {c.name: c.default for c in self.mode.controls}
@@ -233,16 +228,12 @@ class SystemDashboard(LiveDashboard):
         """
         if mode is not None and mode not in self.modes:
             raise InputError(MODE_KEY, "one of " + ", ".join(map(repr, self.modes)), mode)
-        checked = {}
-        for k, v in values.items():
-            if k not in self.specs:
-                raise InputError("argument", "one of " + ", ".join(self.specs), k)
-            checked[k] = self.specs[k].check(v)
+        good = checked(values, self.specs)
         with self.hold():
             if mode is not None:
                 self.mode_picker.value = mode
                 self._show_mode_controls()
-            for k, v in checked.items():
+            for k, v in good.items():
                 self.controls[k].value = _to_widget(self.specs[k], v)
         return not self.error.value
 
@@ -310,9 +301,7 @@ class SystemDashboard(LiveDashboard):
     def _show_error(self, message: str) -> None:
         kept = (" <span class='wb-stale-note'>The results below (greyed) are those of the last settings "
                 "that were allowed, and the link keeps those settings.</span>" if self._outcome is not None else "")
-        self.error.value = ('<div class="wb-error-message" role="alert" style="color:#b00020;'
-                            'border:1px solid #b00020;padding:4px 8px;">'
-                            f"&#9888; {html.escape(message)}{kept}</div>")
+        self.error.value = error_html(message, kept)
 
     # -- the one recompute -------------------------------------------------
     def refresh(self) -> bool:

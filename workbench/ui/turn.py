@@ -47,10 +47,9 @@ from ..controls import Control
 from ..errors import InputError
 from ..turn import from_profile, study, summary
 from . import guard
-from .compare import _error_html
-from .controlwidgets import SharedLooks, declared, enforce, make_control
+from .controlwidgets import SharedLooks, declared, make_control
 from .link import LinkBar
-from .live import LiveDashboard
+from .live import LiveDashboard, checked
 from .looks import PLOT_HEIGHT, page_style, plot_layout, row as _row
 from .numbers import expected_text
 from .plots import figure_widget, replace_figure
@@ -158,14 +157,11 @@ class TurnDashboard(LiveDashboard):
         self.widget.add_class("wb-dashboard")
         self.widget.add_class("wb-dashboard-changes-turn")
 
-        self._hold += 1  # one first draw: of the link's settings when a link is given
-        try:
+        with self.held():  # one first draw: of the link's settings when a link is given
             if turns is not None:
                 self.widgets["turns"].value = declared(self.controls["turns"], turns)
             if seed is not None:
                 self.widgets["seed"].value = declared(self.controls["seed"], seed)
-        finally:
-            self._hold -= 1
         if query is not None:
             self.apply_query(query)  # draws (nothing is drawn yet), then names the link's bad values
         else:
@@ -226,13 +222,9 @@ class TurnDashboard(LiveDashboard):
         """Set settings by link key with one redraw. A key the page has not, or a
         value its control cannot show, raises :class:`InputError` before anything
         changes. Returns whether the redraw succeeded."""
-        checked = {}
-        for k, v in values.items():
-            if k not in self.controls:
-                raise InputError("setting", "one of " + ", ".join(self.controls), k)
-            checked[k] = _on_step(self.controls[k], self.controls[k].check(v))
+        good = {k: _on_step(self.controls[k], v) for k, v in checked(values, self.controls, "setting").items()}
         with self.hold():
-            for k, v in checked.items():
+            for k, v in good.items():
                 self.widgets[k].value = v
         return not self.error.value
 
@@ -258,19 +250,11 @@ class TurnDashboard(LiveDashboard):
             self._show_error("Link: " + " | ".join(errors))
         return errors
 
-    def _show_error(self, message: str) -> None:
-        self.error.value = _error_html(message)
-
     # -- the one redraw --------------------------------------------------
     def enforce(self) -> None:
         """Put every widget back to its control's declared range (what a viewer
         may have sent over the websocket), without a redraw."""
-        self._hold += 1
-        try:
-            for k, c in self.controls.items():
-                enforce(c, self.widgets[k])
-        finally:
-            self._hold -= 1
+        self._enforce_controls((c, self.widgets[k]) for k, c in self.controls.items())
 
     def refresh(self) -> bool:
         """Play the turns of the current settings and redraw everything once.
