@@ -34,7 +34,7 @@ from .link import LinkBar
 from .live import LiveDashboard, checked, error_html
 from .looks import page_style, plot_layout
 from .plots import live_figure
-from .query import format_query, parse_values
+from .query import format_query, parse_controls
 
 __all__ = ["COMPARE_CONTROLS", "CompareDashboard", "base_kwargs", "compare_kwargs", "concept_table",
            "stat_text"]
@@ -277,7 +277,7 @@ class CompareDashboard(LiveDashboard):
                 self.add_system(key)
             except InputError as exc:
                 errors.append(str(exc).replace("system:", "add:", 1))
-        values = parse_values(qs, COMPARE_CONTROLS, (), errors)
+        values = parse_controls(qs, COMPARE_CONTROLS, errors)
         if values and not self.set_values(**values):
             # each system out of its range keeps its previous result, as moving the sliders there would
             errors += [f"{self.names[s]}: {m}" for s, m in self._errors.items()]
