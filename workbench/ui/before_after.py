@@ -36,9 +36,7 @@ from ..variants.sweep import _common
 from ..variants.variant import _controls, _is_path
 from . import guard
 from .controlwidgets import _to_arg, _to_widget, declared, make_control
-from .link import LinkBar
 from .live import LiveDashboard, checked
-from .looks import page_style
 from .plots import live_figure, replace_figure
 from .query import parse_controls
 
@@ -135,16 +133,13 @@ class BeforeAfterDashboard(LiveDashboard):
         self.frame = None
         self._drawn: tuple[str, ...] = ()
         self._movers: tuple[tuple[Variant, Variant], Any] | None = None
-        self.error = W.HTML("")
-        self.error.add_class("wb-error")
         self.names = W.HTML("")
         self.names.add_class("wb-variants")
         self.verdict = W.HTML("")
         self.verdict.add_class("wb-verdict")
         self.movers = W.HTML("")
         self.movers.add_class("wb-movers-table")
-        self.link = LinkBar()
-        self.link.add_class("wb-link")
+        self._message_and_link()
         self.x_axis = guard.Dropdown(options=[("", "")], description="across")
         self.y_axis = guard.Dropdown(options=[("", "")], description="down")
         for w in (self.x_axis, self.y_axis):
@@ -172,15 +167,12 @@ class BeforeAfterDashboard(LiveDashboard):
         posts.set_title(1, "BBCode (phpBB)")
         panel = W.VBox([W.HBox([self.post_button, self.post_status]), posts, self.post_links])
         panel.add_class("wb-forum")
-        intro = W.HTML("<h2>Before and after</h2><p>What one rule change does: the change of the expected "
-                       "number of models removed, and of the chance of removing at least one, at every point "
-                       "of a grid of two stats. Blue: more models removed after the change; red: fewer. "
-                       "Point at a cell for its numbers.</p>")
-        intro.add_class("wb-title")
-        self.widget = W.VBox([page_style(), intro, self.names, W.HBox([self.x_axis, self.y_axis]),
-                              self.slider_box, self.error, self.verdict, fig_w, self.movers, self.link, panel])
-        self.widget.add_class("wb-dashboard")
-        self.widget.add_class("wb-dashboard-before-after")
+        intro = ("<h2>Before and after</h2><p>What one rule change does: the change of the expected "
+                 "number of models removed, and of the chance of removing at least one, at every point "
+                 "of a grid of two stats. Blue: more models removed after the change; red: fewer. "
+                 "Point at a cell for its numbers.</p>")
+        self._page("before-after", intro, [self.names, W.HBox([self.x_axis, self.y_axis]),
+                                           self.slider_box, self.error, self.verdict, fig_w, self.movers, self.link, panel])
         self._build(_variant(a, "a", True), _variant(b, "b", True), grid)  # the designer's own code
         self.refresh()
         if query is not None:

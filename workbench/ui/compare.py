@@ -30,9 +30,8 @@ from ..outcome import Outcome
 from ..systems.description import CONCEPT_NAMES, Step
 from . import guard
 from .controlwidgets import SharedLooks, declared, make_control
-from .link import LinkBar
 from .live import LiveDashboard, checked, error_html
-from .looks import page_style, plot_layout
+from .looks import plot_layout, row
 from .plots import live_figure
 from .query import format_query, parse_controls
 
@@ -148,13 +147,10 @@ class CompareDashboard(LiveDashboard):
             w.add_class("wb-concept")
             w.observe(lambda change: self._on_change(), names="value")
             self.controls[name] = w
-        self.error = W.HTML("")
-        self.error.add_class("wb-error")
         self.table = W.HTML("")
         self.table.add_class("wb-compare-table")
         self.effects = self.table
-        self.link = LinkBar()
-        self.link.add_class("wb-link")
+        self._message_and_link()
         from .. import points, profiles
         with_profiles = [s for s in self.system_keys if s in profiles.profile_systems()]
         self.units = {s: profiles.basic_matchup(s) for s in with_profiles}  # for the points column
@@ -171,12 +167,11 @@ class CompareDashboard(LiveDashboard):
         self.fig_means, means_w = live_figure(None)
         dist_w.add_class("wb-plot-compare")
         means_w.add_class("wb-plot-means")
-        intro = W.HTML("<h2>Every system, one matchup</h2><p>In each system a basic trooper fires its basic "
-                       "gun at a basic trooper of the same army list. Each slider moves every system's own stat "
-                       "by one step in the same direction (+1 helps the side it names): "
-                       f"{html.escape(_concept_words(self.system_keys))}. The table and the charts follow when "
-                       "you let go of a slider.</p>")
-        intro.add_class("wb-title")
+        intro = ("<h2>Every system, one matchup</h2><p>In each system a basic trooper fires its basic "
+                 "gun at a basic trooper of the same army list. Each slider moves every system's own stat "
+                 "by one step in the same direction (+1 helps the side it names): "
+                 f"{html.escape(_concept_words(self.system_keys))}. The table and the charts follow when "
+                 "you let go of a slider.</p>")
         box = W.Box(list(self.controls.values()), layout=W.Layout(display="flex", flex_flow="row wrap",
                                                                   max_width="100%"))
         box.add_class("wb-controls")
@@ -193,12 +188,9 @@ class CompareDashboard(LiveDashboard):
                        layout=W.Layout(flex_flow="row wrap", align_items="center",
                                        display=None if self.add_boxes else "none"))
         adder.add_class("wb-compare-add")
-        plots = W.HBox([dist_w, means_w], layout=W.Layout(flex_flow="row wrap", max_width="100%"))
-        plots.add_class("wb-row")
-        self.widget = W.VBox([page_style(), intro, box, adder, self.error, self.table, plots, self.link,
-                              self.points, self.panels])
-        self.widget.add_class("wb-dashboard")
-        self.widget.add_class("wb-dashboard-compare")
+        plots = row([dist_w, means_w])
+        self._page("compare", intro, [box, adder, self.error, self.table, plots, self.link,
+                                      self.points, self.panels])
         self.refresh()
         if query is not None:
             self.apply_query(query)

@@ -35,9 +35,8 @@ from ..outcome import Outcome
 from ..teach import plain_note, ratio
 from . import guard
 from .controlwidgets import SharedLooks, _to_arg, _to_widget, declared, make_control
-from .link import LinkBar
 from .live import LiveDashboard, checked, error_html
-from .looks import page_style, row as _row
+from .looks import row as _row
 from .numbers import effect_label, effect_value, expected_text, number_rows
 from .plots import live_figure
 from .plotwidget import Feed, FedHTML
@@ -127,8 +126,6 @@ class SystemDashboard(LiveDashboard):
         self.sampled_toggle.add_class("wb-wrap")
         self.sampled_toggle.observe(self._on_change, names="value")
 
-        self.error = W.HTML(value="")
-        self.error.add_class("wb-error")
         #: every number a recompute changes (plots, headline, Numbers table, link) travels in one message
         self.feed = Feed()
         self.effects = FedHTML(value="", feed=self.feed)
@@ -137,8 +134,7 @@ class SystemDashboard(LiveDashboard):
         self.headline.add_class("wb-headline")
         self._valid_query: str | None = None
         self._error_text = ""
-        self.link = LinkBar(feed=self.feed)
-        self.link.add_class("wb-link")
+        self._message_and_link(self.feed)
         from .forum import ForumPanel  # the one-click forum post
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
@@ -159,14 +155,13 @@ class SystemDashboard(LiveDashboard):
         self.controls_box = W.VBox([])
         self.controls_box.add_class("wb-controls")
         d = self.description
-        title = W.HTML(f"<h2>{html.escape(d.name)}</h2>"
-                       f"<p>{html.escape(d.blurb)} Set up the attack with the controls below"
-                       + (", or pick units from the army lists" if d.profiles is not None else "")
-                       + ". The charts and the numbers follow as soon as you let go of a control; rest the "
-                       "pointer on a control to read what it means. The link at the bottom (and the "
-                       "address bar) brings anyone back to exactly these settings.</p>")
-        title.add_class("wb-title")
-        parts = [page_style(), title, self.mode_picker]
+        intro = (f"<h2>{html.escape(d.name)}</h2>"
+                 f"<p>{html.escape(d.blurb)} Set up the attack with the controls below"
+                 + (", or pick units from the army lists" if d.profiles is not None else "")
+                 + ". The charts and the numbers follow as soon as you let go of a control; rest the "
+                 "pointer on a control to read what it means. The link at the bottom (and the "
+                 "address bar) brings anyone back to exactly these settings.</p>")
+        parts = [self.mode_picker]
         if self.profile_picker is not None:
             parts.append(self.profile_picker.widget)
         self.results = (self.headline, _row([dist_w, at_least_w]), _row([stages_w, self.effects]),
@@ -174,9 +169,7 @@ class SystemDashboard(LiveDashboard):
         self.results[1].add_class("wb-row-first")
         parts += [self.controls_box, self.error, self.headline, self.results[1],
                   self.sampled_toggle, self.results[2], self.stage_charts.widget, self.link, self.panels]
-        self.widget = W.VBox(parts)
-        self.widget.add_class("wb-dashboard")
-        self.widget.add_class(f"wb-dashboard-{self.system}")
+        self._page(self.system, intro, parts)
 
         self._show_mode_controls()
         self.refresh()

@@ -14,6 +14,8 @@ from ..controls import Control
 from ..errors import InputError
 from . import guard
 from .controlwidgets import enforce
+from .link import LinkBar
+from .looks import page_style
 from .plots import show_widget
 from .query import request_query
 
@@ -47,8 +49,9 @@ class LiveDashboard:
     the controls no longer hold the chosen units).
     """
 
-    widget: Any  # what is put on the page: each subclass's __init__ sets it
-    error: W.HTML  # the message line: each subclass's __init__ sets it
+    widget: Any  # what is put on the page: each subclass's __init__ sets it (:meth:`_page`)
+    error: W.HTML  # the message line, and ``link`` the share link: each subclass's __init__ sets them
+    link: LinkBar
     _hold = 0
     _query_applied = False
 
@@ -57,6 +60,22 @@ class LiveDashboard:
 
     def apply_query(self, qs: str):  # pragma: no cover - every subclass has one
         raise NotImplementedError
+
+    def _message_and_link(self, feed=None) -> None:
+        """The message line ``error`` (class ``wb-error``) and the share link ``link`` (``wb-link``)."""
+        self.error = W.HTML("")
+        self.error.add_class("wb-error")
+        self.link = LinkBar(feed=feed)
+        self.link.add_class("wb-link")
+
+    def _page(self, key: str, intro: str, parts: list) -> None:
+        """``widget``: the stylesheet, the introduction ``intro`` (HTML, class ``wb-title``), then
+        ``parts``; classes ``wb-dashboard`` and ``wb-dashboard-<key>``."""
+        title = W.HTML(intro)
+        title.add_class("wb-title")
+        self.widget = W.VBox([page_style(), title, *parts])
+        for cls in ("wb-dashboard", f"wb-dashboard-{key}"):
+            self.widget.add_class(cls)
 
     def _show_error(self, message: str) -> None:
         self.error.value = error_html(message)

@@ -48,9 +48,8 @@ from ..errors import InputError
 from ..turn import from_profile, study, summary
 from . import guard
 from .controlwidgets import SharedLooks, declared, make_control
-from .link import LinkBar
 from .live import LiveDashboard, checked
-from .looks import PLOT_HEIGHT, page_style, plot_layout, row as _row
+from .looks import PLOT_HEIGHT, plot_layout, row as _row
 from .numbers import expected_text
 from .plots import figure_widget, replace_figure
 from .turncontrols import MAX_UNITS, SIDES, _on_step, controls, unit_choices
@@ -102,14 +101,11 @@ class TurnDashboard(LiveDashboard):
             if key.endswith("_unit"):
                 self.widgets[key].layout = wide
 
-        self.error = W.HTML("")
-        self.error.add_class("wb-error")
         self.status = W.HTML("")
         self.status.add_class("wb-turn-status")
         self.table = W.HTML("")
         self.table.add_class("wb-turn-numbers")
-        self.link = LinkBar()
-        self.link.add_class("wb-link")
+        self._message_and_link()
 
         self.figures: dict[str, go.FigureWidget] = {}
         for key in ("lost-active", "lost-passive", "exchange", "wasted", "engage"):
@@ -136,7 +132,7 @@ class TurnDashboard(LiveDashboard):
             box.add_class("wb-side")
             sides.append(box)
 
-        intro = W.HTML(
+        intro = (
             "<h2>40k Changes: a whole turn</h2>"
             "<p>Two forces play one Changes turn many times, every die rolled. The active player commits its "
             "units to targets before any die is rolled, so shots can go at a unit another unit has already "
@@ -145,17 +141,14 @@ class TurnDashboard(LiveDashboard):
             "<p>The charts and the numbers follow a second or two after you let go of a control; rest the "
             "pointer on a control to read what it means. The link at the bottom (and the address bar) "
             "brings anyone back to exactly these settings.</p>")
-        intro.add_class("wb-title")
         run = _row([self.widgets["turns"], self.widgets["seed"]])
         run.add_class("wb-turn-run")
-        self.widget = W.VBox([
-            page_style(), intro, _row(sides), run, self.error, self.status,
+        self._page("changes-turn", intro, [
+            _row(sides), run, self.error, self.status,
             _row([self.figures["lost-active"], self.figures["lost-passive"]]),
             _row([self.figures["exchange"], self.figures["wasted"]]),
             _row([self.figures["engage"]]),
             self.table, self.link])
-        self.widget.add_class("wb-dashboard")
-        self.widget.add_class("wb-dashboard-changes-turn")
 
         with self.held():  # one first draw: of the link's settings when a link is given
             if turns is not None:
