@@ -113,17 +113,7 @@ def _from_env(value, env: str):
 
 def resolve_port(value: str | int | None) -> int:
     """The port to listen on: ``value`` if given, else ``$PORT``, else 8866 (0 = any free port)."""
-    value, env = _from_env(value, "PORT")
-    source = env or "port"
-    if value is None:
-        return DEFAULT_PORT
-    try:
-        port = int(str(value).strip())
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise InputError(source, "an integer from 0 to 65535", value)
-    return port
+    return resolve_int(value, "PORT", "port", DEFAULT_PORT, 0, 65535)
 
 
 def resolve_host(value: str | None) -> str:

@@ -35,10 +35,8 @@ from ..variants.movers import MOVER_HEAD, _profile_matchups, mover_rows
 from ..variants.sweep import _common
 from ..variants.variant import _controls, _is_path
 from . import guard
-from .compare import _error_html
-from .link import LinkBar
-from .live import LiveDashboard
-from .looks import page_style
+from .controlwidgets import _to_arg, _to_widget, declared, make_control
+from .live import LiveDashboard, checked
 from .plots import live_figure, replace_figure
 from .query import parse_controls
 
@@ -135,16 +133,13 @@ class BeforeAfterDashboard(LiveDashboard):
         self.frame = None
         self._drawn: tuple[str, ...] = ()
         self._movers: tuple[tuple[Variant, Variant], Any] | None = None
-        self.error = W.HTML("")
-        self.error.add_class("wb-error")
         self.names = W.HTML("")
         self.names.add_class("wb-variants")
         self.verdict = W.HTML("")
         self.verdict.add_class("wb-verdict")
         self.movers = W.HTML("")
         self.movers.add_class("wb-movers-table")
-        self.link = LinkBar()
-        self.link.add_class("wb-link")
+        self._message_and_link()
         self.x_axis = guard.Dropdown(options=[("", "")], description="across")
         self.y_axis = guard.Dropdown(options=[("", "")], description="down")
         for w in (self.x_axis, self.y_axis):
@@ -172,15 +167,12 @@ class BeforeAfterDashboard(LiveDashboard):
         posts.set_title(1, "BBCode (phpBB)")
         panel = W.VBox([W.HBox([self.post_button, self.post_status]), posts, self.post_links])
         panel.add_class("wb-forum")
-        intro = W.HTML("<h2>Before and after</h2><p>What one rule change does: the change of the expected "
-                       "number of models removed, and of the chance of removing at least one, at every point "
-                       "of a grid of two stats. Blue: more models removed after the change; red: fewer. "
-                       "Point at a cell for its numbers.</p>")
-        intro.add_class("wb-title")
-        self.widget = W.VBox([page_style(), intro, self.names, W.HBox([self.x_axis, self.y_axis]),
-                              self.slider_box, self.error, self.verdict, fig_w, self.movers, self.link, panel])
-        self.widget.add_class("wb-dashboard")
-        self.widget.add_class("wb-dashboard-before-after")
+        intro = ("<h2>Before and after</h2><p>What one rule change does: the change of the expected "
+                 "number of models removed, and of the chance of removing at least one, at every point "
+                 "of a grid of two stats. Blue: more models removed after the change; red: fewer. "
+                 "Point at a cell for its numbers.</p>")
+        self._page("before-after", intro, [self.names, W.HBox([self.x_axis, self.y_axis]),
+                                           self.slider_box, self.error, self.verdict, fig_w, self.movers, self.link, panel])
         self._build(_variant(a, "a", True), _variant(b, "b", True), grid)  # the designer's own code
         self.refresh()
         if query is not None:
@@ -211,11 +203,10 @@ class BeforeAfterDashboard(LiveDashboard):
                 start = seed.get(k, c.default)
                 c = replace(c, default=c.check(start))
                 self.controls[k] = c
-                from .dashboard import make_control
                 w = make_control(c)
                 w.observe(self._on_change, names="value")
                 sliders[k] = w
-        with self._holding():
+        with self.held():
             options = [(_axis_words_of(a, k), k) for k in stats]
             self.x_axis.options, self.y_axis.options = options, options
             self.x_axis.value, self.y_axis.value = keys
@@ -224,18 +215,6 @@ class BeforeAfterDashboard(LiveDashboard):
         self._movers = None
         self._drawn = ()
         self.names.value = (f"<p><b>Before:</b> {html.escape(a.name)}<br><b>After:</b> {html.escape(b.name)}</p>")
-
-    def _holding(self):
-        from contextlib import contextmanager
-
-        @contextmanager
-        def held():
-            self._hold += 1
-            try:
-                yield
-            finally:
-                self._hold -= 1
-        return held()
 
     # -- reading -----------------------------------------------------------
     def axes(self) -> tuple[str, str]:
@@ -248,7 +227,6 @@ class BeforeAfterDashboard(LiveDashboard):
 
     def values(self) -> dict[str, Any]:
         """The matchup's sliders, read against their declared ranges."""
-        from .dashboard import _to_arg, declared
         return {k: _to_arg(self.controls[k], declared(self.controls[k], w.value)) for k, w in self.sliders.items()}
 
     def grid(self) -> dict[str, list[int]]:
@@ -266,19 +244,10 @@ class BeforeAfterDashboard(LiveDashboard):
         pairs += [(k, self.controls[k].format(v)) for k, v in self.matchup().items()]
         return "?" + urllib.parse.urlencode(pairs, safe=":,=")
 
-    def _show_error(self, message: str) -> None:
-        self.error.value = _error_html(message)
-
     # -- writing -----------------------------------------------------------
     def set_values(self, **values: Any) -> bool:
-        checked = {}
-        for k, v in values.items():
-            if k not in self.controls:
-                raise InputError("argument", "one of " + ", ".join(self.controls), k)
-            checked[k] = self.controls[k].check(v)
-        from .dashboard import _to_widget
         with self.hold():
-            for k, v in checked.items():
+            for k, v in checked(values, self.controls).items():
                 self.sliders[k].value = _to_widget(self.controls[k], v)
         return self.frame is not None
 
@@ -322,7 +291,7 @@ class BeforeAfterDashboard(LiveDashboard):
             if values:
                 self.set_values(**values)
         if errors:
-            self.error.value = _error_html("Link: " + " | ".join(errors))
+            self._show_error("Link: " + " | ".join(errors))
         return errors
 
     # -- the one recompute -------------------------------------------------
@@ -338,14 +307,8 @@ class BeforeAfterDashboard(LiveDashboard):
             self._show_error(guard.plain_message(exc))
             return False
 
-    def _enforce(self) -> None:
-        from .dashboard import enforce
-        with self._holding():
-            for k, w in self.sliders.items():
-                enforce(self.controls[k], w)
-
     def _recompute(self) -> bool:
-        self._enforce()
+        self._enforce_controls((self.controls[k], w) for k, w in self.sliders.items())
         df = variants.diff(self.a, self.b, grid=self.grid(), matchup=self.matchup())
         self.frame = df
         self._draw(df)

@@ -29,11 +29,11 @@ from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
 from ..systems.description import CONCEPT_NAMES, Step
 from . import guard
-from .link import LinkBar
-from .live import LiveDashboard
-from .looks import page_style, plot_layout
+from .controlwidgets import SharedLooks, declared, make_control
+from .live import LiveDashboard, checked, error_html
+from .looks import plot_layout, row
 from .plots import live_figure
-from .query import format_query, parse_values
+from .query import format_query, parse_controls
 
 __all__ = ["COMPARE_CONTROLS", "CompareDashboard", "base_kwargs", "compare_kwargs", "concept_table",
            "stat_text"]
@@ -140,7 +140,6 @@ class CompareDashboard(LiveDashboard):
         self._kwargs: dict[str, dict[str, Any]] = {}
         self._errors: dict[str, str] = {}
         self._query_applied = query is not None
-        from .dashboard import SharedLooks, make_control
         self.controls = {}
         looks = SharedLooks()
         for name, c in COMPARE_CONTROLS.items():
@@ -148,13 +147,10 @@ class CompareDashboard(LiveDashboard):
             w.add_class("wb-concept")
             w.observe(lambda change: self._on_change(), names="value")
             self.controls[name] = w
-        self.error = W.HTML("")
-        self.error.add_class("wb-error")
         self.table = W.HTML("")
         self.table.add_class("wb-compare-table")
         self.effects = self.table
-        self.link = LinkBar()
-        self.link.add_class("wb-link")
+        self._message_and_link()
         from .. import points, profiles
         with_profiles = [s for s in self.system_keys if s in profiles.profile_systems()]
         self.units = {s: profiles.basic_matchup(s) for s in with_profiles}  # for the points column
@@ -171,12 +167,11 @@ class CompareDashboard(LiveDashboard):
         self.fig_means, means_w = live_figure(None)
         dist_w.add_class("wb-plot-compare")
         means_w.add_class("wb-plot-means")
-        intro = W.HTML("<h2>Every system, one matchup</h2><p>In each system a basic trooper fires its basic "
-                       "gun at a basic trooper of the same army list. Each slider moves every system's own stat "
-                       "by one step in the same direction (+1 helps the side it names): "
-                       f"{html.escape(_concept_words(self.system_keys))}. The table and the charts follow when "
-                       "you let go of a slider.</p>")
-        intro.add_class("wb-title")
+        intro = ("<h2>Every system, one matchup</h2><p>In each system a basic trooper fires its basic "
+                 "gun at a basic trooper of the same army list. Each slider moves every system's own stat "
+                 "by one step in the same direction (+1 helps the side it names): "
+                 f"{html.escape(_concept_words(self.system_keys))}. The table and the charts follow when "
+                 "you let go of a slider.</p>")
         box = W.Box(list(self.controls.values()), layout=W.Layout(display="flex", flex_flow="row wrap",
                                                                   max_width="100%"))
         box.add_class("wb-controls")
@@ -193,12 +188,9 @@ class CompareDashboard(LiveDashboard):
                        layout=W.Layout(flex_flow="row wrap", align_items="center",
                                        display=None if self.add_boxes else "none"))
         adder.add_class("wb-compare-add")
-        plots = W.HBox([dist_w, means_w], layout=W.Layout(flex_flow="row wrap", max_width="100%"))
-        plots.add_class("wb-row")
-        self.widget = W.VBox([page_style(), intro, box, adder, self.error, self.table, plots, self.link,
-                              self.points, self.panels])
-        self.widget.add_class("wb-dashboard")
-        self.widget.add_class("wb-dashboard-compare")
+        plots = row([dist_w, means_w])
+        self._page("compare", intro, [box, adder, self.error, self.table, plots, self.link,
+                                      self.points, self.panels])
         self.refresh()
         if query is not None:
             self.apply_query(query)
@@ -206,24 +198,12 @@ class CompareDashboard(LiveDashboard):
     # -- reading -----------------------------------------------------------
     def values(self) -> dict[str, int]:
         """The sliders' values, read against their declared ranges."""
-        from .dashboard import declared
         return {k: int(declared(COMPARE_CONTROLS[k], w.value)) for k, w in self.controls.items()}
 
     def enforce(self) -> bool:
         """Put every slider back to its declared range (what a viewer may have
         changed over the websocket), without a recompute."""
-        from .dashboard import enforce
-        self._hold += 1
-        try:
-            changed = False
-            for k, w in self.controls.items():
-                changed = enforce(COMPARE_CONTROLS[k], w) or changed
-            return changed
-        finally:
-            self._hold -= 1
-
-    def _show_error(self, message: str) -> None:
-        self.error.value = _error_html(message)
+        return self._enforce_controls((COMPARE_CONTROLS[k], w) for k, w in self.controls.items())
 
     def kwargs(self, system: str) -> dict[str, Any]:
         """The stat-level arguments of ``system`` for the current sliders."""
@@ -275,13 +255,8 @@ class CompareDashboard(LiveDashboard):
     # -- writing -----------------------------------------------------------
 
     def set_values(self, **values: Any) -> bool:
-        checked = {}
-        for k, v in values.items():
-            if k not in COMPARE_CONTROLS:
-                raise InputError("argument", "one of " + ", ".join(COMPARE_CONTROLS), k)
-            checked[k] = COMPARE_CONTROLS[k].check(v)
         with self.hold():
-            for k, v in checked.items():
+            for k, v in checked(values, COMPARE_CONTROLS).items():
                 self.controls[k].value = v
         return not self._errors
 
@@ -294,12 +269,12 @@ class CompareDashboard(LiveDashboard):
                 self.add_system(key)
             except InputError as exc:
                 errors.append(str(exc).replace("system:", "add:", 1))
-        values = parse_values(qs, COMPARE_CONTROLS, (), errors)
+        values = parse_controls(qs, COMPARE_CONTROLS, errors)
         if values and not self.set_values(**values):
             # each system out of its range keeps its previous result, as moving the sliders there would
             errors += [f"{self.names[s]}: {m}" for s, m in self._errors.items()]
         if errors:
-            self.error.value = _error_html("Link: " + " | ".join(errors))
+            self._show_error("Link: " + " | ".join(errors))
         return errors
 
 
@@ -327,7 +302,7 @@ class CompareDashboard(LiveDashboard):
             self._kwargs[s], self._outcomes[s] = kw, out
         self._draw()
         self.link.query = self.query_string()
-        self.error.value = _error_html(" | ".join(f"{self.names[s]}: {m}" for s, m in self._errors.items())) \
+        self.error.value = error_html(" | ".join(f"{self.names[s]}: {m}" for s, m in self._errors.items())) \
             if self._errors else ""
         self._refreshed()
         return not self._errors
@@ -443,7 +418,3 @@ def _concept_words(system_keys) -> str:
         parts.append(f"{concept} +1 = " + ", ".join(moves))
     return "; ".join(parts)
 
-
-def _error_html(message: str) -> str:
-    return ('<div class="wb-error-message" role="alert" style="color:#b00020;border:1px solid #b00020;'
-            f'padding:4px 8px;">&#9888; {html.escape(message)}</div>')

@@ -20,23 +20,20 @@ import ipywidgets as W
 from . import guard
 from .specs import Control
 
-_SLIDER_LAYOUT = dict(width="340px", max_width="100%")
-_STYLE = {"description_width": "150px"}
-
-
 class SharedLooks:
     """One ``Layout`` and one style object per kind of control, shared by
     every control of a dashboard: a widget's layout and style are widget
     models of their own, so sharing them halves what the browser creates on
-    the first render."""
+    the first render. ``width`` / ``label_width``: a control's and its
+    label's width."""
 
-    def __init__(self):
-        self.layout = W.Layout(**_SLIDER_LAYOUT)
-        self.slider_style = W.SliderStyle(**_STYLE)
+    def __init__(self, width: str = "340px", label_width: str = "150px"):
+        self.layout = W.Layout(width=width, max_width="100%")
+        self.slider_style = W.SliderStyle(description_width=label_width)
         from ipywidgets.widgets.widget_bool import CheckboxStyle
         from ipywidgets.widgets.widget_description import DescriptionStyle
         self.checkbox_style = CheckboxStyle()
-        self.dropdown_style = DescriptionStyle(**_STYLE)
+        self.dropdown_style = DescriptionStyle(description_width=label_width)
 
 
 def make_control(c: Control, looks: SharedLooks | None = None) -> W.ValueWidget:
@@ -50,7 +47,8 @@ def make_control(c: Control, looks: SharedLooks | None = None) -> W.ValueWidget:
     common = dict(description=c.text, style=looks.slider_style, layout=looks.layout)
     if c.kind == "int":
         lo, hi = c.bounds
-        w = guard.IntSlider(value=c.default, min=int(lo), max=int(hi), step=1, continuous_update=False, **common)
+        w = guard.IntSlider(value=c.default, min=int(lo), max=int(hi), step=int(c.step), continuous_update=False,
+                            **common)
         kind = "slider"
     elif c.kind == "optint":
         lo, hi = c.bounds
@@ -111,7 +109,8 @@ def declared(c: Control, value: Any) -> Any:
     """The widget value ``value`` read against the control's declared range
     and type: a number is clamped into ``[lo, hi]`` (whole for a whole-number
     control), anything the control cannot show (NaN, a string in a slider,
-    an option it does not list) becomes its default."""
+    an option it does not list) becomes its default; a whole-number control
+    with steps of more than one snaps onto them."""
     if c.kind in ("int", "optint", "float"):
         low, hi = c.bounds
         lo = int(low) - 1 if c.kind == "optint" else low
@@ -121,6 +120,8 @@ def declared(c: Control, value: Any) -> Any:
         if c.kind == "float":
             snapped = lo + round((value - lo) / c.step) * c.step if c.step else value
             return float(round(min(max(snapped, lo), hi), 10))
+        if c.kind == "int" and c.step != 1:
+            return int(lo + round((value - lo) / c.step) * c.step)
         return int(round(value))
     if c.kind == "bool":
         return value if isinstance(value, bool) else c.default
@@ -135,7 +136,7 @@ def _bounds(c: Control) -> dict[str, Any]:
     """The declared ``min``/``max``/``step`` of a slider control (else {})."""
     if c.kind == "int":
         lo, hi = c.bounds
-        return dict(min=int(lo), max=int(hi), step=1)
+        return dict(min=int(lo), max=int(hi), step=int(c.step))
     if c.kind == "optint":
         lo, hi = c.bounds
         return dict(min=int(lo) - 1, max=int(hi), step=1)

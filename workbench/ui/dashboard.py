@@ -34,10 +34,9 @@ from ..errors import InputError
 from ..outcome import Outcome
 from ..teach import plain_note, ratio
 from . import guard
-from .controlwidgets import SharedLooks, _to_arg, _to_widget, declared, enforce, make_control
-from .link import LinkBar
-from .live import LiveDashboard
-from .looks import page_style
+from .controlwidgets import SharedLooks, _to_arg, _to_widget, declared, make_control
+from .live import LiveDashboard, checked, error_html
+from .looks import row as _row
 from .numbers import effect_label, effect_value, expected_text, number_rows
 from .plots import live_figure
 from .plotwidget import Feed, FedHTML
@@ -127,8 +126,6 @@ class SystemDashboard(LiveDashboard):
         self.sampled_toggle.add_class("wb-wrap")
         self.sampled_toggle.observe(self._on_change, names="value")
 
-        self.error = W.HTML(value="")
-        self.error.add_class("wb-error")
         #: every number a recompute changes (plots, headline, Numbers table, link) travels in one message
         self.feed = Feed()
         self.effects = FedHTML(value="", feed=self.feed)
@@ -137,8 +134,7 @@ class SystemDashboard(LiveDashboard):
         self.headline.add_class("wb-headline")
         self._valid_query: str | None = None
         self._error_text = ""
-        self.link = LinkBar(feed=self.feed)
-        self.link.add_class("wb-link")
+        self._message_and_link(self.feed)
         from .forum import ForumPanel  # the one-click forum post
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
@@ -159,14 +155,13 @@ class SystemDashboard(LiveDashboard):
         self.controls_box = W.VBox([])
         self.controls_box.add_class("wb-controls")
         d = self.description
-        title = W.HTML(f"<h2>{html.escape(d.name)}</h2>"
-                       f"<p>{html.escape(d.blurb)} Set up the attack with the controls below"
-                       + (", or pick units from the army lists" if d.profiles is not None else "")
-                       + ". The charts and the numbers follow as soon as you let go of a control; rest the "
-                       "pointer on a control to read what it means. The link at the bottom (and the "
-                       "address bar) brings anyone back to exactly these settings.</p>")
-        title.add_class("wb-title")
-        parts = [page_style(), title, self.mode_picker]
+        intro = (f"<h2>{html.escape(d.name)}</h2>"
+                 f"<p>{html.escape(d.blurb)} Set up the attack with the controls below"
+                 + (", or pick units from the army lists" if d.profiles is not None else "")
+                 + ". The charts and the numbers follow as soon as you let go of a control; rest the "
+                 "pointer on a control to read what it means. The link at the bottom (and the "
+                 "address bar) brings anyone back to exactly these settings.</p>")
+        parts = [self.mode_picker]
         if self.profile_picker is not None:
             parts.append(self.profile_picker.widget)
         self.results = (self.headline, _row([dist_w, at_least_w]), _row([stages_w, self.effects]),
@@ -174,9 +169,7 @@ class SystemDashboard(LiveDashboard):
         self.results[1].add_class("wb-row-first")
         parts += [self.controls_box, self.error, self.headline, self.results[1],
                   self.sampled_toggle, self.results[2], self.stage_charts.widget, self.link, self.panels]
-        self.widget = W.VBox(parts)
-        self.widget.add_class("wb-dashboard")
-        self.widget.add_class(f"wb-dashboard-{self.system}")
+        self._page(self.system, intro, parts)
 
         self._show_mode_controls()
         self.refresh()
@@ -197,17 +190,12 @@ class SystemDashboard(LiveDashboard):
         """Put every control of the shown mode back to its declared range,
         options and type (what a viewer may have changed over the websocket),
         without a recompute; returns whether any was changed."""
-        self._hold += 1
-        try:
-            changed = False
-            for c in self.mode.controls:
-                changed = enforce(self.specs[c.name], self.controls[c.name]) or changed
+        with self.held():
+            changed = self._enforce_controls((self.specs[c.name], self.controls[c.name]) for c in self.mode.controls)
             if self.mode_picker.value not in self.modes:
                 self.mode_picker.value = next(iter(self.modes))
                 changed = True
             return changed
-        finally:
-            self._hold -= 1
 
     def defaults(self) -> dict[str, Any]:
         return {c.name: c.default for c in self.mode.controls}
@@ -233,16 +221,12 @@ class SystemDashboard(LiveDashboard):
         """
         if mode is not None and mode not in self.modes:
             raise InputError(MODE_KEY, "one of " + ", ".join(map(repr, self.modes)), mode)
-        checked = {}
-        for k, v in values.items():
-            if k not in self.specs:
-                raise InputError("argument", "one of " + ", ".join(self.specs), k)
-            checked[k] = self.specs[k].check(v)
+        good = checked(values, self.specs)
         with self.hold():
             if mode is not None:
                 self.mode_picker.value = mode
                 self._show_mode_controls()
-            for k, v in checked.items():
+            for k, v in good.items():
                 self.controls[k].value = _to_widget(self.specs[k], v)
         return not self.error.value
 
@@ -310,9 +294,7 @@ class SystemDashboard(LiveDashboard):
     def _show_error(self, message: str) -> None:
         kept = (" <span class='wb-stale-note'>The results below (greyed) are those of the last settings "
                 "that were allowed, and the link keeps those settings.</span>" if self._outcome is not None else "")
-        self.error.value = ('<div class="wb-error-message" role="alert" style="color:#b00020;'
-                            'border:1px solid #b00020;padding:4px 8px;">'
-                            f"&#9888; {html.escape(message)}{kept}</div>")
+        self.error.value = error_html(message, kept)
 
     # -- the one recompute -------------------------------------------------
     def refresh(self) -> bool:
@@ -444,9 +426,3 @@ def _plain_note(out: Outcome, note: str, specs: dict[str, Control] | None = None
     note = _EFFECT_REF.sub(lambda m: f'the Numbers table\'s "{effect_label(out, m.group(1))}"', note)
     return plain_note(out, note, specs)
 
-
-def _row(children: list[W.Widget]) -> W.HBox:
-    """Plots (and the numbers) side by side on a wide screen, one under the other on a narrow one."""
-    box = W.HBox(children, layout=W.Layout(flex_flow="row wrap", max_width="100%"))
-    box.add_class("wb-row")
-    return box

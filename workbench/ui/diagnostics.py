@@ -36,6 +36,7 @@ import pandas as pd
 from .. import compare, systems
 from ..controls import Control
 from . import guard
+from .controlwidgets import SharedLooks, make_control
 from .diagwords import _relabel, _show, _table, _words, stat_labels
 from .link import LinkBar
 from .looks import page_style
@@ -63,11 +64,6 @@ def _with_equivalence() -> list[str]:
     return [k for k in systems.keys() if systems.get(k).equivalence_search]
 
 
-def _named(keys: list[str]) -> list[tuple[str, str]]:
-    """A system menu's (name, key) pairs: "40k Changes", not "changes"."""
-    return [(systems.get(k).name, k) for k in keys]
-
-
 class _Shots(TypedDict, total=False):
     shots: int
 
@@ -87,18 +83,34 @@ def _view():
     return figure_widget(bundle="cartesian")
 
 
-_SHOTS = dict(min=1, max=30)
-_LOOKS = dict(style={"description_width": "110px"}, layout=W.Layout(width="300px", max_width="100%"),
-              tooltip="")
+def _menu(name: str, options, default: str, label: str, help: str, words=None) -> Control:
+    """A dropdown's control; ``words``: option -> how it reads (default: a system's name, "40k Changes")."""
+    says = words or {k: systems.get(k).name for k in options}
+    return Control(name, "choice", default, options=tuple(options), label=label, help=help,
+                   words=tuple((o, says[o]) for o in options))
 
 
-def _dropdown(options, value, description: str) -> guard.Dropdown:
-    return guard.Dropdown(options=options, value=value, description=description, **_LOOKS)
+def _shots_slider(name: str, help: str) -> Control:
+    return Control(name, "int", 10, 1, 30, label="shots", help=help)
 
 
-def _slider(value: int, lo: int, hi: int, description: str) -> guard.IntSlider:
-    return guard.IntSlider(value=value, min=lo, max=hi, description=description, continuous_update=False,
-                           **_LOOKS)
+def _page_controls(system: str) -> dict[str, Control]:
+    """The controls of the page that follow no other choice, by link key; ``system`` is shown first."""
+    from .. import points
+    with_stats, with_eq = _with_stats(), _with_equivalence()
+    return {
+        "sweep_system": _menu("sweep_system", with_stats, system, "system", "the system swept"),
+        "sweep_show": _menu("sweep_show", VALUES, "mean", "show", "what the heatmap shows", VALUES),
+        "sweep_shots": _shots_slider("sweep_shots", "shots in each sweep cell"),
+        "plus_system": _menu("plus_system", with_stats, system, "system", "the system whose stats are stepped"),
+        "plus_shots": _shots_slider("plus_shots", "shots in the value-of-+1 matchup"),
+        "eq_system": _menu("eq_system", with_eq, system if system in with_eq else with_eq[0], "system",
+                           "the system of the matchup"),
+        "eq_shots": _shots_slider("eq_shots", "shots in the matchup"),
+        "eq_models": Control("eq_models", "int", 5, 1, 20, label="unit size", help="models in the target unit"),
+        "points_by": _menu("points_by", points.BY, "removed_per_100", "rank by", "what the ranking sorts by",
+                           points.BY),
+    }
 
 
 def _error(box: W.HTML, text: str) -> None:
@@ -115,6 +127,9 @@ class DiagnosticsDashboard(W.VBox):
 
     def __init__(self, system: str | None = None, *, query: str | None = None):
         system = system or _with_stats()[0]
+        self._looks = SharedLooks(width="300px", label_width="110px")
+        self._page = _page_controls(system)
+        self._made = {k: make_control(c, self._looks) for k, c in self._page.items()}
         self._hold = 0
         self._query_applied = query is not None
         self.message = W.HTML("")
@@ -147,30 +162,21 @@ class DiagnosticsDashboard(W.VBox):
     # -- the link ------------------------------------------------------------
     def controls(self) -> dict[str, Control]:
         """Every control of the page by link key (the stats follow the chosen systems)."""
-        from .. import points
-        with_stats, with_eq = tuple(_with_stats()), tuple(_with_equivalence())
         sweep_stats = tuple(s.name for s in systems.get(self.sw_system.value).stats)
-        out = {
-            "tab": Control("tab", "choice", "sweep", options=tuple(TABS), help="the tab shown"),
-            "sweep_system": Control("sweep_system", "choice", with_stats[0], options=with_stats, help="the system swept"),
-            "sweep_x": Control("sweep_x", "choice", sweep_stats[0], options=sweep_stats, help="the stat across the heatmap"),
-            "sweep_y": Control("sweep_y", "choice", sweep_stats[-1], options=sweep_stats, help="the stat down the heatmap, one line each"),
-            "sweep_show": Control("sweep_show", "choice", "mean", options=tuple(VALUES), help="what the heatmap shows"),
-            "sweep_shots": Control("sweep_shots", "int", 10, _SHOTS["min"], _SHOTS["max"], help="shots in each sweep cell"),
-            "plus_system": Control("plus_system", "choice", with_stats[0], options=with_stats, help="the system whose stats are stepped"),
-            "plus_shots": Control("plus_shots", "int", 10, _SHOTS["min"], _SHOTS["max"], help="shots in the value-of-+1 matchup"),
-            "eq_system": Control("eq_system", "choice", with_eq[0], options=with_eq, help="the system of the matchup"),
-            "eq_shots": Control("eq_shots", "int", 10, _SHOTS["min"], _SHOTS["max"], help="shots in the matchup"),
-            "eq_models": Control("eq_models", "int", 5, 1, 20, help="models in the target unit"),
-            "points_by": Control("points_by", "choice", "removed_per_100", options=tuple(points.BY), help="what the ranking sorts by"),
-        }
-        key = self.eq_system.value
-        base = systems.get(key).seed_matchup
-        for info in systems.get(key).stats:
-            name = info.name
-            out[f"eq_{name}"] = Control(f"eq_{name}", "int", base.get(name, info.values[0]),
-                                        min(info.values), max(info.values), help=info.doc)
-        return out
+        return {"tab": Control("tab", "choice", "sweep", options=tuple(TABS), help="the tab shown"), **self._page,
+                "sweep_x": Control("sweep_x", "choice", sweep_stats[0], options=sweep_stats,
+                                   help="the stat across the heatmap"),
+                "sweep_y": Control("sweep_y", "choice", sweep_stats[-1], options=sweep_stats,
+                                   help="the stat down the heatmap, one line each"),
+                **self._eq_controls()}
+
+    def _eq_controls(self) -> dict[str, Control]:
+        """The equivalence tab's stat sliders' controls, from the chosen system's stats, by link key."""
+        desc = systems.get(self.eq_system.value)
+        labels = stat_labels(desc.key)
+        return {f"eq_{s.name}": Control(f"eq_{s.name}", "int", desc.seed_matchup.get(s.name, s.values[0]),
+                                        min(s.values), max(s.values), label=labels[s.name], help=s.doc)
+                for s in desc.stats}
 
     def _widgets(self) -> dict[str, W.ValueWidget]:
         out = {"sweep_system": self.sw_system, "sweep_x": self.sw_x, "sweep_y": self.sw_y,
@@ -251,11 +257,11 @@ class DiagnosticsDashboard(W.VBox):
 
     # -- sweep -------------------------------------------------------------
     def _sweep_tab(self, system: str) -> W.Widget:
-        self.sw_system = _dropdown(_named(_with_stats()), system, "system")
-        self.sw_x = _dropdown([], None, "across (x)")
-        self.sw_y = _dropdown([], None, "one line per (y)")
-        self.sw_value = _dropdown([(label, key) for key, label in VALUES.items()], "mean", "show")
-        self.sw_shots = _slider(10, _SHOTS["min"], _SHOTS["max"], "shots")
+        self.sw_system, self.sw_value, self.sw_shots = (self._made[k] for k in ("sweep_system", "sweep_show",
+                                                                               "sweep_shots"))
+        self.sw_x, self.sw_y = (guard.Dropdown(options=[], value=None, description=text, tooltip="",
+                                               style=self._looks.dropdown_style, layout=self._looks.layout)
+                                for text in ("across (x)", "one line per (y)"))
         self.sw_msg = W.HTML("")
         self.sw_heat, self.sw_lines = _view(), _view()
         for w, name in ((self.sw_system, "wb-dropdown-system"), (self.sw_shots, "wb-slider-shots"),
@@ -315,8 +321,7 @@ class DiagnosticsDashboard(W.VBox):
 
     # -- value of +1 ---------------------------------------------------------
     def _plus_one_tab(self, system: str) -> W.Widget:
-        self.p1_system = _dropdown(_named(_with_stats()), system, "system")
-        self.p1_shots = _slider(10, _SHOTS["min"], _SHOTS["max"], "shots")
+        self.p1_system, self.p1_shots = self._made["plus_system"], self._made["plus_shots"]
         self.p1_view = _view()
         self.p1_table = W.HTML("")
         self.p1_doc = W.HTML("")
@@ -365,10 +370,8 @@ class DiagnosticsDashboard(W.VBox):
 
     # -- equivalence -----------------------------------------------------------
     def _equivalence_tab(self, system: str) -> W.Widget:
-        self.eq_system = _dropdown(_named(_with_equivalence()), system if system in _with_equivalence()
-                                   else _with_equivalence()[0], "system")
-        self.eq_shots = _slider(10, _SHOTS["min"], _SHOTS["max"], "shots")
-        self.eq_models = _slider(5, 1, 20, "unit size")
+        self.eq_system, self.eq_shots, self.eq_models = (self._made[k] for k in ("eq_system", "eq_shots",
+                                                                                "eq_models"))
         self.eq_sliders = W.Box([], layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
         self.eq_msg = W.HTML("")
         self.eq_view = _view()
@@ -387,17 +390,10 @@ class DiagnosticsDashboard(W.VBox):
                        self.eq_msg, self.eq_table, self.eq_view, self.eq_forum])
 
     def _eq_build(self) -> None:
-        key = self.eq_system.value
-        base = systems.get(key).seed_matchup
-        labels = stat_labels(key)
-        sliders = []
-        for info in systems.get(key).stats:
-            name = info.name
-            start = base.get(name, info.values[0])
-            s = _slider(start, min(info.values), max(info.values), labels[name])
+        sliders = [make_control(c, self._looks) for c in self._eq_controls().values()]
+        for s in sliders:
             s.observe(self._on(self.update_equivalence), "value")
-            sliders.append(s)
-        self._eq_names = [info.name for info in systems.get(key).stats]  # the sliders' stats, in order
+        self._eq_names = [info.name for info in systems.get(self.eq_system.value).stats]  # the sliders' stats
         self.eq_sliders.children = sliders
 
     def matchup(self) -> dict[str, Any]:
@@ -440,8 +436,7 @@ class DiagnosticsDashboard(W.VBox):
 
     # -- points ------------------------------------------------------------------
     def _points_tab(self) -> W.Widget:
-        from .. import points
-        self.pt_by = _dropdown([(label, key) for key, label in points.BY.items()], "removed_per_100", "rank by")
+        self.pt_by = self._made["points_by"]
         self.pt_table = W.HTML("")
         self.pt_by.observe(self._on(self.update_points), "value")
         return W.VBox([self.pt_by, self.pt_table])

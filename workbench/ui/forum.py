@@ -45,6 +45,7 @@ import traitlets
 from .. import export, teach
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
+from .link import COPY_JS
 
 __all__ = ["ForumPanel", "CopyButton", "data_link", "file_link", "downloads_dir", "publish",
            "DownloadHandler",  # noqa: F822 (built on first use by __getattr__: a base install has no tornado)
@@ -66,30 +67,7 @@ KEEP_SECONDS = 24 * 3600
 # ---------------------------------------------------------------------------
 # copy and download in the browser
 # ---------------------------------------------------------------------------
-_COPY_ESM = r"""
-function fallbackCopy(text) {
-  const ta = document.createElement("textarea");
-  ta.value = text;
-  ta.setAttribute("readonly", "");
-  ta.style.position = "fixed";
-  ta.style.top = "-1000px";
-  ta.style.opacity = "0";
-  document.body.appendChild(ta);
-  ta.select();
-  ta.setSelectionRange(0, text.length);
-  let ok = false;
-  try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
-  document.body.removeChild(ta);
-  return ok;
-}
-
-async function copyText(text) {
-  if (navigator.clipboard && window.isSecureContext) {
-    try { await navigator.clipboard.writeText(text); return true; } catch (e) { /* fall back */ }
-  }
-  return fallbackCopy(text);
-}
-
+_COPY_ESM = COPY_JS + r"""
 function render({ model, el }) {
   el.classList.add("wb-copy");
   const copy = document.createElement("button");

@@ -20,7 +20,34 @@ import traitlets
 
 from .plotwidget import FEED_JS, Fed
 
-__all__ = ["LinkBar"]
+__all__ = ["LinkBar", "COPY_JS"]
+
+#: ``copyText(text)``: the clipboard where the browser allows it, else a hidden text area's copy (an
+#: address that is not https); resolves to whether it copied (the link bar's and the forum post's buttons)
+COPY_JS = r"""
+function fallbackCopy(text) {
+  const ta = document.createElement("textarea");
+  ta.value = text;
+  ta.setAttribute("readonly", "");
+  ta.style.position = "fixed";
+  ta.style.top = "-1000px";
+  ta.style.opacity = "0";
+  document.body.appendChild(ta);
+  ta.select();
+  ta.setSelectionRange(0, text.length);
+  let ok = false;
+  try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+  document.body.removeChild(ta);
+  return ok;
+}
+
+async function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    try { await navigator.clipboard.writeText(text); return true; } catch (e) { /* fall back */ }
+  }
+  return fallbackCopy(text);
+}
+"""
 
 _ESM = r"""
 function relative(model, feed) {
@@ -31,26 +58,6 @@ function relative(model, feed) {
   }
   const qs = next.toString();
   return qs ? "?" + qs : window.location.pathname;
-}
-
-async function copyText(text) {
-  try {
-    if (navigator.clipboard && window.isSecureContext) {
-      await navigator.clipboard.writeText(text);
-      return true;
-    }
-  } catch (e) { /* fall back below */ }
-  const area = document.createElement("textarea");
-  area.value = text;
-  area.setAttribute("readonly", "");
-  area.style.position = "fixed";
-  area.style.opacity = "0";
-  document.body.appendChild(area);
-  area.select();
-  let ok = false;
-  try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
-  area.remove();
-  return ok;
 }
 
 function render({ model, el }) {
@@ -123,7 +130,7 @@ class LinkBar(Fed, anywidget.AnyWidget):
     ``query``."""
 
     _fed = "query"
-    _esm = FEED_JS + _ESM
+    _esm = FEED_JS + COPY_JS + _ESM
     _css = _CSS
     query = traitlets.Unicode("").tag(sync=True)
     keep = traitlets.List(traitlets.Unicode(), default_value=["token"]).tag(sync=True)

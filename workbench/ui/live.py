@@ -1,29 +1,57 @@
 """What every slider dashboard shares: batching control changes into one
-recompute, telling others when it has recomputed, and showing itself with
-its query string applied."""
+recompute, holding its controls to their specs, showing a message,
+telling others when it has recomputed, and showing itself with its query
+string applied."""
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Iterator
+import html
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
+import ipywidgets as W
+
+from ..controls import Control
+from ..errors import InputError
 from . import guard
+from .controlwidgets import enforce
+from .link import LinkBar
+from .looks import page_style
 from .plots import show_widget
 from .query import request_query
+
+
+def error_html(message: str, more: str = "") -> str:
+    """The message line of a dashboard: ``message`` (escaped), then ``more`` (HTML)."""
+    return ('<div class="wb-error-message" role="alert" style="color:#b00020;border:1px solid #b00020;'
+            f'padding:4px 8px;">&#9888; {html.escape(message)}{more}</div>')
+
+
+def checked(values: Mapping[str, Any], specs: Mapping[str, Control], field: str = "argument") -> dict[str, Any]:
+    """``values`` each checked by its control of ``specs``: a name no control has, or a value
+    its control cannot show, raises :class:`~workbench.errors.InputError`."""
+    out = {}
+    for k, v in values.items():
+        if k not in specs:
+            raise InputError(field, "one of " + ", ".join(specs), k)
+        out[k] = specs[k].check(v)
+    return out
 
 
 class LiveDashboard:
     """Base of :class:`~workbench.ui.SystemDashboard` and
     :class:`~workbench.ui.CompareDashboard`.
 
-    A subclass sets ``widget`` (what is put on the page) and implements
-    ``refresh()`` (the one recompute, which calls :meth:`_refreshed` after a
-    valid one), ``apply_query(qs)`` and ``_show_error(text)``; its controls
-    call :meth:`_on_change`. :meth:`on_refresh` registers a callback run
+    A subclass sets ``widget`` (what is put on the page) and ``error`` (its
+    message line) and implements ``refresh()`` (the one recompute, which
+    calls :meth:`_refreshed` after a valid one) and ``apply_query(qs)``; its
+    controls call :meth:`_on_change`. :meth:`on_refresh` registers a callback run
     after each valid recompute (the profile picker uses it to notice that
     the controls no longer hold the chosen units).
     """
 
-    widget: Any  # what is put on the page: each subclass's __init__ sets it
+    widget: Any  # what is put on the page: each subclass's __init__ sets it (:meth:`_page`)
+    error: W.HTML  # the message line, and ``link`` the share link: each subclass's __init__ sets them
+    link: LinkBar
     _hold = 0
     _query_applied = False
 
@@ -33,8 +61,24 @@ class LiveDashboard:
     def apply_query(self, qs: str):  # pragma: no cover - every subclass has one
         raise NotImplementedError
 
-    def _show_error(self, message: str) -> None:  # pragma: no cover - every subclass has one
-        raise NotImplementedError
+    def _message_and_link(self, feed=None) -> None:
+        """The message line ``error`` (class ``wb-error``) and the share link ``link`` (``wb-link``)."""
+        self.error = W.HTML("")
+        self.error.add_class("wb-error")
+        self.link = LinkBar(feed=feed)
+        self.link.add_class("wb-link")
+
+    def _page(self, key: str, intro: str, parts: list) -> None:
+        """``widget``: the stylesheet, the introduction ``intro`` (HTML, class ``wb-title``), then
+        ``parts``; classes ``wb-dashboard`` and ``wb-dashboard-<key>``."""
+        title = W.HTML(intro)
+        title.add_class("wb-title")
+        self.widget = W.VBox([page_style(), title, *parts])
+        for cls in ("wb-dashboard", f"wb-dashboard-{key}"):
+            self.widget.add_class(cls)
+
+    def _show_error(self, message: str) -> None:
+        self.error.value = error_html(message)
 
     def on_refresh(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` after every valid recompute."""
@@ -48,15 +92,27 @@ class LiveDashboard:
                 self._show_error(guard.plain_message(exc))
 
     @contextlib.contextmanager
-    def hold(self) -> Iterator[None]:
-        """Change several controls; recompute once at the end."""
+    def held(self) -> Iterator[None]:
+        """Change several controls without a recompute."""
         self._hold += 1
         try:
             yield
         finally:
             self._hold -= 1
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        """Change several controls; recompute once at the end."""
+        with self.held():
+            yield
         if self._hold == 0:
             self.refresh()
+
+    def _enforce_controls(self, pairs: Iterable[tuple[Control, W.ValueWidget]]) -> bool:
+        """Put each widget back to its control's declared range, options and type (what a viewer
+        may have changed over the websocket), without a recompute; returns whether any changed."""
+        with self.held():
+            return any([enforce(c, w) for c, w in pairs])
 
     @guard.guarded(lambda self, text: self._show_error(text))
     def _on_change(self, change=None) -> None:

@@ -7,7 +7,9 @@
   at the top of the dashboard. Plots share a row on a wide screen and stack
   on a narrow one; control labels wrap instead of being cut off; dropdowns
   keep a readable width; on a phone every control takes the full width and
-  tables become one block per row, so nothing needs sideways scrolling.
+  tables become one block per row, so nothing needs sideways scrolling;
+* :func:`row`: widgets side by side on a wide screen, one under the other
+  on a narrow one.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import ipywidgets as W
 
 from ..figures import PLOT_HEIGHT, plot_layout
 
-__all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "STYLE"]
+__all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "row", "STYLE"]
 
 
 STYLE = """
@@ -115,3 +117,10 @@ def page_style() -> W.HTML:
     w = W.HTML(f"<style>{STYLE}</style>")
     w.add_class("wb-style")
     return w
+
+
+def row(children) -> W.HBox:
+    """Plots (and the numbers) side by side on a wide screen, one under the other on a narrow one."""
+    box = W.HBox(list(children), layout=W.Layout(flex_flow="row wrap", max_width="100%"))
+    box.add_class("wb-row")
+    return box

@@ -22,7 +22,7 @@ from typing import Any, Iterable
 from ..errors import InputError
 from .specs import NONE_TOKEN, Control, Mode, modes_for
 
-__all__ = ["parse_query", "parse_values", "parse_controls", "parse_value", "format_query", "request_query",
+__all__ = ["parse_query", "parse_controls", "parse_value", "format_query", "request_query",
            "controls_of", "MODE_KEY", "IGNORED_KEYS"]
 
 MODE_KEY = "mode"
@@ -85,14 +85,7 @@ def parse_query(system: str, qs: str, errors: list[str] | None = None) -> dict[s
     """
     from .. import systems
     modes = modes_for(systems.get(system))
-    return parse_values(qs, controls_of(modes), modes, errors)
-
-
-def parse_values(qs: str, controls: dict[str, Control], modes: Iterable[Mode] = (),
-                 errors: list[str] | None = None) -> dict[str, Any]:
-    """The values of ``controls`` (and ``mode``, one of ``modes``) written in
-    the query string ``qs``; errors as :func:`parse_query`."""
-    return parse_controls(qs, controls, errors, modes=[m.key for m in modes])
+    return parse_controls(qs, controls_of(modes), errors, modes=[m.key for m in modes])
 
 
 def parse_controls(qs: str, controls: dict[str, Control], errors: list[str] | None = None,

@@ -47,43 +47,18 @@ from ..controls import Control
 from ..errors import InputError
 from ..turn import from_profile, study, summary
 from . import guard
-from .compare import _error_html
-from .link import LinkBar
-from .live import LiveDashboard
-from .looks import PLOT_HEIGHT, page_style, plot_layout
+from .controlwidgets import SharedLooks, declared, make_control
+from .live import LiveDashboard, checked
+from .looks import PLOT_HEIGHT, plot_layout, row as _row
 from .numbers import expected_text
 from .plots import figure_widget, replace_figure
-from .turncontrols import ANSWERS, MAX_UNITS, PLANS, SIDES, _on_step, _snap, controls, unit_choices
+from .turncontrols import MAX_UNITS, SIDES, _on_step, controls, unit_choices
 
 #: scenario key -> how the page names it
 SCENARIOS = {"chosen": "Changes turn, your answer",
              "engage": "Changes turn, passive always engages",
              "under_fire": "Changes turn, passive always stays under fire",
              "igougo": "I-go-you-go (active player first)"}
-
-_LOOKS = dict(style={"description_width": "82px"}, layout=W.Layout(width="320px", max_width="100%"))
-
-
-def _widget(c: Control, options: list | None = None) -> W.ValueWidget:
-    if c.kind == "choice":
-        w = guard.Dropdown(options=options or list(c.options), value=c.default, description=c.text, **_LOOKS)
-        kind = "dropdown"
-    else:
-        lo, hi = c.bounds
-        w = guard.IntSlider(value=c.default, min=int(lo), max=int(hi), step=int(c.step),
-                            continuous_update=False, description=c.text, **_LOOKS)
-        kind = "slider"
-    w.tooltip = c.help
-    for cls in ("wb-control", f"wb-control-{c.name}", f"wb-{kind}-{c.name}"):
-        w.add_class(cls)
-    return w
-
-
-def _row(children) -> W.HBox:
-    box = W.HBox(list(children), layout=W.Layout(flex_flow="row wrap", max_width="100%"))
-    box.add_class("wb-row")
-    return box
-
 
 #: colours: the active player's losses, the passive player's
 _ACTIVE, _PASSIVE = "#4C72B0", "#C44E52"
@@ -115,11 +90,8 @@ class TurnDashboard(LiveDashboard):
         self._hold = 0
         self._query_applied = query is not None
 
-        options = {k: [(ch.label, key) for key, ch in self.choices.items()] for k in self.controls
-                   if k.endswith("_unit")}
-        options["a_plan"] = options["b_plan"] = [(label, key) for key, label in PLANS.items()]
-        options["b_answer"] = [(label, key) for key, label in ANSWERS.items()]
-        self.widgets: dict[str, W.ValueWidget] = {k: _widget(c, options.get(k)) for k, c in self.controls.items()}
+        looks = SharedLooks(width="320px", label_width="82px")
+        self.widgets: dict[str, W.ValueWidget] = {k: make_control(c, looks) for k, c in self.controls.items()}
         for w in self.widgets.values():
             w.observe(self._on_change, names="value")
         for side in SIDES:  # shown with the 'just enough' plan only: a layout of their own
@@ -129,14 +101,11 @@ class TurnDashboard(LiveDashboard):
             if key.endswith("_unit"):
                 self.widgets[key].layout = wide
 
-        self.error = W.HTML("")
-        self.error.add_class("wb-error")
         self.status = W.HTML("")
         self.status.add_class("wb-turn-status")
         self.table = W.HTML("")
         self.table.add_class("wb-turn-numbers")
-        self.link = LinkBar()
-        self.link.add_class("wb-link")
+        self._message_and_link()
 
         self.figures: dict[str, go.FigureWidget] = {}
         for key in ("lost-active", "lost-passive", "exchange", "wasted", "engage"):
@@ -163,7 +132,7 @@ class TurnDashboard(LiveDashboard):
             box.add_class("wb-side")
             sides.append(box)
 
-        intro = W.HTML(
+        intro = (
             "<h2>40k Changes: a whole turn</h2>"
             "<p>Two forces play one Changes turn many times, every die rolled. The active player commits its "
             "units to targets before any die is rolled, so shots can go at a unit another unit has already "
@@ -172,26 +141,20 @@ class TurnDashboard(LiveDashboard):
             "<p>The charts and the numbers follow a second or two after you let go of a control; rest the "
             "pointer on a control to read what it means. The link at the bottom (and the address bar) "
             "brings anyone back to exactly these settings.</p>")
-        intro.add_class("wb-title")
         run = _row([self.widgets["turns"], self.widgets["seed"]])
         run.add_class("wb-turn-run")
-        self.widget = W.VBox([
-            page_style(), intro, _row(sides), run, self.error, self.status,
+        self._page("changes-turn", intro, [
+            _row(sides), run, self.error, self.status,
             _row([self.figures["lost-active"], self.figures["lost-passive"]]),
             _row([self.figures["exchange"], self.figures["wasted"]]),
             _row([self.figures["engage"]]),
             self.table, self.link])
-        self.widget.add_class("wb-dashboard")
-        self.widget.add_class("wb-dashboard-changes-turn")
 
-        self._hold += 1  # one first draw: of the link's settings when a link is given
-        try:
+        with self.held():  # one first draw: of the link's settings when a link is given
             if turns is not None:
-                self.widgets["turns"].value = _snap(self.controls["turns"], turns)
+                self.widgets["turns"].value = declared(self.controls["turns"], turns)
             if seed is not None:
-                self.widgets["seed"].value = _snap(self.controls["seed"], seed)
-        finally:
-            self._hold -= 1
+                self.widgets["seed"].value = declared(self.controls["seed"], seed)
         if query is not None:
             self.apply_query(query)  # draws (nothing is drawn yet), then names the link's bad values
         else:
@@ -200,7 +163,7 @@ class TurnDashboard(LiveDashboard):
     # -- reading -----------------------------------------------------------
     def values(self) -> dict[str, Any]:
         """Every setting by link key, read against its control's declared range."""
-        return {k: _snap(c, self.widgets[k].value) for k, c in self.controls.items()}
+        return {k: declared(c, self.widgets[k].value) for k, c in self.controls.items()}
 
     def _shown_keys(self, values: dict[str, Any]) -> list[str]:
         """The link keys that matter for ``values``: the units on the table, the
@@ -252,13 +215,9 @@ class TurnDashboard(LiveDashboard):
         """Set settings by link key with one redraw. A key the page has not, or a
         value its control cannot show, raises :class:`InputError` before anything
         changes. Returns whether the redraw succeeded."""
-        checked = {}
-        for k, v in values.items():
-            if k not in self.controls:
-                raise InputError("setting", "one of " + ", ".join(self.controls), k)
-            checked[k] = _on_step(self.controls[k], self.controls[k].check(v))
+        good = {k: _on_step(self.controls[k], v) for k, v in checked(values, self.controls, "setting").items()}
         with self.hold():
-            for k, v in checked.items():
+            for k, v in good.items():
                 self.widgets[k].value = v
         return not self.error.value
 
@@ -284,27 +243,11 @@ class TurnDashboard(LiveDashboard):
             self._show_error("Link: " + " | ".join(errors))
         return errors
 
-    def _show_error(self, message: str) -> None:
-        self.error.value = _error_html(message)
-
     # -- the one redraw --------------------------------------------------
     def enforce(self) -> None:
         """Put every widget back to its control's declared range (what a viewer
         may have sent over the websocket), without a redraw."""
-        self._hold += 1
-        try:
-            for k, c in self.controls.items():
-                w = self.widgets[k]
-                if c.kind == "int":
-                    lo, hi = c.bounds
-                    if (w.min, w.max, w.step) != (int(lo), int(hi), int(c.step)):
-                        w.max = max(w.max, int(hi))
-                        w.min, w.max, w.step = int(lo), int(hi), int(c.step)
-                value = _snap(c, w.value)
-                if not (value == w.value and type(value) is type(w.value)):
-                    w.value = value
-        finally:
-            self._hold -= 1
+        self._enforce_controls((c, self.widgets[k]) for k, c in self.controls.items())
 
     def refresh(self) -> bool:
         """Play the turns of the current settings and redraw everything once.
@@ -333,10 +276,10 @@ class TurnDashboard(LiveDashboard):
 
     def _show_units(self) -> None:
         for side in SIDES:
-            n = _snap(self.controls[f"{side}_units"], self.widgets[f"{side}_units"].value)
+            n = declared(self.controls[f"{side}_units"], self.widgets[f"{side}_units"].value)
             for i, row in enumerate(self.unit_rows[side], start=1):
                 row.layout.display = "flex" if i <= n else "none"
-            plan = _snap(self.controls[f"{side}_plan"], self.widgets[f"{side}_plan"].value)
+            plan = declared(self.controls[f"{side}_plan"], self.widgets[f"{side}_plan"].value)
             self.widgets[f"{side}_kill"].layout.display = "flex" if plan == "greedy" else "none"
 
     def _play(self, a, b, values) -> dict[str, pd.DataFrame]:

@@ -1,11 +1,10 @@
 """What a playtester sets on the Changes turn page: the plans, the answers,
 the unit pickers (a profile of ``profiles/changes`` with one of its guns)
-and every control with its range and its help, and how a value is read
-against its control.
+and every control with its range, its help and the words of its choices,
+and how a link's value is read against its control's steps.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,7 +101,7 @@ def controls(choices: dict[str, UnitChoice] | None = None) -> dict[str, Control]
     for side, (title, _what) in SIDES.items():
         other = "passive" if side == "a" else "active"
         out[f"{side}_plan"] = Control(f"{side}_plan", "choice", "greedy" if side == "a" else "focus",
-                                      options=tuple(PLANS), label="plan",
+                                      options=tuple(PLANS), words=tuple(PLANS.items()), label="plan",
                                       help=f"how the {title.lower()} chooses targets. " + PLAN_HELP)
         out[f"{side}_kill"] = Control(f"{side}_kill", "int", 80, *KILL_RANGE[:2], KILL_RANGE[2],
                                       label="'just enough' aims at (%)",
@@ -113,6 +112,7 @@ def controls(choices: dict[str, UnitChoice] | None = None) -> dict[str, Control]
         for i, (models, gun, cover) in enumerate(_DEFAULT_FORCES[side], start=1):
             out[f"{side}{i}_unit"] = Control(f"{side}{i}_unit", "choice", _default_choice(choices, gun),
                                              options=keys, label=f"unit {i}",
+                                             words=tuple((k, ch.label) for k, ch in choices.items()),
                                              help="the unit's army-list entry and the gun its models carry: "
                                                   + "; ".join(sorted({_gun_text(ch) for ch in choices.values()})))
             out[f"{side}{i}_models"] = Control(f"{side}{i}_models", "int", models, 1, 20, label="models",
@@ -120,26 +120,12 @@ def controls(choices: dict[str, UnitChoice] | None = None) -> dict[str, Control]
             out[f"{side}{i}_cover"] = Control(f"{side}{i}_cover", "int", cover, 0, 4, label="cover",
                                               help=f"the unit's cover: added to the roll the {other} "
                                                    "player needs to hit it (0 = in the open)")
-    out["b_answer"] = Control("b_answer", "choice", "engage", options=tuple(ANSWERS), label="answer",
+    out["b_answer"] = Control("b_answer", "choice", "engage", options=tuple(ANSWERS), words=tuple(ANSWERS.items()),
+                              label="answer",
                               help="what a passive unit does when it is attacked: engage (fire back at the "
                                    "attackers at once), stay under fire (act in the remaining units phase), or "
                                    "go to ground (+2 cover, then only snap shots)")
     return out
-
-
-def _snap(c: Control, value: Any) -> Any:
-    """``value`` read against control ``c``: a number clamped into its range and
-    onto its steps, a choice it does not list (or anything else) its default."""
-    if c.kind == "int":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            return c.default
-        lo, hi = c.bounds
-        value = min(max(float(value), lo), hi)
-        step = c.step or 1
-        return int(lo + round((value - lo) / step) * step)
-    if c.kind == "choice":
-        return value if any(value == o and type(value) is type(o) for o in c.options) else c.default
-    return c.default  # pragma: no cover - the page has no other kind
 
 
 def _on_step(c: Control, value: Any) -> Any:
