@@ -72,7 +72,12 @@ def test_a_page_that_never_connects_frees_its_place_and_a_connected_one_keeps_it
             assert freed_after <= 3 * RELEASE_S, freed_after  # the culler's next look, and a busy machine's shutdown
             # its idle time started when its page was sent (not when its notebook ran): the whole of it
             assert freed_after >= cull_settings(RELEASE_S)["cull_idle_timeout"] - 1, freed_after
-            status, body, _ = get(page)  # the place is free again
-            assert status == 200
+            # the place is free again: once the kernel manager has let the culled kernel go (its process
+            # can be gone a moment before), within the same bound
+            status, body, _ = get(page)
+            while status == 503 and time.monotonic() - served < 3 * RELEASE_S:
+                time.sleep(0.5)
+                status, body, _ = get(page)
+            assert status == 200, (status, time.monotonic() - served)
             assert not re.search(rf"Culling .*{viewer}", log())  # the connected viewer kept theirs
             assert ws.ping().wait(10)  # and their channel is still open
