@@ -37,6 +37,13 @@ def test_the_kernels_bypass_a_configured_proxy_for_the_servers_host():
     assert serve.kernel_environment("::1", {"NO_PROXY": "::1"})["NO_PROXY"] == "::1"  # not twice
 
 
+def test_the_kernels_run_one_blas_thread_unless_told_otherwise():
+    assert {k: serve.kernel_environment("127.0.0.1", {})[k] for k in serve.KERNEL_THREADS} == {
+        "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    kept = serve.kernel_environment("127.0.0.1", {"OMP_NUM_THREADS": "4"})
+    assert "OMP_NUM_THREADS" not in kept and kept["OPENBLAS_NUM_THREADS"] == "1"  # the operator's own stays
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

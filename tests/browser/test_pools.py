@@ -7,12 +7,14 @@ that a third viewer finds a warm kernel too.
 """
 from __future__ import annotations
 
+import os
 import time
 
+import psutil
 import pytest
 
 from workbench.kernelpool import REFILL_LOG
-from workbench.serve import DASHBOARDS
+from workbench.serve import DASHBOARDS, KERNEL_THREADS
 from serverkit import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.server, pytest.mark.slow]
@@ -25,6 +27,11 @@ def test_the_second_of_two_viewers_two_seconds_apart_gets_a_plot(browser):
     with ServerProcess(port=0, dashboards=ONE, pool_size=2, timeout=120) as srv:
         srv.wait_pools(timeout=300)
         srv.wait_quiet(timeout=300)  # both preheated kernels wait for their viewers
+        # each kernel runs numpy's linear algebra on one thread (the kernels share the cores out)
+        kernels = psutil.Process(srv.proc.pid).children()
+        assert len(kernels) == 2
+        for name, n in KERNEL_THREADS.items():
+            assert [k.environ().get(name) for k in kernels] == [os.environ.get(name, n)] * 2, name
         contexts = [browser.new_context() for _ in range(2)]
         try:
             pages = [c.new_page() for c in contexts]
