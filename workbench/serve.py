@@ -266,7 +266,7 @@ def kernel_environment(host: str, environ: Mapping[str, str] | None = None) -> d
     of their own, so the cores are shared out by the kernels, and a kernel's
     extra BLAS threads only spin while they wait for a busy core. On a loaded
     2-core machine that spinning made the d3-damage removal of
-    ``benchmarks/bench_engine.py`` cost 7.9 ms of CPU instead of 0.62."""
+    ``benchmarks/bench_engine.py`` cost up to 8 ms of CPU instead of 0.64."""
     given: Mapping[str, str] = os.environ if environ is None else environ
     dial = kernel_link_host(host)
     bare = dial.strip("[]")
