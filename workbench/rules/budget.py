@@ -18,6 +18,7 @@ from ..validate import _range_text
 from .errors import BudgetError
 from .expr import Expr, _cells
 from .spec import RuleStage
+from .tokens import multiplies, token_bounds
 
 __all__ = ["check_value", "multiplies", "token_bounds", "check_tokens", "check_work", "MAX_ATTACKS",
            "MAX_SUCCESSES", "MAX_STATES", "MAX_TABLE", "MAX_WORK"]
@@ -55,33 +56,6 @@ def check_value(expr: Expr, env: Mapping[str, Any], field: str, lo: int | None, 
     origin = _cells(env, expr, bad) if expr.names else ""
     got = f"{value} from '{expr.source}'" + (f" with {origin}" if origin else "")
     raise InputError(field, f"{what} {_range_text(lo, hi)}", got)
-
-
-def multiplies(st: RuleStage) -> bool:
-    """Does the stage's critical make more tokens than it takes (``on_critical = "extra"``)?"""
-    return bool(st.critical) and st.passes_on != "fail" and st.on_critical == "extra" and st.extra > 0
-
-
-def token_bounds(stages: Sequence[RuleStage]) -> tuple[int, int]:
-    """(the most final successes one attack can score, the most tokens of one attack that can
-    roll at any one stage), counted from the file alone (Python integers: no overflow)."""
-    n = len(stages)
-    most = [0] * n + [1, 1]
-    for i in range(n - 1, -1, -1):
-        st = stages[i]
-        best = most[i + 1]
-        if st.critical and st.passes_on != "fail":
-            if st.on_critical == "extra":
-                best = max(best, (1 + st.extra) * most[i + 1])
-            elif st.on_critical == "skip_next":
-                best = max(best, most[i + 2])
-        most[i] = best
-    rolling, widest = 1, 1
-    for st in stages:
-        widest = max(widest, rolling)
-        if multiplies(st):
-            rolling *= 1 + st.extra
-    return most[0], max(widest, rolling)
 
 
 def check_tokens(stages: Sequence[RuleStage], attacks: int, path: Any = "<rule file>",

@@ -18,10 +18,10 @@ import numpy as np
 
 from .. import engine as core
 from . import tally
-from .budget import multiplies
 from .spec import RuleStage
 
-__all__ = ["per_attack", "expected_tokens", "successes", "per_attack_figures", "stage_pass_pmfs", "trim"]
+__all__ = ["per_attack", "expected_tokens", "successes", "per_attack_figures", "stage_pass_pmfs", "trim",
+           "walk_back", "multiplies", "token_bounds"]
 
 
 def _add(*terms: np.ndarray) -> np.ndarray:
@@ -66,33 +66,52 @@ def _point(cells: int, k: int) -> np.ndarray:
     return out
 
 
-def _backward(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], at_end: np.ndarray,
-              past_end: np.ndarray) -> np.ndarray:
-    """``G_0``: what one token rolling at the first stage produces, given what a token reaching
-    the end of ``stages`` produces (``at_end``) and one sent beyond it by a ``"skip_next"``
-    critical at the last stage (``past_end``). ``probs[i]`` is (3, cells): P(fail), P(success),
-    P(critical) of stage i's roll."""
+def walk_back(stages: Sequence[RuleStage], probs: Sequence, at_end, past_end, nothing, final, power, mix):
+    """The token rule read from the last stage back, in any arithmetic: the value of one token
+    rolling at the first stage, given ``at_end`` (a token reaching the end of ``stages``),
+    ``past_end`` (one sent beyond it by a ``"skip_next"`` critical at the last stage), ``nothing``
+    (a token stopped), ``final`` (one final success, a ``"to_end"`` critical), ``power(x, k)`` (``k``
+    independent tokens of value x) and ``mix((p, x), ...)`` (x with chance p). ``probs[i]``:
+    P(fail), P(success), P(critical) of stage i's roll. A failed roll stops a token and a success
+    (or a ``"none"`` critical) goes on; on a ``passes_on = "fail"`` stage the other way round."""
     n = len(stages)
-    nothing = _point(at_end.shape[0], 0)
-    g = [at_end] * (n + 2)
-    g[n + 1] = past_end
+    h = [None] * n + [at_end, past_end]
     for i in range(n - 1, -1, -1):
-        st, (pf, ps, pc) = stages[i], probs[i]
-        nxt = g[i + 1]
+        st, (pf, ps, pc), nxt = stages[i], probs[i], h[i + 1]
         if st.passes_on == "fail":
-            g[i] = _add((ps + pc)[:, None] * nothing, pf[:, None] * nxt)
+            h[i] = mix((ps + pc, nothing), (pf, nxt))
             continue
         how = st.on_critical if st.critical else "none"
-        if how == "extra":
-            crit = _power(nxt, 1 + st.extra)
-        elif how == "skip_next":
-            crit = g[i + 2]
-        elif how == "to_end":
-            crit = _point(nxt.shape[0], 1)
-        else:
-            crit = nxt
-        g[i] = _add(pf[:, None] * nothing, ps[:, None] * nxt, pc[:, None] * crit)
-    return g[0]
+        crit = (power(nxt, 1 + st.extra) if how == "extra" else h[i + 2] if how == "skip_next" else
+                final if how == "to_end" else nxt)
+        h[i] = mix((pf, nothing), (ps, nxt), (pc, crit))
+    return h[0]
+
+
+def multiplies(st: RuleStage) -> bool:
+    """Does the stage's critical make more tokens than it takes (``on_critical = "extra"``)?"""
+    return bool(st.critical) and st.passes_on != "fail" and st.on_critical == "extra" and st.extra > 0
+
+
+def token_bounds(stages: Sequence[RuleStage]) -> tuple[int, int]:
+    """(the most final successes one attack can score, the most tokens of one attack that can
+    roll at any one stage), counted from the file alone (Python integers: no overflow)."""
+    finals = walk_back(stages, [(0, 0, 0)] * len(stages), 1, 1, 0, 1, lambda x, k: k * x,
+                       lambda *terms: max(x for _, x in terms))
+    rolling, widest = 1, 1
+    for st in stages:
+        widest = max(widest, rolling)
+        if multiplies(st):
+            rolling *= 1 + st.extra
+    return finals, max(widest, rolling)
+
+
+def _backward(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], at_end: np.ndarray,
+              past_end: np.ndarray) -> np.ndarray:
+    """:func:`walk_back` over distributions (cells, k) of final successes."""
+    cells = at_end.shape[0]
+    return walk_back(stages, probs, at_end, past_end, _point(cells, 0), _point(cells, 1), _power,
+                     lambda *terms: _add(*(p[:, None] * x for p, x in terms)))
 
 
 def per_attack(stages: Sequence[RuleStage], probs: Sequence[np.ndarray]) -> np.ndarray:
@@ -159,9 +178,8 @@ def per_attack_figures(stages: Sequence[RuleStage], fractions: Sequence[tuple]) 
     """(expected final successes of one attack, P(one attack scores at least one)), exact from
     each stage's (P(fail), P(success), P(critical)) Fractions.
 
-    Backwards over the stages as :func:`per_attack`, but only the mean ``m_i``
-    and the chance of nothing ``z_i`` of ``G_i`` (an ``"extra"`` critical's
-    ``1 + extra`` tokens: ``(1 + extra) m_{i+1}`` and ``z_{i+1} ** (1 + extra)``).
+    :func:`walk_back` over only the mean ``m`` and the chance of nothing ``z`` of a token
+    (an ``"extra"`` critical's ``1 + extra`` tokens: ``(1 + extra) m`` and ``z ** (1 + extra)``).
     When the criticals multiply tokens more than 64 times the Fractions would
     grow without bound, and floats are returned."""
     mult = 1
@@ -169,27 +187,10 @@ def per_attack_figures(stages: Sequence[RuleStage], fractions: Sequence[tuple]) 
         if multiplies(st):
             mult *= 1 + st.extra
     conv = (lambda x: x) if mult <= 64 else float
-    n = len(stages)
-    m: list = [None] * n + [1, 1]
-    z: list = [None] * n + [0, 0]
-    for i in range(n - 1, -1, -1):
-        st = stages[i]
-        pf, ps, pc = (conv(x) for x in fractions[i])
-        if st.passes_on == "fail":
-            m[i], z[i] = pf * m[i + 1], ps + pc + pf * z[i + 1]
-            continue
-        how = st.on_critical if st.critical else "none"
-        if how == "extra":
-            cm, cz = (1 + st.extra) * m[i + 1], z[i + 1] ** (1 + st.extra)
-        elif how == "skip_next":
-            cm, cz = m[i + 2], z[i + 2]
-        elif how == "to_end":
-            cm, cz = 1, 0
-        else:
-            cm, cz = m[i + 1], z[i + 1]
-        m[i] = ps * m[i + 1] + pc * cm
-        z[i] = pf + ps * z[i + 1] + pc * cz
-    return m[0], 1 - z[0]
+    probs = [tuple(conv(x) for x in f) for f in fractions]
+    m, z = walk_back(stages, probs, (1, 0), (1, 0), (0, 1), (1, 0), lambda x, k: (k * x[0], x[1] ** k),
+                     lambda *terms: tuple(sum(p * x[j] for p, x in terms) for j in (0, 1)))
+    return m, 1 - z
 
 
 def stage_pass_pmfs(stages: Sequence[RuleStage], probs: Sequence[np.ndarray],
