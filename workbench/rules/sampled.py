@@ -22,6 +22,7 @@ from .errors import BudgetError
 from .removal import advance, given
 from .spec import Chance, DamageRoll, Removal, RuleStage
 from .tally import sampled_chance
+from .tokens import step_forward
 from . import wounds as by_model
 
 __all__ = ["simulate", "roll_tokens", "expected_work", "check_sampled", "MAX_SAMPLED_WORK", "critical_key", "near_key"]
@@ -73,7 +74,6 @@ def roll_tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int,
     rolling = start_tokens(rng, count, tokens_die, n)
     skipping = np.zeros(n, dtype=np.int64)
     to_end = np.zeros(n, dtype=np.int64)
-    finals = np.zeros(n, dtype=np.int64)
     crits = np.zeros(n, dtype=np.int64)
     out: dict[str, np.ndarray] = {}
     for i, (st, die) in enumerate(zip(stages, dice)):
@@ -85,29 +85,13 @@ def roll_tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int,
             near = codes == NEAR
             out[near_key(i)] = _group_sums(near, bounds)
             codes = np.where(near, np.int8(FAIL), codes)
-        if st.passes_on == "fail":
-            go = codes == FAIL
-        else:
-            go = codes != FAIL
-        n_go = _group_sums(go, bounds)
+        go = codes == FAIL if st.passes_on == "fail" else codes != FAIL
         n_crit = _group_sums(crit, bounds)
-        out[st.name] = n_go + skipping + to_end
         crits += n_crit
         out[critical_key(i)] = n_crit
-        nxt_skip = np.zeros(n, dtype=np.int64)
-        if st.passes_on == "fail" or st.on_critical == "none":
-            nxt = n_go
-        elif st.on_critical == "extra":
-            nxt = n_go + st.extra * n_crit
-        elif st.on_critical == "skip_next":
-            nxt = n_go - n_crit
-            nxt_skip = n_crit
-        else:  # to_end
-            nxt = n_go - n_crit
-            finals += n_crit
-            to_end = to_end + n_crit
-        rolling, skipping = nxt + skipping, nxt_skip
-    out["finals"] = finals + rolling + skipping
+        out[st.name], rolling, skipping, to_end = step_forward(st, _group_sums(go, bounds), n_crit, skipping,
+                                                               to_end)
+    out["finals"] = to_end + rolling + skipping
     out["criticals"] = crits
     return out
 
@@ -165,22 +149,14 @@ def expected_work(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], coun
     """Expected dice rolled and successes applied by one sample (an upper bound: every
     re-roll counted as if it always happened); an attack of a ``tokens_die`` enters as
     (1 + tokens_die) / 2 tokens on average."""
-    rolling, skipping, finals, dice = count * (1 + max(1, tokens_die)) / 2, 0.0, 0.0, 0.0
+    rolling, skipping, to_end, dice = count * (1 + max(1, tokens_die)) / 2, 0.0, 0.0, 0.0
     for st, p in zip(stages, probs):
         pf, ps, pc = (float(np.ravel(x)[0]) for x in p)
         dice += rolling * (1 if st.reroll == "none" else 2)
-        if st.passes_on == "fail":
-            nxt, skip = rolling * pf, 0.0
-        else:
-            how = st.on_critical if st.critical else "none"
-            mult = {"none": 1, "extra": 1 + st.extra, "skip_next": 0, "to_end": 0}[how]
-            nxt = rolling * (ps + pc * mult)
-            skip = rolling * pc if how == "skip_next" else 0.0
-            finals += rolling * pc if how == "to_end" else 0.0
-        rolling, skipping = nxt + skipping, skip
-    finals += rolling + skipping
+        go = rolling * (pf if st.passes_on == "fail" else ps + pc)
+        _, rolling, skipping, to_end = step_forward(st, go, rolling * pc, skipping, to_end)
     per_success = 1 + (removal.damage_roll.dice if removal.damage_roll is not None else 0)
-    return dice + finals * per_success
+    return dice + (to_end + rolling + skipping) * per_success
 
 
 def check_sampled(samples: int, work: float, path) -> None:

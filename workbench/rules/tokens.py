@@ -21,7 +21,7 @@ from . import tally
 from .spec import RuleStage
 
 __all__ = ["per_attack", "expected_tokens", "successes", "per_attack_figures", "stage_pass_pmfs", "trim",
-           "walk_back", "multiplies", "token_bounds"]
+           "walk_back", "step_forward", "multiplies", "token_bounds"]
 
 
 def _add(*terms: np.ndarray) -> np.ndarray:
@@ -121,31 +121,30 @@ def per_attack(stages: Sequence[RuleStage], probs: Sequence[np.ndarray]) -> np.n
     return _backward(stages, probs, final, final)
 
 
-def expected_tokens(stages: Sequence[RuleStage], probs: Sequence[np.ndarray]) -> tuple[list, np.ndarray]:
-    """Per attack: expected tokens passing each stage, and expected critical successes.
+def step_forward(st: RuleStage, go, crit, skipping, to_end) -> tuple:
+    """One stage of the token rule read forward, exact or sampled: ``go`` the tokens whose roll
+    lets them go on, ``crit`` their critical rolls, ``skipping`` the tokens passing the stage
+    without a roll after a ``"skip_next"`` critical and ``to_end`` those an earlier ``"to_end"``
+    critical sent past every remaining stage -> (tokens passing the stage, rolling at the next,
+    skipping it, sent to the end so far). After the last stage the final successes are the
+    sum of the last three."""
+    how = "none" if st.passes_on == "fail" or not st.critical else st.on_critical
+    nxt = go + st.extra * crit if how == "extra" else go if how == "none" else go - crit
+    return (go + skipping + to_end, nxt + skipping, crit if how == "skip_next" else crit * 0,
+            to_end + crit if how == "to_end" else to_end)
 
-    A token passes a stage when its roll lets it go on, when it passes the
-    stage without a roll after a ``"skip_next"`` critical, or when a
-    ``"to_end"`` critical earlier sent it past every remaining stage.
-    """
+
+def expected_tokens(stages: Sequence[RuleStage], probs: Sequence[np.ndarray]) -> tuple[list, np.ndarray]:
+    """Per attack: expected tokens passing each stage (:func:`step_forward`), and expected
+    critical successes."""
     cells = probs[0].shape[1]
-    rolling = np.ones(cells)       # tokens that roll at this stage
-    skipping = np.zeros(cells)     # tokens that pass it without a roll
-    to_end = np.zeros(cells)       # tokens sent to the end by an earlier stage
+    rolling, skipping, to_end = np.ones(cells), np.zeros(cells), np.zeros(cells)
     passes, crits = [], np.zeros(cells)
     for st, (pf, ps, pc) in zip(stages, probs):
-        go = pf if st.passes_on == "fail" else ps + pc
-        passes.append(rolling * go + skipping + to_end)
         crits = crits + rolling * pc
-        if st.passes_on == "fail":
-            nxt = rolling * pf
-        else:
-            mult = {"none": 1, "extra": 1 + st.extra, "skip_next": 0, "to_end": 0}[st.on_critical]
-            nxt = rolling * (ps + pc * mult)
-        nxt_skip = rolling * pc if st.on_critical == "skip_next" else np.zeros(cells)
-        if st.on_critical == "to_end":
-            to_end = to_end + rolling * pc
-        rolling, skipping = nxt + skipping, nxt_skip
+        go = rolling * (pf if st.passes_on == "fail" else ps + pc)
+        passing, rolling, skipping, to_end = step_forward(st, go, rolling * pc, skipping, to_end)
+        passes.append(passing)
     return passes, crits
 
 
