@@ -18,9 +18,10 @@ from ..validate import _range_text
 from .errors import BudgetError
 from .expr import Expr, _cells
 from .spec import RuleStage
+from .loader import MAX_TOKENS_DIE
 from .tokens import multiplies, token_bounds
 
-__all__ = ["check_value", "multiplies", "token_bounds", "check_tokens", "check_work", "MAX_ATTACKS",
+__all__ = ["check_value", "multiplies", "token_bounds", "check_tokens", "check_work", "checked", "unit_values", "RANGES", "MAX_ATTACKS",
            "MAX_SUCCESSES", "MAX_STATES", "MAX_TABLE", "MAX_WORK"]
 
 #: attacks of one resolution (as many as the tokens of one resolution: 40k Changes' 10,000 dice)
@@ -34,6 +35,12 @@ MAX_STATES = 20_000
 MAX_TABLE = 20_000_000
 #: multiply-adds of the unit-state chain or of a rolled damage's totals: well under a second
 MAX_WORK = 50_000_000
+#: the range each resolution checks a value of the file's attack and unit in: field -> (lowest, highest, what)
+RANGES = {"attack.count": (0, MAX_ATTACKS, "a number of attacks"),
+          "attack.tokens_die": (1, MAX_TOKENS_DIE, "faces of the tokens die"),
+          "removal.models": (0, MAX_STATES, "a number of models"),
+          "removal.wounds": (1, MAX_STATES, "wounds per model"),
+          "removal.damage": (0, MAX_STATES, "damage per success")}
 
 
 def check_value(expr: Expr, env: Mapping[str, Any], field: str, lo: int | None, hi: int | None,
@@ -56,6 +63,21 @@ def check_value(expr: Expr, env: Mapping[str, Any], field: str, lo: int | None, 
     origin = _cells(env, expr, bad) if expr.names else ""
     got = f"{value} from '{expr.source}'" + (f" with {origin}" if origin else "")
     raise InputError(field, f"{what} {_range_text(lo, hi)}", got)
+
+
+def checked(expr: Expr, env: Mapping[str, Any], field: str) -> np.ndarray:
+    """:func:`check_value` of the field's expression in its range of :data:`RANGES`."""
+    return check_value(expr, env, field, *RANGES[field])
+
+
+def unit_values(removal: Any, read) -> tuple:
+    """(models, wounds, damage) of the removal, each ``read(expr, field)`` where the removal has
+    it: the unit size where it is given, wounds and damage per success without a pooled formula
+    or a removal model by model (damage None with a rolled damage)."""
+    per_success = removal.removed is None and not removal.by_model
+    return tuple(None if expr is None or (key != "models" and not per_success) else read(expr, f"removal.{key}")
+                 for key, expr in (("models", removal.models), ("wounds", removal.wounds),
+                                   ("damage", removal.damage)))
 
 
 def check_tokens(stages: Sequence[RuleStage], attacks: int, path: Any = "<rule file>",

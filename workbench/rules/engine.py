@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from . import tally, wounds as by_model
-from .budget import MAX_ATTACKS, MAX_STATES, MAX_TABLE, check_tokens, check_value, token_bounds
+from .budget import MAX_TABLE, check_tokens, checked, token_bounds, unit_values
 from .die import StageDie
 from .errors import BudgetError
 from .removal import fixed_damage_removal, given, remove
@@ -117,29 +117,19 @@ def resolve(parts: Mapping[str, Any], env: Mapping[str, np.ndarray]) -> dict:
     stages: Sequence[RuleStage] = parts["stages"]
     removal: Removal = parts["removal"]
     path = parts.get("path", "<rule file>")
-    count = check_value(parts["count"], env, "attack.count", 0, MAX_ATTACKS, "a number of attacks")
+    count = checked(parts["count"], env, "attack.count")
     cells = max([np.size(v) for v in env.values()] + [1])
     count = np.broadcast_to(count, (cells,))
     counted = tally.uses_counts(parts)
-    n_tokens = tally.tokens(parts, env, cells, check_value) if counted else None
+    n_tokens = tally.tokens(parts, env, cells, checked) if counted else None
     per_attack_tokens = 1 if n_tokens is None else int(n_tokens.max())
     bounds = parts.get("bounds") or token_bounds(stages)
     check_tokens(stages, int(count.max()), path, bounds, tokens_die=per_attack_tokens)
     if cells * (int(count.max()) * per_attack_tokens * bounds[0] + 1) > MAX_TABLE:
         raise BudgetError(path, "attack.count", f"at most {MAX_TABLE:,} (cells of a sweep x possible "
                           "final successes) to resolve exactly", f"{cells:,} cells")
-    models = None
-    if removal.models is not None:
-        models = np.broadcast_to(check_value(removal.models, env, "removal.models", 0, MAX_STATES,
-                                             "a number of models"), (cells,))
     pre = prepare(parts, env, cells, n_tokens)
-    wounds = damage = None
-    if removal.removed is None and not removal.by_model:  # damage per success
-        wounds = np.broadcast_to(check_value(given(removal.wounds, "removal.wounds"), env, "removal.wounds", 1,
-                                             MAX_STATES, "wounds per model"), (cells,))
-        if removal.damage_roll is None:
-            damage = np.broadcast_to(check_value(given(removal.damage, "removal.damage"), env, "removal.damage", 0,
-                                                 MAX_STATES, "damage per success"), (cells,))
+    models, wounds, damage = unit_values(removal, lambda e, field: np.broadcast_to(checked(e, env, field), (cells,)))
     return finish(parts, env, pre, count, n_tokens, models, wounds, damage)
 
 

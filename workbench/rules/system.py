@@ -27,9 +27,9 @@ from ..outcome import Outcome
 from .frozen import Immutable, remember
 from . import engine, tally
 from .engine import one_cell, one_cell_env
-from .budget import MAX_ATTACKS, MAX_STATES, check_tokens, check_value, token_bounds
+from .budget import RANGES, check_tokens, check_value, checked, token_bounds, unit_values
 from .expr import Expr
-from .loader import COUNTS, MAX_DIE, MAX_TOKENS_DIE, unit_size_stat
+from .loader import COUNTS, MAX_DIE, unit_size_stat
 from .plan import Plan, StagePmfs, figures, make_plan
 from .removal import fixed_damage_removal, remove
 from .sampled import simulate
@@ -276,10 +276,8 @@ class RuleSystem(StatChecks, Immutable):
 
     def _attacks(self, env) -> tuple[int, int | None]:
         """The attacks of one scalar resolution, checked: (count, faces of the tokens die or None)."""
-        count = self._one(env, self.count, "attack.count", 0, MAX_ATTACKS, "a number of attacks")
-        n_tokens = None if self.tokens_die is None else self._one(
-            env, self.tokens_die, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
-        return count, n_tokens
+        count = self._one(env, self.count, "attack.count")
+        return count, None if self.tokens_die is None else self._one(env, self.tokens_die, "attack.tokens_die")
 
     def _checked_attacks(self, env) -> tuple[int, int | None]:
         """:meth:`_attacks`, with the tokens they can make refused past the budget."""
@@ -287,22 +285,16 @@ class RuleSystem(StatChecks, Immutable):
         check_tokens(self.stages, count, self.path, self._bounds, n_tokens or 1)
         return count, n_tokens
 
-    def _one(self, env, expr, field, lo, hi, what) -> int:
+    def _one(self, env, expr, field) -> int:
+        """One value of :data:`~workbench.rules.budget.RANGES` for scalar stats, checked."""
         value = self._value(expr, env, field)
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            check_value(expr, env, field, lo, hi, what)   # raises, naming the stats
+        lo, hi, _ = RANGES[field]
+        if not lo <= value <= hi:
+            checked(expr, env, field)   # raises, naming the stats
         return value
 
     def _unit(self, env) -> tuple:
-        r = self._removal(env)
-        models = wounds = damage = None
-        if r.models is not None:
-            models = self._one(env, r.models, "removal.models", 0, MAX_STATES, "a number of models")
-        if not r.pooled and not r.by_model:
-            wounds = self._one(env, r.wounds, "removal.wounds", 1, MAX_STATES, "wounds per model")
-            if r.damage is not None:
-                damage = self._one(env, r.damage, "removal.damage", 0, MAX_STATES, "damage per success")
-        return models, wounds, damage
+        return unit_values(self._removal(env), lambda expr, field: self._one(env, expr, field))
 
     def _plain(self, count: int, plan: Plan) -> tuple[np.ndarray, dict]:
         """``count`` attacks of a file using none of :mod:`workbench.rules.tally`'s mechanisms, from

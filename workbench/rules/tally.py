@@ -51,14 +51,13 @@ def uses_counts(parts: Mapping[str, Any]) -> bool:
                        for st in parts["stages"]))
 
 
-def tokens(parts: Mapping[str, Any], env: Mapping[str, Any], cells: int, check_value) -> np.ndarray | None:
+def tokens(parts: Mapping[str, Any], env: Mapping[str, Any], cells: int, checked) -> np.ndarray | None:
     """Faces of each cell's tokens die (None without ``tokens_die``, or where it is 1 in every
     cell: one token per attack)."""
     expr = parts.get("tokens_die")
     if expr is None:
         return None
-    from .loader import MAX_TOKENS_DIE
-    n = check_value(expr, env, "attack.tokens_die", 1, MAX_TOKENS_DIE, "faces of the tokens die")
+    n = checked(expr, env, "attack.tokens_die")
     if np.all(np.asarray(n) == 1):
         return None
     return np.broadcast_to(np.asarray(n, dtype=np.int64), (cells,))

@@ -29,7 +29,7 @@ from ..errors import InputError
 from ..outcome import Outcome
 from . import engine, tally
 from .engine import one_cell, one_cell_env
-from .budget import MAX_ATTACKS, MAX_STATES, check_tokens
+from .budget import MAX_ATTACKS, check_tokens
 from .errors import BudgetError, ForbiddenError, RuleFileError
 from .expr import parse
 from .loader import COUNTS
@@ -141,7 +141,7 @@ def _ordered(spec, removal: Removal) -> bool:
 
 
 def _damage_of(rs, env, removal: Removal) -> int:
-    return rs._one(env, removal.damage, "removal.damage", 0, MAX_STATES, "damage per success")
+    return rs._one(env, removal.damage, "removal.damage")
 
 
 def _in_order_exact(rs, envs, p_ns, removal: Removal, models, wounds):
