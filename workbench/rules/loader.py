@@ -54,14 +54,16 @@ _SYSTEM = ("key", "name", "die", "notes", "order")
 MAX_ORDER = 99
 _STAT_INT = ("kind", "min", "max", "default", "label", "help", "optional")
 _STAT_CHOICE = ("kind", "options", "default", "label", "help")
-_STAGE = ("name", "roll", "target", "modifier", "always_fail", "always_succeed", "critical",
-          "on_critical", "extra", "reroll", "passes_on", "die", "critical_when", "on_critical_when",
-          "long_shot", "tally", "critical_tally", "near_miss_tally")
+#: a stage's keys: its record's fields (``die`` an integer or an expression)
+_STAGE = tuple(f.name for f in fields(RuleStage) if f.name != "die_expr")
 _REMOVAL = tuple(f.name for f in fields(Removal))
 #: the keys of a removal model by model (a save, tough models, models that start wounded)
 _BY_MODEL = ("save", "save_die", "tough", "already_wounded")
 ON_CRITICAL = ("none", "extra", "skip_next", "to_end")
 REROLL = ("none", "ones", "failed")
+#: a stage's keys read as one of a few words: key -> (the words, the default)
+_STAGE_OPTIONS = {"roll": (("high", "low"), "high"), "on_critical": (ON_CRITICAL, "none"),
+                  "reroll": (REROLL, "none"), "passes_on": (("success", "fail"), "success")}
 
 
 def read_file(path: str | Path) -> tuple[dict, str]:
@@ -399,45 +401,30 @@ def _stage(r: Reader, i: int, sd: Any, die: int, names) -> RuleStage:
     field = f"stages[{i}]"
     sd = r.table(sd, field)
     r.known(sd, field, _STAGE)
-    name = r.string(sd, "name", field)
     die_expr = r.expr(sd, "die", field, names, None) if isinstance(sd.get("die"), str) else None
     sdie = die if die_expr is not None else r.integer(sd, "die", field, 2, MAX_DIE, die)
-    roll = r.option(sd, "roll", field, ("high", "low"), "high")
-    target = r.expr(sd, "target", field, names)
-    modifier = r.expr(sd, "modifier", field, names, None)
     most = MAX_DIE if die_expr is not None else sdie   # a switched die's faces are checked when it is rolled
-    always_fail = r.faces(sd, "always_fail", field, most)
-    always_succeed = r.faces(sd, "always_succeed", field, most)
-    critical = r.faces(sd, "critical", field, most)
-    both = sorted(set(always_fail) & set(always_succeed))
-    if both:
-        r.fail(f"{field}.always_succeed", "faces not also in always_fail", both[0])
-    crit_fail = sorted(set(always_fail) & set(critical))
-    if crit_fail:
-        r.fail(f"{field}.critical", "faces not in always_fail (a critical always succeeds)", crit_fail[0])
-    on_critical = r.option(sd, "on_critical", field, ON_CRITICAL, "none")
     # extra without an "extra" critical, or on_critical without critical faces, is allowed and
     # changes nothing (a designer switching a rule off need not delete its settings)
-    extra = r.integer(sd, "extra", field, 0, MAX_EXTRA, 1)
-    reroll = r.option(sd, "reroll", field, REROLL, "none")
-    passes_on = r.option(sd, "passes_on", field, ("success", "fail"), "success")
-    if passes_on == "fail" and critical:
-        r.fail(f"{field}.critical", 'no critical faces on a stage with passes_on = "fail"', list(critical))
-    critical_when = r.expr(sd, "critical_when", field, names, None)
-    on_critical_when = r.expr(sd, "on_critical_when", field, names, None)
-    long_shot = r.boolean(sd, "long_shot", field, False)
-    tally = r.string(sd, "tally", field, "")
-    critical_tally = r.string(sd, "critical_tally", field, "")
-    near_miss_tally = r.string(sd, "near_miss_tally", field, "")
-    if near_miss_tally and passes_on == "fail":
+    read: dict[str, Any] = {k: r.option(sd, k, field, *allowed) for k, allowed in _STAGE_OPTIONS.items()}
+    read |= {k: r.expr(sd, k, field, names, None) for k in ("modifier", "critical_when", "on_critical_when")}
+    read |= {k: r.faces(sd, k, field, most) for k in ("always_fail", "always_succeed", "critical")}
+    read |= {k: r.string(sd, k, field, "") for k in ("tally", "critical_tally", "near_miss_tally")}
+    st = RuleStage(name=r.string(sd, "name", field), die=sdie, target=r.expr(sd, "target", field, names),
+                   extra=r.integer(sd, "extra", field, 0, MAX_EXTRA, 1), die_expr=die_expr,
+                   long_shot=r.boolean(sd, "long_shot", field, False), **read)
+    both = sorted(set(st.always_fail) & set(st.always_succeed))
+    if both:
+        r.fail(f"{field}.always_succeed", "faces not also in always_fail", both[0])
+    crit_fail = sorted(set(st.always_fail) & set(st.critical))
+    if crit_fail:
+        r.fail(f"{field}.critical", "faces not in always_fail (a critical always succeeds)", crit_fail[0])
+    if st.passes_on == "fail" and st.critical:
+        r.fail(f"{field}.critical", 'no critical faces on a stage with passes_on = "fail"', list(st.critical))
+    if st.near_miss_tally and st.passes_on == "fail":
         r.fail(f"{field}.near_miss_tally", 'no near-miss count on a stage with passes_on = "fail"',
-               near_miss_tally)
-    return RuleStage(name=name, die=sdie, target=target, roll=roll, modifier=modifier,
-                     always_fail=always_fail, always_succeed=always_succeed, critical=critical,
-                     on_critical=on_critical, extra=extra, reroll=reroll, passes_on=passes_on,
-                     critical_when=critical_when, on_critical_when=on_critical_when, long_shot=long_shot,
-                     tally=tally, critical_tally=critical_tally, near_miss_tally=near_miss_tally,
-                     die_expr=die_expr)
+               st.near_miss_tally)
+    return st
 
 
 def _dice(r: Reader, text: Any) -> DamageRoll:

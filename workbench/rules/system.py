@@ -212,14 +212,7 @@ class RuleSystem(StatChecks, Immutable):
                                for i in switched if self.stages[i].critical_when is not None)
         else:
             ons = (True,) * len(self.stages)
-        cache = self.__dict__["_plans"]
-        plan = cache.get(key)
-        if plan is None:
-            plan = make_plan(stages, ons, env)
-            if len(cache) >= 256:
-                cache.pop(next(iter(cache)))
-            cache[key] = plan
-        return plan
+        return remember(self.__dict__["_plans"], key, lambda: make_plan(stages, ons, env), 256)
 
     def stage_fractions(self, **stats) -> tuple[tuple[Fraction, Fraction, Fraction], ...]:
         """Per stage, (P(fail), P(success), P(critical)) of one roll at these (scalar) stats, as
