@@ -121,34 +121,30 @@ class StageDie:
     def counts(self) -> tuple[np.ndarray, int]:
         """``(counts, denominator)``: counts[k] (shape (3,) + the stats' shape)
         of rolls giving result k, out of ``denominator`` equally likely rolls."""
-        faces, codes = self._every_face()
-        if not self.long_shot:
-            once = np.stack([(codes == k).sum(axis=0) for k in (FAIL, SUCCESS, CRITICAL)]).astype(np.int64)
-            if self.reroll == "none":
-                return once, self.sides
-            again = self.rerolled(faces, codes)
-            kept = np.stack([((codes == k) & ~again).sum(axis=0) for k in (FAIL, SUCCESS, CRITICAL)])
-            n_again = again.sum(axis=0)
-            return self.sides * kept.astype(np.int64) + n_again * once, self.sides * self.sides
-        return self._long_counts(faces, codes)
+        return self._results(False)
 
-    def _long_counts(self, faces: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, int]:
-        """Counts with a second die for long shots: every first face has ``sides``
-        equally likely second faces (read only by a ``LONG`` first face)."""
-        q = self.sides
+    def _results(self, near: bool) -> tuple[np.ndarray, int]:
+        """:meth:`counts`, with ``near`` a fourth result, the near misses, taken out of the
+        failures. Every first face has ``q`` equally likely second faces, read only by a ``LONG``
+        first face (a long shot: 1 success, q - 1 fails; q = 1 without long shots); a re-rolled
+        first face (:meth:`rerolled`; "failed": a near miss is a failure) counts its share again
+        over a whole second roll."""
+        faces, codes = self._every_face()
+        q = self.sides if self.long_shot else 1
         long = codes == LONG
-        # per first face: results out of q (a LONG face: 1 success, q - 1 fails)
-        per = np.stack([q * (codes == FAIL) + (q - 1) * long, q * (codes == SUCCESS) + long,
-                        q * (codes == CRITICAL)]).astype(np.int64)          # (3, sides) + shape
-        once = per.sum(axis=1)
-        denom = self.sides * q
+        missed = np.broadcast_to(self.near(faces, codes), codes.shape) if near else np.zeros(codes.shape, bool)
+        rows = [q * ((codes == FAIL) & ~missed) + (q - 1) * long, q * (codes == SUCCESS) + long,
+                q * (codes == CRITICAL)] + ([q * missed] if near else [])
+        per = np.stack(rows).astype(np.int64)          # (results, sides) + the stats' shape
+        once, denom = per.sum(axis=1), self.sides * q
         if self.reroll == "none":
             return once, denom
+        again = np.zeros(per.shape, dtype=bool)
         if self.reroll == "ones":
-            again = np.broadcast_to(faces == 1, codes.shape)[None] & np.ones((3,) + codes.shape, dtype=bool)
-        else:  # "failed": the failed part of each first face is rolled again
-            again = np.zeros((3,) + codes.shape, dtype=bool)
+            again[:] = np.broadcast_to(faces == 1, codes.shape)
+        else:
             again[FAIL] = True
+            again[3:] = True
         kept = np.where(again, 0, per).sum(axis=1)
         weight = np.where(again, per, 0).sum(axis=(0, 1))
         return denom * kept + weight * once, denom * denom
@@ -163,18 +159,8 @@ class StageDie:
     def near_counts(self) -> tuple[np.ndarray, int]:
         """``(count, denominator)`` of rolls whose final result is a near miss, over
         the same denominator as :meth:`counts` (a re-rolled near miss counts its second roll)."""
-        faces, codes = self._every_face()
-        q = self.sides if self.long_shot else 1
-        near = np.broadcast_to(self.near(faces, codes), codes.shape)
-        once = q * near.sum(axis=0).astype(np.int64)
-        d1 = self.sides * q
-        if self.reroll == "none":
-            return once, d1
-        if self.reroll == "ones":
-            kept = q * (near & (np.broadcast_to(faces, codes.shape) != 1)).sum(axis=0)
-            return d1 * kept + q * once, d1 * d1
-        fails = q * (codes == FAIL).sum(axis=0) + (q - 1) * (codes == LONG).sum(axis=0)
-        return fails * once, d1 * d1
+        counts, denom = self._results(True)
+        return counts[3], denom
 
     # -- sampled -------------------------------------------------------------
     def table(self) -> np.ndarray:
