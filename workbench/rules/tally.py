@@ -336,15 +336,7 @@ def _all(h: np.ndarray, count: np.ndarray, what: str, all_of) -> np.ndarray:
         return _nested_power(h, count)
     if int(count.max()) > FFT_FROM:
         return _fft_power(h, count)
-    p: np.ndarray = np.ones((h.shape[0],) + (1,) * (h.ndim - 1))
-    out = np.zeros((h.shape[0],) + tuple(int(count.max()) * (w - 1) + 1 for w in h.shape[1:]))
-    for k in range(int(count.max()) + 1):
-        sel = count == k
-        if sel.any():
-            out[(sel,) + tuple(slice(0, w) for w in p.shape[1:])] = p[sel]
-        if k < int(count.max()):
-            p = _conv(p, h)
-    return out
+    return _all_up_to(h, count, int(count.max()) * (max(h.shape[1:]) - 1), what)   # a bound no count passes
 
 
 #: attacks from which the joint distribution of several counts is raised to their number by FFT

@@ -211,28 +211,6 @@ def reads_removal(c: Chance) -> bool:
     return isinstance(c.count, tuple) and "removed" in c.count
 
 
-def _saturated_shift(state: np.ndarray, inc: tuple[int, ...], up_to: int) -> np.ndarray:
-    """``state`` (cells, *tallies, D, 2) with each tally axis moved up by ``inc`` (saturating at
-    ``up_to``)."""
-    out = state
-    for axis, j in enumerate(inc, start=1):
-        if j == 0:
-            continue
-        size = out.shape[axis]
-        moved = np.zeros_like(out)
-        src = [slice(None)] * out.ndim
-        dst = [slice(None)] * out.ndim
-        src[axis], dst[axis] = slice(0, size - j), slice(j, size)
-        moved[tuple(dst)] = out[tuple(src)]
-        top = [slice(None)] * out.ndim
-        top[axis] = slice(size - 1, size)
-        past = [slice(None)] * out.ndim
-        past[axis] = slice(max(size - j, 0), size)
-        moved[tuple(top)] += out[tuple(past)].sum(axis=axis, keepdims=True)
-        out = moved
-    return out
-
-
 def attack_joint(c: Chance, stages, probs, flags, dice, n_tokens) -> np.ndarray:
     """One attack's joint distribution (cells, *tallies, F) of the increments of the tallies the
     chance reads (in its order) and its final successes (the tokens passing the last stage;
@@ -300,7 +278,8 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
     for idx in np.ndindex(*h.shape[1:]):
         weight = h[(slice(None),) + idx]
         if weight.any():
-            step += np.repeat(weight, S).reshape(lift) * _saturated_shift(blows[idx[-1]], idx[:-1], up_to)
+            moved = tally._fold(tally._shift(blows[idx[-1]], idx[:-1] + (0, 0)), up_to)  # the tallies moved up, saturated
+            step += np.repeat(weight, S).reshape(lift) * moved
     T = step.reshape(cells, S, S)
     v = _start(cells, (up_to + 1,) * tallies, up_to + 1, u).reshape(cells, 1, S)
     bit = 1
