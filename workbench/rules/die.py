@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["StageDie", "DieRoll", "roll_high", "FAIL", "SUCCESS", "CRITICAL", "LONG", "NEAR"]
+__all__ = ["StageDie", "DieRoll", "roll_high", "need_text", "FAIL", "SUCCESS", "CRITICAL", "LONG", "NEAR"]
 
 FAIL, SUCCESS, CRITICAL = 0, 1, 2
 #: a first face that succeeds only if a second die shows the best face too (``long_shot``)
@@ -265,14 +265,7 @@ class DieRoll:
         """What the roll needs, in a player's words: 'needs 7+ on a D12' and the like."""
         die = die or f"D{self.sides}"
         need = int(self.die.target) - int(self.die.modifier)
-        if self.die.roll_high:
-            text = (f"succeeds on any roll of a {die}" if need <= 1 else
-                    f"needs {need}+ on a {die}, which no roll reaches" if need > self.sides else
-                    f"needs {need}+ on a {die}")
-        else:
-            text = (f"succeeds on any roll of a {die}" if need >= self.sides else
-                    f"needs {need} or less on a {die}, which no roll reaches" if need < 1 else
-                    f"needs {need} or less on a {die}")
+        text = need_text(need, self.sides, self.die.roll_high, die, f"succeeds on any roll of a {die}")
         extra = ([f"a natural {f} always succeeds" for f in self.die.always_succeed]
                  + [f"a natural {f} always fails" for f in self.die.always_fail])
         return text + ("; " + ", ".join(extra) if extra else "")
@@ -336,6 +329,15 @@ class DieRoll:
         """Boolean mask of the success codes among ``codes``."""
         ok = codes == SUCCESS
         return ok | (codes == CRITICAL) if self.die.critical else ok
+
+
+def need_text(need: int, sides: int, high: bool, die: str, any_roll: str) -> str:
+    """What a roll needs, in a player's words: "needs 4+ on a d6", "needs 3 or less on a D10",
+    either with ", which no roll reaches"; ``any_roll`` when every roll succeeds."""
+    out_of_reach = ", which no roll reaches"
+    if high:
+        return any_roll if need <= 1 else f"needs {need}+ on a {die}" + (out_of_reach if need > sides else "")
+    return any_roll if need >= sides else f"needs {need} or less on a {die}" + (out_of_reach if need < 1 else "")
 
 
 def roll_high(target: Any, sides: int, *, natural_max_always_succeeds: bool = False,

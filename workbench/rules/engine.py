@@ -1,28 +1,10 @@
-"""Exact resolution of a rule file, vectorised over stat grids.
-
-1. Each stage's die (:class:`~workbench.rules.die.StageDie`) gives integer
-   counts of fail / success / critical over ``die`` (or ``die``\\ ² with a
-   re-roll) rolls: exact probabilities (:func:`stage_dice`,
-   :func:`stage_probabilities`).
-2. Tokens (:mod:`workbench.rules.tokens`): each attack starts as one token at
-   the first stage; one token's distribution of final successes is built from
-   the last stage backwards, and ``count`` attacks score its power ``count``.
-3. Removal (:mod:`workbench.rules.removal`), as a distribution over models
-   removed: closed forms for a fixed damage, a Markov chain over the unit's
-   states only for a rolled damage without spill, a pooled formula, or model by
-   model (:mod:`workbench.rules.wounds`).
-4. Counts beside the final successes (tallies, random tokens per attack,
-   chances): :mod:`workbench.rules.tally`.
-
-Budgets (:mod:`workbench.rules.budget`, docs/rulefiles.md "Budgets"): before
-any table is built the work is estimated from the file and the stats, and a
-resolution past a budget is refused at once with a
-:class:`~workbench.rules.errors.BudgetError` naming the field.
+"""Exact resolution of a rule file, vectorised over stat grids (the flow, stage dice to tokens to
+removal and counts, is mapped in docs/architecture.md).
 
 Everything works on cells: every stat is a 1-D array of the same length, so
-a sweep of a thousand cells is one call. :func:`prepare` is the half of a
-resolution that depends neither on the attacks nor on the unit, :func:`finish`
-the other half.
+a sweep of a thousand cells is one call. The budgets (:mod:`workbench.rules.budget`)
+are checked before any table is built. :func:`prepare` is the half of a resolution
+that depends neither on the attacks nor on the unit, :func:`finish` the other half.
 """
 from __future__ import annotations
 

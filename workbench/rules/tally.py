@@ -1,27 +1,16 @@
-"""Counts beside the final successes, exact: random tokens per attack, criticals
-switched by the stats, named tallies and the chances of conditions on them.
+"""Counts beside the final successes, exact: random tokens per attack, criticals switched by the
+stats, named tallies and the chances of conditions on them (the keys: docs/rulefiles.md).
 
-* ``attack.tokens_die = N``: each attack enters the first stage as 1..N
-  tokens, each number equally likely (a blast's D3..D12 hits or shots); the
-  distribution of one attack is the mixture ``(G + G^2 + ... + G^N) / N`` of
-  the one-token distribution ``G``.
-* ``on_critical_when``: where it is false a critical goes on as an ordinary
-  success; the token rule sees P(critical) split into the part that uses
-  ``on_critical`` and the part that does not (the criticals are still
-  criticals: they are counted).
-* A stage's ``tally`` counts the tokens passing it (as its effect does),
-  ``critical_tally`` the critical rolls at it and ``near_miss_tally`` its
-  failed rolls one short of the target. One token's count is a
-  polynomial built from the last stage backwards like the final successes
-  (see :mod:`workbench.rules.engine`): every outcome of a roll multiplies
-  what follows by z to the number of counted events it is (passing this
-  stage; a critical; the stages a ``"skip_next"`` or ``"to_end"`` critical
-  passes without a roll). Over all attacks: the mixture over the tokens die,
-  then the power ``count``.
-* ``[[chances]]``: P(condition) summed over the distribution of the one
-  count it reads (a tally, ``successes`` or ``removed``), or over the joint
-  distribution of the two or three tallies it reads (one dimension per count), cell
-  by cell.
+* ``attack.tokens_die = N``: one attack is the mixture ``(G + G^2 + ... + G^N) / N`` of the
+  one-token distribution ``G``.
+* ``on_critical_when`` false: the token rule sees that part of P(critical) as an ordinary
+  success (the criticals are still counted).
+* One token's counts are a polynomial built from the last stage backwards like the final
+  successes (:mod:`workbench.rules.tokens`): every outcome of a roll multiplies what follows
+  by z to the number of counted events it is. Over all attacks: the mixture over the tokens
+  die, then the power ``count``.
+* ``[[chances]]``: P(condition) summed, cell by cell, over the distribution of the count it
+  reads or the joint distribution of the two or three tallies (one dimension per count).
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..dice import faces_text
 from ..outcome import Stage
-from .die import StageDie
+from .die import StageDie, need_text
 from .spec import RuleStage
 
 __all__ = ["stage_words", "passing_name", "outcome_stages"]
@@ -30,14 +30,7 @@ def stage_words(st: RuleStage, die: StageDie, following: str | None, on_critical
     t, m = int(die.target), int(die.modifier)
     dX = f"d{st.die}"
     need = t - m
-    if st.roll == "high":
-        text = (f"any roll of a {dX} succeeds" if need <= 1 else
-                f"needs {need}+ on a {dX}, which no roll reaches" if need > st.die else
-                f"needs {need}+ on a {dX}")
-    else:
-        text = (f"any roll of a {dX} succeeds" if need >= st.die else
-                f"needs {need} or less on a {dX}, which no roll reaches" if need < 1 else
-                f"needs {need} or less on a {dX}")
+    text = need_text(need, st.die, st.roll == "high", dX, f"any roll of a {dX} succeeds")
     if m:
         text += f" (target {t}, modifier {_signed(m)})"
     extra = []
