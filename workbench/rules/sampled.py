@@ -15,9 +15,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .. import pipeline
 from .die import CRITICAL, FAIL, NEAR
-from .budget import MAX_SUCCESSES, check_value, token_bounds
+from .budget import MAX_SUCCESSES, check_value
 from .errors import BudgetError
 from .removal import advance, given
 from .spec import Chance, DamageRoll, Removal, RuleStage
@@ -25,7 +24,7 @@ from .tally import sampled_chance
 from .tokens import step_forward
 from . import wounds as by_model
 
-__all__ = ["simulate", "roll_tokens", "expected_work", "check_sampled", "MAX_SAMPLED_WORK", "critical_key", "near_key"]
+__all__ = ["roll_tokens", "expected_work", "check_sampled", "MAX_SAMPLED_WORK", "critical_key", "near_key"]
 
 #: dice rolled and successes applied by one sampled call (samples x their expected number per
 #: sample): a couple of seconds on one core
@@ -216,31 +215,3 @@ def removal_width(top: int, removal: Removal, env: Mapping[str, Any], models: in
                 else int(given(damage, "damage per success")))
         return top * dmax // int(given(wounds, "wounds per model")) + 1
     return top + 1
-
-
-def simulate(rng: np.random.Generator, samples: int, stages: Sequence[RuleStage], dice, count: int,
-             removal: Removal, env: Mapping[str, Any], models: int | None, wounds: int | None,
-             damage: int | None, probs: Sequence[np.ndarray], path="<rule file>", tokens_die: int = 1,
-             chances: Sequence[Chance] = (), per_sample=None) -> pipeline.Tally:
-    """The running tally of ``samples`` samples: models removed, wasted damage, criticals, tokens
-    passing each stage, the stages' tallies and, per chance, whether its condition held (the
-    tally's mean is the chance). Each attack enters as 1..``tokens_die`` tokens. The budget is
-    checked first; chunks hold at most :data:`pipeline.CHUNK_DICE` tokens of one stage,
-    whatever the criticals do. ``per_sample``: a function of one chunk's values (name -> per
-    sample) giving the values tallied instead (``removed`` among them)."""
-    tokens_die = max(1, int(tokens_die))
-    check_sampled(samples, expected_work(stages, probs, count, removal, tokens_die), path)
-    finals, rolling = token_bounds(stages)
-    most = max(1, count * tokens_die * max(finals, rolling))
-    unit = unit_of(removal, env, models)
-
-    def one_chunk(n: int) -> dict[str, np.ndarray]:
-        got = roll_tokens(rng, stages, dice, count, n, tokens_die)
-        s = got.pop("finals")
-        removed, wasted = remove(rng, s, removal, env, models, wounds, damage, unit)
-        out = _counted(stages, chances, env, {"removed": removed, "wasted_damage": wasted, **got}, s)
-        return out if per_sample is None else per_sample(out)
-
-    width = removal_width(count * tokens_die * finals, removal, env, models, wounds, damage)
-    tally = pipeline.tally_sampled(samples, most, one_chunk, width)
-    return tally.trim() if models is None else tally   # no unit size: up to the most removed in a sample

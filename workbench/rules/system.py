@@ -29,7 +29,7 @@ from .budget import RANGES, check_tokens, check_value, checked, token_bounds, un
 from .expr import Expr
 from .loader import MAX_DIE, unit_size_stat
 from .plan import Plan, StagePmfs, figures, make_plan
-from .sampled import simulate
+from .volley import sampled_tally
 from .spec import Chance, Removal, RuleStage, Volley
 from .stats import StatChecks
 
@@ -233,9 +233,8 @@ class RuleSystem(StatChecks, Immutable):
     def _simulate(self, rng, samples, env, plan: Plan, count: int, n_tokens: int | None, chances,
                   per_sample=None) -> pipeline.Tally:
         models, wounds, damage = self._unit(env)
-        return simulate(rng, samples, plan.played, plan.dice, count, self._removal(env), env, models, wounds,
-                        damage, plan.probs, self.path, tokens_die=n_tokens or 1, chances=chances,
-                        per_sample=per_sample)
+        return sampled_tally(self, rng, samples, [env], [plan], [count], [n_tokens], self._removal(env), models,
+                             wounds, damage, chances, bounds=token_bounds(plan.played), per_sample=per_sample)
 
     def _value(self, expr, env, field) -> int:
         """One expression's value for scalar stats, remembered by the values of the stats it reads."""

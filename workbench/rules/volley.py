@@ -42,7 +42,7 @@ from .tokens import successes
 #: a RuleSystem (rules/system.py): that module calls this one, so it is not imported here
 Rules = Any
 
-__all__ = ["resolve"]
+__all__ = ["resolve", "sampled_tally"]
 
 #: unit states x successes of one profile held by a volley in listed order, exact (memory: a few arrays of it)
 MAX_ORDERED = 2_000_000
@@ -129,7 +129,8 @@ def resolve(rs: Rules, profiles: Any, method: str, samples: Any, seed: Any, shar
     record["samples"] = samples
     if rng is None:
         raise RuntimeError("no random generator for a sampled resolution")
-    out = _sampled(rs, rng, samples, envs, plans, counts, tokens, removal, models, wounds, damage, chances)
+    out = sampled_tally(rs, rng, samples, envs, plans, counts, tokens, removal, models, wounds, damage, chances,
+                        spec)
     return pipeline.tally_outcome(rs.key, "volley", record, out, stages, attacks=attacks_n,
                                   notes=rs.outcome_notes(), **words)
 
@@ -234,14 +235,23 @@ def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, cha
     return pmf[0], effects
 
 
-def _sampled(rs, rng, samples, envs, plans, counts, tokens, removal, models, wounds, damage, chances):
-    spec = rs.volley_spec
+def sampled_tally(rs, rng, samples, envs, plans, counts, tokens, removal, models, wounds, damage, chances,
+                  spec: Volley | None = None, bounds=None, per_sample=None) -> pipeline.Tally:
+    """The running tally of ``samples`` samples of the profiles (one, without ``spec``: one attack
+    of the file) at one target, every die rolled (:func:`~workbench.rules.sampled.roll_tokens`):
+    models removed, wasted damage, criticals, tokens passing each stage, the stages' tallies and,
+    per chance, whether its condition held (the tally's mean is the chance). The budget is checked
+    first; chunks hold at most :data:`pipeline.CHUNK_DICE` tokens of one stage, whatever the
+    criticals do (``bounds``: :func:`~workbench.rules.tokens.token_bounds` of the stages, the
+    file's unless given). ``per_sample``: a function of one chunk's values (name -> per sample)
+    giving the values tallied instead (``removed`` among them)."""
     work = sum(expected_work(p.played, p.probs, c, removal, t or 1) for p, c, t in zip(plans, counts, tokens))
     check_sampled(samples, work, rs.path)
-    finals, rolling = rs._bounds
+    finals, rolling = bounds or rs._bounds
     top = sum(c * (t or 1) * finals for c, t in zip(counts, tokens))
     most = max(1, sum(c * (t or 1) for c, t in zip(counts, tokens)) * max(finals, rolling))
-    ordered = _ordered(spec, removal)
+    ordered = spec is not None and _ordered(spec, removal)
+    not_needed_name = "" if spec is None else spec.not_needed
     if ordered and removal.removed is not None:   # each profile's formula on its own successes, summed
         width = (sum(removal_width(c * (t or 1) * finals, removal, env, None, wounds, damage) - 1
                      for env, c, t in zip(envs, counts, tokens)) + 1 if models is None else models + 1)
@@ -261,14 +271,15 @@ def _sampled(rs, rng, samples, envs, plans, counts, tokens, removal, models, wou
         h = np.zeros(n, dtype=np.int64)
         wasted = np.zeros(n, dtype=np.int64)
         for i, (env, plan, count, n_tokens) in enumerate(zip(envs, plans, counts, tokens)):
-            if i and spec.not_needed and models is not None:
+            if i and not_needed_name and models is not None:
                 before = r if ordered else remove(rng, total, removal, envs[0], models, wounds, damage, unit)[0]
                 not_needed += before >= models
             got = roll_tokens(rng, plan.played, plan.dice, count, n, n_tokens or 1)
             s = got.pop("finals")
             for k, x in _counted(plan.played, (), env, got, s).items():
                 summed[k] = summed[k] + x if k in summed else x
-            out[f"{spec.each}[{i}]"] = s
+            if spec is not None:
+                out[f"{spec.each}[{i}]"] = s
             total = total + s
             if ordered and removal.removed is not None:
                 r = r + remove(rng, s, removal, env, None, None, None)[0]   # its formula, uncapped
@@ -282,9 +293,10 @@ def _sampled(rs, rng, samples, envs, plans, counts, tokens, removal, models, wou
         seen = dict(summed, successes=total, removed=removed)
         for c in chances:
             out[c.name] = tally.sampled_chance(c, seen, envs[0]).astype(np.int8)
-        if spec.not_needed:
-            out[spec.not_needed] = not_needed
-        return {"removed": removed, "wasted_damage": wasted, **summed, **out}
+        if not_needed_name:
+            out[not_needed_name] = not_needed
+        got = {"removed": removed, "wasted_damage": wasted, **summed, **out}
+        return got if per_sample is None else per_sample(got)
 
     got = pipeline.tally_sampled(samples, most, one_chunk, width)
     return got.trim() if models is None else got   # no unit size: up to the most removed in a sample
