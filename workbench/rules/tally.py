@@ -363,9 +363,10 @@ def _fft_power(h: np.ndarray, count: np.ndarray) -> np.ndarray:
     return np.clip(out, 0.0, None)
 
 
-def chance(c: Chance, dist: np.ndarray, env: Mapping[str, Any]) -> np.ndarray:
-    """P(``c.when``) per cell from the distribution (cells, *dims) of the count(s) it reads."""
-    names = (c.count,) if isinstance(c.count, str) else c.count
+def chance(c: Chance, dist: np.ndarray, env: Mapping[str, Any], names: Sequence[str] | None = None) -> np.ndarray:
+    """P(``c.when``) per cell from the distribution (cells, *dims) of the count(s) it reads
+    (``names``: the counts along its axes, the chance's order unless given)."""
+    names = names or ((c.count,) if isinstance(c.count, str) else c.count)
     if c.up_to is not None:
         dist = _fold(dist, c.up_to)
     dims = dist.ndim - 1

@@ -265,7 +265,7 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
         dist = tally._grow(dist, (up_to + 1,) * (dist.ndim - 1))
         # at most the unit's models are removed: the one fold, each cell at its own cap
         dist = core.cap(dist, cap.reshape((cells,) + (1,) * (dist.ndim - 2)))
-        return _joint_condition(c, dist, env, tallies, up_to)
+        return tally.chance(c, dist, env, [n for n in c.count if n != "removed"] + ["removed"])
     # one attack applied to every basis state of every cell: rows of the cell's matrix
     rep = {k: np.repeat(np.asarray(x), S) for k, x in u.items()}
     basis = np.tile(np.eye(S), (cells, 1)).reshape((cells * S,) + dims)
@@ -291,39 +291,7 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
         if bit <= top:
             T = T @ T
     dist = v.reshape((cells,) + dims).sum(axis=-1)
-    return _joint_condition(c, dist, env, tallies, up_to)
-
-
-def _joint_condition(c: Chance, dist: np.ndarray, env: Mapping[str, Any], tallies: int, up_to: int) -> np.ndarray:
-    """P(``c.when``) per cell from ``dist`` (cells, *tallies, removed), each count saturated at
-    ``up_to``, the tallies in the chance's order and removed last."""
-    stats = {k: x for k, x in env.items() if k in c.when.names and k not in c.count}
-    key = _one_cell_key((tuple(c.count), up_to, tallies), (c.when,), stats) if dist.shape[0] == 1 else None
-    make = lambda: _condition(c, stats, tallies, up_to)
-    cond = make() if key is None else remember(_CONDITIONS, key, make, 256)
-    return np.clip((dist * cond).reshape(dist.shape[0], -1).sum(axis=1), 0.0, 1.0)
-
-
-#: :func:`_condition` of one cell by the condition's source, its counts and the stats it reads
-_CONDITIONS: dict = {}
-
-
-def _condition(c: Chance, stats: Mapping[str, Any], tallies: int, up_to: int) -> np.ndarray:
-    """``c.when`` (cells or 1, *tallies, removed) as 0/1 over every saturated count (read-only)."""
-    env2 = {k: np.asarray(x).reshape((-1,) + (1,) * (tallies + 1)) if np.ndim(x) else x for k, x in stats.items()}
-    t_i = 0
-    for name in c.count:
-        shape = [1] * (tallies + 2)
-        if name == "removed":
-            shape[-1] = up_to + 1
-            env2[name] = np.arange(up_to + 1).reshape(shape)
-        else:
-            shape[1 + t_i] = up_to + 1
-            env2[name] = np.arange(up_to + 1).reshape(shape)
-            t_i += 1
-    cond = np.asarray(c.when.evaluate(env2, f"chances[{c.index}].when") != 0)
-    cond.setflags(write=False)
-    return cond
+    return tally.chance(c, dist, env, [n for n in c.count if n != "removed"] + ["removed"])
 
 
 def _thin_last(h: np.ndarray, q: np.ndarray, up_to: int) -> np.ndarray:
