@@ -134,11 +134,9 @@ def finish(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], pre: Mapping
         effects.update(tally.count_effects(pre["tally"], count))
         read_removal = [c for c in parts.get("chances", ()) if by_model.reads_removal(c)]
         for c in read_removal:  # removed beside tallies: the attacks stepped one by one
-            h = pre.get("joints", {}).get(c.name)
-            if h is None:
-                h = by_model.attack_joint(c, stages, pre["dice_probs"], pre["flags"], pre["dice"], n_tokens)
-            effects[c.name] = by_model.joint_chance(c, h, count, models, given(unit, "a model-by-model removal"),
-                                                     env, parts.get("path", "<rule file>"))
+            effects[c.name] = by_model.joint_chance(c, pre["joints"][c.name], count, models,
+                                                     given(unit, "a model-by-model removal"), env,
+                                                     parts.get("path", "<rule file>"))
         rest = {**parts, "chances": [c for c in parts.get("chances", ()) if c not in read_removal]}
         effects.update(tally.chances(rest, pre["tally"], count, successes, env, {"successes": p_n, "removed": pmf}))
     return {"pmf": pmf, "effects": effects, "dice": pre["dice"], "counts": pre["counts"], "count": count,

@@ -200,16 +200,14 @@ def removal_width(top: int, removal: Removal, env: Mapping[str, Any], models: in
                   damage: int | None) -> int:
     """Counts of models removed a sampled pmf runs over, for at most ``top`` final successes a sample
     (a pooled formula is checked over every count that can occur)."""
-    if models is not None:
-        width = models + 1
     if removal.removed is not None:
         env2 = {k: np.asarray(v)[None] for k, v in env.items()}
         env2["successes"] = np.arange(top + 1)
         most = int(check_value(removal.removed, env2, "removal.removed", 0, MAX_SUCCESSES,
                                "a number of models").max()) + 1
-        return width if models is not None else most
+        return most if models is None else models + 1
     if models is not None:
-        return width
+        return models + 1
     if removal.spill:
         dmax = (removal.damage_roll.high if removal.damage_roll is not None
                 else int(given(damage, "damage per success")))

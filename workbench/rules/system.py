@@ -29,7 +29,7 @@ from .budget import RANGES, check_tokens, check_value, checked, token_bounds, un
 from .expr import Expr
 from .loader import MAX_DIE, unit_size_stat
 from .plan import Plan, StagePmfs, figures, make_plan
-from .volley import sampled_tally
+from .volley import resolve as resolve_volley, sampled_tally
 from .spec import Chance, Removal, RuleStage, Volley
 from .stats import StatChecks
 
@@ -114,8 +114,7 @@ class RuleSystem(StatChecks, Immutable):
         (``wasted_damage``), the chances over the total, ``EACH[i]`` (the expected final
         successes of profile i) and, when the file names it, the profiles not needed.
         See "Several profiles at one target" in docs/rulefiles.md."""
-        from .volley import resolve
-        return resolve(self, profiles, method, samples, seed, stats)
+        return resolve_volley(self, profiles, method, samples, seed, stats)
 
     def outcome_notes(self) -> tuple[str, ...]:
         """The file's notes, then what the engine adds: a reminder when criticals change the token count."""
