@@ -220,15 +220,13 @@ def read(r: Reader, data: Any, stats: tuple[RuleStat, ...]) -> View:
         r.fail("view.controls", "a list of the stats the dashboard shows, each once", shown)
     controls = tuple(_stat(r, by_name, x, f"view.controls[{i}]").name for i, x in enumerate(shown))
     effects = {k: _text(r, x, f"view.effects.{k}") for k, x in r.table(data.get("effects", {}), "view.effects").items()}
+    # stat -> a value (the seed's matchup) or values (a range or a list: the grids searched)
+    grids: dict[str, Any] = {k: _values(r, data[k], f"view.{k}", by_name, k != "seed") if k in data else None
+                             for k in ("seed", "granularity", "equivalence")}
     return View(
         title=r.string(data, "title", "view", ""), blurb=r.string(data, "blurb", "view", ""), colour=colour,
         trial=r.string(data, "trial", "view", "attack"), controls=controls,
         start=_values(r, data.get("start", {}), "view.start", by_name, False), sliders=sliders, words=words,
         matchup=_matchup(r, data["matchup"], by_name) if "matchup" in data else None,
-        seed=_values(r, data["seed"], "view.seed", by_name, False) if "seed" in data else None,
         diagnostics=_diagnostics(r, data.get("diagnostics", {}), by_name, sliders),
-        granularity=_values(r, data["granularity"], "view.granularity", by_name, True)
-        if "granularity" in data else None,
-        equivalence=_values(r, data["equivalence"], "view.equivalence", by_name, True)
-        if "equivalence" in data else None,
-        concepts=_concepts(r, data.get("concepts", {}), by_name), effects=effects)
+        concepts=_concepts(r, data.get("concepts", {}), by_name), effects=effects, **grids)
