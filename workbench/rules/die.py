@@ -22,13 +22,8 @@ result is a failure); the second roll stands. "Failed" is the roll's own
 result: on a ``passes_on = "fail"`` stage (a save the target makes) it is the
 target re-rolling its failed saves.
 
-Exact: :meth:`counts` classifies every face once (vectorised over stat
-grids: ``target`` and ``modifier`` may be int arrays) and counts results
-over ``die`` first faces, or ``die``\\ ² face pairs with a re-roll, so the
-probabilities are integer counts over a known denominator (Fractions).
-Sampled: :meth:`roll` rolls faces with a Generator and looks them up in a
-table that :meth:`classify` filled, rolling the second die only for the
-rolls that are re-rolled.
+Exact: :meth:`counts`, integer counts over a known denominator, vectorised over
+stat grids. Sampled: :meth:`roll`, faces rolled and judged by :meth:`classify`.
 
 A single test outside a rule file's stages (a stat test, a leadership test, a
 charge reaching its distance) is a :class:`DieRoll`: the same StageDie, with
@@ -209,11 +204,8 @@ class DieRoll:
     faces and "near_miss" (a failure one short of the target) when it counts
     near misses; a label's index is its code in :meth:`roll`.
 
-    Exact: :attr:`probabilities` count faces through :meth:`StageDie.counts`
-    (Fractions). Sampled: :meth:`roll` rolls ``dice`` faces a test (two for a
-    long shot, whose second die only matters after a best first face) and
-    judges them by :meth:`StageDie.classify`, through a table filled once.
-    A test is rolled once: a die with a re-roll belongs to a rule file's stage.
+    A test is rolled once (:attr:`dice` faces: two for a long shot): a die with a
+    re-roll belongs to a rule file's stage.
     """
 
     die: StageDie

@@ -1,12 +1,7 @@
 """A rule file's ``[volley]``: several profiles (weapons, units) at one target, one resolution.
 
-Each profile sets the stats ``[volley] profile`` names; every other stat is
-shared (the target's, the rules'). Each profile makes its own attacks through
-the file's stages; with ``allocation = "together"`` the final successes of all
-profiles are summed and the file's removal is applied once to the sum (its
-unit size, wounds per model, damage, and what passes the unit is wasted); with
-``"in_order"`` each profile's removal (its own damage or pooled formula) is
-made, in listed order, on the unit as the profiles before it left it.
+Each profile makes its own attacks through the file's stages; how their final successes
+meet the removal is :class:`~workbench.rules.spec.Volley`'s ``allocation``.
 
 Exact: each profile's distribution of final successes (and of every tally a
 chance reads) from the engine, convolved over the profiles, then one removal.
