@@ -242,19 +242,14 @@ def chances(parts: Mapping[str, Any], counts: Mapping[str, Any], count: np.ndarr
         read = (c.count,) if isinstance(c.count, str) else tuple(c.count)
         key = dist_key(c)
         what = " and ".join(read)
-        if key not in dists and c.up_to is None and len(read) == 1:
-            dists[key] = _all(counts["one"][c.count], count, what, all_of)
-        elif key not in dists and c.up_to is None:
-            h = counts["joint"][read]
-            if len(read) == 2 and _nested(h):
+        if key not in dists and set(read) <= set(counts["names"]):   # tallies (the rest is given)
+            h = counts["one"][read[0]] if len(read) == 1 else counts["joint"][read]
+            if c.up_to is None and len(read) == 2 and _nested(h):
                 p = condition.nested_chance(c.when, read, h, count, env, f"chances[{c.index}].when")
                 if p is not None:
                     out[c.name] = p
                     continue
-            dists[key] = _all(h, count, what, None)
-        elif key not in dists and set(read) <= set(counts["names"]):
-            h = counts["one"][read[0]] if len(read) == 1 else counts["joint"][read]
-            dists[key] = _all_up_to(h, count, c.up_to, what)
+            dists[key] = _all(h, count, what, all_of) if c.up_to is None else _all_up_to(h, count, c.up_to, what)
         out[c.name] = chance(c, dists[key] if key in dists else dists[c.count], env)
     return out
 
