@@ -37,7 +37,7 @@ from ..variants.variant import _controls, _is_path
 from . import guard
 from .controlwidgets import _to_arg, _to_widget, declared, make_control
 from .live import LiveDashboard, checked
-from .plots import live_figure, replace_figure
+from .plotwidget import Plot
 from .query import parse_controls
 
 __all__ = ["BeforeAfterDashboard", "DEFAULT_A", "DEFAULT_B", "DEFAULT_GRID", "GRID_CELLS"]
@@ -149,8 +149,8 @@ class BeforeAfterDashboard(LiveDashboard):
         self.sliders: dict[str, W.ValueWidget] = {}
         self.slider_box = W.Box([], layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
         self.slider_box.add_class("wb-controls")
-        self.fig, fig_w = live_figure(_placeholder_figure())
-        fig_w.add_class("wb-diff-heatmap")
+        self.fig = Plot(_placeholder_figure())
+        self.fig.add_class("wb-diff-heatmap")
         from .forum import CopyButton
         self.post_button = W.Button(description="Forum post", icon="comment", button_style="primary",
                                     tooltip="Markdown and BBCode of this change, and its heatmaps as a picture")
@@ -172,7 +172,7 @@ class BeforeAfterDashboard(LiveDashboard):
                  "of a grid of two stats. Blue: more models removed after the change; red: fewer. "
                  "Point at a cell for its numbers.</p>")
         self._page("before-after", intro, [self.names, W.HBox([self.x_axis, self.y_axis]),
-                                           self.slider_box, self.error, self.verdict, fig_w, self.movers, self.link, panel])
+                                           self.slider_box, self.error, self.verdict, self.fig, self.movers, self.link, panel])
         self._build(_variant(a, "a", True), _variant(b, "b", True), grid)  # the designer's own code
         self.refresh()
         if query is not None:
@@ -324,7 +324,7 @@ class BeforeAfterDashboard(LiveDashboard):
         page (the plot sends what differs from the figure on show)."""
         figure = variants.diff_figure(df, title=" ")
         figure.update_layout(height=460)
-        replace_figure(self.fig, figure)
+        self.fig.show(figure)
         self._drawn = tuple(df.attrs["grid"])
 
     def _mover_table(self, df):

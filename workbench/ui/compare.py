@@ -32,7 +32,7 @@ from . import guard
 from .controlwidgets import SharedLooks, declared, make_control
 from .live import LiveDashboard, checked, error_html
 from .looks import plot_layout, row
-from .plots import live_figure
+from .plotwidget import Plot
 from .query import format_query, parse_controls
 
 __all__ = ["COMPARE_CONTROLS", "CompareDashboard", "base_kwargs", "compare_kwargs", "concept_table",
@@ -163,10 +163,9 @@ class CompareDashboard(LiveDashboard):
         layout = plot_layout(height=400, margin=dict(l=50, r=12, t=45, b=95), bargap=0.15,
                              legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
         self._plot_layout = layout
-        self.fig_dist, dist_w = live_figure(None)
-        self.fig_means, means_w = live_figure(None)
-        dist_w.add_class("wb-plot-compare")
-        means_w.add_class("wb-plot-means")
+        self.fig_dist, self.fig_means = Plot(None), Plot(None)
+        self.fig_dist.add_class("wb-plot-compare")
+        self.fig_means.add_class("wb-plot-means")
         intro = ("<h2>Every system, one matchup</h2><p>In each system a basic trooper fires its basic "
                  "gun at a basic trooper of the same army list. Each slider moves every system's own stat "
                  "by one step in the same direction (+1 helps the side it names): "
@@ -188,7 +187,7 @@ class CompareDashboard(LiveDashboard):
                        layout=W.Layout(flex_flow="row wrap", align_items="center",
                                        display=None if self.add_boxes else "none"))
         adder.add_class("wb-compare-add")
-        plots = row([dist_w, means_w])
+        plots = row([self.fig_dist, self.fig_means])
         self._page("compare", intro, [box, adder, self.error, self.table, plots, self.link,
                                       self.points, self.panels])
         self.refresh()

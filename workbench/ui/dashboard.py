@@ -38,8 +38,7 @@ from .controlwidgets import SharedLooks, _to_arg, _to_widget, declared, make_con
 from .live import LiveDashboard, checked, error_html
 from .looks import row as _row
 from .numbers import effect_label, effect_value, expected_text, number_rows
-from .plots import live_figure
-from .plotwidget import Feed, FedHTML
+from .plotwidget import Feed, FedHTML, Plot
 from .query import MODE_KEY, controls_of, format_query, parse_query as _parse_query_any
 from .specs import Control, Mode, modes_for
 from .stagecharts import StageCharts
@@ -139,12 +138,10 @@ class SystemDashboard(LiveDashboard):
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
 
-        self.fig_dist, dist_w = live_figure(None, self.feed)
-        self.fig_at_least, at_least_w = live_figure(None, self.feed)
-        self.fig_stages, stages_w = live_figure(None, self.feed)
-        dist_w.add_class("wb-plot-dist")
-        at_least_w.add_class("wb-plot-at-least")
-        stages_w.add_class("wb-plot-stages")
+        self.fig_dist, self.fig_at_least, self.fig_stages = (Plot(None, feed=self.feed) for _ in range(3))
+        self.fig_dist.add_class("wb-plot-dist")
+        self.fig_at_least.add_class("wb-plot-at-least")
+        self.fig_stages.add_class("wb-plot-stages")
         self.stage_charts = StageCharts(self._show_error, self.feed)
 
         self.profile_picker = None
@@ -164,7 +161,7 @@ class SystemDashboard(LiveDashboard):
         parts = [self.mode_picker]
         if self.profile_picker is not None:
             parts.append(self.profile_picker.widget)
-        self.results = (self.headline, _row([dist_w, at_least_w]), _row([stages_w, self.effects]),
+        self.results = (self.headline, _row([self.fig_dist, self.fig_at_least]), _row([self.fig_stages, self.effects]),
                         self.stage_charts.widget)
         self.results[1].add_class("wb-row-first")
         parts += [self.controls_box, self.error, self.headline, self.results[1],

@@ -21,7 +21,7 @@ Its link works as the other dashboards' (:mod:`workbench.ui.query`): every
 control is a key of the query string (``?tab=equivalence&eq_system=antares&
 eq_acc=7``), read when the page opens and written to the address bar as the
 controls move. Every plot is one :class:`~workbench.ui.plotwidget.Plot` whose content is replaced in
-place (:func:`workbench.ui.plots.replace_figure`), so the page works offline
+place (``Plot.show``), so the page works offline
 in Voila; every callback shows a plain message on failure
 (:mod:`workbench.ui.guard`).
 """
@@ -39,8 +39,8 @@ from . import guard
 from .controlwidgets import SharedLooks, make_control
 from .diagwords import _relabel, _show, _table, _words, stat_labels
 from .link import LinkBar
-from .looks import page_style
-from .plots import figure_widget, show_widget
+from .looks import page_style, show_widget
+from .plotwidget import Plot
 from .query import format_query, parse_controls, request_query
 
 __all__ = ["DiagnosticsDashboard", "VALUES", "TABS"]
@@ -80,7 +80,7 @@ def _first(desc):
 
 def _view():
     """A plot of this page: the cartesian bundle (it draws the sweep's heatmap), one library for every plot."""
-    return figure_widget(bundle="cartesian")
+    return Plot(bundle="cartesian")
 
 
 def _menu(name: str, options, default: str, label: str, help: str, words=None) -> Control:

@@ -10,7 +10,6 @@ import re
 import pandas as pd
 
 from .. import systems
-from .plots import replace_figure
 
 __all__ = ["stat_labels"]
 
@@ -83,4 +82,4 @@ def _show(fw, figure, labels: dict[str, str] | None = None) -> None:
             trace.name = _words(_relabel(trace.name, labels))
         if getattr(trace, "hovertemplate", None):
             trace.hovertemplate = _relabel(trace.hovertemplate, labels)
-    replace_figure(fw, figure)
+    fw.show(figure)

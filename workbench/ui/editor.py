@@ -99,11 +99,11 @@ class RuleEditor:
         self.keep_button = W.Button(description="Keep as baseline", icon="thumb-tack",
                                     tooltip="compare the next edits with the current text")
         self.keep_button.on_click(lambda _: self.keep_baseline())
-        from .plots import live_figure
-        self.change_fig, change_w = live_figure(_change_figure())
-        change_w.add_class("wb-plot-change")
+        from .plotwidget import Plot
+        self.change_fig = Plot(_change_figure())
+        self.change_fig.add_class("wb-plot-change")
         change_box = W.VBox([W.HTML("<b>What the edit changed</b>"), W.HBox([self.keep_button]), self.change,
-                             change_w])
+                             self.change_fig])
         change_box.add_class("wb-editor-baseline")
 
         self.text = W.Textarea(value=self._saved_text, continuous_update=True,
@@ -231,8 +231,7 @@ class RuleEditor:
 
     def _show_change(self) -> None:
         before, after = self.outcomes()
-        from .plots import replace_figure
-        replace_figure(self.change_fig, _change_figure(before, after))  # only the new bars travel
+        self.change_fig.show(_change_figure(before, after))  # only the new bars travel
         if after is None:
             self.change.value = ""
         elif before is None:

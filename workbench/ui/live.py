@@ -15,8 +15,7 @@ from ..errors import InputError
 from . import guard
 from .controlwidgets import enforce
 from .link import LinkBar
-from .looks import page_style
-from .plots import show_widget
+from .looks import page_style, show_widget
 from .query import request_query
 
 

@@ -17,7 +17,7 @@ import ipywidgets as W
 
 from ..figures import PLOT_HEIGHT, plot_layout
 
-__all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "row", "STYLE"]
+__all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "row", "show_widget", "STYLE"]
 
 
 STYLE = """
@@ -124,3 +124,20 @@ def row(children) -> W.HBox:
     box = W.HBox(list(children), layout=W.Layout(flex_flow="row wrap", max_width="100%"))
     box.add_class("wb-row")
     return box
+
+
+def show_widget(widget: W.Widget) -> None:
+    """Display a dashboard's widget. ipywidgets shows a tooltip of ``None`` as the word "null"
+    on the page: every widget of the tree without one first gets an empty tooltip (no tooltip)."""
+    from IPython.display import display
+
+    def tree(w: W.Widget):
+        yield w
+        for child in getattr(w, "children", ()) or ():
+            if isinstance(child, W.Widget):
+                yield from tree(child)
+
+    for w in tree(widget):
+        if w.has_trait("tooltip") and w.tooltip is None:
+            w.tooltip = ""
+    display(widget)

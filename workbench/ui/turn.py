@@ -51,7 +51,7 @@ from .controlwidgets import SharedLooks, declared, make_control
 from .live import LiveDashboard, checked
 from .looks import PLOT_HEIGHT, plot_layout, row as _row
 from .numbers import expected_text
-from .plots import figure_widget, replace_figure
+from .plotwidget import Plot
 from .turncontrols import MAX_UNITS, SIDES, _on_step, controls, unit_choices
 
 #: scenario key -> how the page names it
@@ -109,7 +109,7 @@ class TurnDashboard(LiveDashboard):
 
         self.figures: dict[str, go.FigureWidget] = {}
         for key in ("lost-active", "lost-passive", "exchange", "wasted", "engage"):
-            fw = figure_widget(go.Figure(layout=plot_layout(height=PLOT_HEIGHT)))
+            fw = Plot(go.Figure(layout=plot_layout(height=PLOT_HEIGHT)))
             fw.add_class(f"wb-plot-{key}")
             self.figures[key] = fw
 
@@ -326,7 +326,7 @@ class TurnDashboard(LiveDashboard):
                 share = np.bincount(df[f"lost_{side}"].to_numpy(), minlength=width)[:width] / len(df)
                 fig.add_bar(x=x, y=share, name=mode, marker_color=_MODE_COLOURS[mode],
                             hovertemplate="%{x} lost: %{y:.1%} of turns<extra>" + mode + "</extra>")
-            replace_figure(self.figures[key], fig)
+            self.figures[key].show(fig)
 
         if self.numbers is None:  # refresh sets the numbers before it draws
             raise RuntimeError("TurnDashboard._draw before the numbers were computed")
@@ -339,7 +339,7 @@ class TurnDashboard(LiveDashboard):
         fig.add_bar(x=names, y=shown, text=[_ratio_text(r) for r in ratios], textposition="auto",
                     marker_color=["#8172B3"] * 3 + [_MODE_COLOURS["I-go-you-go"]],
                     hovertemplate="%{x}: %{text}<extra></extra>")
-        replace_figure(self.figures["exchange"], fig)
+        self.figures["exchange"].show(fig)
 
         fig = go.Figure(layout=self._layout("Shots at a unit already destroyed", "", "share",
                                             barmode="group", yaxis_tickformat=".1%"))
@@ -349,7 +349,7 @@ class TurnDashboard(LiveDashboard):
         fig.add_bar(x=names, y=[float(n.loc[k, "wasted_share"]) for k in SCENARIOS],
                     name="active player's dice wasted", marker_color="#DA8BC3",
                     hovertemplate="%{x}: %{y:.1%} of the dice<extra></extra>")
-        replace_figure(self.figures["wasted"], fig)
+        self.figures["wasted"].show(fig)
 
         answers = ["engage", "under_fire"]
         fig = go.Figure(layout=self._layout("Engage or stay under fire?", "the passive player's answer",
@@ -360,7 +360,7 @@ class TurnDashboard(LiveDashboard):
                         marker_color=colour,
                         error_y=dict(type="data", array=[float(n.loc[k, col + "_margin"]) for k in answers]),
                         hovertemplate="%{x}: %{y:.2f} models<extra>" + who + " player</extra>")
-        replace_figure(self.figures["engage"], fig)
+        self.figures["engage"].show(fig)
 
         self.table.value = self._table_html(values)
         turns = values["turns"]
