@@ -37,6 +37,7 @@ from ..variants.variant import _controls, _is_path
 from . import guard
 from .controlwidgets import _to_arg, _to_widget, declared, make_control
 from .live import LiveDashboard, checked
+from .looks import table_html
 from .plotwidget import Plot
 from .query import parse_controls
 
@@ -368,10 +369,7 @@ class BeforeAfterDashboard(LiveDashboard):
 def _movers_html(table) -> str:
     if not len(table):
         return "<p>No matchup moves.</p>"
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in MOVER_HEAD)
-    body = "".join("<tr>" + "".join(f'<td data-label="{html.escape(h)}">{html.escape(c)}</td>'
-                                    for h, c in zip(MOVER_HEAD, row)) + "</tr>"
-                   for row in mover_rows(table))
-    return (f"<p><b>The matchups that move most</b> (expected models removed)</p>"
-            f"<table class='wb-movers'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    rows = ([html.escape(c) for c in row] for row in mover_rows(table))
+    return ("<p><b>The matchups that move most</b> (expected models removed)</p>"
+            + table_html(MOVER_HEAD, rows, "wb-movers", wrap=False))
 

@@ -31,7 +31,7 @@ from ..systems.description import CONCEPT_NAMES, Step
 from . import guard
 from .controlwidgets import SharedLooks, declared, make_control
 from .live import LiveDashboard, checked, error_html
-from .looks import plot_layout, row
+from .looks import plot_layout, row, table_html
 from .plotwidget import Plot
 from .query import format_query, parse_controls
 
@@ -340,7 +340,6 @@ class CompareDashboard(LiveDashboard):
         columns = ("system", "accuracy", "penetration", "toughness", "cover", "shots", "models",
                    "expected models removed", "chance at least one is removed",
                    "models removed per 100 points")
-        head = "".join(f"<th>{h}</th>" for h in columns)
         rows = []
         for s in self.system_keys:
             kw = self._kwargs.get(s, {})
@@ -351,10 +350,9 @@ class CompareDashboard(LiveDashboard):
             cells += [f"{out.mean:.2f}", teach.pct(out.at_least(1)), self._per_100(s, out)] if out else ["–"] * 3
             if s in self._errors:
                 cells[0] += " <span class='wb-stale' title='kept: the new value is out of range'>(kept)</span>"
-            rows.append(f'<tr class="wb-row-{s}">' + "".join(f'<td data-label="{h}">{c}</td>'
-                                                             for h, c in zip(columns, cells)) + "</tr>")
-        self.table.value = (f"<div class='wb-table-wrap'><table class='wb-compare'><thead><tr>{head}</tr></thead>"
-                            f"<tbody>{''.join(rows)}</tbody></table></div>"
+            rows.append(cells)
+        self.table.value = (table_html(columns, rows, "wb-compare",
+                                       row_classes=[f"wb-row-{s}" for s in self.system_keys])
                             + self._same_numbers_note())
 
     def _same_numbers_note(self) -> str:

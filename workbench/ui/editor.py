@@ -278,9 +278,9 @@ def _change_html(before, after) -> str:
     rows = [("expected models removed", f"{before.mean:.2f}", f"{after.mean:.2f}", f"{after.mean - before.mean:+.2f}"),
             ("chance of at least one", pct(before.at_least(1)), pct(after.at_least(1)),
              f"{100 * (after.at_least(1) - before.at_least(1)):+.1f} points")]
-    body = "".join(f"<tr><td>{a}</td><td>{b}</td><td>{c}</td><td><b>{d}</b></td></tr>" for a, b, c, d in rows)
-    return ("<table class='wb-change'><thead><tr><th></th><th>baseline</th><th>now</th><th>change</th></tr>"
-            f"</thead><tbody>{body}</tbody></table>")
+    from .looks import table_html
+    return table_html(("", "baseline", "now", "change"), ((a, b, c, f"<b>{d}</b>") for a, b, c, d in rows),
+                      "wb-change", wrap=False)
 
 
 def _fits(control: Any, value: Any) -> bool:

@@ -13,11 +13,14 @@
 """
 from __future__ import annotations
 
+import html
+from typing import Iterable, Sequence
+
 import ipywidgets as W
 
 from ..figures import PLOT_HEIGHT, plot_layout
 
-__all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "row", "show_widget", "STYLE"]
+__all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "row", "show_widget", "table_html", "STYLE"]
 
 
 STYLE = """
@@ -141,3 +144,17 @@ def show_widget(widget: W.Widget) -> None:
         if w.has_trait("tooltip") and w.tooltip is None:
             w.tooltip = ""
     display(widget)
+
+
+def table_html(heads: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "wb-table", *,
+               row_classes: Sequence[str] | None = None, wrap: bool = True) -> str:
+    """A table of ``heads`` (text) over ``rows`` (cells as HTML), class ``cls``; each cell carries
+    its column's heading, which a phone shows beside the value when the table becomes one block
+    per row; ``wrap``: inside a box that scrolls a table too wide for the page."""
+    labels = [html.escape(h) for h in heads]
+    body = "".join((f'<tr class="{row_classes[i]}">' if row_classes else "<tr>")
+                   + "".join(f'<td data-label="{h}">{c}</td>' for h, c in zip(labels, cells)) + "</tr>"
+                   for i, cells in enumerate(rows))
+    out = (f'<table class="{cls}"><thead><tr>' + "".join(f"<th>{h}</th>" for h in labels)
+           + f"</tr></thead><tbody>{body}</tbody></table>")
+    return f'<div class="wb-table-wrap">{out}</div>' if wrap else out

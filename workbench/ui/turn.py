@@ -49,7 +49,7 @@ from ..turn import from_profile, study, summary
 from . import guard
 from .controlwidgets import SharedLooks, declared, make_control
 from .live import LiveDashboard, checked
-from .looks import PLOT_HEIGHT, plot_layout, row as _row
+from .looks import PLOT_HEIGHT, plot_layout, row as _row, table_html
 from .numbers import expected_text
 from .plotwidget import Plot
 from .turncontrols import MAX_UNITS, SIDES, _on_step, controls, unit_choices
@@ -373,7 +373,6 @@ class TurnDashboard(LiveDashboard):
                    "Passive models lost per active model lost", "Chance a turn has shots at a unit already "
                    "destroyed", "Share of the active player's dice wasted",
                    "Expected passive units destroyed")
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in columns)
         body = []
         if self.numbers is None:  # refresh sets the numbers before it writes the table
             raise RuntimeError("TurnDashboard._table_html before the numbers were computed")
@@ -384,12 +383,10 @@ class TurnDashboard(LiveDashboard):
                      f"{expected_text(row.lost_passive)} ± {expected_text(row.lost_passive_margin)}",
                      _ratio_text(row.exchange), teach.pct(row.p_wasted_turn), teach.pct(row.wasted_share),
                      expected_text(row.destroyed_passive)]
-            body.append(f'<tr class="wb-row-{row.scenario}">' + "".join(
-                f'<td data-label="{html.escape(h)}">{html.escape(c)}</td>' for h, c in zip(columns, cells))
-                + "</tr>")
+            body.append([html.escape(c) for c in cells])
+        rows = [f"wb-row-{s}" for s in self.numbers["scenario"]]
         return ("<div class='wb-effects-box'><h4>Numbers</h4>"
-                f"<table class='wb-compare'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-                "</div>")
+                + table_html(columns, body, "wb-compare", row_classes=rows, wrap=False) + "</div>")
 
 
 _ANSWER_WORDS = {"engage": "engage", "under_fire": "stay under fire", "go_to_ground": "go to ground"}
