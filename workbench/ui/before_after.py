@@ -152,28 +152,16 @@ class BeforeAfterDashboard(LiveDashboard):
         self.slider_box.add_class("wb-controls")
         self.fig = Plot(_placeholder_figure())
         self.fig.add_class("wb-diff-heatmap")
-        from .forum import CopyButton
-        self.post_button = W.Button(description="Forum post", icon="comment", button_style="primary",
-                                    tooltip="Markdown and BBCode of this change, and its heatmaps as a picture")
-        self.post_button.on_click(lambda _b: self.post())
-        self.post_status = W.HTML("")
-        self.markdown_box = W.Textarea(layout=W.Layout(width="100%", height="12em"))
-        self.bbcode_box = W.Textarea(layout=W.Layout(width="100%", height="12em"))
-        self.copy = {"markdown": CopyButton(label="Copy Markdown", mime="text/markdown"),
-                     "bbcode": CopyButton(label="Copy BBCode", mime="text/plain")}
-        self.post_links = W.HTML("")
-        posts = W.Tab(children=[W.VBox([self.copy["markdown"], self.markdown_box]),
-                                W.VBox([self.copy["bbcode"], self.bbcode_box])])
-        posts.set_title(0, "Markdown")
-        posts.set_title(1, "BBCode (phpBB)")
-        panel = W.VBox([W.HBox([self.post_button, self.post_status]), posts, self.post_links])
-        panel.add_class("wb-forum")
+        from .forum import _FORMATS, PostTabs
+        self.posts = PostTabs(_FORMATS[1:], tooltip="Markdown and BBCode of this change, and its heatmaps as a picture")
+        self.posts.button.on_click(lambda _b: self.post())
         intro = ("<h2>Before and after</h2><p>What one rule change does: the change of the expected "
                  "number of models removed, and of the chance of removing at least one, at every point "
                  "of a grid of two stats. Blue: more models removed after the change; red: fewer. "
                  "Point at a cell for its numbers.</p>")
         self._page("before-after", intro, [self.names, W.HBox([self.x_axis, self.y_axis]),
-                                           self.slider_box, self.error, self.verdict, self.fig, self.movers, self.link, panel])
+                                           self.slider_box, self.error, self.verdict, self.fig, self.movers, self.link,
+                                           self.posts])
         self._build(_variant(a, "a", True), _variant(b, "b", True), grid)  # the designer's own code
         self.refresh()
         if query is not None:
@@ -341,29 +329,26 @@ class BeforeAfterDashboard(LiveDashboard):
     def post(self, images: bool = True) -> dict[str, Any]:
         """Markdown and BBCode of the current change, and (``images``) its heatmaps as PNG."""
         from .forum import file_link
-        out: dict[str, Any] = {}
+        posts = self.posts
         if self.frame is None:
-            self.post_status.value = "<span style='color:#b00'>Nothing to post: no result yet.</span>"
-            return out
+            posts.status.value = "<span style='color:#b00'>Nothing to post: no result yet.</span>"
+            return {}
         table = self._mover_table(self.frame)
-        out["markdown"] = variants.to_markdown(self.frame, table)
-        out["bbcode"] = variants.to_bbcode(self.frame, table)
-        for key in ("markdown", "bbcode"):
-            (self.markdown_box if key == "markdown" else self.bbcode_box).value = out[key]
-            self.copy[key].text = out[key]
-            self.copy[key].filename = f"before-and-after.{'md' if key == 'markdown' else 'bbcode.txt'}"
+        posts.outputs = {}
+        posts._set_text("markdown", variants.to_markdown(self.frame, table), "before-and-after.md")
+        posts._set_text("bbcode", variants.to_bbcode(self.frame, table), "before-and-after.bbcode.txt")
         links = ""
         if images:
-            self.post_status.value = "Rendering the picture…"
+            posts.status.value = "Rendering the picture…"
             try:
-                out["png"] = variants.figure_png(self.frame)
+                posts.outputs["png"] = variants.figure_png(self.frame)
             except WorkbenchError as exc:
                 links = f"<span style='color:#b00'>(no picture: {html.escape(str(exc))})</span>"
             else:
-                links = "Picture: " + file_link(out["png"], "before-and-after.png", "PNG")
-        self.post_links.value = links
-        self.post_status.value = "Ready: copy a tab or download the picture."
-        return out
+                links = "Picture: " + file_link(posts.outputs["png"], "before-and-after.png", "PNG")
+        posts.links.value = links
+        posts.status.value = "Ready: copy a tab or download the picture."
+        return dict(posts.outputs)
 
 
 def _movers_html(table) -> str:
