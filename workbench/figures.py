@@ -12,7 +12,8 @@ beside the plots is written.
 """
 from __future__ import annotations
 
-from typing import Any
+import html
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from .outcome import Outcome
 
 __all__ = ["PLOT_HEIGHT", "STAGE_ROW_HEIGHT", "COLOURS", "plot_layout", "distribution", "at_least", "stages",
            "outcome_figure", "exact_bars", "sampled_dots", "at_least_line", "CHANCE_AXIS", "stage_passes",
-           "stage_by_stage", "STAGE_TAIL"]
+           "stage_by_stage", "STAGE_TAIL", "side_by_side"]
 
 #: the height of a dashboard plot, in pixels (the width follows the page)
 PLOT_HEIGHT = 330
@@ -129,6 +130,28 @@ def stages(outcome: Outcome) -> dict[str, Any]:
     return {"data": [bar], "layout": layout}
 
 
+def side_by_side(outcomes: Mapping[str, Outcome | None], colours: Mapping[str, str] | None = None, *,
+                 title: str = "Models removed, side by side", averages: bool = False, **layout: Any) -> dict[str, Any]:
+    """Several outcomes (the compare page's systems) as grouped bars of the chance of exactly N, one
+    colour each (``colours``: name -> colour), each named by its name (and ``averages``: its average,
+    for a picture without hover); ``None`` (a system with no result yet) is an empty bar.
+    ``layout``: more of the plot's layout."""
+    data = []
+    for name, o in outcomes.items():
+        if o is not None:
+            _check(o, "outcomes")
+        bar = {"type": "bar", "name": f"{name}: on average {o.mean:.2f}" if averages and o is not None else name,
+               "x": [0] if o is None else _counts(o), "y": [0.0] if o is None else o.pmf.tolist(),
+               "hovertemplate": f"{html.escape(name)}, exactly %{{x}}: %{{y:.1%}}<extra></extra>"}
+        if colours:
+            bar["marker"] = {"color": colours[name]}
+        data.append(bar)
+    axis = {k: v for k, v in CHANCE_AXIS.items() if k != "range"}
+    return {"data": data, "layout": plot_layout(title={"text": title}, barmode="group", template="plotly_white",
+                                                xaxis={"title": {"text": "models removed"}, "dtick": 1},
+                                                yaxis=axis, **layout)}
+
+
 def outcome_figure(outcome: Outcome, title: str | None = None) -> dict[str, Any]:
     """The exported figure of one outcome: the distribution's bars and the
     at-least line (the very traces of the dashboard's two plots) under the
@@ -173,8 +196,6 @@ def stage_passes(outcome: Outcome) -> tuple[tuple[str, np.ndarray], ...]:
 def _stage_title(label: str, pmf: np.ndarray) -> str:
     """"to hit", then how many on average and the chance of at least one, written as the
     page's numbers are (only a certain result reads 100.0 %)."""
-    import html
-
     from .teach import pct
 
     mean = float(pmf @ np.arange(pmf.size))

@@ -306,24 +306,6 @@ class CompareDashboard(LiveDashboard):
         self._refreshed()
         return not self._errors
 
-    def _dist_figure(self) -> dict:
-        """Grouped bars of the chance of exactly N, one colour per system; a system
-        whose new values failed keeps the bars it had."""
-        shown = {t.get("name"): t for t in self.fig_dist.figure["data"]}
-        data = []
-        for s in self.system_keys:
-            out = self._outcomes.get(s)
-            before = shown.get(self.names[s], {})
-            x, y = ((list(range(out.pmf.size)), out.pmf.tolist()) if out is not None
-                    else (before.get("x", [0]), before.get("y", [0.0])))
-            data.append({"type": "bar", "name": self.names[s], "x": x, "y": y, "marker": {"color": self.colours[s]},
-                         "hovertemplate": f"{html.escape(self.names[s])}, exactly %{{x}}: %{{y:.1%}}<extra></extra>"})
-        layout = dict(title={"text": "Models removed, side by side"}, barmode="group",
-                      xaxis={"title": {"text": "models removed"}, "dtick": 1},
-                      yaxis={k: v for k, v in figures.CHANCE_AXIS.items() if k != "range"}, template="plotly_white",
-                      **self._plot_layout)
-        return {"data": data, "layout": layout}
-
     def _means_figure(self) -> dict:
         means = [self._outcomes[s].mean if s in self._outcomes else 0.0 for s in self.system_keys]
         bar = {"type": "bar", "name": "expected removals", "x": [self.names[s] for s in self.system_keys],
@@ -335,7 +317,9 @@ class CompareDashboard(LiveDashboard):
         return {"data": [bar], "layout": layout}
 
     def _draw(self) -> None:
-        self.fig_dist.show(self._dist_figure())
+        self.fig_dist.show(figures.side_by_side({self.names[s]: self._outcomes.get(s) for s in self.system_keys},
+                                                {self.names[s]: self.colours[s] for s in self.system_keys},
+                                                **self._plot_layout))
         self.fig_means.show(self._means_figure())
         columns = ("system", "accuracy", "penetration", "toughness", "cover", "shots", "models",
                    "expected models removed", "chance at least one is removed",
