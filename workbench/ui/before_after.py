@@ -1,22 +1,11 @@
 """Before and after: what one rule change does, over a grid of two stats, on one page.
 
-Two variants of a rule system (:mod:`workbench.variants`: a system with some
-switches or stats fixed, ``changes:heavy_shot=flat_4``) side by side: the
-change of expected models removed and of the chance of at least one as two
-heatmaps centred on zero (each cell's values on hover), the one-line
-verdict, the profile matchups the change moves most, and a forum post of
-the change. The two stats across and down are chosen from those both
-variants take; sliders set every other stat (the matchup). One move of a
-slider is two vectorised sweeps.
-
-The link carries both variants and the grid::
-
-    ?a=changes:weapon=heavy,action=shot&b=changes:weapon=heavy,action=shot,heavy_shot=flat_4
-     &x=bs:1..12&y=t:-2..4&shots=10
-
-A served page reads only registered systems (never a file path) from a link;
-in JupyterLab a variant may also be a rule file's path, or a
-:class:`~workbench.variants.Variant`.
+Two variants of a rule system (:mod:`workbench.variants`, ``changes:heavy_shot=flat_4``): the
+change of expected models removed and of the chance of at least one as two heatmaps, the
+verdict, the matchups that move most and a forum post; the page and its link
+(``?a=...&b=...&x=bs:1..12&y=t:-2..4&shots=10``) are docs/dashboards.md, "Before and after".
+A served page reads only registered systems (never a file path) from a link; in JupyterLab a
+variant may also be a rule file's path, or a :class:`~workbench.variants.Variant`.
 """
 from __future__ import annotations
 

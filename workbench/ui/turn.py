@@ -1,35 +1,11 @@
 """The Changes turn page: two forces, each player's plan, and what whole turns do.
 
-``TurnDashboard()`` is the served page of :mod:`workbench.turn`. A playtester
-sets up
-
-* two forces of one to three units each, every unit a profile of
-  ``profiles/changes`` with one of its guns (its melee weapon comes along for
-  fights), a unit size and the cover it stands in;
-* each player's plan, a named policy of :mod:`workbench.turn.policies`
-  ("focus fire", "spread fire", or "just enough", the greedy policy with its
-  target chance to destroy a unit), and the passive player's answer when its
-  units are attacked (ENGAGE, stay UNDER FIRE, GO TO GROUND);
-* how many turns are simulated, and the dice's seed.
-
-Every change replays the turns (:func:`workbench.turn.study`, every die
-rolled) for four scenarios sharing the same dice: the seed's turn with the
-chosen answer, the seed's turn with the passive player always engaging and
-always staying under fire (the value of ENGAGE against UNDER FIRE), and the
-same forces under a plain I-go-you-go turn. The page shows the distribution
-of models each side loses in a turn (seed turn against I-go-you-go), the
-exchange (passive models lost per active model lost), how often shots go at
-a unit already destroyed, ENGAGE against UNDER FIRE, and a Numbers table of
-expected counts and chances, each said as such.
-
-As the other dashboards: every control is read against its declared range
-(:class:`workbench.controls.Control`, the page can only send values:
-:mod:`workbench.ui.guard`), the controls are in the address bar and a link
-restores them (:class:`~workbench.ui.link.LinkBar`), a bad link value leaves a
-working page with a message naming it, and nothing a viewer does puts a
-traceback on the page. A sampled study is heavier than an exact one: the
-number of turns is bounded (:data:`~workbench.ui.turncontrols.TURNS_RANGE`) so that a redraw stays short
-(docs/dashboards.md gives the measured times).
+``TurnDashboard()`` is the served page of :mod:`workbench.turn`: what a playtester sets
+(:mod:`workbench.ui.turncontrols`), the four scenarios it replays on the same dice, what it
+shows, its link and its measured redraw times are docs/dashboards.md, "The Changes turn page".
+As on the other dashboards, every control is read against its declared range
+(:mod:`workbench.ui.guard`), a bad link value leaves a working page with a message naming it,
+and nothing a viewer does puts a traceback on the page.
 """
 from __future__ import annotations
 
