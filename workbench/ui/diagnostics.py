@@ -39,9 +39,10 @@ from . import guard
 from .controlwidgets import SharedLooks, make_control
 from .diagwords import _relabel, _show, _table, _words, stat_labels
 from .link import LinkBar
-from .looks import page_style, show_widget
+from .live import Page, error_html
+from .looks import page_style
 from .plotwidget import Plot
-from .query import format_query, parse_controls, request_query
+from .query import format_query, parse_controls
 
 __all__ = ["DiagnosticsDashboard", "VALUES", "TABS"]
 
@@ -113,11 +114,7 @@ def _page_controls(system: str) -> dict[str, Control]:
     }
 
 
-def _error(box: W.HTML, text: str) -> None:
-    box.value = f"<span class='wb-error-message' role='alert' style='color:#b00020'>&#9888; {html.escape(text)}</span>"
-
-
-class DiagnosticsDashboard(W.VBox):
+class DiagnosticsDashboard(Page, W.VBox):
     """Four tabs of design diagnostics and their link; see the module docstring.
 
     ``controls()``: link key -> Control for the current choices;
@@ -130,20 +127,16 @@ class DiagnosticsDashboard(W.VBox):
         self._looks = SharedLooks(width="300px", label_width="110px")
         self._page = _page_controls(system)
         self._made = {k: make_control(c, self._looks) for k, c in self._page.items()}
-        self._hold = 0
         self._query_applied = query is not None
-        self.message = W.HTML("")
+        self.message = self.error = W.HTML("")
         self.message.add_class("wb-error")
         self.link = LinkBar()
         self.link.add_class("wb-link")
-        self._hold += 1
-        self.tabs = W.Tab(children=[self._sweep_tab(system), self._plus_one_tab(system),
-                                    self._granularity_tab(), self._equivalence_tab(system),
-                                    self._points_tab()])
-        for i, name in enumerate(TABS.values()):
-            self.tabs.set_title(i, name)
+        with self.held():
+            self.tabs = W.Tab(children=[self._sweep_tab(system), self._plus_one_tab(system),
+                                        self._granularity_tab(), self._equivalence_tab(system),
+                                        self._points_tab()], titles=list(TABS.values()))
         self.tabs.observe(self._on_tab, "selected_index")
-        self._hold -= 1
         intro = W.HTML(
             "<h2>Design diagnostics</h2><p>How the systems respond to their stats. <b>Sweep</b>: "
             "expected models removed (or the chance of removing at least one, two, three) over every value "
@@ -154,6 +147,7 @@ class DiagnosticsDashboard(W.VBox):
             "the link at the bottom brings anyone back to the same settings.</p>")
         intro.add_class("wb-title")
         super().__init__([page_style(), intro, self.message, self.tabs, self.link])
+        self.widget = self
         self.add_class("wb-diagnostics")
         self.update_all()
         if query is not None:
@@ -207,7 +201,7 @@ class DiagnosticsDashboard(W.VBox):
         if not self._hold:
             self.link.query = self.query_string()
 
-    @guard.guarded(lambda self, text: _error(self.message, text))
+    @guard.guarded(lambda self, text: self._show_error(text))
     def apply_query(self, qs: str) -> list[str]:
         """Set the controls of a query string (bad pairs skipped, each named
         in the message line); returns the messages."""
@@ -215,8 +209,7 @@ class DiagnosticsDashboard(W.VBox):
         # the systems first: the stats a link may name depend on them
         first = parse_controls(qs, self.controls(), [])
         errors: list[str] = []
-        self._hold += 1
-        try:
+        with self.held():
             for key, widget in (("sweep_system", self.sw_system), ("eq_system", self.eq_system)):
                 if key in first and widget.value != first[key]:
                     widget.value = first[key]
@@ -228,11 +221,9 @@ class DiagnosticsDashboard(W.VBox):
                     self.tabs.selected_index = list(TABS).index(value)
                 elif key in widgets:
                     widgets[key].value = value
-        finally:
-            self._hold -= 1
         self.update_all()
         if errors:
-            _error(self.message, "Link: " + " | ".join(errors))
+            self._show_error("Link: " + " | ".join(errors))
         return errors
 
     def update_all(self) -> None:
@@ -250,7 +241,7 @@ class DiagnosticsDashboard(W.VBox):
                 self._run(update)
         return run
 
-    @guard.guarded(lambda self, text: _error(self.message, text))
+    @guard.guarded(lambda self, text: self._show_error(text))
     def _run(self, update) -> None:
         self.message.value = ""
         update()
@@ -281,12 +272,9 @@ class DiagnosticsDashboard(W.VBox):
     def _sweep_stats(self) -> None:
         labels = stat_labels(self.sw_system.value)
         names = list(labels)
-        self._hold += 1
-        try:
+        with self.held():
             self.sw_x.options = self.sw_y.options = [(labels[n], n) for n in names]
             self.sw_x.value, self.sw_y.value = names[0], names[-1] if len(names) > 1 else names[0]
-        finally:
-            self._hold -= 1
 
     def update_sweep(self) -> pd.DataFrame | None:
         """Recompute the sweep tab; returns the sweep (None when the choice is invalid)."""
@@ -309,7 +297,7 @@ class DiagnosticsDashboard(W.VBox):
             _show(self.sw_heat, compare.heatmap(df, x, y, value), labels)
             _show(self.sw_lines, compare.lines(df, x, y, value), labels)
         except Exception as exc:  # noqa: BLE001 - a plain message on the page, details in the log
-            _error(self.sw_msg, guard.plain_message(exc))
+            self.sw_msg.value = error_html(guard.plain_message(exc))
             return None
         fixed = {k: v for k, v in desc.seed_matchup.items() if k not in (x, y, "shots")}
         words = {c.name: c for c in desc.modes[0].controls}
@@ -421,7 +409,7 @@ class DiagnosticsDashboard(W.VBox):
         try:
             res = compare.equivalent(key, m, best=3)
         except Exception as exc:  # noqa: BLE001 - a plain message on the page, details in the log
-            _error(self.eq_msg, guard.plain_message(exc))
+            self.eq_msg.value = error_html(guard.plain_message(exc))
             return None
         labels = {**{c.name: c.text for c in systems.get(key).modes[0].controls}, **stat_labels(key)}
         self.eq_msg.value = (f"Closest settings to {html.escape(systems.get(key).name)} "
@@ -450,13 +438,3 @@ class DiagnosticsDashboard(W.VBox):
         df = points.rank(by=self.pt_by.value)
         self.pt_table.value = points.table_html(df)
         return df
-
-    def show(self):
-        """Apply the page's query string (under Voila) once, then display."""
-        if not self._query_applied:
-            try:
-                self.apply_query(request_query())
-            except Exception as exc:  # noqa: BLE001 - a link that never arrived: say so, keep the page
-                _error(self.message, guard.plain_message(exc))
-        show_widget(self)
-        return self

@@ -36,7 +36,42 @@ def checked(values: Mapping[str, Any], specs: Mapping[str, Control], field: str 
     return out
 
 
-class LiveDashboard:
+class Page:
+    """What every page shares: ``widget`` (what is put on the page), its message line ``error``,
+    holding its recomputes (:meth:`held`), and :meth:`show` with the page's link applied."""
+
+    widget: Any  # what is put on the page: each subclass's __init__ sets it
+    error: W.HTML  # the message line: each subclass's __init__ sets it
+    _hold = 0
+    _query_applied = False
+
+    def apply_query(self, qs: str):  # pragma: no cover - every subclass has one
+        raise NotImplementedError
+
+    def _show_error(self, message: str) -> None:
+        self.error.value = error_html(message)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Change several controls without a recompute."""
+        self._hold += 1
+        try:
+            yield
+        finally:
+            self._hold -= 1
+
+    def show(self) -> None:
+        """Apply the page's query string (under Voila) once, then display.
+        Whatever the link holds, the page is shown (with a message)."""
+        if not self._query_applied:
+            try:
+                self.apply_query(request_query())
+            except Exception as exc:  # noqa: BLE001 - a bad link never blanks the page
+                self._show_error(guard.plain_message(exc))
+        show_widget(self.widget)
+
+
+class LiveDashboard(Page):
     """Base of :class:`~workbench.ui.SystemDashboard` and
     :class:`~workbench.ui.CompareDashboard`.
 
@@ -48,16 +83,9 @@ class LiveDashboard:
     the controls no longer hold the chosen units).
     """
 
-    widget: Any  # what is put on the page: each subclass's __init__ sets it (:meth:`_page`)
-    error: W.HTML  # the message line, and ``link`` the share link: each subclass's __init__ sets them
-    link: LinkBar
-    _hold = 0
-    _query_applied = False
+    link: LinkBar  # the share link: each subclass's __init__ sets it
 
     def refresh(self) -> bool:  # pragma: no cover - every subclass has one
-        raise NotImplementedError
-
-    def apply_query(self, qs: str):  # pragma: no cover - every subclass has one
         raise NotImplementedError
 
     def _message_and_link(self, feed=None) -> None:
@@ -76,9 +104,6 @@ class LiveDashboard:
         for cls in ("wb-dashboard", f"wb-dashboard-{key}"):
             self.widget.add_class(cls)
 
-    def _show_error(self, message: str) -> None:
-        self.error.value = error_html(message)
-
     def on_refresh(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` after every valid recompute."""
         self.__dict__.setdefault("_refresh_callbacks", []).append(callback)
@@ -89,15 +114,6 @@ class LiveDashboard:
                 callback()
             except Exception as exc:  # noqa: BLE001 - a helper's failure is a message, not a traceback
                 self._show_error(guard.plain_message(exc))
-
-    @contextlib.contextmanager
-    def held(self) -> Iterator[None]:
-        """Change several controls without a recompute."""
-        self._hold += 1
-        try:
-            yield
-        finally:
-            self._hold -= 1
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:
@@ -117,16 +133,6 @@ class LiveDashboard:
     def _on_change(self, change=None) -> None:
         if not self._hold:
             self.refresh()
-
-    def show(self) -> None:
-        """Apply the page's query string (under Voila) once, then display.
-        Whatever the link holds, the dashboard is shown (with a message)."""
-        if not self._query_applied:
-            try:
-                self.apply_query(request_query())
-            except Exception as exc:  # noqa: BLE001 - a bad link never blanks the page
-                self._show_error(guard.plain_message(exc))
-        show_widget(self.widget)
 
     def _ipython_display_(self) -> None:
         show_widget(self.widget)
