@@ -117,9 +117,6 @@ class BeforeAfterDashboard(LiveDashboard):
     def __init__(self, a: Any = DEFAULT_A, b: Any = DEFAULT_B, grid: dict[str, Any] | None = None, *,
                  query: str | None = None, paths: bool = False):
         self.paths = paths
-        self.recomputes = 0
-        self._hold = 0
-        self._query_applied = query is not None
         self.frame = None
         self._drawn: tuple[str, ...] = ()
         self._movers: tuple[tuple[Variant, Variant], Any] | None = None
@@ -268,24 +265,11 @@ class BeforeAfterDashboard(LiveDashboard):
             values = parse_controls(rest, self.controls, errors)
             if values:
                 self.set_values(**values)
-        if errors:
-            self._show_error("Link: " + " | ".join(errors))
-        return errors
+        return self._link_errors(errors)
 
     # -- the one recompute -------------------------------------------------
-    def refresh(self) -> bool:
-        """Two sweeps over the grid, then the heatmaps, the verdict and the movers."""
-        self.recomputes += 1
-        try:
-            return self._recompute()
-        except WorkbenchError as exc:
-            self._show_error(str(exc))
-            return False
-        except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
-            self._show_error(guard.plain_message(exc))
-            return False
-
     def _recompute(self) -> bool:
+        """Two sweeps over the grid, then the heatmaps, the verdict and the movers."""
         self._enforce_controls((self.controls[k], w) for k, w in self.sliders.items())
         df = variants.diff(self.a, self.b, grid=self.grid(), matchup=self.matchup())
         self.frame = df

@@ -28,7 +28,6 @@ from ..controls import Control
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
 from ..systems.description import CONCEPT_NAMES, Step
-from . import guard
 from .controlwidgets import SharedLooks, declared, make_control
 from .live import LiveDashboard, checked, error_html
 from .looks import plot_layout, row, table_html
@@ -134,12 +133,9 @@ class CompareDashboard(LiveDashboard):
         self.bases = {s: base_kwargs(s) for s in self.system_keys}
         self.names = {s: systems.get(s).name for s in self.system_keys}
         self.colours = {s: systems.get(s).colour for s in self.system_keys}
-        self.recomputes = 0
-        self._hold = 0
         self._outcomes: dict[str, Outcome] = {}
         self._kwargs: dict[str, dict[str, Any]] = {}
         self._errors: dict[str, str] = {}
-        self._query_applied = query is not None
         self.controls = {}
         looks = SharedLooks()
         for name, c in COMPARE_CONTROLS.items():
@@ -272,23 +268,13 @@ class CompareDashboard(LiveDashboard):
         if values and not self.set_values(**values):
             # each system out of its range keeps its previous result, as moving the sliders there would
             errors += [f"{self.names[s]}: {m}" for s, m in self._errors.items()]
-        if errors:
-            self._show_error("Link: " + " | ".join(errors))
-        return errors
+        return self._link_errors(errors)
 
 
     # -- the one recompute -------------------------------------------------
-    def refresh(self) -> bool:
+    def _recompute(self) -> bool:
         """Resolve each system once; a system whose stats leave its range
         keeps its previous result and shows its error."""
-        self.recomputes += 1
-        try:
-            return self._recompute()
-        except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
-            self._show_error(guard.plain_message(exc))
-            return False
-
-    def _recompute(self) -> bool:
         self.enforce()
         self._errors = {}
         for s in self.system_keys:

@@ -99,11 +99,8 @@ class SystemDashboard(LiveDashboard):
         self.specs: dict[str, Control] = controls_of(self.modes.values())
         self.sampled_samples = sampled_samples
         self.sampled_seed = sampled_seed
-        self.recomputes = 0
-        self._hold = 0
         self._outcome: Outcome | None = None
         self._sampled: Outcome | None = None
-        self._query_applied = query is not None
 
         self._looks = SharedLooks()
         self.controls: dict[str, W.ValueWidget] = _Controls(self)
@@ -248,9 +245,7 @@ class SystemDashboard(LiveDashboard):
             ok = self.set_values(mode=mode, **values)
             if not ok:
                 errors.append(f"these settings are not allowed together: {self._error_text}")
-        if errors:
-            self._show_error("Link: " + " | ".join(errors))
-        return errors
+        return self._link_errors(errors)
 
     def parse_query(self, qs: str, errors: list[str] | None = None) -> dict[str, Any]:
         return _parse_query_any(self.system, qs, errors)

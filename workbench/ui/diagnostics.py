@@ -127,7 +127,6 @@ class DiagnosticsDashboard(Page, W.VBox):
         self._looks = SharedLooks(width="300px", label_width="110px")
         self._page = _page_controls(system)
         self._made = {k: make_control(c, self._looks) for k, c in self._page.items()}
-        self._query_applied = query is not None
         self.message = self.error = W.HTML("")
         self.message.add_class("wb-error")
         self.link = LinkBar()
@@ -222,9 +221,7 @@ class DiagnosticsDashboard(Page, W.VBox):
                 elif key in widgets:
                     widgets[key].value = value
         self.update_all()
-        if errors:
-            self._show_error("Link: " + " | ".join(errors))
-        return errors
+        return self._link_errors(errors)
 
     def update_all(self) -> None:
         self.update_sweep()

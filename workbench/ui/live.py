@@ -51,6 +51,12 @@ class Page:
     def _show_error(self, message: str) -> None:
         self.error.value = error_html(message)
 
+    def _link_errors(self, errors: list[str]) -> list[str]:
+        """Show what of a link was refused (``errors``) in the message line; returns them."""
+        if errors:
+            self._show_error("Link: " + " | ".join(errors))
+        return errors
+
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
         """Change several controls without a recompute."""
@@ -76,7 +82,7 @@ class LiveDashboard(Page):
     :class:`~workbench.ui.CompareDashboard`.
 
     A subclass sets ``widget`` (what is put on the page) and ``error`` (its
-    message line) and implements ``refresh()`` (the one recompute, which
+    message line) and implements ``_recompute()`` (the one recompute, which
     calls :meth:`_refreshed` after a valid one) and ``apply_query(qs)``; its
     controls call :meth:`_on_change`. :meth:`on_refresh` registers a callback run
     after each valid recompute (the profile picker uses it to notice that
@@ -84,8 +90,18 @@ class LiveDashboard(Page):
     """
 
     link: LinkBar  # the share link: each subclass's __init__ sets it
+    recomputes = 0
 
-    def refresh(self) -> bool:  # pragma: no cover - every subclass has one
+    def refresh(self) -> bool:
+        """The one recompute (:meth:`_recompute`); on any error its plain message, and False."""
+        self.recomputes += 1
+        try:
+            return self._recompute()
+        except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
+            self._show_error(guard.plain_message(exc))
+            return False
+
+    def _recompute(self) -> bool:  # pragma: no cover - every subclass has one (or its own refresh)
         raise NotImplementedError
 
     def _message_and_link(self, feed=None) -> None:

@@ -62,9 +62,6 @@ class TurnDashboard(LiveDashboard):
         self.controls: dict[str, Control] = controls(self.choices)
         self.results: dict[str, pd.DataFrame] = {}
         self.numbers: pd.DataFrame | None = None
-        self.recomputes = 0
-        self._hold = 0
-        self._query_applied = query is not None
 
         looks = SharedLooks(width="320px", label_width="82px")
         self.widgets: dict[str, W.ValueWidget] = {k: make_control(c, looks) for k, c in self.controls.items()}
@@ -215,9 +212,7 @@ class TurnDashboard(LiveDashboard):
             with self.hold():
                 for k, v in good.items():
                     self.widgets[k].value = v
-        if errors:
-            self._show_error("Link: " + " | ".join(errors))
-        return errors
+        return self._link_errors(errors)
 
     # -- the one redraw --------------------------------------------------
     def enforce(self) -> None:
