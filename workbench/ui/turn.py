@@ -28,7 +28,7 @@ from .live import LiveDashboard, checked
 from .looks import PLOT_HEIGHT, plot_layout, row as _row, table_html
 from .numbers import expected_text
 from .plotwidget import Plot
-from .turncontrols import MAX_UNITS, SIDES, _on_step, controls, unit_choices
+from .turncontrols import ANSWERS, MAX_UNITS, SIDES, _on_step, controls, unit_choices
 
 #: scenario key -> how the page names it
 SCENARIOS = {"chosen": "Changes turn, your answer",
@@ -236,7 +236,7 @@ class TurnDashboard(LiveDashboard):
             results = self._play(a, b, values)
             self.results = results
             self.numbers = self._numbers(results)
-            self._draw(results, values)
+            self._draw(results, self.numbers, values)
         except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
             self.status.value = shown
             self._show_error(guard.plain_message(exc))
@@ -285,7 +285,7 @@ class TurnDashboard(LiveDashboard):
         return plot_layout(title=dict(text=title), xaxis=dict(title=dict(text=x)), yaxis=dict(title=dict(text=y)),
                            height=PLOT_HEIGHT, legend=dict(orientation="h", x=0, y=-0.25), **more)
 
-    def _draw(self, results: dict[str, pd.DataFrame], values: dict[str, Any]) -> None:
+    def _draw(self, results: dict[str, pd.DataFrame], numbers: pd.DataFrame, values: dict[str, Any]) -> None:
         ch, ig = results["chosen"], results["igougo"]
         for side, key, who in (("A", "lost-active", "active"), ("B", "lost-passive", "passive")):
             width = int(max(ch[f"lost_{side}"].max(), ig[f"lost_{side}"].max())) + 1
@@ -299,9 +299,7 @@ class TurnDashboard(LiveDashboard):
                             hovertemplate="%{x} lost: %{y:.1%} of turns<extra>" + mode + "</extra>")
             self.figures[key].show(fig)
 
-        if self.numbers is None:  # refresh sets the numbers before it draws
-            raise RuntimeError("TurnDashboard._draw before the numbers were computed")
-        n = self.numbers.set_index("scenario")
+        n = numbers.set_index("scenario")
         names = [_short(k) for k in SCENARIOS]
         ratios = [float(n.loc[k, "exchange"]) for k in SCENARIOS]
         shown = [r if math.isfinite(r) else 0.0 for r in ratios]
@@ -325,7 +323,7 @@ class TurnDashboard(LiveDashboard):
         answers = ["engage", "under_fire"]
         fig = go.Figure(layout=self._layout("Engage or stay under fire?", "the passive player's answer",
                                             "expected models lost per turn", barmode="group"))
-        labels = ["engage", "stay under fire"]
+        labels = [_answer_words(k) for k in answers]
         for who, col, colour in (("active", "lost_active", _ACTIVE), ("passive", "lost_passive", _PASSIVE)):
             fig.add_bar(x=labels, y=[float(n.loc[k, col]) for k in answers], name=f"{who} player loses",
                         marker_color=colour,
@@ -333,34 +331,35 @@ class TurnDashboard(LiveDashboard):
                         hovertemplate="%{x}: %{y:.2f} models<extra>" + who + " player</extra>")
         self.figures["engage"].show(fig)
 
-        self.table.value = self._table_html(values)
+        self.table.value = self._table_html(numbers, values)
         turns = values["turns"]
         self.status.value = (f"<p class='wb-based-on'>Based on {turns:,} simulated turns for each row "
                              f"(dice seed {values['seed']}), every die rolled; ± is the margin of error "
                              "(twice the standard error).</p>")
 
-    def _table_html(self, values: dict[str, Any]) -> str:
+    @staticmethod
+    def _table_html(numbers: pd.DataFrame, values: dict[str, Any]) -> str:
         columns = ("", "Expected models the active player loses", "Expected models the passive player loses",
                    "Passive models lost per active model lost", "Chance a turn has shots at a unit already "
                    "destroyed", "Share of the active player's dice wasted",
                    "Expected passive units destroyed")
         body = []
-        if self.numbers is None:  # refresh sets the numbers before it writes the table
-            raise RuntimeError("TurnDashboard._table_html before the numbers were computed")
-        for row in self.numbers.itertuples():
-            cells = [SCENARIOS[row.scenario] + (f" ({_ANSWER_WORDS[values['b_answer']]})"
+        for row in numbers.itertuples():
+            cells = [SCENARIOS[row.scenario] + (f" ({_answer_words(values['b_answer'])})"
                                                 if row.scenario == "chosen" else ""),
                      f"{expected_text(row.lost_active)} ± {expected_text(row.lost_active_margin)}",
                      f"{expected_text(row.lost_passive)} ± {expected_text(row.lost_passive_margin)}",
                      _ratio_text(row.exchange), teach.pct(row.p_wasted_turn), teach.pct(row.wasted_share),
                      expected_text(row.destroyed_passive)]
             body.append([html.escape(c) for c in cells])
-        rows = [f"wb-row-{s}" for s in self.numbers["scenario"]]
+        rows = [f"wb-row-{s}" for s in numbers["scenario"]]
         return ("<div class='wb-effects-box'><h4>Numbers</h4>"
                 + table_html(columns, body, "wb-compare", row_classes=rows, wrap=False) + "</div>")
 
 
-_ANSWER_WORDS = {"engage": "engage", "under_fire": "stay under fire", "go_to_ground": "go to ground"}
+def _answer_words(key: str) -> str:
+    """"stay under fire": an answer as a table cell says it (the control's words without their note)."""
+    return ANSWERS[key].split(" (")[0].lower()
 
 
 def _short(key: str) -> str:
