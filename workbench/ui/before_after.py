@@ -26,7 +26,7 @@ from ..variants.variant import _controls, _is_path
 from . import guard
 from .controlwidgets import _to_arg, _to_widget, declared, make_control
 from .live import LiveDashboard, checked
-from .looks import table_html
+from .looks import html_widget, table_html
 from .plotwidget import Plot
 from .query import parse_controls
 
@@ -120,12 +120,9 @@ class BeforeAfterDashboard(LiveDashboard):
         self.frame = None
         self._drawn: tuple[str, ...] = ()
         self._movers: tuple[tuple[Variant, Variant], Any] | None = None
-        self.names = W.HTML("")
-        self.names.add_class("wb-variants")
-        self.verdict = W.HTML("")
-        self.verdict.add_class("wb-verdict")
-        self.movers = W.HTML("")
-        self.movers.add_class("wb-movers-table")
+        self.names = html_widget("wb-variants")
+        self.verdict = html_widget("wb-verdict")
+        self.movers = html_widget("wb-movers-table")
         self._message_and_link()
         self.x_axis = guard.Dropdown(options=[("", "")], description="across")
         self.y_axis = guard.Dropdown(options=[("", "")], description="down")

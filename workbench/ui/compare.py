@@ -30,7 +30,7 @@ from ..outcome import Outcome
 from ..systems.description import CONCEPT_NAMES, Step
 from .controlwidgets import SharedLooks, declared, make_control
 from .live import LiveDashboard, checked, error_html
-from .looks import plot_layout, row, table_html
+from .looks import html_widget, plot_layout, row, table_html
 from .plotwidget import Plot
 from .query import format_query, parse_controls
 
@@ -143,15 +143,13 @@ class CompareDashboard(LiveDashboard):
             w.add_class("wb-concept")
             w.observe(lambda change: self._on_change(), names="value")
             self.controls[name] = w
-        self.table = W.HTML("")
-        self.table.add_class("wb-compare-table")
+        self.table = html_widget("wb-compare-table")
         self.effects = self.table
         self._message_and_link()
         from .. import points, profiles
         with_profiles = [s for s in self.system_keys if s in profiles.profile_systems()]
         self.units = {s: profiles.basic_matchup(s) for s in with_profiles}  # for the points column
-        self.points = W.HTML(points.table_html(points.rank(systems_=with_profiles)))
-        self.points.add_class("wb-points-table")
+        self.points = html_widget("wb-points-table", points.table_html(points.rank(systems_=with_profiles)))
         from .forum import ForumPanel
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")

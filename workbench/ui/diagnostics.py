@@ -40,7 +40,7 @@ from .controlwidgets import SharedLooks, make_control
 from .diagwords import _relabel, _show, _table, _words, stat_labels
 from .link import LinkBar
 from .live import Page, error_html
-from .looks import page_style
+from .looks import html_widget, page_style
 from .plotwidget import Plot
 from .query import format_query, parse_controls
 
@@ -127,8 +127,7 @@ class DiagnosticsDashboard(Page, W.VBox):
         self._looks = SharedLooks(width="300px", label_width="110px")
         self._page = _page_controls(system)
         self._made = {k: make_control(c, self._looks) for k, c in self._page.items()}
-        self.message = self.error = W.HTML("")
-        self.message.add_class("wb-error")
+        self.message = self.error = html_widget("wb-error")
         self.link = LinkBar()
         self.link.add_class("wb-link")
         with self.held():

@@ -40,6 +40,7 @@ from .. import rules
 from ..errors import WorkbenchError
 from ..systems.description import describe_rules
 from .dashboard import SystemDashboard
+from .looks import html_widget
 
 __all__ = ["RuleEditor", "scratch_copy"]
 
@@ -94,8 +95,7 @@ class RuleEditor:
         self._saved_text = self.path.read_text(encoding="utf-8")
         self.baseline: rules.RuleSystem | None = None  # the RuleSystem the current text is compared with
         self.baseline_text = ""
-        self.change = W.HTML("")
-        self.change.add_class("wb-editor-change")
+        self.change = html_widget("wb-editor-change")
         self.keep_button = W.Button(description="Keep as baseline", icon="thumb-tack",
                                     tooltip="compare the next edits with the current text")
         self.keep_button.on_click(lambda _: self.keep_baseline())
@@ -109,8 +109,7 @@ class RuleEditor:
         self.text = W.Textarea(value=self._saved_text, continuous_update=True,
                                layout=W.Layout(width="100%", height="44em"))
         self.text.add_class("wb-rule-text")
-        self.status = W.HTML("")
-        self.status.add_class("wb-editor-status")
+        self.status = html_widget("wb-editor-status")
         self.save_button = W.Button(description="Save", icon="save", button_style="primary",
                                     tooltip=f"write the text to {self.path}")
         self.save_button.on_click(lambda _: self.save())

@@ -15,7 +15,7 @@ from ..errors import InputError
 from . import guard
 from .controlwidgets import enforce
 from .link import LinkBar
-from .looks import page_style, show_widget
+from .looks import html_widget, page_style, show_widget
 from .query import request_query
 
 
@@ -106,16 +106,14 @@ class LiveDashboard(Page):
 
     def _message_and_link(self, feed=None) -> None:
         """The message line ``error`` (class ``wb-error``) and the share link ``link`` (``wb-link``)."""
-        self.error = W.HTML("")
-        self.error.add_class("wb-error")
+        self.error = html_widget("wb-error")
         self.link = LinkBar(feed=feed)
         self.link.add_class("wb-link")
 
     def _page(self, key: str, intro: str, parts: list) -> None:
         """``widget``: the stylesheet, the introduction ``intro`` (HTML, class ``wb-title``), then
         ``parts``; classes ``wb-dashboard`` and ``wb-dashboard-<key>``."""
-        title = W.HTML(intro)
-        title.add_class("wb-title")
+        title = html_widget("wb-title", intro)
         self.widget = W.VBox([page_style(), title, *parts])
         for cls in ("wb-dashboard", f"wb-dashboard-{key}"):
             self.widget.add_class(cls)

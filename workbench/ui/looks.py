@@ -20,7 +20,7 @@ import ipywidgets as W
 
 from ..figures import PLOT_HEIGHT, plot_layout
 
-__all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "row", "show_widget", "table_html", "STYLE"]
+__all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "row", "show_widget", "table_html", "html_widget", "STYLE"]
 
 
 STYLE = """
@@ -115,11 +115,16 @@ STYLE = """
 """
 
 
+def html_widget(cls: str, value: str = "") -> W.HTML:
+    """An HTML widget of CSS class ``cls`` (a page's message line, table or note)."""
+    w = W.HTML(value)
+    w.add_class(cls)
+    return w
+
+
 def page_style() -> W.HTML:
     """The stylesheet of the dashboards, as a widget to put at the top of one."""
-    w = W.HTML(f"<style>{STYLE}</style>")
-    w.add_class("wb-style")
-    return w
+    return html_widget("wb-style", f"<style>{STYLE}</style>")
 
 
 def row(children) -> W.HBox:

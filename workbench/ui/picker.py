@@ -18,6 +18,7 @@ import ipywidgets as W
 
 from ..errors import WorkbenchError
 from . import guard
+from .looks import html_widget
 
 __all__ = ["ProfilePicker", "CUSTOM"]
 
@@ -38,8 +39,7 @@ class ProfilePicker:
         self.units = []
         self.loaded: tuple[str, dict[str, Any]] | None = None
         self._quiet = 0
-        self.message = W.HTML("")
-        self.message.add_class("wb-profile-message")
+        self.message = html_widget("wb-profile-message")
         try:
             from .. import profiles
             self.units = list(profiles.list_units(self.system))

@@ -25,7 +25,7 @@ from ..turn import from_profile, study, summary
 from . import guard
 from .controlwidgets import SharedLooks, declared, make_control
 from .live import LiveDashboard, checked
-from .looks import PLOT_HEIGHT, plot_layout, row as _row, table_html
+from .looks import PLOT_HEIGHT, html_widget, plot_layout, row as _row, table_html
 from .numbers import expected_text
 from .plotwidget import Plot
 from .turncontrols import ANSWERS, MAX_UNITS, SIDES, _on_step, controls, unit_choices
@@ -74,10 +74,8 @@ class TurnDashboard(LiveDashboard):
             if key.endswith("_unit"):
                 self.widgets[key].layout = wide
 
-        self.status = W.HTML("")
-        self.status.add_class("wb-turn-status")
-        self.table = W.HTML("")
-        self.table.add_class("wb-turn-numbers")
+        self.status = html_widget("wb-turn-status")
+        self.table = html_widget("wb-turn-numbers")
         self._message_and_link()
 
         self.figures: dict[str, go.FigureWidget] = {}
