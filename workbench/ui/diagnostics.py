@@ -171,12 +171,8 @@ class DiagnosticsDashboard(Page, W.VBox):
                 for s in desc.stats}
 
     def _widgets(self) -> dict[str, W.ValueWidget]:
-        out = {"sweep_system": self.sw_system, "sweep_x": self.sw_x, "sweep_y": self.sw_y,
-               "sweep_show": self.sw_value, "sweep_shots": self.sw_shots, "plus_system": self.p1_system,
-               "plus_shots": self.p1_shots, "eq_system": self.eq_system, "eq_shots": self.eq_shots,
-               "eq_models": self.eq_models, "points_by": self.pt_by}
-        out.update({f"eq_{name}": s for name, s in zip(self._eq_names, self.eq_sliders.children)})
-        return out
+        return {**self._made, "sweep_x": self.sw_x, "sweep_y": self.sw_y,
+                **{f"eq_{name}": s for name, s in zip(self._eq_names, self.eq_sliders.children)}}
 
     def values(self) -> dict[str, Any]:
         """The current settings by link key."""
