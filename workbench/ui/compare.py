@@ -301,9 +301,8 @@ class CompareDashboard(LiveDashboard):
         return {"data": [bar], "layout": layout}
 
     def _draw(self) -> None:
-        self.fig_dist.show(figures.side_by_side({self.names[s]: self._outcomes.get(s) for s in self.system_keys},
-                                                {self.names[s]: self.colours[s] for s in self.system_keys},
-                                                **self._plot_layout))
+        self.fig_dist.show(figures.side_by_side({s: self._outcomes.get(s) for s in self.system_keys}, self.names,
+                                                self.colours, **self._plot_layout))
         self.fig_means.show(self._means_figure())
         columns = ("system", "accuracy", "penetration", "toughness", "cover", "shots", "models",
                    "expected models removed", "chance at least one is removed",
