@@ -183,23 +183,22 @@ def publish(data: bytes, filename: str) -> str | None:
     return f"{base.rstrip('/')}/{token}/{quote(name)}"
 
 
+def _anchor(href: str, filename: str, label: str | None) -> str:
+    return (f'<a download="{html.escape(filename)}" href="{html.escape(href)}" '
+            f'target="_blank" class="wb-download">{html.escape(label or filename)}</a>')
+
+
 def data_link(data: bytes, filename: str, label: str | None = None) -> str:
     """An HTML anchor that downloads ``data`` as ``filename`` (a base64 data: URI)."""
-    ext = filename.rsplit(".", 1)[-1].lower()
-    mime = _MIME.get(ext, "application/octet-stream")
-    b64 = base64.b64encode(data).decode("ascii")
-    return (f'<a download="{html.escape(filename)}" href="data:{mime};base64,{b64}" '
-            f'target="_blank" class="wb-download">{html.escape(label or filename)}</a>')
+    mime = _MIME.get(filename.rsplit(".", 1)[-1].lower(), "application/octet-stream")
+    return _anchor(f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}", filename, label)
 
 
 def file_link(data: bytes, filename: str, label: str | None = None) -> str:
     """An anchor to ``data`` written as a served file (:func:`publish`), or a
     :func:`data_link` when no server publishes downloads."""
     url = publish(data, filename)
-    if url is None:
-        return data_link(data, filename, label)
-    return (f'<a download="{html.escape(_safe_name(filename))}" href="{html.escape(url)}" '
-            f'target="_blank" class="wb-download">{html.escape(label or filename)}</a>')
+    return data_link(data, filename, label) if url is None else _anchor(url, _safe_name(filename), label)
 
 
 @functools.cache
