@@ -24,7 +24,7 @@ from ..variants.movers import MOVER_HEAD, _profile_matchups, mover_rows
 from ..variants.sweep import _common
 from ..variants.variant import _controls, _is_path
 from . import guard
-from .controlwidgets import _to_arg, _to_widget, declared, make_control
+from .controlwidgets import _to_widget, make_control
 from .live import LiveDashboard, checked
 from .looks import html_widget, table_html
 from .plotwidget import Plot
@@ -197,9 +197,8 @@ class BeforeAfterDashboard(LiveDashboard):
             y = next(k for k in self.stats if k != x)
         return x, y
 
-    def values(self) -> dict[str, Any]:
-        """The matchup's sliders, read against their declared ranges."""
-        return {k: _to_arg(self.controls[k], declared(self.controls[k], w.value)) for k, w in self.sliders.items()}
+    def _shown(self):
+        return ((k, self.controls[k], w) for k, w in self.sliders.items())
 
     def grid(self) -> dict[str, list[int]]:
         x, y = self.axes()
@@ -267,7 +266,7 @@ class BeforeAfterDashboard(LiveDashboard):
     # -- the one recompute -------------------------------------------------
     def _recompute(self) -> bool:
         """Two sweeps over the grid, then the heatmaps, the verdict and the movers."""
-        self._enforce_controls((self.controls[k], w) for k, w in self.sliders.items())
+        self.enforce()
         df = variants.diff(self.a, self.b, grid=self.grid(), matchup=self.matchup())
         self.frame = df
         self._draw(df)

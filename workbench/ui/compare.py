@@ -28,7 +28,7 @@ from ..controls import Control
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
 from ..systems.description import CONCEPT_NAMES, Step
-from .controlwidgets import SharedLooks, declared, make_control
+from .controlwidgets import SharedLooks, make_control
 from .live import LiveDashboard, checked, error_html
 from .looks import html_widget, plot_layout, row, table_html
 from .plotwidget import Plot
@@ -189,14 +189,8 @@ class CompareDashboard(LiveDashboard):
             self.apply_query(query)
 
     # -- reading -----------------------------------------------------------
-    def values(self) -> dict[str, int]:
-        """The sliders' values, read against their declared ranges."""
-        return {k: int(declared(COMPARE_CONTROLS[k], w.value)) for k, w in self.controls.items()}
-
-    def enforce(self) -> bool:
-        """Put every slider back to its declared range (what a viewer may have
-        changed over the websocket), without a recompute."""
-        return self._enforce_controls((COMPARE_CONTROLS[k], w) for k, w in self.controls.items())
+    def _shown(self):
+        return ((k, COMPARE_CONTROLS[k], w) for k, w in self.controls.items())
 
     def kwargs(self, system: str) -> dict[str, Any]:
         """The stat-level arguments of ``system`` for the current sliders."""

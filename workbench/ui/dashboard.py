@@ -34,7 +34,7 @@ from ..errors import InputError
 from ..outcome import Outcome
 from ..teach import plain_note, ratio
 from . import guard
-from .controlwidgets import SharedLooks, _to_arg, _to_widget, declared, make_control
+from .controlwidgets import SharedLooks, _to_widget, make_control
 from .live import LiveDashboard, checked, error_html
 from .looks import row as _row
 from .numbers import effect_label, effect_value, expected_text, number_rows
@@ -175,17 +175,14 @@ class SystemDashboard(LiveDashboard):
     def mode(self) -> Mode:
         return self.modes[self.mode_picker.value]
 
-    def values(self) -> dict[str, Any]:
-        """The current keyword arguments of the selected function."""
-        return {c.name: _to_arg(self.specs[c.name], declared(self.specs[c.name], self.controls[c.name].value))
-                for c in self.mode.controls}
+    def _shown(self):
+        """The controls of the selected function (its keyword arguments)."""
+        return ((c.name, self.specs[c.name], self.controls[c.name]) for c in self.mode.controls)
 
     def enforce(self) -> bool:
-        """Put every control of the shown mode back to its declared range,
-        options and type (what a viewer may have changed over the websocket),
-        without a recompute; returns whether any was changed."""
+        """:meth:`LiveDashboard.enforce` for the shown mode's controls, and the mode itself."""
         with self.held():
-            changed = self._enforce_controls((self.specs[c.name], self.controls[c.name]) for c in self.mode.controls)
+            changed = super().enforce()
             if self.mode_picker.value not in self.modes:
                 self.mode_picker.value = next(iter(self.modes))
                 changed = True

@@ -13,7 +13,7 @@ import ipywidgets as W
 from ..controls import Control
 from ..errors import InputError
 from . import guard
-from .controlwidgets import enforce
+from .controlwidgets import _to_arg, declared, enforce
 from .link import LinkBar
 from .looks import html_widget, page_style, show_widget
 from .query import request_query
@@ -137,11 +137,19 @@ class LiveDashboard(Page):
         if self._hold == 0:
             self.refresh()
 
-    def _enforce_controls(self, pairs: Iterable[tuple[Control, W.ValueWidget]]) -> bool:
-        """Put each widget back to its control's declared range, options and type (what a viewer
-        may have changed over the websocket), without a recompute; returns whether any changed."""
+    def _shown(self) -> Iterable[tuple[str, Control, W.ValueWidget]]:  # pragma: no cover - every subclass has one
+        """``(name, control, widget)`` of every control the page reads."""
+        raise NotImplementedError
+
+    def values(self) -> dict[str, Any]:
+        """The current values by name, each read against its control's declared range."""
+        return {k: _to_arg(c, declared(c, w.value)) for k, c, w in self._shown()}
+
+    def enforce(self) -> bool:
+        """Put every control back to its declared range, options and type (what a viewer may have
+        changed over the websocket), without a recompute; returns whether any changed."""
         with self.held():
-            return any([enforce(c, w) for c, w in pairs])
+            return any([enforce(c, w) for _, c, w in self._shown()])
 
     @guard.guarded(lambda self, text: self._show_error(text))
     def _on_change(self, change=None) -> None:

@@ -132,9 +132,8 @@ class TurnDashboard(LiveDashboard):
             self.refresh()
 
     # -- reading -----------------------------------------------------------
-    def values(self) -> dict[str, Any]:
-        """Every setting by link key, read against its control's declared range."""
-        return {k: declared(c, self.widgets[k].value) for k, c in self.controls.items()}
+    def _shown(self):
+        return ((k, c, self.widgets[k]) for k, c in self.controls.items())
 
     def _shown_keys(self, values: dict[str, Any]) -> list[str]:
         """The link keys that matter for ``values``: the units on the table, the
@@ -213,11 +212,6 @@ class TurnDashboard(LiveDashboard):
         return self._link_errors(errors)
 
     # -- the one redraw --------------------------------------------------
-    def enforce(self) -> None:
-        """Put every widget back to its control's declared range (what a viewer
-        may have sent over the websocket), without a redraw."""
-        self._enforce_controls((c, self.widgets[k]) for k, c in self.controls.items())
-
     def refresh(self) -> bool:
         """Play the turns of the current settings and redraw everything once.
         On a bad setting its message is shown and the previous charts stay."""
