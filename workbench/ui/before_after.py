@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import urllib.parse
+from dataclasses import replace
 from typing import Any
 
 import ipywidgets as W
@@ -118,7 +119,6 @@ class BeforeAfterDashboard(LiveDashboard):
                  query: str | None = None, paths: bool = False):
         self.paths = paths
         self.frame = None
-        self._drawn: tuple[str, ...] = ()
         self._movers: tuple[tuple[Variant, Variant], Any] | None = None
         self.names = html_widget("wb-variants")
         self.verdict = html_widget("wb-verdict")
@@ -166,26 +166,19 @@ class BeforeAfterDashboard(LiveDashboard):
         self.a, self.b = a, b
         self.stats = stats
         self.axis_values = {k: (list(grid[k]) if k in grid else _axis_values(a, k)) for k in stats}
-        seed = {**a.description.seed_matchup}
-        self.controls: dict[str, Control] = {}
-        sliders = {}
-        for k, c in controls.items():
-            if k in common and k not in fixed and c.kind in ("int", "optint"):
-                from dataclasses import replace
-                start = seed.get(k, c.default)
-                c = replace(c, default=c.check(start))
-                self.controls[k] = c
-                w = make_control(c)
-                w.observe(self._on_change, names="value")
-                sliders[k] = w
+        seed = a.description.seed_matchup
+        self.controls: dict[str, Control] = {k: replace(c, default=c.check(seed.get(k, c.default)))
+                                             for k, c in controls.items()
+                                             if k in common and k not in fixed and c.kind in ("int", "optint")}
         with self.held():
             options = [(_axis_words_of(a, k), k) for k in stats]
             self.x_axis.options, self.y_axis.options = options, options
             self.x_axis.value, self.y_axis.value = keys
-        self.sliders = sliders
-        self.slider_box.children = list(sliders.values())
+        self.sliders = {k: make_control(c) for k, c in self.controls.items()}
+        for w in self.sliders.values():
+            w.observe(self._on_change, names="value")
+        self.slider_box.children = list(self.sliders.values())
         self._movers = None
-        self._drawn = ()
         self.names.value = (f"<p><b>Before:</b> {html.escape(a.name)}<br><b>After:</b> {html.escape(b.name)}</p>")
 
     # -- reading -----------------------------------------------------------
@@ -283,7 +276,6 @@ class BeforeAfterDashboard(LiveDashboard):
         figure = variants.diff_figure(df, title=" ")
         figure.update_layout(height=460)
         self.fig.show(figure)
-        self._drawn = tuple(df.attrs["grid"])
 
     def _mover_table(self, df):
         pair = (self.a, self.b)
