@@ -27,7 +27,7 @@ from ..variants.variant import _controls, _is_path
 from . import guard
 from .controlwidgets import _to_widget, make_control
 from .live import LiveDashboard, checked
-from .looks import html_widget, table_html
+from .looks import html_widget, row, table_html
 from .plotwidget import Plot
 from .query import parse_controls
 
@@ -131,8 +131,7 @@ class BeforeAfterDashboard(LiveDashboard):
             w.tooltip = "the stat the grid steps through"
             w.observe(self._on_change, names="value")
         self.sliders: dict[str, W.ValueWidget] = {}
-        self.slider_box = W.Box([], layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
-        self.slider_box.add_class("wb-controls")
+        self.slider_box = row([], "wb-controls")
         self.fig = Plot(_placeholder_figure())
         self.fig.add_class("wb-diff-heatmap")
         from .forum import _FORMATS, PostTabs

@@ -165,9 +165,7 @@ class CompareDashboard(LiveDashboard):
                  "by one step in the same direction (+1 helps the side it names): "
                  f"{html.escape(_concept_words(self.system_keys))}. The table and the charts follow when "
                  "you let go of a slider.</p>")
-        box = W.Box(list(self.controls.values()), layout=W.Layout(display="flex", flex_flow="row wrap",
-                                                                  max_width="100%"))
-        box.add_class("wb-controls")
+        box = row(self.controls.values(), "wb-controls")
         self.added: tuple[str, ...] = ()
         self.add_boxes: dict[str, W.Checkbox] = {}
         for key in systems.keys():

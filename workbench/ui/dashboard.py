@@ -258,9 +258,8 @@ class SystemDashboard(LiveDashboard):
     def mode_box(self, key: str) -> W.Box:
         """The box of one mode's controls (built on first use)."""
         if key not in self.mode_boxes:
-            box = W.Box([self.controls[c.name] for c in self.modes[key].controls] + [self._help(key)],
-                        layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
-            box.add_class(f"wb-controls-{key}")
+            box = _row([self.controls[c.name] for c in self.modes[key].controls] + [self._help(key)],
+                       f"wb-controls-{key}")
             self.mode_boxes[key] = box
             self.controls_box.children = (*self.controls_box.children, box)
         return self.mode_boxes[key]

@@ -40,7 +40,7 @@ from .controlwidgets import SharedLooks, make_control
 from .diagwords import _relabel, _show, _table, _words, stat_labels
 from .link import LinkBar
 from .live import Page, error_html
-from .looks import html_widget, page_style
+from .looks import html_widget, page_style, row as _row
 from .plotwidget import Plot
 from .query import format_query, parse_controls
 
@@ -257,8 +257,7 @@ class DiagnosticsDashboard(Page, W.VBox):
         self.sw_system.observe(self._on(new_system), "value")
         for w in (self.sw_x, self.sw_y, self.sw_value, self.sw_shots):
             w.observe(self._on(self.update_sweep), "value")
-        controls = W.HBox([self.sw_system, self.sw_value, self.sw_x, self.sw_y, self.sw_shots],
-                          layout=W.Layout(flex_flow="row wrap", max_width="100%"))
+        controls = _row([self.sw_system, self.sw_value, self.sw_x, self.sw_y, self.sw_shots])
         return W.VBox([controls, self.sw_msg, self.sw_heat, self.sw_lines])
 
     def _sweep_stats(self) -> None:
@@ -307,8 +306,7 @@ class DiagnosticsDashboard(Page, W.VBox):
         self.p1_doc = W.HTML("")
         for w in (self.p1_system, self.p1_shots):
             w.observe(self._on(self.update_plus_one), "value")
-        return W.VBox([W.HBox([self.p1_system, self.p1_shots], layout=W.Layout(flex_flow="row wrap")),
-                       self.p1_doc, self.p1_view, self.p1_table])
+        return W.VBox([_row([self.p1_system, self.p1_shots]), self.p1_doc, self.p1_view, self.p1_table])
 
     def update_plus_one(self) -> pd.DataFrame | None:
         self._update_link()
@@ -352,7 +350,7 @@ class DiagnosticsDashboard(Page, W.VBox):
     def _equivalence_tab(self, system: str) -> W.Widget:
         self.eq_system, self.eq_shots, self.eq_models = (self._made[k] for k in ("eq_system", "eq_shots",
                                                                                 "eq_models"))
-        self.eq_sliders = W.Box([], layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
+        self.eq_sliders = _row([])
         self.eq_msg = W.HTML("")
         self.eq_view = _view()
         self.eq_table = W.HTML("")
@@ -365,8 +363,7 @@ class DiagnosticsDashboard(Page, W.VBox):
             w.observe(self._on(self.update_equivalence), "value")
         from .forum import ForumPanel  # a forum post of the matchup and its closest equivalents
         self.eq_forum = ForumPanel(self.equivalence_outcomes)
-        return W.VBox([W.HBox([self.eq_system, self.eq_shots, self.eq_models],
-                              layout=W.Layout(flex_flow="row wrap")), self.eq_sliders,
+        return W.VBox([_row([self.eq_system, self.eq_shots, self.eq_models]), self.eq_sliders,
                        self.eq_msg, self.eq_table, self.eq_view, self.eq_forum])
 
     def _eq_build(self) -> None:

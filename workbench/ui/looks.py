@@ -127,10 +127,11 @@ def page_style() -> W.HTML:
     return html_widget("wb-style", f"<style>{STYLE}</style>")
 
 
-def row(children) -> W.HBox:
-    """Plots (and the numbers) side by side on a wide screen, one under the other on a narrow one."""
+def row(children, cls: str = "wb-row") -> W.HBox:
+    """Widgets (plots, controls) side by side on a wide screen, one under the other on a narrow one;
+    ``cls``: the box's CSS class."""
     box = W.HBox(list(children), layout=W.Layout(flex_flow="row wrap", max_width="100%"))
-    box.add_class("wb-row")
+    box.add_class(cls)
     return box
 
 
