@@ -35,7 +35,7 @@ from ..outcome import Outcome
 from ..teach import plain_note, ratio
 from . import guard
 from .controlwidgets import SharedLooks, _to_widget, make_control
-from .live import LiveDashboard, checked, error_html
+from .live import FOLLOWS, LiveDashboard, checked, error_html
 from .looks import row as _row
 from .numbers import effect_label, effect_value, expected_text, number_rows
 from .plotwidget import Feed, FedHTML, Plot
@@ -152,9 +152,7 @@ class SystemDashboard(LiveDashboard):
         intro = (f"<h2>{html.escape(d.name)}</h2>"
                  f"<p>{html.escape(d.blurb)} Set up the attack with the controls below"
                  + (", or pick units from the army lists" if d.profiles is not None else "")
-                 + ". The charts and the numbers follow as soon as you let go of a control; rest the "
-                 "pointer on a control to read what it means. The link at the bottom (and the "
-                 "address bar) brings anyone back to exactly these settings.</p>")
+                 + f". {FOLLOWS}</p>")
         parts = [self.mode_picker]
         if self.profile_picker is not None:
             parts.append(self.profile_picker.widget)

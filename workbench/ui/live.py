@@ -36,6 +36,12 @@ def checked(values: Mapping[str, Any], specs: Mapping[str, Control], field: str 
     return out
 
 
+#: how every slider page follows its controls and keeps its link, as its introduction ends
+FOLLOWS = ("The charts and the numbers follow once you let go of a control; rest the pointer on a control "
+           "to read what it means. The link at the bottom (and the address bar) brings anyone back to "
+           "exactly these settings.")
+
+
 class Page:
     """What every page shares: ``widget`` (what is put on the page), its message line ``error``,
     holding its recomputes (:meth:`held`), and :meth:`show` with the page's link applied."""

@@ -24,7 +24,7 @@ from ..errors import InputError
 from ..turn import from_profile, study, summary
 from . import guard
 from .controlwidgets import SharedLooks, declared, make_control
-from .live import LiveDashboard, checked
+from .live import FOLLOWS, LiveDashboard, checked
 from .looks import PLOT_HEIGHT, html_widget, plot_layout, row as _row, table_html
 from .numbers import expected_text
 from .plotwidget import Plot
@@ -109,9 +109,7 @@ class TurnDashboard(LiveDashboard):
             "units to targets before any die is rolled, so shots can go at a unit another unit has already "
             "destroyed; each attacked passive unit engages, stays under fire or goes to ground. The same forces "
             "also play a plain I-go-you-go turn for comparison.</p>"
-            "<p>The charts and the numbers follow a second or two after you let go of a control; rest the "
-            "pointer on a control to read what it means. The link at the bottom (and the address bar) "
-            "brings anyone back to exactly these settings.</p>")
+            f"<p>{FOLLOWS} A redraw takes a second or two.</p>")
         run = _row([self.widgets["turns"], self.widgets["seed"]])
         run.add_class("wb-turn-run")
         self._page("changes-turn", intro, [
