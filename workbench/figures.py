@@ -135,23 +135,23 @@ def side_by_side(outcomes: Mapping[str, Outcome | None], names: Mapping[str, str
                  averages: bool = False, **layout: Any) -> dict[str, Any]:
     """Several outcomes (the compare page's systems, by key) as grouped bars of the chance of exactly
     N, each named by ``names`` (default: its key; with ``averages`` its average too, for a picture
-    without hover) and coloured by ``colours``; ``None`` (a system with no result yet) is an empty
-    bar. ``layout``: more of the plot's layout."""
+    without hover) and coloured by ``colours``; ``None`` (a system with no result yet) has no bars.
+    ``layout``: more of the plot's layout (``barmode="overlay"``: one over the other)."""
     data = []
     for key, o in outcomes.items():
         name = (names or {}).get(key, key)
         if o is not None:
             _check(o, "outcomes")
         bar = {"type": "bar", "name": f"{name}: on average {o.mean:.2f}" if averages and o is not None else name,
-               "x": [0] if o is None else _counts(o), "y": [0.0] if o is None else o.pmf.tolist(),
+               "x": [] if o is None else _counts(o), "y": [] if o is None else o.pmf.tolist(),
                "hovertemplate": f"{html.escape(name)}, exactly %{{x}}: %{{y:.1%}}<extra></extra>"}
         if colours:
             bar["marker"] = {"color": colours[key]}
         data.append(bar)
     axis = {k: v for k, v in CHANCE_AXIS.items() if k != "range"}
-    return {"data": data, "layout": plot_layout(title={"text": title}, barmode="group", template="plotly_white",
-                                                xaxis={"title": {"text": "models removed"}, "dtick": 1},
-                                                yaxis=axis, **layout)}
+    return {"data": data, "layout": plot_layout(**{"title": {"text": title}, "barmode": "group", "yaxis": axis,
+                                                   "xaxis": {"title": {"text": "models removed"}, "dtick": 1},
+                                                   "template": "plotly_white", **layout})}
 
 
 def outcome_figure(outcome: Outcome, title: str | None = None) -> dict[str, Any]:

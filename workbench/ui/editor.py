@@ -255,20 +255,13 @@ class RuleEditor:
 
 def _change_figure(before=None, after=None):
     """Models removed by the baseline (grey) under the current text's (``None``: no bars)."""
-    import plotly.graph_objects as go
+    from .. import figures
 
-    from .looks import plot_layout
-
-    def bars(o):
-        return dict(x=list(range(o.pmf.size)), y=list(o.pmf)) if o is not None else dict(x=[], y=[])
-
-    return go.Figure(
-        data=[go.Bar(name="baseline", marker_color="#b0b0b0", **bars(before)),
-              go.Bar(name="now", marker_color=EDITOR_COLOUR, opacity=0.7, **bars(after))],
-        layout=dict(title=dict(text="Models removed: baseline (grey) under the current text"), barmode="overlay",
-                    xaxis=dict(title=dict(text="models removed"), dtick=1),
-                    yaxis=dict(title=dict(text="chance"), tickformat=".0%"),
-                    **plot_layout(height=300, margin=dict(l=50, r=12, t=45, b=45))))
+    figure = figures.side_by_side({"baseline": before, "now": after},
+                                  colours={"baseline": "#b0b0b0", "now": EDITOR_COLOUR}, barmode="overlay",
+                                  title="Models removed: baseline (grey) under the current text", height=300)
+    figure["data"][1]["opacity"] = 0.7
+    return figure
 
 
 def _change_html(before, after) -> str:
