@@ -1,28 +1,10 @@
-"""The design-diagnostics dashboard: sweeps, value of +1, granularity, equivalence.
+"""The design-diagnostics dashboard: sweeps, value of +1, granularity, equivalence, points.
 
-``DiagnosticsDashboard()`` is an ipywidgets ``VBox``: a title, a short
-introduction in plain words, four tabs, each a thin layer over
-:mod:`workbench.compare`, and the link to its current settings:
-
-* **Sweep**: a system, two of its stats (across and down), the value shown
-  (expected removals or the chance of at least k) and the number of shots;
-  a heatmap over the two stats and lines of the value, one per value of the
-  second stat. The other stats stay at the system's seed matchup (its
-  description's ``seed_matchup``).
-* **Value of +1**: per system, how much one step of each stat (in the
-  direction that helps its owner) changes expected removals, as a plot and a
-  table.
-* **Granularity**: the distinct per-attack chances of every system and the
-  steps between them.
-* **Equivalence**: sliders for one system's matchup; the closest settings in
-  the other systems (total variation distance) as a table and bar plot.
-
-Its link works as the other dashboards' (:mod:`workbench.ui.query`): every
-control is a key of the query string (``?tab=equivalence&eq_system=antares&
-eq_acc=7``), read when the page opens and written to the address bar as the
-controls move. Every plot is one :class:`~workbench.ui.plotwidget.Plot` whose content is replaced in
-place (``Plot.show``), so the page works offline
-in Voila; every callback shows a plain message on failure
+``DiagnosticsDashboard()`` is an ipywidgets ``VBox``: a title, an introduction that says what
+each tab shows, one tab per :data:`TABS` (each a thin layer over :mod:`workbench.compare`), and
+the link to its current settings: every control is a key of the query string
+(``?tab=equivalence&eq_system=antares&eq_acc=7``, :mod:`workbench.ui.query`; the keys are listed
+in docs/dashboards.md, "Shared links"); every callback shows a plain message on failure
 (:mod:`workbench.ui.guard`).
 """
 from __future__ import annotations
