@@ -558,10 +558,10 @@ def test_replace_figure_restyles_in_place_and_never_sends_an_empty_plot(monkeypa
     """A redraw with the same traces sends only what differs (the browser
     restyles the plot it has: it never draws an empty plot in between); what
     the new figure lacks is cleared; other traces replace the figure."""
-    from workbench.ui.plots import figure_widget, replace_figure
-    fw = figure_widget(go.Figure(go.Heatmap(z=[[1, 2], [3, 4]], text=[["a", "b"], ["c", "d"]])), bundle="cartesian")
+    from workbench.ui.plotwidget import Plot
+    fw = Plot(go.Figure(go.Heatmap(z=[[1, 2], [3, 4]], text=[["a", "b"], ["c", "d"]])), bundle="cartesian")
     sent = sent_messages(monkeypatch)
-    replace_figure(fw, go.Figure(go.Heatmap(z=[[5, 6], [7, 8]]), layout={"title": "B"}))
+    fw.show(go.Figure(go.Heatmap(z=[[5, 6], [7, 8]]), layout={"title": "B"}))
     states = [m["state"] for w, m in sent if w is fw]
     assert states and all(set(st) == {"delta"} for st in states)
     assert [list(r) for r in fw.data[0].z] == [[5, 6], [7, 8]]
@@ -569,7 +569,7 @@ def test_replace_figure_restyles_in_place_and_never_sends_an_empty_plot(monkeypa
     assert fw.figure["layout"]["title"]["text"] == "B"
     assert fw.library.bundle == "cartesian"
     # other traces (count or type): replaced
-    replace_figure(fw, go.Figure([go.Bar(y=[1]), go.Bar(y=[2], name="two")]))
+    fw.show(go.Figure([go.Bar(y=[1]), go.Bar(y=[2], name="two")]))
     assert [t.type for t in fw.data] == ["bar", "bar"] and fw.data[1].name == "two"
     assert fw.delta == {} and "base" in sent[-1][1]["state"]
 
@@ -578,18 +578,18 @@ def test_a_plain_figure_is_drawn_as_the_checked_one():
     """``show(figure, plain=True)`` (a figures dict, not checked again) draws and sends what the checked
     figure does, and plotly JSON with a NaN or numpy numbers is still made plain when not said plain."""
     from workbench import figures
-    from workbench.ui.plots import figure_widget
+    from workbench.ui.plotwidget import Plot
     dash = SystemDashboard("changes", profiles=False)
     first, later = dash.current_outcome(), None
     dash.set_values(bs=2)
     later = dash.current_outcome()
-    checked, trusted = figure_widget(figures.distribution(first)), figure_widget(None)
+    checked, trusted = Plot(figures.distribution(first)), Plot(None)
     trusted.show(figures.distribution(first), plain=True)
     checked.show(figures.distribution(later))
     trusted.show(figures.distribution(later), plain=True)
     assert trusted.base == checked.base and trusted.delta == checked.delta and trusted.delta
     np.testing.assert_allclose(trusted.data[0].y, later.pmf, atol=1e-15)
-    raw = figure_widget({"data": [{"type": "bar", "y": np.array([0.5, np.nan])}], "layout": {}})
+    raw = Plot({"data": [{"type": "bar", "y": np.array([0.5, np.nan])}], "layout": {}})
     assert raw.figure["data"][0]["y"] == [0.5, None]
 
 
@@ -633,7 +633,7 @@ def test_a_fed_widget_shows_its_entry_and_an_unfed_one_syncs_its_own_trait():
     their own: the feed's frame holds each one's current value under its key
     (what the page draws), and a redraw that changes nothing sends nothing. A
     plot without a feed still syncs its own ``delta``."""
-    from workbench.ui.plots import figure_widget
+    from workbench.ui.plotwidget import Plot
     dash = SystemDashboard("changes", profiles=False)
     dash.set_values(bs=3)
     for w, trait in ((dash.fig_dist, "delta"), (dash.headline, "value"), (dash.effects, "value"),
@@ -646,7 +646,7 @@ def test_a_fed_widget_shows_its_entry_and_an_unfed_one_syncs_its_own_trait():
     frame = dash.feed.frame
     dash.refresh()
     assert dash.feed.frame is frame  # nothing changed: no new frame, no message
-    alone = figure_widget({"data": [{"type": "bar", "y": [1]}], "layout": {}})
+    alone = Plot({"data": [{"type": "bar", "y": [1]}], "layout": {}})
     assert alone.feed is None and "delta" in alone.keys
 
 

@@ -106,21 +106,16 @@ def outcome_figure(outcome: Outcome, title: str | None = None):
 
 
 def outcomes_figure(outcomes: Mapping[str, Outcome], title: str | None = None):
-    """Several outcomes side by side (e.g. the compare dashboard's four systems):
-    grouped bars of P(exactly N), one colour per outcome."""
+    """Several outcomes side by side (the compare dashboard's systems):
+    :func:`workbench.figures.side_by_side` as a plotly figure."""
     import plotly.graph_objects as go
 
-    fig = go.Figure()
-    for name, o in outcomes.items():
-        if not isinstance(o, Outcome):
-            raise InputError("outcomes", "a mapping of names to workbench Outcomes", type(o).__name__)
-        fig.add_trace(go.Bar(x=list(range(o.pmf.size)), y=o.pmf.tolist(),
-                             name=f"{name}: on average {o.mean:.2f}",
-                             hovertemplate="exactly %{x}: %{y:.1%}<extra>" + str(name) + "</extra>"))
-    fig.update_layout(title=title or "Chance of exactly N, side by side", barmode="group",
-                      xaxis=dict(title="N (models removed)", dtick=1),
-                      yaxis=dict(title="chance", tickformat=".0%"), template="plotly_white")
-    return fig
+    from . import figures
+
+    if not isinstance(outcomes, Mapping):
+        raise InputError("outcomes", "a mapping of names to workbench Outcomes", type(outcomes).__name__)
+    return go.Figure(figures.side_by_side(outcomes, title=title or "Chance of exactly N, side by side",
+                                          averages=True))
 
 
 def as_figure(obj: Any):

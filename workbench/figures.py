@@ -12,7 +12,8 @@ beside the plots is written.
 """
 from __future__ import annotations
 
-from typing import Any
+import html
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from .outcome import Outcome
 
 __all__ = ["PLOT_HEIGHT", "STAGE_ROW_HEIGHT", "COLOURS", "plot_layout", "distribution", "at_least", "stages",
            "outcome_figure", "exact_bars", "sampled_dots", "at_least_line", "CHANCE_AXIS", "stage_passes",
-           "stage_by_stage", "STAGE_TAIL"]
+           "stage_by_stage", "STAGE_TAIL", "side_by_side"]
 
 #: the height of a dashboard plot, in pixels (the width follows the page)
 PLOT_HEIGHT = 330
@@ -129,6 +130,30 @@ def stages(outcome: Outcome) -> dict[str, Any]:
     return {"data": [bar], "layout": layout}
 
 
+def side_by_side(outcomes: Mapping[str, Outcome | None], names: Mapping[str, str] | None = None,
+                 colours: Mapping[str, str] | None = None, *, title: str = "Models removed, side by side",
+                 averages: bool = False, **layout: Any) -> dict[str, Any]:
+    """Several outcomes (the compare page's systems, by key) as grouped bars of the chance of exactly
+    N, each named by ``names`` (default: its key; with ``averages`` its average too, for a picture
+    without hover) and coloured by ``colours``; ``None`` (a system with no result yet) has no bars.
+    ``layout``: more of the plot's layout (``barmode="overlay"``: one over the other)."""
+    data = []
+    for key, o in outcomes.items():
+        name = (names or {}).get(key, key)
+        if o is not None:
+            _check(o, "outcomes")
+        bar = {"type": "bar", "name": f"{name}: on average {o.mean:.2f}" if averages and o is not None else name,
+               "x": [] if o is None else _counts(o), "y": [] if o is None else o.pmf.tolist(),
+               "hovertemplate": f"{html.escape(name)}, exactly %{{x}}: %{{y:.1%}}<extra></extra>"}
+        if colours:
+            bar["marker"] = {"color": colours[key]}
+        data.append(bar)
+    axis = {k: v for k, v in CHANCE_AXIS.items() if k != "range"}
+    return {"data": data, "layout": plot_layout(**{"title": {"text": title}, "barmode": "group", "yaxis": axis,
+                                                   "xaxis": {"title": {"text": "models removed"}, "dtick": 1},
+                                                   "template": "plotly_white", **layout})}
+
+
 def outcome_figure(outcome: Outcome, title: str | None = None) -> dict[str, Any]:
     """The exported figure of one outcome: the distribution's bars and the
     at-least line (the very traces of the dashboard's two plots) under the
@@ -173,8 +198,6 @@ def stage_passes(outcome: Outcome) -> tuple[tuple[str, np.ndarray], ...]:
 def _stage_title(label: str, pmf: np.ndarray) -> str:
     """"to hit", then how many on average and the chance of at least one, written as the
     page's numbers are (only a certain result reads 100.0 %)."""
-    import html
-
     from .teach import pct
 
     mean = float(pmf @ np.arange(pmf.size))

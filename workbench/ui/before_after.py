@@ -1,27 +1,17 @@
 """Before and after: what one rule change does, over a grid of two stats, on one page.
 
-Two variants of a rule system (:mod:`workbench.variants`: a system with some
-switches or stats fixed, ``changes:heavy_shot=flat_4``) side by side: the
-change of expected models removed and of the chance of at least one as two
-heatmaps centred on zero (each cell's values on hover), the one-line
-verdict, the profile matchups the change moves most, and a forum post of
-the change. The two stats across and down are chosen from those both
-variants take; sliders set every other stat (the matchup). One move of a
-slider is two vectorised sweeps.
-
-The link carries both variants and the grid::
-
-    ?a=changes:weapon=heavy,action=shot&b=changes:weapon=heavy,action=shot,heavy_shot=flat_4
-     &x=bs:1..12&y=t:-2..4&shots=10
-
-A served page reads only registered systems (never a file path) from a link;
-in JupyterLab a variant may also be a rule file's path, or a
-:class:`~workbench.variants.Variant`.
+Two variants of a rule system (:mod:`workbench.variants`, ``changes:heavy_shot=flat_4``): the
+change of expected models removed and of the chance of at least one as two heatmaps, the
+verdict, the matchups that move most and a forum post; the page and its link
+(``?a=...&b=...&x=bs:1..12&y=t:-2..4&shots=10``) are docs/dashboards.md, "Before and after".
+A served page reads only registered systems (never a file path) from a link; in JupyterLab a
+variant may also be a rule file's path, or a :class:`~workbench.variants.Variant`.
 """
 from __future__ import annotations
 
 import html
 import urllib.parse
+from dataclasses import replace
 from typing import Any
 
 import ipywidgets as W
@@ -35,9 +25,10 @@ from ..variants.movers import MOVER_HEAD, _profile_matchups, mover_rows
 from ..variants.sweep import _common
 from ..variants.variant import _controls, _is_path
 from . import guard
-from .controlwidgets import _to_arg, _to_widget, declared, make_control
+from .controlwidgets import _to_widget, make_control
 from .live import LiveDashboard, checked
-from .plots import live_figure, replace_figure
+from .looks import html_widget, row, table_html
+from .plotwidget import Plot
 from .query import parse_controls
 
 __all__ = ["BeforeAfterDashboard", "DEFAULT_A", "DEFAULT_B", "DEFAULT_GRID", "GRID_CELLS"]
@@ -127,18 +118,11 @@ class BeforeAfterDashboard(LiveDashboard):
     def __init__(self, a: Any = DEFAULT_A, b: Any = DEFAULT_B, grid: dict[str, Any] | None = None, *,
                  query: str | None = None, paths: bool = False):
         self.paths = paths
-        self.recomputes = 0
-        self._hold = 0
-        self._query_applied = query is not None
         self.frame = None
-        self._drawn: tuple[str, ...] = ()
         self._movers: tuple[tuple[Variant, Variant], Any] | None = None
-        self.names = W.HTML("")
-        self.names.add_class("wb-variants")
-        self.verdict = W.HTML("")
-        self.verdict.add_class("wb-verdict")
-        self.movers = W.HTML("")
-        self.movers.add_class("wb-movers-table")
+        self.names = html_widget("wb-variants")
+        self.verdict = html_widget("wb-verdict")
+        self.movers = html_widget("wb-movers-table")
         self._message_and_link()
         self.x_axis = guard.Dropdown(options=[("", "")], description="across")
         self.y_axis = guard.Dropdown(options=[("", "")], description="down")
@@ -147,32 +131,19 @@ class BeforeAfterDashboard(LiveDashboard):
             w.tooltip = "the stat the grid steps through"
             w.observe(self._on_change, names="value")
         self.sliders: dict[str, W.ValueWidget] = {}
-        self.slider_box = W.Box([], layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
-        self.slider_box.add_class("wb-controls")
-        self.fig, fig_w = live_figure(_placeholder_figure())
-        fig_w.add_class("wb-diff-heatmap")
-        from .forum import CopyButton
-        self.post_button = W.Button(description="Forum post", icon="comment", button_style="primary",
-                                    tooltip="Markdown and BBCode of this change, and its heatmaps as a picture")
-        self.post_button.on_click(lambda _b: self.post())
-        self.post_status = W.HTML("")
-        self.markdown_box = W.Textarea(layout=W.Layout(width="100%", height="12em"))
-        self.bbcode_box = W.Textarea(layout=W.Layout(width="100%", height="12em"))
-        self.copy = {"markdown": CopyButton(label="Copy Markdown", mime="text/markdown"),
-                     "bbcode": CopyButton(label="Copy BBCode", mime="text/plain")}
-        self.post_links = W.HTML("")
-        posts = W.Tab(children=[W.VBox([self.copy["markdown"], self.markdown_box]),
-                                W.VBox([self.copy["bbcode"], self.bbcode_box])])
-        posts.set_title(0, "Markdown")
-        posts.set_title(1, "BBCode (phpBB)")
-        panel = W.VBox([W.HBox([self.post_button, self.post_status]), posts, self.post_links])
-        panel.add_class("wb-forum")
+        self.slider_box = row([], "wb-controls")
+        self.fig = Plot(_placeholder_figure())
+        self.fig.add_class("wb-diff-heatmap")
+        from .forum import _FORMATS, PostTabs
+        self.posts = PostTabs(_FORMATS[1:], tooltip="Markdown and BBCode of this change, and its heatmaps as a picture")
+        self.posts.button.on_click(lambda _b: self.post())
         intro = ("<h2>Before and after</h2><p>What one rule change does: the change of the expected "
                  "number of models removed, and of the chance of removing at least one, at every point "
                  "of a grid of two stats. Blue: more models removed after the change; red: fewer. "
                  "Point at a cell for its numbers.</p>")
         self._page("before-after", intro, [self.names, W.HBox([self.x_axis, self.y_axis]),
-                                           self.slider_box, self.error, self.verdict, fig_w, self.movers, self.link, panel])
+                                           self.slider_box, self.error, self.verdict, self.fig, self.movers, self.link,
+                                           self.posts])
         self._build(_variant(a, "a", True), _variant(b, "b", True), grid)  # the designer's own code
         self.refresh()
         if query is not None:
@@ -194,26 +165,19 @@ class BeforeAfterDashboard(LiveDashboard):
         self.a, self.b = a, b
         self.stats = stats
         self.axis_values = {k: (list(grid[k]) if k in grid else _axis_values(a, k)) for k in stats}
-        seed = {**a.description.seed_matchup}
-        self.controls: dict[str, Control] = {}
-        sliders = {}
-        for k, c in controls.items():
-            if k in common and k not in fixed and c.kind in ("int", "optint"):
-                from dataclasses import replace
-                start = seed.get(k, c.default)
-                c = replace(c, default=c.check(start))
-                self.controls[k] = c
-                w = make_control(c)
-                w.observe(self._on_change, names="value")
-                sliders[k] = w
+        seed = a.description.seed_matchup
+        self.controls: dict[str, Control] = {k: replace(c, default=c.check(seed.get(k, c.default)))
+                                             for k, c in controls.items()
+                                             if k in common and k not in fixed and c.kind in ("int", "optint")}
         with self.held():
             options = [(_axis_words_of(a, k), k) for k in stats]
             self.x_axis.options, self.y_axis.options = options, options
             self.x_axis.value, self.y_axis.value = keys
-        self.sliders = sliders
-        self.slider_box.children = list(sliders.values())
+        self.sliders = {k: make_control(c) for k, c in self.controls.items()}
+        for w in self.sliders.values():
+            w.observe(self._on_change, names="value")
+        self.slider_box.children = list(self.sliders.values())
         self._movers = None
-        self._drawn = ()
         self.names.value = (f"<p><b>Before:</b> {html.escape(a.name)}<br><b>After:</b> {html.escape(b.name)}</p>")
 
     # -- reading -----------------------------------------------------------
@@ -225,9 +189,8 @@ class BeforeAfterDashboard(LiveDashboard):
             y = next(k for k in self.stats if k != x)
         return x, y
 
-    def values(self) -> dict[str, Any]:
-        """The matchup's sliders, read against their declared ranges."""
-        return {k: _to_arg(self.controls[k], declared(self.controls[k], w.value)) for k, w in self.sliders.items()}
+    def _shown(self):
+        return ((k, self.controls[k], w) for k, w in self.sliders.items())
 
     def grid(self) -> dict[str, list[int]]:
         x, y = self.axes()
@@ -290,25 +253,12 @@ class BeforeAfterDashboard(LiveDashboard):
             values = parse_controls(rest, self.controls, errors)
             if values:
                 self.set_values(**values)
-        if errors:
-            self._show_error("Link: " + " | ".join(errors))
-        return errors
+        return self._link_errors(errors)
 
     # -- the one recompute -------------------------------------------------
-    def refresh(self) -> bool:
-        """Two sweeps over the grid, then the heatmaps, the verdict and the movers."""
-        self.recomputes += 1
-        try:
-            return self._recompute()
-        except WorkbenchError as exc:
-            self._show_error(str(exc))
-            return False
-        except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
-            self._show_error(guard.plain_message(exc))
-            return False
-
     def _recompute(self) -> bool:
-        self._enforce_controls((self.controls[k], w) for k, w in self.sliders.items())
+        """Two sweeps over the grid, then the heatmaps, the verdict and the movers."""
+        self.enforce()
         df = variants.diff(self.a, self.b, grid=self.grid(), matchup=self.matchup())
         self.frame = df
         self._draw(df)
@@ -324,8 +274,7 @@ class BeforeAfterDashboard(LiveDashboard):
         page (the plot sends what differs from the figure on show)."""
         figure = variants.diff_figure(df, title=" ")
         figure.update_layout(height=460)
-        replace_figure(self.fig, figure)
-        self._drawn = tuple(df.attrs["grid"])
+        self.fig.show(figure)
 
     def _mover_table(self, df):
         pair = (self.a, self.b)
@@ -340,38 +289,32 @@ class BeforeAfterDashboard(LiveDashboard):
     def post(self, images: bool = True) -> dict[str, Any]:
         """Markdown and BBCode of the current change, and (``images``) its heatmaps as PNG."""
         from .forum import file_link
-        out: dict[str, Any] = {}
+        posts = self.posts
         if self.frame is None:
-            self.post_status.value = "<span style='color:#b00'>Nothing to post: no result yet.</span>"
-            return out
+            posts.status.value = "<span style='color:#b00'>Nothing to post: no result yet.</span>"
+            return {}
         table = self._mover_table(self.frame)
-        out["markdown"] = variants.to_markdown(self.frame, table)
-        out["bbcode"] = variants.to_bbcode(self.frame, table)
-        for key in ("markdown", "bbcode"):
-            (self.markdown_box if key == "markdown" else self.bbcode_box).value = out[key]
-            self.copy[key].text = out[key]
-            self.copy[key].filename = f"before-and-after.{'md' if key == 'markdown' else 'bbcode.txt'}"
+        posts.outputs = {}
+        posts._set_text("markdown", variants.to_markdown(self.frame, table), "before-and-after.md")
+        posts._set_text("bbcode", variants.to_bbcode(self.frame, table), "before-and-after.bbcode.txt")
         links = ""
         if images:
-            self.post_status.value = "Rendering the picture…"
+            posts.status.value = "Rendering the picture…"
             try:
-                out["png"] = variants.figure_png(self.frame)
+                posts.outputs["png"] = variants.figure_png(self.frame)
             except WorkbenchError as exc:
                 links = f"<span style='color:#b00'>(no picture: {html.escape(str(exc))})</span>"
             else:
-                links = "Picture: " + file_link(out["png"], "before-and-after.png", "PNG")
-        self.post_links.value = links
-        self.post_status.value = "Ready: copy a tab or download the picture."
-        return out
+                links = "Picture: " + file_link(posts.outputs["png"], "before-and-after.png", "PNG")
+        posts.links.value = links
+        posts.status.value = "Ready: copy a tab or download the picture."
+        return dict(posts.outputs)
 
 
 def _movers_html(table) -> str:
     if not len(table):
         return "<p>No matchup moves.</p>"
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in MOVER_HEAD)
-    body = "".join("<tr>" + "".join(f'<td data-label="{html.escape(h)}">{html.escape(c)}</td>'
-                                    for h, c in zip(MOVER_HEAD, row)) + "</tr>"
-                   for row in mover_rows(table))
-    return (f"<p><b>The matchups that move most</b> (expected models removed)</p>"
-            f"<table class='wb-movers'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    rows = ([html.escape(c) for c in row] for row in mover_rows(table))
+    return ("<p><b>The matchups that move most</b> (expected models removed)</p>"
+            + table_html(MOVER_HEAD, rows, "wb-movers", wrap=False))
 

@@ -28,11 +28,10 @@ from ..controls import Control
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
 from ..systems.description import CONCEPT_NAMES, Step
-from . import guard
-from .controlwidgets import SharedLooks, declared, make_control
+from .controlwidgets import SharedLooks, make_control
 from .live import LiveDashboard, checked, error_html
-from .looks import plot_layout, row
-from .plots import live_figure
+from .looks import html_widget, plot_layout, row, table_html
+from .plotwidget import Plot
 from .query import format_query, parse_controls
 
 __all__ = ["COMPARE_CONTROLS", "CompareDashboard", "base_kwargs", "compare_kwargs", "concept_table",
@@ -134,12 +133,9 @@ class CompareDashboard(LiveDashboard):
         self.bases = {s: base_kwargs(s) for s in self.system_keys}
         self.names = {s: systems.get(s).name for s in self.system_keys}
         self.colours = {s: systems.get(s).colour for s in self.system_keys}
-        self.recomputes = 0
-        self._hold = 0
         self._outcomes: dict[str, Outcome] = {}
         self._kwargs: dict[str, dict[str, Any]] = {}
         self._errors: dict[str, str] = {}
-        self._query_applied = query is not None
         self.controls = {}
         looks = SharedLooks()
         for name, c in COMPARE_CONTROLS.items():
@@ -147,15 +143,13 @@ class CompareDashboard(LiveDashboard):
             w.add_class("wb-concept")
             w.observe(lambda change: self._on_change(), names="value")
             self.controls[name] = w
-        self.table = W.HTML("")
-        self.table.add_class("wb-compare-table")
+        self.table = html_widget("wb-compare-table")
         self.effects = self.table
         self._message_and_link()
         from .. import points, profiles
         with_profiles = [s for s in self.system_keys if s in profiles.profile_systems()]
         self.units = {s: profiles.basic_matchup(s) for s in with_profiles}  # for the points column
-        self.points = W.HTML(points.table_html(points.rank(systems_=with_profiles)))
-        self.points.add_class("wb-points-table")
+        self.points = html_widget("wb-points-table", points.table_html(points.rank(systems_=with_profiles)))
         from .forum import ForumPanel
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
@@ -163,18 +157,15 @@ class CompareDashboard(LiveDashboard):
         layout = plot_layout(height=400, margin=dict(l=50, r=12, t=45, b=95), bargap=0.15,
                              legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
         self._plot_layout = layout
-        self.fig_dist, dist_w = live_figure(None)
-        self.fig_means, means_w = live_figure(None)
-        dist_w.add_class("wb-plot-compare")
-        means_w.add_class("wb-plot-means")
+        self.fig_dist, self.fig_means = Plot(None), Plot(None)
+        self.fig_dist.add_class("wb-plot-compare")
+        self.fig_means.add_class("wb-plot-means")
         intro = ("<h2>Every system, one matchup</h2><p>In each system a basic trooper fires its basic "
                  "gun at a basic trooper of the same army list. Each slider moves every system's own stat "
                  "by one step in the same direction (+1 helps the side it names): "
                  f"{html.escape(_concept_words(self.system_keys))}. The table and the charts follow when "
                  "you let go of a slider.</p>")
-        box = W.Box(list(self.controls.values()), layout=W.Layout(display="flex", flex_flow="row wrap",
-                                                                  max_width="100%"))
-        box.add_class("wb-controls")
+        box = row(self.controls.values(), "wb-controls")
         self.added: tuple[str, ...] = ()
         self.add_boxes: dict[str, W.Checkbox] = {}
         for key in systems.keys():
@@ -188,7 +179,7 @@ class CompareDashboard(LiveDashboard):
                        layout=W.Layout(flex_flow="row wrap", align_items="center",
                                        display=None if self.add_boxes else "none"))
         adder.add_class("wb-compare-add")
-        plots = row([dist_w, means_w])
+        plots = row([self.fig_dist, self.fig_means])
         self._page("compare", intro, [box, adder, self.error, self.table, plots, self.link,
                                       self.points, self.panels])
         self.refresh()
@@ -196,14 +187,8 @@ class CompareDashboard(LiveDashboard):
             self.apply_query(query)
 
     # -- reading -----------------------------------------------------------
-    def values(self) -> dict[str, int]:
-        """The sliders' values, read against their declared ranges."""
-        return {k: int(declared(COMPARE_CONTROLS[k], w.value)) for k, w in self.controls.items()}
-
-    def enforce(self) -> bool:
-        """Put every slider back to its declared range (what a viewer may have
-        changed over the websocket), without a recompute."""
-        return self._enforce_controls((COMPARE_CONTROLS[k], w) for k, w in self.controls.items())
+    def _shown(self):
+        return ((k, COMPARE_CONTROLS[k], w) for k, w in self.controls.items())
 
     def kwargs(self, system: str) -> dict[str, Any]:
         """The stat-level arguments of ``system`` for the current sliders."""
@@ -273,23 +258,13 @@ class CompareDashboard(LiveDashboard):
         if values and not self.set_values(**values):
             # each system out of its range keeps its previous result, as moving the sliders there would
             errors += [f"{self.names[s]}: {m}" for s, m in self._errors.items()]
-        if errors:
-            self._show_error("Link: " + " | ".join(errors))
-        return errors
+        return self._link_errors(errors)
 
 
     # -- the one recompute -------------------------------------------------
-    def refresh(self) -> bool:
+    def _recompute(self) -> bool:
         """Resolve each system once; a system whose stats leave its range
         keeps its previous result and shows its error."""
-        self.recomputes += 1
-        try:
-            return self._recompute()
-        except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
-            self._show_error(guard.plain_message(exc))
-            return False
-
-    def _recompute(self) -> bool:
         self.enforce()
         self._errors = {}
         for s in self.system_keys:
@@ -307,24 +282,6 @@ class CompareDashboard(LiveDashboard):
         self._refreshed()
         return not self._errors
 
-    def _dist_figure(self) -> dict:
-        """Grouped bars of the chance of exactly N, one colour per system; a system
-        whose new values failed keeps the bars it had."""
-        shown = {t.get("name"): t for t in self.fig_dist.figure["data"]}
-        data = []
-        for s in self.system_keys:
-            out = self._outcomes.get(s)
-            before = shown.get(self.names[s], {})
-            x, y = ((list(range(out.pmf.size)), out.pmf.tolist()) if out is not None
-                    else (before.get("x", [0]), before.get("y", [0.0])))
-            data.append({"type": "bar", "name": self.names[s], "x": x, "y": y, "marker": {"color": self.colours[s]},
-                         "hovertemplate": f"{html.escape(self.names[s])}, exactly %{{x}}: %{{y:.1%}}<extra></extra>"})
-        layout = dict(title={"text": "Models removed, side by side"}, barmode="group",
-                      xaxis={"title": {"text": "models removed"}, "dtick": 1},
-                      yaxis={k: v for k, v in figures.CHANCE_AXIS.items() if k != "range"}, template="plotly_white",
-                      **self._plot_layout)
-        return {"data": data, "layout": layout}
-
     def _means_figure(self) -> dict:
         means = [self._outcomes[s].mean if s in self._outcomes else 0.0 for s in self.system_keys]
         bar = {"type": "bar", "name": "expected removals", "x": [self.names[s] for s in self.system_keys],
@@ -336,12 +293,12 @@ class CompareDashboard(LiveDashboard):
         return {"data": [bar], "layout": layout}
 
     def _draw(self) -> None:
-        self.fig_dist.show(self._dist_figure())
+        self.fig_dist.show(figures.side_by_side({s: self._outcomes.get(s) for s in self.system_keys}, self.names,
+                                                self.colours, **self._plot_layout))
         self.fig_means.show(self._means_figure())
         columns = ("system", "accuracy", "penetration", "toughness", "cover", "shots", "models",
                    "expected models removed", "chance at least one is removed",
                    "models removed per 100 points")
-        head = "".join(f"<th>{h}</th>" for h in columns)
         rows = []
         for s in self.system_keys:
             kw = self._kwargs.get(s, {})
@@ -352,10 +309,9 @@ class CompareDashboard(LiveDashboard):
             cells += [f"{out.mean:.2f}", teach.pct(out.at_least(1)), self._per_100(s, out)] if out else ["–"] * 3
             if s in self._errors:
                 cells[0] += " <span class='wb-stale' title='kept: the new value is out of range'>(kept)</span>"
-            rows.append(f'<tr class="wb-row-{s}">' + "".join(f'<td data-label="{h}">{c}</td>'
-                                                             for h, c in zip(columns, cells)) + "</tr>")
-        self.table.value = (f"<div class='wb-table-wrap'><table class='wb-compare'><thead><tr>{head}</tr></thead>"
-                            f"<tbody>{''.join(rows)}</tbody></table></div>"
+            rows.append(cells)
+        self.table.value = (table_html(columns, rows, "wb-compare",
+                                       row_classes=[f"wb-row-{s}" for s in self.system_keys])
                             + self._same_numbers_note())
 
     def _same_numbers_note(self) -> str:

@@ -44,33 +44,21 @@ def make_control(c: Control, looks: SharedLooks | None = None) -> W.ValueWidget:
     its value from the page (:class:`workbench.ui.guard.ViewerSafe`); its
     tooltip is the control's help, or none."""
     looks = looks or SharedLooks()
-    common = dict(description=c.text, style=looks.slider_style, layout=looks.layout)
-    if c.kind == "int":
-        lo, hi = c.bounds
-        w = guard.IntSlider(value=c.default, min=int(lo), max=int(hi), step=int(c.step), continuous_update=False,
-                            **common)
-        kind = "slider"
-    elif c.kind == "optint":
-        lo, hi = c.bounds
-        zero = int(lo) - 1
-        common["description"] = f"{common['description']} ({zero}=none)"
-        w = guard.IntSlider(value=zero if c.default is None else c.default, min=zero, max=int(hi), step=1,
-                        continuous_update=False, **common)
-        kind = "slider"
-    elif c.kind == "float":
-        lo, hi = c.bounds
-        w = guard.FloatSlider(value=c.default, min=lo, max=hi, step=c.step, continuous_update=False,
-                          readout_format=".2f", **common)
+    if c.kind in ("int", "optint", "float"):
+        bounds = _bounds(c)
+        text = c.text + (f" ({bounds['min']}=none)" if c.kind == "optint" else "")
+        slider, more = (guard.FloatSlider, {"readout_format": ".2f"}) if c.kind == "float" else (guard.IntSlider, {})
+        w = slider(value=bounds["min"] if c.default is None else c.default, continuous_update=False, description=text,
+                   style=looks.slider_style, layout=looks.layout, **bounds, **more)
         kind = "slider"
     elif c.kind == "bool":
-        w = guard.Checkbox(value=c.default, indent=False, description=common["description"], layout=looks.layout,
-                       style=looks.checkbox_style)
+        w = guard.Checkbox(value=c.default, indent=False, description=c.text, layout=looks.layout,
+                           style=looks.checkbox_style)
         kind = "toggle"
     else:
         # ipywidgets reads a None value as "nothing selected": None travels as _NONE
-        w = guard.Dropdown(options=_choices(c),
-                       value=_to_widget(c, c.default),
-                       description=c.text, style=looks.dropdown_style, layout=looks.layout)
+        w = guard.Dropdown(options=_choices(c), value=_to_widget(c, c.default), description=c.text,
+                           style=looks.dropdown_style, layout=looks.layout)
         kind = "dropdown"
     w.tooltip = c.help or ""  # ipywidgets shows a None tooltip as the word "null"
     for cls in ("wb-control", f"wb-control-{c.name}", f"wb-{kind}-{c.name}"):

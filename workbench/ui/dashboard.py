@@ -34,12 +34,11 @@ from ..errors import InputError
 from ..outcome import Outcome
 from ..teach import plain_note, ratio
 from . import guard
-from .controlwidgets import SharedLooks, _to_arg, _to_widget, declared, make_control
-from .live import LiveDashboard, checked, error_html
+from .controlwidgets import SharedLooks, _to_widget, make_control
+from .live import FOLLOWS, LiveDashboard, checked, error_html
 from .looks import row as _row
 from .numbers import effect_label, effect_value, expected_text, number_rows
-from .plots import live_figure
-from .plotwidget import Feed, FedHTML
+from .plotwidget import Feed, FedHTML, Plot
 from .query import MODE_KEY, controls_of, format_query, parse_query as _parse_query_any
 from .specs import Control, Mode, modes_for
 from .stagecharts import StageCharts
@@ -100,11 +99,8 @@ class SystemDashboard(LiveDashboard):
         self.specs: dict[str, Control] = controls_of(self.modes.values())
         self.sampled_samples = sampled_samples
         self.sampled_seed = sampled_seed
-        self.recomputes = 0
-        self._hold = 0
         self._outcome: Outcome | None = None
         self._sampled: Outcome | None = None
-        self._query_applied = query is not None
 
         self._looks = SharedLooks()
         self.controls: dict[str, W.ValueWidget] = _Controls(self)
@@ -139,12 +135,10 @@ class SystemDashboard(LiveDashboard):
         self.panels = W.VBox([ForumPanel(self.current_outcome)])
         self.panels.add_class("wb-panels")
 
-        self.fig_dist, dist_w = live_figure(None, self.feed)
-        self.fig_at_least, at_least_w = live_figure(None, self.feed)
-        self.fig_stages, stages_w = live_figure(None, self.feed)
-        dist_w.add_class("wb-plot-dist")
-        at_least_w.add_class("wb-plot-at-least")
-        stages_w.add_class("wb-plot-stages")
+        self.fig_dist, self.fig_at_least, self.fig_stages = (Plot(None, feed=self.feed) for _ in range(3))
+        self.fig_dist.add_class("wb-plot-dist")
+        self.fig_at_least.add_class("wb-plot-at-least")
+        self.fig_stages.add_class("wb-plot-stages")
         self.stage_charts = StageCharts(self._show_error, self.feed)
 
         self.profile_picker = None
@@ -158,13 +152,11 @@ class SystemDashboard(LiveDashboard):
         intro = (f"<h2>{html.escape(d.name)}</h2>"
                  f"<p>{html.escape(d.blurb)} Set up the attack with the controls below"
                  + (", or pick units from the army lists" if d.profiles is not None else "")
-                 + ". The charts and the numbers follow as soon as you let go of a control; rest the "
-                 "pointer on a control to read what it means. The link at the bottom (and the "
-                 "address bar) brings anyone back to exactly these settings.</p>")
+                 + f". {FOLLOWS}</p>")
         parts = [self.mode_picker]
         if self.profile_picker is not None:
             parts.append(self.profile_picker.widget)
-        self.results = (self.headline, _row([dist_w, at_least_w]), _row([stages_w, self.effects]),
+        self.results = (self.headline, _row([self.fig_dist, self.fig_at_least]), _row([self.fig_stages, self.effects]),
                         self.stage_charts.widget)
         self.results[1].add_class("wb-row-first")
         parts += [self.controls_box, self.error, self.headline, self.results[1],
@@ -181,17 +173,14 @@ class SystemDashboard(LiveDashboard):
     def mode(self) -> Mode:
         return self.modes[self.mode_picker.value]
 
-    def values(self) -> dict[str, Any]:
-        """The current keyword arguments of the selected function."""
-        return {c.name: _to_arg(self.specs[c.name], declared(self.specs[c.name], self.controls[c.name].value))
-                for c in self.mode.controls}
+    def _shown(self):
+        """The controls of the selected function (its keyword arguments)."""
+        return ((c.name, self.specs[c.name], self.controls[c.name]) for c in self.mode.controls)
 
     def enforce(self) -> bool:
-        """Put every control of the shown mode back to its declared range,
-        options and type (what a viewer may have changed over the websocket),
-        without a recompute; returns whether any was changed."""
+        """:meth:`LiveDashboard.enforce` for the shown mode's controls, and the mode itself."""
         with self.held():
-            changed = self._enforce_controls((self.specs[c.name], self.controls[c.name]) for c in self.mode.controls)
+            changed = super().enforce()
             if self.mode_picker.value not in self.modes:
                 self.mode_picker.value = next(iter(self.modes))
                 changed = True
@@ -251,9 +240,7 @@ class SystemDashboard(LiveDashboard):
             ok = self.set_values(mode=mode, **values)
             if not ok:
                 errors.append(f"these settings are not allowed together: {self._error_text}")
-        if errors:
-            self._show_error("Link: " + " | ".join(errors))
-        return errors
+        return self._link_errors(errors)
 
     def parse_query(self, qs: str, errors: list[str] | None = None) -> dict[str, Any]:
         return _parse_query_any(self.system, qs, errors)
@@ -269,9 +256,8 @@ class SystemDashboard(LiveDashboard):
     def mode_box(self, key: str) -> W.Box:
         """The box of one mode's controls (built on first use)."""
         if key not in self.mode_boxes:
-            box = W.Box([self.controls[c.name] for c in self.modes[key].controls] + [self._help(key)],
-                        layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
-            box.add_class(f"wb-controls-{key}")
+            box = _row([self.controls[c.name] for c in self.modes[key].controls] + [self._help(key)],
+                       f"wb-controls-{key}")
             self.mode_boxes[key] = box
             self.controls_box.children = (*self.controls_box.children, box)
         return self.mode_boxes[key]

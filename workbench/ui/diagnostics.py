@@ -1,28 +1,10 @@
-"""The design-diagnostics dashboard: sweeps, value of +1, granularity, equivalence.
+"""The design-diagnostics dashboard: sweeps, value of +1, granularity, equivalence, points.
 
-``DiagnosticsDashboard()`` is an ipywidgets ``VBox``: a title, a short
-introduction in plain words, four tabs, each a thin layer over
-:mod:`workbench.compare`, and the link to its current settings:
-
-* **Sweep**: a system, two of its stats (across and down), the value shown
-  (expected removals or the chance of at least k) and the number of shots;
-  a heatmap over the two stats and lines of the value, one per value of the
-  second stat. The other stats stay at the system's seed matchup (its
-  description's ``seed_matchup``).
-* **Value of +1**: per system, how much one step of each stat (in the
-  direction that helps its owner) changes expected removals, as a plot and a
-  table.
-* **Granularity**: the distinct per-attack chances of every system and the
-  steps between them.
-* **Equivalence**: sliders for one system's matchup; the closest settings in
-  the other systems (total variation distance) as a table and bar plot.
-
-Its link works as the other dashboards' (:mod:`workbench.ui.query`): every
-control is a key of the query string (``?tab=equivalence&eq_system=antares&
-eq_acc=7``), read when the page opens and written to the address bar as the
-controls move. Every plot is one :class:`~workbench.ui.plotwidget.Plot` whose content is replaced in
-place (:func:`workbench.ui.plots.replace_figure`), so the page works offline
-in Voila; every callback shows a plain message on failure
+``DiagnosticsDashboard()`` is an ipywidgets ``VBox``: a title, an introduction that says what
+each tab shows, one tab per :data:`TABS` (each a thin layer over :mod:`workbench.compare`), and
+the link to its current settings: every control is a key of the query string
+(``?tab=equivalence&eq_system=antares&eq_acc=7``, :mod:`workbench.ui.query`; the keys are listed
+in docs/dashboards.md, "Shared links"); every callback shows a plain message on failure
 (:mod:`workbench.ui.guard`).
 """
 from __future__ import annotations
@@ -39,9 +21,10 @@ from . import guard
 from .controlwidgets import SharedLooks, make_control
 from .diagwords import _relabel, _show, _table, _words, stat_labels
 from .link import LinkBar
-from .looks import page_style
-from .plots import figure_widget, show_widget
-from .query import format_query, parse_controls, request_query
+from .live import Page, error_html
+from .looks import html_widget, page_style, row as _row
+from .plotwidget import Plot
+from .query import format_query, parse_controls
 
 __all__ = ["DiagnosticsDashboard", "VALUES", "TABS"]
 
@@ -80,7 +63,7 @@ def _first(desc):
 
 def _view():
     """A plot of this page: the cartesian bundle (it draws the sweep's heatmap), one library for every plot."""
-    return figure_widget(bundle="cartesian")
+    return Plot(bundle="cartesian")
 
 
 def _menu(name: str, options, default: str, label: str, help: str, words=None) -> Control:
@@ -113,11 +96,7 @@ def _page_controls(system: str) -> dict[str, Control]:
     }
 
 
-def _error(box: W.HTML, text: str) -> None:
-    box.value = f"<span class='wb-error-message' role='alert' style='color:#b00020'>&#9888; {html.escape(text)}</span>"
-
-
-class DiagnosticsDashboard(W.VBox):
+class DiagnosticsDashboard(Page, W.VBox):
     """Four tabs of design diagnostics and their link; see the module docstring.
 
     ``controls()``: link key -> Control for the current choices;
@@ -130,20 +109,14 @@ class DiagnosticsDashboard(W.VBox):
         self._looks = SharedLooks(width="300px", label_width="110px")
         self._page = _page_controls(system)
         self._made = {k: make_control(c, self._looks) for k, c in self._page.items()}
-        self._hold = 0
-        self._query_applied = query is not None
-        self.message = W.HTML("")
-        self.message.add_class("wb-error")
+        self.message = self.error = html_widget("wb-error")
         self.link = LinkBar()
         self.link.add_class("wb-link")
-        self._hold += 1
-        self.tabs = W.Tab(children=[self._sweep_tab(system), self._plus_one_tab(system),
-                                    self._granularity_tab(), self._equivalence_tab(system),
-                                    self._points_tab()])
-        for i, name in enumerate(TABS.values()):
-            self.tabs.set_title(i, name)
+        with self.held():
+            self.tabs = W.Tab(children=[self._sweep_tab(system), self._plus_one_tab(system),
+                                        self._granularity_tab(), self._equivalence_tab(system),
+                                        self._points_tab()], titles=list(TABS.values()))
         self.tabs.observe(self._on_tab, "selected_index")
-        self._hold -= 1
         intro = W.HTML(
             "<h2>Design diagnostics</h2><p>How the systems respond to their stats. <b>Sweep</b>: "
             "expected models removed (or the chance of removing at least one, two, three) over every value "
@@ -154,6 +127,7 @@ class DiagnosticsDashboard(W.VBox):
             "the link at the bottom brings anyone back to the same settings.</p>")
         intro.add_class("wb-title")
         super().__init__([page_style(), intro, self.message, self.tabs, self.link])
+        self.widget = self
         self.add_class("wb-diagnostics")
         self.update_all()
         if query is not None:
@@ -179,12 +153,8 @@ class DiagnosticsDashboard(W.VBox):
                 for s in desc.stats}
 
     def _widgets(self) -> dict[str, W.ValueWidget]:
-        out = {"sweep_system": self.sw_system, "sweep_x": self.sw_x, "sweep_y": self.sw_y,
-               "sweep_show": self.sw_value, "sweep_shots": self.sw_shots, "plus_system": self.p1_system,
-               "plus_shots": self.p1_shots, "eq_system": self.eq_system, "eq_shots": self.eq_shots,
-               "eq_models": self.eq_models, "points_by": self.pt_by}
-        out.update({f"eq_{name}": s for name, s in zip(self._eq_names, self.eq_sliders.children)})
-        return out
+        return {**self._made, "sweep_x": self.sw_x, "sweep_y": self.sw_y,
+                **{f"eq_{name}": s for name, s in zip(self._eq_names, self.eq_sliders.children)}}
 
     def values(self) -> dict[str, Any]:
         """The current settings by link key."""
@@ -207,7 +177,7 @@ class DiagnosticsDashboard(W.VBox):
         if not self._hold:
             self.link.query = self.query_string()
 
-    @guard.guarded(lambda self, text: _error(self.message, text))
+    @guard.guarded(lambda self, text: self._show_error(text))
     def apply_query(self, qs: str) -> list[str]:
         """Set the controls of a query string (bad pairs skipped, each named
         in the message line); returns the messages."""
@@ -215,8 +185,7 @@ class DiagnosticsDashboard(W.VBox):
         # the systems first: the stats a link may name depend on them
         first = parse_controls(qs, self.controls(), [])
         errors: list[str] = []
-        self._hold += 1
-        try:
+        with self.held():
             for key, widget in (("sweep_system", self.sw_system), ("eq_system", self.eq_system)):
                 if key in first and widget.value != first[key]:
                     widget.value = first[key]
@@ -228,12 +197,8 @@ class DiagnosticsDashboard(W.VBox):
                     self.tabs.selected_index = list(TABS).index(value)
                 elif key in widgets:
                     widgets[key].value = value
-        finally:
-            self._hold -= 1
         self.update_all()
-        if errors:
-            _error(self.message, "Link: " + " | ".join(errors))
-        return errors
+        return self._link_errors(errors)
 
     def update_all(self) -> None:
         self.update_sweep()
@@ -250,7 +215,7 @@ class DiagnosticsDashboard(W.VBox):
                 self._run(update)
         return run
 
-    @guard.guarded(lambda self, text: _error(self.message, text))
+    @guard.guarded(lambda self, text: self._show_error(text))
     def _run(self, update) -> None:
         self.message.value = ""
         update()
@@ -274,19 +239,15 @@ class DiagnosticsDashboard(W.VBox):
         self.sw_system.observe(self._on(new_system), "value")
         for w in (self.sw_x, self.sw_y, self.sw_value, self.sw_shots):
             w.observe(self._on(self.update_sweep), "value")
-        controls = W.HBox([self.sw_system, self.sw_value, self.sw_x, self.sw_y, self.sw_shots],
-                          layout=W.Layout(flex_flow="row wrap", max_width="100%"))
+        controls = _row([self.sw_system, self.sw_value, self.sw_x, self.sw_y, self.sw_shots])
         return W.VBox([controls, self.sw_msg, self.sw_heat, self.sw_lines])
 
     def _sweep_stats(self) -> None:
         labels = stat_labels(self.sw_system.value)
         names = list(labels)
-        self._hold += 1
-        try:
+        with self.held():
             self.sw_x.options = self.sw_y.options = [(labels[n], n) for n in names]
             self.sw_x.value, self.sw_y.value = names[0], names[-1] if len(names) > 1 else names[0]
-        finally:
-            self._hold -= 1
 
     def update_sweep(self) -> pd.DataFrame | None:
         """Recompute the sweep tab; returns the sweep (None when the choice is invalid)."""
@@ -309,7 +270,7 @@ class DiagnosticsDashboard(W.VBox):
             _show(self.sw_heat, compare.heatmap(df, x, y, value), labels)
             _show(self.sw_lines, compare.lines(df, x, y, value), labels)
         except Exception as exc:  # noqa: BLE001 - a plain message on the page, details in the log
-            _error(self.sw_msg, guard.plain_message(exc))
+            self.sw_msg.value = error_html(guard.plain_message(exc))
             return None
         fixed = {k: v for k, v in desc.seed_matchup.items() if k not in (x, y, "shots")}
         words = {c.name: c for c in desc.modes[0].controls}
@@ -327,8 +288,7 @@ class DiagnosticsDashboard(W.VBox):
         self.p1_doc = W.HTML("")
         for w in (self.p1_system, self.p1_shots):
             w.observe(self._on(self.update_plus_one), "value")
-        return W.VBox([W.HBox([self.p1_system, self.p1_shots], layout=W.Layout(flex_flow="row wrap")),
-                       self.p1_doc, self.p1_view, self.p1_table])
+        return W.VBox([_row([self.p1_system, self.p1_shots]), self.p1_doc, self.p1_view, self.p1_table])
 
     def update_plus_one(self) -> pd.DataFrame | None:
         self._update_link()
@@ -372,7 +332,7 @@ class DiagnosticsDashboard(W.VBox):
     def _equivalence_tab(self, system: str) -> W.Widget:
         self.eq_system, self.eq_shots, self.eq_models = (self._made[k] for k in ("eq_system", "eq_shots",
                                                                                 "eq_models"))
-        self.eq_sliders = W.Box([], layout=W.Layout(display="flex", flex_flow="row wrap", max_width="100%"))
+        self.eq_sliders = _row([])
         self.eq_msg = W.HTML("")
         self.eq_view = _view()
         self.eq_table = W.HTML("")
@@ -385,8 +345,7 @@ class DiagnosticsDashboard(W.VBox):
             w.observe(self._on(self.update_equivalence), "value")
         from .forum import ForumPanel  # a forum post of the matchup and its closest equivalents
         self.eq_forum = ForumPanel(self.equivalence_outcomes)
-        return W.VBox([W.HBox([self.eq_system, self.eq_shots, self.eq_models],
-                              layout=W.Layout(flex_flow="row wrap")), self.eq_sliders,
+        return W.VBox([_row([self.eq_system, self.eq_shots, self.eq_models]), self.eq_sliders,
                        self.eq_msg, self.eq_table, self.eq_view, self.eq_forum])
 
     def _eq_build(self) -> None:
@@ -421,7 +380,7 @@ class DiagnosticsDashboard(W.VBox):
         try:
             res = compare.equivalent(key, m, best=3)
         except Exception as exc:  # noqa: BLE001 - a plain message on the page, details in the log
-            _error(self.eq_msg, guard.plain_message(exc))
+            self.eq_msg.value = error_html(guard.plain_message(exc))
             return None
         labels = {**{c.name: c.text for c in systems.get(key).modes[0].controls}, **stat_labels(key)}
         self.eq_msg.value = (f"Closest settings to {html.escape(systems.get(key).name)} "
@@ -450,13 +409,3 @@ class DiagnosticsDashboard(W.VBox):
         df = points.rank(by=self.pt_by.value)
         self.pt_table.value = points.table_html(df)
         return df
-
-    def show(self):
-        """Apply the page's query string (under Voila) once, then display."""
-        if not self._query_applied:
-            try:
-                self.apply_query(request_query())
-            except Exception as exc:  # noqa: BLE001 - a link that never arrived: say so, keep the page
-                _error(self.message, guard.plain_message(exc))
-        show_widget(self)
-        return self

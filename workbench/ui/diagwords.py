@@ -10,7 +10,7 @@ import re
 import pandas as pd
 
 from .. import systems
-from .plots import replace_figure
+from .looks import table_html
 
 __all__ = ["stat_labels"]
 
@@ -49,12 +49,9 @@ def _table(df: pd.DataFrame, columns: list[str], floats: str = "{:.3f}") -> str:
             return systems.get(value).name if value in systems.keys() else str(value)
         return floats.format(value) if df[column].dtype.kind == "f" else str(value)
 
-    heads = [_HEADINGS.get(c, c.replace("_", " ")) for c in columns]
-    body = "".join("<tr>" + "".join(f'<td data-label="{html.escape(h)}">{html.escape(text(c, v))}</td>'
-                                    for c, h, v in zip(columns, heads, row)) + "</tr>"
-                   for row in df[columns].itertuples(index=False))
-    return ('<div class="wb-table-wrap"><table class="wb-table"><thead><tr>'
-            + "".join(f"<th>{html.escape(h)}</th>" for h in heads) + f"</tr></thead><tbody>{body}</tbody></table></div>")
+    return table_html([_HEADINGS.get(c, c.replace("_", " ")) for c in columns],
+                      ([html.escape(text(c, v)) for c, v in zip(columns, row)]
+                       for row in df[columns].itertuples(index=False)))
 
 
 _CHANCE = re.compile(r"P\(([^()]*)\)")
@@ -83,4 +80,4 @@ def _show(fw, figure, labels: dict[str, str] | None = None) -> None:
             trace.name = _words(_relabel(trace.name, labels))
         if getattr(trace, "hovertemplate", None):
             trace.hovertemplate = _relabel(trace.hovertemplate, labels)
-    replace_figure(fw, figure)
+    fw.show(figure)

@@ -40,6 +40,7 @@ from .. import rules
 from ..errors import WorkbenchError
 from ..systems.description import describe_rules
 from .dashboard import SystemDashboard
+from .looks import html_widget
 
 __all__ = ["RuleEditor", "scratch_copy"]
 
@@ -94,23 +95,21 @@ class RuleEditor:
         self._saved_text = self.path.read_text(encoding="utf-8")
         self.baseline: rules.RuleSystem | None = None  # the RuleSystem the current text is compared with
         self.baseline_text = ""
-        self.change = W.HTML("")
-        self.change.add_class("wb-editor-change")
+        self.change = html_widget("wb-editor-change")
         self.keep_button = W.Button(description="Keep as baseline", icon="thumb-tack",
                                     tooltip="compare the next edits with the current text")
         self.keep_button.on_click(lambda _: self.keep_baseline())
-        from .plots import live_figure
-        self.change_fig, change_w = live_figure(_change_figure())
-        change_w.add_class("wb-plot-change")
+        from .plotwidget import Plot
+        self.change_fig = Plot(_change_figure())
+        self.change_fig.add_class("wb-plot-change")
         change_box = W.VBox([W.HTML("<b>What the edit changed</b>"), W.HBox([self.keep_button]), self.change,
-                             change_w])
+                             self.change_fig])
         change_box.add_class("wb-editor-baseline")
 
         self.text = W.Textarea(value=self._saved_text, continuous_update=True,
                                layout=W.Layout(width="100%", height="44em"))
         self.text.add_class("wb-rule-text")
-        self.status = W.HTML("")
-        self.status.add_class("wb-editor-status")
+        self.status = html_widget("wb-editor-status")
         self.save_button = W.Button(description="Save", icon="save", button_style="primary",
                                     tooltip=f"write the text to {self.path}")
         self.save_button.on_click(lambda _: self.save())
@@ -231,8 +230,7 @@ class RuleEditor:
 
     def _show_change(self) -> None:
         before, after = self.outcomes()
-        from .plots import replace_figure
-        replace_figure(self.change_fig, _change_figure(before, after))  # only the new bars travel
+        self.change_fig.show(_change_figure(before, after))  # only the new bars travel
         if after is None:
             self.change.value = ""
         elif before is None:
@@ -257,20 +255,13 @@ class RuleEditor:
 
 def _change_figure(before=None, after=None):
     """Models removed by the baseline (grey) under the current text's (``None``: no bars)."""
-    import plotly.graph_objects as go
+    from .. import figures
 
-    from .looks import plot_layout
-
-    def bars(o):
-        return dict(x=list(range(o.pmf.size)), y=list(o.pmf)) if o is not None else dict(x=[], y=[])
-
-    return go.Figure(
-        data=[go.Bar(name="baseline", marker_color="#b0b0b0", **bars(before)),
-              go.Bar(name="now", marker_color=EDITOR_COLOUR, opacity=0.7, **bars(after))],
-        layout=dict(title=dict(text="Models removed: baseline (grey) under the current text"), barmode="overlay",
-                    xaxis=dict(title=dict(text="models removed"), dtick=1),
-                    yaxis=dict(title=dict(text="chance"), tickformat=".0%"),
-                    **plot_layout(height=300, margin=dict(l=50, r=12, t=45, b=45))))
+    figure = figures.side_by_side({"baseline": before, "now": after},
+                                  colours={"baseline": "#b0b0b0", "now": EDITOR_COLOUR}, barmode="overlay",
+                                  title="Models removed: baseline (grey) under the current text", height=300)
+    figure["data"][1]["opacity"] = 0.7
+    return figure
 
 
 def _change_html(before, after) -> str:
@@ -279,9 +270,9 @@ def _change_html(before, after) -> str:
     rows = [("expected models removed", f"{before.mean:.2f}", f"{after.mean:.2f}", f"{after.mean - before.mean:+.2f}"),
             ("chance of at least one", pct(before.at_least(1)), pct(after.at_least(1)),
              f"{100 * (after.at_least(1) - before.at_least(1)):+.1f} points")]
-    body = "".join(f"<tr><td>{a}</td><td>{b}</td><td>{c}</td><td><b>{d}</b></td></tr>" for a, b, c, d in rows)
-    return ("<table class='wb-change'><thead><tr><th></th><th>baseline</th><th>now</th><th>change</th></tr>"
-            f"</thead><tbody>{body}</tbody></table>")
+    from .looks import table_html
+    return table_html(("", "baseline", "now", "change"), ((a, b, c, f"<b>{d}</b>") for a, b, c, d in rows),
+                      "wb-change", wrap=False)
 
 
 def _fits(control: Any, value: Any) -> bool:

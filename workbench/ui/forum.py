@@ -183,23 +183,22 @@ def publish(data: bytes, filename: str) -> str | None:
     return f"{base.rstrip('/')}/{token}/{quote(name)}"
 
 
+def _anchor(href: str, filename: str, label: str | None) -> str:
+    return (f'<a download="{html.escape(filename)}" href="{html.escape(href)}" '
+            f'target="_blank" class="wb-download">{html.escape(label or filename)}</a>')
+
+
 def data_link(data: bytes, filename: str, label: str | None = None) -> str:
     """An HTML anchor that downloads ``data`` as ``filename`` (a base64 data: URI)."""
-    ext = filename.rsplit(".", 1)[-1].lower()
-    mime = _MIME.get(ext, "application/octet-stream")
-    b64 = base64.b64encode(data).decode("ascii")
-    return (f'<a download="{html.escape(filename)}" href="data:{mime};base64,{b64}" '
-            f'target="_blank" class="wb-download">{html.escape(label or filename)}</a>')
+    mime = _MIME.get(filename.rsplit(".", 1)[-1].lower(), "application/octet-stream")
+    return _anchor(f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}", filename, label)
 
 
 def file_link(data: bytes, filename: str, label: str | None = None) -> str:
     """An anchor to ``data`` written as a served file (:func:`publish`), or a
     :func:`data_link` when no server publishes downloads."""
     url = publish(data, filename)
-    if url is None:
-        return data_link(data, filename, label)
-    return (f'<a download="{html.escape(_safe_name(filename))}" href="{html.escape(url)}" '
-            f'target="_blank" class="wb-download">{html.escape(label or filename)}</a>')
+    return data_link(data, filename, label) if url is None else _anchor(url, _safe_name(filename), label)
 
 
 @functools.cache
@@ -252,12 +251,42 @@ def _stem(o: Outcome) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", f"{o.system}_{o.function}").strip("_") or "outcome"
 
 
-_FORMATS = (("explain", "Explain", "Copy text", "txt", "text/plain"),
-            ("markdown", "Markdown", "Copy Markdown", "md", "text/markdown"),
-            ("bbcode", "BBCode", "Copy BBCode", "bbcode.txt", "text/plain"))
+_FORMATS = (("explain", "Explain", "Copy text", "text/plain"),
+            ("markdown", "Markdown", "Copy Markdown", "text/markdown"),
+            ("bbcode", "BBCode", "Copy BBCode", "text/plain"))
 
 
-class ForumPanel(W.VBox):
+class PostTabs(W.VBox):
+    """A "Forum post" button (``button``, with ``tooltip``, beside ``extra`` widgets and ``status``),
+    a tab per text of ``formats`` (``(key, title, copy label, mime)``: its ``<key>_box`` and its
+    :class:`CopyButton` in ``copy``) and ``links`` for the figure's files; ``outputs``: what the
+    last post made."""
+
+    def __init__(self, formats=_FORMATS, *, tooltip: str, extra=()):
+        self.outputs: dict[str, Any] = {}
+        self.button = W.Button(description="Forum post", icon="comment", button_style="primary", tooltip=tooltip)
+        self.status = W.HTML("")
+        self.copy: dict[str, CopyButton] = {}
+        pages = []
+        for key, _title, label, mime in formats:
+            box = W.Textarea(layout=W.Layout(width="100%", height="16em"))
+            setattr(self, f"{key}_box", box)
+            self.copy[key] = CopyButton(label=label, mime=mime)
+            self.copy[key].add_class(f"wb-copy-{key}")
+            pages.append(W.VBox([self.copy[key], box]))
+        self.tabs = W.Tab(children=pages, titles=[f[1] for f in formats])
+        self.links = W.HTML("")
+        super().__init__([W.HBox([self.button, *extra, self.status]), self.tabs, self.links])
+        self.add_class("wb-forum")
+
+    def _set_text(self, key: str, text: str, filename: str) -> None:
+        getattr(self, f"{key}_box").value = text
+        self.copy[key].filename = filename
+        self.copy[key].text = text
+        self.outputs[key] = text
+
+
+class ForumPanel(PostTabs):
     """Buttons and boxes that turn the current outcome into a forum post.
 
     ``get_outcome``: a callable returning the current
@@ -277,41 +306,15 @@ class ForumPanel(W.VBox):
                              type(get_outcome).__name__)
         self.get_outcome = get_outcome
         self.size = (width, height)
-        self.outputs: dict[str, Any] = {}
         self._current: Any = None
-        self.button = W.Button(description="Forum post", icon="comment", button_style="primary",
-                               tooltip="Explain the current result and make Markdown, BBCode and figures")
         self.images = W.Checkbox(value=images, description="with PNG/SVG (a few seconds)", indent=False)
         self.tables = W.Checkbox(value=False, description="my board has [table]", indent=False,
                                  tooltip="BBCode tables as [table] instead of an aligned [code] block "
                                          "(a stock phpBB board has no [table])")
-        self.status = W.HTML("")
-        box = dict(layout=W.Layout(width="100%", height="16em"))
-        self.explain_box = W.Textarea(**box)
-        self.markdown_box = W.Textarea(**box)
-        self.bbcode_box = W.Textarea(**box)
-        boxes = {"explain": self.explain_box, "markdown": self.markdown_box, "bbcode": self.bbcode_box}
-        self.copy: dict[str, CopyButton] = {}
-        pages = []
-        for key, _title, label, _ext, mime in _FORMATS:
-            btn = CopyButton(label=label, mime=mime)
-            btn.add_class(f"wb-copy-{key}")
-            self.copy[key] = btn
-            pages.append(W.VBox([btn, boxes[key]]))
-        self.tabs = W.Tab(children=pages)
-        for i, (_k, title, *_rest) in enumerate(_FORMATS):
-            self.tabs.set_title(i, title)
-        self.links = W.HTML("")
+        super().__init__(tooltip="Explain the current result and make Markdown, BBCode and figures",
+                         extra=(self.images, self.tables))
         self.button.on_click(lambda _b: self.generate())
         self.tables.observe(lambda _c: self._rewrite_bbcode(), names="value")
-        super().__init__([W.HBox([self.button, self.images, self.tables, self.status]), self.tabs, self.links])
-        self.add_class("wb-forum")
-
-    def _set_text(self, key: str, text: str, filename: str) -> None:
-        {"explain": self.explain_box, "markdown": self.markdown_box, "bbcode": self.bbcode_box}[key].value = text
-        self.copy[key].filename = filename
-        self.copy[key].text = text
-        self.outputs[key] = text
 
     def _rewrite_bbcode(self) -> None:
         if self._current is None:

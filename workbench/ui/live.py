@@ -13,10 +13,9 @@ import ipywidgets as W
 from ..controls import Control
 from ..errors import InputError
 from . import guard
-from .controlwidgets import enforce
+from .controlwidgets import _to_arg, declared, enforce
 from .link import LinkBar
-from .looks import page_style
-from .plots import show_widget
+from .looks import html_widget, page_style, show_widget
 from .query import request_query
 
 
@@ -37,48 +36,93 @@ def checked(values: Mapping[str, Any], specs: Mapping[str, Control], field: str 
     return out
 
 
-class LiveDashboard:
+#: how every slider page follows its controls and keeps its link, as its introduction ends
+FOLLOWS = ("The charts and the numbers follow once you let go of a control; rest the pointer on a control "
+           "to read what it means. The link at the bottom (and the address bar) brings anyone back to "
+           "exactly these settings.")
+
+
+class Page:
+    """What every page shares: ``widget`` (what is put on the page), its message line ``error``,
+    holding its recomputes (:meth:`held`), and :meth:`show` with the page's link applied."""
+
+    widget: Any  # what is put on the page: each subclass's __init__ sets it
+    error: W.HTML  # the message line: each subclass's __init__ sets it
+    _hold = 0
+    _query_applied = False
+
+    def apply_query(self, qs: str):  # pragma: no cover - every subclass has one
+        raise NotImplementedError
+
+    def _show_error(self, message: str) -> None:
+        self.error.value = error_html(message)
+
+    def _link_errors(self, errors: list[str]) -> list[str]:
+        """Show what of a link was refused (``errors``) in the message line; returns them."""
+        if errors:
+            self._show_error("Link: " + " | ".join(errors))
+        return errors
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Change several controls without a recompute."""
+        self._hold += 1
+        try:
+            yield
+        finally:
+            self._hold -= 1
+
+    def show(self) -> None:
+        """Apply the page's query string (under Voila) once, then display.
+        Whatever the link holds, the page is shown (with a message)."""
+        if not self._query_applied:
+            try:
+                self.apply_query(request_query())
+            except Exception as exc:  # noqa: BLE001 - a bad link never blanks the page
+                self._show_error(guard.plain_message(exc))
+        show_widget(self.widget)
+
+
+class LiveDashboard(Page):
     """Base of :class:`~workbench.ui.SystemDashboard` and
     :class:`~workbench.ui.CompareDashboard`.
 
     A subclass sets ``widget`` (what is put on the page) and ``error`` (its
-    message line) and implements ``refresh()`` (the one recompute, which
+    message line) and implements ``_recompute()`` (the one recompute, which
     calls :meth:`_refreshed` after a valid one) and ``apply_query(qs)``; its
     controls call :meth:`_on_change`. :meth:`on_refresh` registers a callback run
     after each valid recompute (the profile picker uses it to notice that
     the controls no longer hold the chosen units).
     """
 
-    widget: Any  # what is put on the page: each subclass's __init__ sets it (:meth:`_page`)
-    error: W.HTML  # the message line, and ``link`` the share link: each subclass's __init__ sets them
-    link: LinkBar
-    _hold = 0
-    _query_applied = False
+    link: LinkBar  # the share link: each subclass's __init__ sets it
+    recomputes = 0
 
-    def refresh(self) -> bool:  # pragma: no cover - every subclass has one
-        raise NotImplementedError
+    def refresh(self) -> bool:
+        """The one recompute (:meth:`_recompute`); on any error its plain message, and False."""
+        self.recomputes += 1
+        try:
+            return self._recompute()
+        except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
+            self._show_error(guard.plain_message(exc))
+            return False
 
-    def apply_query(self, qs: str):  # pragma: no cover - every subclass has one
+    def _recompute(self) -> bool:  # pragma: no cover - every subclass has one (or its own refresh)
         raise NotImplementedError
 
     def _message_and_link(self, feed=None) -> None:
         """The message line ``error`` (class ``wb-error``) and the share link ``link`` (``wb-link``)."""
-        self.error = W.HTML("")
-        self.error.add_class("wb-error")
+        self.error = html_widget("wb-error")
         self.link = LinkBar(feed=feed)
         self.link.add_class("wb-link")
 
     def _page(self, key: str, intro: str, parts: list) -> None:
         """``widget``: the stylesheet, the introduction ``intro`` (HTML, class ``wb-title``), then
         ``parts``; classes ``wb-dashboard`` and ``wb-dashboard-<key>``."""
-        title = W.HTML(intro)
-        title.add_class("wb-title")
+        title = html_widget("wb-title", intro)
         self.widget = W.VBox([page_style(), title, *parts])
         for cls in ("wb-dashboard", f"wb-dashboard-{key}"):
             self.widget.add_class(cls)
-
-    def _show_error(self, message: str) -> None:
-        self.error.value = error_html(message)
 
     def on_refresh(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` after every valid recompute."""
@@ -92,15 +136,6 @@ class LiveDashboard:
                 self._show_error(guard.plain_message(exc))
 
     @contextlib.contextmanager
-    def held(self) -> Iterator[None]:
-        """Change several controls without a recompute."""
-        self._hold += 1
-        try:
-            yield
-        finally:
-            self._hold -= 1
-
-    @contextlib.contextmanager
     def hold(self) -> Iterator[None]:
         """Change several controls; recompute once at the end."""
         with self.held():
@@ -108,26 +143,24 @@ class LiveDashboard:
         if self._hold == 0:
             self.refresh()
 
-    def _enforce_controls(self, pairs: Iterable[tuple[Control, W.ValueWidget]]) -> bool:
-        """Put each widget back to its control's declared range, options and type (what a viewer
-        may have changed over the websocket), without a recompute; returns whether any changed."""
+    def _shown(self) -> Iterable[tuple[str, Control, W.ValueWidget]]:  # pragma: no cover - every subclass has one
+        """``(name, control, widget)`` of every control the page reads."""
+        raise NotImplementedError
+
+    def values(self) -> dict[str, Any]:
+        """The current values by name, each read against its control's declared range."""
+        return {k: _to_arg(c, declared(c, w.value)) for k, c, w in self._shown()}
+
+    def enforce(self) -> bool:
+        """Put every control back to its declared range, options and type (what a viewer may have
+        changed over the websocket), without a recompute; returns whether any changed."""
         with self.held():
-            return any([enforce(c, w) for c, w in pairs])
+            return any([enforce(c, w) for _, c, w in self._shown()])
 
     @guard.guarded(lambda self, text: self._show_error(text))
     def _on_change(self, change=None) -> None:
         if not self._hold:
             self.refresh()
-
-    def show(self) -> None:
-        """Apply the page's query string (under Voila) once, then display.
-        Whatever the link holds, the dashboard is shown (with a message)."""
-        if not self._query_applied:
-            try:
-                self.apply_query(request_query())
-            except Exception as exc:  # noqa: BLE001 - a bad link never blanks the page
-                self._show_error(guard.plain_message(exc))
-        show_widget(self.widget)
 
     def _ipython_display_(self) -> None:
         show_widget(self.widget)

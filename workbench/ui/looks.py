@@ -13,11 +13,14 @@
 """
 from __future__ import annotations
 
+import html
+from typing import Iterable, Sequence
+
 import ipywidgets as W
 
 from ..figures import PLOT_HEIGHT, plot_layout
 
-__all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "row", "STYLE"]
+__all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "row", "show_widget", "table_html", "html_widget", "STYLE"]
 
 
 STYLE = """
@@ -112,15 +115,52 @@ STYLE = """
 """
 
 
-def page_style() -> W.HTML:
-    """The stylesheet of the dashboards, as a widget to put at the top of one."""
-    w = W.HTML(f"<style>{STYLE}</style>")
-    w.add_class("wb-style")
+def html_widget(cls: str, value: str = "") -> W.HTML:
+    """An HTML widget of CSS class ``cls`` (a page's message line, table or note)."""
+    w = W.HTML(value)
+    w.add_class(cls)
     return w
 
 
-def row(children) -> W.HBox:
-    """Plots (and the numbers) side by side on a wide screen, one under the other on a narrow one."""
+def page_style() -> W.HTML:
+    """The stylesheet of the dashboards, as a widget to put at the top of one."""
+    return html_widget("wb-style", f"<style>{STYLE}</style>")
+
+
+def row(children, cls: str = "wb-row") -> W.HBox:
+    """Widgets (plots, controls) side by side on a wide screen, one under the other on a narrow one;
+    ``cls``: the box's CSS class."""
     box = W.HBox(list(children), layout=W.Layout(flex_flow="row wrap", max_width="100%"))
-    box.add_class("wb-row")
+    box.add_class(cls)
     return box
+
+
+def show_widget(widget: W.Widget) -> None:
+    """Display a dashboard's widget. ipywidgets shows a tooltip of ``None`` as the word "null"
+    on the page: every widget of the tree without one first gets an empty tooltip (no tooltip)."""
+    from IPython.display import display
+
+    def tree(w: W.Widget):
+        yield w
+        for child in getattr(w, "children", ()) or ():
+            if isinstance(child, W.Widget):
+                yield from tree(child)
+
+    for w in tree(widget):
+        if w.has_trait("tooltip") and w.tooltip is None:
+            w.tooltip = ""
+    display(widget)
+
+
+def table_html(heads: Sequence[str], rows: Iterable[Sequence[str]], cls: str = "wb-table", *,
+               row_classes: Sequence[str] | None = None, wrap: bool = True) -> str:
+    """A table of ``heads`` (text) over ``rows`` (cells as HTML), class ``cls``; each cell carries
+    its column's heading, which a phone shows beside the value when the table becomes one block
+    per row; ``wrap``: inside a box that scrolls a table too wide for the page."""
+    labels = [html.escape(h) for h in heads]
+    body = "".join((f'<tr class="{row_classes[i]}">' if row_classes else "<tr>")
+                   + "".join(f'<td data-label="{h}">{c}</td>' for h, c in zip(labels, cells)) + "</tr>"
+                   for i, cells in enumerate(rows))
+    out = (f'<table class="{cls}"><thead><tr>' + "".join(f"<th>{h}</th>" for h in labels)
+           + f"</tr></thead><tbody>{body}</tbody></table>")
+    return f'<div class="wb-table-wrap">{out}</div>' if wrap else out

@@ -11,6 +11,7 @@ melee mode).
 """
 from __future__ import annotations
 
+import contextlib
 import html
 from typing import Any
 
@@ -18,6 +19,7 @@ import ipywidgets as W
 
 from ..errors import WorkbenchError
 from . import guard
+from .looks import html_widget
 
 __all__ = ["ProfilePicker", "CUSTOM"]
 
@@ -38,8 +40,7 @@ class ProfilePicker:
         self.units = []
         self.loaded: tuple[str, dict[str, Any]] | None = None
         self._quiet = 0
-        self.message = W.HTML("")
-        self.message.add_class("wb-profile-message")
+        self.message = html_widget("wb-profile-message")
         try:
             from .. import profiles
             self.units = list(profiles.list_units(self.system))
@@ -69,6 +70,15 @@ class ProfilePicker:
                               self.message])
         self.widget.add_class("wb-profiles")
 
+    @contextlib.contextmanager
+    def quiet(self):
+        """Set the dropdowns without loading what they show."""
+        self._quiet += 1
+        try:
+            yield
+        finally:
+            self._quiet -= 1
+
     def _unit(self, key):
         for u in self.units:
             if u.key == key:
@@ -91,11 +101,8 @@ class ProfilePicker:
     def _on_attacker(self) -> None:
         if self._quiet:
             return
-        self._quiet += 1
-        try:
+        with self.quiet():
             self._fill_weapons()
-        finally:
-            self._quiet -= 1
         self._on_choice()
 
     @guard.guarded(lambda self, text: self.dashboard._show_error(text))
@@ -109,14 +116,11 @@ class ProfilePicker:
 
     def select(self, attacker: str, weapon: str, target: str) -> bool:
         """Choose the dropdowns by unit key and weapon name and load them (one recompute)."""
-        self._quiet += 1
-        try:
+        with self.quiet():
             self.attacker.value = attacker
             self._fill_weapons()
             self.weapon.value = weapon
             self.target.value = target
-        finally:
-            self._quiet -= 1
         return self.load()
 
     def load(self) -> bool:
@@ -161,12 +165,9 @@ class ProfilePicker:
         if self.loaded is None or self.holds_loaded():
             return
         self.loaded = None
-        self._quiet += 1
-        try:
+        with self.quiet():
             self.attacker.value = ""
             self.weapon.options = [CUSTOM]
             self.weapon.value = ""
             self.target.value = ""
-        finally:
-            self._quiet -= 1
         self.message.value = "<i>The controls hold custom values; pick units to load them again.</i>"

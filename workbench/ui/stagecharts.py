@@ -1,16 +1,7 @@
-"""The "Stage by stage" section of a system's page: how many get through each
-step of the attack over all the attacks (hits, pierced, wounds, unsaved...),
-one small bar chart per step, one under the other, drawn as one figure
-(:func:`workbench.figures.stage_by_stage`, the description the exports draw
-too) so that a move sends the section one message.
-
-The section is folded when the page opens and costs nothing until a viewer
-opens it: no plot exists, and ``Outcome.stage_pmfs`` (computed on first
-reading) is not read. Opened, it draws the current outcome's steps; while it
-is open every recompute sends the plot only its new numbers and titles; folded
-again, the plot waits and is brought up to date when it is next opened. An outcome
-without ``stage_pmfs`` (a system that does not count its steps) hides the
-section.
+"""The "Stage by stage" section of a system's page: one small bar chart per step of the attack
+(:func:`workbench.figures.stage_by_stage`, the description the exports draw too), folded and
+costing nothing until a viewer opens it; docs/dashboards.md, "Stage by stage", says what it
+shows and what it costs.
 """
 from __future__ import annotations
 

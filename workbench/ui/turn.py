@@ -1,35 +1,11 @@
 """The Changes turn page: two forces, each player's plan, and what whole turns do.
 
-``TurnDashboard()`` is the served page of :mod:`workbench.turn`. A playtester
-sets up
-
-* two forces of one to three units each, every unit a profile of
-  ``profiles/changes`` with one of its guns (its melee weapon comes along for
-  fights), a unit size and the cover it stands in;
-* each player's plan, a named policy of :mod:`workbench.turn.policies`
-  ("focus fire", "spread fire", or "just enough", the greedy policy with its
-  target chance to destroy a unit), and the passive player's answer when its
-  units are attacked (ENGAGE, stay UNDER FIRE, GO TO GROUND);
-* how many turns are simulated, and the dice's seed.
-
-Every change replays the turns (:func:`workbench.turn.study`, every die
-rolled) for four scenarios sharing the same dice: the seed's turn with the
-chosen answer, the seed's turn with the passive player always engaging and
-always staying under fire (the value of ENGAGE against UNDER FIRE), and the
-same forces under a plain I-go-you-go turn. The page shows the distribution
-of models each side loses in a turn (seed turn against I-go-you-go), the
-exchange (passive models lost per active model lost), how often shots go at
-a unit already destroyed, ENGAGE against UNDER FIRE, and a Numbers table of
-expected counts and chances, each said as such.
-
-As the other dashboards: every control is read against its declared range
-(:class:`workbench.controls.Control`, the page can only send values:
-:mod:`workbench.ui.guard`), the controls are in the address bar and a link
-restores them (:class:`~workbench.ui.link.LinkBar`), a bad link value leaves a
-working page with a message naming it, and nothing a viewer does puts a
-traceback on the page. A sampled study is heavier than an exact one: the
-number of turns is bounded (:data:`~workbench.ui.turncontrols.TURNS_RANGE`) so that a redraw stays short
-(docs/dashboards.md gives the measured times).
+``TurnDashboard()`` is the served page of :mod:`workbench.turn`: what a playtester sets
+(:mod:`workbench.ui.turncontrols`), the four scenarios it replays on the same dice, what it
+shows, its link and its measured redraw times are docs/dashboards.md, "The Changes turn page".
+As on the other dashboards, every control is read against its declared range
+(:mod:`workbench.ui.guard`), a bad link value leaves a working page with a message naming it,
+and nothing a viewer does puts a traceback on the page.
 """
 from __future__ import annotations
 
@@ -48,11 +24,11 @@ from ..errors import InputError
 from ..turn import from_profile, study, summary
 from . import guard
 from .controlwidgets import SharedLooks, declared, make_control
-from .live import LiveDashboard, checked
-from .looks import PLOT_HEIGHT, plot_layout, row as _row
+from .live import FOLLOWS, LiveDashboard, checked
+from .looks import PLOT_HEIGHT, html_widget, plot_layout, row as _row, table_html
 from .numbers import expected_text
-from .plots import figure_widget, replace_figure
-from .turncontrols import MAX_UNITS, SIDES, _on_step, controls, unit_choices
+from .plotwidget import Plot
+from .turncontrols import ANSWERS, MAX_UNITS, SIDES, _on_step, controls, unit_choices
 
 #: scenario key -> how the page names it
 SCENARIOS = {"chosen": "Changes turn, your answer",
@@ -86,9 +62,6 @@ class TurnDashboard(LiveDashboard):
         self.controls: dict[str, Control] = controls(self.choices)
         self.results: dict[str, pd.DataFrame] = {}
         self.numbers: pd.DataFrame | None = None
-        self.recomputes = 0
-        self._hold = 0
-        self._query_applied = query is not None
 
         looks = SharedLooks(width="320px", label_width="82px")
         self.widgets: dict[str, W.ValueWidget] = {k: make_control(c, looks) for k, c in self.controls.items()}
@@ -101,15 +74,13 @@ class TurnDashboard(LiveDashboard):
             if key.endswith("_unit"):
                 self.widgets[key].layout = wide
 
-        self.status = W.HTML("")
-        self.status.add_class("wb-turn-status")
-        self.table = W.HTML("")
-        self.table.add_class("wb-turn-numbers")
+        self.status = html_widget("wb-turn-status")
+        self.table = html_widget("wb-turn-numbers")
         self._message_and_link()
 
         self.figures: dict[str, go.FigureWidget] = {}
         for key in ("lost-active", "lost-passive", "exchange", "wasted", "engage"):
-            fw = figure_widget(go.Figure(layout=plot_layout(height=PLOT_HEIGHT)))
+            fw = Plot(go.Figure(layout=plot_layout(height=PLOT_HEIGHT)))
             fw.add_class(f"wb-plot-{key}")
             self.figures[key] = fw
 
@@ -138,9 +109,7 @@ class TurnDashboard(LiveDashboard):
             "units to targets before any die is rolled, so shots can go at a unit another unit has already "
             "destroyed; each attacked passive unit engages, stays under fire or goes to ground. The same forces "
             "also play a plain I-go-you-go turn for comparison.</p>"
-            "<p>The charts and the numbers follow a second or two after you let go of a control; rest the "
-            "pointer on a control to read what it means. The link at the bottom (and the address bar) "
-            "brings anyone back to exactly these settings.</p>")
+            f"<p>{FOLLOWS} A redraw takes a second or two.</p>")
         run = _row([self.widgets["turns"], self.widgets["seed"]])
         run.add_class("wb-turn-run")
         self._page("changes-turn", intro, [
@@ -161,9 +130,8 @@ class TurnDashboard(LiveDashboard):
             self.refresh()
 
     # -- reading -----------------------------------------------------------
-    def values(self) -> dict[str, Any]:
-        """Every setting by link key, read against its control's declared range."""
-        return {k: declared(c, self.widgets[k].value) for k, c in self.controls.items()}
+    def _shown(self):
+        return ((k, c, self.widgets[k]) for k, c in self.controls.items())
 
     def _shown_keys(self, values: dict[str, Any]) -> list[str]:
         """The link keys that matter for ``values``: the units on the table, the
@@ -239,16 +207,9 @@ class TurnDashboard(LiveDashboard):
             with self.hold():
                 for k, v in good.items():
                     self.widgets[k].value = v
-        if errors:
-            self._show_error("Link: " + " | ".join(errors))
-        return errors
+        return self._link_errors(errors)
 
     # -- the one redraw --------------------------------------------------
-    def enforce(self) -> None:
-        """Put every widget back to its control's declared range (what a viewer
-        may have sent over the websocket), without a redraw."""
-        self._enforce_controls((c, self.widgets[k]) for k, c in self.controls.items())
-
     def refresh(self) -> bool:
         """Play the turns of the current settings and redraw everything once.
         On a bad setting its message is shown and the previous charts stay."""
@@ -265,7 +226,7 @@ class TurnDashboard(LiveDashboard):
             results = self._play(a, b, values)
             self.results = results
             self.numbers = self._numbers(results)
-            self._draw(results, values)
+            self._draw(results, self.numbers, values)
         except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
             self.status.value = shown
             self._show_error(guard.plain_message(exc))
@@ -314,7 +275,7 @@ class TurnDashboard(LiveDashboard):
         return plot_layout(title=dict(text=title), xaxis=dict(title=dict(text=x)), yaxis=dict(title=dict(text=y)),
                            height=PLOT_HEIGHT, legend=dict(orientation="h", x=0, y=-0.25), **more)
 
-    def _draw(self, results: dict[str, pd.DataFrame], values: dict[str, Any]) -> None:
+    def _draw(self, results: dict[str, pd.DataFrame], numbers: pd.DataFrame, values: dict[str, Any]) -> None:
         ch, ig = results["chosen"], results["igougo"]
         for side, key, who in (("A", "lost-active", "active"), ("B", "lost-passive", "passive")):
             width = int(max(ch[f"lost_{side}"].max(), ig[f"lost_{side}"].max())) + 1
@@ -326,11 +287,9 @@ class TurnDashboard(LiveDashboard):
                 share = np.bincount(df[f"lost_{side}"].to_numpy(), minlength=width)[:width] / len(df)
                 fig.add_bar(x=x, y=share, name=mode, marker_color=_MODE_COLOURS[mode],
                             hovertemplate="%{x} lost: %{y:.1%} of turns<extra>" + mode + "</extra>")
-            replace_figure(self.figures[key], fig)
+            self.figures[key].show(fig)
 
-        if self.numbers is None:  # refresh sets the numbers before it draws
-            raise RuntimeError("TurnDashboard._draw before the numbers were computed")
-        n = self.numbers.set_index("scenario")
+        n = numbers.set_index("scenario")
         names = [_short(k) for k in SCENARIOS]
         ratios = [float(n.loc[k, "exchange"]) for k in SCENARIOS]
         shown = [r if math.isfinite(r) else 0.0 for r in ratios]
@@ -339,7 +298,7 @@ class TurnDashboard(LiveDashboard):
         fig.add_bar(x=names, y=shown, text=[_ratio_text(r) for r in ratios], textposition="auto",
                     marker_color=["#8172B3"] * 3 + [_MODE_COLOURS["I-go-you-go"]],
                     hovertemplate="%{x}: %{text}<extra></extra>")
-        replace_figure(self.figures["exchange"], fig)
+        self.figures["exchange"].show(fig)
 
         fig = go.Figure(layout=self._layout("Shots at a unit already destroyed", "", "share",
                                             barmode="group", yaxis_tickformat=".1%"))
@@ -349,50 +308,48 @@ class TurnDashboard(LiveDashboard):
         fig.add_bar(x=names, y=[float(n.loc[k, "wasted_share"]) for k in SCENARIOS],
                     name="active player's dice wasted", marker_color="#DA8BC3",
                     hovertemplate="%{x}: %{y:.1%} of the dice<extra></extra>")
-        replace_figure(self.figures["wasted"], fig)
+        self.figures["wasted"].show(fig)
 
         answers = ["engage", "under_fire"]
         fig = go.Figure(layout=self._layout("Engage or stay under fire?", "the passive player's answer",
                                             "expected models lost per turn", barmode="group"))
-        labels = ["engage", "stay under fire"]
+        labels = [_answer_words(k) for k in answers]
         for who, col, colour in (("active", "lost_active", _ACTIVE), ("passive", "lost_passive", _PASSIVE)):
             fig.add_bar(x=labels, y=[float(n.loc[k, col]) for k in answers], name=f"{who} player loses",
                         marker_color=colour,
                         error_y=dict(type="data", array=[float(n.loc[k, col + "_margin"]) for k in answers]),
                         hovertemplate="%{x}: %{y:.2f} models<extra>" + who + " player</extra>")
-        replace_figure(self.figures["engage"], fig)
+        self.figures["engage"].show(fig)
 
-        self.table.value = self._table_html(values)
+        self.table.value = self._table_html(numbers, values)
         turns = values["turns"]
         self.status.value = (f"<p class='wb-based-on'>Based on {turns:,} simulated turns for each row "
                              f"(dice seed {values['seed']}), every die rolled; ± is the margin of error "
                              "(twice the standard error).</p>")
 
-    def _table_html(self, values: dict[str, Any]) -> str:
+    @staticmethod
+    def _table_html(numbers: pd.DataFrame, values: dict[str, Any]) -> str:
         columns = ("", "Expected models the active player loses", "Expected models the passive player loses",
                    "Passive models lost per active model lost", "Chance a turn has shots at a unit already "
                    "destroyed", "Share of the active player's dice wasted",
                    "Expected passive units destroyed")
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in columns)
         body = []
-        if self.numbers is None:  # refresh sets the numbers before it writes the table
-            raise RuntimeError("TurnDashboard._table_html before the numbers were computed")
-        for row in self.numbers.itertuples():
-            cells = [SCENARIOS[row.scenario] + (f" ({_ANSWER_WORDS[values['b_answer']]})"
+        for row in numbers.itertuples():
+            cells = [SCENARIOS[row.scenario] + (f" ({_answer_words(values['b_answer'])})"
                                                 if row.scenario == "chosen" else ""),
                      f"{expected_text(row.lost_active)} ± {expected_text(row.lost_active_margin)}",
                      f"{expected_text(row.lost_passive)} ± {expected_text(row.lost_passive_margin)}",
                      _ratio_text(row.exchange), teach.pct(row.p_wasted_turn), teach.pct(row.wasted_share),
                      expected_text(row.destroyed_passive)]
-            body.append(f'<tr class="wb-row-{row.scenario}">' + "".join(
-                f'<td data-label="{html.escape(h)}">{html.escape(c)}</td>' for h, c in zip(columns, cells))
-                + "</tr>")
+            body.append([html.escape(c) for c in cells])
+        rows = [f"wb-row-{s}" for s in numbers["scenario"]]
         return ("<div class='wb-effects-box'><h4>Numbers</h4>"
-                f"<table class='wb-compare'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-                "</div>")
+                + table_html(columns, body, "wb-compare", row_classes=rows, wrap=False) + "</div>")
 
 
-_ANSWER_WORDS = {"engage": "engage", "under_fire": "stay under fire", "go_to_ground": "go to ground"}
+def _answer_words(key: str) -> str:
+    """"stay under fire": an answer as a table cell says it (the control's words without their note)."""
+    return ANSWERS[key].split(" (")[0].lower()
 
 
 def _short(key: str) -> str:

@@ -67,9 +67,8 @@ def unit_choices() -> dict[str, UnitChoice]:
         for w in u.weapons:
             if w["class"] == "melee":
                 continue
-            shots = f"{w['shots']} shot{'s' if w['shots'] != 1 else ''}"
             key = f"{_slug(u.key)}.{_slug(w.name)}"
-            out[key] = UnitChoice(key, u.name, w.name, melee, f"{u.name}, {w.name} ({shots})")
+            out[key] = UnitChoice(key, u.name, w.name, melee, f"{u.name}, {w.name} ({_shots(w)})")
     if not out:  # pragma: no cover - the project ships the Space Marine
         raise InputError("profiles/changes", "at least one unit with a gun", "none")
     return out
@@ -78,8 +77,11 @@ def unit_choices() -> dict[str, UnitChoice]:
 def _gun_text(ch: UnitChoice) -> str:
     """"Boltgun: light, 1 shot, S 5+, AP 5+" from the unit's profile."""
     w = profiles.get_unit(changes.KEY, ch.unit).weapon(ch.gun)
-    return (f"{w.name}: {w['class']}, {w['shots']} shot{'s' if w['shots'] != 1 else ''} a model, "
-            f"S {w['s']}+, AP {w['ap']}+")
+    return f"{w.name}: {w['class']}, {_shots(w)} a model, S {w['s']}+, AP {w['ap']}+"
+
+
+def _shots(w) -> str:
+    return f"{w['shots']} shot{'s' if w['shots'] != 1 else ''}"
 
 
 def _default_choice(choices: dict[str, UnitChoice], gun: str) -> str:
