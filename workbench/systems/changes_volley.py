@@ -25,7 +25,8 @@ from .changes_rules import (GO_TO_GROUND_COVER, KEY, MAX_DICE, MAX_UNITS, NOTE_F
 
 __all__ = ["volley", "volley_mode", "volley_call", "ATTACKER_KEYS", "ATTACKER_REQUIRED", "VOLLEY_UNITS"]
 
-ATTACKER_KEYS = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
+#: one attacker's keys: a profile of the ``[volley]`` of rules/changes/shooting.toml
+ATTACKER_KEYS = ownfile.load(KEY).volley_spec.profile
 ATTACKER_REQUIRED = ("bs", "s", "ap")
 #: one attacker's defaults (its keys are checked as rules/changes/shooting.toml states them)
 _ATTACKER_DEFAULTS = dict(shots=1, weapon="light", action="aimed", firer_gone_to_ground=False, firer_cover=0)
