@@ -161,8 +161,7 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
         _stage("to hit", "BS", a["bs"], "Ev", a["ev"], a["hit_mod"], hit_t),
         _stage("to penetrate", "AP", a["ap"], "AV", a["av"], a["pen_mod"], pen_t),
     )
-    notes: tuple[str, ...] = (NOTES[0].format(die=a["die"], base=a["base"]),) + NOTES[1:] + (
-        _damage_note(a["s"], a["t"], a["explosive"]),)
+    notes: tuple[str, ...] = NOTES + (_damage_note(a["s"], a["t"], a["explosive"]),)
     if a["models"] is not None:
         frac = _fraction_of(a["suppression_fraction"])
         needed = -(-(frac.numerator * a["models"]) // frac.denominator)

@@ -157,8 +157,8 @@ BLAST_NOTE = ("Blast weapon: the number of shots is rolled first ('most commonly
 # ---------------------------------------------------------------------------
 #: the keys of one weapon of a volley
 WEAPON_KEYS = ("acc", "sv", "acc_mod", "shots", "name")
-#: weapons in one volley at most
-MAX_WEAPONS = 20
+#: weapons in one volley at most: the profiles of the rule file's [volley]
+MAX_WEAPONS = ownfile.load(KEY).volley_spec.max_profiles
 
 VOLLEY_NOTE = (
     "Mixed weapons at one target: 'distinctly coloured dice ... helps greatly with hit allocation from weapons "

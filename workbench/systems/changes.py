@@ -150,27 +150,17 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
 
     ``bs``, ``s``, ``ap``: roll stats (5 means 5+); ``t``, ``sv``, ``inv``,
     ``cover``: the target's modifiers; ``shots``: dice rolled in all;
-    ``models``/``wounds``: the target unit's size and W.
-
-    Per shot: to hit BS + max(cover, Inv), to pierce AP + Sv, to wound S + T,
-    each a D12 roll-high test. ``weapon`` "light"/"heavy"; ``action``:
-    "snap" (light weapons only), "shot" (heavy weapons at BS +4, the seed's
-    "BALLISTIC SKILL U+4"), "aimed" (every weapon at full BS).
-    ``evading``: the target is EVADING, so only "snap" is allowed.
-    ``go_to_ground``: the target has gone to ground, cover +2.
-    ``firer_gone_to_ground``: the firer has gone to ground, so it may only snap
-    shoot and "Any unit it fires at receives the same cover modifier this
-    unit currently has": the target's cover becomes ``firer_cover`` + 2
-    (``firer_cover_rule="better"``: at least that, the target's own cover if
-    better). ``heavy_shot``: "BALLISTIC SKILL U+4" read as BS + 4
-    ("bs_plus_4", default) or as a flat 4+ ("flat_4"). ``go_to_ground`` with
-    ``evading`` is refused: "Every unit may only have one status marker".
+    ``models``/``wounds``: the target unit's size and W. The per-shot tests are
+    the module docstring's; the actions, markers and variant switches
+    (``weapon``, ``action``, ``evading``, ``go_to_ground``,
+    ``firer_gone_to_ground``, ``firer_cover``, ``firer_cover_rule``,
+    ``heavy_shot``) are the stats of ``rules/changes/shooting.toml``, whose
+    ``[[forbid]]`` states the combinations refused and whose stages give
+    the numbers; the seed's words for each are in the outcome's notes.
 
     Effects: ``hits``, ``pierced``, ``unsaved_wounds`` (expected counts) and,
     with ``models``, ``wasted_wounds`` (expected wounds beyond models x W) and
     ``destroyed`` (probability).
-
-    The numbers come from the system's rule file, ``rules/changes/shooting.toml``.
     """
     args, _targets, notes, penalty, eff_cover = _shooting_setup(
         bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,

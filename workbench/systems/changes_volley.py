@@ -25,7 +25,8 @@ from .changes_rules import (GO_TO_GROUND_COVER, KEY, MAX_DICE, MAX_UNITS, NOTE_F
 
 __all__ = ["volley", "volley_mode", "volley_call", "ATTACKER_KEYS", "ATTACKER_REQUIRED", "VOLLEY_UNITS"]
 
-ATTACKER_KEYS = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
+#: one attacker's keys: a profile of the ``[volley]`` of rules/changes/shooting.toml
+ATTACKER_KEYS = ownfile.load(KEY).volley_spec.profile
 ATTACKER_REQUIRED = ("bs", "s", "ap")
 #: one attacker's defaults (its keys are checked as rules/changes/shooting.toml states them)
 _ATTACKER_DEFAULTS = dict(shots=1, weapon="light", action="aimed", firer_gone_to_ground=False, firer_cover=0)
@@ -106,12 +107,10 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
 
     ``attackers``: a sequence of dicts with keys ``bs``, ``s``, ``ap``
     (required) and ``shots`` (1), ``weapon`` ("light"), ``action`` ("aimed"),
-    ``firer_gone_to_ground`` (False), ``firer_cover`` (0). The seed's core
-    idea: "you have to decide who's shooting at a guy before you know if some
-    other guy will not take him down at the same time", and casualties are
-    removed only at step 8 of the phase. So the wounds of all units are summed
-    (a convolution of each unit's wound distribution) and then turned into
-    models removed.
+    ``firer_gone_to_ground`` (False), ``firer_cover`` (0). As the module
+    docstring quotes the seed, the wounds of all units are summed (a
+    convolution of each unit's wound distribution), then turned into models
+    removed (casualties go at step 8).
 
     Effects: ``unsaved_wounds`` (expected), ``wasted_wounds`` = E[max(0,
     wounds - models x W)], ``destroyed`` = P(unit destroyed),

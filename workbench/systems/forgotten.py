@@ -206,36 +206,13 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
              method="exact", samples=100_000, seed=0) -> Outcome:
     """One soldier's or fire team's ``shots`` at a target unit of ``models`` models.
 
-    To hit: d10 + modifiers >= ``shoot`` (see the module docstring for every
-    modifier). To kill, damage v2 (default): d10 - armour level - cover level
-    (+1 ``aimed="damage"``) above ``attack_power`` (``kill_on="at_or_above"``:
-    equal also kills); damage v1 (``damage_rule="v1"``): d6 from the table of
-    weapon ``damage`` against target ``defence``. ``attack_power`` is not used
-    by v1.
-
-    Options: ``heroic_save`` (None or the stat a killed hero rolls d10 >= to
-    ignore the kill, PHYS in the seed), ``tough`` (every model absorbs its
-    first unsaved kill; kills go to the wounded model first), ``shield`` (v1
-    only: +1 Defence), ``firer_wounded`` / ``firer_shocked`` (-1 to all the
-    firer's rolls: to hit and to kill).
-
-    ``target_wounded`` (0 to ``models``): the target's models that already
-    carry the red token, and ``target_shocked``: its shock token, as the
-    module docstring's "Red token" says (without ``tough`` and
-    ``heroic_save`` the red token changes nothing: every kill downs a model).
-
-    ``flanked``: the firer is in the target's rear 180, so "the cover does not
-    count": neither the -2 to hit nor the cover level off the damage roll.
-    ``blind_fire``: "firing fully automatic (Rof3+) or blast weapons ... at
-    medium ranges. ... All rolls are -1 to hit"; with the default
-    ``blind_fire_rule="seed"`` it needs ``range="medium"`` and 3 or more
-    shots (or ``blast=True``); ``blind_fire_rule="any"`` checks neither.
-    ``aimed``: "A soldier ... can choose to fire a single shot", so aimed fire
-    needs ``shots=1``; the variant ``aimed_fire_team=True`` reads ``shots`` as
-    soldiers, each firing one aimed shot.
-    With ``tough`` the outcome has no stages (no single shot downs a fresh
-    tough model, so no per-shot chance exists); the per-die steps are in the
-    notes.
+    Every rule it applies (to hit, near misses, damage v2 and v1, heroic saves, tough models, the
+    red token, shock) is the module docstring's, each argument's meaning is its stat's help in
+    ``rules/forgotten/shooting.toml`` and the combinations it refuses are that file's
+    ``[[forbid]]``. ``aimed`` (None, "hit" or "damage") and ``heroic_save`` (None: no hero) say
+    "none" with None; ``damage`` and ``defence`` are given with ``damage_rule="v1"`` only.
+    With ``tough`` the outcome has no stages (no single shot downs a fresh tough model, so no
+    per-shot chance exists); the per-die steps are in the notes.
 
     ``pmf[k]`` = P(k models downed), capped at ``models``. Effects: ``shock``
     = P(the target must test for shock after this volley), ``hits``,

@@ -58,18 +58,8 @@ DIE = 10
 BASE = 6
 
 
-NOTES = (
-    "The seed states no die: the opposed test succeeds on a d{die} roll of "
-    "{base} + defender - attacker or more (RULES.md section 3; die and base are variant switches).",
-    "'BS vs. Ev + Modifiers' / 'AP vs. AV + Modifiers': hit_mod and pen_mod are added to the "
-    "defender's stat, so a positive modifier makes the roll harder.",
-    "Damage by division (seed): S >= T: one model per penetrating hit; S < T: "
-    "floor(penetrating hits x S / T) models, 'The leftover point is discarded'.",
-    "Explosive X (the seed's idea, not yet a rule): each penetrating hit with S >= T removes "
-    "min(X, floor(S / T)) models; with S < T it has no effect.",
-    "Suppression marker (seed): at least one shot penetrates, or hits >= ceil(suppression_fraction x "
-    "models) ('Somewhere between 25-50%'); one marker at most. Without models only penetration counts.",
-)
+#: the notes every shooting relies on: the rule file's (rules/gunfire.toml)
+NOTES = ownfile.load(KEY).notes
 
 
 def _fraction_of(value: float) -> Fraction:
@@ -224,8 +214,7 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
     p_hit, p_pen = (x.probability for x in o.stages)
     stages = (_stage("to hit", "BS", a["bs"], "Ev", a["ev"], a["hit_mod"], a, p_hit),
               _stage("to penetrate", "AP", a["ap"], "AV", a["av"], a["pen_mod"], a, p_pen))
-    notes: tuple[str, ...] = (NOTES[0].format(die=a["die"], base=a["base"]),) + NOTES[1:] + (
-        _damage_note(a["s"], a["t"], a["explosive"]),)
+    notes: tuple[str, ...] = NOTES + (_damage_note(a["s"], a["t"], a["explosive"]),)
     if a["models"] is not None:
         needed = _suppression_hits(a["models"], a["suppression_fraction"])
         notes += (f"Suppressed if a shot penetrates or {needed} or more of the {a['shots']} shots hit "
