@@ -401,7 +401,8 @@ def test_close_combat_errors():
         fg.close_combat(attacker_cqc=6, defender_cqc=6, attacker_phys=6, response="counter")
     with pytest.raises(InputError, match=r"^response: expected one of 'block', 'counter', got 'parry'"):
         fg.close_combat(**BASE, response="parry")
-    with pytest.raises(InputError, match=r"^power_attack: expected False with dual_weapons, got True"):
+    with pytest.raises(InputError, match=r"^a power attack needs a two-handed weapon, dual weapons take both hands \(dual_weapons, "
+                       r"power_attack: 'power_attack and dual_weapons' is true for dual_weapons='hit', power_attack=True\)$"):
         fg.close_combat(**BASE, power_attack=True, dual_weapons="hit")
     with pytest.raises(InputError, match=r"^dual_weapons: expected one of None, 'hit', 'damage', got 'both'"):
         fg.close_combat(**BASE, dual_weapons="both")
