@@ -19,6 +19,7 @@ from reference import forgotten_cc as ref
 from workbench import rules, systems
 from workbench.errors import InputError
 from workbench.rules import RuleFileError
+from workbench.rules.errors import ForbiddenError
 from workbench.systems import forgotten as fg
 from workbench.systems import ownfile
 
@@ -92,7 +93,7 @@ def test_sampled_is_within_five_standard_errors_of_exact(case, rounds):
 
 @pytest.mark.parametrize("bad, field", [
     (dict(response="parry"), "response"), (dict(rounds=0), "rounds"), (dict(rounds=21), "rounds"),
-    (dict(power_attack=True, dual_weapons="hit"), "power_attack"), (dict(attacker_cqc=21), "attacker_cqc"),
+    (dict(attacker_cqc=21), "attacker_cqc"),
     (dict(response="counter", defender_phys=None), "defender_phys"), (dict(damage_rule="v1"), "attacker_damage"),
 ])
 def test_refusals_are_the_references(bad, field):
@@ -100,6 +101,19 @@ def test_refusals_are_the_references(bad, field):
         fg.close_combat(**dict(BASE, **bad))
     with pytest.raises(InputError) as want:
         ref.close_combat(**dict(BASE, **bad))
+    assert got.value.field == want.value.field == field and str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("bad, field", [
+    (dict(power_attack=True, dual_weapons="hit"), "dual_weapons, power_attack"),
+    (dict(shield_when_countering=True), "shield, shield_when_countering"),
+    (dict(V1, attacker_weapon_bonus=1), "attacker_weapon_bonus, damage_rule, defender_weapon_bonus"),
+])
+def test_forbidden_combinations_are_the_files(bad, field):
+    with pytest.raises(ForbiddenError) as got:
+        fg.close_combat(**dict(BASE, **bad))
+    with pytest.raises(ForbiddenError) as want:
+        ownfile.load("forgotten", "close_combat").attack(**{k: x for k, x in dict(BASE, **bad).items() if x is not None})
     assert got.value.field == want.value.field == field and str(got.value) == str(want.value)
 
 

@@ -43,10 +43,9 @@ from .changes_distances import (ACTION_DISTANCES, action_distance, charge_distan
 from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
                             MAX_MODELS, MAX_WOUNDS, MODIFIER, NAME, NOTE_FIRER_GTG, NOTE_FIRER_GTG_BETTER, NOTE_FURIOUS,
                             NOTE_GTG, NOTE_HEAVY_SHOT, NOTE_HEAVY_SHOT_FLAT, NOTE_HIT, NOTE_MELEE_HIT, NOTE_WOUND,
-                            ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _check_action, _checked,
-                            _firer_cover, _flag_notes, _flags, _heavy_bs, _int, _ints, _mod, _one_marker,
-                            _pierce_wound_stages,
-                            _scalar, _shooting_stages, _stage, _test, _unit_notes, _width, test)
+                            ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _checked, _firer_cover, _flag_notes, _flags,
+                            _heavy_bs, _int, _ints, _mod, _pierce_wound_stages, _scalar, _shooting_stages, _stage,
+                            _test, _unit_notes, _width, test)
 from .changes_volley import volley, volley_mode
 from .records import ProfileField, Profiles
 from .ownfile import grid_table, one_roll, resolve
@@ -78,9 +77,7 @@ def _shooting_setup(bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon,
     v.broadcastable({k: args[k] for k in _GRID})
     bs, weapon, action, go_to_ground, heavy_shot = (args[k] for k in ("bs", "weapon", "action", "go_to_ground",
                                                                       "heavy_shot"))
-    _one_marker(go_to_ground, args["evading"])
-    _check_action(weapon, action, args["evading"], args["firer_gone_to_ground"])
-    notes = [NOTE_HIT]
+    notes = [NOTE_HIT]  # the forbidden combinations are the file's [[forbid]], refused as it resolves
     penalty = _heavy_bs(bs, weapon, action, heavy_shot) - bs
     if weapon == "heavy" and action == "shot":
         notes.append(NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT)
@@ -183,9 +180,6 @@ def _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_char
     args = _checked(kw, _MELEE, _ints if table else _scalar, table, part=MELEE_PART)
     v.broadcastable({k: args[k] for k in _MELEE_GRID})
     attacks, furious_charge, blocked = args["attacks"], args["furious_charge"], args["blocked"]
-    if blocked and not furious_charge:
-        raise InputError("blocked", "False unless furious_charge=True", blocked,
-                         "BLOCK denies a unit performing a FURIOUS CHARGE its free attacks")
     free = args["charging_models"] if (furious_charge and not blocked) else 0
     if np.max(attacks + free) > MAX_DICE:
         raise InputError("attacks", f"{MAX_DICE:,} attacks or fewer with Furious Charge's free attacks",

@@ -93,27 +93,7 @@ def _check_shooting(kw: dict, arrays: bool) -> dict:
     if a["models"] is not None and np.any(a["target_wounded"] > np.asarray(a["models"])):
         v.forbid("target_wounded", a["target_wounded"], f"at most models={kw['models']!r}",
                  "the models of the target unit that already carry the red token")
-    a.update(checked(rs, kw, ("blind_fire_rule",)))
-    if a["blind_fire"] and a["blind_fire_rule"] == "seed":
-        # "This is firing fully automatic (Rof3+) or blast weapons and may be used
-        # against a not fully-visible target at medium ranges."
-        if a["range"] != "medium":
-            v.forbid("range", a["range"], "'medium' with blind_fire=True",
-                     "the seed allows blind fire 'at medium ranges'; blind_fire_rule='any' lifts this check")
-        if not a["blast"] and np.any(np.asarray(a["shots"]) < 3):
-            v.forbid("shots", kw["shots"], "3 or more with blind_fire=True (or blast=True)",
-                     "blind fire is 'firing fully automatic (Rof3+) or blast weapons'; "
-                     "blind_fire_rule='any' lifts this check")
-    if a["aimed"] is not None:
-        if a["moved"] == "normal":
-            v.forbid("aimed", a["aimed"], "None when moved='normal'",
-                     "aimed fire needs a firer who is stationary or moving cautiously")
-        if np.any(np.asarray(a["shots"]) != 1) and not a["aimed_fire_team"]:
-            v.forbid("aimed", a["aimed"], "None when shots is not 1",
-                     f"aimed fire is 'a single shot', got shots={kw['shots']!r}")
-        if a["blind_fire"]:
-            v.forbid("aimed", a["aimed"], "None with blind_fire=True",
-                     "blind fire is fully automatic or blast fire, not a single aimed shot")
+    a.update(checked(rs, kw, ("blind_fire_rule",)))  # the forbidden combinations: the file's [[forbid]]
     if a["damage_rule"] == "v1":
         for name in ("damage", "defence"):
             if kw[name] is None:
@@ -123,24 +103,12 @@ def _check_shooting(kw: dict, arrays: bool) -> dict:
         a.update(checked(rs, kw, ("damage", "defence"), arrays))
         v.broadcastable({k: a[k] for k in ("shoot", "attack_power", "shots", "models", "heroic_save",
                                            "damage", "defence")})
-        if a["armour"] != "none":
-            v.forbid("armour", a["armour"], "'none' with damage_rule='v1'",
-                     "damage v1 uses the target's Defence instead of armour levels")
-        if a["cover_level"] != "none":
-            v.forbid("cover_level", a["cover_level"], "'none' with damage_rule='v1'",
-                     "cover levels belong to damage v2")
-        if a["kill_on"] != "above":
-            v.forbid("kill_on", a["kill_on"], "'above' with damage_rule='v1'",
-                     "kill_on is a damage v2 switch")
     else:
         for name in ("damage", "defence"):
             if kw[name] is not None:
                 v.forbid(name, kw[name], "None with damage_rule='v2'",
                          "Damage and Defence are damage v1 stats; v2 uses attack_power, armour and cover_level")
         a["damage"] = a["defence"] = None
-        if a["shield"]:
-            v.forbid("shield", True, "False with damage_rule='v2'",
-                     "the seed's shield 'adds +1 DEF vs shooting', and DEF exists only in damage v1")
     return a
 
 

@@ -49,20 +49,7 @@ def _check_cc(kw: dict) -> dict:
         a["response"] = "block"  # "Must defend": it blocks, whatever response was asked
     a["dual_weapons"] = v.choice("dual_weapons", kw["dual_weapons"], DUAL)
     a["defender_dual_weapons"] = v.choice("defender_dual_weapons", kw["defender_dual_weapons"], DUAL)
-    a.update(checked(rs, kw, ("damage_rule", "kill_on", "melee_phys")))
-    if a["power_attack"] and a["dual_weapons"] is not None:
-        v.forbid("power_attack", True, "False with dual_weapons",
-                 "a power attack needs a two-handed weapon, dual weapons take both hands")
-    if a["defender_power_attack"] and (a["defender_dual_weapons"] is not None or a["shield"]):
-        v.forbid("defender_power_attack", True, "False with defender_dual_weapons or shield",
-                 "a power attack needs a two-handed weapon")
-    if a["shield"] and a["defender_dual_weapons"] is not None:
-        v.forbid("shield", True, "False with defender_dual_weapons", "dual weapons take both hands")
-    if a["response"] == "block" and a["defender_power_attack"]:
-        v.forbid("defender_power_attack", True, "False with response='block'",
-                 "a power attack is a counter option")
-    if a["shield_when_countering"] and not a["shield"]:
-        v.forbid("shield_when_countering", True, "False without shield=True")
+    a.update(checked(rs, kw, ("damage_rule", "kill_on", "melee_phys")))  # combinations: the file's [[forbid]]
     counter = a["response"] == "counter"
     v1_names = ("attacker_damage", "attacker_strength", "defender_defence",
                 "defender_damage", "defender_strength", "attacker_defence")
@@ -88,15 +75,6 @@ def _check_cc(kw: dict) -> dict:
                          "damage_rule='v1'",
                          "melee damage v1 compares weapon Damage + Strength with the target's Defence")
         a.update(checked(rs, kw, v1_names, optional=v1_names))
-        for name in ("attacker_weapon_bonus", "defender_weapon_bonus"):
-            if a[name]:
-                v.forbid(name, a[name], "0 with damage_rule='v1'", "ATTACK BONUS is a damage v2 stat")
-        for name in ("attacker_armour", "defender_armour"):
-            if a[name] != "none":
-                v.forbid(name, a[name], "'none' with damage_rule='v1'",
-                         "damage v1 uses Defence instead of armour levels")
-        if a["kill_on"] != "above":
-            v.forbid("kill_on", a["kill_on"], "'above' with damage_rule='v1'", "kill_on is a damage v2 switch")
     return a
 
 
