@@ -24,6 +24,7 @@ from workbench.systems import antares, changes, forgotten, gunfire
 from workbench.systems.changes_volley import ATTACKER_KEYS
 from workbench.ui import CompareDashboard, SystemDashboard, compare_kwargs, concept_table, format_query, parse_query
 from workbench.ui.dashboard import SAMPLED_SAMPLES, SAMPLED_SEED, plain_words
+from workbench.ui.guard import plain_message
 from workbench.ui.plotwidget import Plot
 from workbench.controls import RESERVED
 from widgetkit import received, sent_messages
@@ -213,7 +214,7 @@ def test_every_control_moves_to_a_direct_call(dashboards):
                 try:
                     expected = mode.run(dash.module, kwargs)
                 except InputError as exc:
-                    assert _html(plain_words(str(exc), dash.specs)) in dash.error.value
+                    assert _html(plain_words(plain_message(exc), dash.specs)) in dash.error.value
                 else:
                     assert dash.error.value == "", (system, c.name, dash.error.value)
                     assert_pmf(dash, expected.pmf)

@@ -30,6 +30,7 @@ from typing import Any, Callable
 import ipywidgets as W
 
 from ..errors import WorkbenchError
+from ..rules.errors import ForbiddenError
 
 __all__ = ["ViewerSafe", "IntSlider", "FloatSlider", "Checkbox", "Dropdown", "ToggleButtons", "Accordion",
            "SOMETHING_WENT_WRONG", "plain_message", "guarded", "log_to_server"]
@@ -59,8 +60,11 @@ def log_to_server(text: str) -> None:
 
 
 def plain_message(exc: BaseException) -> str:
-    """What a viewer reads about ``exc``: a bad input's own message, else a
-    plain sentence (the traceback goes to the server log)."""
+    """What a viewer reads about ``exc``: a bad input's own message (a rule
+    file's refusal: its message and the settings it refused), else a plain
+    sentence (the traceback goes to the server log)."""
+    if isinstance(exc, ForbiddenError):  # the designer's words and the settings, not the file's condition
+        return f"{exc.hint} ({', '.join(f'{k}={v!r}' for k, v in exc.got.items())})"
     if isinstance(exc, WorkbenchError):
         return str(exc)
     log_to_server("workbench dashboard: unexpected error\n"
