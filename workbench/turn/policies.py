@@ -128,6 +128,13 @@ class Policy:
             return True
         return expected_wounds(battle, unit, target) > 0
 
+    def _most(self, battle, unit, foes: Sequence, shot: str, hurt_first: bool = False) -> Any:
+        """The foe ``unit``'s ``shot`` can hurt that is most threatening (``hurt_first``:
+        that it hurts most, then the most threatening), or None."""
+        useful = [(expected_wounds(battle, unit, f, shot), f) for f in foes]
+        useful = [(w if hurt_first else 0.0, self.threat(battle, f), f) for w, f in useful if w > 0]
+        return max(useful, key=lambda x: x[:2])[2] if useful else None
+
     def candidates(self, battle, side) -> list:
         foes = battle.targetable(battle.other(side))
         if not self.charge:
@@ -152,8 +159,7 @@ class Policy:
 
     def snap_target(self, battle, unit, candidates: Sequence) -> Any:
         """POSTPONED/EVADING units' snap shot (and a targeted EVADING unit's)."""
-        useful = [c for c in candidates if expected_wounds(battle, unit, c, "snap") > 0]
-        return max(useful, key=lambda c: self.threat(battle, c)) if useful else None
+        return self._most(battle, unit, candidates, "snap")
 
     def postponed_snap(self, battle, unit, candidates: Sequence) -> Any:
         """A unit POSTPONED in an earlier phase, in a later one: the passive unit
@@ -174,10 +180,7 @@ class Policy:
         if not self.disembark:
             return None
         foes = [a for a in attackers if a.alive and a.status != FIGHTING and not a.embarked]
-        useful = [f for f in foes if expected_wounds(battle, unit, f, "shot") > 0]
-        if not useful:
-            return None
-        return max(useful, key=lambda f: (expected_wounds(battle, unit, f, "shot"), self.threat(battle, f)))
+        return self._most(battle, unit, foes, "shot", hurt_first=True)
 
     def reply(self, battle, unit, attackers) -> tuple[str | None, Any]:
         """Step 6: a charged unit blocks a Furious Charge or charges back; any other
@@ -206,10 +209,8 @@ class Policy:
     def remaining(self, battle, unit, foes: Sequence) -> tuple[str, Any] | None:
         """Remaining units phase: HOLD GROUND and shoot the most threatening active
         unit it can hurt ("He may target any ACTIVE unit")."""
-        useful = [f for f in foes if expected_wounds(battle, unit, f) > 0]
-        if not useful:
-            return None
-        return "hold_ground", max(useful, key=lambda f: self.threat(battle, f))
+        foe = self._most(battle, unit, foes, "aimed")
+        return None if foe is None else ("hold_ground", foe)
 
     def igougo_target(self, battle, unit, foes: Sequence) -> Any:
         return max(foes, key=lambda f: self.threat(battle, f))

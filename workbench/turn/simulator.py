@@ -82,16 +82,26 @@ class Battle(Table):
                 if u.marker == FIGHTING and not u.locked:
                     u.place(None)
 
-    @staticmethod
-    def _answer(unit: Unit, response: str, tally: Tally) -> None:
-        """Step 3's answer of one attacked unit: UNDER FIRE, or ENGAGED (to go
-        to ground is ENGAGED too), counted in the turn's tally."""
+    def _answer(self, unit: Unit, response: str, target: Unit) -> None:
+        """Step 3's answer of one attacked unit (``target`` itself, or a unit embarked on
+        it): UNDER FIRE, or ENGAGED (to go to ground is ENGAGED too), counted in the tally."""
+        tally = self.tally
+        if unit is not target:
+            unit.took_part = True
+            if response == "go_to_ground":
+                raise InputError("response", "'engage' or 'under_fire' for an embarked unit", response,
+                                 "an embarked unit is off the table: it cannot go to ground")
         if response == "under_fire":
             unit.state = UNDER_FIRE
             tally.under_fire += 1
         else:
             unit.state = ENGAGED
             tally.engaged += 1
+        if response == "go_to_ground":  # "may be performed immediately when the unit is attacked"
+            unit.place(GONE_TO_GROUND)
+            tally.went_to_ground += 1
+        self._say(f"{unit.name} answers: {response}" if unit is target
+                  else f"{unit.name} (embarked on {target.name}) answers: {response}")
 
     def turn(self, active: str, policies: dict, rng: np.random.Generator) -> Tally:
         """Play one Changes turn with ``active`` ("A" or "B") as the ACTIVE PLAYER.
@@ -171,26 +181,12 @@ class Battle(Table):
             for a in att:
                 a.state = ENGAGED
                 a.took_part = True
-        # step 3: the passive player's answer
+        # step 3: the passive player's answer; "a transport with a unit embarked on it counts as
+        # 2 units": the unit inside answers too
         for tg, att in plan:
-            if tg.status == READY:
-                r = v.choice("response", pol_p.response(self, tg, att), RESPONSES)
-                self._answer(tg, r, t)
-                if r == "go_to_ground":  # "may be performed immediately when the unit is attacked"
-                    tg.place(GONE_TO_GROUND)
-                    t.went_to_ground += 1
-                self._say(f"{tg.name} answers: {r}")
-            # "a transport with a unit embarked on it counts as 2 units": the unit inside answers too
-            for p in self.passengers(tg):
-                if p.status != READY:
-                    continue
-                p.took_part = True
-                r = v.choice("response", pol_p.response(self, p, att), RESPONSES)
-                if r == "go_to_ground":
-                    raise InputError("response", "'engage' or 'under_fire' for an embarked unit", r,
-                                     "an embarked unit is off the table: it cannot go to ground")
-                self._answer(p, r, t)
-                self._say(f"{p.name} (embarked on {tg.name}) answers: {r}")
+            for u in [tg] + self.passengers(tg):
+                if u.status == READY:
+                    self._answer(u, v.choice("response", pol_p.response(self, u, att), RESPONSES), tg)
         # step 4: "If one of the passive ENGAGED units is embarked on a transport, it may now
         # perform a DISEMBARK action" (Disembark 6" ••: a SHOT)
         inside = [(p, tg, att) for tg, att in plan for p in self.passengers(tg) if p.state == ENGAGED]
