@@ -13,29 +13,11 @@ decision of one player:
   phase (:meth:`Policy.remaining`).
 
 The three named policies differ only in how the active player spreads its
-units over targets:
-
-* ``"focus"`` (:class:`FocusFire`): one target per phase (the enemy unit that
-  throws the most dice), every READY unit able to hurt it declared at it;
-* ``"spread"`` (:class:`SpreadFire`): fire spread over every enemy unit that
-  can be targeted, two targets a phase, the READY units dealt out evenly;
-* ``"greedy"`` (:class:`Greedy`): for each target the fewest READY units
-  (strongest first) whose volley destroys it with probability at least
-  ``kill_probability``, computed with the exact resolver
-  :func:`workbench.systems.changes.volley`; the target needing the fewest
-  units is taken first, and a second target the same way with the units left.
-
-Common options: ``response`` ("engage", "under_fire" or "go_to_ground": what a
-targeted READY unit answers; a unit inside a transport, which cannot go to
-ground, engages instead), ``charge`` (units with a melee weapon make a
-Furious Charge at their target instead of shooting; FIGHTING targets can then be
-chosen, for a Tactical Charge), ``charge_kind`` ("furious", default, or
-"desperate": the charge those units make at a target that is not FIGHTING),
-``charge_distance`` (the inches a Desperate Charge's 6+D6" must reach; 0,
-default, always reaches), ``disembark`` (True, default: a unit embarked on a
-targeted transport that ENGAGEs disembarks in step 4 and makes the DISEMBARK
-action's SHOT at the attacker of its transport it hurts most; False: it stays
-inside).
+units over targets: ``"focus"`` (:class:`FocusFire`), ``"spread"``
+(:class:`SpreadFire`) and ``"greedy"`` (:class:`Greedy`). Their options
+(``response``, ``charge``, ``charge_kind``, ``charge_distance``, ``disembark``,
+Greedy's ``kill_probability``) are described with their defaults in
+``docs/rules/changes_turn.md`` ("Policies").
 """
 from __future__ import annotations
 
@@ -89,7 +71,7 @@ def _dice(unit) -> int:
 
 
 class Policy:
-    """The decisions of one player; subclasses choose the targets (see the module docstring)."""
+    """The decisions of one player; subclasses choose the targets (docs/rules/changes_turn.md, "Policies")."""
 
     name = "base"
 
@@ -131,9 +113,9 @@ class Policy:
     def _most(self, battle, unit, foes: Sequence, shot: str, hurt_first: bool = False) -> Any:
         """The foe ``unit``'s ``shot`` can hurt that is most threatening (``hurt_first``:
         that it hurts most, then the most threatening), or None."""
-        useful = [(expected_wounds(battle, unit, f, shot), f) for f in foes]
-        useful = [(w if hurt_first else 0.0, self.threat(battle, f), f) for w, f in useful if w > 0]
-        return max(useful, key=lambda x: x[:2])[2] if useful else None
+        hurt = {f: expected_wounds(battle, unit, f, shot) for f in foes}
+        useful = [f for f in foes if hurt[f] > 0]
+        return max(useful, key=lambda f: (hurt[f] if hurt_first else 0.0, self.threat(battle, f)), default=None)
 
     def candidates(self, battle, side) -> list:
         foes = battle.targetable(battle.other(side))
@@ -257,7 +239,7 @@ class SpreadFire(Policy):
 
 class Greedy(Policy):
     """The fewest units that destroy a target with probability >= ``kill_probability``
-    (exact: :func:`workbench.systems.changes.volley`); see the module docstring."""
+    (exact: :func:`workbench.systems.changes.volley`); see docs/rules/changes_turn.md, "Policies"."""
 
     name = "greedy"
 
