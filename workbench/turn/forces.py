@@ -49,8 +49,8 @@ ACTIONS: dict[str, str] = {
     "evade": "Evade 4”",
 }
 
-#: bullets -> the shot they allow ("• SNAP SHOT", "•• SHOT", "••• AIMED SHOT")
-SHOTS = {1: "snap", 2: "shot", 3: "aimed"}
+#: bullets -> the shot they allow ("• SNAP SHOT", "•• SHOT", "••• AIMED SHOT": the rule file's actions)
+SHOTS = dict(enumerate(changes.ACTIONS, 1))
 
 
 @stat_function

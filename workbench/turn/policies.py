@@ -30,6 +30,7 @@ from ..validate import stat_function
 from ..errors import InputError
 from ..rules.frozen import remember
 from ..systems import changes
+from .state import EVADING, FIGHTING, RESPONSES
 
 __all__ = ["Policy", "FocusFire", "SpreadFire", "Greedy", "POLICIES", "get_policy", "expected_wounds"]
 
@@ -43,23 +44,16 @@ def _rate(tests: tuple) -> float:
     return p
 
 
-FIGHTING, EVADING, READY = "FIGHTING", "EVADING", "READY"
 
 #: exact P(destroyed) of a volley, shared by every Greedy policy of the process
 _P_DESTROYED: dict = {}
 _P_MAX = 200_000
 
 
-def _shot_against(battle, unit, target, shot: str) -> str:
-    if target.status == EVADING or unit.gone_to_ground:
-        return "snap"
-    return shot
-
-
 def expected_wounds(battle, unit, target, shot: str = "aimed") -> float:
     """Expected unsaved wounds of ``unit``'s shot at ``target`` (per-die rates of
     :mod:`workbench.systems.changes`, times the dice)."""
-    shot = _shot_against(battle, unit, target, shot)
+    shot = battle.shot_at(unit, target, shot)
     total = 0.0
     for w in battle.weapons_for(unit, shot):
         total += w.shots * unit.models * _rate(battle.gun_tests(unit, w, shot, target))
@@ -77,7 +71,7 @@ class Policy:
 
     def __init__(self, *, response: str = "engage", charge: bool = False, charge_kind: str = "furious",
                  charge_distance: float = 0.0, disembark: bool = True):
-        self.response_choice = v.choice("response", response, ("engage", "under_fire", "go_to_ground"))
+        self.response_choice = v.choice("response", response, RESPONSES)
         self.charge = v.boolean("charge", charge)
         self.charge_kind = v.choice("charge_kind", charge_kind, ("furious", "desperate"))
         self.charge_distance = v.real("charge_distance", charge_distance, 0.0, 1000.0)
@@ -259,7 +253,7 @@ class Greedy(Policy):
         evading = target.status == EVADING
         entries = []
         for u in attackers:
-            shot = _shot_against(battle, u, target, "aimed")
+            shot = battle.shot_at(u, target, "aimed")
             for w in battle.weapons_for(u, shot):
                 entries.append((u.spec.bs, w.s, w.ap, w.shots * u.models, w.kind, shot,
                                 u.gone_to_ground, u.spec.cover))
