@@ -30,17 +30,13 @@ def _stage_texts(o: Outcome) -> list[str]:
     return out
 
 
-def _fraction_text(p: Fraction) -> str:
-    return f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
-
-
 def _product(o: Outcome) -> str | None:
     """'8/12 × 5/12 × 6/12 = 5/36 (13.9 %)' (None without stages)."""
     per = o.per_attack
     if per is None:
         return None
     parts = [_ratio_in(st.detail, st.probability, st.faces) for st in o.stages]
-    reduced = _fraction_text(per)
+    reduced = ratio(per)
     chain = " × ".join(parts)
     product = reduced if len(parts) == 1 and parts[0] == reduced else f"{chain} = {reduced}"
     return f"{product} ({pct(per)})"
@@ -49,13 +45,13 @@ def _product(o: Outcome) -> str | None:
 def _exact_text(x: Fraction | float) -> str:
     """A Fraction as a fraction when a reader can take it in, with its decimal; a float alone."""
     if isinstance(x, Fraction) and x.denominator < 10 ** 7:
-        return f"{_fraction_text(x)} = {float(x):.3f}" if x.denominator != 1 else str(x.numerator)
+        return f"{ratio(x)} = {float(x):.3f}" if x.denominator != 1 else str(x.numerator)
     return f"{float(x):.3f}"
 
 
 def _any_text(p: Fraction | float) -> str:
     if isinstance(p, Fraction) and p.denominator < 10 ** 7:
-        return f"{_fraction_text(p)} ({pct(p)})"
+        return f"{ratio(p)} ({pct(p)})"
     return pct(p)
 
 
@@ -84,7 +80,7 @@ def _per_attack_cell(o: Outcome, digits: int) -> str:
         return f"{pct(any_one, digits)} at least one"
     if o.per_attack is None:
         return "–"
-    return f"{_fraction_text(o.per_attack)} ({pct(o.per_attack, digits)})"
+    return f"{ratio(o.per_attack)} ({pct(o.per_attack, digits)})"
 
 
 def _totals_text(o: Outcome) -> str:

@@ -9,7 +9,7 @@ from ..errors import InputError
 from ..outcome import Outcome
 from .math import _per_attack_cell, _sampled_text, _stage_texts, _totals_text, per_attack_line
 from .matchup import dashboard_link, matchup_line
-from .tables import bb_block, md_table
+from .tables import BBCODE, MARKDOWN, Marks
 from .words import _attack_word, _check, _effect_text, _is_outcome, _ratio_in, input_lines, pct, plain_note
 
 __all__ = ["to_markdown", "to_bbcode", "PHPBB_TAGS"]
@@ -78,27 +78,10 @@ def to_markdown(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
     below ``link_base``) ends the post.
 
     A mapping of outcomes gives one side-by-side table instead
-    (:func:`_compare_markdown`). ``names``: (firer, weapon, target) names
+    (:func:`_compare`). ``names``: (firer, weapon, target) names
     for :func:`matchup_line` (for a mapping: a mapping of the same keys).
     """
-    many = _outcomes(outcome)
-    if many is not None:
-        return _compare_markdown(many, digits, names, inputs)
-    o = _check(outcome)
-    line, stages, per, totals = _post_parts(o, names)
-    lines = [f"**{line}**", ""]
-    lines += [f"- {s}" for s in stages]
-    if per is not None:
-        lines.append(f"- **{per}**")
-    if stages or per is not None:
-        lines.append("")
-    lines += [totals, ""]
-    lines += md_table(_table_head(o), _rows(o, digits))
-    lines += [""] + [x for t in _trailer(o, inputs) for x in (t, "")]
-    link = dashboard_link(o, link_base)
-    if link is not None:
-        lines.append(f"[See it on the dashboard]({link})")
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return _post(outcome, MARKDOWN, digits, names, inputs, False, link_base)
 
 
 def to_bbcode(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
@@ -112,24 +95,27 @@ def to_bbcode(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
     [table] instead of the [code] block, for boards that have that tag.
 
     A mapping of outcomes gives one side-by-side table instead."""
+    return _post(outcome, BBCODE, digits, names, inputs, tables, link_base)
+
+
+def _post(outcome: Any, m: Marks, digits: int, names: Any, inputs: bool, tables: bool, link_base: str) -> str:
+    """The post of :func:`to_markdown` or :func:`to_bbcode`, in the marks ``m`` of its format."""
     many = _outcomes(outcome)
     if many is not None:
-        return _compare_bbcode(many, digits, names, inputs, tables)
+        return _compare(many, m, digits, names, inputs, tables)
     o = _check(outcome)
     line, stages, per, totals = _post_parts(o, names)
-    lines = [f"[b]{line}[/b]"]
-    if stages:
-        lines += ["[list]"] + [f"[*]{s}" for s in stages] + ["[/list]"]
+    lines = [m.bold.format(line), *m.gap, *m.items(stages)]
     if per is not None:
-        lines.append(f"[b]{per}[/b]")
-    lines.append(totals)
-    lines += bb_block(_table_head(o), _rows(o, digits), tables)
-    trailer = _trailer(o, inputs)
-    lines += [f"[size=85]{t}[/size]" for t in trailer]
+        lines.append(m.per.format(per))
+    if stages or per is not None:
+        lines += m.gap
+    lines += [totals, *m.gap, *m.table(_table_head(o), _rows(o, digits), tables=tables), *m.gap]
+    lines += [x for t in _trailer(o, inputs) for x in (m.small.format(t), *m.gap)]
     link = dashboard_link(o, link_base)
     if link is not None:
-        lines.append(f"[url={link}]See it on the dashboard[/url]")
-    return "\n".join(lines) + "\n"
+        lines.append(m.link.format(link))
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 # ---------------------------------------------------------------------------
@@ -186,25 +172,13 @@ def _compare_title(many: Mapping[str, Outcome]) -> str:
     return "Side by side: " + ", ".join(_column_name(k, o) for k, o in many.items())
 
 
-def _compare_markdown(many: Mapping[str, Outcome], digits: int, names: Any, inputs: bool) -> str:
+def _compare(many: Mapping[str, Outcome], m: Marks, digits: int, names: Any, inputs: bool, tables: bool) -> str:
     head, rows = _compare_rows(many, digits)
-    lines = [f"**{_compare_title(many)}**", ""]
-    lines += [f"- **{_column_name(k, o)}**: {matchup_line(o, _names_for(names, k), system=False)}"
-              for k, o in many.items()]
-    lines += [""] + md_table(head, rows, left=1) + [""]
+    lines = [m.bold.format(_compare_title(many)), *m.gap]
+    lines += m.items([f"{m.bold.format(_column_name(k, o))}: {matchup_line(o, _names_for(names, k), system=False)}"
+                      for k, o in many.items()])
+    lines += [*m.gap, *m.table(head, rows, left=1, tables=tables), *m.gap]
     for k, o in many.items():
-        trailer = _trailer(o, inputs, notes=inputs)
-        lines += [f"*{_column_name(k, o)}*: " + " ".join(trailer), ""]
+        trailer = " ".join(_trailer(o, inputs, notes=inputs))
+        lines += [m.small.format(f"{m.italic.format(_column_name(k, o))}: {trailer}"), *m.gap]
     return "\n".join(lines).rstrip("\n") + "\n"
-
-
-def _compare_bbcode(many: Mapping[str, Outcome], digits: int, names: Any, inputs: bool, tables: bool) -> str:
-    head, rows = _compare_rows(many, digits)
-    lines = [f"[b]{_compare_title(many)}[/b]", "[list]"]
-    lines += [f"[*][b]{_column_name(k, o)}[/b]: {matchup_line(o, _names_for(names, k), system=False)}"
-              for k, o in many.items()]
-    lines += ["[/list]"]
-    lines += bb_block(head, rows, tables, left=1)
-    for k, o in many.items():
-        lines.append(f"[size=85][i]{_column_name(k, o)}[/i]: " + " ".join(_trailer(o, inputs, notes=inputs)) + "[/size]")
-    return "\n".join(lines) + "\n"

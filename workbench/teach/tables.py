@@ -1,10 +1,12 @@
 """Tables as text: Markdown, aligned plain text for a [code] block, and
-BBCode ([code] or, for boards that have it, [table])."""
+BBCode ([code] or, for boards that have it, [table]); and the marks of the two post
+formats (:data:`MARKDOWN`, :data:`BBCODE`), so that one writer serves both."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
-__all__ = ["md_table", "code_table", "bb_block"]
+__all__ = ["md_table", "code_table", "bb_block", "Marks", "MARKDOWN", "BBCODE"]
 
 
 def md_table(head: Sequence[str], rows: Sequence[Sequence[str]], left: int = 0) -> list[str]:
@@ -37,3 +39,36 @@ def bb_block(head: Sequence[str], rows: Sequence[Sequence[str]], tables: bool, l
         return _bb_table(head, rows)
     body = code_table(head, rows, left)
     return ["[code]" + body[0]] + body[1:-1] + [body[-1] + "[/code]"] if len(body) > 1 else [f"[code]{body[0]}[/code]"]
+
+
+@dataclass(frozen=True)
+class Marks:
+    """How one post format writes bold, italic, a list, small print and a table; ``gap``
+    is the blank line between blocks (Markdown) or nothing (BBCode); ``per`` the
+    per-attack line (Markdown lists it with the stages, BBCode after the [list])."""
+
+    bold: str
+    per: str
+    italic: str
+    item: str
+    small: str
+    link: str
+    gap: tuple[str, ...]
+    open: tuple[str, ...]
+    close: tuple[str, ...]
+    bbcode: bool
+
+    def table(self, head: Sequence[str], rows: Sequence[Sequence[str]], left: int = 0,
+              tables: bool = False) -> list[str]:
+        return bb_block(head, rows, tables, left) if self.bbcode else md_table(head, rows, left)
+
+    def items(self, texts: Sequence[str]) -> list[str]:
+        """A list of ``texts`` (nothing at all for none)."""
+        return [*self.open, *(self.item.format(t) for t in texts), *self.close] if texts else []
+
+
+MARKDOWN = Marks(bold="**{}**", per="- **{}**", italic="*{}*", item="- {}", small="{}", link="[See it on the dashboard]({})",
+                 gap=("",), open=(), close=(), bbcode=False)
+BBCODE = Marks(bold="[b]{}[/b]", per="[b]{}[/b]", italic="[i]{}[/i]", item="[*]{}", small="[size=85]{}[/size]",
+               link="[url={}]See it on the dashboard[/url]", gap=(), open=("[list]",), close=("[/list]",),
+               bbcode=True)

@@ -49,8 +49,8 @@ ACTIONS: dict[str, str] = {
     "evade": "Evade 4”",
 }
 
-#: bullets -> the shot they allow ("• SNAP SHOT", "•• SHOT", "••• AIMED SHOT")
-SHOTS = {1: "snap", 2: "shot", 3: "aimed"}
+#: bullets -> the shot they allow ("• SNAP SHOT", "•• SHOT", "••• AIMED SHOT": the rule file's actions)
+SHOTS = dict(enumerate(changes.ACTIONS, 1))
 
 
 @stat_function
@@ -65,6 +65,10 @@ def shot_of(action: str) -> str | None:
     return SHOTS.get(bullets)
 
 
+#: a weapon's fields and ranges, as the Changes weapon profiles hold them
+_WEAPON = changes.SYSTEM.profiles.weapon
+
+
 @dataclass(frozen=True)
 class Weapon:
     """One weapon: ``shots`` dice per model, roll stats ``s`` and ``ap`` (5 means
@@ -77,10 +81,10 @@ class Weapon:
     kind: str = "light"
 
     def __post_init__(self):
-        v.integer("weapon.s", self.s, *changes.ROLL_STAT)
-        v.integer("weapon.ap", self.ap, *changes.ROLL_STAT)
-        v.integer("weapon.shots", self.shots, 0, 100)
-        v.choice("weapon.kind", self.kind, ("light", "heavy", "melee"))
+        for k in ("s", "ap"):
+            v.integer(f"weapon.{k}", getattr(self, k), _WEAPON[k].lo, _WEAPON[k].hi)
+        v.integer("weapon.shots", self.shots, 0, _WEAPON["shots"].hi)  # 0: a weapon left out of a shot
+        v.choice("weapon.kind", self.kind, _WEAPON["class"].allowed)
 
 
 #: the close combat weapon of a unit without a melee profile: the model's own
@@ -90,7 +94,8 @@ def BARE_HANDS(s: int) -> Weapon:
     return Weapon("bare hands", s=s, ap=13, shots=1, kind="melee")
 
 
-_STATS = ("ws", "bs", "s", "t", "w", "i", "a", "ld", "sv", "d", "inv")
+#: the stat line's fields and ranges, as the Changes unit profiles hold them
+_STATS = changes.SYSTEM.profiles.unit
 
 
 @dataclass(frozen=True)
@@ -121,13 +126,9 @@ class UnitSpec:
         if not isinstance(self.name, str) or not self.name.strip():
             raise InputError("unit.name", "a non-empty string", self.name)
         v.integer(f"{self.name}.models", self.models, 1, changes.MAX_MODELS)
-        for k in ("ws", "bs", "s", "ld"):
-            v.integer(f"{self.name}.{k}", getattr(self, k), *changes.ROLL_STAT)
-        for k in ("t", "sv", "d", "inv", "cover"):
-            v.integer(f"{self.name}.{k}", getattr(self, k), *changes.MODIFIER)
-        v.integer(f"{self.name}.w", self.w, 1, changes.MAX_WOUNDS)
-        v.integer(f"{self.name}.i", self.i, 0, 20)
-        v.integer(f"{self.name}.a", self.a, 0, 100)
+        for k, f in _STATS.items():
+            v.integer(f"{self.name}.{k}", getattr(self, k), f.lo, f.hi)
+        v.integer(f"{self.name}.cover", self.cover, *changes.MODIFIER)
         v.integer(f"{self.name}.carries", self.carries, 0, 10)
         v.boolean(f"{self.name}.visible", self.visible)
         v.boolean(f"{self.name}.gone_to_ground", self.gone_to_ground)

@@ -13,29 +13,11 @@ decision of one player:
   phase (:meth:`Policy.remaining`).
 
 The three named policies differ only in how the active player spreads its
-units over targets:
-
-* ``"focus"`` (:class:`FocusFire`): one target per phase (the enemy unit that
-  throws the most dice), every READY unit able to hurt it declared at it;
-* ``"spread"`` (:class:`SpreadFire`): fire spread over every enemy unit that
-  can be targeted, two targets a phase, the READY units dealt out evenly;
-* ``"greedy"`` (:class:`Greedy`): for each target the fewest READY units
-  (strongest first) whose volley destroys it with probability at least
-  ``kill_probability``, computed with the exact resolver
-  :func:`workbench.systems.changes.volley`; the target needing the fewest
-  units is taken first, and a second target the same way with the units left.
-
-Common options: ``response`` ("engage", "under_fire" or "go_to_ground": what a
-targeted READY unit answers; a unit inside a transport, which cannot go to
-ground, engages instead), ``charge`` (units with a melee weapon make a
-Furious Charge at their target instead of shooting; FIGHTING targets can then be
-chosen, for a Tactical Charge), ``charge_kind`` ("furious", default, or
-"desperate": the charge those units make at a target that is not FIGHTING),
-``charge_distance`` (the inches a Desperate Charge's 6+D6" must reach; 0,
-default, always reaches), ``disembark`` (True, default: a unit embarked on a
-targeted transport that ENGAGEs disembarks in step 4 and makes the DISEMBARK
-action's SHOT at the attacker of its transport it hurts most; False: it stays
-inside).
+units over targets: ``"focus"`` (:class:`FocusFire`), ``"spread"``
+(:class:`SpreadFire`) and ``"greedy"`` (:class:`Greedy`). Their options
+(``response``, ``charge``, ``charge_kind``, ``charge_distance``, ``disembark``,
+Greedy's ``kill_probability``) are described with their defaults in
+``docs/rules/changes_turn.md`` ("Policies").
 """
 from __future__ import annotations
 
@@ -48,6 +30,7 @@ from ..validate import stat_function
 from ..errors import InputError
 from ..rules.frozen import remember
 from ..systems import changes
+from .state import EVADING, FIGHTING, RESPONSES
 
 __all__ = ["Policy", "FocusFire", "SpreadFire", "Greedy", "POLICIES", "get_policy", "expected_wounds"]
 
@@ -61,23 +44,16 @@ def _rate(tests: tuple) -> float:
     return p
 
 
-FIGHTING, EVADING, READY = "FIGHTING", "EVADING", "READY"
 
 #: exact P(destroyed) of a volley, shared by every Greedy policy of the process
 _P_DESTROYED: dict = {}
 _P_MAX = 200_000
 
 
-def _shot_against(battle, unit, target, shot: str) -> str:
-    if target.status == EVADING or unit.gone_to_ground:
-        return "snap"
-    return shot
-
-
 def expected_wounds(battle, unit, target, shot: str = "aimed") -> float:
     """Expected unsaved wounds of ``unit``'s shot at ``target`` (per-die rates of
     :mod:`workbench.systems.changes`, times the dice)."""
-    shot = _shot_against(battle, unit, target, shot)
+    shot = battle.shot_at(unit, target, shot)
     total = 0.0
     for w in battle.weapons_for(unit, shot):
         total += w.shots * unit.models * _rate(battle.gun_tests(unit, w, shot, target))
@@ -89,13 +65,13 @@ def _dice(unit) -> int:
 
 
 class Policy:
-    """The decisions of one player; subclasses choose the targets (see the module docstring)."""
+    """The decisions of one player; subclasses choose the targets (docs/rules/changes_turn.md, "Policies")."""
 
     name = "base"
 
     def __init__(self, *, response: str = "engage", charge: bool = False, charge_kind: str = "furious",
                  charge_distance: float = 0.0, disembark: bool = True):
-        self.response_choice = v.choice("response", response, ("engage", "under_fire", "go_to_ground"))
+        self.response_choice = v.choice("response", response, RESPONSES)
         self.charge = v.boolean("charge", charge)
         self.charge_kind = v.choice("charge_kind", charge_kind, ("furious", "desperate"))
         self.charge_distance = v.real("charge_distance", charge_distance, 0.0, 1000.0)
@@ -128,6 +104,13 @@ class Policy:
             return True
         return expected_wounds(battle, unit, target) > 0
 
+    def _most(self, battle, unit, foes: Sequence, shot: str, hurt_first: bool = False) -> Any:
+        """The foe ``unit``'s ``shot`` can hurt that is most threatening (``hurt_first``:
+        that it hurts most, then the most threatening), or None."""
+        hurt = {f: expected_wounds(battle, unit, f, shot) for f in foes}
+        useful = [f for f in foes if hurt[f] > 0]
+        return max(useful, key=lambda f: (hurt[f] if hurt_first else 0.0, self.threat(battle, f)), default=None)
+
     def candidates(self, battle, side) -> list:
         foes = battle.targetable(battle.other(side))
         if not self.charge:
@@ -152,8 +135,7 @@ class Policy:
 
     def snap_target(self, battle, unit, candidates: Sequence) -> Any:
         """POSTPONED/EVADING units' snap shot (and a targeted EVADING unit's)."""
-        useful = [c for c in candidates if expected_wounds(battle, unit, c, "snap") > 0]
-        return max(useful, key=lambda c: self.threat(battle, c)) if useful else None
+        return self._most(battle, unit, candidates, "snap")
 
     def postponed_snap(self, battle, unit, candidates: Sequence) -> Any:
         """A unit POSTPONED in an earlier phase, in a later one: the passive unit
@@ -174,10 +156,7 @@ class Policy:
         if not self.disembark:
             return None
         foes = [a for a in attackers if a.alive and a.status != FIGHTING and not a.embarked]
-        useful = [f for f in foes if expected_wounds(battle, unit, f, "shot") > 0]
-        if not useful:
-            return None
-        return max(useful, key=lambda f: (expected_wounds(battle, unit, f, "shot"), self.threat(battle, f)))
+        return self._most(battle, unit, foes, "shot", hurt_first=True)
 
     def reply(self, battle, unit, attackers) -> tuple[str | None, Any]:
         """Step 6: a charged unit blocks a Furious Charge or charges back; any other
@@ -206,10 +185,8 @@ class Policy:
     def remaining(self, battle, unit, foes: Sequence) -> tuple[str, Any] | None:
         """Remaining units phase: HOLD GROUND and shoot the most threatening active
         unit it can hurt ("He may target any ACTIVE unit")."""
-        useful = [f for f in foes if expected_wounds(battle, unit, f) > 0]
-        if not useful:
-            return None
-        return "hold_ground", max(useful, key=lambda f: self.threat(battle, f))
+        foe = self._most(battle, unit, foes, "aimed")
+        return None if foe is None else ("hold_ground", foe)
 
     def igougo_target(self, battle, unit, foes: Sequence) -> Any:
         return max(foes, key=lambda f: self.threat(battle, f))
@@ -256,7 +233,7 @@ class SpreadFire(Policy):
 
 class Greedy(Policy):
     """The fewest units that destroy a target with probability >= ``kill_probability``
-    (exact: :func:`workbench.systems.changes.volley`); see the module docstring."""
+    (exact: :func:`workbench.systems.changes.volley`); see docs/rules/changes_turn.md, "Policies"."""
 
     name = "greedy"
 
@@ -276,7 +253,7 @@ class Greedy(Policy):
         evading = target.status == EVADING
         entries = []
         for u in attackers:
-            shot = _shot_against(battle, u, target, "aimed")
+            shot = battle.shot_at(u, target, "aimed")
             for w in battle.weapons_for(u, shot):
                 entries.append((u.spec.bs, w.s, w.ap, w.shots * u.models, w.kind, shot,
                                 u.gone_to_ground, u.spec.cover))

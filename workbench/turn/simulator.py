@@ -3,41 +3,11 @@
 Seed ``000_821a3f094c9e3c4f.txt``: "During one turn, one player is the ACTIVE
 PLAYER, the other is the PASSIVE PLAYER ... A TURN is divided into PHASES.
 During a single PHASE, one or two PASSIVE UNITS are attacked by any number of
-ACTIVE UNITS." :meth:`Battle.turn` plays:
-
-* **EARLY COMBATS**: units already locked in close combat FIGHT; "If any of
-  those units manage to kill all their opponents, place an EVADING marker next
-  to them. Otherwise, place a FIGHTING MARKER next to them."
-* **ACTIVE PLAYER PHASES**, each: (1) the active player's policy chooses 1 or 2
-  READY, EVADING or FIGHTING passive units ("a transport with a unit embarked
-  on it counts as 2 units"); (2) declares which READY units attack them;
-  (3) each targeted READY passive unit ENGAGEs or stays UNDER FIRE (or goes to
-  ground at once: "This action may be performed immediately when the unit is
-  attacked"; a unit embarked on a targeted transport answers too); (4) "If one
-  of the passive ENGAGED units is embarked on a transport, it may now perform
-  a DISEMBARK action" (its •• SHOT at an attacker of its transport); (5) the
-  attackers' actions are resolved; (6) the ENGAGED passive units act ("They
-  cannot DISEMBARK") (shoot, or, if "just successfully charged", only BLOCK or CHARGE
-  at a charger; targeted EVADING units may SNAP SHOOT, "which turns them into
-  OCCUPIED"); (7) Furious Charge free attacks; (8) "All casualties suffered in
-  this phase are now removed from play"; (9) units locked by a TACTICAL or
-  FURIOUS CHARGE are FIGHTING, the other ENGAGED units OCCUPIED, units that
-  stayed under fire UNDER FIRE. A DESPERATE CHARGE (6+D6") locks the two units
-  too, but they are not FIGHTING: "a unit that started a CC in a desperate
-  charge only begins fighting in the next turn" (its early combats).
-  A unit POSTPONED in an earlier phase ("Postpone 6\"") may remove its marker
-  after step 5 of a later one and SNAP SHOOT at "a PASSIVE UNIT that takes
-  part in this phase". Active units never declared are POSTPONED (or
-  EVADING, if unseen), except a unit gone to ground, which "cannot move in
-  any way": it keeps its GO TO GROUND marker.
-* **REMAINING UNITS PHASE**: passive READY, EVADING and UNDER FIRE units act
-  "one by one" ("They can only shoot after HOLD GROUND or TACTICAL CHARGE
-  actions. He may target any ACTIVE unit"), then POSTPONED and EVADING active
-  units SNAP SHOOT at a passive unit "that takes part in this phase"; the
-  casualties are removed together.
-* **LATE COMBATS**: "Every unit that is still FIGHTING at this point resolves
-  its FIGHT action. Perform a close combat morale test for every unit that
-  lost a close combat."
+ACTIVE UNITS." :meth:`Battle.turn` plays the EARLY COMBATS, the ACTIVE PLAYER
+PHASES (each in the seed's nine steps, numbered as in the comments of
+:meth:`Battle._phase`), the REMAINING UNITS PHASE and the LATE COMBATS.
+``docs/rules/changes_turn.md`` ("The turn sequence, rule by rule") quotes the
+seed for every step with the method that models it and the test that checks it.
 
 Every die is rolled with the per-die rules of :mod:`workbench.systems.changes`
 (its D12 tests and its to-hit, to-pierce and to-wound targets), with a numpy
@@ -82,16 +52,26 @@ class Battle(Table):
                 if u.marker == FIGHTING and not u.locked:
                     u.place(None)
 
-    @staticmethod
-    def _answer(unit: Unit, response: str, tally: Tally) -> None:
-        """Step 3's answer of one attacked unit: UNDER FIRE, or ENGAGED (to go
-        to ground is ENGAGED too), counted in the turn's tally."""
+    def _answer(self, unit: Unit, response: str, target: Unit) -> None:
+        """Step 3's answer of one attacked unit (``target`` itself, or a unit embarked on
+        it): UNDER FIRE, or ENGAGED (to go to ground is ENGAGED too), counted in the tally."""
+        tally = self.tally
+        if unit is not target:
+            unit.took_part = True
+            if response == "go_to_ground":
+                raise InputError("response", "'engage' or 'under_fire' for an embarked unit", response,
+                                 "an embarked unit is off the table: it cannot go to ground")
         if response == "under_fire":
             unit.state = UNDER_FIRE
             tally.under_fire += 1
         else:
             unit.state = ENGAGED
             tally.engaged += 1
+        if response == "go_to_ground":  # "may be performed immediately when the unit is attacked"
+            unit.place(GONE_TO_GROUND)
+            tally.went_to_ground += 1
+        self._say(f"{unit.name} answers: {response}" if unit is target
+                  else f"{unit.name} (embarked on {target.name}) answers: {response}")
 
     def turn(self, active: str, policies: dict, rng: np.random.Generator) -> Tally:
         """Play one Changes turn with ``active`` ("A" or "B") as the ACTIVE PLAYER.
@@ -171,26 +151,12 @@ class Battle(Table):
             for a in att:
                 a.state = ENGAGED
                 a.took_part = True
-        # step 3: the passive player's answer
+        # step 3: the passive player's answer; "a transport with a unit embarked on it counts as
+        # 2 units": the unit inside answers too
         for tg, att in plan:
-            if tg.status == READY:
-                r = v.choice("response", pol_p.response(self, tg, att), RESPONSES)
-                self._answer(tg, r, t)
-                if r == "go_to_ground":  # "may be performed immediately when the unit is attacked"
-                    tg.place(GONE_TO_GROUND)
-                    t.went_to_ground += 1
-                self._say(f"{tg.name} answers: {r}")
-            # "a transport with a unit embarked on it counts as 2 units": the unit inside answers too
-            for p in self.passengers(tg):
-                if p.status != READY:
-                    continue
-                p.took_part = True
-                r = v.choice("response", pol_p.response(self, p, att), RESPONSES)
-                if r == "go_to_ground":
-                    raise InputError("response", "'engage' or 'under_fire' for an embarked unit", r,
-                                     "an embarked unit is off the table: it cannot go to ground")
-                self._answer(p, r, t)
-                self._say(f"{p.name} (embarked on {tg.name}) answers: {r}")
+            for u in [tg] + self.passengers(tg):
+                if u.status == READY:
+                    self._answer(u, v.choice("response", pol_p.response(self, u, att), RESPONSES), tg)
         # step 4: "If one of the passive ENGAGED units is embarked on a transport, it may now
         # perform a DISEMBARK action" (Disembark 6" ••: a SHOT)
         inside = [(p, tg, att) for tg, att in plan for p in self.passengers(tg) if p.state == ENGAGED]

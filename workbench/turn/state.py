@@ -6,7 +6,7 @@ Seed ``000_821a3f094c9e3c4f.txt``; see ``docs/rules/changes_turn.md``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .. import validate as v
@@ -35,44 +35,10 @@ SIDES = ("A", "B")
 
 @dataclass(frozen=True)
 class Rules:
-    """Readings of the seed a designer may flip (see docs/rules/changes_turn.md).
-
-    ``charge_needs_engaged_target``: the charges move "towards an ENGAGED
-    enemy unit" (Tactical Charge: "a CURRENT enemy unit", CURRENT being the old
-    name of ENGAGED). Default False: any unit taking part in the phase may be
-    charged (a target of the active player, an attacker for the passive one);
-    True: only a target that chose to ENGAGE, the literal reading, which makes
-    staying UNDER FIRE a shelter from charges.
-    ``morale``: the close combat morale test of a unit that lost a fight is a
-    Leadership test (``changes.leadership``'s reading) with modifier 0
-    (``"plain"``) or + the difference in wounds suffered (``"difference"``).
-    A unit that fails breaks off ("forced to move", "by failing a MORALE
-    test"): it leaves the combat and loses its marker.
-    ``loser``: the side of a fight that suffered more unsaved wounds
-    (``"wounds"``) or lost more models (``"models"``); a tie has no loser.
-    ``snap_at_evading``: a unit that is not making a snap shot fires at an
-    EVADING target as a snap shot (light weapons only, "downgrade"), or not at
-    all (``"refuse"``: the simulator raises if a policy tries).
-    ``passive_sees_results``: the passive player's units in the remaining
-    units phase act "one by one", so each one's dice are rolled before the
-    next picks a target (True, default) or all are declared first (False).
-    ``firer_cover_rule``: the cover of a unit fired at by a unit with a GO TO
-    GROUND marker, with the switch name and values of
-    :func:`workbench.systems.changes.shooting` (so the two never disagree):
-    ``"same"`` (default, the seed: "Any unit it fires at receives the same
-    cover modifier this unit currently has", the firer's cover + 2) or
-    ``"better"`` (the better of that and the target's own cover).
-    ``heavy_shot``: a heavy weapon in a SHOT action ("BALLISTIC SKILL U+4"),
-    with the switch name and values of :func:`workbench.systems.changes.shooting`:
-    ``"bs_plus_4"`` (default, BS + 4) or ``"flat_4"`` (a flat 4+).
-    ``wrecked_transport``: what happens to a unit still embarked on a
-    transport that is destroyed. The seed does not say: it counts "a transport
-    with a unit embarked on it" as 2 units when targets are chosen, and never
-    says whether shots at the transport, or its destruction, touch the unit
-    inside. ``"unharmed"`` (default, consistent with shooting only the
-    transport): the unit is set down on the table at step 8 with every model,
-    without an action or a shot, in the state it had; ``"lost"``: it is
-    removed with its transport.
+    """Readings of the seed a designer may flip, each described with its default in
+    docs/rules/changes_turn.md ("Readings ... and switches"). A switch that is also one of
+    :func:`workbench.systems.changes.shooting` (``firer_cover_rule``, ``heavy_shot``, the
+    natural 12 and natural 1) has its name, values and default there, so the two never disagree.
     """
 
     charge_needs_engaged_target: bool = False
@@ -87,16 +53,18 @@ class Rules:
     heavy_shot: str = "bs_plus_4"
 
     def __post_init__(self):
-        v.boolean("charge_needs_engaged_target", self.charge_needs_engaged_target)
-        v.choice("morale", self.morale, ("plain", "difference"))
-        v.choice("loser", self.loser, ("wounds", "models"))
-        v.choice("snap_at_evading", self.snap_at_evading, ("downgrade", "refuse"))
-        v.boolean("passive_sees_results", self.passive_sees_results)
-        v.boolean("natural_12_always_succeeds", self.natural_12_always_succeeds)
-        v.boolean("natural_1_always_fails", self.natural_1_always_fails)
-        v.choice("firer_cover_rule", self.firer_cover_rule, changes.FIRER_COVER_RULES)
-        v.choice("wrecked_transport", self.wrecked_transport, WRECKED_TRANSPORT)
-        v.choice("heavy_shot", self.heavy_shot, changes.HEAVY_SHOT_RULES)
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in _CHOICES:
+                v.choice(f.name, value, _CHOICES[f.name])
+            else:
+                v.boolean(f.name, value)
+
+
+#: the values of each reading that is not a yes/no switch
+_CHOICES = {"morale": ("plain", "difference"), "loser": ("wounds", "models"),
+            "snap_at_evading": ("downgrade", "refuse"), "firer_cover_rule": changes.FIRER_COVER_RULES,
+            "wrecked_transport": WRECKED_TRANSPORT, "heavy_shot": changes.HEAVY_SHOT_RULES}
 
 
 class Unit:

@@ -86,10 +86,6 @@ def _force(name: str, units: Any) -> tuple[UnitSpec, ...]:
         raise InputError(field, exc.expected, exc.got, exc.hint) from None
 
 
-def _forces(force_a, force_b):
-    return _force("force_a", force_a), _force("force_b", force_b)
-
-
 def _scenario(force_a, force_b, policy_a, policy_b, rules, mode, active, game_turns=1) -> dict:
     return dict(force_a=force_a, force_b=force_b, policy_a=get_policy(policy_a, "policy_a"),
                 policy_b=get_policy(policy_b, "policy_b"), rules=_rules(rules),
@@ -136,7 +132,7 @@ def study(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *, policy_a:
     locked at the end of a turn fights in the next turn's early combats); the
     row then sums the turns (``turns`` counts samples).
     """
-    force_a, force_b = _forces(force_a, force_b)
+    force_a, force_b = _force("force_a", force_a), _force("force_b", force_b)
     block = v.integer("block", block, 1, MAX_TURNS)
     sc = _scenario(force_a, force_b, policy_a, policy_b, rules, mode, active, game_turns)
     (arr,) = _run([sc], turns, seed, client, block, progress)
@@ -193,7 +189,7 @@ def design_questions(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *
     same seeds (common random numbers), so differences are sharper than
     independent runs would give. All scenarios' blocks go to ``client`` at once.
     """
-    force_a, force_b = _forces(force_a, force_b)
+    force_a, force_b = _force("force_a", force_a), _force("force_b", force_b)
     block = v.integer("block", block, 1, MAX_TURNS)
     if isinstance(policies, (str, bytes)) or not isinstance(policies, (list, tuple)) or not policies:
         raise InputError("policies", "a non-empty list of policies (names such as 'focus')", policies)

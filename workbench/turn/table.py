@@ -123,6 +123,12 @@ class Table:
                       target.spec.t, *self._flags())
 
     @staticmethod
+    def shot_at(firer: Unit, target: Unit, shot: str) -> str:
+        """The shot ``firer`` makes at ``target``: a snap shot at an EVADING target ("downgrade")
+        and from a firer gone to ground ("may only make SNAP SHOTS"), else ``shot``."""
+        return "snap" if target.status == EVADING or firer.gone_to_ground else shot
+
+    @staticmethod
     def weapons_for(unit: Unit, shot: str) -> list[Weapon]:
         """Guns that fire with a shot: SNAP light only; SHOT and AIMED every gun."""
         return [w for w in unit.spec.guns if not (shot == "snap" and w.kind == "heavy")]
@@ -138,13 +144,10 @@ class Table:
                 raise InputError(role, "a unit on the table",
                                  f"{who.side}:{who.name} (embarked on {who.transport.name})",
                                  "an embarked unit is off the table until it DISEMBARKs")
-        if target.status == EVADING and shot != "snap":
-            if self.rules.snap_at_evading == "refuse":
-                raise InputError("shot", "'snap' at an EVADING target", shot,
-                                 "enemy units can only fire at this unit with SNAP SHOTS")
-            shot = "snap"
-        if firer.gone_to_ground:
-            shot = "snap"  # "may only make SNAP SHOTS"
+        if target.status == EVADING and shot != "snap" and self.rules.snap_at_evading == "refuse":
+            raise InputError("shot", "'snap' at an EVADING target", shot,
+                             "enemy units can only fire at this unit with SNAP SHOTS")
+        shot = self.shot_at(firer, target, shot)
         dice = wounds = 0
         for wpn in self.weapons_for(firer, shot):
             n = wpn.shots * firer.models

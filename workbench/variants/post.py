@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..teach.tables import BBCODE, MARKDOWN, Marks
 from .heatmap import _axis_words
 from .movers import MOVER_HEAD, mover_rows, movers
 from .sweep import _check_diff, verdict
@@ -28,26 +29,21 @@ def _post_parts(df: pd.DataFrame, table: pd.DataFrame | None):
 def to_markdown(df: pd.DataFrame, table: pd.DataFrame | None = None) -> str:
     """A Markdown post of a change: the two variants named, the verdict, the table of movers
     (expected models removed before, after and the change) and where the heatmap goes."""
-    from ..teach.tables import md_table
-    title, lines, table = _post_parts(df, table)
-    out = [f"**{title}**", ""] + [f"- {x}" for x in lines] + [""]
-    if len(table):
-        out += ["The matchups that move most (expected models removed):", ""]
-        out += md_table(MOVER_HEAD, mover_rows(table), left=1)
-    else:
-        out += ["No matchup of the unit profiles moves."]
-    return "\n".join(out) + "\n"
+    return _post(df, table, MARKDOWN)
 
 
 def to_bbcode(df: pd.DataFrame, table: pd.DataFrame | None = None) -> str:
     """The same post in the BBCode of a stock phpBB board (:data:`workbench.teach.PHPBB_TAGS`):
     the table of movers as aligned text in a [code] block."""
-    from ..teach.tables import bb_block
+    return _post(df, table, BBCODE)
+
+
+def _post(df: pd.DataFrame, table: pd.DataFrame | None, m: Marks) -> str:
     title, lines, table = _post_parts(df, table)
-    out = [f"[b]{title}[/b]", "[list]"] + [f"[*]{x}" for x in lines] + ["[/list]"]
+    out = [m.bold.format(title), *m.gap, *m.items(lines), *m.gap]
     if len(table):
-        out += ["The matchups that move most (expected models removed):"]
-        out += bb_block(MOVER_HEAD, mover_rows(table), False, left=1)
+        out += ["The matchups that move most (expected models removed):", *m.gap]
+        out += m.table(MOVER_HEAD, mover_rows(table), left=1)
     else:
         out += ["No matchup of the unit profiles moves."]
     return "\n".join(out) + "\n"
