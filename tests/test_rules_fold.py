@@ -13,7 +13,7 @@ import pytest
 
 from workbench import engine
 from workbench.rules import tally
-from workbench.rules.removal import per_success_removal
+from workbench.rules.engine import fixed_damage_removal
 
 
 def brute_saturate(a: np.ndarray, up_to: int) -> dict[tuple[int, ...], Fraction]:
@@ -43,8 +43,7 @@ def test_fixed_damage_removal_is_min_of_models_and_kills(models, wounds, damage,
     ceil(W / D) successes (D x k // W with spill), at most ``models``."""
     n = 6
     p = np.array([float(Fraction(math.comb(n, k), 2 ** n)) for k in range(n + 1)])
-    unit = None if models is None else np.array([models])
-    got = per_success_removal(p[None], unit, np.array([wounds]), np.array([damage]), None, spill)[0][0]
+    got, _ = fixed_damage_removal(p, models, wounds, damage, spill)
     want: dict[int, float] = {}
     for k in range(n + 1):
         removed = (k * damage) // wounds if spill else k // -(-wounds // damage)

@@ -25,7 +25,7 @@ from .errors import BudgetError
 from .expr import Expr
 from .spec import DamageRoll, Removal
 
-__all__ = ["given", "advance", "remove", "damage_distribution", "per_success_removal", "pooled_removal"]
+__all__ = ["given", "advance", "remove", "damage_distribution", "fixed_damage_removal", "per_success_removal", "pooled_removal"]
 
 
 _T = TypeVar("_T")
@@ -74,6 +74,20 @@ def advance(r, h, k, damage, wounds, models, spill: bool):
         r2, h2 = np.where(full, models, r2), np.where(full, 0, h2)
     r2, h2 = np.where(hits, r2, r), np.where(hits, h2, h)
     return r2, h2, np.where(hits, k * damage - ((r2 - r) * wounds + h2 - h), 0)
+
+
+def fixed_damage_removal(p: np.ndarray, models: int | None, wounds: int, damage: int,
+                         spill: bool) -> tuple[np.ndarray, float]:
+    """One cell of :func:`per_success_removal` with a fixed damage: the pmf of models removed
+    for ``p[k]`` = P(k successes), and the expected damage wasted (the closed forms of
+    (:func:`advance`))."""
+    k = np.arange(p.size)
+    removed, _, waste = advance(0, 0, k, damage, wounds, models, spill)
+    if models is not None and not spill and damage >= wounds:   # each success removes a model: the fold
+        pmf = core.cap(p, models)
+        return core.pad(pmf, models + 1), float(p @ waste)
+    width = models + 1 if models is not None else int(removed[np.flatnonzero(p).max(initial=0)]) + 1
+    return core.remap(p, np.minimum(removed, width - 1), width), float(p @ waste)
 
 
 def _chain(p_n: np.ndarray, models: int | None, wounds: int, damage: Sequence[tuple[int, float]],

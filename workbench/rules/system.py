@@ -11,6 +11,7 @@ modules take a rule system as it is.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from fractions import Fraction
 from pathlib import Path
 from collections.abc import Mapping
@@ -19,19 +20,22 @@ from typing import Any
 import numpy as np
 
 from .. import pipeline
+from ..engine import binomial_pmf
 from .. import validate as v
 from ..errors import InputError
 from ..outcome import Outcome
 from .frozen import Immutable, remember
-from . import engine
+from . import engine, tally
 from .engine import one_cell, one_cell_env
 from .budget import RANGES, check_tokens, check_value, checked, token_bounds, unit_values
 from .expr import Expr
-from .loader import MAX_DIE, unit_size_stat
+from .loader import COUNTS, MAX_DIE, unit_size_stat
 from .plan import Plan, StagePmfs, figures, make_plan
 from .volley import resolve as resolve_volley, sampled_tally
+from .removal import fixed_damage_removal, remove
 from .spec import Chance, Removal, RuleStage, Volley
 from .stats import StatChecks
+from .tokens import successes
 
 # StatChecks is read from here by the file of a named mechanism too
 __all__ = ["RuleSystem", "StatChecks"]
@@ -62,6 +66,7 @@ class RuleSystem(StatChecks, Immutable):
     _staged_by: dict[Any, Any]
     _bounds: tuple[int, int]
     _die_switched: bool
+    _counted: bool
     _size: str | None
     _switched: tuple[int, ...]
     _effect_kinds: dict[str, str]
@@ -83,6 +88,9 @@ class RuleSystem(StatChecks, Immutable):
         d["_bounds"] = token_bounds(self.stages)
         #: the stages whose die the stats choose (``die = "an expression"``)
         d["_die_switched"] = any(st.die_expr is not None for st in self.stages)
+        #: the file uses a mechanism only engine.resolve knows (tokens die, tallies, chances on tallies)
+        d["_counted"] = tally.uses_counts(dict(self._parts(), chances=tuple(
+            c for c in self.chances if not _on_removal(c))))
         #: the optional stat that is the unit size, which a chance may read (see _defined)
         d["_size"] = unit_size_stat(self.removal, {s.name for s in self.stats if s.optional})
         #: the stages whose criticals or their rule the stats switch on and off
@@ -168,6 +176,23 @@ class RuleSystem(StatChecks, Immutable):
         if size is None or size in env:
             return self.chances
         return tuple(c for c in self.chances if size not in c.when.names)
+
+    def _removal_chances(self, env: Mapping[str, Any], pmf: np.ndarray, p_n: np.ndarray) -> dict[str, float]:
+        """The chances over ``removed`` or ``successes`` alone (no tally) for one cell, read from the
+        pmf of models removed and the successes' distribution (no count beside them needed): each
+        chance's condition over the counts is remembered by the values of the stats it reads."""
+        def condition(c: Chance, size: int) -> np.ndarray:   # at each count k (at most up_to when it says so)
+            k = np.arange(size)
+            read = dict(env, **{str(c.count): k if c.up_to is None else np.minimum(k, c.up_to)})
+            return np.broadcast_to(c.when.evaluate(read, f"chances[{c.index}].when") != 0, k.shape).astype(float)
+
+        out = {}
+        for c in self._defined(env):
+            dist = pmf if c.count == "removed" else p_n[0]
+            key = ("chance", c.index, dist.size, *(env[n] for n in sorted(c.when.names - {c.count})))
+            cond = remember(self.__dict__["_values"], key, functools.partial(condition, c, dist.size))
+            out[c.name] = float(np.clip(dist @ cond, 0.0, 1.0))
+        return out
 
     def _removal(self, env: Mapping[str, Any]):
         """The removal for these stats: an optional stat left "none" as ``models`` is a unit without a size."""
@@ -262,6 +287,16 @@ class RuleSystem(StatChecks, Immutable):
     def _unit(self, env) -> tuple:
         return unit_values(self._removal(env), lambda expr, field: self._one(env, expr, field))
 
+    def _plain(self, count: int, plan: Plan) -> tuple[np.ndarray, dict]:
+        """``count`` attacks of a file using none of :mod:`workbench.rules.tally`'s mechanisms, from
+        the plan's one attack: the distribution (1, width) of final successes (a binomial when an
+        attack scores at most one) and the expected criticals and tokens passing each stage."""
+        if plan.g0.shape[-1] == 2:
+            p_n = binomial_pmf(count, float(plan.g0[0, 1]))[None, :]
+        else:
+            p_n = successes(plan.g0, np.array([count]))
+        return p_n, {"criticals": count * plan.crits, **{st.name: count * x for st, x in zip(self.stages, plan.passes)}}
+
     def _prepared(self, env, plan: Plan, n_tokens: int | None) -> tuple[dict, dict, np.ndarray | None, dict]:
         """What :func:`engine.finish` reads for these stats: the parts, the one cell, the tokens die
         as a cell (None: one token an attack) and :func:`engine.prepare`'s half, which depends neither
@@ -274,9 +309,26 @@ class RuleSystem(StatChecks, Immutable):
                        lambda: engine.prepare(dict(parts, chances=self.chances), flat, 1, tokens), 16)
         return parts, flat, tokens, pre
 
+    def _exact(self, env, count: int, plan: Plan) -> tuple[np.ndarray, dict]:
+        """One cell of a file using none of :mod:`workbench.rules.tally`'s mechanisms: the pmf of
+        models removed and the effects."""
+        models, wounds, damage = self._unit(env)
+        p_n, effects = self._plain(count, plan)
+        r = self._removal(env)
+        if not r.pooled and not r.by_model and r.damage_roll is None:   # a fixed damage: Python integers
+            pmf, wasted = fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
+        else:
+            pmfs, waste, _ = remove(r, one_cell_env(env), p_n, one_cell(models), one_cell(wounds), None, self.path)
+            pmf, wasted = pmfs[0], float(waste[0])
+        effects["wasted_damage"] = wasted
+        if self.chances:   # only chances over removed or successes come this way (see _counted)
+            effects.update(self._removal_chances(env, pmf, p_n))
+        return pmf, effects
+
     def _general(self, env, plan: Plan, count: int, n_tokens: int | None) -> tuple[np.ndarray, dict]:
-        """One exact cell of :func:`engine.finish`, the count and the unit the ones :meth:`_attack`
-        has checked: the pmf of models removed and the effects."""
+        """One cell of :func:`engine.finish`: files with random tokens per attack, tallies or
+        chances (the fast path of :meth:`_exact` knows none of them); the count and the unit are
+        the ones :meth:`_attack` has checked."""
         parts, flat, tokens, pre = self._prepared(env, plan, n_tokens)
         models, wounds, damage = self._unit(env)
         out = engine.finish(parts, flat, pre, np.array([count]), tokens, one_cell(models), one_cell(wounds),
@@ -293,7 +345,10 @@ class RuleSystem(StatChecks, Immutable):
         per_attack = plan.figures if (n_tokens or 1) == 1 else figures(plan.played, plan.fractions, n_tokens)
         words = dict(effect_kinds=self._effect_kinds, trial="attack", system_title=self.name, **per_attack)
         if method == "exact":
-            pmf, effects = self._general(env, plan, count, n_tokens)
+            if self._counted:
+                pmf, effects = self._general(env, plan, count, n_tokens)
+            else:
+                pmf, effects = self._exact(env, count, plan)
             pmfs = StagePmfs(plan.played, plan.probs, count, n_tokens)
             return Outcome(system=self.key, function="attack", inputs=record, pmf=pmf, stages=plan.stages,
                            effects=effects, attacks=count, notes=self.outcome_notes(), stage_pmfs=pmfs,
@@ -304,3 +359,8 @@ class RuleSystem(StatChecks, Immutable):
         sampled = self._simulate(rng, samples, env, plan, count, n_tokens, self._defined(env))
         return pipeline.tally_outcome(self.key, "attack", record, sampled, plan.stages, attacks=count,
                                       notes=self.outcome_notes(), **words)
+
+
+def _on_removal(c: Chance) -> bool:
+    """Does the chance read only ``removed`` or ``successes`` (no stage tally)?"""
+    return isinstance(c.count, str) and c.count in COUNTS

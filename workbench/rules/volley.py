@@ -199,11 +199,14 @@ def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, cha
             before, _, _ = remove_exact(removal, flat0, total, one_cell(models), one_cell(wounds), one_cell(damage), rs.path)
             not_needed += float(before[0, models:].sum())
         c = np.array([count])
-        parts, flat, t, pre = rs._prepared(env, plan, n_tokens)
-        one = engine.finish(dict(parts, removal=_IDENTITY, chances=()), flat, pre, c, t, None, np.array([1]),
-                            np.array([1]))
-        mine = {k: float(x[0]) for k, x in one["effects"].items() if k != "wasted_damage"}
-        p_n = one["successes"]
+        if not rs._counted:   # the plan's one attack is all there is
+            p_n, mine = rs._plain(count, plan)
+        else:
+            parts, flat, t, pre = rs._prepared(env, plan, n_tokens)
+            one = engine.finish(dict(parts, removal=_IDENTITY, chances=()), flat, pre, c, t, None, np.array([1]),
+                                np.array([1]))
+            mine = {k: float(x[0]) for k, x in one["effects"].items() if k != "wasted_damage"}
+            p_n = one["successes"]
         for k, x in mine.items():
             effects[k] = effects.get(k, 0.0) + float(x)
         p_ns.append(p_n[0])
