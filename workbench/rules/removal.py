@@ -51,6 +51,22 @@ def damage_distribution(roll: DamageRoll) -> np.ndarray:
     return out[-roll.plus:]
 
 
+def _fixed_index(k: np.ndarray, models, wounds, damage, spill: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Models removed and damage wasted by ``k`` successes of a fixed ``damage`` (closed forms;
+    every argument broadcasts, ``models`` None: no unit size)."""
+    if isinstance(damage, int) and isinstance(wounds, int) and not spill:   # one cell: Python integers
+        if damage <= 0:
+            return np.zeros(np.shape(k), dtype=np.int64), np.zeros(np.shape(k))
+        each = -(-wounds // damage)  # successes per model
+        removed = k // each
+        if models is None:
+            return removed, removed * (each * damage - wounds)
+        removed = np.minimum(removed, models)
+        return removed, removed * (each * damage - wounds) + np.maximum(k - models * each, 0) * damage
+    removed, _, wasted = advance(0, 0, k, damage, wounds, models, spill)
+    return removed, wasted
+
+
 def advance(r, h, k, damage, wounds, models, spill: bool):
     """The unit after ``k`` successes of a fixed ``damage``, from ``r`` models removed and ``h`` damage
     on the model in front (every argument broadcasts; ``models`` None: no unit size): (r, h, damage
@@ -80,9 +96,9 @@ def fixed_damage_removal(p: np.ndarray, models: int | None, wounds: int, damage:
                          spill: bool) -> tuple[np.ndarray, float]:
     """One cell of :func:`per_success_removal` with a fixed damage: the pmf of models removed
     for ``p[k]`` = P(k successes), and the expected damage wasted (the closed forms of
-    (:func:`advance`))."""
+    :func:`_fixed_index` with Python integers)."""
     k = np.arange(p.size)
-    removed, _, waste = advance(0, 0, k, damage, wounds, models, spill)
+    removed, waste = _fixed_index(k, models, wounds, damage, spill)
     if models is not None and not spill and damage >= wounds:   # each success removes a model: the fold
         pmf = core.cap(p, models)
         return core.pad(pmf, models + 1), float(p @ waste)
@@ -157,7 +173,7 @@ def _spill_roll(p_n: np.ndarray, models: int | None, wounds: int, roll: np.ndarr
         if n < n_max:
             s = np.convolve(s, roll)
     t = np.arange(total.shape[1])
-    removed, _, wasted = advance(0, 0, t, 1, wounds, models, True)
+    removed, wasted = _fixed_index(t, models, wounds, 1, True)
     return core.remap(total, removed, int(removed.max()) + 1), total @ wasted
 
 
@@ -169,7 +185,7 @@ def per_success_removal(p_n: np.ndarray, models: np.ndarray | None, wounds: np.n
     if roll_dist is None:                          # closed forms, every cell at once
         k = np.arange(width_n)[None, :]
         m = None if models is None else np.asarray(models)[:, None]
-        removed, _, waste = advance(0, 0, k, np.asarray(damage)[:, None], np.asarray(wounds)[:, None], m, spill)
+        removed, waste = _fixed_index(k, m, np.asarray(wounds)[:, None], np.asarray(damage)[:, None], spill)
         removed = np.broadcast_to(removed, p_n.shape)
         width = int(np.where(p_n > 0, removed, 0).max()) + 1
         return core.remap(p_n, np.minimum(removed, width - 1), width), (p_n * waste).sum(axis=-1)
@@ -223,6 +239,11 @@ def remove(removal: Removal, env: Mapping[str, np.ndarray], p_n: np.ndarray, mod
     elif removal.by_model:  # a save reading wounded, tough models, models that start wounded
         unit = by_model.unit(removal, env, cells, models, check_value)
         pmf, wasted = by_model.exact(p_n, models, unit, path)
+    elif cells == 1 and removal.damage_roll is None:  # one cell of a fixed damage: Python integers
+        one, waste = fixed_damage_removal(p_n[0], None if models is None else int(models[0]),
+                                          int(given(wounds, "wounds")[0]), int(given(damage, "damage")[0]),
+                                          removal.spill)
+        pmf, wasted = one[None, :], np.array([waste])
     else:
         roll = None if removal.damage_roll is None else damage_distribution(removal.damage_roll)
         pmf, wasted = per_success_removal(p_n, models, given(wounds, "wounds"), damage, roll, removal.spill, path)
