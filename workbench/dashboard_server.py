@@ -1,29 +1,13 @@
 """The Voila application that serves the dashboards, on Voila's and Jupyter Server's own hooks.
 
-:mod:`workbench.serve` reads the options and stages the pages; this module
-is the server itself (imported only when one starts: importing Voila is slow):
-
-* :class:`TokenIdentity`, Jupyter Server's ``IdentityProvider`` for the
-  access token (Voila's ``identity_provider_class``): who a request is;
-* :class:`Gate`, ahead of every route's handler: a request the identity
-  provider does not know is refused with a page a playtester understands
-  (Jupyter Server's own refusal is a redirect to a login page the dashboards
-  do not have, and Voila's static files are not Jupyter handlers at all), and
-  a link's token is taken out of the page's address;
-* :class:`GuardedConnection`, Jupyter Server's kernel websocket connection
-  (Voila's ``kernel_websocket_connection_class``): the v1 framing only,
-  frames checked before anything reads them, tracebacks scrubbed, a kernel
-  whose page left shut down (:mod:`workbench.kernelchannel`);
-* :class:`DashboardRender`, Voila's render handler limited to the dashboards
-  and to ``--max-kernels`` viewers, its kernel spared by the idle culler until
-  the page is sent (:mod:`workbench.kernelcull`, Voila's ``multi_kernel_manager_class``);
-* :func:`dashboard_page_config`, Voila's ``page_config_hook``: what a page's
-  front end loads (no LaTeX typesetter: :data:`NO_TYPESETTER`);
-* :class:`DashboardServer`, the Voila application configured by traits; its
-  ``listen()`` binds first (a taken port is one clear line) and prints the
-  links.
-
-The private names of Voila it still needs are all in :mod:`workbench.voila_internals`.
+:mod:`workbench.serve` reads the options and stages the pages; this module is
+the server itself (imported only when one starts: importing Voila is slow):
+who a request is (:class:`TokenIdentity`) and the page a refused one gets
+(:class:`Gate`), the guarded kernel websocket (:class:`GuardedConnection`),
+the render route limited to the dashboards and to ``--max-kernels`` viewers
+(:class:`DashboardRender`), the page config (:func:`dashboard_page_config`)
+and the application (:class:`DashboardServer`), each on the hook its docstring
+names. The private names of Voila it still needs are all in :mod:`workbench.voila_internals`.
 """
 from __future__ import annotations
 
@@ -383,11 +367,9 @@ class DashboardServer(Voila):
         front = [(base, gated(LandingHandler), {"page": self.landing_html}),
                  (base + rf"voila/render/({names})", gated(DashboardRender), render_kwargs)]
         from .ui.forum import download_route  # the forum panel's figure downloads, served as files
-        pattern, handler, kwargs = download_route(base)
-        front.append((pattern, gated(handler), kwargs))
         from .ui.plotwidget import library_route  # plotly.js for the plots, a cacheable compressed file
-        pattern, handler, kwargs = library_route(base)
-        front.append((pattern, gated(precompressed(handler)), kwargs))
+        (down, down_cls, down_kw), (lib, lib_cls, lib_kw) = download_route(base), library_route(base)
+        front += [(down, gated(down_cls), down_kw), (lib, gated(precompressed(lib_cls)), lib_kw)]
         if base != "/":  # the prefix without its last slash leads to the landing page
             front.append((base.rstrip("/"), tornado.web.RedirectHandler, {"url": base}))
         return front + kept
