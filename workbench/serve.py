@@ -177,13 +177,9 @@ def is_loopback(host: str) -> bool:
 
 def kernel_link_host(host: str) -> str:
     """The address a kernel of this machine dials to reach a server listening
-    on ``host``, as it goes into a URL (Voila's ``VOILA_APP_IP``).
-
-    A preheated kernel reads its viewer's link over a websocket to the server
-    (``voila/query/<kernel id>``); Voila's default, 127.0.0.1, reaches nothing
-    when the server listens on a LAN address, a host name or IPv6. Every
-    interface (``0.0.0.0``, ``::``) is reached on the loopback address of its
-    family; an IPv6 address is bracketed.
+    on ``host``, as it goes into a URL (Voila's ``VOILA_APP_IP``, for a preheated
+    kernel's link channel: docs/dashboards.md): every interface (``0.0.0.0``,
+    ``::``) on the loopback address of its family, an IPv6 address bracketed.
     """
     if host in ("0.0.0.0", ""):
         return "127.0.0.1"
@@ -203,15 +199,12 @@ KERNEL_THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_
 def kernel_environment(host: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """What the kernels' environment gets so that their link channel reaches
     this server on ``host``: ``VOILA_APP_IP``, and the host added to
-    ``no_proxy``/``NO_PROXY`` (the kernel's websocket client honours a
-    configured HTTP proxy, which cannot reach this machine's own address).
-
-    Each kernel also runs numpy's linear algebra on one thread
-    (:data:`KERNEL_THREADS`, unless already set): every viewer has a kernel
-    of their own, so the cores are shared out by the kernels, and a kernel's
-    extra BLAS threads only spin while they wait for a busy core. On a loaded
-    2-core machine that spinning made the d3-damage removal of
-    ``benchmarks/bench_engine.py`` cost up to 8 ms of CPU instead of 0.64."""
+    ``no_proxy``/``NO_PROXY`` (a configured HTTP proxy cannot reach this
+    machine's own address). Each kernel also runs numpy's linear algebra on one
+    thread (:data:`KERNEL_THREADS`, unless already set): every viewer has a
+    kernel of their own, and a kernel's extra BLAS threads only spin while they
+    wait for a core (on a loaded 2-core machine the d3-damage removal of
+    ``benchmarks/bench_engine.py`` cost up to 8 ms of CPU instead of 0.64)."""
     given: Mapping[str, str] = os.environ if environ is None else environ
     dial = kernel_link_host(host)
     bare = dial.strip("[]")
