@@ -229,22 +229,17 @@ def output_path(option: str, value: str | None) -> Path | None:
     return path
 
 
-def _write_file(option: str, path: Path, write) -> None:
-    """``write(path)``, with what the system refuses said in one line."""
-    try:
-        write(path)
-    except OSError as exc:
-        raise InputError(option, "a file this user may write", str(path),
-                         exc.strerror or type(exc).__name__) from None
-
-
-def _write(option: str, out: Path | None, data: bytes) -> None:
+def _write(option: str, out: Path | None, data: bytes, note: str = "") -> None:
+    """``data`` to standard output (``out`` None) or to ``out``, with what the system refuses said in one line."""
     if out is None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
-    else:
-        _write_file(option, out, lambda p: p.write_bytes(data))
-        print(f"wrote {out}", file=sys.stderr)
+        return
+    try:
+        out.write_bytes(data)
+    except OSError as exc:
+        raise InputError(option, "a file this user may write", str(out), exc.strerror or type(exc).__name__) from None
+    print(f"wrote {out}{note}", file=sys.stderr)
 
 
 def check_grid_size(grid: dict[str, Any], limit: int = MAX_SWEEP_ROWS) -> int:
@@ -304,11 +299,8 @@ def _run(argv: list[str]) -> int:
             df = sweep(args.system, args.function, progress=False, **grid)
             if args.csv is None:
                 print(df.to_string(index=False))
-            elif out is None:
-                df.to_csv(sys.stdout, index=False)
             else:
-                _write_file("--csv", out, lambda p: df.to_csv(p, index=False))
-                print(f"wrote {out} ({len(df)} rows)", file=sys.stderr)
+                _write("--csv", out, df.to_csv(index=False).encode("utf-8"), f" ({len(df)} rows)")
         elif command == "diff":
             from .cli_diff import run as run_diff
             run_diff(args, sub)
