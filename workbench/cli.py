@@ -6,14 +6,10 @@ default), ``explain`` and ``post`` (one matchup from a dashboard link's query, r
 (:mod:`workbench.cli_diff`), ``serve`` and ``deploy`` (:func:`workbench.serve.main`,
 :func:`workbench.deploy.main`, which own their options).
 
-A usage mistake (an unknown subcommand or option, a missing argument) exits
-with status 2 and names it, as argparse does; a value the library refuses
-(``bs=14``, an unknown query key) or a file that cannot be written (a folder,
-a folder that does not exist, no permission) exits with status 2 and one line
-saying why. A PNG or SVG that cannot be drawn because this computer lacks a
-browser exits with status 3 (:data:`EXIT_NO_BROWSER`): the command was right,
-the computer needs something installed. ``-`` as ``--out`` or ``--csv`` is
-standard output.
+A usage mistake, a value the library refuses or a file that cannot be written
+exits with status 2 and one line saying why (:data:`EXIT_STATUSES`; files:
+:func:`output_path`); a PNG or SVG this computer has no browser to draw, with
+:data:`EXIT_NO_BROWSER`. ``-`` as ``--out`` or ``--csv`` is standard output.
 """
 from __future__ import annotations
 

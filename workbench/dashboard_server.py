@@ -279,7 +279,6 @@ class DashboardServer(Voila):
 
     name = "workbench-dashboards"
     dashboards = DASHBOARDS
-    landing_extra = ""  # the rule files that are not served, with why (workbench.rulepages)
     rule_pages = None  # the staged rule-file pages (workbench.rulepages.RulePages), listed as they are now
     workbench_max_kernels: int = 0
     workbench_release_after: int = BUSY_RETRY_S  # a never-connected page's kernel is released within this (s)
@@ -305,7 +304,7 @@ class DashboardServer(Voila):
 
     def landing_html(self) -> str:
         if self.rule_pages is None:
-            return landing_page(self.dashboards, self.landing_extra)
+            return landing_page(self.dashboards)
         now = self.rule_pages.now()
         fixed = tuple(d for d in self.dashboards if d not in self.rule_pages.dashboards)
         return landing_page(fixed + now.dashboards, now.landing_items())

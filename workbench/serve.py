@@ -336,12 +336,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         try:
             served = tmp / "dashboards"
             stage_notebooks(args.notebooks.resolve(), served, dashboards)
+            rule_pages = None
             if not (args.dashboards or "").strip():  # every dashboard: the rule files' too, generated here
                 from .rulepages import stage_rule_pages
                 rule_pages = stage_rule_pages(served, tuple(d.notebook for d in dashboards))
-                dashboards, landing_extra = dashboards + rule_pages.dashboards, rule_pages.landing_items()
-            else:
-                landing_extra, rule_pages = "", None
+                dashboards += rule_pages.dashboards
         except Exception:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -370,7 +369,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
                         f"--Voila.server_url={base_url}"])
         app.config.NotebookNotary.data_dir = str(tmp / "notary")  # the staged pages' signatures
         app.ip = host
-        app.dashboards, app.landing_extra, app.rule_pages = dashboards, landing_extra, rule_pages
+        app.dashboards, app.rule_pages = dashboards, rule_pages
         app.port = port
         app.token = token  # read by the identity provider (workbench.dashboard_server.TokenIdentity)
         app.workbench_max_kernels = max_kernels
