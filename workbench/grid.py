@@ -158,17 +158,14 @@ def evaluate(system: Any, function: Any = None, progress: bool = True,
     qual = f"{desc.key}.{name}"
     g = checked_grid(qual, desc.arguments(name), grid)
     method = g.get("method", ["exact"])[0]
-    table = desc.tables.get(name)
+    table = desc.tables.get(name) if method == "exact" else None
     cells = int(np.prod([len(vals) for vals in g.values()], dtype=object)) if g else 1
-    if table is not None and method == "exact":
-        if cells > MAX_TABLE_CELLS:
-            raise InputError("grid", f"at most {MAX_TABLE_CELLS:,} cells (the product of the list lengths)",
-                             f"{cells:,} cells")
-        table_grid = {k: vals for k, vals in g.items() if k not in METHOD_KEYS}
-        return _via_table(table, table_grid, progress) + ("table",)
-    if cells > MAX_LOOP_CELLS:
-        raise InputError("grid", f"at most {MAX_LOOP_CELLS:,} cells for {qual}() (one call per cell: "
-                         "the product of the list lengths)", f"{cells:,} cells")
+    limit, each = (MAX_TABLE_CELLS, "") if table is not None else (MAX_LOOP_CELLS, "one call per cell: ")
+    if cells > limit:
+        raise InputError("grid", f"at most {limit:,} cells for {qual}() ({each}the product of the list lengths)",
+                         f"{cells:,} cells")
+    if table is not None:
+        return _via_table(table, {k: vals for k, vals in g.items() if k not in METHOD_KEYS}, progress) + ("table",)
     return _via_loop(fn, g, progress, qual) + ("loop",)
 
 
