@@ -6,14 +6,10 @@ default), ``explain`` and ``post`` (one matchup from a dashboard link's query, r
 (:mod:`workbench.cli_diff`), ``serve`` and ``deploy`` (:func:`workbench.serve.main`,
 :func:`workbench.deploy.main`, which own their options).
 
-A usage mistake (an unknown subcommand or option, a missing argument) exits
-with status 2 and names it, as argparse does; a value the library refuses
-(``bs=14``, an unknown query key) or a file that cannot be written (a folder,
-a folder that does not exist, no permission) exits with status 2 and one line
-saying why. A PNG or SVG that cannot be drawn because this computer lacks a
-browser exits with status 3 (:data:`EXIT_NO_BROWSER`): the command was right,
-the computer needs something installed. ``-`` as ``--out`` or ``--csv`` is
-standard output.
+A usage mistake, a value the library refuses or a file that cannot be written
+exits with status 2 and one line saying why (:data:`EXIT_STATUSES`; files:
+:func:`output_path`); a PNG or SVG this computer has no browser to draw, with
+:data:`EXIT_NO_BROWSER`. ``-`` as ``--out`` or ``--csv`` is standard output.
 """
 from __future__ import annotations
 
@@ -229,22 +225,17 @@ def output_path(option: str, value: str | None) -> Path | None:
     return path
 
 
-def _write_file(option: str, path: Path, write) -> None:
-    """``write(path)``, with what the system refuses said in one line."""
-    try:
-        write(path)
-    except OSError as exc:
-        raise InputError(option, "a file this user may write", str(path),
-                         exc.strerror or type(exc).__name__) from None
-
-
-def _write(option: str, out: Path | None, data: bytes) -> None:
+def _write(option: str, out: Path | None, data: bytes, note: str = "") -> None:
+    """``data`` to standard output (``out`` None) or to ``out``, with what the system refuses said in one line."""
     if out is None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
-    else:
-        _write_file(option, out, lambda p: p.write_bytes(data))
-        print(f"wrote {out}", file=sys.stderr)
+        return
+    try:
+        out.write_bytes(data)
+    except OSError as exc:
+        raise InputError(option, "a file this user may write", str(out), exc.strerror or type(exc).__name__) from None
+    print(f"wrote {out}{note}", file=sys.stderr)
 
 
 def check_grid_size(grid: dict[str, Any], limit: int = MAX_SWEEP_ROWS) -> int:
@@ -304,11 +295,8 @@ def _run(argv: list[str]) -> int:
             df = sweep(args.system, args.function, progress=False, **grid)
             if args.csv is None:
                 print(df.to_string(index=False))
-            elif out is None:
-                df.to_csv(sys.stdout, index=False)
             else:
-                _write_file("--csv", out, lambda p: df.to_csv(p, index=False))
-                print(f"wrote {out} ({len(df)} rows)", file=sys.stderr)
+                _write("--csv", out, df.to_csv(index=False).encode("utf-8"), f" ({len(df)} rows)")
         elif command == "diff":
             from .cli_diff import run as run_diff
             run_diff(args, sub)

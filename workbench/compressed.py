@@ -1,15 +1,11 @@
 """Static files sent gzip-compressed, each compressed once and kept in memory.
 
-A dashboard's first view fetches about 10 MB of JavaScript and CSS (Voila's
-front end and plotly's FigureWidget module); compressed it is about 3 MB,
-which is what a playtester on a phone waits for. Tornado's own
-``compress_response`` compresses every response as it is written, on the
-server's single event loop: ten viewers arriving together cost it 6 CPU
-seconds of compression in place of answering their kernels. So static files
-are compressed here once per file version (its path, modification time and
-size), and the cached bytes are sent to every browser that accepts gzip;
-``compress_response`` is left for the small dynamic answers (the rendered
-page, JSON), which carry their own ``Content-Encoding`` check.
+Tornado's ``compress_response`` compresses every response as it is written,
+on the server's one event loop (ten viewers arriving together cost it 6
+CPU-seconds); static files are compressed here once per file version (path,
+modification time, size) and the cached bytes sent to every browser that
+accepts gzip. ``compress_response`` is left for the small dynamic answers.
+The measurements: docs/dashboards.md.
 """
 
 from __future__ import annotations

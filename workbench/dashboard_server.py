@@ -1,29 +1,13 @@
 """The Voila application that serves the dashboards, on Voila's and Jupyter Server's own hooks.
 
-:mod:`workbench.serve` reads the options and stages the pages; this module
-is the server itself (imported only when one starts: importing Voila is slow):
-
-* :class:`TokenIdentity`, Jupyter Server's ``IdentityProvider`` for the
-  access token (Voila's ``identity_provider_class``): who a request is;
-* :class:`Gate`, ahead of every route's handler: a request the identity
-  provider does not know is refused with a page a playtester understands
-  (Jupyter Server's own refusal is a redirect to a login page the dashboards
-  do not have, and Voila's static files are not Jupyter handlers at all), and
-  a link's token is taken out of the page's address;
-* :class:`GuardedConnection`, Jupyter Server's kernel websocket connection
-  (Voila's ``kernel_websocket_connection_class``): the v1 framing only,
-  frames checked before anything reads them, tracebacks scrubbed, a kernel
-  whose page left shut down (:mod:`workbench.kernelchannel`);
-* :class:`DashboardRender`, Voila's render handler limited to the dashboards
-  and to ``--max-kernels`` viewers, its kernel spared by the idle culler until
-  the page is sent (:mod:`workbench.kernelcull`, Voila's ``multi_kernel_manager_class``);
-* :func:`dashboard_page_config`, Voila's ``page_config_hook``: what a page's
-  front end loads (no LaTeX typesetter: :data:`NO_TYPESETTER`);
-* :class:`DashboardServer`, the Voila application configured by traits; its
-  ``listen()`` binds first (a taken port is one clear line) and prints the
-  links.
-
-The private names of Voila it still needs are all in :mod:`workbench.voila_internals`.
+:mod:`workbench.serve` reads the options and stages the pages; this module is
+the server itself (imported only when one starts: importing Voila is slow):
+who a request is (:class:`TokenIdentity`) and the page a refused one gets
+(:class:`Gate`), the guarded kernel websocket (:class:`GuardedConnection`),
+the render route limited to the dashboards and to ``--max-kernels`` viewers
+(:class:`DashboardRender`), the page config (:func:`dashboard_page_config`)
+and the application (:class:`DashboardServer`), each on the hook its docstring
+names. The private names of Voila it still needs are all in :mod:`workbench.voila_internals`.
 """
 from __future__ import annotations
 
@@ -88,22 +72,12 @@ def bind_error(exc: OSError, host: str, port: int) -> str:
 class TokenIdentity(IdentityProvider):
     """The dashboards' access token (``--token``), as Jupyter Server's identity provider.
 
-    A request is a viewer when it carries the token in ``?token=`` (then the
-    access cookie is set), in an ``Authorization: token ...`` header, or the
-    access cookie (:func:`workbench.serve.token_cookie_value`: a keyed hash of
-    the token, the same in every server process given it, so a viewer whom a
-    proxy moves to another process stays admitted). Without a token every
-    request is a viewer.
-
-    One channel is the kernels', not the viewers': a preheated kernel asks for
-    its viewer's link over ``voila/query/<kernel id>`` (Voila's
-    ``wait_for_request``), and kernels hold no token. That websocket is
-    admitted when ``<kernel id>`` names a kernel this server runs: the id is a
-    random UUID that only the kernel, the server and the viewer the kernel is
-    later handed to ever see, so it is the kernel's credential, whatever
-    address the kernel dials from (a LAN address, a proxy in front, IPv6).
-    Refused, the kernel could not read its link and would show the starting
-    values.
+    A viewer carries the token in ``?token=`` (which sets the access cookie,
+    :func:`workbench.servepages.token_cookie_value`), an ``Authorization:
+    token ...`` header, or that cookie; without a token every request is a
+    viewer. A preheated kernel's link channel (``voila/query/<kernel id>``) is
+    admitted without it when the id names a kernel this server runs
+    (docs/dashboards.md says why that id is the kernel's credential).
     """
 
     cookie_name = TOKEN_COOKIE
@@ -229,16 +203,11 @@ class DashboardRender(TornadoVoilaHandler):
 
 
 class GuardedConnection(ZMQChannelsWebsocketConnection):
-    """Jupyter Server's kernel websocket connection, guarded (:mod:`workbench.kernelchannel`).
-
-    * only the v1 binary framing: an upgrade without the
-      ``v1.kernel.websocket.jupyter.org`` subprotocol is refused (400), and a
-      frame that is not well formed is dropped before anything reads it;
-    * outgoing messages lose tracebacks, file paths and stderr text;
-    * when the last websocket of a kernel closes, the kernel is shut down
-      after :data:`~workbench.serve.DISCONNECT_GRACE` seconds unless a page
-      reconnected (a page closed without Voila's shutdown beacon).
-    """
+    """Jupyter Server's kernel websocket connection, guarded (:mod:`workbench.kernelchannel`):
+    only the v1 framing (an upgrade without its subprotocol is a 400), each frame checked
+    before it is read, outgoing messages scrubbed, and a kernel whose last websocket closed
+    shut down after :data:`~workbench.servepages.DISCONNECT_GRACE` seconds unless a page
+    reconnected (a page closed without Voila's shutdown beacon)."""
 
     async def prepare(self):
         offered = [p.strip() for p in self.websocket_handler.request.headers.get("Sec-WebSocket-Protocol", "")
@@ -286,17 +255,10 @@ async def _shutdown_if_abandoned(km, kernel_id: str, log) -> None:
         pass
 
 
-#: The LaTeX typesetter a dashboard page gets: none. Voila's front end registers
-#: JupyterLab's MathJax 3 extension and typesets an empty element at start "to
-#: get MathJax loaded" (and every ipywidgets label is typeset): six webpack
-#: chunks, about 170 kB compressed of a first view, and its start-up CPU, for
-#: pages that show no formula. Given a MathJax URL in the page config
-#: (``fullMathjaxUrl``), Voila takes JupyterLab's MathJax 2 extension instead,
-#: which loads that URL as a script at the first typeset and then queues every
-#: typeset on ``MathJax.Hub``: this URL is a script of its own, in the address
-#: (nothing is fetched), whose ``MathJax.Hub`` typesets nothing. (The extension
-#: appends ``?config=...`` to the URL: the final ``//`` makes it a comment.) A
-#: ``$`` in a label stays a dollar sign.
+#: The LaTeX typesetter a dashboard page gets: none (no page shows a formula; MathJax 3 was
+#: about 170 kB of a first view). Given this ``fullMathjaxUrl``, Voila loads JupyterLab's
+#: MathJax 2 extension, which runs this URL, a script in the address whose ``MathJax.Hub``
+#: typesets nothing (the ``?config=...`` it appends is a comment after ``//``): docs/dashboards.md.
 NO_TYPESETTER = ("data:text/javascript,window.MathJax={Hub:{Config:function(){},Configured:function(){},"
                  "Queue:function(){},Register:{StartupHook:function(){}}}};//")
 
@@ -317,7 +279,6 @@ class DashboardServer(Voila):
 
     name = "workbench-dashboards"
     dashboards = DASHBOARDS
-    landing_extra = ""  # the rule files that are not served, with why (workbench.rulepages)
     rule_pages = None  # the staged rule-file pages (workbench.rulepages.RulePages), listed as they are now
     workbench_max_kernels: int = 0
     workbench_release_after: int = BUSY_RETRY_S  # a never-connected page's kernel is released within this (s)
@@ -343,7 +304,7 @@ class DashboardServer(Voila):
 
     def landing_html(self) -> str:
         if self.rule_pages is None:
-            return landing_page(self.dashboards, self.landing_extra)
+            return landing_page(self.dashboards)
         now = self.rule_pages.now()
         fixed = tuple(d for d in self.dashboards if d not in self.rule_pages.dashboards)
         return landing_page(fixed + now.dashboards, now.landing_items())
@@ -383,11 +344,9 @@ class DashboardServer(Voila):
         front = [(base, gated(LandingHandler), {"page": self.landing_html}),
                  (base + rf"voila/render/({names})", gated(DashboardRender), render_kwargs)]
         from .ui.forum import download_route  # the forum panel's figure downloads, served as files
-        pattern, handler, kwargs = download_route(base)
-        front.append((pattern, gated(handler), kwargs))
         from .ui.plotwidget import library_route  # plotly.js for the plots, a cacheable compressed file
-        pattern, handler, kwargs = library_route(base)
-        front.append((pattern, gated(precompressed(handler)), kwargs))
+        (down, down_cls, down_kw), (lib, lib_cls, lib_kw) = download_route(base), library_route(base)
+        front += [(down, gated(down_cls), down_kw), (lib, gated(precompressed(lib_cls)), lib_kw)]
         if base != "/":  # the prefix without its last slash leads to the landing page
             front.append((base.rstrip("/"), tornado.web.RedirectHandler, {"url": base}))
         return front + kept

@@ -26,20 +26,19 @@ from .serve import resolve_base_url
 #: the checkout's deploy/nginx.conf, or its copy in an installed wheel
 NGINX_TEMPLATE = data_dir("deploy") / "nginx.conf"
 TEMP_DIRS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+#: what each address option expects: (in words, whether it needs a host)
+ADDRESSES = {"server": ("host:port of a dashboard server process, e.g. 127.0.0.1:8866", True),
+             "listen": ("a port, or address:port, for nginx", False)}
 
 
-def _server(value: str) -> str:
-    match = re.fullmatch(r"(\[[0-9A-Fa-f:]+\]|[A-Za-z0-9.-]+):(\d{1,5})", value.strip())
-    if not match or not 0 < int(match.group(2)) < 65536:
-        raise InputError("server", "host:port of a dashboard server process, e.g. 127.0.0.1:8866", value)
-    return value.strip()
-
-
-def _listen(value: str | int) -> str:
+def _address(field: str, value: str | int) -> str:
+    """``[host:]port`` (a host name, an IPv4 address or a bracketed IPv6 one), checked as ``field``."""
+    expected, host_required = ADDRESSES[field]
     text = str(value).strip()
-    match = re.fullmatch(r"(?:(\[[0-9A-Fa-f:]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})", text)
+    match = re.fullmatch(r"(?:(\[[0-9A-Fa-f:]+\]|[A-Za-z0-9.-]+):)" + ("" if host_required else "?") + r"(\d{1,5})",
+                         text)
     if not match or not 0 < int(match.group(2)) < 65536:
-        raise InputError("listen", "a port, or address:port, for nginx", value)
+        raise InputError(field, expected, value)
     return text
 
 
@@ -54,8 +53,8 @@ def nginx_config(listen: str | int, base_url: str, servers: list[str], run_dir: 
     text = NGINX_TEMPLATE.read_text(encoding="utf-8")
     if base == "/":  # no prefix to redirect to
         text = re.sub(r"\n *location = @BASE_URL_NO_SLASH@ \{\n.*?\n *\}\n", "\n", text, flags=re.S)
-    upstream = "\n".join(f"        server {_server(s)};" for s in servers)
-    for field, value in (("@SERVERS@", upstream), ("@LISTEN@", _listen(listen)), ("@RUN_DIR@", str(run_dir)),
+    upstream = "\n".join(f"        server {_address('server', s)};" for s in servers)
+    for field, value in (("@SERVERS@", upstream), ("@LISTEN@", _address("listen", listen)), ("@RUN_DIR@", str(run_dir)),
                          ("@BASE_URL_NO_SLASH@", base.rstrip("/")), ("@BASE_URL@", base)):
         text = text.replace(field, value)
     return text

@@ -158,17 +158,14 @@ def evaluate(system: Any, function: Any = None, progress: bool = True,
     qual = f"{desc.key}.{name}"
     g = checked_grid(qual, desc.arguments(name), grid)
     method = g.get("method", ["exact"])[0]
-    table = desc.tables.get(name)
+    table = desc.tables.get(name) if method == "exact" else None
     cells = int(np.prod([len(vals) for vals in g.values()], dtype=object)) if g else 1
-    if table is not None and method == "exact":
-        if cells > MAX_TABLE_CELLS:
-            raise InputError("grid", f"at most {MAX_TABLE_CELLS:,} cells (the product of the list lengths)",
-                             f"{cells:,} cells")
-        table_grid = {k: vals for k, vals in g.items() if k not in METHOD_KEYS}
-        return _via_table(table, table_grid, progress) + ("table",)
-    if cells > MAX_LOOP_CELLS:
-        raise InputError("grid", f"at most {MAX_LOOP_CELLS:,} cells for {qual}() (one call per cell: "
-                         "the product of the list lengths)", f"{cells:,} cells")
+    limit, each = (MAX_TABLE_CELLS, "") if table is not None else (MAX_LOOP_CELLS, "one call per cell: ")
+    if cells > limit:
+        raise InputError("grid", f"at most {limit:,} cells for {qual}() ({each}the product of the list lengths)",
+                         f"{cells:,} cells")
+    if table is not None:
+        return _via_table(table, {k: vals for k, vals in g.items() if k not in METHOD_KEYS}, progress) + ("table",)
     return _via_loop(fn, g, progress, qual) + ("loop",)
 
 
@@ -193,7 +190,6 @@ def _table_groups(table, g: dict[str, list[Any]], arrays: list[str], progress: b
     mesh = np.meshgrid(*(np.asarray(g[k]) for k in arrays), indexing="ij") if arrays else []
     flat = [m.ravel() for m in mesh]
     n = flat[0].size if flat else 1
-    frames: list[pd.DataFrame] = []
     pmfs: list[np.ndarray] = []
     effects: dict[str, dict[int, np.ndarray]] = {}  # effect name -> group index -> its values
     for gi, combo in enumerate(bar(groups, total=len(groups), desc="sweep", unit="group",
@@ -207,14 +203,9 @@ def _table_groups(table, g: dict[str, list[Any]], arrays: list[str], progress: b
         for ename, arr in out.get("effects", {}).items():
             arr = np.asarray(arr, dtype=float)
             effects.setdefault(ename, {})[gi] = np.broadcast_to(arr, (n,)) if arr.ndim == 0 else arr.reshape(n)
-        frame = {k: np.repeat(np.asarray([val], dtype=object), n) for k, val in zip(group_keys, combo)}
-        frame.update({k: f for k, f in zip(arrays, flat)})
-        frames.append(pd.DataFrame(frame)[keys])
     width = max(p.shape[-1] for p in pmfs)
     pmf = np.concatenate([pad(p, width) for p in pmfs], axis=0)
-    cells = pd.concat(frames, ignore_index=True)
-    for k in group_keys:
-        cells[k] = cells[k].infer_objects()
+    cells = cells_of({k: g[k] for k in group_keys + arrays})[keys]  # groups outer, as the tables ran
     # an effect some groups do not have (wasted_wounds without a unit size) is NaN there
     eff = {ename: np.concatenate([parts.get(i, np.full(n, np.nan)) for i in range(len(pmfs))])
            for ename, parts in effects.items()}

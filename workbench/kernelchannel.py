@@ -1,25 +1,13 @@
 """What may pass between a viewer's browser and a dashboard kernel, and in which form.
 
-A served page talks to its kernel over one websocket using Jupyter's binary
+A served page talks to its kernel over one websocket in Jupyter's binary
 ``v1.kernel.websocket.jupyter.org`` framing: an 8-byte little-endian count of
 offsets, the offsets (8 bytes each), then the channel name and the message
-parts (header, parent header, metadata, content, buffers).
-
-Two rules are kept here, away from the server wiring in :mod:`workbench.serve`:
-
-* **frames from a viewer are checked before anything reads them.** Voila and
-  Jupyter Server read the offset count straight from the first 8 bytes and
-  build a list that long: a frame claiming 2**60 offsets, or a message in the
-  older JSON framing (whose first bytes read as a huge count), makes the
-  server loop at 100 % CPU while its memory grows by tens of MB a second.
-  :func:`parse_v1` accepts a frame only when its offsets are few, ascending and
-  inside the frame; the server refuses connections without the v1
-  subprotocol altogether;
-* **no traceback, file path or source line reaches a viewer.** :func:`scrub`
-  rewrites every outgoing message that could carry one: an ``error`` output,
-  text a kernel wrote to stderr, and the same outputs captured by an output
-  widget inside a ``comm_msg``, into :data:`PLAIN_ERROR`. The full details
-  stay in the server's own log.
+parts. Frames from a viewer are checked before anything reads them
+(:func:`parse_v1`: an unchecked count made the server loop at 100 % CPU), and
+no traceback, file path or stderr text reaches a viewer (:func:`scrub`: it
+becomes :data:`PLAIN_ERROR`; the details stay in the server's log). The
+server wiring is :mod:`workbench.dashboard_server`; why: docs/dashboards.md.
 """
 from __future__ import annotations
 
@@ -75,31 +63,32 @@ def build_v1(channel: str, parts: list[bytes]) -> bytes:
     return serialize_msg_to_ws_v1(list(parts), channel)
 
 
-def _plain_output(output: dict) -> dict:
-    """An ``error`` or stderr ``stream`` output (notebook output format), made plain."""
-    if output.get("output_type") == "error":
-        return {**output, "ename": "Error", "evalue": PLAIN_ERROR, "traceback": [PLAIN_ERROR]}
-    if output.get("output_type") == "stream" and output.get("name") == "stderr":
-        return {**output, "text": PLAIN_ERROR + "\n"}
-    return output
+def _plain(kind: object, part: dict) -> dict:
+    """``part``, an ``error`` or a stderr ``stream`` (a message's content, or an output in the
+    notebook format), made plain; any other ``part`` as it is."""
+    if kind == "error":
+        return {**part, "ename": "Error", "evalue": PLAIN_ERROR, "traceback": [PLAIN_ERROR]}
+    if kind == "stream" and part.get("name") == "stderr":
+        return {**part, "text": PLAIN_ERROR + "\n"}
+    return part
 
 
 def scrub(msg_type: str, content: dict) -> dict | None:
     """``content`` of a kernel message of type ``msg_type`` without tracebacks,
     or ``None`` when it carries none (pass it on unchanged)."""
-    if msg_type == "error" or (msg_type in ("execute_reply", "inspect_reply", "complete_reply")
-                               and content.get("status") == "error"):
-        return {**content, "ename": "Error", "evalue": PLAIN_ERROR, "traceback": [PLAIN_ERROR]}
-    if msg_type == "stream" and content.get("name") == "stderr":
-        return {**content, "text": PLAIN_ERROR + "\n"}
-    if msg_type == "comm_msg":  # an output widget's captured outputs
-        state = (content.get("data") or {}).get("state")
-        outputs = state.get("outputs") if isinstance(state, dict) else None
-        if (isinstance(state, dict) and isinstance(outputs, list)
-                and any(isinstance(o, dict) and _plain_output(o) is not o for o in outputs)):
-            clean = [_plain_output(o) if isinstance(o, dict) else o for o in outputs]
-            return {**content, "data": {**content["data"], "state": {**state, "outputs": clean}}}
-    return None
+    if msg_type in ("execute_reply", "inspect_reply", "complete_reply") and content.get("status") == "error":
+        msg_type = "error"
+    if msg_type != "comm_msg":
+        clean = _plain(msg_type, content)
+        return None if clean is content else clean
+    state = (content.get("data") or {}).get("state")  # an output widget's captured outputs
+    outputs = state.get("outputs") if isinstance(state, dict) else None
+    if not isinstance(state, dict) or not isinstance(outputs, list):
+        return None
+    plain = [_plain(o.get("output_type"), o) if isinstance(o, dict) else o for o in outputs]
+    if all(c is o for c, o in zip(plain, outputs)):
+        return None
+    return {**content, "data": {**content["data"], "state": {**state, "outputs": plain}}}
 
 
 def scrub_frame(frame: bytes) -> bytes:

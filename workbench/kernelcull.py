@@ -1,30 +1,12 @@
 """Jupyter Server's idle culler, never taking a kernel whose page is still on its way.
 
-The culler (``MappingKernelManager.cull_idle_timeout``, looking every
-``cull_interval`` seconds: ``voila.json``, ``--release-after``) releases the
-kernel of a page that never connects (a link preview, a script, a crawler).
-It calls a kernel idle when nothing came from it for the timeout, it is not
-``busy`` and no websocket is open on it. Two kernels a viewer is waiting for
-pass that test:
-
-* a kernel **still starting**: its process has not answered yet (its state
-  is ``starting``, its last activity the moment it was launched); on a loaded
-  machine that outlasts the timeout, and a kernel culled then leaves its
-  page loading forever;
-* a kernel whose **page is still being rendered or sent**: after the
-  notebook's last cell the server still turns the outputs into the page and
-  sends it (half a megabyte, to a phone); counted from the last cell, the
-  idle time leaves the browser less than the timeout to load the page and
-  connect, or none.
-
-:class:`DashboardKernelManager` (Voila's ``multi_kernel_manager_class``, made
-into Voila's pooling manager by Voila itself) spares them: a kernel is never
-culled while it is busy, while it is starting (up to :data:`START_LIMIT_S`
-seconds: a kernel that never answers is culled after that), or while a render
-request that took it is still running; when that request ends the kernel's
-idle time starts again, so a page that never connects is released the
-timeout after it was sent, not after its notebook ran. A preheated kernel
-waiting for its viewer is spared by Voila's own manager.
+The culler (``voila.json``, ``--release-after``) releases the kernel of a page
+that never connects. :class:`DashboardKernelManager` (Voila's
+``multi_kernel_manager_class``, made into Voila's pooling manager by Voila
+itself) spares the two a viewer waits for that its idle test would take: a
+kernel still starting (up to :data:`START_LIMIT_S` seconds) and one whose page
+is still being rendered or sent (its idle time starts when that request
+ends). Why: docs/dashboards.md, "A page on its way keeps its kernel".
 """
 from __future__ import annotations
 

@@ -1,35 +1,12 @@
 """Refilling Voila's pool of preheated kernels without starving the viewers.
 
-When a viewer takes a preheated kernel, Voila starts its replacement
-``fill_delay`` seconds later, and every replacement at once: sixteen viewers
-arriving together start sixteen kernels that import numpy, pandas, plotly and
-the workbench and run the dashboard's notebook up to the point where it waits
-for its viewer. On a 2-core machine that is about 60 CPU-seconds competing
-with the pages being opened (measured: sixteen viewers drew their plots in
-77 s with the refills, 39 s without them).
-
-:class:`PacedRefill` replaces that with:
-
-* **at once, unless in a burst**: a replacement starts as soon as a viewer
-  takes a kernel, so the next viewer of the page finds a warm one; only
-  during a real burst (``burst`` takes within ``window`` seconds, more than
-  a playtest group opening one link) does it wait until no viewer has taken a
-  kernel for ``quiet`` seconds (the burst is served before any refill), at
-  the latest ``patience`` seconds after it was asked for (a steady stream of
-  viewers still gets its kernels), and at once when a viewer is already
-  waiting for it (the pool had no ready kernel left);
-* **one at a time, unless a viewer waits**: the next replacement starts when
-  the previous one's notebook has run up to the point where it waits for a
-  viewer (Voila's ``wait_for_request``, seen as the kernel's request-info
-  websocket) or has finished, so refills use at most one core; a replacement
-  a viewer already waits for (the pool had none ready when the viewer came)
-  starts at once, beside any other that is preheating, and the refills
-  nobody waits for hold back until those have reached their viewer wait.
-  (One at a time for those too made the eighth viewer beyond the pool wait
-  for seven preheats in a row, each slowed by the pages being drawn: more
-  than 240 s when forty viewers opened one page on a 2-core machine.)
-
-The first fill at start-up is Voila's own (all kernels at once).
+Voila starts the replacement of every taken kernel ``fill_delay`` seconds
+later, all at once (sixteen at once cost a 2-core machine about 60
+CPU-seconds beside the pages being opened). :class:`PacedRefill` starts a
+replacement at once, except during a burst of viewers (then once they stop
+arriving, at the latest after ``patience`` seconds), and one at a time unless
+a viewer already waits for it. The first fill at start-up is Voila's own.
+Why, and the measurements: docs/dashboards.md, "Refills start at once".
 """
 from __future__ import annotations
 
@@ -78,9 +55,10 @@ class PacedRefill:
         self._queue: list[asyncio.Task] = []  # replacements done waiting for quiet, in order
         self.unstarted: set[asyncio.Task] = set()  # replacements whose kernel is not started yet
         self._running: set[asyncio.Task] = set()  # replacements starting their kernel and preheating
-        self._km: Any = None
-        self._fill: Callable[..., Any] | None = None
-        self._initialize: Callable[..., Any] | None = None
+        # the kernel manager and its own fill and initializer: set by install(km), before Voila can call a fill
+        self._km: Any
+        self._fill: Callable[..., Any]
+        self._initialize: Callable[..., Any]
 
     def install(self, km) -> "PacedRefill":
         self._km, self._fill, self._initialize = km, km.fill_if_needed, initializer(km)
@@ -90,8 +68,6 @@ class PacedRefill:
 
     def fill_if_needed(self, delay: float | None = None, notebook_name: str | None = None, **kwargs):
         fill = self._fill
-        if fill is None:  # only install(km) puts this method where Voila calls it
-            raise RuntimeError("PacedRefill.fill_if_needed called before install(km)")
         if delay is not None:  # the first fill, or an explicit delay: Voila's own
             return fill(delay=delay, notebook_name=notebook_name, **kwargs)
         self.last_taken = self.clock()
@@ -120,10 +96,7 @@ class PacedRefill:
             log = getattr(self._km, "log", None)
             if log is not None:
                 log.info("%s %s", REFILL_LOG, notebook_name)
-            initialize = self._initialize
-            if initialize is None:  # only install(km) sets up the fills that create this coroutine
-                raise RuntimeError("PacedRefill._paced called before install(km)")
-            content = await initialize(notebook_name, kernel_id, **kwargs)
+            content = await self._initialize(notebook_name, kernel_id, **kwargs)
             deadline = self.clock() + self.limit
             while not (content["task"].done() or self.ready(content["kernel_id"])):
                 if self.clock() >= deadline:

@@ -1,23 +1,14 @@
 """The served dashboards of the designers' rule files, written when the server starts.
 
-Every rule system the registry (:mod:`workbench.systems`) finds (the
-checkout's ``rules/`` folder and the folders of ``WORKBENCH_RULES``: a rule
-file, or a rule folder of several files, one mode each) gets a small notebook
-in the server's staged folder, named by its key (``kill6.ipynb``, served at
-``/voila/render/kill6.ipynb``), whose cells only call the package: the generic
-:class:`~workbench.ui.SystemDashboard` over the system's description (controls
-from the stats' kinds, ranges, labels and help). Nothing of the rule files'
-folders is served: only these generated notebooks sit in the staged folder.
-A page names a file by its name, and a file of a rule folder as
-``folder/file.toml`` (``my_changes/melee.toml``), never by where it lives.
-
-A rule file that does not load, or whose key names a page the server
-already has, is not served; the landing page lists it with its message in
-plain words, and every other page is served as usual. A rule file that
-breaks while the server runs is listed the same way from the next visit
-of the landing page on (:meth:`RulePages.now`), and its page shows the
-file's error with its line and field instead of a dashboard
-(:func:`rule_dashboard`); fixed, it is served again.
+Every rule system the registry (:mod:`workbench.systems`) finds gets a small
+notebook in the server's staged folder, named by its key (``kill6.ipynb``),
+whose cells only call the package (:func:`rule_dashboard`: the generic
+:class:`~workbench.ui.SystemDashboard` over the system's description); nothing
+of the rule folders is served. A page names a file by its name, a file of a
+rule folder as ``folder/file.toml``. A file that does not load, or whose key
+names another page, is listed on the landing page with its message in plain
+words, also when it breaks while the server runs (:meth:`RulePages.now`); its
+page then shows the error (:class:`BrokenRulePage`). docs/rule-dashboards.md.
 """
 from __future__ import annotations
 

@@ -1,80 +1,25 @@
 """Serve the dashboards, read-only, with Voila (``make run``).
 
 ``python -m workbench.serve`` serves the built-in dashboard notebooks of
-``notebooks/`` (one per rule system, ``compare.ipynb``, ``diagnostics.ipynb``,
-the Changes turn simulator's ``changes_turn.ipynb`` and the before-and-after
-page of a rule change, ``before_after.ipynb``),
-one generated dashboard per rule file (``workbench.rulepages``: the broken ones
-are listed on the landing page with their error), and nothing else. Every
-option is also an environment variable (``make run`` passes them through;
-docs/dashboards.md):
+``notebooks/`` (:data:`workbench.dashboards.DASHBOARDS`) and one generated
+dashboard per rule file (:mod:`workbench.rulepages`: the broken ones are listed
+on the landing page with their error), and nothing else. Every option is also
+an environment variable (:data:`OPTIONS`; ``make run`` passes them through);
+docs/dashboards.md lists them and says what a viewer gets.
 
-========================  ==================  =====================================================
-option                    variable            meaning
-========================  ==================  =====================================================
-``--host``                ``HOST``            interface to listen on (default 127.0.0.1)
-``--port``                ``PORT``            port (default 8866; 0 = any free port)
-``--base-url``            ``BASE_URL``        prefix of every URL, for a reverse proxy (default /)
-``--token``               ``WORKBENCH_TOKEN`` access token every request needs (default: none on
-                                              loopback, a generated one elsewhere unless --public)
-``--max-kernels``         ``MAX_KERNELS``     viewers' kernels at once; the next viewer gets 503
-``--pool-size``           ``POOL_SIZE``       preheated kernels per dashboard (default: 1 for the first
-                                              page on loopback, none for the others; 2 per page elsewhere)
-``--release-after``       ``RELEASE_AFTER``   seconds within which the kernel of a page that never
-                                              connects is released (default 30; the busy page's wait)
-========================  ==================  =====================================================
-
-* a landing page at ``<base>`` links each dashboard at
-  ``<base>voila/render/<name>.ipynb`` (links relative to the page); the
-  address is printed once the server listens, with the token when there is
-  one. A port that is taken, or a host that is not this machine's, is one
-  line on stderr and exit status 2;
-* only the dashboard notebooks are copied into a fresh temporary directory
-  that Voila serves; Voila's directory listing, contents API and file handler
-  are not mounted, and the render route accepts exactly the dashboard names;
-* sources are stripped, tracebacks hidden, template and theme cannot be
-  overridden from the URL; the kernel websocket forwards only comm and
-  kernel-info messages, speaks only Jupyter's v1 binary framing (checked
-  before it is read) and never passes a traceback, file path or stderr text
-  to a viewer (:mod:`workbench.kernelchannel`);
-* with a token, every page, static file and websocket needs it: a link with
-  ``?token=...`` sets a cookie and is redirected to the same address without
-  the token; a request without it gets 401 (403 for a websocket) and a page
-  saying the link's token is needed, never the token;
-* kernel lifecycle: preheated kernels as :func:`pool_plan` says (``--pool-size``);
-  a taken kernel is replaced at once, the spares one at a time (one a viewer
-  already waits for beside them), and only during a burst of viewers once
-  they stop arriving (:mod:`workbench.kernelpool`);
-  a kernel whose page never connects is culled within about
-  :data:`BUSY_RETRY_S` seconds (``--release-after``); a closed page frees its
-  kernel (Voila's shutdown beacon, which carries the ``_xsrf`` cookie the
-  page is now given; and, if the beacon never comes, a kernel whose last
-  websocket closed is shut down after :data:`DISCONNECT_GRACE` seconds), and
-  the Jupyter server culls kernels left idle and unconnected (``voila.json``);
-  above ``--max-kernels`` viewers' kernels a new viewer gets HTTP 503 and a
-  page saying the dashboards are busy;
-* no page or figure holds an absolute URL to the server: the plots fetch
-  plotly.js from ``workbench/plotly/`` under the page's base URL
-  (:func:`workbench.ui.plotwidget.library_route`);
-* static files go gzip-compressed to browsers that accept it, each compressed
-  once and cached (:mod:`workbench.compressed`): a first view is about
-  0.6 MB for a playtester on a phone (docs/dashboards.md); other answers use Tornado's
-  ``compress_response``, and the kernel websocket permessage-deflate;
-* pages load fully offline (the ``workbench`` template is the stock ``lab``
-  template without its CDN links) and show "This dashboard lost its
-  connection: reload the page." when the kernel dies or the connection drops;
-* nothing a viewer does writes to the project: kernels get a throw-away
-  ``IPYTHONDIR`` with history disabled, and connection files live in the
-  temporary directory, removed at exit.
-
-The committed Voila configuration is ``workbench/voila/voila.json``; no other
-``voila.json`` (current directory, ``~/.jupyter``) is read. This module reads
-the options and stages the pages; the Voila application itself, on Voila's and
-Jupyter Server's own hooks, is :mod:`workbench.dashboard_server`.
+This module reads the options and stages the pages: only the dashboard
+notebooks, copied into a fresh temporary directory (signed, read-only) that
+Voila serves; kernels get a throw-away ``IPYTHONDIR`` with history disabled,
+their link channel dials this server's own host, and the connection files live
+in the temporary directory, removed at exit. The committed Voila configuration
+is ``workbench/voila/voila.json``; no other ``voila.json`` is read. The Voila
+application itself (the token, the websocket guard, ``--max-kernels``'s 503,
+the pools, the culler, gzip) is :mod:`workbench.dashboard_server`.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import ipaddress
 import os
 import re
@@ -83,7 +28,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Mapping, overload
+from typing import Any, Callable, Mapping, overload
 
 from .dashboards import DASHBOARDS, Dashboard
 from .errors import InputError
@@ -232,13 +177,9 @@ def is_loopback(host: str) -> bool:
 
 def kernel_link_host(host: str) -> str:
     """The address a kernel of this machine dials to reach a server listening
-    on ``host``, as it goes into a URL (Voila's ``VOILA_APP_IP``).
-
-    A preheated kernel reads its viewer's link over a websocket to the server
-    (``voila/query/<kernel id>``); Voila's default, 127.0.0.1, reaches nothing
-    when the server listens on a LAN address, a host name or IPv6. Every
-    interface (``0.0.0.0``, ``::``) is reached on the loopback address of its
-    family; an IPv6 address is bracketed.
+    on ``host``, as it goes into a URL (Voila's ``VOILA_APP_IP``, for a preheated
+    kernel's link channel: docs/dashboards.md): every interface (``0.0.0.0``,
+    ``::``) on the loopback address of its family, an IPv6 address bracketed.
     """
     if host in ("0.0.0.0", ""):
         return "127.0.0.1"
@@ -258,15 +199,12 @@ KERNEL_THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_
 def kernel_environment(host: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """What the kernels' environment gets so that their link channel reaches
     this server on ``host``: ``VOILA_APP_IP``, and the host added to
-    ``no_proxy``/``NO_PROXY`` (the kernel's websocket client honours a
-    configured HTTP proxy, which cannot reach this machine's own address).
-
-    Each kernel also runs numpy's linear algebra on one thread
-    (:data:`KERNEL_THREADS`, unless already set): every viewer has a kernel
-    of their own, so the cores are shared out by the kernels, and a kernel's
-    extra BLAS threads only spin while they wait for a busy core. On a loaded
-    2-core machine that spinning made the d3-damage removal of
-    ``benchmarks/bench_engine.py`` cost up to 8 ms of CPU instead of 0.64."""
+    ``no_proxy``/``NO_PROXY`` (a configured HTTP proxy cannot reach this
+    machine's own address). Each kernel also runs numpy's linear algebra on one
+    thread (:data:`KERNEL_THREADS`, unless already set): every viewer has a
+    kernel of their own, and a kernel's extra BLAS threads only spin while they
+    wait for a core (on a loaded 2-core machine the d3-damage removal of
+    ``benchmarks/bench_engine.py`` cost up to 8 ms of CPU instead of 0.64)."""
     given: Mapping[str, str] = os.environ if environ is None else environ
     dial = kernel_link_host(host)
     bare = dial.strip("[]")
@@ -276,6 +214,31 @@ def kernel_environment(host: str, environ: Mapping[str, str] | None = None) -> d
         env[name] = ",".join(present if bare in present else present + [bare])
     env.update({name: n for name, n in KERNEL_THREADS.items() if name not in given})
     return env
+
+
+def _integer(env: str, option: str, default: int | None, low: int, high: int) -> Callable[[Any], Any]:
+    return lambda value: resolve_int(value, env, option, default, low, high)
+
+
+#: the options read from the command line or, left out, the environment (docs/dashboards.md), in the
+#: order they are checked: flag -> (what reads its value, its --help)
+OPTIONS: dict[str, tuple[Callable[[Any], Any], str]] = {
+    "port": (resolve_port, f"port (default: $PORT or {DEFAULT_PORT}; 0 = any free port)"),
+    "host": (resolve_host, f"interface to listen on (default: $HOST or {HOST}; 0.0.0.0 = every interface)"),
+    "base-url": (resolve_base_url, "prefix of every URL, e.g. /dice/ behind a reverse proxy (default: $BASE_URL or /)"),
+    "token": (resolve_token, "access token every request needs (default: $WORKBENCH_TOKEN; generated when the "
+                             "host is not loopback)"),
+    "max-kernels": (_integer("MAX_KERNELS", "max-kernels", DEFAULT_MAX_KERNELS, 1, 10_000),
+                    f"viewers' kernels at once; the next viewer gets 'busy' (default: $MAX_KERNELS or "
+                    f"{DEFAULT_MAX_KERNELS})"),
+    "pool-size": (_integer("POOL_SIZE", "pool-size", None, 0, MAX_POOL_SIZE),
+                  f"preheated kernels per dashboard, 0-{MAX_POOL_SIZE} (default: $POOL_SIZE, else 1 for the first "
+                  f"page on loopback and {SHARED_POOL_SIZE} per page elsewhere; each ~150 MB)"),
+    "release-after": (_integer("RELEASE_AFTER", "release-after", BUSY_RETRY_S, *RELEASE_AFTER_RANGE),
+                      "seconds within which the kernel of a page that never connects (a link preview, a script) "
+                      f"is released, {RELEASE_AFTER_RANGE[0]}-{RELEASE_AFTER_RANGE[1]} (default: $RELEASE_AFTER "
+                      f"or {BUSY_RETRY_S}; the busy page says to try again then)"),
+}
 
 
 # ---------------------------------------------------------------- files and pages
@@ -302,12 +265,6 @@ def stage_notebooks(source: Path, dest: Path, dashboards=DASHBOARDS) -> list[Pat
         target.chmod(0o444)
         staged.append(target)
     return staged
-
-
-def _have_anywidget() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("anywidget") is not None
 
 
 #: the kernels' start-up warning left out of the server's log: kernels listen on this
@@ -360,39 +317,18 @@ def _make_server_class():
 def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve") -> int:
     """Serve the dashboards until interrupted (Ctrl-C or SIGTERM). Returns the exit status."""
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
-    parser.add_argument("--host", default=None, help=f"interface to listen on (default: $HOST or {HOST}; "
-                                                     "0.0.0.0 = every interface)")
-    parser.add_argument("--port", default=None, help=f"port (default: $PORT or {DEFAULT_PORT}; 0 = any free port)")
-    parser.add_argument("--base-url", default=None, help="prefix of every URL, e.g. /dice/ behind a reverse proxy "
-                                                         "(default: $BASE_URL or /)")
-    parser.add_argument("--token", default=None, help="access token every request needs (default: "
-                                                      "$WORKBENCH_TOKEN; generated when the host is not loopback)")
+    for flag, (_, text) in OPTIONS.items():
+        parser.add_argument(f"--{flag}", default=None, help=text)
     parser.add_argument("--public", action="store_true", help="serve a non-loopback host without a token")
-    parser.add_argument("--max-kernels", default=None, help="viewers' kernels at once; the next viewer gets "
-                                                            f"'busy' (default: $MAX_KERNELS or {DEFAULT_MAX_KERNELS})")
     parser.add_argument("--dashboards", default=None, help="serve only these dashboards, e.g. changes,antares "
                                                            "(default: every one: "
                                                            + ", ".join(d.notebook.removesuffix(".ipynb")
                                                                        for d in DASHBOARDS) + ")")
     parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS_DIR, help="folder holding the dashboard notebooks")
-    parser.add_argument("--pool-size", default=None, help=f"preheated kernels per dashboard, 0-{MAX_POOL_SIZE} "
-                                                          "(default: $POOL_SIZE, else 1 for the first page on "
-                                                          f"loopback and {SHARED_POOL_SIZE} per page elsewhere; "
-                                                          "each ~150 MB)")
-    parser.add_argument("--release-after", default=None,
-                        help="seconds within which the kernel of a page that never connects (a link preview, "
-                             f"a script) is released, {RELEASE_AFTER_RANGE[0]}-{RELEASE_AFTER_RANGE[1]} "
-                             f"(default: $RELEASE_AFTER or {BUSY_RETRY_S}; the busy page says to try again then)")
     args = parser.parse_args(argv)
     try:
-        port = resolve_port(args.port)
-        host = resolve_host(args.host)
-        base_url = resolve_base_url(args.base_url)
-        token = resolve_token(args.token)
-        max_kernels = resolve_int(args.max_kernels, "MAX_KERNELS", "max-kernels", DEFAULT_MAX_KERNELS, 1, 10_000)
-        pool_size = resolve_int(args.pool_size, "POOL_SIZE", "pool-size", None, 0, MAX_POOL_SIZE)
-        release_after = resolve_int(args.release_after, "RELEASE_AFTER", "release-after", BUSY_RETRY_S,
-                                    *RELEASE_AFTER_RANGE)
+        port, host, base_url, token, max_kernels, pool_size, release_after = (
+            read(getattr(args, flag.replace("-", "_"))) for flag, (read, _) in OPTIONS.items())
         dashboards = select_dashboards(args.dashboards)
         if token is None and not is_loopback(host) and not args.public:
             token = secrets.token_urlsafe(24)
@@ -400,12 +336,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         try:
             served = tmp / "dashboards"
             stage_notebooks(args.notebooks.resolve(), served, dashboards)
+            rule_pages = None
             if not (args.dashboards or "").strip():  # every dashboard: the rule files' too, generated here
                 from .rulepages import stage_rule_pages
                 rule_pages = stage_rule_pages(served, tuple(d.notebook for d in dashboards))
-                dashboards, landing_extra = dashboards + rule_pages.dashboards, rule_pages.landing_items()
-            else:
-                landing_extra, rule_pages = "", None
+                dashboards += rule_pages.dashboards
         except Exception:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -425,8 +360,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         os.environ[DOWNLOAD_ENV] = base_url.rstrip("/") + "/" + DOWNLOAD_PATH  # a path on the page's own host
         from .ui.plotwidget import LIBRARY_ENV, LIBRARY_PATH
         os.environ[LIBRARY_ENV] = LIBRARY_PATH  # the plots fetch plotly.js there, under the page's base URL
-        for name in ("WORKBENCH_TOKEN",):  # kernels need no secret
-            os.environ.pop(name, None)
+        os.environ.pop("WORKBENCH_TOKEN", None)  # kernels need no secret
         sign_notebooks(served, tmp / "notary")
         from .dashboard_server import ListenError  # (this module may run as __main__: the server's own class)
 
@@ -435,7 +369,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
                         f"--Voila.server_url={base_url}"])
         app.config.NotebookNotary.data_dir = str(tmp / "notary")  # the staged pages' signatures
         app.ip = host
-        app.dashboards, app.landing_extra, app.rule_pages = dashboards, landing_extra, rule_pages
+        app.dashboards, app.rule_pages = dashboards, rule_pages
         app.port = port
         app.token = token  # read by the identity provider (workbench.dashboard_server.TokenIdentity)
         app.workbench_max_kernels = max_kernels
@@ -447,7 +381,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         app.voila_configuration.default_pool_size = pools["default"]
         app.voila_configuration.preheat_kernel = any(n > 0 for n in pools.values())
         app.config.VoilaKernelManager.kernel_pools_config = {name: {"pool_size": n} for name, n in pools.items()}
-        if _have_anywidget():  # plots are FigureWidgets: the 5 MB plotly mime renderer is never used
+        if importlib.util.find_spec("anywidget"):  # plots are FigureWidgets: the 5 MB plotly mime renderer is never used
             app.voila_configuration.extension_denylist = [
                 *(app.voila_configuration.extension_denylist or []), "jupyterlab-plotly"]
         try:
