@@ -146,7 +146,8 @@ def test_bad_system_and_function():
 
 
 def test_forbidden_combination_in_a_grid_is_an_input_error():
-    with pytest.raises(InputError, match=r"^action: expected 'snap' at an EVADING target"):
+    with pytest.raises(InputError, match=r"^enemy units can only fire at an EVADING unit with SNAP SHOTS "
+                       r"\(action, evading: .* is true for action='aimed', evading=True\)$"):
         compare.sweep("changes", "shooting", bs=5, s=5, ap=5, evading=True, action=["snap", "aimed"],
                       progress=False)
 
