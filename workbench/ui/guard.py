@@ -64,7 +64,7 @@ def plain_message(exc: BaseException) -> str:
     file's refusal: its message and the settings it refused), else a plain
     sentence (the traceback goes to the server log)."""
     if isinstance(exc, ForbiddenError):  # the designer's words and the settings, not the file's condition
-        return f"{exc.hint} ({', '.join(f'{k}={v!r}' for k, v in exc.got.items())})"
+        return f"{exc.hint}: {', '.join(f'{k}={v!r}' for k, v in exc.got.items())}"
     if isinstance(exc, WorkbenchError):
         return str(exc)
     log_to_server("workbench dashboard: unexpected error\n"
