@@ -16,22 +16,29 @@ from ..rules.die import roll_high
 from .changes_rules import KEY
 from .ownfile import one_roll
 
-__all__ = ["ACTION_DISTANCES", "CHARGES", "distance_pmf", "action_distance", "charge_distance", "move_distance",
+__all__ = ["SEED_ACTIONS", "ACTION_DISTANCES", "CHARGES", "distance_pmf", "action_distance", "charge_distance", "move_distance",
            "reach_probability"]
 
-#: action -> (fixed inches, sides of the added die or 0, seed wording)
-ACTION_DISTANCES: dict[str, tuple[int, int, str]] = {
-    "move": (6, 0, 'Move 6"'),
-    "disembark": (6, 0, 'Disembark 6"'),
-    "tactical_charge": (6, 0, 'Tactical Charge 6"'),
-    "furious_charge": (5, 0, 'Furious Charge 5"'),
-    "desperate_charge": (6, 6, 'Desperate Charge 6+D6"'),
-    "hold_ground": (3, 0, 'Hold Ground 3"'),
-    "move_9_d3": (9, 3, 'Move 9+d3"'),
-    "embark": (6, 0, 'Embark 6"'),
-    "postpone": (6, 0, 'Postpone 6"'),
-    "evade": (4, 0, 'Evade 4"'),
+#: the seed's infantry actions: the name it prints, word for word with its bullets (• snap, •• shot,
+#: ••• aimed), and how far the unit moves (fixed inches, sides of an added die or 0; None: it does not move)
+SEED_ACTIONS: dict[str, tuple[str, tuple[int, int] | None]] = {
+    "move": ('Move 6" ••', (6, 0)),
+    "disembark": ('Disembark 6" ••', (6, 0)),
+    "tactical_charge": ('Tactical Charge 6" •', (6, 0)),
+    "furious_charge": ("Furious Charge 5”", (5, 0)),
+    "desperate_charge": ('Desperate Charge 6+D6"', (6, 6)),
+    "hold_ground": ('Hold Ground 3" •••', (3, 0)),
+    "move_9_d3": ('Move 9+d3"', (9, 3)),
+    "embark": ('Embark 6"', (6, 0)),
+    "block": ("Block", None),
+    "go_to_ground": ("Go to ground •", None),
+    "get_up": ("Get up", None),
+    "postpone": ('Postpone 6"', (6, 0)),
+    "evade": ("Evade 4”", (4, 0)),
 }
+#: action -> (fixed inches, sides of the added die or 0, the seed's name without bullets)
+ACTION_DISTANCES: dict[str, tuple[int, int, str]] = {
+    k: (*move, name.rstrip(" •").replace("”", '"')) for k, (name, move) in SEED_ACTIONS.items() if move}
 CHARGES = ("tactical", "furious", "desperate")
 
 

@@ -28,26 +28,13 @@ from .. import validate as v
 from ..validate import stat_function
 from ..errors import InputError
 from ..systems import changes
+from ..systems.changes_distances import SEED_ACTIONS
 
 __all__ = ["Weapon", "UnitSpec", "from_profile", "ACTIONS", "SHOTS", "shot_of", "force",
            "target_count", "BARE_HANDS"]
 
 #: the seed's action names, word for word with their bullets (• snap, •• shot, ••• aimed)
-ACTIONS: dict[str, str] = {
-    "move": 'Move 6" ••',
-    "disembark": 'Disembark 6" ••',
-    "tactical_charge": 'Tactical Charge 6" •',
-    "furious_charge": "Furious Charge 5”",
-    "desperate_charge": 'Desperate Charge 6+D6"',
-    "hold_ground": 'Hold Ground 3" •••',
-    "move_9_d3": 'Move 9+d3"',
-    "embark": 'Embark 6"',
-    "block": "Block",
-    "go_to_ground": "Go to ground •",
-    "get_up": "Get up",
-    "postpone": 'Postpone 6"',
-    "evade": "Evade 4”",
-}
+ACTIONS: dict[str, str] = {k: name for k, (name, _move) in SEED_ACTIONS.items()}
 
 #: bullets -> the shot they allow ("• SNAP SHOT", "•• SHOT", "••• AIMED SHOT": the rule file's actions)
 SHOTS = dict(enumerate(changes.ACTIONS, 1))
