@@ -1,32 +1,16 @@
 """One stage's die: the single per-die rule that both the exact and the sampled path use.
 
-:meth:`StageDie.classify` turns natural faces into results (0 fail,
-1 success, 2 critical success) in this order:
+:meth:`StageDie.classify` turns natural faces into results (0 fail, 1 success, 2 critical,
+``LONG`` a long shot's best face, which succeeds only if a second die shows it too) in the order
+of docs/rulefiles.md, "How the workbench reads the rules": a ``critical`` face (where
+``critical_on``) first, then ``always_fail`` and ``always_succeed``, then the target test
+(``roll = "high"``: face + modifier >= target; ``"low"``: <= target). :meth:`StageDie.rerolled`
+says which first rolls are rolled again once (``"ones"``: a natural 1; ``"failed"``: a roll whose
+own result is a failure); the second roll stands.
 
-1. a face in ``critical`` is a critical success (a critical always succeeds);
-2. a face in ``always_fail`` fails, a face in ``always_succeed`` succeeds;
-3. otherwise ``roll = "high"`` succeeds when face + modifier >= target and
-   ``roll = "low"`` when face + modifier <= target.
-
-``critical_on`` (a bool, or a bool array over stat cells) says where the
-``critical`` faces are criticals at all; elsewhere they follow rules 2 and 3
-("a 1 is a critical so long as the value is 2 or more"). ``long_shot``: when
-no face can pass the target test (``roll = "low"``: target - modifier below
-1; ``"high"``: above ``sides``), the best face (1 rolling low, ``sides``
-rolling high) succeeds only if a second die shows the best face too ("a 1
-followed by another 1"); its code in :meth:`classify` is ``LONG``.
-
-:meth:`StageDie.rerolled` says which first rolls are rolled again once
-(``"ones"``: a natural 1, whatever it would give; ``"failed"``: a roll whose
-result is a failure); the second roll stands. "Failed" is the roll's own
-result: on a ``passes_on = "fail"`` stage (a save the target makes) it is the
-target re-rolling its failed saves.
-
-Exact: :meth:`counts`, integer counts over a known denominator, vectorised over
-stat grids. Sampled: :meth:`roll`, faces rolled and judged by :meth:`classify`.
-
-A single test outside a rule file's stages (a stat test, a leadership test, a
-charge reaching its distance) is a :class:`DieRoll`: the same StageDie, with
+Exact: :meth:`StageDie.counts`, integer counts over a known denominator, vectorised over stat
+grids. Sampled: :meth:`StageDie.roll`. A single test outside a rule file's stages (a stat test, a
+leadership test, a charge reaching its distance) is a :class:`DieRoll`: the same StageDie, with
 the labels, exact Fractions and dice rolling of one player's roll.
 """
 from __future__ import annotations
@@ -158,15 +142,10 @@ class StageDie:
         return counts[3], denom
 
     # -- sampled -------------------------------------------------------------
-    def table(self) -> np.ndarray:
-        """Result code of each face 1..sides (index 0 unused), scalar stats only."""
-        faces = np.arange(self.sides + 1)
-        out = self.classify(faces)
-        return np.asarray(out, dtype=np.int8)
-
     def roll(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """Roll ``n`` dice as a player would (re-rolling where the rule says) and return the codes."""
-        table = self.table()
+        """Roll ``n`` dice as a player would (re-rolling where the rule says) and return the codes
+        (scalar stats only)."""
+        table = np.asarray(self.classify(np.arange(self.sides + 1)), dtype=np.int8)
         faces = rng.integers(1, self.sides + 1, size=n, dtype=np.int16)
         first = table[faces]
         near = self.near(faces, first) if self.near_miss else None
@@ -278,44 +257,21 @@ class DieRoll:
 
     @cached_property
     def _table(self) -> np.ndarray:
-        """Result code of every face tuple, indexed by its faces in base sides + 1."""
-        grid = np.indices((self.sides + 1,) * self.dice).reshape(self.dice, -1).T
-        table = self.evaluate(np.maximum(grid, 1))
+        """Result code of every face tuple, indexed by its faces (index 0 unused)."""
+        table = self.evaluate(np.maximum(np.moveaxis(np.indices((self.sides + 1,) * self.dice), 0, -1), 1))
         table.setflags(write=False)
         return table
 
-    def _index(self, faces: np.ndarray) -> np.ndarray:
-        if self.dice == 1:
-            return faces[..., 0]
-        index = faces[..., 0].astype(np.intp)
-        for i in range(1, self.dice):
-            index = index * (self.sides + 1) + faces[..., i]
-        return index
-
-    @cached_property
-    def _wins(self) -> np.ndarray:
-        """Does each face tuple succeed, indexed like :attr:`_table`."""
-        wins = self.is_success(self._table)
-        wins.setflags(write=False)
-        return wins
-
-    @cached_property
-    def _scalar(self) -> bool:
-        return not (np.ndim(self.die.target) or np.ndim(self.die.modifier) or np.ndim(self.die.critical_on))
-
-    def _faces(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-        """``shape`` tests' fair dice, one byte a die (a test's dice on the last axis)."""
-        return rng.integers(1, self.sides + 1, size=tuple(shape) + (self.dice,), dtype=np.uint8)
-
     def roll(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-        """Roll the test ``shape`` times and return the result codes."""
-        faces = self._faces(rng, shape)
-        return self._table[self._index(faces)] if self._scalar else self.evaluate(faces)
+        """Roll the test ``shape`` times (fair dice, one byte a die) and return the result codes."""
+        faces = rng.integers(1, self.sides + 1, size=tuple(shape) + (self.dice,), dtype=np.uint8)
+        if np.ndim(self.die.target) or np.ndim(self.die.modifier) or np.ndim(self.die.critical_on):
+            return self.evaluate(faces)
+        return self._table[tuple(np.moveaxis(faces, -1, 0))]
 
     def roll_success(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
         """Which of ``shape`` rolled tests succeed: the same draws as :meth:`roll`."""
-        faces = self._faces(rng, shape)
-        return self._wins[self._index(faces)] if self._scalar else self.is_success(self.evaluate(faces))
+        return self.is_success(self.roll(rng, shape))
 
     def is_success(self, codes: np.ndarray) -> np.ndarray:
         """Boolean mask of the success codes among ``codes``."""

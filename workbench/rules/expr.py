@@ -21,6 +21,7 @@ integer literals up to ``MAX_LITERAL`` and intermediate values up to
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -201,14 +202,17 @@ def _cells(env: Mapping[str, Any], expr: Expr, mask) -> str:
     return ", ".join(parts)
 
 
+def _refuse(bad, mask, expected: str, expr: Expr, env, field: str) -> None:
+    """Raise naming the first cell where ``bad`` holds and the branch is taken (``mask``)."""
+    if np.any(bad & mask):
+        raise InputError(field, expected, _cells(env, expr, bad & mask))
+
+
 def _bounded(x, mask, expr: Expr, env, field: str):
     x = np.asarray(x, dtype=np.int64)
-    if _largest(x) <= MAX_VALUE:
-        return x                 # the common case: one reduction, no mask
-    big = np.abs(x) > MAX_VALUE
-    if np.any(big & mask):
-        raise InputError(field, f"values up to {MAX_VALUE} in size from '{expr.source}'",
-                         _cells(env, expr, big & mask))
+    if _largest(x) > MAX_VALUE:  # the common case is one reduction, no mask
+        _refuse(np.abs(x) > MAX_VALUE, mask, f"values up to {MAX_VALUE} in size from '{expr.source}'", expr, env,
+                field)
     return x
 
 
@@ -219,6 +223,7 @@ def _largest(x: np.ndarray) -> int:
 
 _COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
             ">=": np.greater_equal}
+_ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply}
 
 
 def _eval(t: tuple, env, mask, expr: Expr, field: str):
@@ -235,27 +240,16 @@ def _eval(t: tuple, env, mask, expr: Expr, field: str):
         _, op, left, right = t
         a = _eval(left, env, mask, expr, field)
         b = _eval(right, env, mask, expr, field)
-        if op == "+":
-            out = a + b
-        elif op == "-":
-            out = a - b
-        elif op == "*":
-            if _largest(a) * _largest(b) <= MAX_VALUE:   # no product can be too large
-                return a * b
-            big = np.abs(a.astype(float) * b) > MAX_VALUE
-            if np.any(big & mask):
-                raise InputError(field, f"values up to {MAX_VALUE} in size from '{expr.source}'",
-                                 _cells(env, expr, big & mask))
-            out = a * b
-        else:
+        if op == "//":
             zero = b == 0
             if zero.item() if zero.size == 1 else zero.any():
-                if np.any(zero & mask):
-                    raise InputError(field, f"a divisor other than 0 in '{expr.source}'",
-                                     _cells(env, expr, zero & mask))
+                _refuse(zero, mask, f"a divisor other than 0 in '{expr.source}'", expr, env, field)
                 b = np.where(zero, 1, b)
             return a // b        # no larger than a (every operand is bounded already)
-        return _bounded(out, mask, expr, env, field)
+        if op == "*" and _largest(a) * _largest(b) > MAX_VALUE:   # a product may be too large
+            _refuse(np.abs(a.astype(float) * b) > MAX_VALUE, mask, f"values up to {MAX_VALUE} in size from "
+                    f"'{expr.source}'", expr, env, field)
+        return _bounded(_ARITH[op](a, b), mask, expr, env, field)
     if kind == "cmp":
         _, ops, operands = t
         left = _eval(operands[0], env, mask, expr, field)
@@ -286,9 +280,5 @@ def _eval(t: tuple, env, mask, expr: Expr, field: str):
         vals = [_eval(a, env, mask, expr, field) for a in args]
         if fn == "abs":
             return np.abs(vals[0])
-        red = np.minimum if fn == "min" else np.maximum
-        out = vals[0]
-        for v in vals[1:]:
-            out = red(out, v)
-        return np.asarray(out, dtype=np.int64)
+        return np.asarray(functools.reduce(np.minimum if fn == "min" else np.maximum, vals), dtype=np.int64)
     raise AssertionError(kind)  # pragma: no cover - the parser builds only the kinds above

@@ -1,17 +1,7 @@
 """Removal model by model: a save that reads whether the model is wounded, tough models and
-models that start wounded (``[removal]`` keys ``save``, ``tough`` and ``already_wounded``,
-docs/rulefiles.md "Saves that depend on the shots before").
-
-Each final success is a blow to the model in front of the unit:
-
-* the model rolls its save, one die of ``save_die`` faces (the system's die unless given): a
-  roll at or above ``save`` ignores the blow. The expression ``save`` may read ``wounded``,
-  1 when the model in front already carries a wound and 0 when it does not, so "a hero saves
-  at -1 once wounded" is ``save = "phys + wounded"``;
-* an unsaved blow removes the model, unless it is ``tough`` and not yet wounded: then it is
-  wounded and stays in front (the next unsaved blow removes it);
-* blows go to the wounded models first: the unit starts with ``already_wounded`` wounded
-  models, each of the first of them is in front while any is left, then the fresh ones follow.
+models that start wounded (``[removal]`` keys ``save``, ``tough`` and ``already_wounded``; the
+rule: docs/rulefiles.md, "Saves that depend on the shots before"). Each final success is a blow
+to the model in front of the unit.
 
 The model in front's state after each blow is a Markov chain over (models removed, the model
 in front wounded): the save of each blow depends on the blows before it, so no single chance
@@ -53,30 +43,17 @@ def save_chances(removal: Removal, env: Mapping[str, Any], cells: int, check_val
     return out[0], out[1]
 
 
-#: :func:`unit` of one cell by the expressions' sources and the stats they read (a scalar
+#: :func:`unit` of one cell by the expressions and the values of the stats they read (a scalar
 #: resolution asks again for every stat that changes nothing about the unit)
 _UNITS: dict = {}
 
 
-def _one_cell_key(what: tuple, exprs: tuple, env: Mapping[str, Any]) -> tuple | None:
-    """A key for what ``exprs`` give with one cell's ``env``: their sources and the values of the
-    stats they read (None when a stat read is an array of several cells); names not in ``env``
-    are the ones the caller adds (``wounded``)."""
-    names = sorted(set().union(*(e.names for e in exprs if e is not None)) & env.keys())
-    values = []
-    for name in names:
-        x = env[name]
-        if np.size(x) != 1:
-            return None
-        values.append(np.asarray(x).item())
-    return what + tuple(None if e is None else e.source for e in exprs) + tuple(names) + tuple(values)
-
-
 def unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_value) -> dict:
     """Every cell's tough flag, models that start wounded and save chances, checked."""
-    key = None if cells != 1 else _one_cell_key(
-        (removal.save_die, None if models is None else int(np.asarray(models).item())),
-        (removal.save, removal.tough, removal.already_wounded), env)
+    exprs = (removal.save, removal.tough, removal.already_wounded)
+    names = sorted(set().union(*(e.names for e in exprs if e is not None)) & env.keys())
+    if cells != 1 or any(np.size(env[n]) != 1 for n in names):
+        return _unit(removal, env, cells, models, check_value)
 
     def kept() -> dict:   # read-only: every call of the same unit shares it
         u = _unit(removal, env, cells, models, check_value)
@@ -84,7 +61,9 @@ def unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_val
             x.setflags(write=False)
         return u
 
-    return _unit(removal, env, cells, models, check_value) if key is None else remember(_UNITS, key, kept, 256)
+    key = (exprs, removal.save_die, None if models is None else int(np.asarray(models).item()),
+           *(np.asarray(env[n]).item() for n in names))
+    return remember(_UNITS, key, kept, 256)
 
 
 def _unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_value) -> dict:
@@ -247,6 +226,7 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
     one more count of the attack, and the counts' joint distribution over the attacks is raised
     to ``count`` by repeated squaring, saturating after every product (the tallies' own
     :func:`workbench.rules.tally._all_up_to`); removed is then capped at the unit's models."""
+    axes = [n for n in c.count if n != "removed"] + ["removed"]
     up_to = int(c.up_to or 0)
     cells, F = h.shape[0], h.shape[-1]
     tallies = h.ndim - 2
@@ -265,7 +245,7 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
         dist = tally._grow(dist, (up_to + 1,) * (dist.ndim - 1))
         # at most the unit's models are removed: the one fold, each cell at its own cap
         dist = core.cap(dist, cap.reshape((cells,) + (1,) * (dist.ndim - 2)))
-        return tally.chance(c, dist, env, [n for n in c.count if n != "removed"] + ["removed"])
+        return tally.chance(c, dist, env, axes)
     # one attack applied to every basis state of every cell: rows of the cell's matrix
     rep = {k: np.repeat(np.asarray(x), S) for k, x in u.items()}
     basis = np.tile(np.eye(S), (cells, 1)).reshape((cells * S,) + dims)
@@ -291,7 +271,7 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
         if bit <= top:
             T = T @ T
     dist = v.reshape((cells,) + dims).sum(axis=-1)
-    return tally.chance(c, dist, env, [n for n in c.count if n != "removed"] + ["removed"])
+    return tally.chance(c, dist, env, axes)
 
 
 def _thin_last(h: np.ndarray, q: np.ndarray, up_to: int) -> np.ndarray:

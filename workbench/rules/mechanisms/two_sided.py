@@ -22,16 +22,10 @@ Pushback (the first round's): the fighter with a success (any hit, block or
 counter hit) or, both succeeding, the higher best modified successful roll;
 a tie or no success: nobody.
 
-Exact: integers over the product of the dice's faces, given as Fractions. :func:`fight`
-gives the effects (chances of each end) and the distribution, over the whole
-fight, of how many dice pass each step of the attacker's attack: ``hits``
-(attack dice that hit), ``unblocked`` (hits left after the blocks), ``kills``
-(damage rolls that kill a standing defender), ``unsaved`` (kills the heroic
-save does not stop) and ``downed`` (0 or 1).
-
-The exchange is not one :class:`StageDie` roll: it is several dice of two
-fighters compared with each other (blocks cancel hits, the best rolls decide
-pushback), so it is built here from one StageDie per die thrown.
+Exact: integers over the product of the dice's faces, given as Fractions; :func:`fight` gives
+the effects and, per step of :data:`STEPS`, the distribution of how many of the attacker's dice
+pass it over the whole fight (the outcome: docs/rulefiles.md, "Named mechanisms").
+Sampled: :func:`sample`, every die rolled.
 """
 from __future__ import annotations
 
@@ -77,14 +71,9 @@ class Round:
 
 @dataclass(frozen=True)
 class Fight:
-    """What a fight does, exactly.
-
-    ``effects``: ``defender_downed``, ``attacker_downed``,
-    ``defender_newly_wounded`` and ``attacker_newly_wounded`` (standing and
-    wounded at the end), ``pushback_attacker``, ``pushback_defender``,
-    ``pushback_none`` (the first round's) and ``rounds_fought`` (expected).
-    ``passes``: step of :data:`STEPS` -> P(k pass it over the whole fight),
-    index k."""
+    """What a fight does, exactly: ``effects`` (the chances of each end, the first round's
+    pushback, the expected rounds fought) and ``passes``: step of :data:`STEPS` -> P(k pass it
+    over the whole fight), index k."""
 
     effects: Mapping[str, Fraction]
     passes: Mapping[str, tuple[Fraction, ...]]
@@ -144,13 +133,16 @@ def _pairs(dice, hurt) -> tuple[dict[tuple[int, int], int], int]:
     return dist, den
 
 
-def _saves(saves) -> tuple[tuple[int, int], int]:
+def _over(*dice: StageDie) -> tuple[tuple[int, ...], int]:
+    """The dice's chances to pass as numerators over one denominator."""
+    got = [_p(d) for d in dice]
+    den = math.lcm(*(d for _, d in got))
+    return tuple(n * (den // d) for n, d in got), den
+
+
+def _saves(saves) -> tuple[tuple[int, ...], int]:
     """A heroic save's (unwounded, wounded) numerators over one denominator (none: never)."""
-    if saves is None:
-        return (0, 0), 1
-    (n0, d0), (n1, d1) = _p(saves[0]), _p(saves[1])
-    den = math.lcm(d0, d1)
-    return (n0 * (den // d0), n1 * (den // d1)), den
+    return ((0, 0), 1) if saves is None else _over(*saves)
 
 
 def _takes(hits: int, kill: tuple[int, int], saves, tough: bool, wounded: bool) -> dict:
@@ -221,9 +213,8 @@ def _one_round(r: Round, tough: tuple[bool, bool], wounded: tuple[bool, bool]) -
     if r.counter_damage is None:
         damage, d_back, n_back = None, 1, 0
     else:
-        (n0, e0), (n1, e1) = _p(r.counter_damage[0]), _p(r.counter_damage[1])
-        e = math.lcm(e0, e1)
-        damage = ((n0 * (e // e0), e), (n1 * (e // e1), e))
+        (n0, n1), e = _over(*r.counter_damage)
+        damage = ((n0, e), (n1, e))
         d_back, n_back = e * _saves(r.attacker_saves)[1], len(r.counter)   # one counter hit on the attacker
     for hits, pa in attack.items():
         for blocks, pb in block.items():

@@ -126,31 +126,26 @@ def round_of(spec: Spec, env: Mapping[str, int], sides: int) -> Round:
     """The dice of one round for the stats ``env`` (the fighters' states among them), one
     StageDie per die thrown; ``sides``: the file's die."""
 
-    def group(g, hurt=False) -> tuple[tuple[StageDie, ...], tuple[StageDie, ...]]:
-        field, n, target, modifier, extra = g
-        k = _value(n, env, f"{field}.dice", 0, MAX_DICE, "a number of dice", spec.path)
-        t, m = _scalar(target, env, f"{field}.target"), _scalar(modifier, env, f"{field}.modifier")
-        h = _scalar(extra, env, f"{field}.hurt")
-        return ((StageDie(sides=sides, roll_high=True, target=t, modifier=m),) * k,
-                (StageDie(sides=sides, roll_high=True, target=t, modifier=m + h),) * k)
-
-    def damage(g) -> tuple[StageDie, StageDie]:
-        field, die, target, modifier, extra = g
-        d = sides if die is None else _value(die, env, f"{field}.die", 2, 100, "faces", spec.path)
-        t, m = _scalar(target, env, f"{field}.target"), _scalar(modifier, env, f"{field}.modifier")
-        return (StageDie(sides=d, roll_high=True, target=t, modifier=m),
-                StageDie(sides=d, roll_high=True, target=t, modifier=m + _scalar(extra, env, f"{field}.hurt")))
-
-    def save(g):
-        if g is None:
-            return None
-        field, when, die, target, wounded = g
-        if not _scalar(when, env, f"{field}.when"):
-            return None
+    def two(field: str, die, target, modifier, extra, wounded=False) -> tuple[StageDie, StageDie]:
+        """The die (``die`` faces, None: the file's) fresh and for a hurt fighter: ``extra`` added
+        to the modifier (a group's and a damage die's ``hurt``) or to the target (a save's ``wounded``)."""
         d = sides if die is None else _value(die, env, f"{field}.die", 2, 100, "faces", spec.path)
         t = _scalar(target, env, f"{field}.target")
-        return (StageDie(sides=d, roll_high=True, target=t),
-                StageDie(sides=d, roll_high=True, target=t + _scalar(wounded, env, f"{field}.wounded")))
+        m = 0 if modifier is None else _scalar(modifier, env, f"{field}.modifier")
+        x = _scalar(extra, env, f"{field}.wounded" if wounded else f"{field}.hurt")
+        return (StageDie(sides=d, roll_high=True, target=t, modifier=m),
+                StageDie(sides=d, roll_high=True, target=t + x * wounded, modifier=m + x * (not wounded)))
+
+    def group(g) -> tuple[tuple[StageDie, ...], tuple[StageDie, ...]]:
+        k = _value(g[1], env, f"{g[0]}.dice", 0, MAX_DICE, "a number of dice", spec.path)
+        fresh, hurt = two(g[0], None, *g[2:])
+        return (fresh,) * k, (hurt,) * k
+
+    def save(g):
+        if g is None or not _scalar(g[1], env, f"{g[0]}.when"):
+            return None
+        field, _when, die, target, wounded = g
+        return two(field, die, target, None, wounded, wounded=True)
 
     attack, _ = group(spec.attack)
     block = tuple(die for g in spec.block for die in group(g)[0])
@@ -159,9 +154,9 @@ def round_of(spec: Spec, env: Mapping[str, int], sides: int) -> Round:
     if n > MAX_EXCHANGE_DICE:
         raise BudgetError(spec.path, "mechanism.attack.dice", f"at most {MAX_EXCHANGE_DICE} dice in one exchange "
                           "(attack, block and counter dice together)", n)
-    return Round(attack=attack, strike=damage(spec.strike)[0], block=block, counter=counter,
+    return Round(attack=attack, strike=two(*spec.strike)[0], block=block, counter=counter,
                  counter_hurt=counter_hurt,
-                 counter_damage=damage(spec.counter_damage) if spec.counter_damage is not None and counter else None,
+                 counter_damage=two(*spec.counter_damage) if spec.counter_damage is not None and counter else None,
                  defender_saves=save(spec.saves[1]), attacker_saves=save(spec.saves[0]))
 
 
