@@ -179,8 +179,7 @@ class Battle(Table):
             for a in att:
                 action = v.choice("action", pol_a.attack_action(self, a, tg), ATTACK_ACTIONS)
                 already = tg.pending >= need
-                dist = pol_a.charge_distance_to(self, a, tg) if action == "desperate_charge" else 0.0
-                dice = self._act(rng, a, tg, action, fc, locked_now, distance=dist)
+                dice = self._act(rng, a, tg, action, fc, locked_now, pol_a)
                 t.shots += dice
                 if already:  # "if ... the second one manages to kill, the third's shots are wasted"
                     t.units_wasted += 1
@@ -213,8 +212,7 @@ class Battle(Table):
                     continue
                 if tg.charged_by and foe not in [c for c, _ in tg.charged_by]:
                     raise InputError("target", "one of the units that charged it", foe.name)
-                dist = pol_p.charge_distance_to(self, tg, foe) if action == "desperate_charge" else 0.0
-                self._act(rng, tg, foe, action, fc, locked_now, distance=dist)
+                self._act(rng, tg, foe, action, fc, locked_now, pol_p)
             elif tg.status == EVADING and tg.state != UNDER_FIRE:
                 foe = pol_p.snap_target(self, tg, [a for a in att if a.status != FIGHTING])
                 if foe is not None:  # "Targeted EVADING units may now also SNAP SHOOT"
@@ -248,7 +246,7 @@ class Battle(Table):
         return True
 
     def _act(self, rng, unit: Unit, target: Unit, action: str, fc: list, locked_now: set,
-             distance: float = 0.0) -> int:
+             policy: Any = None) -> int:
         """Resolve one unit's action at one enemy unit; returns the dice it shot.
 
         The shot comes from the bullets in the action's name (:func:`shot_of`);
@@ -256,14 +254,14 @@ class Battle(Table):
         touches an enemy model": the workbench has no table, so a declared
         Tactical or Furious Charge always makes contact). A Desperate Charge
         rolls its 6+D6" (``changes.ACTION_DISTANCES``, as
-        :func:`workbench.systems.changes.reach_probability`) against
-        ``distance``, the inches to the target its policy gives (0: always
-        reaches); if it reaches, the two units are locked but wait for the next
+        :func:`workbench.systems.changes.reach_probability`) against the
+        inches to the target ``policy`` gives (no policy: always reaches); if it reaches, the two units are locked but wait for the next
         turn ("a unit that started a CC in a desperate charge only begins
         fighting in the next turn"). A FIGHTING unit is never shot at: a
         Tactical Charge into one makes no snap shot, any other shot raises.
         """
         if action == "desperate_charge":
+            distance = policy.charge_distance_to(self, unit, target) if policy is not None else 0.0
             base, die, _words = changes.ACTION_DISTANCES["desperate_charge"]
             moved = base + int(roll_faces(rng, die, (1,))[0])
             if moved < distance:

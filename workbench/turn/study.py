@@ -18,6 +18,7 @@ runs the scenarios the seed argues about and puts them side by side:
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import fields
 from typing import Any, Sequence
 
@@ -198,7 +199,8 @@ def design_questions(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *
     for pol in policies:
         pa = get_policy(pol, "policies")
         for response in ("engage", "under_fire"):
-            pb = type(base_b)(**{**_options(base_b), "response": response})
+            pb = copy.copy(base_b)
+            pb.response_choice = response
             scenarios.append(_scenario(force_a, force_b, pa, pb, rules, "seed", "A"))
             labels.append((f"changes, {pa.name}, passive {response}", response))
     scenarios.append(_scenario(force_a, force_b, get_policy(policies[0], "policies"), base_b, rules,
@@ -212,13 +214,6 @@ def design_questions(force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *
         f.insert(1, "response", response)
         frames.append(f)
     return summary(pd.concat(frames, ignore_index=True))
-
-
-def _options(p) -> dict:
-    out = {"response": p.response_choice, "charge": p.charge}
-    if hasattr(p, "kill_probability"):
-        out["kill_probability"] = p.kill_probability
-    return out
 
 
 @stat_function
