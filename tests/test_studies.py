@@ -112,3 +112,27 @@ def test_bad_clients_are_refused(client, match):
 def test_a_client_with_an_exact_sweep_is_refused():
     with pytest.raises(InputError, match="method"):
         compare.sweep("changes", "shooting", bs=5, s=5, ap=5, client="local", progress=False)
+
+
+def test_design_questions_keeps_every_option_of_the_passive_policy(monkeypatch):
+    """Each passive scenario changes only the response of ``policy_b``: a Desperate Charge, its
+    distance and staying embarked are kept (they were once dropped)."""
+    import importlib
+
+    study_module = importlib.import_module("workbench.turn.study")
+    from workbench.turn.policies import FocusFire
+
+    seen = []
+    real = study_module._scenario
+
+    def spy(force_a, force_b, policy_a, policy_b, *args, **kw):
+        seen.append(policy_b)
+        return real(force_a, force_b, policy_a, policy_b, *args, **kw)
+
+    monkeypatch.setattr(study_module, "_scenario", spy)
+    passive = FocusFire(charge=True, charge_kind="desperate", charge_distance=6.0, disembark=False)
+    design_questions(FORCE_A, FORCE_B, policies=("focus",), policy_b=passive, turns=5, seed=1, progress=False)
+    assert [p.response_choice for p in seen] == ["engage", "under_fire", "engage"]
+    for p in seen:
+        assert (p.charge, p.charge_kind, p.charge_distance, p.disembark) == (True, "desperate", 6.0, False)
+    assert passive.response_choice == "engage"  # the caller's policy is not changed
