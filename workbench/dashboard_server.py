@@ -36,10 +36,9 @@ from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
 from . import kernelchannel
 from .compressed import precompressed
-from .dashboards import DASHBOARDS
 from .kernelcull import DashboardKernelManager
 from .kernelpool import PacedRefill
-from .servepages import (BUSY_RETRY_S, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, landing_page,
+from .servepages import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, landing_page,
                          refuse, shutdown_every_kernel, token_cookie_value)
 from .voila_internals import has_pools, pooled, pooled_kernel_id
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 
-from .dashboards import Dashboard
+from .servepages import Dashboard
 
 __all__ = ["RulePages", "stage_rule_pages", "rule_notebook", "rule_dashboard", "BrokenRulePage"]
 

@@ -1,7 +1,7 @@
 """Serve the dashboards, read-only, with Voila (``make run``).
 
 ``python -m workbench.serve`` serves the built-in dashboard notebooks of
-``notebooks/`` (:data:`workbench.dashboards.DASHBOARDS`) and one generated
+``notebooks/`` (:data:`workbench.servepages.DASHBOARDS`) and one generated
 dashboard per rule file (:mod:`workbench.rulepages`: the broken ones are listed
 on the landing page with their error), and nothing else. Every option is also
 an environment variable (:data:`OPTIONS`; ``make run`` passes them through);
@@ -30,11 +30,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping, overload
 
-from .dashboards import DASHBOARDS, Dashboard
 from .errors import InputError
 from .resources import data_dir
-from .servepages import (BUSY_RETRY_S, DISCONNECT_GRACE, NOTICES, TEMPLATE_DIR, TEMPLATE_ROOT,  # noqa: F401 - the server's names
-                         RELEASE_AFTER_RANGE, TOKEN_COOKIE, VOILA_DIR, cull_settings, landing_page, notice_page,
+from .servepages import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, NOTICES, TEMPLATE_DIR, TEMPLATE_ROOT,  # noqa: F401 - the server's names
+                         RELEASE_AFTER_RANGE, TOKEN_COOKIE, VOILA_DIR, Dashboard, cull_settings, landing_page, notice_page,
                          refuse, shutdown_every_kernel, token_cookie_value)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent

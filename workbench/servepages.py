@@ -1,6 +1,11 @@
 """The dashboard server's own pages and constants, below both its command line
 (:mod:`workbench.serve`) and its Voila application
-(:mod:`workbench.dashboard_server`): the landing page, the pages a refused
+(:mod:`workbench.dashboard_server`): the pages it serves (:data:`DASHBOARDS`: one
+per built-in system, titled and described by its description, the compare
+page, the design diagnostics, the Changes turn and the before-and-after page;
+each a notebook of ``notebooks/`` rendered by Voila at
+``/voila/render/<notebook>``; the rule files' pages are added when the server
+starts, :mod:`workbench.rulepages`), the landing page, the pages a refused
 request gets, the access cookie, the kernels' shutdown, and the times a viewer
 is given. Importing it imports neither Voila nor Tornado.
 """
@@ -10,11 +15,11 @@ import hashlib
 import hmac
 import html
 import string
+from dataclasses import dataclass
 from pathlib import Path
 
-from .dashboards import DASHBOARDS
-
-__all__ = ["VOILA_DIR", "TEMPLATE_ROOT", "TEMPLATE_DIR", "DISCONNECT_GRACE", "BUSY_RETRY_S", "RELEASE_AFTER_RANGE",
+__all__ = ["Dashboard", "DASHBOARDS",
+           "VOILA_DIR", "TEMPLATE_ROOT", "TEMPLATE_DIR", "DISCONNECT_GRACE", "BUSY_RETRY_S", "RELEASE_AFTER_RANGE",
            "cull_settings", "TOKEN_COOKIE", "landing_page", "NOTICES", "notice_page", "refuse", "shutdown_every_kernel", "token_cookie_value"]
 
 VOILA_DIR = Path(__file__).resolve().parent / "voila"
@@ -33,6 +38,36 @@ BUSY_RETRY_S = 30
 #: its page was sent (workbench.kernelcull spares it while it starts and while its page renders), and
 #: the idle part (two thirds) of the fewest still gives a phone on a slow connection 10 s to connect
 RELEASE_AFTER_RANGE = (15, 3600)
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    """One served notebook: its file name in ``notebooks/``, a title and a line for the landing page."""
+
+    notebook: str
+    title: str
+    blurb: str
+
+    @property
+    def path(self) -> str:
+        """URL path of the rendered dashboard, below the base URL."""
+        return f"/voila/render/{self.notebook}"
+
+
+def _system_dashboards() -> tuple[Dashboard, ...]:
+    """One dashboard per built-in system, titled and described by its description (workbench.systems)."""
+    from . import systems
+    return tuple(Dashboard(f"{key}.ipynb", d.title, d.blurb) for key, d in systems.builtins().items())
+
+
+DASHBOARDS: tuple[Dashboard, ...] = _system_dashboards() + (
+    Dashboard("compare.ipynb", "Four systems side by side", "One matchup in each system, shared sliders, overlaid distributions."),
+    Dashboard("diagnostics.ipynb", "Design diagnostics", "Sweeps over two stats, the value of +1, granularity, equivalent settings across systems."),
+    Dashboard("changes_turn.ipynb", "40k Changes: a whole turn", "Two forces play a whole Changes turn again and again: "
+              "each player's plan, engage or stay under fire, wasted shots, and the same forces under I-go-you-go."),
+    Dashboard("before_after.ipynb", "Before and after", "What one rule change does: the change of models removed "
+              "over a grid of two stats, the matchups it moves most, and a forum post of it."),
+)
 
 
 def cull_settings(release_after: int = BUSY_RETRY_S) -> dict[str, int]:
