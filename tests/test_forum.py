@@ -221,7 +221,7 @@ def copy_page(tmp_path):
     import json
 
     text = "**Firer (BS 5+) at target** - 8/12 × 5/12\n| N | P |\n[b]bold[/b]"
-    (tmp_path / "copy.js").write_text(CopyButton._esm)
+    (tmp_path / "copy.js").write_text(CopyButton.class_traits()["_esm"].default_value)  # the module's code
     (tmp_path / "index.html").write_text(PAGE % {"text": json.dumps(text)}, encoding="utf-8")
 
     class Quiet(http.server.SimpleHTTPRequestHandler):

@@ -68,3 +68,77 @@ def test_a_plot_made_empty_with_its_bundle_named_has_its_library_before_its_firs
     empty = Plot(bundle="cartesian")
     assert empty.library is PlotlyLibrary.shared("cartesian")
     assert Plot().library is None  # no bundle named: picked by its first figure's traces
+
+
+def _widgets():
+    from workbench.ui.forum import CopyButton
+    from workbench.ui.link import LinkBar
+    from workbench.ui.plotwidget import Feed, FedHTML, Plot
+
+    return [Plot(), FedHTML(), Feed(), PlotlyLibrary.shared("basic"), LinkBar(), CopyButton()]
+
+
+def test_without_the_server_each_widget_carries_its_module_code(monkeypatch, fresh_libraries):
+    monkeypatch.delenv(LIBRARY_ENV, raising=False)
+    plot = _widgets()[0]
+    assert "export default" in plot._esm and "Plotly.react" in plot._esm  # the code itself
+    assert plot.get_state()["_esm"] == plot._esm
+
+
+def test_under_the_server_each_widget_names_its_module_by_content(monkeypatch, fresh_libraries):
+    monkeypatch.setenv(LIBRARY_ENV, "workbench/plotly/")
+    seen = {}
+    for widget in _widgets():
+        address = widget.get_state()["_esm"]
+        m = re.fullmatch(r"workbench/plotly/(\w+)\.mjs\?v=(\w+)", address)
+        assert m, address  # relative: the page's front end resolves it against its base URL
+        name, version = m.groups()
+        code = plotwidget.MODULES[name]
+        assert "export default" in code
+        assert hashlib.sha256(code.encode("utf-8")).hexdigest().startswith(version)
+        seen[type(widget).__name__] = name
+    assert len(set(seen.values())) == len(seen) - 1, seen  # one module per class, but the two without a view
+    assert seen["Feed"] == seen["PlotlyLibrary"] == "empty"
+    # the front end's test for an address (scripts/frontend/src/manager.js): code never matches it
+    served = re.compile(r"^[\w/.-]+\.mjs(\?v=\w+)?$")
+    assert all(not served.match(code) for code in plotwidget.MODULES.values())
+
+
+@pytest.mark.parametrize("base", ["/", "/dice/"])
+def test_the_module_route_serves_each_module_cacheable_at_its_version(base):
+    import asyncio
+
+    import tornado.httpclient
+    import tornado.httpserver
+    import tornado.netutil
+    import tornado.web
+
+    _widgets()  # every module registered
+    pattern, handler = plotwidget.module_route(base)
+
+    async def fetch_all():
+        sockets = tornado.netutil.bind_sockets(0, "127.0.0.1")
+        server = tornado.httpserver.HTTPServer(tornado.web.Application([(pattern, handler)]))
+        server.add_sockets(sockets)
+        root = f"http://127.0.0.1:{sockets[0].getsockname()[1]}{base}workbench/plotly/"
+        client = tornado.httpclient.AsyncHTTPClient()
+        try:
+            out = {}
+            for name in plotwidget.MODULES:
+                url = root + plotwidget.module_url(name, "")
+                out[name] = await client.fetch(url)
+            out["stale"] = await client.fetch(root + "plot.mjs?v=0000", raise_error=False)
+            out["missing"] = await client.fetch(root + "nothing.mjs", raise_error=False)
+            out["outside"] = await client.fetch(root + "plot.js", raise_error=False)
+            return out
+        finally:
+            server.stop()
+
+    answers = asyncio.run(fetch_all())
+    for name, code in plotwidget.MODULES.items():
+        answer = answers[name]
+        assert answer.code == 200 and answer.body.decode("utf-8") == code
+        assert answer.headers["Content-Type"].startswith("text/javascript")
+        assert "max-age=31536000" in answer.headers["Cache-Control"]
+    assert answers["stale"].code == 200 and "max-age=31536000" not in answers["stale"].headers.get("Cache-Control", "")
+    assert answers["missing"].code == 404 and answers["outside"].code == 404

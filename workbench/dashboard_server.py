@@ -343,9 +343,10 @@ class DashboardServer(Voila):
         front = [(base, gated(LandingHandler), {"page": self.landing_html}),
                  (base + rf"voila/render/({names})", gated(DashboardRender), render_kwargs)]
         from .ui.forum import download_route  # the forum panel's figure downloads, served as files
-        from .ui.plotwidget import library_route  # plotly.js for the plots, a cacheable compressed file
+        from .ui.plotwidget import library_route, module_route  # plotly.js and the widgets' modules, cacheable
         (down, down_cls, down_kw), (lib, lib_cls, lib_kw) = download_route(base), library_route(base)
-        front += [(down, gated(down_cls), down_kw), (lib, gated(precompressed(lib_cls)), lib_kw)]
+        mod, mod_cls = module_route(base)
+        front += [(down, gated(down_cls), down_kw), (lib, gated(precompressed(lib_cls)), lib_kw), (mod, gated(mod_cls))]
         if base != "/":  # the prefix without its last slash leads to the landing page
             front.append((base.rstrip("/"), tornado.web.RedirectHandler, {"url": base}))
         return front + kept

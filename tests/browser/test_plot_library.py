@@ -7,6 +7,9 @@ the Changes page), in Debian's Chromium:
   URL), gzip-compressed and cacheable for good (its address carries the
   file's version), and draw and redraw after a slider move; no message on
   the kernel websocket carries the library;
+* the widgets' own modules (the plot's, the link bar's...) come from beside
+  it, each fetched once for all the widgets of its class, cacheable for good
+  (the widget state names them by address, not by their code);
 * the file needs the token like every other one of the server's files;
 * the kernel websocket speaks permessage-deflate (a move's messages repeat
   each other's headers).
@@ -37,8 +40,9 @@ def test_the_plots_fetch_plotly_js_compressed_under_the_prefix_and_redraw(browse
     try:
         page = context.new_page()
         page.set_default_timeout(120_000)
-        library, frames, extensions = [], [], []
-        page.on("response", lambda r: library.append(r) if "/workbench/plotly/" in r.url else None)
+        library, modules, frames, extensions = [], [], [], []
+        page.on("response", lambda r: (modules if ".mjs" in r.url else library).append(r)
+                if "/workbench/plotly/" in r.url else None)
         page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(len(payload))))
         cdp = context.new_cdp_session(page)
         cdp.send("Network.enable")
@@ -60,6 +64,12 @@ def test_the_plots_fetch_plotly_js_compressed_under_the_prefix_and_redraw(browse
         assert answer.request.sizes()["responseBodySize"] < 0.5 * len(answer.body())  # compressed on the wire
         assert answer.body().startswith(b"/**") or b"plotly" in answer.body()[:2000]
         assert frames and max(frames) < LIBRARY_BYTES, max(frames)  # the widget state carries no plotly.js
+        names = [m.url.split("/workbench/plotly/")[1].split(".mjs?v=")[0] for m in modules]
+        assert {"plot", "link"} <= set(names) and len(names) == len(set(names)), names  # three plots, one fetch
+        for module in modules:
+            headers = module.all_headers()
+            assert module.status == 200 and headers["content-type"].startswith("text/javascript"), (module.url, headers)
+            assert "max-age=31536000" in headers.get("cache-control", ""), (module.url, headers)
         assert extensions and all("permessage-deflate" in e for e in extensions), extensions
     finally:
         context.close()

@@ -46,6 +46,7 @@ from .. import export, teach
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
 from .link import COPY_JS
+from .plotwidget import Module
 
 __all__ = ["ForumPanel", "CopyButton", "data_link", "file_link", "downloads_dir", "publish",
            "DownloadHandler",  # noqa: F822 (built on first use by __getattr__: a base install has no tornado)
@@ -123,7 +124,7 @@ class CopyButton(anywidget.AnyWidget):
     from a Blob; ``copies`` counts the copies the browser reported.
     """
 
-    _esm = _COPY_ESM
+    _esm = Module("copy", _COPY_ESM)
     text = traitlets.Unicode("").tag(sync=True)
     label = traitlets.Unicode("Copy").tag(sync=True)
     filename = traitlets.Unicode("").tag(sync=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import anywidget
 import traitlets
 
-from .plotwidget import FEED_JS, Fed
+from .plotwidget import FEED_JS, Fed, Module
 
 __all__ = ["LinkBar", "COPY_JS"]
 
@@ -130,7 +130,7 @@ class LinkBar(Fed, anywidget.AnyWidget):
     ``query``."""
 
     _fed = "query"
-    _esm = FEED_JS + COPY_JS + _ESM
+    _esm = Module("link", FEED_JS + COPY_JS + _ESM)
     _css = _CSS
     query = traitlets.Unicode("").tag(sync=True)
     keep = traitlets.List(traitlets.Unicode(), default_value=["token"]).tag(sync=True)

@@ -96,13 +96,67 @@ def library_route(server_url: str = "/") -> tuple[str, type, dict[str, str]]:
     return f"{base}{LIBRARY_PATH}({names})", tornado.web.StaticFileHandler, {"path": str(folder)}
 
 
+#: the JavaScript module of each of the workbench's own widget classes (anywidget ``_esm``), by name
+MODULES: dict[str, str] = {}
+
+
+@functools.lru_cache(maxsize=None)
+def _module_version(name: str) -> str:
+    return hashlib.sha256(MODULES[name].encode("utf-8")).hexdigest()[:16]
+
+
+def module_url(name: str, prefix: str = LIBRARY_PATH) -> str:
+    """The address of the module ``name`` under the page's base URL, versioned
+    by its content as the bundles are (:func:`library_url`)."""
+    return f"{prefix}{name}.mjs?v={_module_version(name)}"
+
+
+class Module(T.Unicode):
+    """An anywidget's ``_esm``: the JavaScript module ``code`` of its class, sent
+    as the code itself, or, to the kernels of the dashboard server
+    (``$WORKBENCH_PLOTLY_URL`` set), as the module's address under the page's
+    base URL (:func:`module_url`), which the page's front end resolves. The
+    browser then fetches and compiles each module once for every widget of its
+    class (and caches it for every later page), where the code itself is
+    compiled once per widget and sent in every page's widget state."""
+
+    def __init__(self, name: str, code: str):
+        super().__init__(code)
+        self.tag(sync=True)
+        self.module = name
+        MODULES[name] = code
+
+    def default(self, obj: Any = None) -> str:
+        prefix = os.environ.get(LIBRARY_ENV)
+        return module_url(self.module, prefix) if prefix else str(self.default_value)
+
+
+def module_route(server_url: str = "/") -> tuple[str, type]:
+    """The tornado route that serves :data:`MODULES` as ``<name>.mjs`` beside the
+    bundles (compressed by the server's ``compress_response``), each cacheable
+    for good at its versioned address (a new module is a new address)."""
+    import tornado.web
+
+    class ModuleHandler(tornado.web.RequestHandler):
+        def get(self, name: str) -> None:
+            if name not in MODULES:
+                raise tornado.web.HTTPError(404)
+            self.set_header("Content-Type", "text/javascript; charset=utf-8")
+            if self.get_argument("v", "") == _module_version(name):
+                self.set_header("Cache-Control", "public, max-age=31536000, immutable")
+            self.finish(MODULES[name])
+
+    base = server_url if server_url.endswith("/") else server_url + "/"
+    return rf"{base}{LIBRARY_PATH}(\w+)\.mjs", ModuleHandler
+
+
 class PlotlyLibrary(anywidget.AnyWidget):
     """plotly.js (one vendored bundle) for the plots of a page: its address
     under the page's base URL (``url``), or, without a server that serves it,
     the bundle itself gzip-compressed (``code``). Use :meth:`shared`: one per
     bundle in a kernel."""
 
-    _esm = T.Unicode("export default {};").tag(sync=True)
+    _esm = Module("empty", "export default {};")
     bundle = T.Unicode("basic").tag(sync=True)
     url = T.Unicode("").tag(sync=True)
     code = T.Bytes(b"").tag(sync=True)
@@ -133,7 +187,7 @@ class Feed(anywidget.AnyWidget):
     the page). :meth:`post` sets one entry; inside :meth:`batch` the entries
     are gathered and sent together at its end (nothing when none changed)."""
 
-    _esm = T.Unicode("export default {};").tag(sync=True)
+    _esm = Module("empty", "export default {};")
     frame = T.Dict().tag(sync=True)
 
     def __init__(self, **kwargs: Any):
@@ -227,7 +281,7 @@ class FedHTML(Fed, anywidget.AnyWidget):
     classes), whose ``value`` travels through the page's :class:`Feed`."""
 
     _fed = "value"
-    _esm = T.Unicode(FEED_JS + r"""
+    _esm = Module("html", FEED_JS + r"""
 function render({ model, el }) {
   el.classList.add("widget-html", "widget-inline-hbox");
   const box = document.createElement("div");
@@ -260,7 +314,7 @@ function render({ model, el }) {
   };
 }
 export default { render };
-""").tag(sync=True)
+""")
     value = T.Unicode("").tag(sync=True)
 
     def set_state(self, sync_data):
@@ -399,7 +453,7 @@ class Plot(Fed, anywidget.AnyWidget):
     """
 
     _fed = "delta"
-    _esm = T.Unicode(FEED_JS + _static("plot.js").decode("utf-8")).tag(sync=True)
+    _esm = Module("plot", FEED_JS + _static("plot.js").decode("utf-8"))
     base = T.Dict().tag(sync=True)
     delta = T.Dict().tag(sync=True)
     config = T.Dict(CONFIG).tag(sync=True)

@@ -4,6 +4,7 @@
 // comms ("jupyter.widget" and the control comm that hands over the state of
 // the widgets the notebook made before the page connected) and the classes of
 // the three widget modules a dashboard uses.
+import { PageConfig } from "@jupyterlab/coreutils";
 import { ManagerBase } from "@jupyter-widgets/base-manager";
 import * as base from "@jupyter-widgets/base";
 import * as controls from "@jupyter-widgets/controls";
@@ -18,6 +19,27 @@ export const MODULES = {
   "@jupyter-widgets/controls": controls,
   anywidget: anywidget({ DOMWidgetModel, DOMWidgetView }),
 };
+
+// A slider measures whether its readout overflows as it is shown: read right after the page
+// changed, each measure lays the whole page out again, one layout per slider. The readouts
+// shown in one frame are measured together (one layout) and marked after.
+const readouts = new Set();
+
+function measureReadouts() {
+  const shown = [...readouts];
+  readouts.clear();
+  const overflows = shown.map((readout) => readout.scrollWidth > readout.clientWidth);
+  shown.forEach((readout, i) => readout.classList.toggle("overflow", overflows[i]));
+}
+
+controls.BaseIntSliderView.prototype.readout_overflow = function readoutOverflow() {
+  if (!readouts.size) { requestAnimationFrame(measureReadouts); }
+  readouts.add(this.readout);
+  return this.readout.classList.contains("overflow");  // as marked now; the measure marks it again
+};
+
+/** A widget module named by its address under the page's base URL (workbench.ui.plotwidget.Module). */
+const SERVED_MODULE = /^[\w/.-]+\.mjs(\?v=\w+)?$/;
 
 export class PageManager extends ManagerBase {
   /** @param kernel a KernelConnection (@jupyterlab/services) that handles comms */
@@ -39,6 +61,17 @@ export class PageManager extends ManagerBase {
       throw new Error(`widget class of ${moduleName}: expected one it exports, found ${className}`);
     }
     return cls;
+  }
+
+  /** anywidget imports a module at an http(s) address as it is, once for every widget of its class;
+   * a module's address under the page's base URL becomes one. */
+  async _make_model(options, serializedState = {}) {
+    const esm = serializedState._esm;
+    if (typeof esm === "string" && SERVED_MODULE.test(esm)) {
+      const base = new URL(PageConfig.getBaseUrl(), window.location.href);
+      serializedState = { ...serializedState, _esm: new URL(esm, base).href };
+    }
+    return super._make_model(options, serializedState);
   }
 
   async _create_comm(targetName, modelId, data, metadata, buffers) {
