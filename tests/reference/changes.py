@@ -189,9 +189,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
            method="exact", samples=100_000, seed=0) -> Outcome:
     """The hand-written volley: each unit's binomial of unsaved wounds convolved, then the simultaneous
     fold (the module's argument checks, stages and notes; its own tests, binomials, fold and dice)."""
-    units, stages, all_notes, total_shots, inputs, placed = _volley_setup(
-        attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, natural_12_always_succeeds,
-        natural_1_always_fails, firer_cover_rule, heavy_shot)
+    units, stages, all_notes, total_shots, inputs, placed = _volley_setup(attackers, locals())
     method, samples, rng = v.method_args(method, samples, seed)
     inputs["method"] = method
     n12, n1 = inputs["natural_12_always_succeeds"], inputs["natural_1_always_fails"]

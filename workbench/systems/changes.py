@@ -28,11 +28,11 @@ from .changes_distances import (ACTION_DISTANCES, action_distance, charge_distan
 from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
                             MAX_MODELS, MAX_WOUNDS, MODIFIER, NAME, NOTE_FURIOUS, NOTE_HIT, NOTE_MELEE_HIT, NOTE_WOUND,
                             ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _against, _aim, _checked, _flag_notes,
-                            _flags, _int, _ints, _mod, _scalar, _shooting_stages, _shot_notes, _stage, _stages, _test,
-                            _unit_notes, _width, test)
+                            _flags, _int, _mod, _one_test, _shooting_stages, _shot_notes, _stage, _stages,
+                            _test, _unit_notes, _width, test)
 from .changes_volley import volley, volley_mode
 from .records import ProfileField, Profiles
-from .ownfile import grid_table, one_roll, resolve
+from .ownfile import grid_table, resolve
 
 __all__ = [
     "KEY", "NAME", "SEED", "DIE", "TABLES",
@@ -63,7 +63,7 @@ _GRIDS = {part: tuple(k for k in names if ownfile.load(KEY, part).stat(k).kind =
 def _checked_args(part, given: Mapping[str, Any], table: bool) -> dict:
     """The rule folder's ``part`` (None: shooting) arguments of ``given``, scalars or (``table``) arrays
     that broadcast together."""
-    args = _checked(dict(given), _ARGS[part], _ints if table else _scalar, table, part=part)
+    args = _checked(dict(given), _ARGS[part], table, part=part)
     v.broadcastable({k: args[k] for k in _GRIDS[part]})
     return args
 
@@ -227,15 +227,8 @@ def leadership(ld, modifier=0, *, natural_12_always_succeeds=False, natural_1_al
              "names morale tests but does not define them.",) + _flag_notes(n12, n1)
     inputs = dict(ld=ld, modifier=modifier, natural_12_always_succeeds=n12, natural_1_always_fails=n1,
                   method=method)
-    tst, p = _test(ld + modifier, n12, n1), float(stage.probability)
-
-    def one_chunk(k):
-        ok = tst.is_success(tst.roll(rng, (k,)))
-        return {"removed": ok.astype(np.int64), "passed": ok}
-
-    return one_roll(KEY, "leadership", inputs, (stage,), method, samples, np.array([1.0 - p, p]), {"passed": p},
-                    one_chunk, attacks=1, notes=notes, label="tests passed")
-
+    return _one_test("leadership", inputs, stage, _test(ld + modifier, n12, n1), "passed", method, samples, rng,
+                     attacks=1, notes=notes, label="tests passed")
 
 
 TABLES = {"shooting": shooting_table, "melee": melee_table}

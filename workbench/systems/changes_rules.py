@@ -88,18 +88,20 @@ def _hint(value: Any) -> str | None:
     return None
 
 
-def _hinted(check: Callable, unwrap: bool = True) -> Callable:
+def _hinted(check: Callable, unwrap: bool = True, optional: bool = False) -> Callable:
     """``check`` (name, value, lo, hi) with a hint for "5+"-style strings; with ``unwrap`` a 0-d numpy
-    array is checked as the value it holds."""
+    array is checked as the value it holds; ``optional``: None passes, and a refusal says so."""
     def run(name: str, value: Any, lo: int, hi: int):
+        if optional and value is None:
+            return None
         if unwrap and isinstance(value, np.ndarray) and value.ndim == 0:
             value = value.item()
         try:
             return check(name, value, lo, hi)
         except InputError as exc:
             hint = _hint(value)
-            if hint:
-                raise InputError(name, exc.expected, value, hint) from None
+            if hint or optional:
+                raise InputError(name, ("None or " if optional else "") + exc.expected, exc.got, hint or exc.hint) from None
             raise
     return run
 
@@ -109,23 +111,15 @@ _scalar = _hinted(v.integer)  #: a scalar whole number, a 0-d numpy array counti
 _ints = _hinted(v.integers)  #: a whole number or a numpy array of whole numbers
 
 
-def _optional_ints(name, value, lo, hi, table=True):
-    if value is None:
-        return None
-    try:
-        return (_ints if table else _scalar)(name, value, lo, hi)
-    except InputError as exc:
-        raise InputError(name, "None or " + exc.expected, exc.got, exc.hint) from None
-
-
-def _checked(kw: dict, names: tuple[str, ...], whole: Any, table: bool = False, where: str = "",
-             part: str | None = None, optional: tuple[str, ...] | None = None) -> dict:
+def _checked(kw: dict, names: tuple[str, ...], table: bool = False, where: str = "", part: str | None = None,
+             optional: tuple[str, ...] | None = None, whole: Callable | None = None) -> dict:
     """The arguments ``names``, checked in that order as the rule folder's ``part`` (None: shooting)
-    states its stats (:func:`~workbench.systems.ownfile.checked`), a whole number by ``whole`` and
-    an optional one as :func:`_optional_ints` (a roll stat written "5+" gets a hint); each message
-    names ``where`` + the argument."""
-    return ownfile.checked(ownfile.load(KEY, part), kw, names, table, optional=optional, where=where, whole=whole,
-                           maybe=lambda field, x, lo, hi: _optional_ints(field, x, lo, hi, table))
+    states its stats (:func:`~workbench.systems.ownfile.checked`): whole numbers by ``whole`` (by default
+    :func:`_ints` for a table, else :func:`_scalar`), None too where a stat is optional (a roll stat
+    written "5+" gets a hint); each message names ``where`` + the argument."""
+    return ownfile.checked(ownfile.load(KEY, part), kw, names, table, optional=optional, where=where,
+                           whole=whole or (_ints if table else _scalar),
+                           maybe=_hinted(v.integers if table else v.integer, optional=True))
 
 
 def _flags(n12, n1) -> tuple[bool, bool]:
@@ -165,6 +159,20 @@ def _stage(name: str, target: int, n12: bool, n1: bool, words: str) -> Stage:
 
 def _mod(x: int) -> str:
     return f"{int(x):+d}"
+
+
+def _one_test(function: str, inputs: dict, stage: Stage, die: DieRoll | None, effect: str, method: str, samples: int,
+              rng: Any, **fields: Any):
+    """The Outcome of one pass/fail roll: pmf = [P(fail), P(pass)], ``stage`` holding P(pass) and the effect
+    ``effect`` its chance; sampled, ``die`` rolled (None: the stage's sure result)."""
+    p = float(stage.probability)
+
+    def one_chunk(k):
+        ok = die.is_success(die.roll(rng, (k,))) if die is not None else np.full(k, bool(p))
+        return {"removed": ok.astype(np.int64), effect: ok}
+
+    return ownfile.one_roll(KEY, function, inputs, (stage,), method, samples, np.array([1.0 - p, p]), {effect: p},
+                            one_chunk, **fields)
 
 
 # -- shooting ------------------------------------------------------------------

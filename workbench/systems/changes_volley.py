@@ -39,20 +39,18 @@ def _attacker(i: int, a: Any, target: dict):
     where = f"attackers[{i}]"
     keyed(where, a, ATTACKER_KEYS, "a dict with keys bs, s, ap (and optionally shots, weapon, action)",
           dict.fromkeys(ATTACKER_REQUIRED, "a whole number from 1 to 13"), any_case=True)
-    out = _checked({**_ATTACKER_DEFAULTS, **a}, ATTACKER_KEYS, _int, where=f"{where}.")
+    out = _checked({**_ATTACKER_DEFAULTS, **a}, ATTACKER_KEYS, where=f"{where}.", whole=_int)
     _check_action(out["weapon"], out["action"], target["evading"], out["firer_gone_to_ground"], f"{where}.action")
     penalty, cover = _aim(out, target["cover"], target["go_to_ground"], target["firer_cover_rule"],
                           target["heavy_shot"])
     return out, penalty, int(cover)
 
 
-def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, n12, n1,
-                  firer_cover_rule, heavy_shot):
-    """Check a volley's arguments: (the units, the stages (when every unit's are the same), the notes,
-    the shots in all, the inputs (without the method), and each unit's BS penalty and the target's cover
-    against it)."""
-    target = _checked(dict(locals(), natural_12_always_succeeds=n12, natural_1_always_fails=n1), _TARGET_CHECKS, _int,
-                      optional=())
+def _volley_setup(attackers, given: dict):
+    """Check a volley's ``attackers`` and the target's arguments of ``given``: (the units, the stages (when
+    every unit's are the same), the notes, the shots in all, the inputs (without the method), and each unit's
+    BS penalty and the target's cover against it)."""
+    target = _checked(given, _TARGET_CHECKS, optional=(), whole=_int)
     _one_marker(target["go_to_ground"], target["evading"])
     listed("attackers", attackers, "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action")
     if len(attackers) > MAX_UNITS:
@@ -113,9 +111,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     The numbers come from the ``[volley]`` of the system's rule file,
     ``rules/changes/shooting.toml`` (each unit a profile, the target's stats shared).
     """
-    units, stages, all_notes, total_shots, inputs, _ = _volley_setup(
-        attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, natural_12_always_succeeds,
-        natural_1_always_fails, firer_cover_rule, heavy_shot)
+    units, stages, all_notes, total_shots, inputs, _ = _volley_setup(attackers, locals())
     models = inputs["models"]
     method, samples, rng = v.method_args(method, samples, seed)
     shared = {k: x for k, x in inputs.items() if k != "attackers"}
