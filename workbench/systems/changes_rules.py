@@ -75,7 +75,6 @@ NOTE_N12 = "Variant natural_12_always_succeeds: a natural 12 passes every test."
 NOTE_N1 = "Variant natural_1_always_fails: a natural 1 fails every test."
 
 
-
 # -- argument checks ----------------------------------------------------------
 def _hint(value: Any) -> str | None:
     if isinstance(value, str):
@@ -190,25 +189,6 @@ def _firer_cover(target_cover, firer_cover, rule: str):
     better of that and the target's own (``firer_cover_rule="better"``)."""
     mine = firer_cover + GO_TO_GROUND_COVER
     return mine if rule == "same" else np.maximum(target_cover, mine)
-
-
-def _one_marker(go_to_ground: bool, evading: bool) -> None:
-    if go_to_ground and evading:
-        raise InputError("go_to_ground", "False with evading=True", go_to_ground,
-                         f"{NOTE_ONE_MARKER}: a target cannot both have gone to ground and be EVADING")
-
-
-
-def _check_action(weapon, action, evading, firer_gone_to_ground, field="action"):
-    if weapon == "heavy" and action == "snap":
-        raise InputError(field, "'shot' or 'aimed' for a heavy weapon", action,
-                         "a SNAP SHOT fires light weapons only")
-    if evading and action != "snap":
-        raise InputError(field, "'snap' at an EVADING target (evading=True)", action,
-                         "enemy units can only fire at an EVADING unit with SNAP SHOTS")
-    if firer_gone_to_ground and action != "snap":
-        raise InputError(field, "'snap' for a firer gone to ground (firer_gone_to_ground=True)",
-                         action, "a unit with a GO TO GROUND marker may only make SNAP SHOTS")
 
 
 def _shooting_targets(bs_pen, eff_cover, inv, ap, sv, s, t):

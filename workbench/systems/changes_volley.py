@@ -18,9 +18,8 @@ from ..outcome import Outcome
 from . import ownfile
 from .records import Mode, Sides
 from .ownfile import keyed, listed, resolve
-from .changes_rules import (KEY, MAX_DICE, MAX_UNITS, NOTE_GTG, NOTE_HIT, NOTE_SIMULTANEOUS, NOTE_WOUND, NOTE_WOUNDS,
-                            _aim, _check_action, _checked, _flag_notes, _int, _one_marker, _shooting_stages,
-                            _shot_notes)
+from .changes_rules import (KEY, MAX_DICE, MAX_UNITS, NOTE_GTG, NOTE_HIT, NOTE_ONE_MARKER, NOTE_SIMULTANEOUS,
+                            NOTE_WOUND, NOTE_WOUNDS, _aim, _checked, _flag_notes, _int, _shooting_stages, _shot_notes)
 
 __all__ = ["volley", "volley_mode", "volley_call", "ATTACKER_KEYS", "ATTACKER_REQUIRED", "VOLLEY_UNITS"]
 
@@ -32,6 +31,19 @@ _ATTACKER_DEFAULTS = dict(shots=1, weapon="light", action="aimed", firer_gone_to
 #: the target's arguments, checked in this order (the unit's size is required)
 _TARGET_CHECKS = ("t", "sv", "inv", "cover", "models", "wounds", "go_to_ground", "evading",
                   "natural_12_always_succeeds", "natural_1_always_fails", "firer_cover_rule", "heavy_shot")
+
+
+def _check_action(weapon, action, evading, firer_gone_to_ground, field):
+    """A unit's action refused as the file's [[forbid]] refuse it, in the words of a volley's unit."""
+    if weapon == "heavy" and action == "snap":
+        raise InputError(field, "'shot' or 'aimed' for a heavy weapon", action,
+                         "a SNAP SHOT fires light weapons only")
+    if evading and action != "snap":
+        raise InputError(field, "'snap' at an EVADING target (evading=True)", action,
+                         "enemy units can only fire at an EVADING unit with SNAP SHOTS")
+    if firer_gone_to_ground and action != "snap":
+        raise InputError(field, "'snap' for a firer gone to ground (firer_gone_to_ground=True)",
+                         action, "a unit with a GO TO GROUND marker may only make SNAP SHOTS")
 
 
 def _attacker(i: int, a: Any, target: dict):
@@ -51,7 +63,9 @@ def _volley_setup(attackers, given: dict):
     every unit's are the same), the notes, the shots in all, the inputs (without the method), and each unit's
     BS penalty and the target's cover against it)."""
     target = _checked(given, _TARGET_CHECKS, optional=(), whole=_int)
-    _one_marker(target["go_to_ground"], target["evading"])
+    if target["go_to_ground"] and target["evading"]:
+        raise InputError("go_to_ground", "False with evading=True", target["go_to_ground"],
+                         f"{NOTE_ONE_MARKER}: a target cannot both have gone to ground and be EVADING")
     listed("attackers", attackers, "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action")
     if len(attackers) > MAX_UNITS:
         raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
@@ -131,7 +145,6 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
 #: the volley's effect names -> the rule file's (rules/changes/shooting.toml, its [volley] and [[chances]])
 _VOLLEY_EFFECTS = {"unsaved_wounds": "to wound", "wasted_wounds": "wasted_damage", "destroyed": "destroyed",
                    "units_not_needed": "units_not_needed"}
-
 
 
 # -- the volley dashboard ------------------------------------------------------
