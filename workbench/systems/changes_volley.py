@@ -103,27 +103,16 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
 
     ``attackers``: a sequence of dicts with keys ``bs``, ``s``, ``ap``
     (required) and ``shots`` (1), ``weapon`` ("light"), ``action`` ("aimed"),
-    ``firer_gone_to_ground`` (False), ``firer_cover`` (0). As the module
-    docstring quotes the seed, the wounds of all units are summed (a
-    convolution of each unit's wound distribution), then turned into models
-    removed (casualties go at step 8).
-
-    Effects: ``unsaved_wounds`` (expected), ``wasted_wounds`` = E[max(0,
-    wounds - models x W)], ``destroyed`` = P(unit destroyed),
-    ``return_fire_models`` = models (the target fires back at full strength),
-    ``surviving_models`` = E[models - removed] (what would fire back if
-    casualties were removed as they happen), ``units_not_needed`` = expected
-    number of attacking units, in the order given, whose whole volley came
-    after the earlier units had already destroyed the target (the units a
-    remove-as-you-go player would have kept for another target), and
-    ``unsaved_wounds[i]`` per unit.
+    ``firer_gone_to_ground`` (False), ``firer_cover`` (0). The wounds of all
+    units are summed, then turned into models removed (casualties go at step 8).
+    Effects (docs/rules/changes.md, section 5): ``unsaved_wounds``,
+    ``wasted_wounds``, ``destroyed``, ``return_fire_models``, ``surviving_models``,
+    ``units_not_needed`` and ``unsaved_wounds[i]`` per unit.
 
     ``firer_cover_rule`` and ``heavy_shot`` apply to every attacker as in
     :func:`shooting`; ``go_to_ground`` with ``evading`` is refused ("Every
-    unit may only have one status marker").
-
-    The numbers come from the ``[volley]`` of the system's rule file,
-    ``rules/changes/shooting.toml`` (each unit a profile, the target's stats shared).
+    unit may only have one status marker"). The numbers come from the
+    ``[volley]`` of ``rules/changes/shooting.toml`` (each unit a profile, the target's stats shared).
     """
     units, stages, all_notes, total_shots, inputs, _ = _volley_setup(attackers, locals())
     models = inputs["models"]
