@@ -107,11 +107,8 @@ def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None
                    firer_gone_to_ground=False, firer_cover=0, natural_12_always_succeeds=False,
                    natural_1_always_fails=False, firer_cover_rule="same", heavy_shot="bs_plus_4") -> dict:
     """The hand-written vectorised shooting."""
-    args, (bs_pen, eff_cover, _inv), _notes, _pen, _c = _shooting_setup(
-        bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
-        firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
-        table=True, firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
-    return _core(args, bs_pen, eff_cover)
+    args, _notes, penalty, eff_cover = _shooting_setup(locals(), table=True)
+    return _core(args, args["bs"] + penalty, eff_cover)
 
 
 def _roll_counts(rng, tests, shape):
@@ -147,13 +144,10 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
              firer_cover_rule="same", heavy_shot="bs_plus_4",
              method="exact", samples=100_000, seed=0) -> Outcome:
     """The hand-written shooting: exact (binomial, then the fold) or sampled (every die rolled)."""
-    args, _targets, notes, penalty, eff_cover = _shooting_setup(
-        bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
-        firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
-        firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
+    args, notes, penalty, eff_cover = _shooting_setup(locals())
     method, samples, rng = v.method_args(method, samples, seed)
     eff_cover = int(eff_cover)
-    stages = _shooting_stages(args, args["bs"], eff_cover, penalty)
+    stages = _shooting_stages(args, eff_cover, penalty)
     notes = tuple(notes + _unit_notes(args)) + _flag_notes(args["natural_12_always_succeeds"],
                                                           args["natural_1_always_fails"])
     inputs = dict(args, method=method)
@@ -195,9 +189,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
            method="exact", samples=100_000, seed=0) -> Outcome:
     """The hand-written volley: each unit's binomial of unsaved wounds convolved, then the simultaneous
     fold (the module's argument checks, stages and notes; its own tests, binomials, fold and dice)."""
-    units, stages, all_notes, total_shots, inputs, placed = _volley_setup(
-        attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, natural_12_always_succeeds,
-        natural_1_always_fails, firer_cover_rule, heavy_shot)
+    units, stages, all_notes, total_shots, inputs, placed = _volley_setup(attackers, locals())
     method, samples, rng = v.method_args(method, samples, seed)
     inputs["method"] = method
     n12, n1 = inputs["natural_12_always_succeeds"], inputs["natural_1_always_fails"]
@@ -254,9 +246,7 @@ def melee_table(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wou
                 furious_charge=False, charging_models=1, blocked=False,
                 natural_12_always_succeeds=False, natural_1_always_fails=False) -> dict:
     """The hand-written vectorised melee."""
-    args, free, _ = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_charge,
-                                 charging_models, blocked, natural_12_always_succeeds,
-                                 natural_1_always_fails, table=True)
+    args, free, _ = _melee_setup(locals(), table=True)
     return _melee_core(args, free)
 
 
@@ -265,9 +255,7 @@ def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
           natural_12_always_succeeds=False, natural_1_always_fails=False,
           method="exact", samples=100_000, seed=0) -> Outcome:
     """The hand-written melee: its own rates and binomials (exact) or dice (sampled)."""
-    args, free, notes = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds,
-                                     furious_charge, charging_models, blocked,
-                                     natural_12_always_succeeds, natural_1_always_fails)
+    args, free, notes = _melee_setup(locals())
     method, samples, rng = v.method_args(method, samples, seed)
     n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
     stages = _melee_stages(args)

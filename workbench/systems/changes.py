@@ -1,27 +1,12 @@
-"""40k Changes (seed ``000_821a3f094c9e3c4f.txt``): a D12 roll-high system.
+"""40k Changes (seed ``000_821a3f094c9e3c4f.txt``, RULES.md section 1): a D12 roll-high system.
 
-Every characteristic "is either a D12 roll (eg. Strength 6+), a modifier (eg.
-Toughness +2) or a value (eg. Wounds 3)". A test adds the defender's modifier
-to the attacker's roll stat: Strength 5+ against Toughness +2 needs 7+ on a
-D12, so P(success) = clamp((13 - target) / 12, 0, 1) (RULES.md section 1).
+A test adds the defender's modifier to the attacker's roll stat: Strength 5+ against Toughness +2
+needs 7+ on a D12, P(success) = clamp((13 - target) / 12, 0, 1). Roll stats (``bs``, ``ws``, ``s``,
+``ap``, ``ld``) are written as the number before the plus (``bs=5`` is "BS 5+"), modifiers (``t``,
+``sv``, ``inv``, ``cover``, ``d``) as plain integers (``t=2`` is "T +2").
 
-Roll stats (``bs``, ``ws``, ``s``, ``ap``, ``ld``) are written as the number
-before the plus: ``bs=5`` is "BS 5+". Modifier stats (``t``, ``sv``, ``inv``,
-``cover``, ``d``) are plain integers: ``t=2`` is "T +2".
-
-Shooting, per shot (seed: "Shooting To hit: Ballistic Skill vs Cover or
-Invulnerable"; "To pierce: Armour Piercing vs Armour Save"; "To wound: Strength
-vs Toughness"):
-
-1. to hit   BS + max(cover, Inv)  (the target uses the better of the two),
-2. to pierce AP + Sv,
-3. to wound  S + T.
-
-Melee replaces the first step with WS + max(D, Inv) ("Weapons Skill vs Dodge
-or Invulnerable").
-
-Each unsaved wound removes one W; wounds go to one model until it is removed;
-models removed = min(models, floor(wounds / W)).
+Per shot: to hit BS + max(cover, Inv), to pierce AP + Sv, to wound S + T; melee hits on
+WS + max(D, Inv). Each unsaved wound removes one W; models removed = min(models, floor(wounds / W)).
 
 Shooting and melee resolve through the system's rule folder ``rules/changes/`` (one file each); how
 the module is split and described is in docs/architecture.md ("The built-in systems"), every
@@ -41,14 +26,13 @@ from . import ownfile
 from .changes_distances import (ACTION_DISTANCES, action_distance, charge_distance, distance_pmf, move_distance,
                                 reach_probability)
 from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
-                            MAX_MODELS, MAX_WOUNDS, MODIFIER, NAME, NOTE_FIRER_GTG, NOTE_FIRER_GTG_BETTER, NOTE_FURIOUS,
-                            NOTE_GTG, NOTE_HEAVY_SHOT, NOTE_HEAVY_SHOT_FLAT, NOTE_HIT, NOTE_MELEE_HIT, NOTE_WOUND,
-                            ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _checked, _firer_cover, _flag_notes, _flags,
-                            _heavy_bs, _int, _ints, _mod, _pierce_wound_stages, _scalar, _shooting_stages, _stage,
+                            MAX_MODELS, MAX_WOUNDS, MODIFIER, NAME, NOTE_FURIOUS, NOTE_HIT, NOTE_MELEE_HIT, NOTE_WOUND,
+                            ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _against, _aim, _checked, _flag_notes,
+                            _flags, _int, _mod, _one_test, _shooting_stages, _shot_notes, _stage, _stages,
                             _test, _unit_notes, _width, test)
 from .changes_volley import volley, volley_mode
 from .records import ProfileField, Profiles
-from .ownfile import grid_table, one_roll, resolve
+from .ownfile import grid_table, resolve
 
 __all__ = [
     "KEY", "NAME", "SEED", "DIE", "TABLES",
@@ -57,43 +41,46 @@ __all__ = [
     "move_distance", "reach_probability", "ACTION_DISTANCES",
     # the ranges and choices of the stats, as the turn simulator's units check them
     "ROLL_STAT", "MODIFIER", "MAX_DICE", "MAX_MODELS", "MAX_WOUNDS", "WEAPONS", "ACTIONS", "HEAVY_SHOT_RULES",
-    "FIRER_COVER_RULES",
+    "FIRER_COVER_RULES", "GO_TO_GROUND_COVER",
 ]
 
 
 #: the variant switches every test takes, in the order an Outcome's inputs list them (last)
 _FLAGS = ("natural_12_always_succeeds", "natural_1_always_fails")
-#: shooting's arguments, checked in this order as rules/changes/shooting.toml states them
-_SHOOTING = ("bs", "s", "ap", "t", "sv", "inv", "cover", "shots", "models", "wounds", "weapon", "action",
-             "go_to_ground", "evading", "firer_gone_to_ground", "firer_cover", "firer_cover_rule", "heavy_shot") + _FLAGS
+#: the melee file's part name: rules/changes/melee.toml, a part of the built-in's own folder
+MELEE_PART = "melee"
+#: each part's arguments (None: shooting), checked in this order as its rule file states them
+_ARGS = {None: ("bs", "s", "ap", "t", "sv", "inv", "cover", "shots", "models", "wounds", "weapon", "action",
+                "go_to_ground", "evading", "firer_gone_to_ground", "firer_cover", "firer_cover_rule",
+                "heavy_shot") + _FLAGS,
+         MELEE_PART: ("ws", "s", "ap", "attacks", "d", "inv", "t", "sv", "models", "wounds", "furious_charge",
+                      "charging_models", "blocked") + _FLAGS}
+#: the stats a part's grid may vary, its whole numbers; the others are one value for the whole table
+_GRIDS = {part: tuple(k for k in names if ownfile.load(KEY, part).stat(k).kind == "int")
+          for part, names in _ARGS.items()}
 
 
-def _shooting_setup(bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action,
-                    go_to_ground, evading, firer_gone_to_ground, firer_cover, n12, n1, table=False,
-                    firer_cover_rule="same", heavy_shot="bs_plus_4"):
-    """Validate shooting arguments (scalars or arrays) and return the three targets and notes."""
-    kw = dict(locals(), natural_12_always_succeeds=n12, natural_1_always_fails=n1)
-    args = _checked(kw, _SHOOTING, _ints if table else _scalar, table)
-    v.broadcastable({k: args[k] for k in _GRID})
-    bs, weapon, action, go_to_ground, heavy_shot = (args[k] for k in ("bs", "weapon", "action", "go_to_ground",
-                                                                      "heavy_shot"))
-    notes = [NOTE_HIT]  # the forbidden combinations are the file's [[forbid]], refused as it resolves
-    penalty = _heavy_bs(bs, weapon, action, heavy_shot) - bs
-    if weapon == "heavy" and action == "shot":
-        notes.append(NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT)
-    eff_cover = args["cover"] + GO_TO_GROUND_COVER if go_to_ground else args["cover"]
-    if go_to_ground:
-        notes.append(NOTE_GTG)
-    if args["firer_gone_to_ground"]:
-        eff_cover = _firer_cover(eff_cover, args["firer_cover"], args["firer_cover_rule"])
-        notes.append(NOTE_FIRER_GTG if args["firer_cover_rule"] == "same" else NOTE_FIRER_GTG_BETTER)
-    notes.append(NOTE_WOUND)
-    return args, (bs + penalty, eff_cover, args["inv"]), notes, penalty, eff_cover
+def _checked_args(part, given: Mapping[str, Any], table: bool) -> dict:
+    """The rule folder's ``part`` (None: shooting) arguments of ``given``, scalars or (``table``) arrays
+    that broadcast together."""
+    args = _checked(dict(given), _ARGS[part], table, part=part)
+    v.broadcastable({k: args[k] for k in _GRIDS[part]})
+    return args
 
 
+def _shooting_setup(given: Mapping[str, Any], table: bool = False):
+    """Shooting's arguments checked: ``(args, notes, BS penalty, the target's cover)``; the forbidden
+    combinations are the file's [[forbid]], refused as it resolves."""
+    args = _checked_args(None, given, table)
+    penalty, eff_cover = _aim(args, args["cover"], args["go_to_ground"], args["firer_cover_rule"], args["heavy_shot"])
+    notes = [NOTE_HIT, *_shot_notes(args, args["heavy_shot"], args["firer_cover_rule"], args["go_to_ground"]),
+             NOTE_WOUND]
+    return args, notes, penalty, eff_cover
 
-#: the stats a grid may vary (whole numbers); the others are one value for the whole table
-_GRID = ("bs", "s", "ap", "t", "sv", "inv", "cover", "shots", "models", "wounds", "firer_cover")
+
+def _effects(args) -> dict:
+    """The function's effect names -> the file's: with a unit size, the wasted wounds and "destroyed" too."""
+    return _EFFECTS if args["models"] is None else _CAPPED
 
 
 @v.stat_function
@@ -109,16 +96,13 @@ def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None
     with ``models``, ``wasted_wounds`` (expected) and ``destroyed`` (probability).
     The numbers come from the system's rule file, ``rules/changes/shooting.toml``.
     """
-    args = _shooting_setup(
-        bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
-        firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
-        table=True, firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)[0]
-    return _table(None, args, _GRID, args["shots"])
+    args = _checked_args(None, locals(), table=True)
+    return _table(None, args, args["shots"])
 
 
-def _table(part, args, grid, n) -> dict:
+def _table(part, args, n) -> dict:
     """The vectorised table of the rule folder's ``part`` (None: shooting) at ``n`` dice."""
-    return grid_table(ownfile.load(KEY, part), args, grid, n, _EFFECTS if args["models"] is None else _CAPPED,
+    return grid_table(ownfile.load(KEY, part), args, _GRIDS[part], n, _effects(args),
                       _width(n, args["models"], args["wounds"]), "shots / attacks")
 
 
@@ -129,11 +113,9 @@ def _outcome(part, function, args, stages, notes, n, method, samples, seed) -> t
     notes = tuple(notes + _unit_notes(args)) + _flag_notes(args["natural_12_always_succeeds"],
                                                           args["natural_1_always_fails"])
     o, inputs = resolve(ownfile.load(KEY, part).attack, args, method, samples, rng)
-    return ownfile.outcome(o, system=KEY, function=function, inputs=inputs,
-                           effects=_EFFECTS if args["models"] is None else _CAPPED,
+    return ownfile.outcome(o, system=KEY, function=function, inputs=inputs, effects=_effects(args),
                            width=_width(n, args["models"], args["wounds"]), stages=stages, attacks=n,
                            notes=notes), method
-
 
 
 @v.stat_function
@@ -159,39 +141,20 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     with ``models``, ``wasted_wounds`` (expected wounds beyond models x W) and
     ``destroyed`` (probability).
     """
-    args, _targets, notes, penalty, eff_cover = _shooting_setup(
-        bs, s, ap, t, sv, inv, cover, shots, models, wounds, weapon, action, go_to_ground, evading,
-        firer_gone_to_ground, firer_cover, natural_12_always_succeeds, natural_1_always_fails,
-        firer_cover_rule=firer_cover_rule, heavy_shot=heavy_shot)
-    stages = _shooting_stages(args, args["bs"], int(eff_cover), penalty)
+    args, notes, penalty, eff_cover = _shooting_setup(locals())
+    stages = _shooting_stages(args, eff_cover, penalty)
     return _outcome(None, "shooting", args, stages, notes, args["shots"], method, samples, seed)[0]
 
 
-
 # -- melee ---------------------------------------------------------------------
-#: melee's arguments, checked in this order as rules/changes/melee.toml states them
-_MELEE = ("ws", "s", "ap", "attacks", "d", "inv", "t", "sv", "models", "wounds", "furious_charge", "charging_models",
-          "blocked") + _FLAGS
-
-
-def _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_charge,
-                 charging_models, blocked, n12, n1, table=False):
-    kw = dict(locals(), natural_12_always_succeeds=n12, natural_1_always_fails=n1)
-    args = _checked(kw, _MELEE, _ints if table else _scalar, table, part=MELEE_PART)
-    v.broadcastable({k: args[k] for k in _MELEE_GRID})
-    attacks, furious_charge, blocked = args["attacks"], args["furious_charge"], args["blocked"]
-    free = args["charging_models"] if (furious_charge and not blocked) else 0
-    if np.max(attacks + free) > MAX_DICE:
+def _melee_setup(given: Mapping[str, Any], table: bool = False):
+    """Melee's arguments checked: ``(args, Furious Charge's free attacks, notes)``."""
+    args = _checked_args(MELEE_PART, given, table)
+    free = args["charging_models"] if (args["furious_charge"] and not args["blocked"]) else 0
+    if np.max(args["attacks"] + free) > MAX_DICE:
         raise InputError("attacks", f"{MAX_DICE:,} attacks or fewer with Furious Charge's free attacks",
-                         f"{int(np.max(attacks + free)):,} attacks", "the documented limit of dice per resolution")
-    notes = [NOTE_MELEE_HIT, NOTE_WOUND] + ([NOTE_FURIOUS] if furious_charge else [])
-    return args, free, notes
-
-
-#: the melee file's part name: rules/changes/melee.toml, a part of the built-in's own folder
-MELEE_PART = "melee"
-#: the stats a melee grid may vary (whole numbers); the others are one value for the whole table
-_MELEE_GRID = ("ws", "s", "ap", "attacks", "d", "inv", "t", "sv", "models", "wounds", "charging_models")
+                         f"{int(np.max(args['attacks'] + free)):,} attacks", "the documented limit of dice per resolution")
+    return args, free, [NOTE_MELEE_HIT, NOTE_WOUND] + ([NOTE_FURIOUS] if args["furious_charge"] else [])
 
 
 def _with_free(effects: Mapping[str, Any], free, shape) -> dict:
@@ -209,10 +172,8 @@ def melee_table(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wou
     :func:`shooting_table`, plus ``free_attacks``. The numbers come from the
     system's melee rule file, ``rules/changes/melee.toml``.
     """
-    args, free, _ = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds, furious_charge,
-                                 charging_models, blocked, natural_12_always_succeeds,
-                                 natural_1_always_fails, table=True)
-    got = _table(MELEE_PART, args, _MELEE_GRID, args["attacks"] + free)
+    args, free, _ = _melee_setup(locals(), table=True)
+    got = _table(MELEE_PART, args, args["attacks"] + free)
     got["effects"] = _with_free(got["effects"], free, got["pmf"].shape[:-1])
     return got
 
@@ -233,9 +194,7 @@ def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
 
     The numbers come from the system's melee rule file, ``rules/changes/melee.toml``.
     """
-    args, free, notes = _melee_setup(ws, s, ap, attacks, d, inv, t, sv, models, wounds,
-                                     furious_charge, charging_models, blocked,
-                                     natural_12_always_succeeds, natural_1_always_fails)
+    args, free, notes = _melee_setup(locals())
     o, method = _outcome(MELEE_PART, "melee", args, _melee_stages(args), notes, args["attacks"] + free, method,
                          samples, seed)
     stderr = o.effects_stderr if method == "exact" else dict(o.effects_stderr, free_attacks=0.0)
@@ -243,11 +202,8 @@ def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
 
 
 def _melee_stages(args) -> tuple[Stage, Stage, Stage]:
-    n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
-    ws_, d_, inv_ = args["ws"], args["d"], args["inv"]
-    against = f"invulnerable {_mod(inv_)}" if inv_ > d_ else f"dodge {_mod(d_)}"
-    return (_stage("to hit", ws_ + max(d_, inv_), n12, n1, f"WS {ws_}+ against {against}"),
-            ) + _pierce_wound_stages(args, n12, n1)
+    ws, d, inv = args["ws"], args["d"], args["inv"]
+    return _stages(args, f"WS {ws}+ against {_against(inv, d, 'dodge')}", ws + max(d, inv))
 
 
 # -- leadership ----------------------------------------------------------------
@@ -271,15 +227,8 @@ def leadership(ld, modifier=0, *, natural_12_always_succeeds=False, natural_1_al
              "names morale tests but does not define them.",) + _flag_notes(n12, n1)
     inputs = dict(ld=ld, modifier=modifier, natural_12_always_succeeds=n12, natural_1_always_fails=n1,
                   method=method)
-    tst, p = _test(ld + modifier, n12, n1), float(stage.probability)
-
-    def one_chunk(k):
-        ok = tst.is_success(tst.roll(rng, (k,)))
-        return {"removed": ok.astype(np.int64), "passed": ok}
-
-    return one_roll(KEY, "leadership", inputs, (stage,), method, samples, np.array([1.0 - p, p]), {"passed": p},
-                    one_chunk, attacks=1, notes=notes, label="tests passed")
-
+    return _one_test("leadership", inputs, stage, _test(ld + modifier, n12, n1), "passed", method, samples, rng,
+                     attacks=1, notes=notes, label="tests passed")
 
 
 TABLES = {"shooting": shooting_table, "melee": melee_table}

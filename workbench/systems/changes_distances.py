@@ -13,7 +13,7 @@ from .. import validate as v
 from ..dice import roll_faces
 from ..outcome import Outcome, Stage
 from ..rules.die import roll_high
-from .changes_rules import KEY
+from .changes_rules import KEY, _one_test
 from .ownfile import one_roll
 
 __all__ = ["SEED_ACTIONS", "ACTION_DISTANCES", "CHARGES", "distance_pmf", "action_distance", "charge_distance", "move_distance",
@@ -53,13 +53,14 @@ def distance_pmf(kind: str = "desperate_charge") -> dict[int, Fraction]:
     return {base + f: Fraction(1, die) for f in range(1, die + 1)}
 
 
-def _distance_outcome(function, kind, method, samples, seed) -> Outcome:
+def _distance_outcome(function, kind, allowed, method, samples, seed, suffix: str = "") -> Outcome:
+    """The Outcome over inches of the action ``kind`` (one of ``allowed``, then with ``suffix``)."""
+    kind = v.choice("kind", kind, tuple(allowed)) + suffix
     base, die, words = ACTION_DISTANCES[kind]
     method, samples, rng = v.method_args(method, samples, seed)
-    width = base + die + 1
     notes = ("The distance in an action's name is \"the maximal distance every model can move "
              "during this action\"; pmf index = inches.",)
-    pmf = np.zeros(width)
+    pmf = np.zeros(base + die + 1)
     for inches, p in distance_pmf(kind).items():
         pmf[inches] = float(p)
 
@@ -73,22 +74,19 @@ def _distance_outcome(function, kind, method, samples, seed) -> Outcome:
 @v.stat_function
 def action_distance(kind="desperate_charge", *, method="exact", samples=100_000, seed=0) -> Outcome:
     """The maximum move of any seed action (``ACTION_DISTANCES``) as an Outcome over inches."""
-    kind = v.choice("kind", kind, tuple(ACTION_DISTANCES))
-    return _distance_outcome("action_distance", kind, method, samples, seed)
+    return _distance_outcome("action_distance", kind, ACTION_DISTANCES, method, samples, seed)
 
 
 @v.stat_function
 def charge_distance(kind="desperate", *, method="exact", samples=100_000, seed=0) -> Outcome:
     """Charge distance in inches: "tactical" 6", "furious" 5", "desperate" 6+D6"."""
-    kind = v.choice("kind", kind, CHARGES)
-    return _distance_outcome("charge_distance", f"{kind}_charge", method, samples, seed)
+    return _distance_outcome("charge_distance", kind, CHARGES, method, samples, seed, "_charge")
 
 
 @v.stat_function
 def move_distance(kind="move_9_d3", *, method="exact", samples=100_000, seed=0) -> Outcome:
     """Move distance in inches: "move_9_d3" (the seed's "Move 9+d3"", default) or "move" (6")."""
-    kind = v.choice("kind", kind, ("move_9_d3", "move"))
-    return _distance_outcome("move_distance", kind, method, samples, seed)
+    return _distance_outcome("move_distance", kind, ("move_9_d3", "move"), method, samples, seed)
 
 
 @v.stat_function
@@ -109,22 +107,14 @@ def reach_probability(distance, kind="desperate_charge", *, method="exact", samp
     method, samples, rng = v.method_args(method, samples, seed)
     base, die, words = ACTION_DISTANCES[kind]
     need = math.ceil(distance - base - 1e-12)
-    if die:
-        tst = roll_high(need, die)
+    tst = roll_high(need, die) if die else None
+    if tst is not None:
         p = tst.success
         detail = f'{words} reaches {distance:g}" ' + (
             f"on a D{die} roll of {need}+" if 1 < need <= die else
             ("on any roll" if need <= 1 else "on no roll"))
     else:
-        tst = None
         p = Fraction(int(base >= distance))
         detail = f'{words} {"reaches" if p else "falls short of"} {distance:g}"'
-    stage = Stage("reach", p, detail)
-
-    def one_chunk(k):
-        ok = tst.is_success(tst.roll(rng, (k,))) if tst is not None else np.full(k, bool(p))
-        return {"removed": ok.astype(np.int64), "reached": ok}
-
-    return one_roll(KEY, "reach_probability", dict(distance=distance, kind=kind, method=method), (stage,), method,
-                    samples, np.array([1.0 - float(p), float(p)]), {"reached": float(p)}, one_chunk, label="reached")
-
+    return _one_test("reach_probability", dict(distance=distance, kind=kind, method=method), Stage("reach", p, detail),
+                     tst, "reached", method, samples, rng, label="reached")

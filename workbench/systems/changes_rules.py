@@ -6,7 +6,7 @@ Seed ``000_821a3f094c9e3c4f.txt``, RULES.md section 1.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -75,7 +75,6 @@ NOTE_N12 = "Variant natural_12_always_succeeds: a natural 12 passes every test."
 NOTE_N1 = "Variant natural_1_always_fails: a natural 1 fails every test."
 
 
-
 # -- argument checks ----------------------------------------------------------
 def _hint(value: Any) -> str | None:
     if isinstance(value, str):
@@ -88,52 +87,38 @@ def _hint(value: Any) -> str | None:
     return None
 
 
-def _int(name: str, value: Any, lo: int, hi: int) -> int:
-    """A scalar whole number (with a hint for "5+"-style strings)."""
-    try:
-        return v.integer(name, value, lo, hi)
-    except InputError as exc:
-        hint = _hint(value)
-        if hint:
-            raise InputError(name, exc.expected, value, hint) from None
-        raise
+def _hinted(check: Callable, unwrap: bool = True, optional: bool = False) -> Callable:
+    """``check`` (name, value, lo, hi) with a hint for "5+"-style strings; with ``unwrap`` a 0-d numpy
+    array is checked as the value it holds; ``optional``: None passes, and a refusal says so."""
+    def run(name: str, value: Any, lo: int, hi: int):
+        if optional and value is None:
+            return None
+        if unwrap and isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value.item()
+        try:
+            return check(name, value, lo, hi)
+        except InputError as exc:
+            hint = _hint(value)
+            if hint or optional:
+                raise InputError(name, ("None or " if optional else "") + exc.expected, exc.got, hint or exc.hint) from None
+            raise
+    return run
 
 
-def _ints(name: str, value: Any, lo: int, hi: int):
-    """A whole number or a numpy array of whole numbers in ``[lo, hi]``."""
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value.item()
-    if not isinstance(value, (np.ndarray, list, tuple)):
-        return _int(name, value, lo, hi)
-    return v.integers(name, value, lo, hi)
+_int = _hinted(v.integer, unwrap=False)  #: a scalar whole number
+_scalar = _hinted(v.integer)  #: a scalar whole number, a 0-d numpy array counting as one
+_ints = _hinted(v.integers)  #: a whole number or a numpy array of whole numbers
 
 
-def _scalar(name: str, value: Any, lo: int, hi: int) -> int:
-    """A scalar whole number (a 0-d numpy array counts as one)."""
-    if type(value) is int and lo <= value <= hi:  # the common case, checked in full below otherwise
-        return value
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value.item()
-    return _int(name, value, lo, hi)
-
-
-def _optional_ints(name, value, lo, hi, table=True):
-    if value is None:
-        return None
-    try:
-        return (_ints if table else _scalar)(name, value, lo, hi)
-    except InputError as exc:
-        raise InputError(name, "None or " + exc.expected, exc.got, exc.hint) from None
-
-
-def _checked(kw: dict, names: tuple[str, ...], whole: Any, table: bool = False, where: str = "",
-             part: str | None = None, optional: tuple[str, ...] | None = None) -> dict:
+def _checked(kw: dict, names: tuple[str, ...], table: bool = False, where: str = "", part: str | None = None,
+             optional: tuple[str, ...] | None = None, whole: Callable | None = None) -> dict:
     """The arguments ``names``, checked in that order as the rule folder's ``part`` (None: shooting)
-    states its stats (:func:`~workbench.systems.ownfile.checked`), a whole number by ``whole`` and
-    an optional one as :func:`_optional_ints` (a roll stat written "5+" gets a hint); each message
-    names ``where`` + the argument."""
-    return ownfile.checked(ownfile.load(KEY, part), kw, names, table, optional=optional, where=where, whole=whole,
-                           maybe=lambda field, x, lo, hi: _optional_ints(field, x, lo, hi, table))
+    states its stats (:func:`~workbench.systems.ownfile.checked`): whole numbers by ``whole`` (by default
+    :func:`_ints` for a table, else :func:`_scalar`), None too where a stat is optional (a roll stat
+    written "5+" gets a hint); each message names ``where`` + the argument."""
+    return ownfile.checked(ownfile.load(KEY, part), kw, names, table, optional=optional, where=where,
+                           whole=whole or (_ints if table else _scalar),
+                           maybe=_hinted(v.integers if table else v.integer, optional=True))
 
 
 def _flags(n12, n1) -> tuple[bool, bool]:
@@ -175,6 +160,20 @@ def _mod(x: int) -> str:
     return f"{int(x):+d}"
 
 
+def _one_test(function: str, inputs: dict, stage: Stage, die: DieRoll | None, effect: str, method: str, samples: int,
+              rng: Any, **fields: Any):
+    """The Outcome of one pass/fail roll: pmf = [P(fail), P(pass)], ``stage`` holding P(pass) and the effect
+    ``effect`` its chance; sampled, ``die`` rolled (None: the stage's sure result)."""
+    p = float(stage.probability)
+
+    def one_chunk(k):
+        ok = die.is_success(die.roll(rng, (k,))) if die is not None else np.full(k, bool(p))
+        return {"removed": ok.astype(np.int64), effect: ok}
+
+    return ownfile.one_roll(KEY, function, inputs, (stage,), method, samples, np.array([1.0 - p, p]), {effect: p},
+                            one_chunk, **fields)
+
+
 # -- shooting ------------------------------------------------------------------
 def _heavy_bs(bs, weapon: str, action: str, heavy_shot: str):
     """The roll stat a shot uses: a heavy weapon in a SHOT action at BS + 4
@@ -190,25 +189,6 @@ def _firer_cover(target_cover, firer_cover, rule: str):
     better of that and the target's own (``firer_cover_rule="better"``)."""
     mine = firer_cover + GO_TO_GROUND_COVER
     return mine if rule == "same" else np.maximum(target_cover, mine)
-
-
-def _one_marker(go_to_ground: bool, evading: bool) -> None:
-    if go_to_ground and evading:
-        raise InputError("go_to_ground", "False with evading=True", go_to_ground,
-                         f"{NOTE_ONE_MARKER}: a target cannot both have gone to ground and be EVADING")
-
-
-
-def _check_action(weapon, action, evading, firer_gone_to_ground, field="action"):
-    if weapon == "heavy" and action == "snap":
-        raise InputError(field, "'shot' or 'aimed' for a heavy weapon", action,
-                         "a SNAP SHOT fires light weapons only")
-    if evading and action != "snap":
-        raise InputError(field, "'snap' at an EVADING target (evading=True)", action,
-                         "enemy units can only fire at an EVADING unit with SNAP SHOTS")
-    if firer_gone_to_ground and action != "snap":
-        raise InputError(field, "'snap' for a firer gone to ground (firer_gone_to_ground=True)",
-                         action, "a unit with a GO TO GROUND marker may only make SNAP SHOTS")
 
 
 def _shooting_targets(bs_pen, eff_cover, inv, ap, sv, s, t):
@@ -227,39 +207,56 @@ def _width(shots, models, wounds) -> int:
     return int(np.max(shots)) // int(np.min(wounds)) + 1
 
 
+def _aim(unit, cover, go_to_ground, firer_cover_rule: str, heavy_shot: str):
+    """``(the BS penalty, the target's cover)`` of a unit's shots (``bs``, ``weapon``, ``action``,
+    ``firer_gone_to_ground``, ``firer_cover``) at a target of ``cover``."""
+    penalty = _heavy_bs(unit["bs"], unit["weapon"], unit["action"], heavy_shot) - unit["bs"]
+    cover = cover + GO_TO_GROUND_COVER if go_to_ground else cover
+    if unit["firer_gone_to_ground"]:
+        cover = _firer_cover(cover, unit["firer_cover"], firer_cover_rule)
+    return penalty, cover
 
-def _shooting_stages(args, bs_pen, eff_cover, penalty) -> tuple[Stage, Stage, Stage]:
+
+def _shot_notes(unit, heavy_shot: str, firer_cover_rule: str, go_to_ground: bool = False) -> list[str]:
+    """The notes a unit's shots rely on: a heavy weapon in a SHOT action, the target and the firer gone to
+    ground."""
+    heavy = NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT
+    firer = NOTE_FIRER_GTG if firer_cover_rule == "same" else NOTE_FIRER_GTG_BETTER
+    return [note for when, note in ((unit["weapon"] == "heavy" and unit["action"] == "shot", heavy),
+                                    (go_to_ground, NOTE_GTG), (unit["firer_gone_to_ground"], firer)) if when]
+
+
+def _against(inv, other, name: str, gone_to_ground: bool = False) -> str:
+    """What a hit roll is made against: the target's invulnerable modifier, or its ``name`` modifier
+    ``other`` when that is as good."""
+    if inv > other:
+        return f"invulnerable {_mod(inv)}"
+    return f"{name} {_mod(other)}" + (" (gone to ground)" if gone_to_ground else "")
+
+
+def _stages(args, hit_words: str, hit_target) -> tuple[Stage, Stage, Stage]:
+    """The three stages in words: to hit at ``hit_target``, to pierce AP + Sv, to wound S + T."""
     n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
-    bs, inv = args["bs"], args["inv"]
-    eff_cover = int(eff_cover)
-    if inv > eff_cover:
-        against = f"invulnerable {_mod(inv)}"
-    else:
-        against = f"cover {_mod(eff_cover)}"
-        if args["go_to_ground"] or args["firer_gone_to_ground"]:
-            against += " (gone to ground)"
-    if args.get("heavy_shot") == "flat_4" and args.get("weapon") == "heavy" and args.get("action") == "shot":
-        bs_words = f"flat {bs + penalty}+ (heavy weapon, shot action: \"U+4\" read as 4+)"
-    else:
-        bs_words = f"BS {bs}+" + (f" {_mod(penalty)} (heavy weapon, shot action)" if penalty else "")
-    hit = _stage("to hit", bs + penalty + max(eff_cover, inv), n12, n1, f"{bs_words} against {against}")
-    return (hit,) + _pierce_wound_stages(args, n12, n1)
-
-
-def _pierce_wound_stages(args, n12, n1):
     ap, sv, s, t = args["ap"], args["sv"], args["s"], args["t"]
-    return (_stage("to pierce", ap + sv, n12, n1, f"AP {ap}+ against armour {_mod(sv)}"),
+    return (_stage("to hit", hit_target, n12, n1, hit_words),
+            _stage("to pierce", ap + sv, n12, n1, f"AP {ap}+ against armour {_mod(sv)}"),
             _stage("to wound", s + t, n12, n1, f"S {s}+ against T {_mod(t)}"))
 
 
-def _unit_notes(args) -> list[str]:
-    notes = []
-    if args["wounds"] > 1:
-        notes.append(NOTE_WOUNDS)
-    if args["models"] is not None:
-        notes.append(NOTE_CAP)
-    return notes
+def _shooting_stages(args, eff_cover, penalty) -> tuple[Stage, Stage, Stage]:
+    """A unit's shooting stages, its BS ``penalty`` and the target's cover ``eff_cover`` from :func:`_aim`."""
+    bs, inv, eff_cover = args["bs"], args["inv"], int(eff_cover)
+    if args["heavy_shot"] == "flat_4" and args["weapon"] == "heavy" and args["action"] == "shot":
+        bs_words = f"flat {bs + penalty}+ (heavy weapon, shot action: \"U+4\" read as 4+)"
+    else:
+        bs_words = f"BS {bs}+" + (f" {_mod(penalty)} (heavy weapon, shot action)" if penalty else "")
+    against = _against(inv, eff_cover, "cover", args["go_to_ground"] or args["firer_gone_to_ground"])
+    return _stages(args, f"{bs_words} against {against}", bs + penalty + max(eff_cover, inv))
 
+
+def _unit_notes(args) -> list[str]:
+    """The notes of the target unit: several wounds a model, a unit size that caps the removals."""
+    return [note for when, note in ((args["wounds"] > 1, NOTE_WOUNDS), (args["models"] is not None, NOTE_CAP)) if when]
 
 
 def _roll_counts(rng, tests, shape):

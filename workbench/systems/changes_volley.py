@@ -18,10 +18,8 @@ from ..outcome import Outcome
 from . import ownfile
 from .records import Mode, Sides
 from .ownfile import keyed, listed, resolve
-from .changes_rules import (GO_TO_GROUND_COVER, KEY, MAX_DICE, MAX_UNITS, NOTE_FIRER_GTG, NOTE_FIRER_GTG_BETTER,
-                            NOTE_GTG, NOTE_HEAVY_SHOT, NOTE_HEAVY_SHOT_FLAT, NOTE_HIT, NOTE_SIMULTANEOUS, NOTE_WOUND,
-                            NOTE_WOUNDS, _check_action, _checked, _firer_cover, _flag_notes,
-                            _heavy_bs, _int, _one_marker, _shooting_stages)
+from .changes_rules import (KEY, MAX_DICE, MAX_UNITS, NOTE_GTG, NOTE_HIT, NOTE_ONE_MARKER, NOTE_SIMULTANEOUS,
+                            NOTE_WOUND, NOTE_WOUNDS, _aim, _checked, _flag_notes, _int, _shooting_stages, _shot_notes)
 
 __all__ = ["volley", "volley_mode", "volley_call", "ATTACKER_KEYS", "ATTACKER_REQUIRED", "VOLLEY_UNITS"]
 
@@ -35,39 +33,46 @@ _TARGET_CHECKS = ("t", "sv", "inv", "cover", "models", "wounds", "go_to_ground",
                   "natural_12_always_succeeds", "natural_1_always_fails", "firer_cover_rule", "heavy_shot")
 
 
-def _attacker(i: int, a: Any, cover_eff: int, inv: int, evading: bool, firer_cover_rule: str = "same",
-              heavy_shot: str = "bs_plus_4"):
+def _check_action(weapon, action, evading, firer_gone_to_ground, field):
+    """A unit's action refused as the file's [[forbid]] refuse it, in the words of a volley's unit."""
+    if weapon == "heavy" and action == "snap":
+        raise InputError(field, "'shot' or 'aimed' for a heavy weapon", action,
+                         "a SNAP SHOT fires light weapons only")
+    if evading and action != "snap":
+        raise InputError(field, "'snap' at an EVADING target (evading=True)", action,
+                         "enemy units can only fire at an EVADING unit with SNAP SHOTS")
+    if firer_gone_to_ground and action != "snap":
+        raise InputError(field, "'snap' for a firer gone to ground (firer_gone_to_ground=True)",
+                         action, "a unit with a GO TO GROUND marker may only make SNAP SHOTS")
+
+
+def _attacker(i: int, a: Any, target: dict):
+    """Attacker ``i`` checked, its BS penalty and the target's cover against it."""
     where = f"attackers[{i}]"
     keyed(where, a, ATTACKER_KEYS, "a dict with keys bs, s, ap (and optionally shots, weapon, action)",
           dict.fromkeys(ATTACKER_REQUIRED, "a whole number from 1 to 13"), any_case=True)
-    out = _checked({**_ATTACKER_DEFAULTS, **a}, ATTACKER_KEYS, _int, where=f"{where}.")
-    _check_action(out["weapon"], out["action"], evading, out["firer_gone_to_ground"], f"{where}.action")
-    penalty = _heavy_bs(out["bs"], out["weapon"], out["action"], heavy_shot) - out["bs"]
-    cover = cover_eff
-    if out["firer_gone_to_ground"]:
-        cover = int(_firer_cover(cover, out["firer_cover"], firer_cover_rule))
-    return out, penalty, cover
+    out = _checked({**_ATTACKER_DEFAULTS, **a}, ATTACKER_KEYS, where=f"{where}.", whole=_int)
+    _check_action(out["weapon"], out["action"], target["evading"], out["firer_gone_to_ground"], f"{where}.action")
+    penalty, cover = _aim(out, target["cover"], target["go_to_ground"], target["firer_cover_rule"],
+                          target["heavy_shot"])
+    return out, penalty, int(cover)
 
 
-def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, n12, n1,
-                  firer_cover_rule, heavy_shot):
-    """Check a volley's arguments: (the units, the stages (when every unit's are the same), the notes,
-    the shots in all, the inputs (without the method), and each unit's BS penalty and the target's cover
-    against it)."""
-    target = _checked(dict(locals(), natural_12_always_succeeds=n12, natural_1_always_fails=n1), _TARGET_CHECKS, _int,
-                      optional=())
-    t, sv, inv, cover, models, wounds, go_to_ground, evading, n12, n1, firer_cover_rule, heavy_shot = target.values()
-    _one_marker(go_to_ground, evading)
+def _volley_setup(attackers, given: dict):
+    """Check a volley's ``attackers`` and the target's arguments of ``given``: (the units, the stages (when
+    every unit's are the same), the notes, the shots in all, the inputs (without the method), and each unit's
+    BS penalty and the target's cover against it)."""
+    target = _checked(given, _TARGET_CHECKS, optional=(), whole=_int)
+    if target["go_to_ground"] and target["evading"]:
+        raise InputError("go_to_ground", "False with evading=True", target["go_to_ground"],
+                         f"{NOTE_ONE_MARKER}: a target cannot both have gone to ground and be EVADING")
     listed("attackers", attackers, "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action")
     if len(attackers) > MAX_UNITS:
         raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
-    cover_eff = cover + GO_TO_GROUND_COVER if go_to_ground else cover
     units, per_unit_stages, placed, notes = [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
     for i, a in enumerate(attackers):
-        unit, penalty, c = _attacker(i, a, cover_eff, inv, evading, firer_cover_rule, heavy_shot)
-        args = dict(unit, t=t, sv=sv, inv=inv, go_to_ground=go_to_ground, heavy_shot=heavy_shot,
-                    natural_12_always_succeeds=n12, natural_1_always_fails=n1)
-        st = _shooting_stages(args, unit["bs"], c, penalty)
+        unit, penalty, c = _attacker(i, a, target)
+        st = _shooting_stages(dict(target, **unit), c, penalty)
         units.append(unit)
         placed.append((penalty, c))
         per_unit_stages.append(st)
@@ -75,27 +80,18 @@ def _volley_setup(attackers, t, sv, inv, cover, models, wounds, go_to_ground, ev
         notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
                      "; ".join(f"{s.name} {s.detail}: {s.probability}" for s in st) +
                      f"; per shot {per} ({percent(per)})")
-        heavy_note = NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT
-        if unit["weapon"] == "heavy" and unit["action"] == "shot" and heavy_note not in notes:
-            notes.append(heavy_note)
-        gtg_note = NOTE_FIRER_GTG if firer_cover_rule == "same" else NOTE_FIRER_GTG_BETTER
-        if unit["firer_gone_to_ground"] and gtg_note not in notes:
-            notes.append(gtg_note)
-    if go_to_ground:
-        notes.append(NOTE_GTG)
-    notes.append(NOTE_WOUND)
-    if wounds > 1:
-        notes.append(NOTE_WOUNDS)
-    all_notes = tuple(notes) + _flag_notes(n12, n1)
+        notes += [n for n in _shot_notes(unit, target["heavy_shot"], target["firer_cover_rule"]) if n not in notes]
+    notes += ([NOTE_GTG] if target["go_to_ground"] else []) + [NOTE_WOUND]
+    notes += [NOTE_WOUNDS] if target["wounds"] > 1 else []
     same = all([s.probability for s in st] == [s.probability for s in per_unit_stages[0]]
                for st in per_unit_stages)
-    stages = per_unit_stages[0] if same else ()
     total_shots = sum(u["shots"] for u in units)
     if total_shots > MAX_DICE:
         raise InputError("attackers", f"{MAX_DICE:,} shots or fewer in all", f"{total_shots:,} shots",
                          "the documented limit of dice per resolution")
     inputs = dict(attackers=tuple(dict(u) for u in units), **target)
-    return units, stages, all_notes, total_shots, inputs, placed
+    notes_all = tuple(notes) + _flag_notes(target["natural_12_always_succeeds"], target["natural_1_always_fails"])
+    return units, per_unit_stages[0] if same else (), notes_all, total_shots, inputs, placed
 
 
 @v.stat_function
@@ -107,31 +103,18 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
 
     ``attackers``: a sequence of dicts with keys ``bs``, ``s``, ``ap``
     (required) and ``shots`` (1), ``weapon`` ("light"), ``action`` ("aimed"),
-    ``firer_gone_to_ground`` (False), ``firer_cover`` (0). As the module
-    docstring quotes the seed, the wounds of all units are summed (a
-    convolution of each unit's wound distribution), then turned into models
-    removed (casualties go at step 8).
-
-    Effects: ``unsaved_wounds`` (expected), ``wasted_wounds`` = E[max(0,
-    wounds - models x W)], ``destroyed`` = P(unit destroyed),
-    ``return_fire_models`` = models (the target fires back at full strength),
-    ``surviving_models`` = E[models - removed] (what would fire back if
-    casualties were removed as they happen), ``units_not_needed`` = expected
-    number of attacking units, in the order given, whose whole volley came
-    after the earlier units had already destroyed the target (the units a
-    remove-as-you-go player would have kept for another target), and
-    ``unsaved_wounds[i]`` per unit.
+    ``firer_gone_to_ground`` (False), ``firer_cover`` (0). The wounds of all
+    units are summed, then turned into models removed (casualties go at step 8).
+    Effects (docs/rules/changes.md, section 5): ``unsaved_wounds``,
+    ``wasted_wounds``, ``destroyed``, ``return_fire_models``, ``surviving_models``,
+    ``units_not_needed`` and ``unsaved_wounds[i]`` per unit.
 
     ``firer_cover_rule`` and ``heavy_shot`` apply to every attacker as in
     :func:`shooting`; ``go_to_ground`` with ``evading`` is refused ("Every
-    unit may only have one status marker").
-
-    The numbers come from the ``[volley]`` of the system's rule file,
-    ``rules/changes/shooting.toml`` (each unit a profile, the target's stats shared).
+    unit may only have one status marker"). The numbers come from the
+    ``[volley]`` of ``rules/changes/shooting.toml`` (each unit a profile, the target's stats shared).
     """
-    units, stages, all_notes, total_shots, inputs, _ = _volley_setup(
-        attackers, t, sv, inv, cover, models, wounds, go_to_ground, evading, natural_12_always_succeeds,
-        natural_1_always_fails, firer_cover_rule, heavy_shot)
+    units, stages, all_notes, total_shots, inputs, _ = _volley_setup(attackers, locals())
     models = inputs["models"]
     method, samples, rng = v.method_args(method, samples, seed)
     shared = {k: x for k, x in inputs.items() if k != "attackers"}
@@ -151,7 +134,6 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
 #: the volley's effect names -> the rule file's (rules/changes/shooting.toml, its [volley] and [[chances]])
 _VOLLEY_EFFECTS = {"unsaved_wounds": "to wound", "wasted_wounds": "wasted_damage", "destroyed": "destroyed",
                    "units_not_needed": "units_not_needed"}
-
 
 
 # -- the volley dashboard ------------------------------------------------------
