@@ -175,13 +175,7 @@ def _thinned(p_n: np.ndarray, q: np.ndarray, models: np.ndarray | None,
             if m < width - 1:
                 below = core.binomial_pmf(np.arange(width), float(q[c]), width=m).sum(axis=-1)
                 wasted[c] = float(np.clip(more[c], 0.0, None) @ np.clip(1.0 - below, 0.0, None))
-        top = int(cap.max()) + 1
-        capped = np.zeros((cells, top))
-        for c in range(cells):
-            k = int(cap[c])
-            capped[c, :k] = out[c, :k]
-            capped[c, k] = out[c, k:].sum()
-        return capped, wasted
+        return core.cap(out, cap)[:, : int(cap.max()) + 1], wasted   # the one fold, each cell at its own cap
     return out, wasted
 
 
