@@ -188,13 +188,8 @@ def attack_joint(c: Chance, stages, probs, flags, dice, n_tokens) -> np.ndarray:
     """One attack's joint distribution (cells, *tallies, F) of the increments of the tallies the
     chance reads (in its order) and its final successes (the tokens passing the last stage;
     the loader refuses a last stage whose criticals add tokens)."""
-    names = [n for n in c.count if n != "removed"]
-    passed, crits, near = tally._events(stages, names)
-    last = len(stages) - 1
-    passed = [p + (int(i == last),) for i, p in enumerate(passed)]
-    crits, near = [x + (0,) for x in crits], [x + (0,) for x in near]
-    h = tally.per_token(stages, probs, flags, passed, crits, near, tally.near_chances(stages, dice, probs[0].shape[1]))
-    return h if n_tokens is None else tally.mixture(h, n_tokens)
+    p_near = tally.near_chances(stages, dice, probs[0].shape[1])
+    return tally._one(stages, probs, flags, p_near, n_tokens, [n for n in c.count if n != "removed"], finals=True)
 
 
 #: multiply-adds of the attack-to-attack matrices of a chance reading removed beside tallies
