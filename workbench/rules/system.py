@@ -99,15 +99,11 @@ class RuleSystem(StatChecks, Immutable):
         #: what the side effects are: expected counts, and the file's chances probabilities
         d["_effect_kinds"] = dict(self._KINDS, **{c.name: "probability" for c in self.chances})
         d["KEY"], d["NAME"], d["DIE"], d["SEED"] = self.key, self.name, self.die, None
-
-        def attack(method="exact", samples=100_000, seed=0, **stats) -> Outcome:
-            return self._attack(method, samples, seed, stats)
-
-        d["attack"] = self._entry("attack", attack, f"{self.name}: one resolution of the rule file's attack "
-                                  "(missing stats take their defaults).")
+        d["attack"] = self._entry("attack", f"{self.name}: one resolution of the rule file's attack (missing stats "
+                                  "take their defaults).")
         d["attack_table"] = attack_table = self._entry(
-            "attack_table", lambda **stats: self._table(stats),
-            f"{self.name}: vectorised exact twin of attack() (integer stats may be arrays).", run=False)
+            "attack_table", f"{self.name}: vectorised exact twin of attack() (integer stats may be arrays).",
+            lambda **stats: self._table(stats))
         d["TABLES"] = {"attack": attack_table}
         d["__all__"] = ("attack", "attack_table")
 

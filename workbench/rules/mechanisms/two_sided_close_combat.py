@@ -173,9 +173,10 @@ def setup(spec: Spec, env: Mapping[str, int], sides: int) -> tuple[Callable[[boo
         return r
 
     rounds = _value(spec.rounds, env, "mechanism.rounds", 1, MAX_ROUNDS, "a number of rounds", spec.path)
-    kw = dict(rounds=rounds, attacker_tough=bool(_scalar(spec.tough[0], env, "mechanism.attacker_tough")),
-              defender_tough=bool(_scalar(spec.tough[1], env, "mechanism.defender_tough")),
-              attacker_wounded=bool(env[a_stat]), defender_wounded=bool(env[d_stat]))
+    kw: dict[str, Any] = dict(
+        rounds=rounds, attacker_tough=bool(_scalar(spec.tough[0], env, "mechanism.attacker_tough")),
+        defender_tough=bool(_scalar(spec.tough[1], env, "mechanism.defender_tough")),
+        attacker_wounded=bool(env[a_stat]), defender_wounded=bool(env[d_stat]))
     return round_at, kw, round_at(kw["attacker_wounded"], kw["defender_wounded"])
 
 
