@@ -66,9 +66,12 @@ class StatChecks:
         if run:
             params += [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=x) for n, x in _RUN]
 
+            def call(method="exact", samples=100_000, seed=0, **stats) -> Outcome:   # the defaults of _RUN
+                return self._attack(method, samples, seed, stats)
+
         def entry(*args, **stats):
             self._keywords_only(args)
-            return self._attack(*[stats.pop(n, x) for n, x in _RUN], stats) if call is None else call(**stats)
+            return call(**stats)
 
         entry.__signature__ = (inspect.Signature(params, return_annotation=Outcome) if run  # type: ignore[attr-defined]
                                else inspect.Signature(params))
