@@ -13,7 +13,7 @@ import pytest
 
 from workbench import engine
 from workbench.rules import tally
-from workbench.rules.engine import fixed_damage_removal
+from workbench.rules.removal import fixed_damage_removal
 
 
 def brute_saturate(a: np.ndarray, up_to: int) -> dict[tuple[int, ...], Fraction]:

@@ -65,11 +65,7 @@ class StageDie:
             best = 1 if not self.roll_high else self.sides
             need = target - np.asarray(self.modifier, dtype=np.int64)
             out_of_reach = need < 1 if not self.roll_high else need > self.sides
-            plain = f == best
-            if self.always_fail:
-                plain = plain & ~self._flags(self.always_fail)[f]
-            if self.always_succeed:
-                plain = plain & ~self._flags(self.always_succeed)[f]
+            plain = (f == best) & ~self._flags(self.always_fail + self.always_succeed)[f]   # not a fixed face
             code = np.where(out_of_reach & plain, np.int8(LONG), code)
         if self.critical:
             crit = self._flags(self.critical)[f] & np.asarray(self.critical_on, dtype=bool)

@@ -16,13 +16,11 @@ from . import tally, wounds as by_model
 from .budget import MAX_TABLE, check_tokens, checked, token_bounds, unit_values
 from .die import StageDie
 from .errors import BudgetError
-from .removal import fixed_damage_removal, given, remove
+from .removal import given, remove
 from .spec import Removal, RuleStage
 from .tokens import expected_tokens, per_attack, successes
 
-# fixed_damage_removal is read from here by the removal's tests
-__all__ = ["one_cell_env", "one_cell", "stage_dice", "stage_probabilities", "prepare", "resolve", "finish",
-           "fixed_damage_removal"]
+__all__ = ["one_cell_env", "one_cell", "stage_dice", "stage_probabilities", "prepare", "resolve", "finish"]
 
 
 def one_cell_env(env: Mapping[str, Any]) -> dict[str, np.ndarray]:

@@ -58,11 +58,7 @@ class BudgetError(InputError, RuleFileError):
     that a caller catching either sees it."""
 
     def __init__(self, path: Any, field: str, expected: str, got: Any, hint: str | None = None):
-        self.path = str(path)
-        self.field = field
-        self.expected = expected
-        self.got = got
+        RuleFileError.__init__(self, path, field, expected, got)
         self.hint = hint
-        self.line = None
-        tail = f" ({hint})" if hint else ""
-        ValueError.__init__(self, f"{self.path}: {field}: expected {expected}, got {_show(got)}{tail}")
+        if hint:
+            ValueError.__init__(self, f"{self} ({hint})")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import RuleFileError
-from .expr import MAX_LITERAL
+from .expr import MAX_LITERAL, Expr
 from .reader import Reader
 from .spec import Chance, DamageRoll, Forbid, Removal, RuleStage, RuleStat, Volley
 from .view import read as read_view
@@ -228,9 +228,7 @@ def _volley(r: Reader, vd: dict, stats, removal: Removal, chances, taken) -> Vol
     allocation = r.option(vd, "allocation", "volley", ALLOCATIONS, "together")
     # in listed order each profile's removal is its own: its damage or pooled formula may read its stats
     own_removal = ("damage", "removed") if allocation == "in_order" else ()
-    exprs = [(f"removal.{k}", getattr(removal, k)) for k in ("models", "wounds", "damage", "removed", "save",
-                                                           "tough", "already_wounded") if k not in own_removal]
-    exprs += [(f"chances[{c.index}].when", c.when) for c in chances]
+    exprs = _exprs(removal, "removal", own_removal) + [(f"chances[{c.index}].when", c.when) for c in chances]
     for field, e in exprs:
         if e is not None and e.names & own:
             r.fail(field, "only shared stats (the volley's removal and chances happen once for all its "
@@ -260,11 +258,8 @@ def _optional_reads(r: Reader, stats, count, tokens_die, stages, removal, forbid
     if not optional:
         return
     exprs = [("attack.count", count), ("attack.tokens_die", tokens_die)]
-    for i, st in enumerate(stages):
-        exprs += [(f"stages[{i}].{k}", getattr(st, k)) for k in ("target", "modifier", "critical_when",
-                                                                  "on_critical_when", "die_expr")]
-    exprs += [(f"removal.{k}", getattr(removal, k)) for k in ("wounds", "damage", "removed", "save", "tough",
-                                                              "already_wounded")]
+    exprs += [e for i, st in enumerate(stages) for e in _exprs(st, f"stages[{i}]")]
+    exprs += _exprs(removal, "removal", ("models",))
     exprs += [(f"forbid[{f.index}].when", f.when) for f in forbids]
     size = unit_size_stat(removal, optional)
     exprs += [(f"chances[{c.index}].when", c.when) for c in chances if not c.when.names & optional <= {size}]
@@ -275,6 +270,12 @@ def _optional_reads(r: Reader, stats, count, tokens_die, stages, removal, forbid
             name = sorted(e.names & optional)[0]
             r.fail(field, f"no optional stat ({name} may be none: only removal.models = \"{name}\" reads it)",
                    e.source)
+
+
+def _exprs(record: RuleStage | Removal, where: str, leave=()) -> list[tuple[str, Expr]]:
+    """(field, expression) of every expression a stage or a removal holds, in field order."""
+    return [(f"{where}.{f.name}", x) for f in fields(record)
+            if isinstance(x := getattr(record, f.name), Expr) and f.name not in leave]
 
 
 def unit_size_stat(removal: Removal, optional) -> str | None:

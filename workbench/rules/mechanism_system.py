@@ -35,12 +35,8 @@ class MechanismSystem(StatChecks, Immutable):
         d = self.__dict__
         d["mechanism"], d["spec"] = parts["mechanism"], parts["spec"]
         d["_module"] = MECHANISMS[self.mechanism]
-
-        def attack(method="exact", samples=100_000, seed=0, **stats) -> Outcome:
-            return self._attack(method, samples, seed, stats)
-
-        d["attack"] = self._entry("attack", attack, f"{self.name}: one resolution ({self.mechanism}; missing "
-                                  "stats take their defaults).")
+        d["attack"] = self._entry("attack", f"{self.name}: one resolution ({self.mechanism}; missing stats take "
+                                  "their defaults).")
 
     def __repr__(self) -> str:
         return f"MechanismSystem({self.key!r}, {self.mechanism!r}, {str(self.path)!r})"

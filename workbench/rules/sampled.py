@@ -48,10 +48,6 @@ def start_tokens(rng: np.random.Generator, count: int, tokens_die: int, n: int) 
     return rng.integers(1, tokens_die + 1, size=(n, count)).sum(axis=1, dtype=np.int64)
 
 
-def _per_sample(idx: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
-    return np.bincount(idx, weights=weights, minlength=n).astype(np.int64)
-
-
 def _group_sums(flags: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """Sums of ``flags`` over consecutive groups: group i is ``flags[bounds[i]:bounds[i + 1]]``."""
     cs = np.concatenate([[0], np.cumsum(flags, dtype=np.int64)])
@@ -118,7 +114,7 @@ def _spill(rng, successes: np.ndarray, models: int | None, wounds: int,
            roll: DamageRoll) -> tuple[np.ndarray, np.ndarray]:
     """A rolled damage with spill: the successes' rolled damage totalled, then divided."""
     idx = np.repeat(np.arange(successes.size), successes)
-    total = _per_sample(idx, _damage(rng, roll, idx.size), successes.size)
+    total = np.bincount(idx, weights=_damage(rng, roll, idx.size), minlength=successes.size).astype(np.int64)
     removed, _, wasted = advance(0, 0, total, 1, wounds, models, True)
     return removed, wasted
 

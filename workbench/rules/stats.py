@@ -27,7 +27,7 @@ class StatChecks:
     (:class:`RuleSystem`) and a file of a named mechanism
     (:class:`~workbench.rules.mechanism_system.MechanismSystem`) alike. A subclass has ``key``,
     ``stats``, ``forbids``, ``_by_name`` and ``_options`` (written by :meth:`_read_parts`; and
-    ``_value`` for scalar forbids)."""
+    ``_value`` for scalar forbids, ``_attack`` for its ``attack``)."""
 
     # written by _read_parts (declared only, for the type checker)
     key: str
@@ -43,6 +43,7 @@ class StatChecks:
     _by_name: dict[str, RuleStat]
     _options: dict[str, dict[str, int]]
     _value: Callable[..., int]
+    _attack: Callable[..., Outcome]
 
     def _read_parts(self, parts: Mapping[str, Any], path: str | Path, source: str) -> None:
         """The attributes every rule file has, from the loader's checked parts."""
@@ -57,12 +58,16 @@ class StatChecks:
         d["_by_name"] = {s.name: s for s in self.stats}
         d["_options"] = {s.name: dict(s.options) for s in self.stats if s.kind == "choice"}
 
-    def _entry(self, name: str, call: Callable, doc: str, run: bool = True) -> Callable:
-        """``call`` as the system's function ``name``: the stats as keywords (``run``: and
-        ``method``, ``samples``, ``seed``), the signature :func:`inspect.signature` shows."""
+    def _entry(self, name: str, doc: str, call: Callable | None = None) -> Callable:
+        """``call`` as the system's function ``name``: the stats as keywords, the signature
+        :func:`inspect.signature` shows (no ``call``: ``_attack``, with ``method``, ``samples``, ``seed``)."""
+        run = call is None
         params = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=s.default) for s in self.stats]
         if run:
             params += [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=x) for n, x in _RUN]
+
+            def call(method="exact", samples=100_000, seed=0, **stats) -> Outcome:   # the defaults of _RUN
+                return self._attack(method, samples, seed, stats)
 
         def entry(*args, **stats):
             self._keywords_only(args)

@@ -90,7 +90,7 @@ class RuleSystem(StatChecks, Immutable):
         d["_die_switched"] = any(st.die_expr is not None for st in self.stages)
         #: the file uses a mechanism only engine.resolve knows (tokens die, tallies, chances on tallies)
         d["_counted"] = tally.uses_counts(dict(self._parts(), chances=tuple(
-            c for c in self.chances if not _on_removal(c))))
+            c for c in self.chances if c.count not in COUNTS)))
         #: the optional stat that is the unit size, which a chance may read (see _defined)
         d["_size"] = unit_size_stat(self.removal, {s.name for s in self.stats if s.optional})
         #: the stages whose criticals or their rule the stats switch on and off
@@ -99,15 +99,11 @@ class RuleSystem(StatChecks, Immutable):
         #: what the side effects are: expected counts, and the file's chances probabilities
         d["_effect_kinds"] = dict(self._KINDS, **{c.name: "probability" for c in self.chances})
         d["KEY"], d["NAME"], d["DIE"], d["SEED"] = self.key, self.name, self.die, None
-
-        def attack(method="exact", samples=100_000, seed=0, **stats) -> Outcome:
-            return self._attack(method, samples, seed, stats)
-
-        d["attack"] = self._entry("attack", attack, f"{self.name}: one resolution of the rule file's attack "
-                                  "(missing stats take their defaults).")
+        d["attack"] = self._entry("attack", f"{self.name}: one resolution of the rule file's attack (missing stats "
+                                  "take their defaults).")
         d["attack_table"] = attack_table = self._entry(
-            "attack_table", lambda **stats: self._table(stats),
-            f"{self.name}: vectorised exact twin of attack() (integer stats may be arrays).", run=False)
+            "attack_table", f"{self.name}: vectorised exact twin of attack() (integer stats may be arrays).",
+            lambda **stats: self._table(stats))
         d["TABLES"] = {"attack": attack_table}
         d["__all__"] = ("attack", "attack_table")
 
@@ -359,8 +355,3 @@ class RuleSystem(StatChecks, Immutable):
         sampled = self._simulate(rng, samples, env, plan, count, n_tokens, self._defined(env))
         return pipeline.tally_outcome(self.key, "attack", record, sampled, plan.stages, attacks=count,
                                       notes=self.outcome_notes(), **words)
-
-
-def _on_removal(c: Chance) -> bool:
-    """Does the chance read only ``removed`` or ``successes`` (no stage tally)?"""
-    return isinstance(c.count, str) and c.count in COUNTS

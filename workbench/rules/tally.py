@@ -168,10 +168,6 @@ def per_token(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], flags: S
     return h[0]
 
 
-def _mean(p: np.ndarray) -> np.ndarray:
-    return p @ np.arange(p.shape[-1])
-
-
 def near_chances(stages: Sequence[RuleStage], dice: Sequence, cells: int) -> list[np.ndarray]:
     """Per stage, each cell's chance of a near miss (0 where the stage counts none)."""
     out = []
@@ -184,13 +180,16 @@ def near_chances(stages: Sequence[RuleStage], dice: Sequence, cells: int) -> lis
     return out
 
 
-def _events(stages: Sequence[RuleStage], names: Sequence[str]) -> tuple[list, list, list]:
-    """Per stage, which of the counts ``names`` a pass, a critical and a near miss there add to."""
-    n = len(stages)
-    passed = [tuple(int(st.tally == c and c != "") for c in names) for st in stages]
-    crits = [tuple(int(c == CRITICALS or (st.critical_tally == c and c != "")) for c in names) for st in stages]
-    near = [tuple(int(st.near_miss_tally == c and c != "") for c in names) for st in stages]
-    return passed[:n], crits, near
+def _events(stages: Sequence[RuleStage], names: Sequence[str], finals: bool = False) -> tuple[list, list, list]:
+    """Per stage, which of the counts ``names`` a pass, a critical and a near miss there add to
+    (``finals``: and one count more, the tokens passing the last stage)."""
+    end = (0,) if finals else ()
+    passed = [tuple(int(st.tally == c and c != "") for c in names) + end for st in stages]
+    crits = [tuple(int(c == CRITICALS or (st.critical_tally == c and c != "")) for c in names) + end for st in stages]
+    near = [tuple(int(st.near_miss_tally == c and c != "") for c in names) + end for st in stages]
+    if finals:
+        passed[-1] = passed[-1][:-1] + (1,)
+    return passed, crits, near
 
 
 def token_counts(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
@@ -219,7 +218,7 @@ def token_counts(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: S
         if len(read) > 1 and read not in joint:
             joint[read] = _one(stages, probs, flags, p_near, n_tokens, read)
     return {"names": tuple(names), "one": one, "joint": joint,
-            "means": {name: _mean(h) for name, h in one.items()}}
+            "means": {name: h @ np.arange(h.shape[-1]) for name, h in one.items()}}
 
 
 def count_effects(counts: Mapping[str, Any], count: np.ndarray) -> dict:
@@ -302,8 +301,8 @@ def _all_up_to(h: np.ndarray, count: np.ndarray, up_to: int, what: str) -> np.nd
     return out
 
 
-def _one(stages, probs, flags, p_near, n_tokens, names) -> np.ndarray:
-    passed, crits, near = _events(stages, names)
+def _one(stages, probs, flags, p_near, n_tokens, names, finals: bool = False) -> np.ndarray:
+    passed, crits, near = _events(stages, names, finals)
     h = per_token(stages, probs, flags, passed, crits, near, p_near)
     return h if n_tokens is None else mixture(h, n_tokens)
 

@@ -24,17 +24,11 @@ __all__ = ["per_attack", "expected_tokens", "successes", "per_attack_figures", "
            "walk_back", "step_forward", "multiplies", "token_bounds"]
 
 
-def _add(*terms: np.ndarray) -> np.ndarray:
-    """The sum of distributions of different widths (each a share of one token's outcomes)."""
-    width = max(t.shape[-1] for t in terms)
-    out = core.pad(terms[0], width).copy()
-    for t in terms[1:]:
-        out += core.pad(t, width)
-    return out
-
-
 def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The distribution of the sum of two independent counts, cell by cell."""
+    """The distribution of the sum of two independent counts, cell by cell (several counts, a
+    joint (cells, *dims): :func:`workbench.rules.tally._conv`)."""
+    if a.ndim > 2:
+        return tally._conv(a, b)
     if a.shape[0] == 1 and b.shape[0] == 1:
         return np.convolve(a[0], b[0])[None, :]
     return core.convolve(a, b)   # (which loops over the shorter count axis)
@@ -110,8 +104,7 @@ def _backward(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], at_end: 
               past_end: np.ndarray) -> np.ndarray:
     """:func:`walk_back` over distributions (cells, k) of final successes."""
     cells = at_end.shape[0]
-    return walk_back(stages, probs, at_end, past_end, _point(cells, 0), _point(cells, 1), _power,
-                     lambda *terms: _add(*(p[:, None] * x for p, x in terms)))
+    return walk_back(stages, probs, at_end, past_end, _point(cells, 0), _point(cells, 1), _power, tally._sum)
 
 
 def per_attack(stages: Sequence[RuleStage], probs: Sequence[np.ndarray]) -> np.ndarray:

@@ -69,10 +69,8 @@ class View:
 def _range(r: Reader, x: Any, where: str, lo: int | None = None, hi: int | None = None) -> tuple[int, int]:
     within = f" within {lo}..{hi}" if lo is not None else ""
     m = _RANGE.match(x) if isinstance(x, str) else None
-    if m is None or int(m.group(1)) > int(m.group(2)):
-        r.fail(where, f'a range "lo..hi" with lo <= hi{within}', x)
-    a, b = int(m.group(1)), int(m.group(2))
-    if lo is not None and hi is not None and not lo <= a <= b <= hi:
+    a, b = (int(m.group(1)), int(m.group(2))) if m else (1, 0)   # no range: refused as lo > hi
+    if a > b or (lo is not None and hi is not None and not lo <= a <= b <= hi):
         r.fail(where, f'a range "lo..hi" with lo <= hi{within}', x)
     return a, b
 

@@ -32,7 +32,7 @@ from .sampled import (_counted, check_sampled, expected_work, remove, removal_wi
                       unit_of)
 from .removal import advance, pooled_removal, remove as remove_exact
 from .spec import Removal, Volley
-from .tokens import successes
+from .tokens import _conv, successes
 
 #: a RuleSystem (rules/system.py): that module calls this one, so it is not imported here
 Rules = Any
@@ -149,7 +149,7 @@ def _in_order_exact(rs, envs, p_ns, removal: Removal, models, wounds):
         for i, (env, p_n) in enumerate(zip(envs, p_ns)):
             if i and models is not None:
                 not_needed += float(dist[0, models:].sum())
-            dist = _sum_of(dist, pooled_removal(p_n[None], removal.removed, one_cell_env(env), None))
+            dist = _conv(dist, pooled_removal(p_n[None], removal.removed, one_cell_env(env), None))
         if models is not None:   # the one fold, then zeros up to the unit
             dist = counts_engine.pad(counts_engine.cap(dist, models), models + 1)
         return dist, np.zeros(1), not_needed
@@ -174,13 +174,6 @@ def _in_order_exact(rs, envs, p_ns, removal: Removal, models, wounds):
         r, h = uniq // wounds, uniq % wounds
     width = models + 1 if models is not None else int(r.max()) + 1
     return np.bincount(r, weights=p, minlength=width)[None, :], np.array([wasted]), not_needed
-
-
-def _sum_of(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The distribution (1, *dims) of the sum of two independent counts (numpy's convolution for one count)."""
-    if a.ndim == 2:
-        return counts_engine.convolve(a[0], b[0])[None, :]
-    return tally._conv(a, b)
 
 
 def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, chances):
@@ -211,13 +204,13 @@ def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, cha
             effects[k] = effects.get(k, 0.0) + float(x)
         p_ns.append(p_n[0])
         each[f"{spec.each}[{i}]"] = float(counts_engine.mean_of(p_n[0]))
-        total = _sum_of(total, p_n)
+        total = _conv(total, p_n)
         for ch in read:   # the distribution of each count a chance reads, over the profiles so far
             key = tally.dist_key(ch)
             names = (ch.count,) if isinstance(ch.count, str) else tuple(ch.count)
             h = pre["tally"]["one"][names[0]] if len(names) == 1 else pre["tally"]["joint"][names]
             d = tally._all(h, c, " and ".join(names), successes if h.ndim == 2 else None)
-            dists[key] = d if i == 0 else _sum_of(dists[key], d)
+            dists[key] = d if i == 0 else _conv(dists[key], d)
     if ordered:
         pmf, wasted, not_needed = _in_order_exact(rs, envs, p_ns, removal, models, wounds)
     else:

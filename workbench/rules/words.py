@@ -14,10 +14,6 @@ from .spec import RuleStage
 __all__ = ["stage_words", "passing_name", "outcome_stages"]
 
 
-def _signed(x: int) -> str:
-    return f"{int(x):+d}"
-
-
 def _faces(faces) -> str:
     faces = list(faces)
     if len(faces) == 1:
@@ -32,7 +28,7 @@ def stage_words(st: RuleStage, die: StageDie, following: str | None, on_critical
     need = t - m
     text = need_text(need, st.die, st.roll == "high", dX, f"any roll of a {dX} succeeds")
     if m:
-        text += f" (target {t}, modifier {_signed(m)})"
+        text += f" (target {t}, modifier {m:+d})"
     extra = []
     if st.always_fail:
         extra.append(f"{_faces(st.always_fail)} always fails")

@@ -175,13 +175,7 @@ def _thinned(p_n: np.ndarray, q: np.ndarray, models: np.ndarray | None,
             if m < width - 1:
                 below = core.binomial_pmf(np.arange(width), float(q[c]), width=m).sum(axis=-1)
                 wasted[c] = float(np.clip(more[c], 0.0, None) @ np.clip(1.0 - below, 0.0, None))
-        top = int(cap.max()) + 1
-        capped = np.zeros((cells, top))
-        for c in range(cells):
-            k = int(cap[c])
-            capped[c, :k] = out[c, :k]
-            capped[c, k] = out[c, k:].sum()
-        return capped, wasted
+        return core.cap(out, cap)[:, : int(cap.max()) + 1], wasted   # the one fold, each cell at its own cap
     return out, wasted
 
 
@@ -194,13 +188,8 @@ def attack_joint(c: Chance, stages, probs, flags, dice, n_tokens) -> np.ndarray:
     """One attack's joint distribution (cells, *tallies, F) of the increments of the tallies the
     chance reads (in its order) and its final successes (the tokens passing the last stage;
     the loader refuses a last stage whose criticals add tokens)."""
-    names = [n for n in c.count if n != "removed"]
-    passed, crits, near = tally._events(stages, names)
-    last = len(stages) - 1
-    passed = [p + (int(i == last),) for i, p in enumerate(passed)]
-    crits, near = [x + (0,) for x in crits], [x + (0,) for x in near]
-    h = tally.per_token(stages, probs, flags, passed, crits, near, tally.near_chances(stages, dice, probs[0].shape[1]))
-    return h if n_tokens is None else tally.mixture(h, n_tokens)
+    p_near = tally.near_chances(stages, dice, probs[0].shape[1])
+    return tally._one(stages, probs, flags, p_near, n_tokens, [n for n in c.count if n != "removed"], finals=True)
 
 
 #: multiply-adds of the attack-to-attack matrices of a chance reading removed beside tallies

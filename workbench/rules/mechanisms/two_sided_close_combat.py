@@ -160,9 +160,9 @@ def round_of(spec: Spec, env: Mapping[str, int], sides: int) -> Round:
                  defender_saves=save(spec.saves[1]), attacker_saves=save(spec.saves[0]))
 
 
-def setup(spec: Spec, env: Mapping[str, int], sides: int) -> tuple[Callable[[bool, bool], Round], dict]:
-    """``(round_at, keywords)`` for :func:`fight` and :func:`sample`: the dice of a round at the
-    fighters' states (the state stats set as the rounds go), the rounds, toughness and start."""
+def setup(spec: Spec, env: Mapping[str, int], sides: int) -> tuple[Callable[[bool, bool], Round], dict, Round]:
+    """``(round_at, keywords, first)`` for :func:`fight` and :func:`sample`: the dice of a round at the fighters'
+    states (the state stats set as the rounds go), the rounds, toughness and start, the first round's dice."""
     a_stat, d_stat = spec.states
     made: dict[tuple[bool, bool], Round] = {}   # each state's dice, made once
 
@@ -173,17 +173,18 @@ def setup(spec: Spec, env: Mapping[str, int], sides: int) -> tuple[Callable[[boo
         return r
 
     rounds = _value(spec.rounds, env, "mechanism.rounds", 1, MAX_ROUNDS, "a number of rounds", spec.path)
-    return round_at, dict(rounds=rounds, attacker_tough=bool(_scalar(spec.tough[0], env, "mechanism.attacker_tough")),
-                          defender_tough=bool(_scalar(spec.tough[1], env, "mechanism.defender_tough")),
-                          attacker_wounded=bool(env[a_stat]), defender_wounded=bool(env[d_stat]))
+    kw: dict[str, Any] = dict(
+        rounds=rounds, attacker_tough=bool(_scalar(spec.tough[0], env, "mechanism.attacker_tough")),
+        defender_tough=bool(_scalar(spec.tough[1], env, "mechanism.defender_tough")),
+        attacker_wounded=bool(env[a_stat]), defender_wounded=bool(env[d_stat]))
+    return round_at, kw, round_at(kw["attacker_wounded"], kw["defender_wounded"])
 
 
 def exact(spec: Spec, env: Mapping[str, int], sides: int) -> dict:
     """The file's resolution, exactly: ``pmf`` [P(defender standing), P(downed)], ``effects``
     and ``passes`` (each step of :data:`STEPS` -> P(k pass it)), Fractions; ``labels``: the
     file's name of each step."""
-    round_at, kw = setup(spec, env, sides)
-    r = round_at(kw["attacker_wounded"], kw["defender_wounded"])
+    round_at, kw, r = setup(spec, env, sides)
     thrown = [d.sides for d in r.attack + r.block + r.counter] + [r.strike.sides] * len(r.attack)
     thrown += [r.defender_saves[0].sides] * len(r.attack) if r.defender_saves else []
     if r.counter_damage is not None:
@@ -201,8 +202,7 @@ def exact(spec: Spec, env: Mapping[str, int], sides: int) -> dict:
 def sampled(spec: Spec, env: Mapping[str, int], sides: int, rng: np.random.Generator):
     """``(dice per fight, one_chunk)``: ``one_chunk(m)`` fights ``m`` fights, every die rolled,
     giving ``removed`` (the defender downed) and the effects per fight."""
-    round_at, kw = setup(spec, env, sides)
-    r = round_at(kw["attacker_wounded"], kw["defender_wounded"])
+    round_at, kw, r = setup(spec, env, sides)
     per_round = 2 * (len(r.attack) + len(r.block) + len(r.counter)) + 2 * len(r.counter) + len(r.attack)
 
     def one_chunk(m: int) -> dict:
