@@ -131,21 +131,10 @@ def run(fn: Callable, tasks: Sequence[tuple], *, client: Any = None, progress: b
 
 
 # -- sampled sweeps -----------------------------------------------------------
-def _resolve(system: Any, function: Any, grid: dict | None = None):
-    """``(key, name, fn, checked grid)`` through :mod:`workbench.grid`'s checks, so a sampled
-    sweep's grid is checked as an exact one is."""
-    desc = systems.get(system)
-    name, fn = grid_.function_of(desc, function)
-    key = desc.key
-    if grid is None:
-        return key, name, fn
-    return key, name, fn, grid_.checked_grid(f"{key}.{name}", desc.arguments(name), grid)
-
-
 def _sweep_block(system: str, function: str, kwargs: dict, n: int,
                  seed: np.random.SeedSequence) -> dict:
     """One block of one sweep cell: counts of models removed and the effect sums."""
-    _key, _name, fn = _resolve(system, function)
+    _name, fn = grid_.function_of(systems.get(system), function)
     with quiet():
         out = fn(**kwargs, method="sampled", samples=n, seed=np.random.default_rng(seed))
     counts = np.rint(np.asarray(out.pmf) * n).astype(np.int64)
@@ -180,7 +169,9 @@ def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool 
     (``path = "blocks"``). Cell i's block j is sampled with
     ``SeedSequence(seed).spawn(cells)[i].spawn(blocks)[j]``.
     """
-    key, name, _fn, g = _resolve(system, function, grid)
+    desc = systems.get(system)
+    key, name = desc.key, grid_.function_of(desc, function)[0]
+    g = grid_.checked_grid(f"{key}.{name}", desc.arguments(name), grid)  # checked as an exact sweep's grid is
     method = g.get("method", ["exact"])[0]
     if method != "sampled":
         raise InputError("method", "'sampled' (only sampled sweeps are cut into blocks)", method)
