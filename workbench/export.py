@@ -2,18 +2,9 @@
 outcome (:func:`outcome_figure`: the very traces of :mod:`workbench.figures`, as the dashboards
 draw them) or a plotly figure; :func:`save_figure` takes the format from the file's suffix.
 
-The browser: kaleido 1.x starts a Chrome-family browser through
-``choreographer``. :func:`browser_path` finds it as choreographer does on
-each OS (``Chromium.find_browser``: a browser fetched by
-``kaleido_get_chrome`` / ``plotly_get_chrome``, then Chrome, Chromium, Edge,
-Brave or Vivaldi on the ``PATH``, in the Windows registry and in each OS's
-usual install folders), and only then falls back to Debian's
-``/usr/bin/chromium`` on Linux (installed by ``make browser``). An explicit
-choice wins over the search: ``WORKBENCH_CHROMIUM``, else ``BROWSER_PATH``
-(the variable choreographer itself reads). Without any browser, an
-:class:`ExportError` says what to install. The workbench never downloads a
-browser itself. MathJax is switched off (kaleido would fetch it from a CDN)
-and plotly.js comes from the installed plotly package.
+The browser (kaleido 1.x drives a Chrome-family one through ``choreographer``) is
+:func:`browser_path`'s; the workbench never downloads one itself. MathJax is switched off
+(kaleido would fetch it from a CDN) and plotly.js comes from the installed plotly package.
 """
 from __future__ import annotations
 
@@ -143,7 +134,6 @@ def figure_images(obj: Any, formats: Iterable[str] = ("png", "svg"), *, width: i
     """Render one figure to several static formats in one browser session."""
     import kaleido
 
-
     fig = as_figure(obj)
     formats = [v.choice("format", f, ("png", "svg")) for f in formats]
     width, height = _size("width", width), _size("height", height)
@@ -185,7 +175,6 @@ def figure_html(obj: Any, *, width: int | None = None, height: int | None = None
 def figure_bytes(obj: Any, fmt: str, *, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT,
                  scale: float = 1) -> bytes:
     """The bytes of one format: "png", "svg" or "html"."""
-
     fmt = v.choice("format", fmt, FORMATS)
     if fmt == "html":
         return figure_html(obj, width=width, height=height).encode("utf-8")

@@ -1,36 +1,16 @@
 """Unit and weapon profiles as TOML files, and their turn into stat-level arguments.
 
-Layout: one file per unit, ``profiles/<system>/<key>.toml``::
+One file per unit, ``profiles/<system>/<key>.toml``: a ``[unit]`` table (``system``, which must
+match the folder; ``name``; ``source``; optional ``note``, ``illustrative`` and ``points``;
+``models``; the system's own stats) and one or more ``[[weapons]]`` (docs/rules.md, "Profiles:
+the file format", shows one). ``source`` says where the numbers come from: ``"seed"`` (the
+forum post in ``shared/seeds/``), ``"rules"`` (a RULES.md reference example) or
+``"illustrative"`` (invented for the workbench, plausible but not the designer's);
+``illustrative`` lists single stats invented inside an otherwise seeded profile.
 
-    [unit]
-    system = "changes"            # must match the folder the file is in
-    name = "Space Marine"
-    source = "seed"               # "seed" | "rules" | "illustrative"
-    note = "..."                  # optional free text
-    illustrative = ["i"]          # optional: stats invented for the workbench
-    models = 5                    # unit size used by matchups (the cap)
-    points = 18                   # optional: points cost per model
-    bs = 5                        # the system's own stats (see its description)
-    ...
-
-    [[weapons]]                   # at least one
-    name = "Boltgun"
-    source = "rules"
-    shots = 1
-    ...
-
-``source`` says where the numbers come from: ``"seed"`` (the forum post in
-``shared/seeds/``), ``"rules"`` (a RULES.md reference example) or
-``"illustrative"`` (invented for the workbench, plausible but not the
-designer's). ``illustrative`` lists single stats that are invented inside an
-otherwise seeded profile (gunfire's Laansguard has the seed's T1 but an
-invented BS).
-
-Each system's fields, their ranges and how a number is written (a D12
-target "5 means 5+", a modifier "2 means +2", a stat "out of 10"...) are in
-its description (``workbench.systems.get(key).profiles.unit`` and
-``.weapon``), with ``profiles.to_kwargs``, the mapping of a profile pair to
-stat-level arguments, and ``profiles.basic``, its basic matchup.
+Each system's fields, their ranges and how a number is written are in its description
+(``workbench.systems.get(key).profiles.unit`` and ``.weapon``), with ``profiles.to_kwargs``,
+the mapping of a profile pair to stat-level arguments, and ``profiles.basic``, its basic matchup.
 
 Every problem with a file raises :class:`~workbench.errors.ProfileError`
 naming the file, the field, what was expected and what was found.
