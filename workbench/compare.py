@@ -409,9 +409,9 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
         order = np.lexsort((changed, np.round(np.abs(dmean), 12), np.round(tv, 12)))[:best]
         shown = [k for k in grid if k in search or k in shared]
         rows = []
+        records = cells.to_dict("records")  # Python values, not numpy scalars
         for rank, i in enumerate(order, 1):
-            rec = cells.iloc[int(i)].to_dict()
-            setting = {k: _plain(rec[k]) for k in (grid if tkey == key else shown)}
+            setting = {k: records[int(i)][k] for k in (grid if tkey == key else shown)}
             rows.append(dict(system=tkey, rank=rank, setting=setting,
                              setting_text=", ".join(f"{k}={val}" for k, val in setting.items()),
                              tv_distance=float(tv[i]), mean=float(means[i]),
@@ -422,10 +422,6 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
     out.attrs["system"] = key
     out.attrs["matchup"] = dict(matchup)
     return out
-
-
-def _plain(x: Any) -> Any:
-    return x.item() if isinstance(x, np.generic) else x
 
 
 def equivalent_figure(system: Any, matchup: Mapping[str, Any], result: pd.DataFrame):

@@ -198,9 +198,7 @@ def save_figure(outcome_or_figure: Any, path: str | os.PathLike, *, width: int =
     if suffix not in FORMATS:
         raise InputError("path", "a file name ending in .png, .svg or .html", str(path),
                          "the format is taken from the suffix")
-    fig = as_figure(outcome_or_figure)
-    data = figure_bytes(fig, suffix, width=width, height=height, scale=scale)
-    if p.parent and not p.parent.exists():
-        p.parent.mkdir(parents=True, exist_ok=True)
+    data = figure_bytes(outcome_or_figure, suffix, width=width, height=height, scale=scale)
+    p.parent.mkdir(parents=True, exist_ok=True)
     p.write_bytes(data)
     return p
