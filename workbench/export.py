@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -145,22 +145,14 @@ def figure_images(obj: Any, formats: Iterable[str] = ("png", "svg"), *, width: i
         async with kaleido.Kaleido(path=path, mathjax=False, n=1) as k:
             return [await k.calc_fig(fig, opts=o) for o in opts]
 
-    box: dict[str, Any] = {}
-
-    def target() -> None:  # its own event loop: works inside Jupyter/Voila kernels too
-        try:
-            box["value"] = asyncio.run(run())
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            box["error"] = exc
-
-    thread = threading.Thread(target=target, name="workbench-kaleido", daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in box:
-        exc = box["error"]
+    # its own thread and event loop: works inside Jupyter/Voila kernels too
+    with ThreadPoolExecutor(1, thread_name_prefix="workbench-kaleido") as pool:
+        images = pool.submit(asyncio.run, run())
+    exc = images.exception()
+    if exc is not None:
         raise ExportError(f"rendering {'/'.join(formats)} with the browser at {path!r} failed: "
                           f"{type(exc).__name__}: {exc}") from exc
-    return dict(zip(formats, box["value"]))
+    return dict(zip(formats, images.result()))
 
 
 def figure_html(obj: Any, *, width: int | None = None, height: int | None = None) -> str:
