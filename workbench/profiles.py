@@ -147,10 +147,11 @@ def profiles_dirs() -> list[Path]:
 
 
 def _check_table(path: Path, where: str, table: Any, specs: Mapping[str, ProfileField],
-                 extra_ok: tuple[str, ...] = ()) -> dict[str, Any]:
+                 stat_names: list[str]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The table's fields checked against ``specs``, and its ``illustrative`` stats (among ``stat_names``)."""
     if not isinstance(table, dict):
         raise ProfileError(path, where, "a table", table)
-    known = list(specs) + list(extra_ok)
+    known = list(specs) + ["illustrative"]
     for key in table:
         if key not in known:
             hint = did_you_mean(key, known)
@@ -167,7 +168,7 @@ def _check_table(path: Path, where: str, table: Any, specs: Mapping[str, Profile
         if not spec.check(value):
             raise ProfileError(path, f"{where}.{key}", spec.expected(), value)
         out[key] = value
-    return out
+    return out, _illustrative(path, where, table.get("illustrative", MISSING), stat_names)
 
 
 def _illustrative(path: Path, where: str, value: Any, stat_names: list[str]) -> tuple[str, ...]:
@@ -217,8 +218,7 @@ def load_unit(path: str | os.PathLike) -> Unit:
         raise ProfileError(path, "unit.system", system_field.expected(), system)
     unit_specs, weapon_specs = schema.unit, schema.weapon
     specs = {"system": system_field, **_UNIT_COMMON, **unit_specs}
-    checked = _check_table(path, "unit", unit, specs, extra_ok=("illustrative",))
-    ill = _illustrative(path, "unit", unit.get("illustrative", MISSING), list(unit_specs) + ["models", "points"])
+    checked, ill = _check_table(path, "unit", unit, specs, list(unit_specs) + ["models", "points"])
 
     weapons_raw = data.get("weapons", MISSING)
     if not isinstance(weapons_raw, list) or not weapons_raw:
@@ -227,9 +227,7 @@ def load_unit(path: str | os.PathLike) -> Unit:
     wspecs = {**_WEAPON_COMMON, **weapon_specs}
     for i, w in enumerate(weapons_raw):
         where = f"weapons[{i}]"
-        wc = _check_table(path, where, w, wspecs, extra_ok=("illustrative",))
-        wil = _illustrative(path, where, w.get("illustrative", MISSING) if isinstance(w, dict) else MISSING,
-                            list(weapon_specs))
+        wc, wil = _check_table(path, where, w, wspecs, list(weapon_specs))
         if any(x.name.lower() == wc["name"].lower() for x in weapons):
             raise ProfileError(path, f"{where}.name", "a weapon name not used twice in the unit", wc["name"])
         weapons.append(Weapon(name=wc["name"], source=wc["source"], note=wc["note"], illustrative=wil,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..teach.tables import BBCODE, MARKDOWN, Marks
-from .heatmap import _axis_words
+from .heatmap import _axis_words_of
 from .movers import MOVER_HEAD, mover_rows, movers
 from .sweep import _check_diff, verdict
 from .variant import change_words
@@ -19,7 +19,7 @@ def _post_parts(df: pd.DataFrame, table: pd.DataFrame | None):
     a, b = df.attrs["a"], df.attrs["b"]
     table = movers(a, b, df) if table is None else table
     grid = df.attrs["grid"]
-    span = "; ".join(f"{_axis_words(df, k)} from {v[0]} to {v[-1]}" if len(v) > 1 else f"{_axis_words(df, k)} {v[0]}"
+    span = "; ".join(f"{_axis_words_of(a, k)} from {v[0]} to {v[-1]}" if len(v) > 1 else f"{_axis_words_of(a, k)} {v[0]}"
                      for k, v in grid.items())
     title = f"Before and after: {change_words(a, b)}"
     lines = [f"Before: {a.name}.", f"After: {b.name}.", f"Over {span}: {verdict(df)}"]
