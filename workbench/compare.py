@@ -396,8 +396,7 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
         cells, pmf, _eff, _path = evaluate(tdesc, _tn, progress=False, **grid)
         width = max(pmf.shape[1], src.size)
         q = _pad(pmf, width)
-        p = _pad(src[None, :], width)[0]
-        tv = 0.5 * np.abs(q - p).sum(axis=1)
+        tv = 0.5 * np.abs(q - _pad(src, width)).sum(axis=1)
         tv = np.where(tv < 1e-12, 0.0, tv)  # float noise of identical distributions (same for dmean)
         means = q @ np.arange(width)
         dmean = means - src_mean
