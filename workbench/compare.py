@@ -118,16 +118,14 @@ def _select(df: pd.DataFrame, columns: Sequence[str], where: Mapping[str, Any] |
         df = df[df[col] == val]
     if df.empty:
         raise InputError("where", "values present in the sweep", where)
-    stat_cols = [c for c in df.columns if c not in columns and c != value and c in _stat_columns(df)]
+    # the swept columns come first, up to "mean" and the p_at_least_k columns
+    swept = itertools.takewhile(lambda c: c != "mean" and not str(c).startswith("p_at_least_"), df.columns)
+    stat_cols = [c for c in swept if c not in columns and c != value]
     varying = [c for c in stat_cols if df[c].nunique(dropna=False) > 1]
     if varying:
         raise InputError("where", f"a value for each other swept column ({', '.join(varying)})", where,
                          "pass where={...} to fix them")
     return df
-
-
-def _stat_columns(df: pd.DataFrame) -> list[str]:
-    return list(itertools.takewhile(lambda c: c != "mean" and not str(c).startswith("p_at_least_"), df.columns))
 
 
 def _label(col: str) -> str:

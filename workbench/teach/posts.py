@@ -149,13 +149,9 @@ def _names_for(names: Any, key: str) -> Sequence[str] | None:
     return names.get(key)
 
 
-def _compare_title(many: Mapping[str, Outcome]) -> str:
-    return "Side by side: " + ", ".join(_column_name(k, o) for k, o in many.items())
-
-
 def _compare(many: Mapping[str, Outcome], m: Marks, digits: int, names: Any, inputs: bool, tables: bool) -> str:
     head, rows = _compare_rows(many, digits)
-    lines = [m.bold.format(_compare_title(many)), *m.gap]
+    lines = [m.bold.format("Side by side: " + ", ".join(_column_name(k, o) for k, o in many.items())), *m.gap]
     lines += m.items([f"{m.bold.format(_column_name(k, o))}: {matchup_line(o, _names_for(names, k), system=False)}"
                       for k, o in many.items()])
     lines += [*m.gap, *m.table(head, rows, left=1, tables=tables), *m.gap]
