@@ -38,9 +38,7 @@ def heatmap_values(df: pd.DataFrame) -> list[dict[str, Any]]:
     words = np.array(_all_cell_words(df), dtype=object).reshape(shape).T
     out = []
     for name, scale in (("mean", 1.0), ("p_at_least_1", 100.0)):
-        z = (df[f"{name}_diff"].to_numpy() * scale).reshape(shape).T
-        before = (df[f"{name}_a"].to_numpy() * scale).reshape(shape).T
-        after = (df[f"{name}_b"].to_numpy() * scale).reshape(shape).T
+        z, before, after = ((df[f"{name}_{part}"].to_numpy() * scale).reshape(shape).T for part in ("diff", "a", "b"))
         top = float(np.max(np.abs(z))) or 1.0
         out.append(dict(z=z, zmin=-top, zmax=top, customdata=np.stack([words, before, after], axis=-1),
                         x=[str(v) for v in xs], y=[str(v) for v in ys]))
