@@ -147,11 +147,8 @@ def _combine(parts: Sequence[dict]) -> tuple[np.ndarray, dict[str, float], float
     """Blocks of one cell -> (pmf, effect means, the mean's standard error), in block order (Chan
     et al.'s pooled sums)."""
     width = max(p["counts"].size for p in parts)
-    counts = np.zeros(width, dtype=np.int64)
-    total = 0
-    for p in parts:
-        counts[:p["counts"].size] += p["counts"]
-        total += p["n"]
+    counts = np.sum([grid_.pad(p["counts"], width) for p in parts], axis=0, dtype=np.int64)
+    total = sum(p["n"] for p in parts)
     pmf = counts / total
     names = list(dict.fromkeys(k for p in parts for k in p["effects"]))
     effects = {k: sum(p["effects"][k][0] for p in parts if k in p["effects"]) / total for k in names}
