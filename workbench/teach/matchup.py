@@ -146,10 +146,9 @@ def dashboard_link(outcome: Outcome, base: str = "") -> str | None:
     desc = _description(o)
     if desc is None:  # a system no server shows
         return None
-    modes = [m for m in desc.modes if m.function == o.function]
-    if not modes:
+    mode = next((m for m in desc.modes if m.function == o.function), None)
+    if mode is None:
         return None
-    mode = modes[0]
     controls = {c.name: c for c in mode.controls}
     values = {k: v for k, v in o.inputs.items() if k not in _HIDDEN}
     if isinstance(values.get("attackers"), (list, tuple)):  # a volley: its units as the dashboard's u1_bs, ...
