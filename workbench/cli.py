@@ -78,8 +78,7 @@ def comparison_table(shot_counts: Sequence[int] = SHOT_COUNTS) -> str:
     body = [[r["system"], r["matchup"], str(r["per_shot"]), percent(r["per_shot"])]
             + [f"{r['expected'][n]:.3f}" for n in shot_counts] for r in rows]
     lines += code_table(head, body, left=len(head))
-    lines.append("")
-    lines.append("Per-shot stages:")
+    lines += ["", "Per-shot stages:"]
     name_w = max([len("effects (1 shot)")] + [len(st[0]) for r in rows for st in r.get("stages", [])])
     for r in rows:
         lines.append(f"  {r['system']} ({r['name']}): {r['matchup']}")
@@ -89,8 +88,7 @@ def comparison_table(shot_counts: Sequence[int] = SHOT_COUNTS) -> str:
         if r["effects"]:
             eff = ", ".join(f"{k} {v:.3f}" for k, v in r["effects"].items())
             lines.append(f"    {'effects (1 shot)':<{name_w}} {eff}")
-    lines.append("")
-    lines.append("Expected removals are uncapped (models=None); profiles in profiles/<system>/*.toml.")
+    lines += ["", "Expected removals are uncapped (models=None); profiles in profiles/<system>/*.toml."]
     return "\n".join(lines)
 
 

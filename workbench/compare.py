@@ -118,16 +118,14 @@ def _select(df: pd.DataFrame, columns: Sequence[str], where: Mapping[str, Any] |
         df = df[df[col] == val]
     if df.empty:
         raise InputError("where", "values present in the sweep", where)
-    stat_cols = [c for c in df.columns if c not in columns and c != value and c in _stat_columns(df)]
+    # the swept columns come first, up to "mean" and the p_at_least_k columns
+    swept = itertools.takewhile(lambda c: c != "mean" and not str(c).startswith("p_at_least_"), df.columns)
+    stat_cols = [c for c in swept if c not in columns and c != value]
     varying = [c for c in stat_cols if df[c].nunique(dropna=False) > 1]
     if varying:
         raise InputError("where", f"a value for each other swept column ({', '.join(varying)})", where,
                          "pass where={...} to fix them")
     return df
-
-
-def _stat_columns(df: pd.DataFrame) -> list[str]:
-    return list(itertools.takewhile(lambda c: c != "mean" and not str(c).startswith("p_at_least_"), df.columns))
 
 
 def _label(col: str) -> str:
@@ -396,8 +394,7 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
         cells, pmf, _eff, _path = evaluate(tdesc, _tn, progress=False, **grid)
         width = max(pmf.shape[1], src.size)
         q = _pad(pmf, width)
-        p = _pad(src[None, :], width)[0]
-        tv = 0.5 * np.abs(q - p).sum(axis=1)
+        tv = 0.5 * np.abs(q - _pad(src, width)).sum(axis=1)
         tv = np.where(tv < 1e-12, 0.0, tv)  # float noise of identical distributions (same for dmean)
         means = q @ np.arange(width)
         dmean = means - src_mean
@@ -409,9 +406,9 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
         order = np.lexsort((changed, np.round(np.abs(dmean), 12), np.round(tv, 12)))[:best]
         shown = [k for k in grid if k in search or k in shared]
         rows = []
+        records = cells.to_dict("records")  # Python values, not numpy scalars
         for rank, i in enumerate(order, 1):
-            rec = cells.iloc[int(i)].to_dict()
-            setting = {k: _plain(rec[k]) for k in (grid if tkey == key else shown)}
+            setting = {k: records[int(i)][k] for k in (grid if tkey == key else shown)}
             rows.append(dict(system=tkey, rank=rank, setting=setting,
                              setting_text=", ".join(f"{k}={val}" for k, val in setting.items()),
                              tv_distance=float(tv[i]), mean=float(means[i]),
@@ -422,10 +419,6 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
     out.attrs["system"] = key
     out.attrs["matchup"] = dict(matchup)
     return out
-
-
-def _plain(x: Any) -> Any:
-    return x.item() if isinstance(x, np.generic) else x
 
 
 def equivalent_figure(system: Any, matchup: Mapping[str, Any], result: pd.DataFrame):

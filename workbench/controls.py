@@ -125,7 +125,7 @@ class Control:
             number_ok = False
         lo, hi = self.bounds
         if not number_ok or not (lo <= value <= hi):
-            expected = f"a {'whole ' if self.kind != 'float' else ''}number from {_num(lo)} to {_num(hi)}"
+            expected = f"a {'whole ' if self.kind != 'float' else ''}number from {lo:g} to {hi:g}"
             if self.kind == "optint":
                 expected += f" or {NONE_TOKEN!r}"
             raise InputError(self.name, expected, value)
@@ -169,10 +169,6 @@ class Control:
 
 def _token(value: Any) -> str:
     return NONE_TOKEN if value is None else str(value)
-
-
-def _num(x: float) -> str:
-    return f"{x:g}"
 
 
 def slider(name: str, default: int, lo: int, hi: int, label: str, help: str) -> Control:

@@ -2,25 +2,16 @@
 outcome (:func:`outcome_figure`: the very traces of :mod:`workbench.figures`, as the dashboards
 draw them) or a plotly figure; :func:`save_figure` takes the format from the file's suffix.
 
-The browser: kaleido 1.x starts a Chrome-family browser through
-``choreographer``. :func:`browser_path` finds it as choreographer does on
-each OS (``Chromium.find_browser``: a browser fetched by
-``kaleido_get_chrome`` / ``plotly_get_chrome``, then Chrome, Chromium, Edge,
-Brave or Vivaldi on the ``PATH``, in the Windows registry and in each OS's
-usual install folders), and only then falls back to Debian's
-``/usr/bin/chromium`` on Linux (installed by ``make browser``). An explicit
-choice wins over the search: ``WORKBENCH_CHROMIUM``, else ``BROWSER_PATH``
-(the variable choreographer itself reads). Without any browser, an
-:class:`ExportError` says what to install. The workbench never downloads a
-browser itself. MathJax is switched off (kaleido would fetch it from a CDN)
-and plotly.js comes from the installed plotly package.
+The browser (kaleido 1.x drives a Chrome-family one through ``choreographer``) is
+:func:`browser_path`'s; the workbench never downloads one itself. MathJax is switched off
+(kaleido would fetch it from a CDN) and plotly.js comes from the installed plotly package.
 """
 from __future__ import annotations
 
 import asyncio
 import os
 import sys
-import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -143,7 +134,6 @@ def figure_images(obj: Any, formats: Iterable[str] = ("png", "svg"), *, width: i
     """Render one figure to several static formats in one browser session."""
     import kaleido
 
-
     fig = as_figure(obj)
     formats = [v.choice("format", f, ("png", "svg")) for f in formats]
     width, height = _size("width", width), _size("height", height)
@@ -155,22 +145,14 @@ def figure_images(obj: Any, formats: Iterable[str] = ("png", "svg"), *, width: i
         async with kaleido.Kaleido(path=path, mathjax=False, n=1) as k:
             return [await k.calc_fig(fig, opts=o) for o in opts]
 
-    box: dict[str, Any] = {}
-
-    def target() -> None:  # its own event loop: works inside Jupyter/Voila kernels too
-        try:
-            box["value"] = asyncio.run(run())
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            box["error"] = exc
-
-    thread = threading.Thread(target=target, name="workbench-kaleido", daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in box:
-        exc = box["error"]
+    # its own thread and event loop: works inside Jupyter/Voila kernels too
+    with ThreadPoolExecutor(1, thread_name_prefix="workbench-kaleido") as pool:
+        images = pool.submit(asyncio.run, run())
+    exc = images.exception()
+    if exc is not None:
         raise ExportError(f"rendering {'/'.join(formats)} with the browser at {path!r} failed: "
                           f"{type(exc).__name__}: {exc}") from exc
-    return dict(zip(formats, box["value"]))
+    return dict(zip(formats, images.result()))
 
 
 def figure_html(obj: Any, *, width: int | None = None, height: int | None = None) -> str:
@@ -185,7 +167,6 @@ def figure_html(obj: Any, *, width: int | None = None, height: int | None = None
 def figure_bytes(obj: Any, fmt: str, *, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT,
                  scale: float = 1) -> bytes:
     """The bytes of one format: "png", "svg" or "html"."""
-
     fmt = v.choice("format", fmt, FORMATS)
     if fmt == "html":
         return figure_html(obj, width=width, height=height).encode("utf-8")
@@ -209,9 +190,7 @@ def save_figure(outcome_or_figure: Any, path: str | os.PathLike, *, width: int =
     if suffix not in FORMATS:
         raise InputError("path", "a file name ending in .png, .svg or .html", str(path),
                          "the format is taken from the suffix")
-    fig = as_figure(outcome_or_figure)
-    data = figure_bytes(fig, suffix, width=width, height=height, scale=scale)
-    if p.parent and not p.parent.exists():
-        p.parent.mkdir(parents=True, exist_ok=True)
+    data = figure_bytes(outcome_or_figure, suffix, width=width, height=height, scale=scale)
+    p.parent.mkdir(parents=True, exist_ok=True)
     p.write_bytes(data)
     return p

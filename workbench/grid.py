@@ -176,11 +176,9 @@ def _via_table(table, g: dict[str, list[Any]], progress: bool):
         try:
             return _table_groups(table, g, arrays, progress)
         except InputError as exc:
-            # a keyword the twin takes only as a scalar: group by it instead
-            if exc.field in arrays:
-                arrays = [k for k in arrays if k != exc.field]
-                continue
-            raise
+            if exc.field not in arrays:
+                raise
+            arrays.remove(exc.field)  # a keyword the twin takes only as a scalar: group by it instead
 
 
 def _table_groups(table, g: dict[str, list[Any]], arrays: list[str], progress: bool):

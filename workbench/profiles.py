@@ -1,36 +1,16 @@
 """Unit and weapon profiles as TOML files, and their turn into stat-level arguments.
 
-Layout: one file per unit, ``profiles/<system>/<key>.toml``::
+One file per unit, ``profiles/<system>/<key>.toml``: a ``[unit]`` table (``system``, which must
+match the folder; ``name``; ``source``; optional ``note``, ``illustrative`` and ``points``;
+``models``; the system's own stats) and one or more ``[[weapons]]`` (docs/rules.md, "Profiles:
+the file format", shows one). ``source`` says where the numbers come from: ``"seed"`` (the
+forum post in ``shared/seeds/``), ``"rules"`` (a RULES.md reference example) or
+``"illustrative"`` (invented for the workbench, plausible but not the designer's);
+``illustrative`` lists single stats invented inside an otherwise seeded profile.
 
-    [unit]
-    system = "changes"            # must match the folder the file is in
-    name = "Space Marine"
-    source = "seed"               # "seed" | "rules" | "illustrative"
-    note = "..."                  # optional free text
-    illustrative = ["i"]          # optional: stats invented for the workbench
-    models = 5                    # unit size used by matchups (the cap)
-    points = 18                   # optional: points cost per model
-    bs = 5                        # the system's own stats (see its description)
-    ...
-
-    [[weapons]]                   # at least one
-    name = "Boltgun"
-    source = "rules"
-    shots = 1
-    ...
-
-``source`` says where the numbers come from: ``"seed"`` (the forum post in
-``shared/seeds/``), ``"rules"`` (a RULES.md reference example) or
-``"illustrative"`` (invented for the workbench, plausible but not the
-designer's). ``illustrative`` lists single stats that are invented inside an
-otherwise seeded profile (gunfire's Laansguard has the seed's T1 but an
-invented BS).
-
-Each system's fields, their ranges and how a number is written (a D12
-target "5 means 5+", a modifier "2 means +2", a stat "out of 10"...) are in
-its description (``workbench.systems.get(key).profiles.unit`` and
-``.weapon``), with ``profiles.to_kwargs``, the mapping of a profile pair to
-stat-level arguments, and ``profiles.basic``, its basic matchup.
+Each system's fields, their ranges and how a number is written are in its description
+(``workbench.systems.get(key).profiles.unit`` and ``.weapon``), with ``profiles.to_kwargs``,
+the mapping of a profile pair to stat-level arguments, and ``profiles.basic``, its basic matchup.
 
 Every problem with a file raises :class:`~workbench.errors.ProfileError`
 naming the file, the field, what was expected and what was found.
@@ -167,10 +147,11 @@ def profiles_dirs() -> list[Path]:
 
 
 def _check_table(path: Path, where: str, table: Any, specs: Mapping[str, ProfileField],
-                 extra_ok: tuple[str, ...] = ()) -> dict[str, Any]:
+                 stat_names: list[str]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The table's fields checked against ``specs``, and its ``illustrative`` stats (among ``stat_names``)."""
     if not isinstance(table, dict):
         raise ProfileError(path, where, "a table", table)
-    known = list(specs) + list(extra_ok)
+    known = list(specs) + ["illustrative"]
     for key in table:
         if key not in known:
             hint = did_you_mean(key, known)
@@ -187,7 +168,7 @@ def _check_table(path: Path, where: str, table: Any, specs: Mapping[str, Profile
         if not spec.check(value):
             raise ProfileError(path, f"{where}.{key}", spec.expected(), value)
         out[key] = value
-    return out
+    return out, _illustrative(path, where, table.get("illustrative", MISSING), stat_names)
 
 
 def _illustrative(path: Path, where: str, value: Any, stat_names: list[str]) -> tuple[str, ...]:
@@ -237,8 +218,7 @@ def load_unit(path: str | os.PathLike) -> Unit:
         raise ProfileError(path, "unit.system", system_field.expected(), system)
     unit_specs, weapon_specs = schema.unit, schema.weapon
     specs = {"system": system_field, **_UNIT_COMMON, **unit_specs}
-    checked = _check_table(path, "unit", unit, specs, extra_ok=("illustrative",))
-    ill = _illustrative(path, "unit", unit.get("illustrative", MISSING), list(unit_specs) + ["models", "points"])
+    checked, ill = _check_table(path, "unit", unit, specs, list(unit_specs) + ["models", "points"])
 
     weapons_raw = data.get("weapons", MISSING)
     if not isinstance(weapons_raw, list) or not weapons_raw:
@@ -247,9 +227,7 @@ def load_unit(path: str | os.PathLike) -> Unit:
     wspecs = {**_WEAPON_COMMON, **weapon_specs}
     for i, w in enumerate(weapons_raw):
         where = f"weapons[{i}]"
-        wc = _check_table(path, where, w, wspecs, extra_ok=("illustrative",))
-        wil = _illustrative(path, where, w.get("illustrative", MISSING) if isinstance(w, dict) else MISSING,
-                            list(weapon_specs))
+        wc, wil = _check_table(path, where, w, wspecs, list(weapon_specs))
         if any(x.name.lower() == wc["name"].lower() for x in weapons):
             raise ProfileError(path, f"{where}.name", "a weapon name not used twice in the unit", wc["name"])
         weapons.append(Weapon(name=wc["name"], source=wc["source"], note=wc["note"], illustrative=wil,

@@ -131,21 +131,10 @@ def run(fn: Callable, tasks: Sequence[tuple], *, client: Any = None, progress: b
 
 
 # -- sampled sweeps -----------------------------------------------------------
-def _resolve(system: Any, function: Any, grid: dict | None = None):
-    """``(key, name, fn, checked grid)`` through :mod:`workbench.grid`'s checks, so a sampled
-    sweep's grid is checked as an exact one is."""
-    desc = systems.get(system)
-    name, fn = grid_.function_of(desc, function)
-    key = desc.key
-    if grid is None:
-        return key, name, fn
-    return key, name, fn, grid_.checked_grid(f"{key}.{name}", desc.arguments(name), grid)
-
-
 def _sweep_block(system: str, function: str, kwargs: dict, n: int,
                  seed: np.random.SeedSequence) -> dict:
     """One block of one sweep cell: counts of models removed and the effect sums."""
-    _key, _name, fn = _resolve(system, function)
+    _name, fn = grid_.function_of(systems.get(system), function)
     with quiet():
         out = fn(**kwargs, method="sampled", samples=n, seed=np.random.default_rng(seed))
     counts = np.rint(np.asarray(out.pmf) * n).astype(np.int64)
@@ -158,11 +147,8 @@ def _combine(parts: Sequence[dict]) -> tuple[np.ndarray, dict[str, float], float
     """Blocks of one cell -> (pmf, effect means, the mean's standard error), in block order (Chan
     et al.'s pooled sums)."""
     width = max(p["counts"].size for p in parts)
-    counts = np.zeros(width, dtype=np.int64)
-    total = 0
-    for p in parts:
-        counts[:p["counts"].size] += p["counts"]
-        total += p["n"]
+    counts = np.sum([grid_.pad(p["counts"], width) for p in parts], axis=0, dtype=np.int64)
+    total = sum(p["n"] for p in parts)
     pmf = counts / total
     names = list(dict.fromkeys(k for p in parts for k in p["effects"]))
     effects = {k: sum(p["effects"][k][0] for p in parts if k in p["effects"]) / total for k in names}
@@ -180,7 +166,9 @@ def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool 
     (``path = "blocks"``). Cell i's block j is sampled with
     ``SeedSequence(seed).spawn(cells)[i].spawn(blocks)[j]``.
     """
-    key, name, _fn, g = _resolve(system, function, grid)
+    desc = systems.get(system)
+    key, name = desc.key, grid_.function_of(desc, function)[0]
+    g = grid_.checked_grid(f"{key}.{name}", desc.arguments(name), grid)  # checked as an exact sweep's grid is
     method = g.get("method", ["exact"])[0]
     if method != "sampled":
         raise InputError("method", "'sampled' (only sampled sweeps are cut into blocks)", method)

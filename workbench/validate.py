@@ -199,8 +199,6 @@ def integers(name: str, value: Any, lo: int, hi: int):
     """A whole number in ``[lo, hi]`` (returned as int), or an array or list of
     them (returned as an int64 array): the check behind the vectorised tables.
     The error names the first offending element."""
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        return integer(name, value.item(), lo, hi)
     if not isinstance(value, (np.ndarray, list, tuple)):
         return integer(name, value, lo, hi)
     try:

@@ -6,12 +6,8 @@ one outcome, or of several side by side (each function says what it holds).
 
 Everything is built from the :class:`~workbench.outcome.Outcome` alone
 (``stages[].detail``, ``.probability``, ``attacks``, ``inputs``, ``effects``,
-``notes``), so it works for every system, function and variant. The
-modules: :mod:`~workbench.teach.words` (numbers and settings in words),
-:mod:`~workbench.teach.math` (:func:`explain`), :mod:`~workbench.teach.matchup`
-(the one line and the dashboard link), :mod:`~workbench.teach.tables` (tables as
-text), :mod:`~workbench.teach.posts` (the posts); this package gives
-:class:`~workbench.outcome.Outcome` its words.
+``notes``), so it works for every system, function and variant (the modules: docs/architecture.md);
+this package gives :class:`~workbench.outcome.Outcome` its words.
 """
 from functools import partialmethod
 
@@ -22,8 +18,7 @@ from .posts import PHPBB_TAGS, to_bbcode, to_markdown
 from .words import effect_is_probability, input_lines, pct, plain_note, ratio, title
 
 __all__ = ["explain", "to_markdown", "to_bbcode", "ratio", "pct", "title", "input_lines", "plain_note",
-           "dashboard_link",
-           "matchup_line", "per_attack_line", "PHPBB_TAGS", "effect_is_probability"]
+           "dashboard_link", "matchup_line", "per_attack_line", "PHPBB_TAGS", "effect_is_probability"]
 
 
 # methods patched onto Outcome here (outcome.py cannot import teach, which imports it); a notebook

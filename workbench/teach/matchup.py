@@ -82,9 +82,8 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
     """
     o = _check(outcome)
     inputs = {k: v for k, v in o.inputs.items() if k not in _HIDDEN}
-    if names is not None:
-        if isinstance(names, str) or len(names) != 3 or not all(isinstance(n, str) for n in names):
-            raise InputError("names", "three names: (firer, weapon, target)", names)
+    if names is not None and (isinstance(names, str) or len(names) != 3 or not all(isinstance(n, str) for n in names)):
+        raise InputError("names", "three names: (firer, weapon, target)", names)
     hand_to_hand = o.function in ("melee", "close_combat")
     firer_name, weapon_name, target_name = names or (("Attacker", "", "defender") if hand_to_hand
                                                      else ("Firer", "", "target"))
@@ -108,12 +107,11 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
         firer_name = firer_name if names else f"{len(units)} firing units"
         used.add("attackers")
     for key, side, one, many in _COUNTS:
-        if key in inputs and inputs[key] is not None:
-            n = inputs[key]
+        n = inputs.get(key)
+        if n is not None:  # (None: no unit size, no cap, nothing to say)
             (parts_firer if side == 0 else parts_target).append(f"{n} {one if n == 1 else many}")
+        if key in inputs:
             used.add(key)
-        elif key in inputs:
-            used.add(key)  # no unit size: no cap, nothing to say
     always = sides.always if sides is not None else ()
     controls = _controls(o)
     situation = [_situation(controls, k, v) for k, v in inputs.items()
@@ -125,7 +123,6 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
     tail = ([o.system_name] if system else []) + [o.function.replace("_", " ")] + situation
     line = " ".join(head)
     return f"{line} - {', '.join(tail)}" if line else ", ".join(tail)
-
 
 
 def _query_value(c: Any, value: Any) -> str:
@@ -149,10 +146,9 @@ def dashboard_link(outcome: Outcome, base: str = "") -> str | None:
     desc = _description(o)
     if desc is None:  # a system no server shows
         return None
-    modes = [m for m in desc.modes if m.function == o.function]
-    if not modes:
+    mode = next((m for m in desc.modes if m.function == o.function), None)
+    if mode is None:
         return None
-    mode = modes[0]
     controls = {c.name: c for c in mode.controls}
     values = {k: v for k, v in o.inputs.items() if k not in _HIDDEN}
     if isinstance(values.get("attackers"), (list, tuple)):  # a volley: its units as the dashboard's u1_bs, ...

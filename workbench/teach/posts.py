@@ -17,43 +17,22 @@ __all__ = ["to_markdown", "to_bbcode", "PHPBB_TAGS"]
 #: the BBCode tags of a stock phpBB 3 board (no [table]: that needs an extension)
 PHPBB_TAGS = ("b", "i", "u", "quote", "code", "list", "*", "url", "img", "color", "size")
 
-def _settings_text(o: Outcome) -> str:
-    return "Settings: " + "; ".join(input_lines(o)) + "." if input_lines(o) else ""
-
-
-def _method_text(o: Outcome) -> str:
-    if o.method == "sampled":
-        return _sampled_text(o)
-    return "Exact: every face of every die counted, no sampling."
-
-
 def _rows(o: Outcome, digits: int) -> list[tuple[str, str, str]]:
     tail = o.at_least_curve.copy()
     tail[0] = 1.0  # P(at least 0) is certain, whatever the float sum says
     return [(str(n), pct(o.pmf[n], digits), pct(min(1.0, tail[n]), digits)) for n in range(o.pmf.size)]
 
 
-def _table_head(o: Outcome) -> tuple[str, str, str]:
-    return (f"N ({o.label})", "P(exactly N)", "P(at least N)")
-
-
-def _post_parts(o: Outcome, names: Sequence[str] | Mapping[str, Sequence[str]] | None
-                ) -> tuple[str, list[str], str | None, str]:
-    # one outcome takes (firer, weapon, target) names; matchup_line refuses anything else
-    line = matchup_line(o, cast("Sequence[str] | None", names))
-    return line, _stage_texts(o), per_attack_line(o), _totals_text(o)
-
-
 def _trailer(o: Outcome, inputs: bool, notes: bool = True) -> list[str]:
     out = []
     if o.effects:
         out.append("Side effects: " + "; ".join(_effect_text(o, k) for k in o.effects) + ".")
-    out.append(_method_text(o))
+    out.append(_sampled_text(o) if o.method == "sampled" else "Exact: every face of every die counted, no sampling.")
     if o.notes and notes:
         plain = [plain_note(o, n) for n in o.notes]
         out.append("Rules as read: " + " ".join(n if n.endswith(".") else n + "." for n in plain))
-    if inputs and _settings_text(o):
-        out.append(_settings_text(o))
+    if inputs and input_lines(o):
+        out.append("Settings: " + "; ".join(input_lines(o)) + ".")
     return out
 
 
@@ -104,13 +83,15 @@ def _post(outcome: Any, m: Marks, digits: int, names: Any, inputs: bool, tables:
     if many is not None:
         return _compare(many, m, digits, names, inputs, tables)
     o = _check(outcome)
-    line, stages, per, totals = _post_parts(o, names)
-    lines = [m.bold.format(line), *m.gap, *m.items(stages)]
+    # one outcome takes (firer, weapon, target) names; matchup_line refuses anything else
+    stages, per = _stage_texts(o), per_attack_line(o)
+    lines = [m.bold.format(matchup_line(o, cast("Sequence[str] | None", names))), *m.gap, *m.items(stages)]
     if per is not None:
         lines.append(m.per.format(per))
     if stages or per is not None:
         lines += m.gap
-    lines += [totals, *m.gap, *m.table(_table_head(o), _rows(o, digits), tables=tables), *m.gap]
+    head = (f"N ({o.label})", "P(exactly N)", "P(at least N)")
+    lines += [_totals_text(o), *m.gap, *m.table(head, _rows(o, digits), tables=tables), *m.gap]
     lines += [x for t in _trailer(o, inputs) for x in (m.small.format(t), *m.gap)]
     link = dashboard_link(o, link_base)
     if link is not None:
@@ -168,13 +149,9 @@ def _names_for(names: Any, key: str) -> Sequence[str] | None:
     return names.get(key)
 
 
-def _compare_title(many: Mapping[str, Outcome]) -> str:
-    return "Side by side: " + ", ".join(_column_name(k, o) for k, o in many.items())
-
-
 def _compare(many: Mapping[str, Outcome], m: Marks, digits: int, names: Any, inputs: bool, tables: bool) -> str:
     head, rows = _compare_rows(many, digits)
-    lines = [m.bold.format(_compare_title(many)), *m.gap]
+    lines = [m.bold.format("Side by side: " + ", ".join(_column_name(k, o) for k, o in many.items())), *m.gap]
     lines += m.items([f"{m.bold.format(_column_name(k, o))}: {matchup_line(o, _names_for(names, k), system=False)}"
                       for k, o in many.items()])
     lines += [*m.gap, *m.table(head, rows, left=1, tables=tables), *m.gap]

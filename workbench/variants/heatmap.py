@@ -15,10 +15,6 @@ from .variant import Variant, _controls, _sides
 __all__ = ["heatmap_values", "diff_figure", "figure_png"]
 
 
-def _axis_words(df: pd.DataFrame, name: str) -> str:
-    return _axis_words_of(df.attrs["a"], name)
-
-
 def _axis_words_of(v: Variant, name: str) -> str:
     """A stat's short name as an axis reads it ("BS", "T"), else its control's label."""
     sides = _sides(v.description, v.function)
@@ -42,9 +38,7 @@ def heatmap_values(df: pd.DataFrame) -> list[dict[str, Any]]:
     words = np.array(_all_cell_words(df), dtype=object).reshape(shape).T
     out = []
     for name, scale in (("mean", 1.0), ("p_at_least_1", 100.0)):
-        z = (df[f"{name}_diff"].to_numpy() * scale).reshape(shape).T
-        before = (df[f"{name}_a"].to_numpy() * scale).reshape(shape).T
-        after = (df[f"{name}_b"].to_numpy() * scale).reshape(shape).T
+        z, before, after = ((df[f"{name}_{part}"].to_numpy() * scale).reshape(shape).T for part in ("diff", "a", "b"))
         top = float(np.max(np.abs(z))) or 1.0
         out.append(dict(z=z, zmin=-top, zmax=top, customdata=np.stack([words, before, after], axis=-1),
                         x=[str(v) for v in xs], y=[str(v) for v in ys]))
@@ -71,8 +65,8 @@ def diff_figure(df: pd.DataFrame, title: str | None = None):
             hovertemplate=(f"%{{customdata[0]}}<br>before %{{customdata[1]:{fmt}}}, after %{{customdata[2]:{fmt}}}"
                            f"<br>change %{{z:+{fmt}}} {unit}<extra></extra>"),
             name=name), row=1, col=col)
-        fig.update_xaxes(title_text=_axis_words(df, x), type="category", row=1, col=col)
-        fig.update_yaxes(title_text=_axis_words(df, y), type="category", row=1, col=col)
+        fig.update_xaxes(title_text=_axis_words_of(a, x), type="category", row=1, col=col)
+        fig.update_yaxes(title_text=_axis_words_of(a, y), type="category", row=1, col=col)
     fig.update_layout(title=dict(text=title or f"{b.name} against {a.name}"), template="plotly_white",
                       margin=dict(l=60, r=20, t=80, b=50))
     return fig

@@ -6,24 +6,12 @@ from __future__ import annotations
 import pandas as pd
 
 from ..teach.tables import BBCODE, MARKDOWN, Marks
-from .heatmap import _axis_words
+from .heatmap import _axis_words_of
 from .movers import MOVER_HEAD, mover_rows, movers
 from .sweep import _check_diff, verdict
 from .variant import change_words
 
 __all__ = ["to_markdown", "to_bbcode"]
-
-
-def _post_parts(df: pd.DataFrame, table: pd.DataFrame | None):
-    _check_diff(df)
-    a, b = df.attrs["a"], df.attrs["b"]
-    table = movers(a, b, df) if table is None else table
-    grid = df.attrs["grid"]
-    span = "; ".join(f"{_axis_words(df, k)} from {v[0]} to {v[-1]}" if len(v) > 1 else f"{_axis_words(df, k)} {v[0]}"
-                     for k, v in grid.items())
-    title = f"Before and after: {change_words(a, b)}"
-    lines = [f"Before: {a.name}.", f"After: {b.name}.", f"Over {span}: {verdict(df)}"]
-    return title, lines, table
 
 
 def to_markdown(df: pd.DataFrame, table: pd.DataFrame | None = None) -> str:
@@ -39,8 +27,13 @@ def to_bbcode(df: pd.DataFrame, table: pd.DataFrame | None = None) -> str:
 
 
 def _post(df: pd.DataFrame, table: pd.DataFrame | None, m: Marks) -> str:
-    title, lines, table = _post_parts(df, table)
-    out = [m.bold.format(title), *m.gap, *m.items(lines), *m.gap]
+    _check_diff(df)
+    a, b = df.attrs["a"], df.attrs["b"]
+    table = movers(a, b, df) if table is None else table
+    span = "; ".join(f"{_axis_words_of(a, k)} from {v[0]} to {v[-1]}" if len(v) > 1
+                     else f"{_axis_words_of(a, k)} {v[0]}" for k, v in df.attrs["grid"].items())
+    lines = [f"Before: {a.name}.", f"After: {b.name}.", f"Over {span}: {verdict(df)}"]
+    out = [m.bold.format(f"Before and after: {change_words(a, b)}"), *m.gap, *m.items(lines), *m.gap]
     if len(table):
         out += ["The matchups that move most (expected models removed):", *m.gap]
         out += m.table(MOVER_HEAD, mover_rows(table), left=1)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..controls import RESERVED
 from ..errors import InputError
-from ..grid import evaluate, values_of, values_text
+from ..grid import cells_of, evaluate, values_of, values_text
 from .variant import Variant, _as_variant, change_words, stat_words
 
 __all__ = ["diff", "verdict", "parse_range", "VALUE_COLUMNS"]
@@ -19,6 +19,7 @@ __all__ = ["diff", "verdict", "parse_range", "VALUE_COLUMNS"]
 VALUE_COLUMNS = ("mean_a", "mean_b", "mean_diff", "p_at_least_1_a", "p_at_least_1_b", "p_at_least_1_diff")
 #: a change smaller than this is float noise of equal results
 NOISE = 1e-12
+
 
 def parse_range(name: str, text: str) -> list[Any]:
     """``"1..12"`` (both ends included), ``"3,4,5"`` or one value, as the command line writes a grid."""
@@ -55,23 +56,10 @@ def _common(a: Variant, b: Variant) -> list[str]:
 def _sweep(v: Variant, keywords: Mapping[str, Any], grid: Mapping[str, list[Any]]) -> tuple[np.ndarray, np.ndarray]:
     """(mean, P(at least 1)) of ``v`` per cell of ``grid``, in the order of ``itertools.product``."""
     cells, pmf, _effects, _path = evaluate(v.description, v.function, progress=False, **keywords)
-    mean = pmf @ np.arange(pmf.shape[1])
-    p1 = 1.0 - pmf[:, 0]
     keys = list(grid)
-    product = _product(grid)
-    if all(np.array_equal(cells[k].to_numpy(), product[k]) for k in keys):  # the sweep's own order
-        return mean, np.clip(p1, 0.0, 1.0)
-    index = pd.MultiIndex.from_frame(cells[keys]) if len(keys) > 1 else pd.Index(cells[keys[0]])
-    wanted = (pd.MultiIndex.from_arrays([product[k] for k in keys], names=keys) if len(keys) > 1
-              else pd.Index(product[keys[0]], name=keys[0]))
-    order = index.get_indexer(wanted)
-    return mean[order], np.clip(p1[order], 0.0, 1.0)
-
-
-def _product(grid: Mapping[str, list[Any]]) -> dict[str, np.ndarray]:
-    """Each stat's value per cell, cells in the order of ``itertools.product``."""
-    mesh = np.meshgrid(*(np.asarray(v) for v in grid.values()), indexing="ij")
-    return {k: m.ravel() for k, m in zip(grid, mesh)}
+    order = pd.MultiIndex.from_frame(cells[keys]).get_indexer(pd.MultiIndex.from_product(list(grid.values())))
+    pmf = pmf[order]
+    return pmf @ np.arange(pmf.shape[1]), np.clip(1.0 - pmf[:, 0], 0.0, 1.0)
 
 
 def diff(a: Any, b: Any, grid: Mapping[str, Any], matchup: Mapping[str, Any] | None = None) -> pd.DataFrame:
@@ -98,14 +86,13 @@ def diff(a: Any, b: Any, grid: Mapping[str, Any], matchup: Mapping[str, Any] | N
             raise InputError(k, "a single value in the matchup (the grid holds the swept stats)", val)
     mean_a, p_a = _sweep(a, _keywords(a, g, matchup), g)
     mean_b, p_b = _sweep(b, _keywords(b, g, matchup), g)
-    df = pd.DataFrame(_product(g))
+    df = cells_of(g)
     for name, before, after in (("mean", mean_a, mean_b), ("p_at_least_1", p_a, p_b)):
         change = after - before
         df[f"{name}_a"], df[f"{name}_b"] = before, after
         df[f"{name}_diff"] = np.where(np.abs(change) < NOISE, 0.0, change)
     df.attrs.update(a=a, b=b, grid=g, matchup=matchup)
     return df
-
 
 
 def _all_cell_words(df: pd.DataFrame, rows: Sequence[int] | None = None) -> list[str]:
