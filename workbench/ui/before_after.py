@@ -25,11 +25,10 @@ from ..variants.movers import MOVER_HEAD, _profile_matchups, mover_rows
 from ..variants.sweep import _common
 from ..variants.variant import _controls, _is_path
 from . import guard
-from .controlwidgets import _to_widget, make_control
-from .live import LiveDashboard, checked
+from .live import LiveDashboard
 from .looks import html_widget, row, table_html
 from .plotwidget import Plot
-from .query import parse_controls
+from .query import parse_controls, split_query
 
 __all__ = ["BeforeAfterDashboard", "DEFAULT_A", "DEFAULT_B", "DEFAULT_GRID", "GRID_CELLS"]
 
@@ -132,8 +131,7 @@ class BeforeAfterDashboard(LiveDashboard):
             w.observe(self._on_change, names="value")
         self.sliders: dict[str, W.ValueWidget] = {}
         self.slider_box = row([], "wb-controls")
-        self.fig = Plot(_placeholder_figure())
-        self.fig.add_class("wb-diff-heatmap")
+        self.fig = Plot(_placeholder_figure()).add_class("wb-diff-heatmap")
         from .forum import _FORMATS, PostTabs
         self.posts = PostTabs(_FORMATS[1:], tooltip="Markdown and BBCode of this change, and its heatmaps as a picture")
         self.posts.button.on_click(lambda _b: self.post())
@@ -173,9 +171,7 @@ class BeforeAfterDashboard(LiveDashboard):
             options = [(_axis_words_of(a, k), k) for k in stats]
             self.x_axis.options, self.y_axis.options = options, options
             self.x_axis.value, self.y_axis.value = keys
-        self.sliders = {k: make_control(c) for k, c in self.controls.items()}
-        for w in self.sliders.values():
-            w.observe(self._on_change, names="value")
+        self.sliders = self._controls(self.controls)
         self.slider_box.children = list(self.sliders.values())
         self._movers = None
         self.names.value = (f"<p><b>Before:</b> {html.escape(a.name)}<br><b>After:</b> {html.escape(b.name)}</p>")
@@ -209,19 +205,13 @@ class BeforeAfterDashboard(LiveDashboard):
 
     # -- writing -----------------------------------------------------------
     def set_values(self, **values: Any) -> bool:
-        with self.hold():
-            for k, v in checked(values, self.controls).items():
-                self.sliders[k].value = _to_widget(self.controls[k], v)
+        self._set(values, self.controls, self.sliders)
         return self.frame is not None
 
-    def apply_query(self, qs: str) -> list[str]:
-        """Read the link: both variants, the grid's stats and ranges, the matchup's values.
-        A bad part is a message; the rest of the link still applies."""
-        self._query_applied = True
-        errors: list[str] = []
-        pairs = urllib.parse.parse_qsl((qs or "").lstrip("?"), keep_blank_values=True)
-        own = {k: v for k, v in reversed(pairs) if k in _KEYS}
-        rest = urllib.parse.urlencode([(k, v) for k, v in pairs if k not in _KEYS])
+    def _apply_query(self, qs: str, errors: list[str]) -> None:
+        """Both variants, the grid's stats and ranges, the matchup's values."""
+        pairs, rest = split_query(qs, _KEYS)
+        own = dict(reversed(pairs))
         a, b = self.a, self.b
         for role in ("a", "b"):
             if role in own:
@@ -253,7 +243,6 @@ class BeforeAfterDashboard(LiveDashboard):
             values = parse_controls(rest, self.controls, errors)
             if values:
                 self.set_values(**values)
-        return self._link_errors(errors)
 
     # -- the one recompute -------------------------------------------------
     def _recompute(self) -> bool:
@@ -266,7 +255,6 @@ class BeforeAfterDashboard(LiveDashboard):
         self.movers.value = _movers_html(self._mover_table(df))
         self.link.query = self.query_string()
         self.error.value = ""
-        self._refreshed()
         return True
 
     def _draw(self, df) -> None:
