@@ -1,28 +1,13 @@
-"""The rule editor: a rule file's TOML text beside its live dashboard (JupyterLab only).
+"""The rule editor: a rule file's TOML text beside its live dashboard (JupyterLab only;
+docs/rule-dashboards.md, "The rule editor").
 
-A designer opens a rule file in a notebook::
-
-    from workbench.ui.editor import RuleEditor
-    RuleEditor("rules/kill6.toml").show()
-
-Every edit of the text is parsed again once typing pauses (``debounce``
-seconds): a broken text shows the loader's message with its line (and that
-line's text) and keeps the last good dashboard on screen; a good one redraws
-the dashboard, keeping the control values set by hand that still fit the
-new stats (the others take the file's new defaults).
-**Save** writes the text to the file it was opened from, and only a text that
-parses (a broken file is never written over a good one).
-
-Under the dashboard, **What the edit changed** draws the baseline's
-distribution of models removed (grey, the last saved version to start with)
-under the current one, at the dashboard's values, with the change of the
-headline numbers (expected models removed, the chance of at least one).
-Saving makes the saved text the baseline; **Keep as baseline** does so
-without writing the file.
-
-The editor writes files, so it is never part of a served page: the dashboard
-server only serves its staged notebooks (workbench.serve), and
-``notebooks/rule_editor.ipynb`` is not among them.
+An edit is read again once typing pauses (``debounce`` seconds): a broken text shows the
+loader's message with its line (and that line's text) and keeps the last good dashboard; a good
+one redraws it, keeping the values set by hand that still fit the new stats. **Save** writes
+only a text that parses. **What the edit changed** draws the baseline's distribution of models
+removed (the last saved text, or the one kept with **Keep as baseline**) under the current one
+at the dashboard's values, with the change of the headline numbers. The editor writes files,
+so it is never part of a served page.
 """
 from __future__ import annotations
 

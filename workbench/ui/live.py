@@ -47,7 +47,8 @@ class Page:
     holding its recomputes (:meth:`held`), and :meth:`show` with the page's link applied."""
 
     widget: Any  # what is put on the page: each subclass's __init__ sets it
-    error: W.HTML  # the message line: each subclass's __init__ sets it
+    error: W.HTML  # the message line: each subclass's __init__ sets it (:meth:`_message_and_link`)
+    link: LinkBar  # the share link: likewise
     _hold = 0
     _query_applied = False
 
@@ -64,6 +65,11 @@ class Page:
 
     def _show_error(self, message: str) -> None:
         self.error.value = error_html(message)
+
+    def _message_and_link(self, feed=None) -> None:
+        """The message line ``error`` (class ``wb-error``) and the share link ``link`` (``wb-link``)."""
+        self.error = html_widget("wb-error")
+        self.link = LinkBar(feed=feed).add_class("wb-link")
 
     def _link_errors(self, errors: list[str]) -> list[str]:
         """Show what of a link was refused (``errors``) in the message line; returns them."""
@@ -102,7 +108,6 @@ class LiveDashboard(Page):
     the controls no longer hold the chosen units).
     """
 
-    link: LinkBar  # the share link: each subclass's __init__ sets it
     current_outcome: Callable[[], Any]  # what a forum post explains (pages with one)
     recomputes = 0
 
@@ -124,11 +129,6 @@ class LiveDashboard(Page):
 
     def _recompute(self) -> bool:  # pragma: no cover - every subclass has one (or its own refresh)
         raise NotImplementedError
-
-    def _message_and_link(self, feed=None) -> None:
-        """The message line ``error`` (class ``wb-error``) and the share link ``link`` (``wb-link``)."""
-        self.error = html_widget("wb-error")
-        self.link = LinkBar(feed=feed).add_class("wb-link")
 
     def _forum_panels(self) -> W.VBox:
         """``panels`` (class ``wb-panels``), holding the forum post of ``current_outcome()``."""
