@@ -53,12 +53,16 @@ def _variant(x: Any, role: str, paths: bool) -> Variant:
     return Variant.parse(x)
 
 
-def _grid_stats(a: Variant, b: Variant) -> list[str]:
-    """The stats a grid may step through: whole-number stats both take and neither fixes."""
+def _free(a: Variant, b: Variant) -> dict[str, Control]:
+    """The controls of the stats both variants take and neither fixes."""
     fixed = {k for v in (a, b) for k, _ in v.settings}
     common = set(_common(a, b))
-    return [k for k, c in _controls(a.description, a.function).items()
-            if k in common and k not in fixed and c.kind == "int"]
+    return {k: c for k, c in _controls(a.description, a.function).items() if k in common and k not in fixed}
+
+
+def _grid_stats(a: Variant, b: Variant) -> list[str]:
+    """The stats a grid may step through: whole-number stats both take and neither fixes."""
+    return [k for k, c in _free(a, b).items() if c.kind == "int"]
 
 
 def _placeholder_figure():
@@ -119,15 +123,12 @@ class BeforeAfterDashboard(LiveDashboard):
         self.paths = paths
         self.frame = None
         self._movers: tuple[tuple[Variant, Variant], Any] | None = None
-        self.names = html_widget("wb-variants")
-        self.verdict = html_widget("wb-verdict")
-        self.movers = html_widget("wb-movers-table")
+        self.names, self.verdict, self.movers = map(html_widget, ("wb-variants", "wb-verdict", "wb-movers-table"))
         self._message_and_link()
-        self.x_axis = guard.Dropdown(options=[("", "")], description="across")
-        self.y_axis = guard.Dropdown(options=[("", "")], description="down")
+        self.x_axis, self.y_axis = (guard.Dropdown(options=[("", "")], description=text,
+                                                   tooltip="the stat the grid steps through").add_class("wb-axis")
+                                    for text in ("across", "down"))
         for w in (self.x_axis, self.y_axis):
-            w.add_class("wb-axis")
-            w.tooltip = "the stat the grid steps through"
             w.observe(self._on_change, names="value")
         self.sliders: dict[str, W.ValueWidget] = {}
         self.slider_box = row([], "wb-controls")
@@ -150,9 +151,6 @@ class BeforeAfterDashboard(LiveDashboard):
     # -- the variants and their controls -----------------------------------
     def _build(self, a: Variant, b: Variant, grid: dict[str, Any] | None = None) -> None:
         """Controls for the variants ``a`` and ``b`` (and the grid's two stats)."""
-        fixed = {k for v in (a, b) for k, _ in v.settings}
-        common = set(_common(a, b))
-        controls = _controls(a.description, a.function)
         stats = _grid_stats(a, b)
         if len(stats) < 2:
             raise InputError("b", "a variant sharing at least two whole-number stats with the first", b.name)
@@ -165,8 +163,7 @@ class BeforeAfterDashboard(LiveDashboard):
         self.axis_values = {k: (list(grid[k]) if k in grid else _axis_values(a, k)) for k in stats}
         seed = a.description.seed_matchup
         self.controls: dict[str, Control] = {k: replace(c, default=c.check(seed.get(k, c.default)))
-                                             for k, c in controls.items()
-                                             if k in common and k not in fixed and c.kind in ("int", "optint")}
+                                             for k, c in _free(a, b).items() if c.kind in ("int", "optint")}
         with self.held():
             options = [(_axis_words_of(a, k), k) for k in stats]
             self.x_axis.options, self.y_axis.options = options, options

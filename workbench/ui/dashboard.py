@@ -58,9 +58,7 @@ class _Controls(dict):
         d = self._dashboard
         if name not in d.specs:
             raise KeyError(name)
-        w = make_control(d.specs[name], d._looks)
-        w.observe(d._on_change, names="value")
-        self[name] = w
+        w = self[name] = d._controls({name: d.specs[name]}, d._looks)[name]
         return w
 
 
@@ -137,14 +135,12 @@ class SystemDashboard(LiveDashboard):
                  f"<p>{html.escape(d.blurb)} Set up the attack with the controls below"
                  + (", or pick units from the army lists" if d.profiles is not None else "")
                  + f". {FOLLOWS}</p>")
-        parts = [self.mode_picker]
-        if self.profile_picker is not None:
-            parts.append(self.profile_picker.widget)
+        picker = [] if self.profile_picker is None else [self.profile_picker.widget]
         self.results = (self.headline, _row([self.fig_dist, self.fig_at_least]).add_class("wb-row-first"),
                         _row([self.fig_stages, self.effects]), self.stage_charts.widget)
-        parts += [self.controls_box, self.error, self.headline, self.results[1],
-                  self.sampled_toggle, self.results[2], self.stage_charts.widget, self.link, self.panels]
-        self._page(self.system, intro, parts)
+        self._page(self.system, intro, [self.mode_picker, *picker, self.controls_box, self.error, self.headline,
+                                        self.results[1], self.sampled_toggle, self.results[2],
+                                        self.stage_charts.widget, self.link, self.panels])
 
         self._show_mode_controls()
         self.refresh()
