@@ -139,8 +139,7 @@ class CompareDashboard(LiveDashboard):
         self.controls = self._controls(COMPARE_CONTROLS, SharedLooks())
         for w in self.controls.values():
             w.add_class("wb-concept")
-        self.table = html_widget("wb-compare-table")
-        self.effects = self.table
+        self.table = self.effects = html_widget("wb-compare-table")
         self._message_and_link()
         from .. import points, profiles
         with_profiles = [s for s in self.system_keys if s in profiles.profile_systems()]
@@ -148,9 +147,8 @@ class CompareDashboard(LiveDashboard):
         self.points = html_widget("wb-points-table", points.table_html(points.rank(systems_=with_profiles)))
         self.panels = self._forum_panels()
         # the legend sits under the axis, where it hides no bar
-        layout = plot_layout(height=400, margin=dict(l=50, r=12, t=45, b=95), bargap=0.15,
-                             legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
-        self._plot_layout = layout
+        self._plot_layout = plot_layout(height=400, margin=dict(l=50, r=12, t=45, b=95), bargap=0.15,
+                                        legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
         self.fig_dist, self.fig_means = (Plot(None).add_class(f"wb-plot-{k}") for k in ("compare", "means"))
         intro = ("<h2>Every system, one matchup</h2><p>In each system a basic trooper fires its basic "
                  "gun at a basic trooper of the same army list. Each slider moves every system's own stat "
@@ -164,7 +162,8 @@ class CompareDashboard(LiveDashboard):
             if key not in self.system_keys:
                 cb = W.Checkbox(value=False, indent=False, description=systems.get(key).name,
                                 layout=W.Layout(width="auto")).add_class(f"wb-add-{key}")
-                cb.observe(lambda change, key=key: self._on_add(key, change["new"]), names="value")
+                cb.observe(lambda change, key=key: (self.add_system if change["new"] else self.remove_system)(key),
+                           names="value")
                 self.add_boxes[key] = cb
         adder = W.HBox([W.HTML("<b>Add to the overlay:</b>"), *self.add_boxes.values()],
                        layout=W.Layout(flex_flow="row wrap", align_items="center",
@@ -195,12 +194,6 @@ class CompareDashboard(LiveDashboard):
         return qs + (("&" if qs else "?") + "add=" + ",".join(self.added) if self.added else "")
 
     # -- the systems shown ---------------------------------------------------
-    def _on_add(self, key: str, on: bool) -> None:
-        if on:
-            self.add_system(key)
-        else:
-            self.remove_system(key)
-
     def add_system(self, key: str) -> None:
         """Put a registered system beside the others (an unknown key is an InputError naming the keys)."""
         d = systems.get(key)
@@ -218,8 +211,7 @@ class CompareDashboard(LiveDashboard):
         """Take an added system off the overlay again."""
         if key not in self.added:
             return
-        keep = [i for i, s in enumerate(self.system_keys) if s != key]
-        self.system_keys = tuple(self.system_keys[i] for i in keep)
+        self.system_keys = tuple(s for s in self.system_keys if s != key)
         self.added = tuple(s for s in self.added if s != key)
         for table in (self._outcomes, self._kwargs, self._errors):
             table.pop(key, None)

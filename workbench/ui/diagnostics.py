@@ -22,7 +22,7 @@ from . import guard
 from .controlwidgets import SharedLooks, make_control
 from .diagwords import _relabel, _show, _table, _words, stat_labels
 from .live import Page, error_html
-from .looks import page_style, row as _row
+from .looks import html_widget, page_style, row as _row
 from .plotwidget import Plot
 from .query import format_query, parse_controls
 
@@ -126,15 +126,14 @@ class DiagnosticsDashboard(Page, W.VBox):
                                         self._granularity_tab(), self._equivalence_tab(system),
                                         self._points_tab()], titles=list(TABS.values()))
         self.tabs.observe(self._on_tab, "selected_index")
-        intro = W.HTML(
+        intro = html_widget("wb-title", (
             "<h2>Design diagnostics</h2><p>How the systems respond to their stats. <b>Sweep</b>: "
             "expected models removed (or the chance of removing at least one, two, three) over every value "
             "of two stats. <b>Value of +1</b>: what one step better of each stat is worth. <b>Granularity</b>: "
             "how finely each system's dice can tune a chance. <b>Equivalence</b>: the settings of the other "
             "systems closest to a matchup of your choice. <b>Points</b>: the army lists' matchups ranked by models "
             "removed per 100 points (illustrative costs). Everything follows when you let go of a control; "
-            "the link at the bottom brings anyone back to the same settings.</p>")
-        intro.add_class("wb-title")
+            "the link at the bottom brings anyone back to the same settings.</p>"))
         super().__init__([page_style(), intro, self.message, self.tabs, self.link])
         self.widget = self
         self.add_class("wb-diagnostics")
@@ -284,9 +283,7 @@ class DiagnosticsDashboard(Page, W.VBox):
     # -- value of +1 ---------------------------------------------------------
     def _plus_one_tab(self, system: str) -> W.Widget:
         self.p1_system, self.p1_shots = self._made["plus_system"], self._made["plus_shots"]
-        self.p1_view = _view()
-        self.p1_table = W.HTML("")
-        self.p1_doc = W.HTML("")
+        self.p1_view, self.p1_table, self.p1_doc = _view(), W.HTML(""), W.HTML("")
         for w in (self.p1_system, self.p1_shots):
             w.observe(self._on(self.update_plus_one), "value")
         return W.VBox([_row([self.p1_system, self.p1_shots]), self.p1_doc, self.p1_view, self.p1_table])
@@ -308,8 +305,7 @@ class DiagnosticsDashboard(Page, W.VBox):
     # -- granularity -----------------------------------------------------------
     def _granularity_tab(self) -> W.Widget:
         self._granularity: pd.DataFrame | None = None  # the table drawn, once the tab is first shown
-        self.gr_view = _view()
-        self.gr_table = W.HTML("")
+        self.gr_view, self.gr_table = _view(), W.HTML("")
         return W.VBox([self.gr_view, self.gr_table])
 
     @_tab_update
@@ -330,10 +326,7 @@ class DiagnosticsDashboard(Page, W.VBox):
     def _equivalence_tab(self, system: str) -> W.Widget:
         self.eq_system, self.eq_shots, self.eq_models = (self._made[k] for k in ("eq_system", "eq_shots",
                                                                                 "eq_models"))
-        self.eq_sliders = _row([])
-        self.eq_msg = W.HTML("")
-        self.eq_view = _view()
-        self.eq_table = W.HTML("")
+        self.eq_sliders, self.eq_msg, self.eq_view, self.eq_table = _row([]), W.HTML(""), _view(), W.HTML("")
         self._eq_build()
         self.eq_system.observe(self._on(self._eq_build, self.update_equivalence), "value")
         for w in (self.eq_shots, self.eq_models):
@@ -388,8 +381,7 @@ class DiagnosticsDashboard(Page, W.VBox):
 
     # -- points ------------------------------------------------------------------
     def _points_tab(self) -> W.Widget:
-        self.pt_by = self._made["points_by"]
-        self.pt_table = W.HTML("")
+        self.pt_by, self.pt_table = self._made["points_by"], W.HTML("")
         self.pt_by.observe(self._on(self.update_points), "value")
         return W.VBox([self.pt_by, self.pt_table])
 
