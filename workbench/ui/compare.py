@@ -12,10 +12,8 @@ size) are the same number in every system. A step that leaves a system's
 allowed range shows that system's error and keeps its previous result; the
 other systems carry on. A system without a concept is not moved by it.
 
-The page starts with the built-in systems; "Add to the overlay" puts any
-other registered system (a designer's rule file) beside them, from its seed
-matchup (its stats' defaults) with the shared ``shots`` and ``models`` when
-it has such stats. The link carries the added systems (``&add=kill6``).
+"Add to the overlay" puts any other registered system beside the built-ins, from its stats'
+defaults (docs/rule-dashboards.md, "The compare page"; the link: ``&add=kill6``).
 """
 from __future__ import annotations
 
