@@ -91,11 +91,9 @@ class TurnDashboard(LiveDashboard):
             plan = [self.widgets[f"{side}_plan"], self.widgets[f"{side}_kill"]]
             if side == "b":
                 plan.append(self.widgets["b_answer"])
-            box = W.VBox([W.HTML(f"<h3>{html.escape(title)}</h3><p>It {html.escape(what)}.</p>"),
-                          _row(plan), _row([self.widgets[f"{side}_units"]]), *rows])
-            box.add_class(f"wb-side-{side}")
-            box.add_class("wb-side")
-            sides.append(box)
+            sides.append(W.VBox([W.HTML(f"<h3>{html.escape(title)}</h3><p>It {html.escape(what)}.</p>"),
+                                 _row(plan), _row([self.widgets[f"{side}_units"]]), *rows])
+                         .add_class(f"wb-side-{side}").add_class("wb-side"))
 
         intro = (
             "<h2>40k Changes: a whole turn</h2>"
@@ -286,12 +284,10 @@ class TurnDashboard(LiveDashboard):
 
         fig = go.Figure(layout=self._layout("Shots at a unit already destroyed", "", "share",
                                             barmode="group", yaxis_tickformat=".1%"))
-        fig.add_bar(x=names, y=[float(n.loc[k, "p_wasted_turn"]) for k in SCENARIOS],
-                    name="turns with wasted shots", marker_color="#937860",
-                    hovertemplate="%{x}: %{y:.1%} of turns<extra></extra>")
-        fig.add_bar(x=names, y=[float(n.loc[k, "wasted_share"]) for k in SCENARIOS],
-                    name="active player's dice wasted", marker_color="#DA8BC3",
-                    hovertemplate="%{x}: %{y:.1%} of the dice<extra></extra>")
+        for col, name, colour, of in (("p_wasted_turn", "turns with wasted shots", "#937860", "turns"),
+                                      ("wasted_share", "active player's dice wasted", "#DA8BC3", "the dice")):
+            fig.add_bar(x=names, y=[float(n.loc[k, col]) for k in SCENARIOS], name=name, marker_color=colour,
+                        hovertemplate="%{x}: %{y:.1%} of " + of + "<extra></extra>")
         self.figures["wasted"].show(fig)
 
         answers = ["engage", "under_fire"]
