@@ -85,15 +85,12 @@ class RuleEditor:
                                     tooltip="compare the next edits with the current text")
         self.keep_button.on_click(lambda _: self.keep_baseline())
         from .plotwidget import Plot
-        self.change_fig = Plot(_change_figure())
-        self.change_fig.add_class("wb-plot-change")
+        self.change_fig = Plot(_change_figure()).add_class("wb-plot-change")
         change_box = W.VBox([W.HTML("<b>What the edit changed</b>"), W.HBox([self.keep_button]), self.change,
-                             self.change_fig])
-        change_box.add_class("wb-editor-baseline")
+                             self.change_fig]).add_class("wb-editor-baseline")
 
         self.text = W.Textarea(value=self._saved_text, continuous_update=True,
-                               layout=W.Layout(width="100%", height="44em"))
-        self.text.add_class("wb-rule-text")
+                               layout=W.Layout(width="100%", height="44em")).add_class("wb-rule-text")
         self.status = html_widget("wb-editor-status")
         self.save_button = W.Button(description="Save", icon="save", button_style="primary",
                                     tooltip=f"write the text to {self.path}")
@@ -105,8 +102,8 @@ class RuleEditor:
         right = W.VBox([self.dashboard_box, change_box], layout=W.Layout(flex="1 1 60%", min_width="420px"))
         left = W.VBox([head, self.text, W.HBox([self.save_button, self.saved]), self.status],
                       layout=W.Layout(flex="1 1 40%", min_width="320px"))
-        self.widget = W.HBox([left, right], layout=W.Layout(flex_flow="row wrap", width="100%"))
-        self.widget.add_class("wb-rule-editor")
+        self.widget = W.HBox([left, right],
+                             layout=W.Layout(flex_flow="row wrap", width="100%")).add_class("wb-rule-editor")
         self.text.observe(self._on_edit, names="value")
         self.apply()
         if self.system is not None:
