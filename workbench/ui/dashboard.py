@@ -108,8 +108,7 @@ class SystemDashboard(LiveDashboard):
                                              description=f"also show {sampled_samples:,} simulated games "
                                                          f"(dots, with their margin of error)",
                                              layout=W.Layout(width="auto", max_width="100%"))
-        for cls in ("wb-sampled", "wb-wrap"):
-            self.sampled_toggle.add_class(cls)
+        self.sampled_toggle.add_class("wb-sampled").add_class("wb-wrap")
         self.sampled_toggle.observe(self._on_change, names="value")
 
         #: every number a recompute changes (plots, headline, Numbers table, link) travels in one message

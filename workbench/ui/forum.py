@@ -258,8 +258,7 @@ class PostTabs(W.VBox):
         for key, _title, label, mime in formats:
             box = W.Textarea(layout=W.Layout(width="100%", height="16em"))
             setattr(self, f"{key}_box", box)
-            self.copy[key] = CopyButton(label=label, mime=mime)
-            self.copy[key].add_class(f"wb-copy-{key}")
+            self.copy[key] = CopyButton(label=label, mime=mime).add_class(f"wb-copy-{key}")
             pages.append(W.VBox([self.copy[key], box]))
         self.tabs = W.Tab(children=pages, titles=[f[1] for f in formats])
         self.links = W.HTML("")

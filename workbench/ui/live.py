@@ -155,9 +155,7 @@ class LiveDashboard(Page):
         """``widget``: the stylesheet, the introduction ``intro`` (HTML, class ``wb-title``), then
         ``parts``; classes ``wb-dashboard`` and ``wb-dashboard-<key>``."""
         title = html_widget("wb-title", intro)
-        self.widget = W.VBox([page_style(), title, *parts])
-        for cls in ("wb-dashboard", f"wb-dashboard-{key}"):
-            self.widget.add_class(cls)
+        self.widget = W.VBox([page_style(), title, *parts]).add_class("wb-dashboard").add_class(f"wb-dashboard-{key}")
 
     def on_refresh(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` after every valid recompute."""
