@@ -103,9 +103,10 @@ class LiveDashboard(Page):
 
     A subclass sets ``widget`` (what is put on the page) and ``error`` (its
     message line) and implements ``_recompute()`` (the one recompute) and
-    ``_apply_query(qs, errors)``; its controls call :meth:`_on_change`. :meth:`on_refresh` registers a callback run
-    after each valid recompute (the profile picker uses it to notice that
-    the controls no longer hold the chosen units).
+    ``_apply_query(qs, errors)``; its controls call :meth:`_on_change`.
+    :meth:`on_refresh` registers a callback run after each recompute that did
+    not fail (the profile picker uses it to notice that the controls no longer
+    hold the chosen units).
     """
 
     current_outcome: Callable[[], Any]  # what a forum post explains (pages with one)
