@@ -25,11 +25,10 @@ from ..variants.movers import MOVER_HEAD, _profile_matchups, mover_rows
 from ..variants.sweep import _common
 from ..variants.variant import _controls, _is_path
 from . import guard
-from .controlwidgets import _to_widget, make_control
-from .live import LiveDashboard, checked
+from .live import LiveDashboard
 from .looks import html_widget, row, table_html
 from .plotwidget import Plot
-from .query import parse_controls
+from .query import parse_controls, split_query
 
 __all__ = ["BeforeAfterDashboard", "DEFAULT_A", "DEFAULT_B", "DEFAULT_GRID", "GRID_CELLS"]
 
@@ -54,12 +53,16 @@ def _variant(x: Any, role: str, paths: bool) -> Variant:
     return Variant.parse(x)
 
 
-def _grid_stats(a: Variant, b: Variant) -> list[str]:
-    """The stats a grid may step through: whole-number stats both take and neither fixes."""
+def _free(a: Variant, b: Variant) -> dict[str, Control]:
+    """The controls of the stats both variants take and neither fixes."""
     fixed = {k for v in (a, b) for k, _ in v.settings}
     common = set(_common(a, b))
-    return [k for k, c in _controls(a.description, a.function).items()
-            if k in common and k not in fixed and c.kind == "int"]
+    return {k: c for k, c in _controls(a.description, a.function).items() if k in common and k not in fixed}
+
+
+def _grid_stats(a: Variant, b: Variant) -> list[str]:
+    """The stats a grid may step through: whole-number stats both take and neither fixes."""
+    return [k for k, c in _free(a, b).items() if c.kind == "int"]
 
 
 def _placeholder_figure():
@@ -120,20 +123,16 @@ class BeforeAfterDashboard(LiveDashboard):
         self.paths = paths
         self.frame = None
         self._movers: tuple[tuple[Variant, Variant], Any] | None = None
-        self.names = html_widget("wb-variants")
-        self.verdict = html_widget("wb-verdict")
-        self.movers = html_widget("wb-movers-table")
+        self.names, self.verdict, self.movers = map(html_widget, ("wb-variants", "wb-verdict", "wb-movers-table"))
         self._message_and_link()
-        self.x_axis = guard.Dropdown(options=[("", "")], description="across")
-        self.y_axis = guard.Dropdown(options=[("", "")], description="down")
+        self.x_axis, self.y_axis = (guard.Dropdown(options=[("", "")], description=text,
+                                                   tooltip="the stat the grid steps through").add_class("wb-axis")
+                                    for text in ("across", "down"))
         for w in (self.x_axis, self.y_axis):
-            w.add_class("wb-axis")
-            w.tooltip = "the stat the grid steps through"
             w.observe(self._on_change, names="value")
         self.sliders: dict[str, W.ValueWidget] = {}
         self.slider_box = row([], "wb-controls")
-        self.fig = Plot(_placeholder_figure())
-        self.fig.add_class("wb-diff-heatmap")
+        self.fig = Plot(_placeholder_figure()).add_class("wb-diff-heatmap")
         from .forum import _FORMATS, PostTabs
         self.posts = PostTabs(_FORMATS[1:], tooltip="Markdown and BBCode of this change, and its heatmaps as a picture")
         self.posts.button.on_click(lambda _b: self.post())
@@ -152,9 +151,6 @@ class BeforeAfterDashboard(LiveDashboard):
     # -- the variants and their controls -----------------------------------
     def _build(self, a: Variant, b: Variant, grid: dict[str, Any] | None = None) -> None:
         """Controls for the variants ``a`` and ``b`` (and the grid's two stats)."""
-        fixed = {k for v in (a, b) for k, _ in v.settings}
-        common = set(_common(a, b))
-        controls = _controls(a.description, a.function)
         stats = _grid_stats(a, b)
         if len(stats) < 2:
             raise InputError("b", "a variant sharing at least two whole-number stats with the first", b.name)
@@ -167,15 +163,12 @@ class BeforeAfterDashboard(LiveDashboard):
         self.axis_values = {k: (list(grid[k]) if k in grid else _axis_values(a, k)) for k in stats}
         seed = a.description.seed_matchup
         self.controls: dict[str, Control] = {k: replace(c, default=c.check(seed.get(k, c.default)))
-                                             for k, c in controls.items()
-                                             if k in common and k not in fixed and c.kind in ("int", "optint")}
+                                             for k, c in _free(a, b).items() if c.kind in ("int", "optint")}
         with self.held():
             options = [(_axis_words_of(a, k), k) for k in stats]
             self.x_axis.options, self.y_axis.options = options, options
             self.x_axis.value, self.y_axis.value = keys
-        self.sliders = {k: make_control(c) for k, c in self.controls.items()}
-        for w in self.sliders.values():
-            w.observe(self._on_change, names="value")
+        self.sliders = self._controls(self.controls)
         self.slider_box.children = list(self.sliders.values())
         self._movers = None
         self.names.value = (f"<p><b>Before:</b> {html.escape(a.name)}<br><b>After:</b> {html.escape(b.name)}</p>")
@@ -209,19 +202,13 @@ class BeforeAfterDashboard(LiveDashboard):
 
     # -- writing -----------------------------------------------------------
     def set_values(self, **values: Any) -> bool:
-        with self.hold():
-            for k, v in checked(values, self.controls).items():
-                self.sliders[k].value = _to_widget(self.controls[k], v)
+        self._set(values, self.controls, self.sliders)
         return self.frame is not None
 
-    def apply_query(self, qs: str) -> list[str]:
-        """Read the link: both variants, the grid's stats and ranges, the matchup's values.
-        A bad part is a message; the rest of the link still applies."""
-        self._query_applied = True
-        errors: list[str] = []
-        pairs = urllib.parse.parse_qsl((qs or "").lstrip("?"), keep_blank_values=True)
-        own = {k: v for k, v in reversed(pairs) if k in _KEYS}
-        rest = urllib.parse.urlencode([(k, v) for k, v in pairs if k not in _KEYS])
+    def _apply_query(self, qs: str, errors: list[str]) -> None:
+        """Both variants, the grid's stats and ranges, the matchup's values."""
+        pairs, rest = split_query(qs, _KEYS)
+        own = dict(reversed(pairs))
         a, b = self.a, self.b
         for role in ("a", "b"):
             if role in own:
@@ -253,7 +240,6 @@ class BeforeAfterDashboard(LiveDashboard):
             values = parse_controls(rest, self.controls, errors)
             if values:
                 self.set_values(**values)
-        return self._link_errors(errors)
 
     # -- the one recompute -------------------------------------------------
     def _recompute(self) -> bool:
@@ -266,7 +252,6 @@ class BeforeAfterDashboard(LiveDashboard):
         self.movers.value = _movers_html(self._mover_table(df))
         self.link.query = self.query_string()
         self.error.value = ""
-        self._refreshed()
         return True
 
     def _draw(self, df) -> None:

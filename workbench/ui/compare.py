@@ -12,10 +12,8 @@ size) are the same number in every system. A step that leaves a system's
 allowed range shows that system's error and keeps its previous result; the
 other systems carry on. A system without a concept is not moved by it.
 
-The page starts with the built-in systems; "Add to the overlay" puts any
-other registered system (a designer's rule file) beside them, from its seed
-matchup (its stats' defaults) with the shared ``shots`` and ``models`` when
-it has such stats. The link carries the added systems (``&add=kill6``).
+"Add to the overlay" puts any other registered system beside the built-ins, from its stats'
+defaults (docs/rule-dashboards.md, "The compare page"; the link: ``&add=kill6``).
 """
 from __future__ import annotations
 
@@ -28,11 +26,11 @@ from ..controls import Control
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
 from ..systems.description import CONCEPT_NAMES, Step
-from .controlwidgets import SharedLooks, make_control
-from .live import LiveDashboard, checked, error_html
+from .controlwidgets import SharedLooks
+from .live import LiveDashboard, error_html
 from .looks import html_widget, plot_layout, row, table_html
 from .plotwidget import Plot
-from .query import format_query, parse_controls
+from .query import format_query, parse_controls, split_query
 
 __all__ = ["COMPARE_CONTROLS", "CompareDashboard", "base_kwargs", "compare_kwargs", "concept_table",
            "stat_text"]
@@ -136,30 +134,20 @@ class CompareDashboard(LiveDashboard):
         self._outcomes: dict[str, Outcome] = {}
         self._kwargs: dict[str, dict[str, Any]] = {}
         self._errors: dict[str, str] = {}
-        self.controls = {}
-        looks = SharedLooks()
-        for name, c in COMPARE_CONTROLS.items():
-            w = make_control(c, looks)
+        self.controls = self._controls(COMPARE_CONTROLS, SharedLooks())
+        for w in self.controls.values():
             w.add_class("wb-concept")
-            w.observe(lambda change: self._on_change(), names="value")
-            self.controls[name] = w
-        self.table = html_widget("wb-compare-table")
-        self.effects = self.table
+        self.table = self.effects = html_widget("wb-compare-table")
         self._message_and_link()
         from .. import points, profiles
         with_profiles = [s for s in self.system_keys if s in profiles.profile_systems()]
         self.units = {s: profiles.basic_matchup(s) for s in with_profiles}  # for the points column
         self.points = html_widget("wb-points-table", points.table_html(points.rank(systems_=with_profiles)))
-        from .forum import ForumPanel
-        self.panels = W.VBox([ForumPanel(self.current_outcome)])
-        self.panels.add_class("wb-panels")
+        self.panels = self._forum_panels()
         # the legend sits under the axis, where it hides no bar
-        layout = plot_layout(height=400, margin=dict(l=50, r=12, t=45, b=95), bargap=0.15,
-                             legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
-        self._plot_layout = layout
-        self.fig_dist, self.fig_means = Plot(None), Plot(None)
-        self.fig_dist.add_class("wb-plot-compare")
-        self.fig_means.add_class("wb-plot-means")
+        self._plot_layout = plot_layout(height=400, margin=dict(l=50, r=12, t=45, b=95), bargap=0.15,
+                                        legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
+        self.fig_dist, self.fig_means = (Plot(None).add_class(f"wb-plot-{k}") for k in ("compare", "means"))
         intro = ("<h2>Every system, one matchup</h2><p>In each system a basic trooper fires its basic "
                  "gun at a basic trooper of the same army list. Each slider moves every system's own stat "
                  "by one step in the same direction (+1 helps the side it names): "
@@ -171,14 +159,13 @@ class CompareDashboard(LiveDashboard):
         for key in systems.keys():
             if key not in self.system_keys:
                 cb = W.Checkbox(value=False, indent=False, description=systems.get(key).name,
-                                layout=W.Layout(width="auto"))
-                cb.add_class(f"wb-add-{key}")
-                cb.observe(lambda change, key=key: self._on_add(key, change["new"]), names="value")
+                                layout=W.Layout(width="auto")).add_class(f"wb-add-{key}")
+                cb.observe(lambda change, key=key: (self.add_system if change["new"] else self.remove_system)(key),
+                           names="value")
                 self.add_boxes[key] = cb
         adder = W.HBox([W.HTML("<b>Add to the overlay:</b>"), *self.add_boxes.values()],
                        layout=W.Layout(flex_flow="row wrap", align_items="center",
-                                       display=None if self.add_boxes else "none"))
-        adder.add_class("wb-compare-add")
+                                       display=None if self.add_boxes else "none")).add_class("wb-compare-add")
         plots = row([self.fig_dist, self.fig_means])
         self._page("compare", intro, [box, adder, self.error, self.table, plots, self.link,
                                       self.points, self.panels])
@@ -205,12 +192,6 @@ class CompareDashboard(LiveDashboard):
         return qs + (("&" if qs else "?") + "add=" + ",".join(self.added) if self.added else "")
 
     # -- the systems shown ---------------------------------------------------
-    def _on_add(self, key: str, on: bool) -> None:
-        if on:
-            self.add_system(key)
-        else:
-            self.remove_system(key)
-
     def add_system(self, key: str) -> None:
         """Put a registered system beside the others (an unknown key is an InputError naming the keys)."""
         d = systems.get(key)
@@ -228,8 +209,7 @@ class CompareDashboard(LiveDashboard):
         """Take an added system off the overlay again."""
         if key not in self.added:
             return
-        keep = [i for i, s in enumerate(self.system_keys) if s != key]
-        self.system_keys = tuple(self.system_keys[i] for i in keep)
+        self.system_keys = tuple(s for s in self.system_keys if s != key)
         self.added = tuple(s for s in self.added if s != key)
         for table in (self._outcomes, self._kwargs, self._errors):
             table.pop(key, None)
@@ -240,16 +220,12 @@ class CompareDashboard(LiveDashboard):
     # -- writing -----------------------------------------------------------
 
     def set_values(self, **values: Any) -> bool:
-        with self.hold():
-            for k, v in checked(values, COMPARE_CONTROLS).items():
-                self.controls[k].value = v
+        self._set(values, COMPARE_CONTROLS, self.controls)
         return not self._errors
 
-    def apply_query(self, qs: str) -> list[str]:
-        self._query_applied = True
-        errors: list[str] = []
-        qs, added = _split_added(qs)
-        for key in added:
+    def _apply_query(self, qs: str, errors: list[str]) -> None:
+        own, qs = split_query(qs, ("add",))
+        for key in (k for _, v in own for k in v.split(",") if k.strip()):
             try:
                 self.add_system(key)
             except InputError as exc:
@@ -258,8 +234,6 @@ class CompareDashboard(LiveDashboard):
         if values and not self.set_values(**values):
             # each system out of its range keeps its previous result, as moving the sliders there would
             errors += [f"{self.names[s]}: {m}" for s, m in self._errors.items()]
-        return self._link_errors(errors)
-
 
     # -- the one recompute -------------------------------------------------
     def _recompute(self) -> bool:
@@ -279,7 +253,6 @@ class CompareDashboard(LiveDashboard):
         self.link.query = self.query_string()
         self.error.value = error_html(" | ".join(f"{self.names[s]}: {m}" for s, m in self._errors.items())) \
             if self._errors else ""
-        self._refreshed()
         return not self._errors
 
     def _means_figure(self) -> dict:
@@ -339,7 +312,6 @@ class CompareDashboard(LiveDashboard):
                 f"at {models} models, so every count has the same chance.</p>")
         return "".join(lines)
 
-
     def _per_100(self, system: str, out: Outcome) -> str:
         """Models removed per 100 points of the firing models (the basic matchup's illustrative costs)."""
         from ..points import efficiency
@@ -349,15 +321,6 @@ class CompareDashboard(LiveDashboard):
         if attacker.points is None:
             return "–"
         return f"{efficiency(out, attacker, weapon=weapon).removed_per_100:.2f}"
-
-
-def _split_added(qs: str) -> tuple[str, list[str]]:
-    """The query string without its ``add=`` pairs, and the system keys they name."""
-    from urllib.parse import parse_qsl, urlencode
-    pairs = parse_qsl(qs.lstrip("?"), keep_blank_values=True)
-    added = [k for name, v in pairs if name == "add" for k in v.split(",") if k.strip()]
-    rest = urlencode([(n, v) for n, v in pairs if n != "add"])
-    return ("?" + rest if rest else ""), added
 
 
 def _concept_words(system_keys) -> str:

@@ -1,26 +1,18 @@
 """One generic dashboard for every rule system, built from the control specs.
 
-``SystemDashboard("changes").show()`` puts on the page: a mode switch
-(shooting / close combat), a profile picker, one control per argument of the
-selected stat-level function, the live plots (distribution of models removed
-with an optional sampled overlay, "at least N removed", per-stage
-probabilities as fractions), the side effects as numbers, a folded "Stage by
-stage" section (how many get through each step, one small chart per step,
-drawn only once a viewer opens it: :mod:`workbench.ui.stagecharts`; absent
-for an outcome without ``stage_pmfs``), an error line, a shareable link, and a
-``panels`` area where other widgets can be appended.
+``SystemDashboard("changes").show()`` puts on the page: a mode switch, a
+profile picker, one control per argument of the selected stat-level function,
+the headline numbers, the live plots, the Numbers table, the folded "Stage by
+stage" section (:mod:`workbench.ui.stagecharts`), a message line, a shareable
+link and a ``panels`` area where other widgets can be appended.
 
 Every change of a control recomputes the exact outcome once and updates the
-figures in place (each plot sends the page only what changed). A combination the
-rules forbid raises :class:`~workbench.errors.WorkbenchError` in the system
-module: its message is shown in the error line and the previous results stay,
-greyed, as the last allowed settings' results.
-
-What a viewer sends over the page's websocket is read against each
-control's declared range (:meth:`SystemDashboard.values` never trusts the
-widget's own ``min``/``max``: :mod:`workbench.ui.controlwidgets` builds the
-controls and holds them to their specs), and nothing a viewer does puts a traceback on
-the page (:mod:`workbench.ui.guard`).
+figures in place. A combination the rules forbid raises
+:class:`~workbench.errors.WorkbenchError` in the system module: its message
+is shown and the previous results stay, greyed, as the last allowed settings'
+results. Each value is read against its control's declared range
+(:mod:`workbench.ui.controlwidgets`), and nothing a viewer does puts a
+traceback on the page (:mod:`workbench.ui.guard`).
 """
 from __future__ import annotations
 
@@ -66,9 +58,7 @@ class _Controls(dict):
         d = self._dashboard
         if name not in d.specs:
             raise KeyError(name)
-        w = make_control(d.specs[name], d._looks)
-        w.observe(d._on_change, names="value")
-        self[name] = w
+        w = self[name] = d._controls({name: d.specs[name]}, d._looks)[name]
         return w
 
 
@@ -108,8 +98,8 @@ class SystemDashboard(LiveDashboard):
 
         first = next(iter(self.modes))
         self.mode_picker = guard.ToggleButtons(options=[(m.title, m.key) for m in self.modes.values()],
-                                               value=mode or first, tooltips=[], style={"button_width": "auto"})
-        self.mode_picker.add_class("wb-mode")
+                                               value=mode or first, tooltips=[],
+                                               style={"button_width": "auto"}).add_class("wb-mode")
         if len(self.modes) < 2:
             self.mode_picker.layout.display = "none"
         self.mode_picker.observe(self._on_mode, names="value")
@@ -118,27 +108,19 @@ class SystemDashboard(LiveDashboard):
                                              description=f"also show {sampled_samples:,} simulated games "
                                                          f"(dots, with their margin of error)",
                                              layout=W.Layout(width="auto", max_width="100%"))
-        self.sampled_toggle.add_class("wb-sampled")
-        self.sampled_toggle.add_class("wb-wrap")
+        self.sampled_toggle.add_class("wb-sampled").add_class("wb-wrap")
         self.sampled_toggle.observe(self._on_change, names="value")
 
         #: every number a recompute changes (plots, headline, Numbers table, link) travels in one message
         self.feed = Feed()
-        self.effects = FedHTML(value="", feed=self.feed)
-        self.effects.add_class("wb-effects")
-        self.headline = FedHTML(value="", feed=self.feed)
-        self.headline.add_class("wb-headline")
+        self.effects, self.headline = (FedHTML(value="", feed=self.feed).add_class(f"wb-{k}")
+                                       for k in ("effects", "headline"))
         self._valid_query: str | None = None
         self._error_text = ""
         self._message_and_link(self.feed)
-        from .forum import ForumPanel  # the one-click forum post
-        self.panels = W.VBox([ForumPanel(self.current_outcome)])
-        self.panels.add_class("wb-panels")
-
-        self.fig_dist, self.fig_at_least, self.fig_stages = (Plot(None, feed=self.feed) for _ in range(3))
-        self.fig_dist.add_class("wb-plot-dist")
-        self.fig_at_least.add_class("wb-plot-at-least")
-        self.fig_stages.add_class("wb-plot-stages")
+        self.panels = self._forum_panels()  # the one-click forum post
+        self.fig_dist, self.fig_at_least, self.fig_stages = (Plot(None, feed=self.feed).add_class(f"wb-plot-{k}")
+                                                             for k in ("dist", "at-least", "stages"))
         self.stage_charts = StageCharts(self._show_error, self.feed)
 
         self.profile_picker = None
@@ -146,22 +128,18 @@ class SystemDashboard(LiveDashboard):
             from .picker import ProfilePicker
             self.profile_picker = ProfilePicker(self)
 
-        self.controls_box = W.VBox([])
-        self.controls_box.add_class("wb-controls")
+        self.controls_box = W.VBox([]).add_class("wb-controls")
         d = self.description
         intro = (f"<h2>{html.escape(d.name)}</h2>"
                  f"<p>{html.escape(d.blurb)} Set up the attack with the controls below"
                  + (", or pick units from the army lists" if d.profiles is not None else "")
                  + f". {FOLLOWS}</p>")
-        parts = [self.mode_picker]
-        if self.profile_picker is not None:
-            parts.append(self.profile_picker.widget)
-        self.results = (self.headline, _row([self.fig_dist, self.fig_at_least]), _row([self.fig_stages, self.effects]),
-                        self.stage_charts.widget)
-        self.results[1].add_class("wb-row-first")
-        parts += [self.controls_box, self.error, self.headline, self.results[1],
-                  self.sampled_toggle, self.results[2], self.stage_charts.widget, self.link, self.panels]
-        self._page(self.system, intro, parts)
+        picker = [] if self.profile_picker is None else [self.profile_picker.widget]
+        self.results = (self.headline, _row([self.fig_dist, self.fig_at_least]).add_class("wb-row-first"),
+                        _row([self.fig_stages, self.effects]), self.stage_charts.widget)
+        self._page(self.system, intro, [self.mode_picker, *picker, self.controls_box, self.error, self.headline,
+                                        self.results[1], self.sampled_toggle, self.results[2],
+                                        self.stage_charts.widget, self.link, self.panels])
 
         self._show_mode_controls()
         self.refresh()
@@ -202,21 +180,16 @@ class SystemDashboard(LiveDashboard):
     # -- writing -----------------------------------------------------------
 
     def set_values(self, mode: str | None = None, **values: Any) -> bool:
-        """Set controls by argument name (and the mode), with one recompute.
-
-        A name no control has, or a value a control cannot show, raises
-        :class:`~workbench.errors.InputError` before anything changes.
-        Returns whether the new values resolved without error.
-        """
+        """Set controls by argument name (and the mode), with one recompute (:meth:`LiveDashboard._set`).
+        Returns whether the new values resolved without error."""
         if mode is not None and mode not in self.modes:
             raise InputError(MODE_KEY, "one of " + ", ".join(map(repr, self.modes)), mode)
-        good = checked(values, self.specs)
+        checked(values, self.specs)
         with self.hold():
             if mode is not None:
                 self.mode_picker.value = mode
                 self._show_mode_controls()
-            for k, v in good.items():
-                self.controls[k].value = _to_widget(self.specs[k], v)
+            self._set(values, self.specs, self.controls)
         return not self.error.value
 
     def reset(self) -> None:
@@ -226,26 +199,16 @@ class SystemDashboard(LiveDashboard):
             for name, c in self.specs.items():
                 self.controls[name].value = _to_widget(c, c.default)
 
-    def apply_query(self, qs: str) -> list[str]:
-        """Set the values of a query string. A bad pair is skipped (its
-        control keeps its default) with a message naming it; a combination
-        the rules forbid keeps every value the link carries and shows the
-        rule's message, as moving the controls there would. Returns the
-        messages."""
-        self._query_applied = True
-        errors: list[str] = []
+    def _apply_query(self, qs: str, errors: list[str]) -> None:
+        """A combination the rules forbid keeps every value the link carries and shows the rule's
+        message, as moving the controls there would."""
         values = self.parse_query(qs, errors)
         mode = values.pop(MODE_KEY, None)
-        if values or mode:
-            ok = self.set_values(mode=mode, **values)
-            if not ok:
-                errors.append(f"these settings are not allowed together: {self._error_text}")
-        return self._link_errors(errors)
+        if (values or mode) and not self.set_values(mode=mode, **values):
+            errors.append(f"these settings are not allowed together: {self._error_text}")
 
     def parse_query(self, qs: str, errors: list[str] | None = None) -> dict[str, Any]:
         return _parse_query_any(self.system, qs, errors)
-
-    # -- display -----------------------------------------------------------
 
     # -- events ------------------------------------------------------------
     @guard.guarded(lambda self, text: self._show_error(text))
@@ -267,10 +230,8 @@ class SystemDashboard(LiveDashboard):
         items = "".join(f"<dt>{html.escape(self.specs[c.name].label or c.name.replace('_', ' '))}</dt>"
                         f"<dd>{html.escape(self.specs[c.name].help)}</dd>"
                         for c in self.modes[key].controls if self.specs[c.name].help)
-        w = W.HTML(f"<details><summary>What the controls mean</summary><dl>{items}</dl></details>" if items else "",
-                   layout=W.Layout(width="100%"))
-        w.add_class("wb-help")
-        return w
+        return W.HTML(f"<details><summary>What the controls mean</summary><dl>{items}</dl></details>" if items else "",
+                      layout=W.Layout(width="100%")).add_class("wb-help")
 
     def _show_mode_controls(self) -> None:
         self.mode_box(self.mode.key)
@@ -284,36 +245,31 @@ class SystemDashboard(LiveDashboard):
 
     # -- the one recompute -------------------------------------------------
     def refresh(self) -> bool:
-        """Resolve the current values once and update every view. The
-        controls are first put back to their declared ranges
-        (:meth:`enforce`). On a :class:`WorkbenchError` show its message and
-        keep the previous plots; on any other error a plain sentence (the
-        details go to the server log)."""
-        self.recomputes += 1
+        """Resolve the current values once and update every view, in one message to the page. The
+        controls are first put back to their declared ranges (:meth:`enforce`). On an error its
+        plain message, and the previous results stay, greyed (:meth:`_failed`)."""
         with self.feed.batch():
-            return self._refresh()
+            return super().refresh()
 
-    def _refresh(self) -> bool:
-        try:
-            self.enforce()
-            kwargs = self.values()
-            mode = self.mode
-            out = mode.run(self.module, kwargs)
-            sampled = (mode.run(self.module, kwargs, method="sampled", samples=self.sampled_samples,
-                                seed=self.sampled_seed)
-                       if self.sampled_toggle.value else None)
-            self._outcome, self._sampled = out, sampled
-            self._draw(out, sampled)
-        except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
-            self._error_text = plain_words(guard.plain_message(exc), self.specs)
-            self._show_error(self._error_text)
-            self._stale(True)
-            return False
+    def _recompute(self) -> bool:
+        self.enforce()
+        kwargs = self.values()
+        mode = self.mode
+        out = mode.run(self.module, kwargs)
+        sampled = (mode.run(self.module, kwargs, method="sampled", samples=self.sampled_samples,
+                            seed=self.sampled_seed)
+                   if self.sampled_toggle.value else None)
+        self._outcome, self._sampled = out, sampled
+        self._draw(out, sampled)
         self.error.value = ""
         self._stale(False)
         self._update_link(kwargs)
-        self._refreshed()
         return True
+
+    def _failed(self, text: str) -> None:
+        self._error_text = plain_words(text, self.specs)
+        self._show_error(self._error_text)
+        self._stale(True)
 
     def _update_link(self, values: dict[str, Any] | None = None) -> None:
         """The link (and the address bar) to the values of the result on show."""
@@ -324,10 +280,7 @@ class SystemDashboard(LiveDashboard):
         results are those of the last allowed settings, and say so); the link
         keeps the values of the result on show, never the refused ones."""
         for w in self.results:
-            if stale:
-                w.add_class("wb-stale")
-            else:
-                w.remove_class("wb-stale")
+            (w.add_class if stale else w.remove_class)("wb-stale")
         if stale:
             self.link.query = self._valid_query or ""
 

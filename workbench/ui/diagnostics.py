@@ -9,6 +9,7 @@ in docs/dashboards.md, "Shared links"); every callback shows a plain message on 
 """
 from __future__ import annotations
 
+import functools
 import html
 from typing import Any, TypedDict
 
@@ -20,7 +21,6 @@ from ..controls import Control
 from . import guard
 from .controlwidgets import SharedLooks, make_control
 from .diagwords import _relabel, _show, _table, _words, stat_labels
-from .link import LinkBar
 from .live import Page, error_html
 from .looks import html_widget, page_style, row as _row
 from .plotwidget import Plot
@@ -96,6 +96,16 @@ def _page_controls(system: str) -> dict[str, Control]:
     }
 
 
+def _tab_update(update):
+    """A tab's redraw: the link follows the controls first; nothing is drawn (None) while the page
+    is held (being set up or reading a link)."""
+    @functools.wraps(update)
+    def run(self):
+        self._update_link()
+        return None if self._hold else update(self)
+    return run
+
+
 class DiagnosticsDashboard(Page, W.VBox):
     """Four tabs of design diagnostics and their link; see the module docstring.
 
@@ -109,23 +119,21 @@ class DiagnosticsDashboard(Page, W.VBox):
         self._looks = SharedLooks(width="300px", label_width="110px")
         self._page = _page_controls(system)
         self._made = {k: make_control(c, self._looks) for k, c in self._page.items()}
-        self.message = self.error = html_widget("wb-error")
-        self.link = LinkBar()
-        self.link.add_class("wb-link")
+        self._message_and_link()
+        self.message = self.error
         with self.held():
             self.tabs = W.Tab(children=[self._sweep_tab(system), self._plus_one_tab(system),
                                         self._granularity_tab(), self._equivalence_tab(system),
                                         self._points_tab()], titles=list(TABS.values()))
         self.tabs.observe(self._on_tab, "selected_index")
-        intro = W.HTML(
+        intro = html_widget("wb-title", (
             "<h2>Design diagnostics</h2><p>How the systems respond to their stats. <b>Sweep</b>: "
             "expected models removed (or the chance of removing at least one, two, three) over every value "
             "of two stats. <b>Value of +1</b>: what one step better of each stat is worth. <b>Granularity</b>: "
             "how finely each system's dice can tune a chance. <b>Equivalence</b>: the settings of the other "
             "systems closest to a matchup of your choice. <b>Points</b>: the army lists' matchups ranked by models "
             "removed per 100 points (illustrative costs). Everything follows when you let go of a control; "
-            "the link at the bottom brings anyone back to the same settings.</p>")
-        intro.add_class("wb-title")
+            "the link at the bottom brings anyone back to the same settings.</p>"))
         super().__init__([page_style(), intro, self.message, self.tabs, self.link])
         self.widget = self
         self.add_class("wb-diagnostics")
@@ -177,14 +185,11 @@ class DiagnosticsDashboard(Page, W.VBox):
         if not self._hold:
             self.link.query = self.query_string()
 
-    @guard.guarded(lambda self, text: self._show_error(text))
-    def apply_query(self, qs: str) -> list[str]:
-        """Set the controls of a query string (bad pairs skipped, each named
-        in the message line); returns the messages."""
-        self._query_applied = True
+    apply_query = guard.guarded(lambda self, text: self._show_error(text))(Page.apply_query)
+
+    def _apply_query(self, qs: str, errors: list[str]) -> None:
         # the systems first: the stats a link may name depend on them
         first = parse_controls(qs, self.controls(), [])
-        errors: list[str] = []
         with self.held():
             for key, widget in (("sweep_system", self.sw_system), ("eq_system", self.eq_system)):
                 if key in first and widget.value != first[key]:
@@ -198,7 +203,6 @@ class DiagnosticsDashboard(Page, W.VBox):
                 elif key in widgets:
                     widgets[key].value = value
         self.update_all()
-        return self._link_errors(errors)
 
     def update_all(self) -> None:
         self.update_sweep()
@@ -208,17 +212,18 @@ class DiagnosticsDashboard(Page, W.VBox):
         self.update_equivalence()
         self.update_points()
 
-    def _on(self, update):
-        """An observer that runs ``update`` unless the page is being set up (held)."""
+    def _on(self, *updates):
+        """An observer that runs each of ``updates`` unless the page is being set up (held)."""
         def run(_change=None):
             if not self._hold:
-                self._run(update)
+                self._run(updates)
         return run
 
     @guard.guarded(lambda self, text: self._show_error(text))
-    def _run(self, update) -> None:
+    def _run(self, updates) -> None:
         self.message.value = ""
-        update()
+        for update in updates:
+            update()
 
     # -- sweep -------------------------------------------------------------
     def _sweep_tab(self, system: str) -> W.Widget:
@@ -233,10 +238,7 @@ class DiagnosticsDashboard(Page, W.VBox):
                         (self.sw_heat, "wb-plot-heatmap"), (self.sw_lines, "wb-plot-lines")):
             w.add_class(name)
         self._sweep_stats()
-        def new_system() -> None:
-            self._sweep_stats()
-            self.update_sweep()
-        self.sw_system.observe(self._on(new_system), "value")
+        self.sw_system.observe(self._on(self._sweep_stats, self.update_sweep), "value")
         for w in (self.sw_x, self.sw_y, self.sw_value, self.sw_shots):
             w.observe(self._on(self.update_sweep), "value")
         controls = _row([self.sw_system, self.sw_value, self.sw_x, self.sw_y, self.sw_shots])
@@ -249,11 +251,9 @@ class DiagnosticsDashboard(Page, W.VBox):
             self.sw_x.options = self.sw_y.options = [(labels[n], n) for n in names]
             self.sw_x.value, self.sw_y.value = names[0], names[-1] if len(names) > 1 else names[0]
 
+    @_tab_update
     def update_sweep(self) -> pd.DataFrame | None:
         """Recompute the sweep tab; returns the sweep (None when the choice is invalid)."""
-        self._update_link()
-        if self._hold:
-            return None
         key, x, y = self.sw_system.value, self.sw_x.value, self.sw_y.value
         if x == y:
             self.sw_msg.value = "Pick two different stats for across and down."
@@ -283,17 +283,13 @@ class DiagnosticsDashboard(Page, W.VBox):
     # -- value of +1 ---------------------------------------------------------
     def _plus_one_tab(self, system: str) -> W.Widget:
         self.p1_system, self.p1_shots = self._made["plus_system"], self._made["plus_shots"]
-        self.p1_view = _view()
-        self.p1_table = W.HTML("")
-        self.p1_doc = W.HTML("")
+        self.p1_view, self.p1_table, self.p1_doc = _view(), W.HTML(""), W.HTML("")
         for w in (self.p1_system, self.p1_shots):
             w.observe(self._on(self.update_plus_one), "value")
         return W.VBox([_row([self.p1_system, self.p1_shots]), self.p1_doc, self.p1_view, self.p1_table])
 
+    @_tab_update
     def update_plus_one(self) -> pd.DataFrame | None:
-        self._update_link()
-        if self._hold:
-            return None
         key = self.p1_system.value
         df = compare.value_of_plus_one(key, **_shots(systems.get(key), self.p1_shots.value))
         labels = stat_labels(key)
@@ -309,14 +305,12 @@ class DiagnosticsDashboard(Page, W.VBox):
     # -- granularity -----------------------------------------------------------
     def _granularity_tab(self) -> W.Widget:
         self._granularity: pd.DataFrame | None = None  # the table drawn, once the tab is first shown
-        self.gr_view = _view()
-        self.gr_table = W.HTML("")
+        self.gr_view, self.gr_table = _view(), W.HTML("")
         return W.VBox([self.gr_view, self.gr_table])
 
+    @_tab_update
     def update_granularity(self) -> pd.DataFrame | None:
         """Draw the granularity of every system with a grid (once: it follows no control)."""
-        if self._hold:
-            return None
         if self._granularity is not None:
             return self._granularity
         table = compare.granularity_table()
@@ -332,15 +326,9 @@ class DiagnosticsDashboard(Page, W.VBox):
     def _equivalence_tab(self, system: str) -> W.Widget:
         self.eq_system, self.eq_shots, self.eq_models = (self._made[k] for k in ("eq_system", "eq_shots",
                                                                                 "eq_models"))
-        self.eq_sliders = _row([])
-        self.eq_msg = W.HTML("")
-        self.eq_view = _view()
-        self.eq_table = W.HTML("")
+        self.eq_sliders, self.eq_msg, self.eq_view, self.eq_table = _row([]), W.HTML(""), _view(), W.HTML("")
         self._eq_build()
-        def new_system() -> None:
-            self._eq_build()
-            self.update_equivalence()
-        self.eq_system.observe(self._on(new_system), "value")
+        self.eq_system.observe(self._on(self._eq_build, self.update_equivalence), "value")
         for w in (self.eq_shots, self.eq_models):
             w.observe(self._on(self.update_equivalence), "value")
         from .forum import ForumPanel  # a forum post of the matchup and its closest equivalents
@@ -372,10 +360,8 @@ class DiagnosticsDashboard(Page, W.VBox):
             out[f"{row.system} (closest)"] = _first(systems.get(row.system))(**row.setting)
         return out
 
+    @_tab_update
     def update_equivalence(self) -> pd.DataFrame | None:
-        self._update_link()
-        if self._hold:
-            return None
         key, m = self.eq_system.value, self.matchup()
         try:
             res = compare.equivalent(key, m, best=3)
@@ -395,17 +381,14 @@ class DiagnosticsDashboard(Page, W.VBox):
 
     # -- points ------------------------------------------------------------------
     def _points_tab(self) -> W.Widget:
-        self.pt_by = self._made["points_by"]
-        self.pt_table = W.HTML("")
+        self.pt_by, self.pt_table = self._made["points_by"], W.HTML("")
         self.pt_by.observe(self._on(self.update_points), "value")
         return W.VBox([self.pt_by, self.pt_table])
 
+    @_tab_update
     def update_points(self) -> pd.DataFrame | None:
         """Every shipped matchup of the systems with army lists, ranked by points efficiency."""
         from .. import points
-        self._update_link()
-        if self._hold:
-            return None
         df = points.rank(by=self.pt_by.value)
         self.pt_table.value = points.table_html(df)
         return df

@@ -1,28 +1,13 @@
-"""The rule editor: a rule file's TOML text beside its live dashboard (JupyterLab only).
+"""The rule editor: a rule file's TOML text beside its live dashboard (JupyterLab only;
+docs/rule-dashboards.md, "The rule editor").
 
-A designer opens a rule file in a notebook::
-
-    from workbench.ui.editor import RuleEditor
-    RuleEditor("rules/kill6.toml").show()
-
-Every edit of the text is parsed again once typing pauses (``debounce``
-seconds): a broken text shows the loader's message with its line (and that
-line's text) and keeps the last good dashboard on screen; a good one redraws
-the dashboard, keeping the control values set by hand that still fit the
-new stats (the others take the file's new defaults).
-**Save** writes the text to the file it was opened from, and only a text that
-parses (a broken file is never written over a good one).
-
-Under the dashboard, **What the edit changed** draws the baseline's
-distribution of models removed (grey, the last saved version to start with)
-under the current one, at the dashboard's values, with the change of the
-headline numbers (expected models removed, the chance of at least one).
-Saving makes the saved text the baseline; **Keep as baseline** does so
-without writing the file.
-
-The editor writes files, so it is never part of a served page: the dashboard
-server only serves its staged notebooks (workbench.serve), and
-``notebooks/rule_editor.ipynb`` is not among them.
+An edit is read again once typing pauses (``debounce`` seconds): a broken text shows the
+loader's message with its line (and that line's text) and keeps the last good dashboard; a good
+one redraws it, keeping the values set by hand that still fit the new stats. **Save** writes
+only a text that parses. **What the edit changed** draws the baseline's distribution of models
+removed (the last saved text, or the one kept with **Keep as baseline**) under the current one
+at the dashboard's values, with the change of the headline numbers. The editor writes files,
+so it is never part of a served page.
 """
 from __future__ import annotations
 
@@ -100,15 +85,12 @@ class RuleEditor:
                                     tooltip="compare the next edits with the current text")
         self.keep_button.on_click(lambda _: self.keep_baseline())
         from .plotwidget import Plot
-        self.change_fig = Plot(_change_figure())
-        self.change_fig.add_class("wb-plot-change")
+        self.change_fig = Plot(_change_figure()).add_class("wb-plot-change")
         change_box = W.VBox([W.HTML("<b>What the edit changed</b>"), W.HBox([self.keep_button]), self.change,
-                             self.change_fig])
-        change_box.add_class("wb-editor-baseline")
+                             self.change_fig]).add_class("wb-editor-baseline")
 
         self.text = W.Textarea(value=self._saved_text, continuous_update=True,
-                               layout=W.Layout(width="100%", height="44em"))
-        self.text.add_class("wb-rule-text")
+                               layout=W.Layout(width="100%", height="44em")).add_class("wb-rule-text")
         self.status = html_widget("wb-editor-status")
         self.save_button = W.Button(description="Save", icon="save", button_style="primary",
                                     tooltip=f"write the text to {self.path}")
@@ -120,8 +102,8 @@ class RuleEditor:
         right = W.VBox([self.dashboard_box, change_box], layout=W.Layout(flex="1 1 60%", min_width="420px"))
         left = W.VBox([head, self.text, W.HBox([self.save_button, self.saved]), self.status],
                       layout=W.Layout(flex="1 1 40%", min_width="320px"))
-        self.widget = W.HBox([left, right], layout=W.Layout(flex_flow="row wrap", width="100%"))
-        self.widget.add_class("wb-rule-editor")
+        self.widget = W.HBox([left, right],
+                             layout=W.Layout(flex_flow="row wrap", width="100%")).add_class("wb-rule-editor")
         self.text.observe(self._on_edit, names="value")
         self.apply()
         if self.system is not None:

@@ -1,27 +1,14 @@
 """The forum-post panel every dashboard carries.
 
-``ForumPanel(get_outcome)`` is an ipywidgets ``VBox``: one click on "Forum
-post" takes the dashboard's current outcome (``get_outcome()``, e.g.
-``dashboard.current_outcome``) and fills three tabs ready to paste: the
-explanation in plain words, Markdown and BBCode (:mod:`workbench.teach`; a
-mapping of outcomes, as on the compare page, gives one side-by-side table).
-
-* Each tab has a **Copy** button and a **Download** button
-  (:class:`CopyButton`, a small anywidget): the browser copies the text it
-  already holds with ``navigator.clipboard`` (or, where the page is not a
-  secure context, through a hidden textarea and ``document.execCommand``)
-  and downloads it as a file from a Blob. Nothing more crosses the websocket.
-* The figure downloads (PNG, SVG, and an HTML page that works offline, with
-  plotly.js inlined once) are **files**: the kernel writes them under
-  :func:`downloads_dir` and the panel links to them at the URL prefix in
-  ``$WORKBENCH_DOWNLOAD_URL``, where the dashboard server serves that folder
-  with :class:`DownloadHandler` (:func:`download_route`). A link is a few
-  dozen bytes, not a multi-megabyte data URI. Without a download route (a
-  notebook in JupyterLab), the panel falls back to ``data:`` links.
-
-PNG/SVG rendering starts Chromium through kaleido and takes a few seconds;
-without a browser the texts and the HTML are still produced and the panel
-says why the images are missing.
+``ForumPanel(get_outcome)``: one click on "Forum post" fills three tabs ready to paste from the
+dashboard's current outcome: the explanation in plain words, Markdown and BBCode
+(:mod:`workbench.teach`; a mapping of outcomes gives one side-by-side table). Each tab's
+:class:`CopyButton` copies and downloads in the browser, from the text it already holds. The
+figure downloads (PNG, SVG, an HTML page that works offline) are **files** the kernel writes
+under :func:`downloads_dir`, linked at ``$WORKBENCH_DOWNLOAD_URL`` where the dashboard server
+serves that folder (:func:`download_route`); without a route (a notebook in JupyterLab), the
+panel falls back to ``data:`` links. Without a browser for kaleido the texts and the HTML are
+still made and the panel says why the images are missing.
 """
 from __future__ import annotations
 
@@ -272,8 +259,7 @@ class PostTabs(W.VBox):
         for key, _title, label, mime in formats:
             box = W.Textarea(layout=W.Layout(width="100%", height="16em"))
             setattr(self, f"{key}_box", box)
-            self.copy[key] = CopyButton(label=label, mime=mime)
-            self.copy[key].add_class(f"wb-copy-{key}")
+            self.copy[key] = CopyButton(label=label, mime=mime).add_class(f"wb-copy-{key}")
             pages.append(W.VBox([self.copy[key], box]))
         self.tabs = W.Tab(children=pages, titles=[f[1] for f in formats])
         self.links = W.HTML("")

@@ -1,17 +1,10 @@
 """The link to a dashboard's current values, in the address bar and on the page.
 
-:class:`LinkBar` is a small anywidget: whenever the kernel sets its
-``query`` (``?bs=4&ap=6&...``, the dashboard's values), the page
-
-* replaces the address bar's query with it (``history.replaceState`` with a
-  query-only relative URL: no reload, no new history entry, host and path
-  prefix untouched), so copying the address bar shares the exact values;
-* shows the full link, built in the browser from its own address (so the
-  host name, port and path prefix are the ones the viewer used, behind a
-  proxy too), with a "Copy link" button.
-
-Keys of the page's address listed in ``keep`` (the server's ``token``) are
-carried over into the new address and the link.
+:class:`LinkBar` is a small anywidget: whenever the kernel sets its ``query`` (the dashboard's
+values), the page replaces the address bar's query with it (``history.replaceState``, a
+query-only relative URL: no reload, no new history entry) and shows the full link, built in the
+browser from its own address, with a "Copy link" button (docs/dashboards.md, "Shared links").
+Keys of the page's address listed in ``keep`` (the server's ``token``) are carried over.
 """
 from __future__ import annotations
 

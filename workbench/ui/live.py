@@ -13,7 +13,7 @@ import ipywidgets as W
 from ..controls import Control
 from ..errors import InputError
 from . import guard
-from .controlwidgets import _to_arg, declared, enforce
+from .controlwidgets import SharedLooks, _to_arg, _to_widget, declared, enforce, make_control
 from .link import LinkBar
 from .looks import html_widget, page_style, show_widget
 from .query import request_query
@@ -47,15 +47,29 @@ class Page:
     holding its recomputes (:meth:`held`), and :meth:`show` with the page's link applied."""
 
     widget: Any  # what is put on the page: each subclass's __init__ sets it
-    error: W.HTML  # the message line: each subclass's __init__ sets it
+    error: W.HTML  # the message line: each subclass's __init__ sets it (:meth:`_message_and_link`)
+    link: LinkBar  # the share link: likewise
     _hold = 0
     _query_applied = False
 
-    def apply_query(self, qs: str):  # pragma: no cover - every subclass has one
+    def apply_query(self, qs: str) -> list[str]:
+        """Set the values of a link (query string ``qs``): a bad part is skipped (its control keeps
+        its value) and named in the message line, the rest applies. Returns the messages."""
+        self._query_applied = True
+        errors: list[str] = []
+        self._apply_query(qs, errors)
+        return self._link_errors(errors)
+
+    def _apply_query(self, qs: str, errors: list[str]) -> None:  # pragma: no cover - every subclass has one
         raise NotImplementedError
 
     def _show_error(self, message: str) -> None:
         self.error.value = error_html(message)
+
+    def _message_and_link(self, feed=None) -> None:
+        """The message line ``error`` (class ``wb-error``) and the share link ``link`` (``wb-link``)."""
+        self.error = html_widget("wb-error")
+        self.link = LinkBar(feed=feed).add_class("wb-link")
 
     def _link_errors(self, errors: list[str]) -> list[str]:
         """Show what of a link was refused (``errors``) in the message line; returns them."""
@@ -88,41 +102,61 @@ class LiveDashboard(Page):
     :class:`~workbench.ui.CompareDashboard`.
 
     A subclass sets ``widget`` (what is put on the page) and ``error`` (its
-    message line) and implements ``_recompute()`` (the one recompute, which
-    calls :meth:`_refreshed` after a valid one) and ``apply_query(qs)``; its
-    controls call :meth:`_on_change`. :meth:`on_refresh` registers a callback run
-    after each valid recompute (the profile picker uses it to notice that
-    the controls no longer hold the chosen units).
+    message line) and implements ``_recompute()`` (the one recompute) and
+    ``_apply_query(qs, errors)``; its controls call :meth:`_on_change`.
+    :meth:`on_refresh` registers a callback run after each recompute that did
+    not fail (the profile picker uses it to notice that the controls no longer
+    hold the chosen units).
     """
 
-    link: LinkBar  # the share link: each subclass's __init__ sets it
+    current_outcome: Callable[[], Any]  # what a forum post explains (pages with one)
     recomputes = 0
 
     def refresh(self) -> bool:
-        """The one recompute (:meth:`_recompute`); on any error its plain message, and False."""
+        """The one recompute (:meth:`_recompute`), then the callbacks of :meth:`on_refresh`; on any
+        error its plain message (:meth:`_failed`), and False."""
         self.recomputes += 1
         try:
-            return self._recompute()
+            ok = self._recompute()
         except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
-            self._show_error(guard.plain_message(exc))
+            self._failed(guard.plain_message(exc))
             return False
+        self._refreshed()
+        return ok
+
+    def _failed(self, text: str) -> None:
+        """What a recompute that raised shows: its plain message."""
+        self._show_error(text)
 
     def _recompute(self) -> bool:  # pragma: no cover - every subclass has one (or its own refresh)
         raise NotImplementedError
 
-    def _message_and_link(self, feed=None) -> None:
-        """The message line ``error`` (class ``wb-error``) and the share link ``link`` (``wb-link``)."""
-        self.error = html_widget("wb-error")
-        self.link = LinkBar(feed=feed)
-        self.link.add_class("wb-link")
+    def _forum_panels(self) -> W.VBox:
+        """``panels`` (class ``wb-panels``), holding the forum post of ``current_outcome()``."""
+        from .forum import ForumPanel
+        return W.VBox([ForumPanel(self.current_outcome)]).add_class("wb-panels")
+
+    def _controls(self, specs: Mapping[str, Control], looks: SharedLooks | None = None) -> dict[str, W.ValueWidget]:
+        """A widget per control of ``specs`` (:func:`make_control`), each recomputing the page when moved."""
+        out = {k: make_control(c, looks) for k, c in specs.items()}
+        for w in out.values():
+            w.observe(self._on_change, names="value")
+        return out
+
+    def _set(self, values: Mapping[str, Any], specs: Mapping[str, Control], widgets: Mapping[str, W.ValueWidget],
+             field: str = "argument") -> None:
+        """Set ``widgets`` from ``values`` by name with one recompute; a name ``specs`` has not, or a
+        value its control cannot show, raises :class:`~workbench.errors.InputError` before anything changes."""
+        good = checked(values, specs, field)
+        with self.hold():
+            for k, v in good.items():
+                widgets[k].value = _to_widget(specs[k], v)
 
     def _page(self, key: str, intro: str, parts: list) -> None:
         """``widget``: the stylesheet, the introduction ``intro`` (HTML, class ``wb-title``), then
         ``parts``; classes ``wb-dashboard`` and ``wb-dashboard-<key>``."""
         title = html_widget("wb-title", intro)
-        self.widget = W.VBox([page_style(), title, *parts])
-        for cls in ("wb-dashboard", f"wb-dashboard-{key}"):
-            self.widget.add_class(cls)
+        self.widget = W.VBox([page_style(), title, *parts]).add_class("wb-dashboard").add_class(f"wb-dashboard-{key}")
 
     def on_refresh(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` after every valid recompute."""

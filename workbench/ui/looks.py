@@ -117,9 +117,7 @@ STYLE = """
 
 def html_widget(cls: str, value: str = "") -> W.HTML:
     """An HTML widget of CSS class ``cls`` (a page's message line, table or note)."""
-    w = W.HTML(value)
-    w.add_class(cls)
-    return w
+    return W.HTML(value).add_class(cls)
 
 
 def page_style() -> W.HTML:
@@ -130,9 +128,7 @@ def page_style() -> W.HTML:
 def row(children, cls: str = "wb-row") -> W.HBox:
     """Widgets (plots, controls) side by side on a wide screen, one under the other on a narrow one;
     ``cls``: the box's CSS class."""
-    box = W.HBox(list(children), layout=W.Layout(flex_flow="row wrap", max_width="100%"))
-    box.add_class(cls)
-    return box
+    return W.HBox(list(children), layout=W.Layout(flex_flow="row wrap", max_width="100%")).add_class(cls)
 
 
 def show_widget(widget: W.Widget) -> None:

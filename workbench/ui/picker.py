@@ -49,26 +49,22 @@ class ProfilePicker:
         options = [CUSTOM] + [(u.name, u.key) for u in self.units]
         looks = dict(layout=W.Layout(width="250px", max_width="100%"), style={"description_width": "70px"},
                      tooltip="")
-        self.attacker = guard.Dropdown(options=options, value="", description="shooter", **looks)
-        self.weapon = guard.Dropdown(options=[CUSTOM], value="", description="weapon", **looks)
-        self.target = guard.Dropdown(options=options, value="", description="target", **looks)
-        for w, cls in ((self.attacker, "wb-profile-attacker"), (self.weapon, "wb-profile-weapon"),
-                       (self.target, "wb-profile-target")):
-            w.add_class(cls)
+        self.attacker, self.weapon, self.target = (
+            guard.Dropdown(options=choices, value="", description=text, **looks).add_class(f"wb-profile-{key}")
+            for key, text, choices in (("attacker", "shooter", options), ("weapon", "weapon", [CUSTOM]),
+                                       ("target", "target", options)))
         self.attacker.observe(lambda change: self._on_attacker(), names="value")
-        self.weapon.observe(lambda change: self._on_choice(), names="value")
-        self.target.observe(lambda change: self._on_choice(), names="value")
+        for w in (self.weapon, self.target):
+            w.observe(lambda change: self._on_choice(), names="value")
         self.dashboard.on_refresh(self._check)
         if not self.units:
             for w in (self.attacker, self.weapon, self.target):
                 w.disabled = True
         else:
             self.message.value = "<i>Pick a shooter, a weapon and a target to load them from the army lists.</i>"
-        title = W.HTML("<b>Army lists</b>")
-        self.widget = W.VBox([W.HBox([title, self.attacker, self.weapon, self.target],
+        self.widget = W.VBox([W.HBox([W.HTML("<b>Army lists</b>"), self.attacker, self.weapon, self.target],
                                      layout=W.Layout(flex_flow="row wrap", align_items="center")),
-                              self.message])
-        self.widget.add_class("wb-profiles")
+                              self.message]).add_class("wb-profiles")
 
     @contextlib.contextmanager
     def quiet(self):

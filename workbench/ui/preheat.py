@@ -1,21 +1,12 @@
 """A preheated kernel's wait for its viewer, without Voila's server in the kernel.
 
-Voila preheats a dashboard's kernel: it runs the notebook before anyone asks
-for the page, up to the point where the notebook needs the viewer's request
-(here, the values of the link). There the kernel dials the server's
-request-info websocket, ``<base URL>voila/query/<kernel id>``, and waits; when
-a viewer takes the kernel, the server sends the request's variables
-(``QUERY_STRING``, ``SCRIPT_NAME``, ...) as one JSON object, which become the
-kernel's environment variables.
-
-``voila.utils.wait_for_request`` does exactly that, but importing it imports
-Voila's server side with it (jupyter_server, jupyterlab_server, nbconvert:
-about a thousand modules, 6 CPU-seconds and 60 MB in every kernel, measured
-with Voila 0.5.8), which a kernel never uses. :func:`wait_for_request` speaks
-the same protocol with the ``websockets`` client Voila itself depends on,
-reading the variables Voila's kernel manager sets (``VOILA_PREHEAT``,
-``VOILA_KERNEL_ID``, ``VOILA_APP_IP``, ``VOILA_APP_PORT``,
-``VOILA_SERVER_URL``, ``VOILA_WS_BASE_URL``, ``VOILA_WS_PROTOCOL``).
+A preheated kernel runs its notebook up to the point where it needs the viewer's request (the
+link's values), then dials the server's request-info websocket ``<base URL>voila/query/<kernel
+id>``; when a viewer takes the kernel, the server sends the request's variables
+(``QUERY_STRING``, ...) as one JSON object, which become the kernel's environment variables.
+:func:`wait_for_request` is ``voila.utils.wait_for_request`` with the ``websockets`` client,
+reading Voila's ``VOILA_*`` variables, without importing Voila's server side
+(docs/dashboards.md, "Voila's server stays out of the kernels").
 """
 from __future__ import annotations
 

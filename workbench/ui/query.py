@@ -23,7 +23,7 @@ from ..errors import InputError
 from .specs import NONE_TOKEN, Control, Mode, modes_for
 
 __all__ = ["parse_query", "parse_controls", "parse_value", "format_query", "request_query",
-           "controls_of", "MODE_KEY", "IGNORED_KEYS"]
+           "controls_of", "split_query", "MODE_KEY", "IGNORED_KEYS"]
 
 MODE_KEY = "mode"
 
@@ -135,6 +135,14 @@ def format_query(values: dict[str, Any], controls: dict[str, Control], mode: str
     pairs = [(MODE_KEY, mode)] if mode else []
     pairs += [(k, controls[k].format(v)) for k, v in values.items()]
     return "?" + urllib.parse.urlencode(pairs)
+
+
+def split_query(qs: str, keys: Iterable[str]) -> tuple[list[tuple[str, str]], str]:
+    """The pairs of ``qs`` whose key is one of ``keys`` (a page's own keys, in order), and the
+    query string of the others (what :func:`parse_controls` reads)."""
+    keys = frozenset(keys)
+    pairs = urllib.parse.parse_qsl((qs or "").lstrip("?"), keep_blank_values=True)
+    return [p for p in pairs if p[0] in keys], urllib.parse.urlencode([p for p in pairs if p[0] not in keys])
 
 
 _REQUEST_SEEN = False

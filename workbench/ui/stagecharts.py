@@ -32,8 +32,7 @@ class StageCharts:
     def __init__(self, on_error: Callable[[str], None] = lambda text: None, feed: Feed | None = None) -> None:
         self._on_error = on_error
         self._feed = feed
-        self.box = W.Box([], layout=W.Layout(display="flex", max_width="100%"))
-        self.box.add_class("wb-stage-charts")
+        self.box = W.Box([], layout=W.Layout(display="flex", max_width="100%")).add_class("wb-stage-charts")
         note = W.HTML("<p class='wb-stage-note'>For each step, the chance that exactly that many of all the "
                       "attacks get through it; a step passed on a failed roll is named by what gets through "
                       "(a save the target fails).</p>")
@@ -68,8 +67,7 @@ class StageCharts:
             return
         figure = figures.stage_by_stage(out)
         if self.plot is None:
-            self.plot = Plot(figure, bundle="basic", feed=self._feed)
-            self.plot.add_class("wb-plot-stage")
+            self.plot = Plot(figure, bundle="basic", feed=self._feed).add_class("wb-plot-stage")
             self.box.children = (self.plot,)
         else:
             self.plot.show(figure, plain=True)

@@ -23,7 +23,7 @@ from ..controls import Control
 from ..errors import InputError
 from ..turn import from_profile, study, summary
 from . import guard
-from .controlwidgets import SharedLooks, declared, make_control
+from .controlwidgets import SharedLooks, declared
 from .live import FOLLOWS, LiveDashboard, checked
 from .looks import PLOT_HEIGHT, html_widget, plot_layout, row as _row, table_html
 from .numbers import expected_text
@@ -64,9 +64,7 @@ class TurnDashboard(LiveDashboard):
         self.numbers: pd.DataFrame | None = None
 
         looks = SharedLooks(width="320px", label_width="82px")
-        self.widgets: dict[str, W.ValueWidget] = {k: make_control(c, looks) for k, c in self.controls.items()}
-        for w in self.widgets.values():
-            w.observe(self._on_change, names="value")
+        self.widgets: dict[str, W.ValueWidget] = self._controls(self.controls, looks)
         for side in SIDES:  # shown with the 'just enough' plan only: a layout of their own
             self.widgets[f"{side}_kill"].layout = W.Layout(width="320px", max_width="100%")
         wide = W.Layout(width="380px", max_width="100%")  # the unit pickers' longer choices
@@ -78,30 +76,24 @@ class TurnDashboard(LiveDashboard):
         self.table = html_widget("wb-turn-numbers")
         self._message_and_link()
 
-        self.figures: dict[str, go.FigureWidget] = {}
-        for key in ("lost-active", "lost-passive", "exchange", "wasted", "engage"):
-            fw = Plot(go.Figure(layout=plot_layout(height=PLOT_HEIGHT)))
-            fw.add_class(f"wb-plot-{key}")
-            self.figures[key] = fw
+        self.figures: dict[str, Plot] = {key: Plot(go.Figure(layout=plot_layout(height=PLOT_HEIGHT)))
+                                         .add_class(f"wb-plot-{key}")
+                                         for key in ("lost-active", "lost-passive", "exchange", "wasted", "engage")}
 
         self.unit_rows: dict[str, list[W.Box]] = {}
         sides = []
         for side, (title, what) in SIDES.items():
             rows = []
             for i in range(1, MAX_UNITS + 1):
-                row = _row([self.widgets[f"{side}{i}_unit"], self.widgets[f"{side}{i}_models"],
-                            self.widgets[f"{side}{i}_cover"]])
-                row.add_class(f"wb-unit-{side}{i}")
-                rows.append(row)
+                rows.append(_row([self.widgets[f"{side}{i}_{k}"] for k in ("unit", "models", "cover")])
+                            .add_class(f"wb-unit-{side}{i}"))
             self.unit_rows[side] = rows
             plan = [self.widgets[f"{side}_plan"], self.widgets[f"{side}_kill"]]
             if side == "b":
                 plan.append(self.widgets["b_answer"])
-            box = W.VBox([W.HTML(f"<h3>{html.escape(title)}</h3><p>It {html.escape(what)}.</p>"),
-                          _row(plan), _row([self.widgets[f"{side}_units"]]), *rows])
-            box.add_class(f"wb-side-{side}")
-            box.add_class("wb-side")
-            sides.append(box)
+            sides.append(W.VBox([W.HTML(f"<h3>{html.escape(title)}</h3><p>It {html.escape(what)}.</p>"),
+                                 _row(plan), _row([self.widgets[f"{side}_units"]]), *rows])
+                         .add_class(f"wb-side-{side}").add_class("wb-side"))
 
         intro = (
             "<h2>40k Changes: a whole turn</h2>"
@@ -110,8 +102,7 @@ class TurnDashboard(LiveDashboard):
             "destroyed; each attacked passive unit engages, stays under fire or goes to ground. The same forces "
             "also play a plain I-go-you-go turn for comparison.</p>"
             f"<p>{FOLLOWS} A redraw takes a second or two.</p>")
-        run = _row([self.widgets["turns"], self.widgets["seed"]])
-        run.add_class("wb-turn-run")
+        run = _row([self.widgets["turns"], self.widgets["seed"]]).add_class("wb-turn-run")
         self._page("changes-turn", intro, [
             _row(sides), run, self.error, self.status,
             _row([self.figures["lost-active"], self.figures["lost-passive"]]),
@@ -183,19 +174,15 @@ class TurnDashboard(LiveDashboard):
         """Set settings by link key with one redraw. A key the page has not, or a
         value its control cannot show, raises :class:`InputError` before anything
         changes. Returns whether the redraw succeeded."""
-        good = {k: _on_step(self.controls[k], v) for k, v in checked(values, self.controls, "setting").items()}
-        with self.hold():
-            for k, v in good.items():
-                self.widgets[k].value = v
+        for k, v in checked(values, self.controls, "setting").items():
+            _on_step(self.controls[k], v)
+        self._set(values, self.controls, self.widgets, "setting")
         return not self.error.value
 
-    @guard.guarded(lambda self, text: self._show_error(text))
-    def apply_query(self, qs: str) -> list[str]:
-        """Set the settings of a link. A bad pair is skipped (its control keeps
-        its value) and named in the message line. Returns the messages."""
+    apply_query = guard.guarded(lambda self, text: self._show_error(text))(LiveDashboard.apply_query)
+
+    def _apply_query(self, qs: str, errors: list[str]) -> None:
         from .query import parse_controls
-        self._query_applied = True
-        errors: list[str] = []
         values = parse_controls(qs, self.controls, errors)
         good = {}
         for k, v in values.items():
@@ -207,13 +194,11 @@ class TurnDashboard(LiveDashboard):
             with self.hold():
                 for k, v in good.items():
                     self.widgets[k].value = v
-        return self._link_errors(errors)
 
     # -- the one redraw --------------------------------------------------
-    def refresh(self) -> bool:
+    def _recompute(self) -> bool:
         """Play the turns of the current settings and redraw everything once.
         On a bad setting its message is shown and the previous charts stay."""
-        self.recomputes += 1
         shown = self.status.value
         try:
             self.enforce()
@@ -223,16 +208,13 @@ class TurnDashboard(LiveDashboard):
             a, b = self.forces()
             self.status.value = (f"<p class='wb-based-on wb-busy'>Playing {values['turns']:,} turns for each "
                                  "row&hellip;</p>")  # reaches the page at once: the turns take a moment
-            results = self._play(a, b, values)
-            self.results = results
-            self.numbers = self._numbers(results)
-            self._draw(results, self.numbers, values)
-        except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
+            self.results = self._play(a, b, values)
+            self.numbers = self._numbers(self.results)
+            self._draw(self.results, self.numbers, values)
+        except Exception:
             self.status.value = shown
-            self._show_error(guard.plain_message(exc))
-            return False
+            raise
         self.error.value = ""
-        self._refreshed()
         return True
 
     def _show_units(self) -> None:
@@ -302,12 +284,10 @@ class TurnDashboard(LiveDashboard):
 
         fig = go.Figure(layout=self._layout("Shots at a unit already destroyed", "", "share",
                                             barmode="group", yaxis_tickformat=".1%"))
-        fig.add_bar(x=names, y=[float(n.loc[k, "p_wasted_turn"]) for k in SCENARIOS],
-                    name="turns with wasted shots", marker_color="#937860",
-                    hovertemplate="%{x}: %{y:.1%} of turns<extra></extra>")
-        fig.add_bar(x=names, y=[float(n.loc[k, "wasted_share"]) for k in SCENARIOS],
-                    name="active player's dice wasted", marker_color="#DA8BC3",
-                    hovertemplate="%{x}: %{y:.1%} of the dice<extra></extra>")
+        for col, name, colour, of in (("p_wasted_turn", "turns with wasted shots", "#937860", "turns"),
+                                      ("wasted_share", "active player's dice wasted", "#DA8BC3", "the dice")):
+            fig.add_bar(x=names, y=[float(n.loc[k, col]) for k in SCENARIOS], name=name, marker_color=colour,
+                        hovertemplate="%{x}: %{y:.1%} of " + of + "<extra></extra>")
         self.figures["wasted"].show(fig)
 
         answers = ["engage", "under_fire"]
