@@ -55,7 +55,8 @@ def test_the_route_serves_the_two_bundles_and_nothing_else(base):
         m = rx.match(f"{base}workbench/plotly/{name}")
         assert m and m.group(1) == name
         assert (STATIC / name).is_file() and str(STATIC) == kwargs["path"]
-    for other in ("VENDORED.md", "plot.js", "plotly.js-LICENSE.txt", "../plotwidget.py", "%2e%2e/plotwidget.py",
+    for other in ("VENDORED.md", "plot.js", "feed.js", "link.css", "plotly.js-LICENSE.txt", "../plotwidget.py",
+                  "%2e%2e/plotwidget.py",
                   "plotly-basic.min.js/../../plotwidget.py"):
         assert not rx.match(f"{base}workbench/plotly/{other}"), other
 

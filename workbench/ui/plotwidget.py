@@ -64,6 +64,11 @@ def _static(name: str) -> bytes:
     return resources.files("workbench.ui").joinpath("static", name).read_bytes()
 
 
+def static_text(*names: str) -> str:
+    """The files of ``workbench/ui/static/`` named, one after the other, as one text."""
+    return "".join(_static(name).decode("utf-8") for name in names)
+
+
 @functools.lru_cache(maxsize=None)
 def _compressed(bundle: str) -> bytes:
     # mtime=0: the same bytes every time (a page's websocket traffic does not depend on the clock)
@@ -230,25 +235,8 @@ class Feed(anywidget.AnyWidget):
         return None
 
 
-#: what a fed widget's JavaScript uses: ``feedModel(model)`` (the page's Feed model, or null)
-#: and ``fedValue(model, feed, trait)`` (its own entry when fed, else its own trait)
-FEED_JS = r"""
-async function feedModel(model) {
-  const ref = model.get("feed");
-  if (!ref) { return null; }
-  const id = String(ref).replace(/^IPY_MODEL_/, "");
-  for (let i = 0; ; i++) {  // the feed's model may be registered after this one's
-    try { return await model.widget_manager.get_model(id); } catch (err) {
-      if (i > 6000) { throw err; }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-function fedValue(model, feed, trait) {
-  if (!feed) { return model.get(trait); }
-  return (feed.get("frame") || {})[model.get("key")];
-}
-"""
+#: what a fed widget's JavaScript uses (static/feed.js): ``feedModel(model)`` and ``fedValue(model, feed, trait)``
+FEED_JS = static_text("feed.js")
 
 
 class Fed(W.DOMWidget):
@@ -281,40 +269,7 @@ class FedHTML(Fed, anywidget.AnyWidget):
     classes), whose ``value`` travels through the page's :class:`Feed`."""
 
     _fed = "value"
-    _esm = Module("html", FEED_JS + r"""
-function render({ model, el }) {
-  el.classList.add("widget-html", "widget-inline-hbox");
-  const box = document.createElement("div");
-  box.className = "widget-html-content";
-  el.appendChild(box);
-  let feed = null;
-  let shown = null;
-  const update = () => {
-    const value = String(fedValue(model, feed, "value") || "");
-    if (value !== shown) { shown = value; box.innerHTML = value; }
-  };
-  // its CSS classes follow the model's (the results are greyed while the settings give none)
-  let classes = [];
-  const restyle = () => {
-    const now = model.get("_dom_classes") || [];
-    for (const c of classes) { if (!now.includes(c)) { el.classList.remove(c); } }
-    for (const c of now) { el.classList.add(c); }
-    classes = now.slice();
-  };
-  restyle();
-  model.on("change:value", update);
-  model.on("change:_dom_classes", restyle);
-  let gone = false;
-  feedModel(model).then((f) => { if (gone) { return; } feed = f; if (f) { f.on("change:frame", update); } update(); });
-  return () => {
-    gone = true;
-    model.off("change:value", update);
-    model.off("change:_dom_classes", restyle);
-    if (feed) { feed.off("change:frame", update); }
-  };
-}
-export default { render };
-""")
+    _esm = Module("html", static_text("feed.js", "html.js"))
     value = T.Unicode("").tag(sync=True)
 
     def set_state(self, sync_data):
@@ -453,7 +408,7 @@ class Plot(Fed, anywidget.AnyWidget):
     """
 
     _fed = "delta"
-    _esm = Module("plot", FEED_JS + _static("plot.js").decode("utf-8"))
+    _esm = Module("plot", static_text("feed.js", "plot.js"))
     base = T.Dict().tag(sync=True)
     delta = T.Dict().tag(sync=True)
     config = T.Dict(CONFIG).tag(sync=True)
