@@ -24,8 +24,7 @@ from ..rules.plan import readonly
 from ..outcome import Outcome, Stage
 from . import ownfile
 from .ownfile import checked
-from .forgotten_rules import (ARMOUR, DAMAGE_V1_DIE, DIE, DUAL, KEY, _MINUS,
-                              _ratio, _signed, _v1_need)
+from .forgotten_rules import ARMOUR, DAMAGE_V1_DIE, DIE, DUAL, KEY, _MINUS, _mod_words, _mods, _ratio, _signed, _v1_need
 
 __all__ = ["close_combat", "CC_NOTES"]
 
@@ -78,16 +77,22 @@ def _check_cc(kw: dict) -> dict:
     return a
 
 
+#: the attacker's modifiers to hit and to its damage roll, as :func:`~.forgotten_rules._mods` reads them
+_ATTACKER_HIT = (("facing_away", 1, "target facing away"), ("outnumbered", -1, "outnumbered"),
+                 ("power_attack", -1, "power attack"), ("dual_weapons=hit", -1, "dual weapons"),
+                 ("attacker_wounded", -1, "wounded"), ("attacker_shocked", -1, "shocked"))
+_ATTACKER_DAMAGE = (("power_attack", 2, "power attack"), ("from_rear", 1, "from the rear"),
+                    ("dual_weapons=damage", -1, "dual weapons"), ("attacker_wounded", -1, "wounded"),
+                    ("attacker_shocked", -1, "shocked"))
+
+
 def _strike(a: dict) -> tuple[DieRoll, int]:
     """The attacker's damage die (the words of the stage "to kill") and its hit modifier."""
-    att_hit = (1 if a["facing_away"] else 0) - int(a["outnumbered"]) - int(a["power_attack"]) \
-        - int(a["dual_weapons"] == "hit") - int(a["attacker_wounded"]) - int(a["attacker_shocked"])
+    att_hit = sum(m for m, _ in _mods(a, _ATTACKER_HIT))
     v2 = a["damage_rule"] == "v2"
     strike_phys = a["attacker_phys"] if a["melee_phys"] == "attacker" else a["defender_phys"]
-    att_dmg_mod = 2 * int(a["power_attack"]) - int(a["dual_weapons"] == "damage") + int(a["from_rear"]) \
-        - int(a["attacker_wounded"]) - int(a["attacker_shocked"])
     strike = _melee_kill_test(a["damage_rule"], a["kill_on"], strike_phys, a["attacker_weapon_bonus"],
-                              att_dmg_mod, a["defender_armour"],
+                              sum(m for m, _ in _mods(a, _ATTACKER_DAMAGE)), a["defender_armour"],
                               None if v2 else a["attacker_damage"] + a["attacker_strength"],
                               None if v2 else a["defender_defence"])
     return strike, att_hit
@@ -298,12 +303,7 @@ def _cc_stages(a: dict, p_through: Fraction, p_down: Fraction) -> tuple[Stage, .
     d_saves = _saves(a["defender_heroic_save"], a["defender_shocked"])
     n_block = _block_dice(a)
     one = roll_high(a["attacker_cqc"] - att_hit, DIE)
-    mods = []
-    for on, m, text in ((a["facing_away"], 1, "target facing away"), (a["outnumbered"], -1, "outnumbered"),
-                        (a["power_attack"], -1, "power attack"), (a["dual_weapons"] == "hit", -1, "dual weapons"),
-                        (a["attacker_wounded"], -1, "wounded"), (a["attacker_shocked"], -1, "shocked")):
-        if on:
-            mods.append(f"{_signed(m)} {text}")
+    mods = _mod_words(_mods(a, _ATTACKER_HIT))
     with_text = (" with " + ", ".join(mods)) if mods else ""
     dice = 2 if a["dual_weapons"] is not None else 1
     p_die = one.success
@@ -326,24 +326,16 @@ def _cc_stages(a: dict, p_through: Fraction, p_down: Fraction) -> tuple[Stage, .
                             f"the defender's {n_b} blocking {'die' if n_b == 1 else 'dice'} (d10{d_text} >= CQC "
                             f"{a['defender_cqc']}, each cancels one hit) leave at least one hit"))
 
+    roll = _mod_words(_mods(a, _ATTACKER_DAMAGE))
     if a["damage_rule"] == "v2":
         phys = a["attacker_phys"] if a["melee_phys"] == "attacker" else a["defender_phys"]
-        kdetail = (f"d10 {_signed(a['attacker_weapon_bonus'])} ATTACK BONUS"
-                   + (" +2 power attack" if a["power_attack"] else "")
-                   + (" +1 from the rear" if a["from_rear"] else "")
-                   + (f" {_MINUS}1 dual weapons" if a["dual_weapons"] == "damage" else "")
-                   + (f" {_MINUS}1 wounded" if a["attacker_wounded"] else "")
-                   + (f" {_MINUS}1 shocked" if a["attacker_shocked"] else "")
+        kdetail = (f"d10 {_signed(a['attacker_weapon_bonus'])} ATTACK BONUS" + "".join(" " + x for x in roll)
                    + f" {_MINUS}{ARMOUR[a['defender_armour']]} {a['defender_armour']} armour must roll "
                    + ("above" if a["kill_on"] == "above" else "at or above")
                    + f" PHYS {phys} ({a['melee_phys']}'s): {strike.describe('d10')}: {_ratio(strike.success, DIE)}")
     else:
         att = a["attacker_damage"] + a["attacker_strength"]
         base = _v1_need(att, a["defender_defence"])
-        roll = [text for on, text in ((a["power_attack"], "+2 power attack"), (a["from_rear"], "+1 from the rear"),
-                                      (a["dual_weapons"] == "damage", f"{_MINUS}1 dual weapons"),
-                                      (a["attacker_wounded"], f"{_MINUS}1 wounded"),
-                                      (a["attacker_shocked"], f"{_MINUS}1 shocked")) if on]
         kdetail = (f"damage v1: Damage + Strength {att} against Defence {a['defender_defence']} kills on {base}+"
                    + (f" with {', '.join(roll)} on the d6" if roll else "")
                    + f": {strike.describe('d6')}: {_ratio(strike.success, DAMAGE_V1_DIE)}")

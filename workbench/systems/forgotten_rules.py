@@ -40,6 +40,22 @@ def _signed(x: int) -> str:
 _ratio = faces_text
 
 
+def _mods(a: dict, table) -> list[tuple[int, str]]:
+    """The modifiers of ``table`` (``(condition, amount, label)``) that apply to the checked arguments
+    ``a``: a condition is an argument that is on, or ``"name=value"`` for an argument of that value."""
+    out = []
+    for condition, amount, label in table:
+        name, _, want = condition.partition("=")
+        if (a[name] == want) if want else a[name]:
+            out.append((amount, label))
+    return out
+
+
+def _mod_words(mods: list[tuple[int, str]]) -> list[str]:
+    """Each modifier as it reads in a stage: "+2 power attack", "−1 wounded"."""
+    return [f"{_signed(m)} {label}" for m, label in mods]
+
+
 # ---------------------------------------------------------------------------
 # shared rule pieces
 # ---------------------------------------------------------------------------
