@@ -25,7 +25,7 @@ from ..outcome import Outcome, Stage
 from . import ownfile
 from .ownfile import checked, grid_table, keyed, listed, resolve
 from .antares_rules import (DIE, KEY, MOD_RANGE, NAME, SEED, SHOOTING_NOTES, STAT_RANGE, VALUE_RANGE, _fail_words,
-                            _pass_words, _ratio, _value_text, combat_status, movement_test, reaction, stat_test, test)
+                            _ratio, _test_words, _value_text, combat_status, movement_test, reaction, stat_test, test)
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
            "movement_test", "shooting", "shooting_table", "volley", "TABLES", "STAT_RANGE", "MOD_RANGE",
@@ -92,10 +92,7 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
 
     The numbers come from the system's rule file, ``rules/antares.toml``.
     """
-    blast = None
-    if isinstance(shots, str):
-        blast = v.choice("shots", shots, tuple(BLAST_DICE))
-        shots = BLAST_DICE[blast][0]
+    shots, blast = _blast("shots", shots)
     a = _check(locals(), arrays=False)
     method = v.method_args(method, samples, seed)[0]
     rs = ownfile.load(KEY)
@@ -118,11 +115,9 @@ def _stages_of(a: dict, fractions) -> list[Stage]:
     failed (with the critical variant, the share of hits that remove a model)."""
     (_, hit_s, hit_c), (res_fail, _, _) = fractions
     p_hit = hit_s + hit_c
-    hit_v, hit_text = _value_text("Acc", a["acc"], [("modifier", a["acc_mod"])] if a["acc_mod"] else [])
     res_v, res_text = _value_text("Res", a["res"], [("armour", a["armour"]), ("cover", a["cover"]),
                                                     ("-SV", -a["sv"])])
-    crit_text = f" (a 1 is a critical hit: {_ratio(hit_c)})" if hit_v >= 2 else " (no critical possible)"
-    stages = [Stage("to hit", p_hit, f"{hit_text}: {_pass_words(hit_v)}: {_ratio(p_hit)}{crit_text}", faces=DIE)]
+    stages = [Stage("to hit", p_hit, _test_words("Acc", a["acc"], a["acc_mod"], p_hit, hit_c, "hit"), faces=DIE)]
     words = f"{res_text}: {_fail_words(res_v)}: {_ratio(res_fail)}"
     if a["critical_ignores_res"]:
         given_hit = (hit_c + (p_hit - hit_c) * res_fail) / p_hit if p_hit else res_fail
@@ -148,6 +143,16 @@ BLAST_DICE = {
     "D8": (8, "a D10 re-rolling 9s and 10s"),
     "D12": (12, "a D12"),
 }
+
+
+def _blast(field: str, shots):
+    """(the shots, the blast die or None): a blast die's name stands for its largest count."""
+    if not isinstance(shots, str):
+        return shots, None
+    blast = v.choice(field, shots, tuple(BLAST_DICE))
+    return BLAST_DICE[blast][0], blast
+
+
 BLAST_NOTE = ("Blast weapon: the number of shots is rolled first ('most commonly for weapons with blast "
               "effects'), each count 1..N equally likely; the result is the mixture over the count. Rolled as")
 
@@ -179,10 +184,7 @@ def _weapon(i: int, w, res, armour, cover, critical_ignores_res) -> dict:
     name = w.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > 40):
         raise InputError(f"{where}.name", "a short text naming the weapon (1 to 40 characters)", name)
-    shots, blast = w.get("shots", 1), None
-    if isinstance(shots, str):
-        blast = v.choice(f"{where}.shots", shots, tuple(BLAST_DICE))
-        shots = BLAST_DICE[blast][0]
+    shots, blast = _blast(f"{where}.shots", w.get("shots", 1))
     a = _check(dict(acc=w["acc"], res=res, sv=w.get("sv", 0), armour=armour, cover=cover, acc_mod=w.get("acc_mod", 0),
                     shots=shots, models=None, critical_ignores_res=critical_ignores_res), False, f"{where}.")
     return dict(a, blast=blast, name=name.strip() if name else f"weapon {i + 1}")
@@ -224,9 +226,8 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     shared = {k: inputs[k] for k in ("res", "armour", "cover", "models", "critical_ignores_res")}
     o = resolve(ownfile.load(KEY).volley, shared, method, samples, rng, [_volley_profile(g) for g in groups])[0]
     names = dict(_VOLLEY_EFFECTS, **{f"failed_res[{i}]": f"failed_res[{i}]" for i in range(len(groups))})
-    width = (total_shots if models is None else min(total_shots, models)) + 1
-    o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names, width=width,
-                        stages=stages, attacks=attacks, notes=notes)
+    o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names,
+                        width=_width(total_shots, models), stages=stages, attacks=attacks, notes=notes)
     return o.replace(trial="shot")
 
 
