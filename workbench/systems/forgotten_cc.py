@@ -24,7 +24,8 @@ from ..rules.plan import readonly
 from ..outcome import Outcome, Stage
 from . import ownfile
 from .ownfile import checked
-from .forgotten_rules import ARMOUR, DAMAGE_V1_DIE, DIE, DUAL, KEY, _MINUS, _mod_words, _mods, _ratio, _signed, _v1_need
+from .forgotten_rules import (ARMOUR, DAMAGE_V1_DIE, DIE, DUAL, KEY, _MINUS, _damage_v1_given, _mod_words, _mods,
+                              _ratio, _signed, _v1_need)
 
 __all__ = ["close_combat", "CC_NOTES"]
 
@@ -52,12 +53,11 @@ def _check_cc(kw: dict) -> dict:
     counter = a["response"] == "counter"
     v1_names = ("attacker_damage", "attacker_strength", "defender_defence",
                 "defender_damage", "defender_strength", "attacker_defence")
-    if a["damage_rule"] == "v2":
-        for name in v1_names:
-            if kw[name] is not None:
-                v.forbid(name, kw[name], "None with damage_rule='v2'",
-                         "Damage, Strength and Defence are damage v1 stats")
-            a[name] = None
+    if _damage_v1_given(rs, kw, a, v1_names, v1_names[:3] + (v1_names[3:] if counter else ()),
+                        "melee damage v1 compares weapon Damage + Strength with the target's Defence",
+                        "Damage, Strength and Defence are damage v1 stats"):
+        a.update(checked(rs, kw, v1_names, optional=v1_names))
+    else:
         strike_phys = "attacker_phys" if a["melee_phys"] == "attacker" else "defender_phys"
         counter_phys = "defender_phys" if a["melee_phys"] == "attacker" else "attacker_phys"
         needed: Sequence[str] = [strike_phys] + ([counter_phys] if counter else [])
@@ -66,14 +66,6 @@ def _check_cc(kw: dict) -> dict:
                 v.forbid(name, None, f"a whole number from {rs.stat(name).min} to {rs.stat(name).max}",
                          f"melee damage v2 rolls above the {a['melee_phys']}'s PHYS"
                          + (" (the counter too)" if counter else ""))
-    else:
-        needed = v1_names[:3] + (v1_names[3:] if counter else ())
-        for name in v1_names:
-            if kw[name] is None and name in needed:
-                v.forbid(name, None, f"a whole number from {rs.stat(name).min} to {rs.stat(name).max} with "
-                         "damage_rule='v1'",
-                         "melee damage v1 compares weapon Damage + Strength with the target's Defence")
-        a.update(checked(rs, kw, v1_names, optional=v1_names))
     return a
 
 
@@ -157,44 +149,20 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
                  seed=0) -> Outcome:
     """One attacker moves into base contact with one defender.
 
-    * Attacker: one die (two with ``dual_weapons="hit"|"damage"``: both at -1
-      to hit or both at -1 to damage), hits on d10 + modifiers >= ``attacker_cqc``;
-      modifiers +1 ``facing_away`` (the target faces away), -1 ``outnumbered``
-      (the attacker is outnumbered), -1 ``power_attack`` (two-handed: +2 to the
-      damage roll), -1 ``attacker_wounded``, -1 ``attacker_shocked``.
-    * Defender, chosen before the roll (``response``): ``"block"``: one die
-      (two with dual weapons, plus one with a ``shield``), each d10 + modifiers
-      >= ``defender_cqc`` cancels one hit; ``"counter"``: one die (two with
-      dual weapons) to hit the attacker, then damage, only if the defender is
-      still standing (``shield_when_countering=True``: the shield die still
-      blocks). Defender modifiers: -1 ``defender_outnumbered``, -1
-      ``defender_wounded``, -1 ``defender_shocked``, -1 dual weapons for hit,
-      -1 its power attack.
-    * Damage v2: d10 + weapon ATTACK BONUS (+2 power attack, +1 ``from_rear``,
-      -1 dual for damage, -1 wounded) - the struck model's armour level >
-      PHYS (the striker's PHYS, ``melee_phys="attacker"``, as the seed says;
-      ``kill_on="at_or_above"`` variant). Damage v1: d6 table with attack =
-      weapon Damage + wielder Strength against the struck model's Defence,
-      the same roll modifiers on the d6.
-    * ``*_wounded``: the model already carries a wound (-1 to all rolls; if
-      also ``*_tough``, its next unsaved kill downs it).
-    * ``*_shocked``: the fighter's unit carries a shock token: "A unit who
-      has received a shock token ... 2. Has -1 to all rolls": -1 to its hit,
-      block and counter dice, its damage rolls and its heroic saves, for every
-      round (a token is removed only by actions outside close combat). Unlike
-      ``*_wounded`` it marks no wound: a shocked tough model still absorbs its
-      first kill. Shock and a wound add up (-2). ``shocked_defence``: how a
-      shocked defender may answer, "any" (block or counter, default) or
-      "block_only" (the seed's "Must defend and attempt to disengage from
-      CQC": it blocks whatever ``response`` says). ``*_tough``: absorbs
-      one unsaved kill. ``*_heroic_save``: the stat a kill is saved against
-      (d10 >= it; -1 when wounded).
-
-    ``rounds``: fight up to this many rounds (1 to 20), or until one side is
-    downed; ``rounds=1`` is the single exchange. The seed: "otherwise they
-    remain in CQC for their next activation". Each round repeats the exchange
-    (same response) with the fighters' current states: a model wounded in a
-    round is -1 to all rolls in the rounds after.
+    The attacker rolls to hit (d10 + modifiers >= ``attacker_cqc``; two dice
+    with ``dual_weapons``); the defender, by ``response``, blocks (each die
+    d10 + modifiers >= ``defender_cqc`` cancels one hit; a ``shield`` adds a
+    die) or counters after the attacker, if still standing; each hit that
+    gets through rolls damage v2 (d10 + ATTACK BONUS - armour level > PHYS,
+    the striker's with ``melee_phys="attacker"``, as the seed says) or v1
+    (the d6 table, Damage + Strength against Defence). ``*_wounded``,
+    ``*_shocked`` (-1 to all rolls; a shock marks no wound), ``*_tough``
+    (absorbs one unsaved kill) and ``*_heroic_save`` (d10 >= it saves a
+    kill) are each fighter's; ``shocked_defence="block_only"`` makes a
+    shocked defender block. ``rounds`` (1 to 20): the same exchange again
+    until one side is downed ("otherwise they remain in CQC for their next
+    activation"), a model wounded in a round at -1 in the next. Every rule
+    and modifier with its seed quotation: docs/rules/forgotten.md, section 5.
 
     ``pmf`` = [P(defender standing), P(defender downed)] after the fight.
     Effects: ``defender_downed``, ``attacker_downed`` (by a counter),
