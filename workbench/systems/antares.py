@@ -1,19 +1,14 @@
 """Antares-style d10: stat tests rolled under, criticals on a 1.
 
 The stat test (seed 004, "DICE AND STATS") and the single tests the seed names
-(:func:`reaction` on Init, :func:`combat_status` on Cou or Com for machines,
-:func:`movement_test` on Ag) are :mod:`workbench.systems.antares_rules`'s,
-re-exported here. Shooting and volleys resolve through the system's rule file,
-``rules/antares.toml``, whose stages say the same stat test as data.
-
+are :mod:`workbench.systems.antares_rules`'s, re-exported here. Shooting and
+volleys resolve through the system's rule file, ``rules/antares.toml``.
 Shooting (RULES.md section 4): each shot hits on an Acc test; each hit makes
-the target take a Res test at Res + armour + cover - the weapon's strike value
-(SV) ("This value is affected by armour of various kinds as well as cover");
-a failed Res test removes a model. A critical hit "affects how casualties are
-allocated": the shooter chooses who is removed, which changes *who* but not
-*how many* by default; ``effects["critical_hits"]`` reports the expected number
-of critical hits. Variant ``critical_ignores_res=True`` (not in the seed, a
-designer's what-if) lets a critical hit remove a model without a Res test.
+the target test Res at Res + armour + cover - the weapon's strike value; a
+failed Res test removes a model. A critical hit "affects how casualties are
+allocated" (who, not how many); ``critical_ignores_res=True`` (a designer's
+what-if, not in the seed) lets it remove a model without a Res test. Every
+rule with its seed quotation: docs/rules/antares.md.
 """
 from __future__ import annotations
 
@@ -77,20 +72,14 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
 
     Per shot: an Acc test at ``acc + acc_mod`` to hit; each hit makes the
     target test Res at ``res + armour + cover - sv``; each failed Res test
-    removes one model (capped at ``models`` when given).
-
-    ``shots`` may also be a blast weapon's random number of shots: "D3",
-    "D4", "D5", "D6", "D8" or "D12" (seed: "generate 1-8 by re-rolling 9s and
-    10s", "D3 (half D6 roll) and D5s (half D10 score)"), each count equally
-    likely; the exact result is the mixture over the count.
+    removes one model (capped at ``models`` when given). ``shots`` may be a
+    blast weapon's random number of shots, "D3" ... "D12" (:data:`BLAST_DICE`),
+    each count equally likely: the result is the mixture over the count.
 
     ``effects``: ``critical_hits`` = expected number of critical hits (a 1 on
-    the hit roll at a value of 2 or more; they decide who is removed, not how
-    many), ``any_critical`` = P(at least one critical hit), ``hits`` =
-    expected hits. ``critical_ignores_res=True`` (a variant, not in the seed):
-    a critical hit removes a model without a Res test.
-
-    The numbers come from the system's rule file, ``rules/antares.toml``.
+    the hit roll at a value of 2 or more: who is removed, not how many),
+    ``any_critical`` = P(at least one critical hit), ``hits`` = expected
+    hits. The numbers come from the system's rule file, ``rules/antares.toml``.
     """
     shots, blast = _blast("shots", shots)
     a = _check(locals(), arrays=False)
@@ -196,21 +185,14 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     """One unit's mixed weapons fired together at one target unit.
 
     ``weapons``: a list of dicts, one per weapon (or group of identical
-    weapons), with keys ``acc`` (required: the firers' Acc), ``sv`` (0, the
-    weapon's strike value), ``acc_mod`` (0), ``shots`` (1; or a blast die
-    "D3" ... "D12" as in :func:`shooting`) and ``name`` (a label, e.g.
-    "plasma cannon"). The target: ``res``, ``armour``, ``cover`` and
-    ``models`` (None: no cap), as in :func:`shooting`.
-
-    Each weapon's shot hits on an Acc test at ``acc + acc_mod``; each hit
-    makes the target test Res at ``res + armour + cover - sv`` of *that*
-    weapon; the seed and the reading of its allocation are
-    :data:`VOLLEY_NOTE` and :data:`VOLLEY_ALLOCATION_NOTE` (the failed tests
-    of all weapons added, then capped at ``models``). The numbers
-    come from the ``[volley]`` of the system's rule file, ``rules/antares.toml``
-    (each weapon a profile): exact, the convolution of each weapon's
-    distribution (binomial, or the mixture over a blast die's count), then the
-    cap; sampled, every die of every weapon rolled with the same per-die rules.
+    weapons): ``acc`` (required), ``sv`` (0), ``acc_mod`` (0), ``shots`` (1,
+    or a blast die as in :func:`shooting`) and ``name`` (a label). The
+    target's ``res``, ``armour``, ``cover`` and ``models`` are as in
+    :func:`shooting`. Each hit makes the target test Res against its own
+    weapon's SV (:data:`VOLLEY_NOTE`); the failed tests of all weapons are
+    added, then capped at ``models`` (:data:`VOLLEY_ALLOCATION_NOTE`). The
+    numbers come from the ``[volley]`` of ``rules/antares.toml``, each weapon
+    a profile.
 
     Stages: the per-shot steps when every weapon has the same tests, else
     none (each weapon's steps are in the notes). Effects: ``hits``,

@@ -1,21 +1,15 @@
 """Antares-style d10: the stat test and the single tests the seed names, and the ranges, notes
 and plain words its shooting (:mod:`workbench.systems.antares`) shares with them.
 
-Seed 004 ("DICE AND STATS"): "To test against a stat value, roll a D10 and if
-the score is equal to or less than the value you are testing against the test
-is a success." "Regardless of any modifiers applied to the stat under test, a
-D10 dice roll of a 10 is always deemed a failure." "if you need to roll any
-number less than 1 to succeed you need a 1 followed by another 1 (a 1% outside
-chance)." "so long as you are testing against a value of 2 or greater any roll
-of a 1 on the D10 is considered a critical success." The test is a
-:class:`workbench.rules.die.StageDie` as a :class:`~workbench.rules.die.DieRoll`
-(``_stat_die``: two dice, the second only matters for a value below 1), the
-die ``rules/antares.toml`` states for its stages. The seed's other tests are
-one stat test each: Init "when a unit reacts to an enemy's action"
-(:func:`reaction`), Cou "when checking Combat Status" with Com "instead of
-courage" for machines (:func:`combat_status`), Ag "for movement tests in
-demanding situations" (:func:`movement_test`). All are re-exported by
-:mod:`workbench.systems.antares`.
+Seed 004 ("DICE AND STATS"): "roll a D10 and if the score is equal to or less
+than the value you are testing against the test is a success"; "a D10 dice
+roll of a 10 is always deemed a failure"; below 1, "a 1 followed by another 1";
+at a value of 2 or greater "any roll of a 1 on the D10 is considered a critical
+success". The test is a :class:`~workbench.rules.die.DieRoll` (``_stat_die``),
+the die ``rules/antares.toml`` states for its stages. The seed's other tests
+are one stat test each: Init (:func:`reaction`), Cou or Com for machines
+(:func:`combat_status`), Ag (:func:`movement_test`); docs/rules/antares.md
+quotes them. All are re-exported by :mod:`workbench.systems.antares`.
 """
 from __future__ import annotations
 

@@ -1,37 +1,16 @@
 """Gunfire: attacker stat against defender stat, then damage by division.
 
 Seed 003 ("Reworking Shooting A Bit", Gunfire Shadowgram) gives the sequence
-
-    1. Roll To Hit (BS vs. Ev + Modifiers)
-    2. Roll To Penetrate (AP vs. AV + Modifiers)
-    3. Divide Damage According To Strength/Toughness
-
-but never says which die is rolled or what "BS vs. Ev" needs. The workbench's
-opposed test (RULES.md section 3, written in ``rules/gunfire.toml``) succeeds on
-a dX of ``base + defender - attacker`` or more, with ``die=10`` and ``base=6``
-by default, so equal stats give 50%. ``die``, ``base``,
-``natural_max_always_succeeds`` and ``natural_1_always_fails`` are variant
-switches.
-
-Modifiers ("Ev + Modifiers", "AV + Modifiers") are added to the *defender's*
-stat: a positive ``hit_mod`` or ``pen_mod`` makes the roll harder, a negative
-one easier.
-
-Damage by division: "If your Strength is equal to, or greater than, the
-target's Toughness, then any 1 shot that penetrates the enemy unit's armor
-will kill 1 model"; otherwise "Multiply Your Hits Times The Strength Of The
-Weapon ... Divide These Damage Points by the Toughness Of The Target, Rounding
-Down". Explosive X ("some sort of 'Explosive' stat that would allow you to kill
-more than one low-toughness model with a single high-strength shot", an idea,
-not yet a rule): each penetrating hit with S >= T removes min(X, floor(S/T))
-models; with S < T it changes nothing (the seed ties it to "high-strength"
-shots against "low-toughness" models).
-
-Suppression: "Either you penetrate their armor with at least one shot, or you
-hit at least a certain percentage of that unit's models with your shots.
-Somewhere between 25-50%. Only one marker per shooting unit". P(suppressed) =
-P(at least one penetrating hit, or hits >= ceil(suppression_fraction x
-models)). Without a unit size only the penetration condition can be checked.
+"1. Roll To Hit (BS vs. Ev + Modifiers) 2. Roll To Penetrate (AP vs. AV +
+Modifiers) 3. Divide Damage According To Strength/Toughness" but never says
+which die is rolled. The workbench's opposed test (RULES.md section 3,
+``rules/gunfire.toml``) succeeds on a dX of ``base + defender - attacker`` or
+more (d10 and 6 by default: equal stats give 50%), the modifiers added to the
+defender's stat; the die, the base and the natural rolls are variant switches.
+Damage by division (:func:`models_removed`), Explosive X (the seed's idea:
+min(X, S // T) models per penetrating hit when S >= T) and the suppression
+marker ("Either you penetrate their armor with at least one shot, or you hit
+at least a certain percentage of that unit's models"): docs/rules/gunfire.md.
 """
 from __future__ import annotations
 

@@ -1,25 +1,13 @@
 """A built-in system's own rule files, loaded like a designer's: ``rules/<key>.toml`` (a system of one
-file) or the folder ``rules/<key>/`` (a system of several, one file per mode: 40k Changes' shooting and
-melee, The Forgotten's shooting and close combat), keyed as the built-in, so the registry lists none of
-them as a system of its own.
+file) or the folder ``rules/<key>/`` (one file per mode), keyed as the built-in, so the registry lists none
+of them as a system of its own.
 
-A built-in's stat-level function checks its arguments as it always has, then
-resolves through its file's engine (:class:`~workbench.rules.RuleSystem`);
-:func:`outcome` and :func:`table` turn the engine's answer into the
-function's own: its system key and function name, its inputs, its effect
-names, its stages and notes, and its pmf width (the engine's runs to the unit
-size; the function's stops at the most that can be removed).
-
-A built-in's description is its files' (:func:`describe`): the one a
-designer's copy of them gets, with only what the built-in's Python adds.
-
-The steps every thin wrapper shares are here too: its arguments checked as
-the file states its stats (:func:`checked`), the engine called exact or
-sampled with the inputs an Outcome records (:func:`resolve`), a vectorised
-table over a grid of stats (:func:`grid_table`), the tables a list argument
-holds (a volley's units or weapons), checked key by key (:func:`listed`,
-:func:`keyed`), and the Outcome of one roll, a test or a distance
-(:func:`one_roll`).
+A built-in's stat-level function checks its arguments as the file states its stats (:func:`checked`),
+resolves through the file's engine (:func:`resolve`, :func:`grid_table`) and turns the answer into the
+function's own (:func:`outcome`, :func:`table`: its system key and function name, inputs, effect names,
+stages, notes and pmf width). Its description is its files' (:func:`describe`), with only what the
+built-in's Python adds. :func:`listed` and :func:`keyed` check a list argument's tables (a volley's units
+or weapons), :func:`one_roll` makes the Outcome of one roll, a test or a distance.
 """
 from __future__ import annotations
 
