@@ -12,8 +12,6 @@ rule with its seed quotation: docs/rules/antares.md.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .. import validate as v
 from ..errors import InputError
 from ..outcome import Outcome, Stage
@@ -54,12 +52,7 @@ def shooting_table(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, mod
     "effects": {"critical_hits", "any_critical", "hits": arrays S}}``.
     """
     a = _check(locals(), arrays=True)
-    return grid_table(ownfile.load(KEY), a, _SHOOTING_STATS, a["shots"], _EFFECTS, _width(np.max(a["shots"]), a["models"]))
-
-
-def _width(shots, models) -> int:
-    """Counts of models removed the pmf runs over: up to the shots, and the unit size when given."""
-    return int(shots if models is None else min(int(shots), int(np.max(models)))) + 1
+    return grid_table(ownfile.load(KEY), a, _SHOOTING_STATS, a["shots"], _EFFECTS, ownfile.width(a["shots"], a["models"]))
 
 
 TABLES = {"shooting": shooting_table}
@@ -94,7 +87,7 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
         inputs["shots"] = blast
         notes = notes + (BLAST_NOTE + f" {blast}: {BLAST_DICE[blast][1]}.",)
     return ownfile.outcome(o, system=KEY, function="shooting", inputs=inputs, effects=_EFFECTS,
-                           width=_width(a["shots"], a["models"]),
+                           width=ownfile.width(a["shots"], a["models"]),
                            stages=_stages_of(a, rs.stage_fractions(**stats)),
                            attacks=a["shots"] if blast is None else None, notes=notes)
 
@@ -209,7 +202,7 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     o = resolve(ownfile.load(KEY).volley, shared, method, samples, rng, [_volley_profile(g) for g in groups])[0]
     names = dict(_VOLLEY_EFFECTS, **{f"failed_res[{i}]": f"failed_res[{i}]" for i in range(len(groups))})
     o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names,
-                        width=_width(total_shots, models), stages=stages, attacks=attacks, notes=notes)
+                        width=ownfile.width(total_shots, models), stages=stages, attacks=attacks, notes=notes)
     return o.replace(trial="shot")
 
 
@@ -272,9 +265,7 @@ def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
 import sys as _sys
 
 from .description import ProfileField as _Field, Profiles as _Profiles
-
-def _out_of_10(doc: str) -> _Field:
-    return _Field("int", 0, 10, doc=f"{doc}; out of 10")
+from .records import SHOTS as _SHOTS, whole_fields as _whole_fields
 
 
 def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
@@ -293,12 +284,10 @@ SYSTEM = ownfile.describe(
     # shooting takes no blast: a blast weapon is the volley's, each weapon its own
     modes=ownfile.own_controls({"blast": None}),
     profiles=_Profiles(
-        unit={"ag": _out_of_10("Agility"), "acc": _out_of_10("Accuracy"), "res": _out_of_10("Resist"),
-              "str": _out_of_10("Strength"), "init": _out_of_10("Initiative"), "cou": _out_of_10("Courage"),
-              "tech": _out_of_10("Technology"), "com": _out_of_10("Compute"),
+        unit={**_whole_fields(0, 10, "; out of 10", ag="Agility", acc="Accuracy", res="Resist", str="Strength",
+                              init="Initiative", cou="Courage", tech="Technology", com="Compute"),
               "armour": _Field("int", 0, 10, default=0, doc="armour bonus to Res")},
-        weapon={"sv": _Field("int", 0, 10, doc="strike value, subtracted from Res"),
-                "shots": _Field("int", 1, 100, doc="dice per model")},
+        weapon={"sv": _Field("int", 0, 10, doc="strike value, subtracted from Res"), "shots": _SHOTS},
         basic=("rever", "Carbine", "rever"),
         to_kwargs=profile_kwargs),
 )

@@ -162,7 +162,7 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
 
     if rng is None:  # method_args gives a Generator for every method but "exact"
         raise RuntimeError("no random generator for a sampled resolution")
-    width = n_shots + 1 if models is None else min(n_shots, models) + 1
+    width = ownfile.width(n_shots, models)
 
     def per_sample(got: dict) -> dict:
         down = got["removed"]                   # the unit without a size: every model downed
@@ -209,9 +209,7 @@ def _within_budget(resolve):
 def _capped(down: np.ndarray, models, n_max: int) -> np.ndarray:
     """P(k models downed) of a unit of ``models`` (None: no size) from the downs of a unit
     without a size, up to the most that can be downed."""
-    pmf = engine.cap(down, models)
-    width = n_max + 1 if models is None else min(n_max, int(np.max(models))) + 1
-    return ownfile.fit(pmf, width)
+    return ownfile.fit(engine.cap(down, models), ownfile.width(n_max, models))
 
 
 class _StagePmfs(Mapping):

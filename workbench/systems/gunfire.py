@@ -213,6 +213,7 @@ import sys as _sys
 
 from ..controls import dropdown as _dropdown, fine_slider as _fine, optional_slider as _optional
 from .description import ProfileField as _Field, Profiles as _Profiles
+from .records import SHOTS as _SHOTS, whole_fields as _whole_fields
 
 
 #: the three controls whose values :func:`shooting` takes otherwise than ``rules/gunfire.toml`` states
@@ -225,10 +226,6 @@ _OWN_CONTROLS = {
     "suppression_hits": _fine("suppression_fraction", 0.25, 0.05, 1.0, 0.05, "suppression fraction",
                               "the share of the unit that must be hit for it to be suppressed"),
     "die": _dropdown("die", DIE, DICE, "die", "the die every test rolls")}
-
-
-def _stat(doc: str) -> _Field:
-    return _Field("int", 0, 20, doc=doc)
 
 
 def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
@@ -247,11 +244,10 @@ SYSTEM = ownfile.describe(
     KEY, _sys.modules[__name__], title="Gunfire", colour="#55A868", names=_EFFECTS, seed=SEED,
     modes=ownfile.own_controls(_OWN_CONTROLS),
     profiles=_Profiles(
-        unit={"bs": _stat("Ballistic Skill"), "ev": _stat("Evasion"), "av": _stat("Armour Value"),
+        unit={**_whole_fields(0, 20, bs="Ballistic Skill", ev="Evasion", av="Armour Value"),
               "t": _Field("int", 1, 20, doc="Toughness")},
-        weapon={"s": _Field("int", 1, 20, doc="Strength"), "ap": _stat("Armour Piercing"),
-                "shots": _Field("int", 1, 100, doc="dice per model"),
-                "explosive": _Field("int", 1, 20, default=None, doc="Explosive X")},
+        weapon={"s": _Field("int", 1, 20, doc="Strength"), "ap": _Field("int", 0, 20, doc="Armour Piercing"),
+                "shots": _SHOTS, "explosive": _Field("int", 1, 20, default=None, doc="Explosive X")},
         basic=("laansguard", "Rifle", "laansguard"),
         to_kwargs=profile_kwargs),
 )

@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..outcome import Outcome, Stage
 from ..resources import data_dir
 
-__all__ = ["system", "load", "describe", "own_controls", "outcome", "table", "flat_grid", "fit", "checked", "resolve",
+__all__ = ["system", "load", "describe", "own_controls", "width", "outcome", "table", "flat_grid", "fit", "checked", "resolve",
            "grid_table", "listed", "keyed", "one_roll"]
 
 
@@ -102,6 +102,12 @@ def own_controls(own: Mapping[str, Any], start: Mapping[str, Any] | None = None)
 def fit(pmf: np.ndarray, width: int) -> np.ndarray:
     """``pmf`` cut (or padded with zeros) to ``width`` counts along its last axis."""
     return engine.pad(np.asarray(pmf, dtype=float)[..., :width], width)
+
+
+def width(shots: Any, models: Any) -> int:
+    """Counts of models removed a pmf runs over: up to the most shots, and the unit size when given."""
+    most = int(np.max(shots))
+    return (most if models is None else min(most, int(np.max(models)))) + 1
 
 
 def outcome(o: Outcome, *, system: str, function: str, inputs: Mapping[str, Any], effects: Mapping[str, str],
