@@ -12,6 +12,7 @@ re-exports :func:`close_combat`.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -234,9 +235,7 @@ def _rounds_stage(first: tuple[Stage, ...], rounds: int, p_downed: Fraction) -> 
     first round's steps, the rounds after being the same exchange at the
     fighters' new states."""
     steps = " × ".join(f"{st.name} {st.probability}" for st in first)
-    first_p = Fraction(1)
-    for st in first:
-        first_p *= st.probability
+    first_p = math.prod((st.probability for st in first), start=Fraction(1))
     return (Stage(f"downed within {rounds} rounds", p_downed,
                   f"the first round {steps} = {first_p}; then the same exchange again until one side "
                   f"is downed or {rounds} rounds are fought, a model wounded in a round at -1 in the next"),)

@@ -108,11 +108,10 @@ def _shooting_notes(a: dict, stages: tuple[Stage, ...], saves) -> tuple[tuple[St
     else:
         notes.append("Shock (pooled variant): a model downed, or near misses + non-damaging hits >= 2.")
     if a["heroic_save"] is not None:
+        at = [w for on, w in ((a["tough"] or a["target_wounded"], "at -1 once wounded"), (a["target_shocked"],
+              "at -1 more while the unit is shocked: 'Has -1 to all rolls'")) if on]
         notes.append(f"Heroic save: each kill is ignored on a d10 >= {a['heroic_save']}"
-                     + (" (at -1 once wounded" if a["tough"] or a["target_wounded"] else "")
-                     + (("; " if a["tough"] or a["target_wounded"] else " (") + "at -1 more while the unit is "
-                        "shocked: 'Has -1 to all rolls'" if a["target_shocked"] else "")
-                     + (")" if a["tough"] or a["target_wounded"] or a["target_shocked"] else "") + ".")
+                     + (f" ({'; '.join(at)})" if at else "") + ".")
     if a["target_wounded"]:
         k = a["target_wounded"]
         notes.append(f"Red token: {k} {'model' if k == 1 else 'models'} of the target already wounded ('A wounded "
