@@ -77,6 +77,9 @@ _ATTACKER_HIT = (("facing_away", 1, "target facing away"), ("outnumbered", -1, "
 _ATTACKER_DAMAGE = (("power_attack", 2, "power attack"), ("from_rear", 1, "from the rear"),
                     ("dual_weapons=damage", -1, "dual weapons"), ("attacker_wounded", -1, "wounded"),
                     ("attacker_shocked", -1, "shocked"))
+#: the defender's modifiers to its blocking dice
+_DEFENDER_BLOCK = (("defender_outnumbered", -1, "outnumbered"), ("defender_wounded", -1, "wounded"),
+                   ("defender_shocked", -1, "shocked"), ("defender_dual_weapons=hit", -1, "dual weapons, weapon dice"))
 
 
 def _strike(a: dict) -> tuple[DieRoll, int]:
@@ -281,16 +284,11 @@ def _cc_stages(a: dict, p_through: Fraction, p_down: Fraction) -> tuple[Stage, .
     stages = [Stage("to hit", p_any, hit_words, faces=DIE if dice == 1 else None)]
 
     zero = Fraction(0)
-    sf, sw = (zero, zero) if d_saves is None else (d_saves[0].success, d_saves[1].success)
-    if n_block:
-        n_b = n_block
-        d_mods = [f"{_MINUS}1 {text}" for on, text in (
-            (a["defender_outnumbered"], "outnumbered"), (a["defender_wounded"], "wounded"),
-            (a["defender_shocked"], "shocked"),
-            (a["defender_dual_weapons"] == "hit" and a["response"] == "block", "dual weapons, weapon dice")) if on]
-        d_text = f" {' '.join(d_mods)}" if d_mods else ""
+    if n_block:  # a second weapon's die is at -1 only when it blocks
+        d_mods = _mods(a if a["response"] == "block" else dict(a, defender_dual_weapons=None), _DEFENDER_BLOCK)
         stages.append(Stage("not blocked", p_through / p_any if p_any else zero,
-                            f"the defender's {n_b} blocking {'die' if n_b == 1 else 'dice'} (d10{d_text} >= CQC "
+                            f"the defender's {n_block} blocking {'die' if n_block == 1 else 'dice'} (d10"
+                            + "".join(" " + x for x in _mod_words(d_mods)) + f" >= CQC "
                             f"{a['defender_cqc']}, each cancels one hit) leave at least one hit"))
 
     roll = _mod_words(_mods(a, _ATTACKER_DAMAGE))
@@ -310,7 +308,7 @@ def _cc_stages(a: dict, p_through: Fraction, p_down: Fraction) -> tuple[Stage, .
     if simple:
         stages.append(Stage("to kill", strike.success, kdetail, faces=strike.sides))
         if d_saves is not None:
-            s = sw if a["defender_wounded"] else sf
+            s = d_saves[1 if a["defender_wounded"] else 0].success
             minus = [w for on, w in ((a["defender_wounded"], "wounded"), (a["defender_shocked"], "shocked")) if on]
             stages.append(Stage("heroic save fails", 1 - s,
                                 f"heroic save d10 >= {a['defender_heroic_save']}"
