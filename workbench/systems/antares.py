@@ -114,17 +114,10 @@ CRITICAL_IGNORES_RES_NOTE = ("Variant critical_ignores_res: a critical hit remov
                              "(not in the seed).")
 
 
-#: blast weapons' random number of hits: "D4s, D6s, D8s and D12s are also used to generate random
-#: values, most commonly for weapons with blast effects ... generate 1-8 by re-rolling 9s and 10s ...
-#: D3 (half D6 roll) and D5s (half D10 score)": name -> (largest count, how it is rolled)
-BLAST_DICE = {
-    "D3": (3, "a D6 halved, rounded up"),
-    "D4": (4, "a D4"),
-    "D5": (5, "a D10 halved, rounded up"),
-    "D6": (6, "a D6"),
-    "D8": (8, "a D10 re-rolling 9s and 10s"),
-    "D12": (12, "a D12"),
-}
+#: blast weapons' random number of hits ("D4s, D6s, D8s and D12s are also used to generate random values, most
+#: commonly for weapons with blast effects"): name -> (largest count, how it is rolled), rules/antares.toml's
+BLAST_DICE = {name: (count, dict(ownfile.load(KEY).view.words["blast"])[name])
+              for name, count in ownfile.load(KEY).stat("blast").options if count}
 
 
 def _blast(field: str, shots):
