@@ -109,9 +109,16 @@ def shooting_table(*, shoot, attack_power, shots=1, models=None, moved="cautious
     out = _within_budget(lambda: ownfile.load(KEY).attack_table(**dict(stats, **flat)))
     width = int(np.shape(out["pmf"])[-1])
     down = np.asarray(out["pmf"]).reshape(shape + (width,))
-    effects = {k: np.asarray(out["effects"][k], dtype=float).reshape(shape) for k in ("shock", "hits", "near_misses")}
-    effects["non_damaging_hits"] = np.clip(effects["hits"] - down @ np.arange(width), 0.0, None)
-    return {"pmf": _capped(down, a["models"], int(np.max(a["shots"]))), "effects": effects}
+    return {"pmf": _capped(down, a["models"], int(np.max(a["shots"]))),
+            "effects": _effects(out["effects"], down, shape)}
+
+
+def _effects(got: Mapping, down: np.ndarray, shape: tuple = ()) -> dict:
+    """The file's effects in the grid's ``shape``, with the hits that down nobody: the hits less the
+    models the unit without a size loses."""
+    effects = {k: np.asarray(got[k], dtype=float).reshape(shape) for k in ("shock", "hits", "near_misses")}
+    effects["non_damaging_hits"] = np.clip(effects["hits"] - down @ np.arange(np.shape(down)[-1]), 0.0, None)
+    return effects
 
 
 TABLES = {"shooting": shooting_table}
@@ -154,8 +161,7 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     if method == "exact":
         o = _within_budget(lambda: rs.attack(**stats))
         down = o.pmf
-        effects = {k: float(o.effects[k]) for k in ("shock", "hits", "near_misses")}
-        effects["non_damaging_hits"] = max(0.0, effects["hits"] - float(down @ np.arange(down.size)))
+        effects = {k: float(x) for k, x in _effects(o.effects, down).items()}
         out = pipeline.exact_outcome(KEY, "shooting", inputs, _capped(down, models, n_shots), stages, effects,
                                      attacks=n_shots, notes=notes, label="models downed")
         return out.replace(stage_pmfs=_StagePmfs(o.stage_pmfs, down, tuple(s.name for s in stages)))

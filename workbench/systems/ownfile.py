@@ -26,8 +26,8 @@ from ..errors import InputError
 from ..outcome import Outcome, Stage
 from ..resources import data_dir
 
-__all__ = ["system", "load", "describe", "own_controls", "width", "outcome", "table", "flat_grid", "fit", "checked", "resolve",
-           "grid_table", "listed", "keyed", "one_roll"]
+__all__ = ["system", "load", "describe", "own_controls", "width", "outcome", "table", "flat_grid", "fit", "checked",
+           "resolve", "grid_table", "listed", "keyed", "one_roll"]
 
 
 @functools.cache
