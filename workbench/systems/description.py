@@ -1,22 +1,13 @@
 """One description per rule system: every fact a consumer needs, in one record.
 
-A :class:`SystemDescription` holds what the dashboards, the compare page, the
-diagnostics, the profiles, the forum posts and the command line know about a
-system: its name and die, the landing page's title and blurb, its colour, the
-dashboard modes with their controls, which side effects are probabilities and
-which expected counts, the stats the diagnostics step through, the seed
-matchup, the grids of the granularity and equivalence searches, how the
-compare page's shared concepts move its stats, and its unit profiles' fields
-with the function that turns a profile pair into stat-level arguments.
-
-Each built-in system module ends with ``SYSTEM = SystemDescription(...)``;
-a rule file gets its description from :func:`describe_rules`, a rule folder
-from :func:`describe_folder`. The registry (:mod:`workbench.systems`) hands
-these records out by key. Every record is frozen and checks its fields on
-creation: a bad field raises :class:`~workbench.errors.InputError` naming
-the record's field, what is allowed and the value given. The records it is made of (modes, stats,
-steps, profile fields) are in :mod:`workbench.systems.records` and are
-importable from here as well.
+A :class:`SystemDescription` holds what the dashboards, the compare page, the diagnostics, the
+profiles, the forum posts and the command line know about a system (docs/architecture.md, step 4).
+A rule file gets its description from :func:`describe_rules`, a rule folder from
+:func:`describe_folder`, a built-in from its own files (:func:`workbench.systems.ownfile.describe`);
+the registry (:mod:`workbench.systems`) hands them out by key. Every record is frozen and checks its
+fields on creation: a bad field raises :class:`~workbench.errors.InputError` naming the record's
+field, what is allowed and the value given. The records it is made of (modes, stats, steps, profile
+fields) are in :mod:`workbench.systems.records` and are importable from here as well.
 """
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
-"""The Forgotten, close combat: one attacker against one defender (seed 002,
-RULES.md section 2), resolved through its own rule file
-``rules/forgotten/close_combat.toml`` (keyed "forgotten", loaded as
-``ownfile.load("forgotten", "close_combat")``), whose named mechanism
-``two_sided_close_combat`` (:mod:`workbench.rules.mechanisms.two_sided_close_combat`)
-adds up the dice the file says both fighters throw. :func:`close_combat`
-checks its arguments as it always has, hands them to the file as its stats,
-and says the result in its own words (stages, notes). The pieces it shares
-with the shooting (the damage v1 table, the stat ranges) are
-:mod:`workbench.systems.forgotten_rules`'s; :mod:`workbench.systems.forgotten`
-re-exports :func:`close_combat`.
+"""The Forgotten, close combat: one attacker against one defender (seed 002, RULES.md section 2),
+resolved through its own rule file ``rules/forgotten/close_combat.toml`` (``ownfile.load("forgotten",
+"close_combat")``), whose named mechanism :mod:`workbench.rules.mechanisms.two_sided_close_combat` adds up
+the dice both fighters throw. :func:`close_combat` checks its arguments, hands them to the file as its
+stats and says the result in its own words (stages, notes); :mod:`workbench.systems.forgotten`
+re-exports it. The pieces it shares with the shooting are :mod:`workbench.systems.forgotten_rules`'s.
 """
 from __future__ import annotations
 
