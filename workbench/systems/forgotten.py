@@ -227,14 +227,11 @@ class _StagePmfs(Mapping):
         self._src = {"to hit": lambda: engine_pmfs["to hit"], "to kill": lambda: engine_pmfs["to kill (damage v1)"],
                      "heroic save fails": lambda: down}
         self._names = tuple(n for n in names if n in self._src)
-        self._done: dict = {}
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self._names:
             raise KeyError(name)
-        if name not in self._done:
-            self._done[name] = np.asarray(self._src[name]())
-        return self._done[name]
+        return np.asarray(self._src[name]())  # the file's are computed once, on the first reading
 
     def __iter__(self):
         return iter(self._names)
