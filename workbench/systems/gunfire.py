@@ -90,6 +90,8 @@ _EFFECTS = {"suppressed": "suppressed", "hits": "hits", "penetrating_hits": "pen
 #: the dice the rule file's die switch offers, by their faces
 DICE = tuple(faces for _, faces in ownfile.load(KEY).stat("die").options)
 _GRID = ("bs", "ev", "ap", "av", "s", "t", "shots", "models", "hit_mod", "pen_mod", "explosive", "suppression_hits")
+#: the test's variant switches, one value for a whole table
+_SWITCHES = ("base", "natural_max_always_succeeds", "natural_1_always_fails")
 
 
 def _check(kw: dict, arrays: bool) -> dict:
@@ -98,7 +100,7 @@ def _check(kw: dict, arrays: bool) -> dict:
     a = checked(rs, kw, _GRID[:-1], arrays, optional=("models", "explosive"))
     a["suppression_fraction"] = v.real("suppression_fraction", kw["suppression_fraction"], 0, 1, lo_open=True)
     a["die"] = v.integer("die", kw["die"], 2, 100)
-    a.update(checked(rs, kw, ("base", "natural_max_always_succeeds", "natural_1_always_fails")))
+    a.update(checked(rs, kw, _SWITCHES))
     v.broadcastable({k: a[k] for k in _GRID[:-1]})
     return a
 
@@ -115,10 +117,9 @@ def _file_stats(a: dict) -> dict:
     """The checked arguments as the rule file's stats."""
     if a["die"] not in DICE:
         raise InputError("die", "one of " + ", ".join(map(str, DICE)), a["die"], "the dice of the die switch")
-    return dict({k: a[k] for k in _GRID if k in a}, explosive=1 if a["explosive"] is None else a["explosive"],
-                suppression_hits=_suppression_hits(a["models"], a["suppression_fraction"]), die=f"d{a['die']}",
-                base=a["base"], natural_max_always_succeeds=a["natural_max_always_succeeds"],
-                natural_1_always_fails=a["natural_1_always_fails"])
+    explosive = 1 if a["explosive"] is None else a["explosive"]
+    return dict({k: a[k] for k in _GRID + _SWITCHES if k in a}, explosive=explosive,
+                suppression_hits=_suppression_hits(a["models"], a["suppression_fraction"]), die=f"d{a['die']}")
 
 
 def _width(a: dict) -> int:
