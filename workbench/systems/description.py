@@ -260,16 +260,12 @@ def _whole_steps(c: Control) -> tuple[int, ...]:
 
 
 def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
-    """The description of a loaded rule file (a ``RuleSystem``, see ``workbench.rules``): one
-    mode, "attack", with a control per stat (its kind, range, label and help), and what the
-    file's ``[view]`` says (:mod:`workbench.rules.view`: title, blurb, colour, the word for one
-    attack, the controls shown, where they start, the sliders' ranges, the options' words, the
-    matchup line, the seed matchup, the diagnostics' stats, the grids, the compare-page concepts,
-    the effects' words). Where it says nothing: the title is the name, the blurb the first note,
-    the colour ``colour``; every whole-number stat steps through its range in the diagnostics,
-    with no side said to be helped (owner "either", step +1); the seed matchup is every control
-    at its start; the grids are read from the stats (:func:`workbench.systems.grids.rule_grids`);
-    no compare-page concept moves it. A rule file has no profiles."""
+    """The description of a loaded rule file (a ``RuleSystem``, see ``workbench.rules``): one mode,
+    "attack", with a control per stat, and what the file's ``[view]`` says (docs/rulefiles.md, "How
+    the workbench shows a system"). Where it says nothing: the title is the name, the blurb the first
+    note; every whole-number stat steps through its range in the diagnostics, no side said to be
+    helped; the seed matchup is every control at its start; the grids are read from the stats
+    (:func:`workbench.systems.grids.rule_grids`). A rule file has no profiles."""
     from ..rules.view import View
     from .grids import rule_grids
 

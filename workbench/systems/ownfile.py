@@ -60,17 +60,12 @@ def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[s
              effects: Mapping[str, str] | None = None, effect_words: Mapping[str, str] | None = None,
              profiles: Any = None):
     """The built-in ``key``'s description, made from its own file or folder as a designer's is
-    (:func:`~workbench.systems.description.describe_rules`,
-    :func:`~workbench.systems.description.describe_folder`: every control, the matchup lines, the
-    diagnostics, the grids, the concepts and the words are the file's ``[view]`` and stats), with
-    what only its Python knows: its ``title`` and ``colour`` (what tells the built-in apart from a
-    copy of its files, which is another system, on the landing page and on shared plots); ``module``, whose stat-level functions the modes call; ``names``,
-    its functions' effect names -> the file's (how the thin wrappers rename them), through which
-    the file's effect kinds and words are read; ``modes(the files' modes)``, its dashboard's modes
-    when they are more than the files' (a mode whose call a mechanism wires, such as a volley's
-    units) or a function's signature differs from its file's stats (a decimal number); the ``effects`` and ``effect_words`` of the
-    effects its hand-written functions make; its ``profiles`` (the fields its ``to_kwargs`` reads);
-    and the ``seed`` post it implements."""
+    (:func:`~workbench.systems.description.describe_rules`, ``describe_folder``), with what only its
+    Python knows (docs/rulefiles.md, "How the workbench shows a system"): its ``title`` and ``colour``
+    (what tells it from a copy of its files); ``module``, whose functions the modes call; ``names``, its
+    functions' effect names -> the file's; ``modes(the files' modes)``, when its modes differ from the
+    files'; the ``effects`` and ``effect_words`` of its hand-written functions; its ``profiles``; and
+    the ``seed`` post it implements."""
     from .description import _function_names, describe_folder, describe_rules
     rs = system(key)
     own = describe_folder(rs, colour) if getattr(rs, "parts", None) is not None else describe_rules(rs, colour)
