@@ -19,8 +19,9 @@ from workbench.outcome import Outcome, Stage
 
 # the words, limits and argument checks are the module's own (they are not what is compared)
 from workbench.systems.antares import (
-    BLAST_DICE, BLAST_NOTE, CRITICAL_IGNORES_RES_NOTE, DIE, KEY, SHOOTING_NOTES, _check, _fail_words, _pass_words,
-    _ratio, _value_text, _volley_setup)
+    BLAST_DICE, BLAST_NOTE, CRITICAL_IGNORES_RES_NOTE, DIE, KEY, SHOOTING_NOTES, _check, _fail_words, _ratio,
+    _value_text, _volley_setup)
+from workbench.systems.antares_rules import _pass_words
 
 
 def _tests(a: dict) -> tuple[RollUnder, RollUnder]:

@@ -1,29 +1,19 @@
 """The registry of rule systems: the four built-ins and the designers' rule files.
 
 ``get(key)`` returns a system's :class:`~workbench.systems.description.SystemDescription`
-(its functions, dashboards, diagnostics, profiles...; see docs/rules.md for
-the rules themselves); ``keys()`` lists every system that loaded, built-ins
-first. The built-ins are the modules named in :data:`BUILTINS`, each ending in
-``SYSTEM = SystemDescription(...)``. Rule systems (format ``RULEFILE.md``,
-docs/rulefiles.md) are read from the checkout's ``rules/`` folder and from each
-folder of the ``WORKBENCH_RULES`` environment variable (separated by
-``os.pathsep``, as ``PATH``), through ``workbench.rules`` when that module is
-installed: each ``*.toml`` file there is one system (of stages, or of a named
-mechanism), and each folder holding ``*.toml`` files is one system of several
-parts, a dashboard mode per file (``rules/changes/shooting.toml`` and
-``rules/changes/melee.toml``). A file or folder that does not load is kept in
-:func:`broken` with the message of the file at fault and never stops the
-others. A shipped file or folder (in :data:`CHECKOUT_RULES`) whose key is a
-built-in's is that built-in's own (its module resolves through it,
-:mod:`workbench.systems.ownfile`): it is not listed a second time. A
-designer's file or folder using a built-in's key is refused; a copy of a
-built-in's file or folder under a new key is a new system (the way a designer
-starts a variant).
+(docs/rules.md for the rules themselves); ``keys()`` lists every system that loaded,
+built-ins first. The built-ins are the modules named in :data:`BUILTINS`, each ending in
+``SYSTEM = ownfile.describe(...)``. Rule systems (docs/rulefiles.md) are read from the
+checkout's ``rules/`` folder and from each folder of ``$WORKBENCH_RULES`` (separated by
+``os.pathsep``): each ``*.toml`` file is one system, each folder holding ``*.toml`` files
+one system of several parts, a dashboard mode per file. A file or folder that does not
+load is kept in :func:`broken` with the message of the file at fault and never stops the
+others. A shipped file or folder whose key is a built-in's is that built-in's own
+(:mod:`workbench.systems.ownfile`) and is not listed twice; a designer's using a built-in's
+key is refused; a copy under a new key is a new system.
 
-Adding a built-in system: write its rule file (its stats and ``[view]``), its
-module with ``SYSTEM = ownfile.describe(...)`` at the end (the file's
-description, with what only the module's Python says) and add its key to
-:data:`BUILTINS`.
+Adding a built-in system: write its rule file (its stats and ``[view]``), its module with
+``SYSTEM = ownfile.describe(...)`` at the end and add its key to :data:`BUILTINS`.
 """
 from __future__ import annotations
 

@@ -1,23 +1,16 @@
 """Antares-style d10: stat tests rolled under, criticals on a 1.
 
 The stat test (seed 004, "DICE AND STATS") and the single tests the seed names
-(:func:`reaction` on Init, :func:`combat_status` on Cou or Com for machines,
-:func:`movement_test` on Ag) are :mod:`workbench.systems.antares_rules`'s,
-re-exported here. Shooting and volleys resolve through the system's rule file,
-``rules/antares.toml``, whose stages say the same stat test as data.
-
+are :mod:`workbench.systems.antares_rules`'s, re-exported here. Shooting and
+volleys resolve through the system's rule file, ``rules/antares.toml``.
 Shooting (RULES.md section 4): each shot hits on an Acc test; each hit makes
-the target take a Res test at Res + armour + cover - the weapon's strike value
-(SV) ("This value is affected by armour of various kinds as well as cover");
-a failed Res test removes a model. A critical hit "affects how casualties are
-allocated": the shooter chooses who is removed, which changes *who* but not
-*how many* by default; ``effects["critical_hits"]`` reports the expected number
-of critical hits. Variant ``critical_ignores_res=True`` (not in the seed, a
-designer's what-if) lets a critical hit remove a model without a Res test.
+the target test Res at Res + armour + cover - the weapon's strike value; a
+failed Res test removes a model. A critical hit "affects how casualties are
+allocated" (who, not how many); ``critical_ignores_res=True`` (a designer's
+what-if, not in the seed) lets it remove a model without a Res test. Every
+rule with its seed quotation: docs/rules/antares.md.
 """
 from __future__ import annotations
-
-import numpy as np
 
 from .. import validate as v
 from ..errors import InputError
@@ -25,7 +18,7 @@ from ..outcome import Outcome, Stage
 from . import ownfile
 from .ownfile import checked, grid_table, keyed, listed, resolve
 from .antares_rules import (DIE, KEY, MOD_RANGE, NAME, SEED, SHOOTING_NOTES, STAT_RANGE, VALUE_RANGE, _fail_words,
-                            _pass_words, _ratio, _value_text, combat_status, movement_test, reaction, stat_test, test)
+                            _ratio, _test_words, _value_text, combat_status, movement_test, reaction, stat_test, test)
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
            "movement_test", "shooting", "shooting_table", "volley", "TABLES", "STAT_RANGE", "MOD_RANGE",
@@ -59,12 +52,7 @@ def shooting_table(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, mod
     "effects": {"critical_hits", "any_critical", "hits": arrays S}}``.
     """
     a = _check(locals(), arrays=True)
-    return grid_table(ownfile.load(KEY), a, _SHOOTING_STATS, a["shots"], _EFFECTS, _width(np.max(a["shots"]), a["models"]))
-
-
-def _width(shots, models) -> int:
-    """Counts of models removed the pmf runs over: up to the shots, and the unit size when given."""
-    return int(shots if models is None else min(int(shots), int(np.max(models)))) + 1
+    return grid_table(ownfile.load(KEY), a, _SHOOTING_STATS, a["shots"], _EFFECTS, ownfile.width(a["shots"], a["models"]))
 
 
 TABLES = {"shooting": shooting_table}
@@ -77,25 +65,16 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
 
     Per shot: an Acc test at ``acc + acc_mod`` to hit; each hit makes the
     target test Res at ``res + armour + cover - sv``; each failed Res test
-    removes one model (capped at ``models`` when given).
-
-    ``shots`` may also be a blast weapon's random number of shots: "D3",
-    "D4", "D5", "D6", "D8" or "D12" (seed: "generate 1-8 by re-rolling 9s and
-    10s", "D3 (half D6 roll) and D5s (half D10 score)"), each count equally
-    likely; the exact result is the mixture over the count.
+    removes one model (capped at ``models`` when given). ``shots`` may be a
+    blast weapon's random number of shots, "D3" ... "D12" (:data:`BLAST_DICE`),
+    each count equally likely: the result is the mixture over the count.
 
     ``effects``: ``critical_hits`` = expected number of critical hits (a 1 on
-    the hit roll at a value of 2 or more; they decide who is removed, not how
-    many), ``any_critical`` = P(at least one critical hit), ``hits`` =
-    expected hits. ``critical_ignores_res=True`` (a variant, not in the seed):
-    a critical hit removes a model without a Res test.
-
-    The numbers come from the system's rule file, ``rules/antares.toml``.
+    the hit roll at a value of 2 or more: who is removed, not how many),
+    ``any_critical`` = P(at least one critical hit), ``hits`` = expected
+    hits. The numbers come from the system's rule file, ``rules/antares.toml``.
     """
-    blast = None
-    if isinstance(shots, str):
-        blast = v.choice("shots", shots, tuple(BLAST_DICE))
-        shots = BLAST_DICE[blast][0]
+    shots, blast = _blast("shots", shots)
     a = _check(locals(), arrays=False)
     method = v.method_args(method, samples, seed)[0]
     rs = ownfile.load(KEY)
@@ -108,7 +87,7 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
         inputs["shots"] = blast
         notes = notes + (BLAST_NOTE + f" {blast}: {BLAST_DICE[blast][1]}.",)
     return ownfile.outcome(o, system=KEY, function="shooting", inputs=inputs, effects=_EFFECTS,
-                           width=_width(a["shots"], a["models"]),
+                           width=ownfile.width(a["shots"], a["models"]),
                            stages=_stages_of(a, rs.stage_fractions(**stats)),
                            attacks=a["shots"] if blast is None else None, notes=notes)
 
@@ -118,11 +97,9 @@ def _stages_of(a: dict, fractions) -> list[Stage]:
     failed (with the critical variant, the share of hits that remove a model)."""
     (_, hit_s, hit_c), (res_fail, _, _) = fractions
     p_hit = hit_s + hit_c
-    hit_v, hit_text = _value_text("Acc", a["acc"], [("modifier", a["acc_mod"])] if a["acc_mod"] else [])
     res_v, res_text = _value_text("Res", a["res"], [("armour", a["armour"]), ("cover", a["cover"]),
                                                     ("-SV", -a["sv"])])
-    crit_text = f" (a 1 is a critical hit: {_ratio(hit_c)})" if hit_v >= 2 else " (no critical possible)"
-    stages = [Stage("to hit", p_hit, f"{hit_text}: {_pass_words(hit_v)}: {_ratio(p_hit)}{crit_text}", faces=DIE)]
+    stages = [Stage("to hit", p_hit, _test_words("Acc", a["acc"], a["acc_mod"], p_hit, hit_c, "hit"), faces=DIE)]
     words = f"{res_text}: {_fail_words(res_v)}: {_ratio(res_fail)}"
     if a["critical_ignores_res"]:
         given_hit = (hit_c + (p_hit - hit_c) * res_fail) / p_hit if p_hit else res_fail
@@ -137,17 +114,20 @@ CRITICAL_IGNORES_RES_NOTE = ("Variant critical_ignores_res: a critical hit remov
                              "(not in the seed).")
 
 
-#: blast weapons' random number of hits: "D4s, D6s, D8s and D12s are also used to generate random
-#: values, most commonly for weapons with blast effects ... generate 1-8 by re-rolling 9s and 10s ...
-#: D3 (half D6 roll) and D5s (half D10 score)": name -> (largest count, how it is rolled)
-BLAST_DICE = {
-    "D3": (3, "a D6 halved, rounded up"),
-    "D4": (4, "a D4"),
-    "D5": (5, "a D10 halved, rounded up"),
-    "D6": (6, "a D6"),
-    "D8": (8, "a D10 re-rolling 9s and 10s"),
-    "D12": (12, "a D12"),
-}
+#: blast weapons' random number of hits ("D4s, D6s, D8s and D12s are also used to generate random values, most
+#: commonly for weapons with blast effects"): name -> (largest count, how it is rolled), rules/antares.toml's
+BLAST_DICE = {name: (count, dict(ownfile.load(KEY).view.words["blast"])[name])
+              for name, count in ownfile.load(KEY).stat("blast").options if count}
+
+
+def _blast(field: str, shots):
+    """(the shots, the blast die or None): a blast die's name stands for its largest count."""
+    if not isinstance(shots, str):
+        return shots, None
+    blast = v.choice(field, shots, tuple(BLAST_DICE))
+    return BLAST_DICE[blast][0], blast
+
+
 BLAST_NOTE = ("Blast weapon: the number of shots is rolled first ('most commonly for weapons with blast "
               "effects'), each count 1..N equally likely; the result is the mixture over the count. Rolled as")
 
@@ -179,10 +159,7 @@ def _weapon(i: int, w, res, armour, cover, critical_ignores_res) -> dict:
     name = w.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > 40):
         raise InputError(f"{where}.name", "a short text naming the weapon (1 to 40 characters)", name)
-    shots, blast = w.get("shots", 1), None
-    if isinstance(shots, str):
-        blast = v.choice(f"{where}.shots", shots, tuple(BLAST_DICE))
-        shots = BLAST_DICE[blast][0]
+    shots, blast = _blast(f"{where}.shots", w.get("shots", 1))
     a = _check(dict(acc=w["acc"], res=res, sv=w.get("sv", 0), armour=armour, cover=cover, acc_mod=w.get("acc_mod", 0),
                     shots=shots, models=None, critical_ignores_res=critical_ignores_res), False, f"{where}.")
     return dict(a, blast=blast, name=name.strip() if name else f"weapon {i + 1}")
@@ -194,21 +171,14 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     """One unit's mixed weapons fired together at one target unit.
 
     ``weapons``: a list of dicts, one per weapon (or group of identical
-    weapons), with keys ``acc`` (required: the firers' Acc), ``sv`` (0, the
-    weapon's strike value), ``acc_mod`` (0), ``shots`` (1; or a blast die
-    "D3" ... "D12" as in :func:`shooting`) and ``name`` (a label, e.g.
-    "plasma cannon"). The target: ``res``, ``armour``, ``cover`` and
-    ``models`` (None: no cap), as in :func:`shooting`.
-
-    Each weapon's shot hits on an Acc test at ``acc + acc_mod``; each hit
-    makes the target test Res at ``res + armour + cover - sv`` of *that*
-    weapon; the seed and the reading of its allocation are
-    :data:`VOLLEY_NOTE` and :data:`VOLLEY_ALLOCATION_NOTE` (the failed tests
-    of all weapons added, then capped at ``models``). The numbers
-    come from the ``[volley]`` of the system's rule file, ``rules/antares.toml``
-    (each weapon a profile): exact, the convolution of each weapon's
-    distribution (binomial, or the mixture over a blast die's count), then the
-    cap; sampled, every die of every weapon rolled with the same per-die rules.
+    weapons): ``acc`` (required), ``sv`` (0), ``acc_mod`` (0), ``shots`` (1,
+    or a blast die as in :func:`shooting`) and ``name`` (a label). The
+    target's ``res``, ``armour``, ``cover`` and ``models`` are as in
+    :func:`shooting`. Each hit makes the target test Res against its own
+    weapon's SV (:data:`VOLLEY_NOTE`); the failed tests of all weapons are
+    added, then capped at ``models`` (:data:`VOLLEY_ALLOCATION_NOTE`). The
+    numbers come from the ``[volley]`` of ``rules/antares.toml``, each weapon
+    a profile.
 
     Stages: the per-shot steps when every weapon has the same tests, else
     none (each weapon's steps are in the notes). Effects: ``hits``,
@@ -224,9 +194,8 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     shared = {k: inputs[k] for k in ("res", "armour", "cover", "models", "critical_ignores_res")}
     o = resolve(ownfile.load(KEY).volley, shared, method, samples, rng, [_volley_profile(g) for g in groups])[0]
     names = dict(_VOLLEY_EFFECTS, **{f"failed_res[{i}]": f"failed_res[{i}]" for i in range(len(groups))})
-    width = (total_shots if models is None else min(total_shots, models)) + 1
-    o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names, width=width,
-                        stages=stages, attacks=attacks, notes=notes)
+    o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names,
+                        width=ownfile.width(total_shots, models), stages=stages, attacks=attacks, notes=notes)
     return o.replace(trial="shot")
 
 
@@ -289,9 +258,7 @@ def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
 import sys as _sys
 
 from .description import ProfileField as _Field, Profiles as _Profiles
-
-def _out_of_10(doc: str) -> _Field:
-    return _Field("int", 0, 10, doc=f"{doc}; out of 10")
+from .records import SHOTS as _SHOTS, whole_fields as _whole_fields
 
 
 def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
@@ -310,12 +277,10 @@ SYSTEM = ownfile.describe(
     # shooting takes no blast: a blast weapon is the volley's, each weapon its own
     modes=ownfile.own_controls({"blast": None}),
     profiles=_Profiles(
-        unit={"ag": _out_of_10("Agility"), "acc": _out_of_10("Accuracy"), "res": _out_of_10("Resist"),
-              "str": _out_of_10("Strength"), "init": _out_of_10("Initiative"), "cou": _out_of_10("Courage"),
-              "tech": _out_of_10("Technology"), "com": _out_of_10("Compute"),
+        unit={**_whole_fields(0, 10, "; out of 10", ag="Agility", acc="Accuracy", res="Resist", str="Strength",
+                              init="Initiative", cou="Courage", tech="Technology", com="Compute"),
               "armour": _Field("int", 0, 10, default=0, doc="armour bonus to Res")},
-        weapon={"sv": _Field("int", 0, 10, doc="strike value, subtracted from Res"),
-                "shots": _Field("int", 1, 100, doc="dice per model")},
+        weapon={"sv": _Field("int", 0, 10, doc="strike value, subtracted from Res"), "shots": _SHOTS},
         basic=("rever", "Carbine", "rever"),
         to_kwargs=profile_kwargs),
 )

@@ -1,21 +1,15 @@
 """Antares-style d10: the stat test and the single tests the seed names, and the ranges, notes
 and plain words its shooting (:mod:`workbench.systems.antares`) shares with them.
 
-Seed 004 ("DICE AND STATS"): "To test against a stat value, roll a D10 and if
-the score is equal to or less than the value you are testing against the test
-is a success." "Regardless of any modifiers applied to the stat under test, a
-D10 dice roll of a 10 is always deemed a failure." "if you need to roll any
-number less than 1 to succeed you need a 1 followed by another 1 (a 1% outside
-chance)." "so long as you are testing against a value of 2 or greater any roll
-of a 1 on the D10 is considered a critical success." The test is a
-:class:`workbench.rules.die.StageDie` as a :class:`~workbench.rules.die.DieRoll`
-(``_stat_die``: two dice, the second only matters for a value below 1), the
-die ``rules/antares.toml`` states for its stages. The seed's other tests are
-one stat test each: Init "when a unit reacts to an enemy's action"
-(:func:`reaction`), Cou "when checking Combat Status" with Com "instead of
-courage" for machines (:func:`combat_status`), Ag "for movement tests in
-demanding situations" (:func:`movement_test`). All are re-exported by
-:mod:`workbench.systems.antares`.
+Seed 004 ("DICE AND STATS"): "roll a D10 and if the score is equal to or less
+than the value you are testing against the test is a success"; "a D10 dice
+roll of a 10 is always deemed a failure"; below 1, "a 1 followed by another 1";
+at a value of 2 or greater "any roll of a 1 on the D10 is considered a critical
+success". The test is a :class:`~workbench.rules.die.DieRoll` (``_stat_die``),
+the die ``rules/antares.toml`` states for its stages. The seed's other tests
+are one stat test each: Init (:func:`reaction`), Cou or Com for machines
+(:func:`combat_status`), Ag (:func:`movement_test`); docs/rules/antares.md
+quotes them. All are re-exported by :mod:`workbench.systems.antares`.
 """
 from __future__ import annotations
 
@@ -92,6 +86,14 @@ def _value_text(base_name: str, base: int, parts: list[tuple[str, int]]) -> tupl
     return total, text
 
 
+def _test_words(stat_name: str, stat: int, modifier: int, p: Fraction, crit: Fraction, critical: str) -> str:
+    """'Acc 5 + modifier 1 = 6: needs 6 or less on a d10: 6/10 (a 1 is a critical hit: 1/10)': a stat
+    test's words, its chance ``p`` and its ``critical`` ("hit", "success") chance ``crit``."""
+    value, text = _value_text(stat_name, stat, [("modifier", modifier)] if modifier else [])
+    crit_text = f" (a 1 is a critical {critical}: {_ratio(crit)})" if value >= 2 else " (no critical possible)"
+    return f"{text}: {_pass_words(value)}: {_ratio(p)}{crit_text}"
+
+
 # ---------------------------------------------------------------------------
 # the basic test
 # ---------------------------------------------------------------------------
@@ -126,9 +128,7 @@ def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, metho
     value = stat + modifier
     die = _stat_die(value)
     p, crit = die.success, die.p("critical")
-    _, text = _value_text(stat_name, stat, [("modifier", modifier)] if modifier else [])
-    crit_text = f" (a 1 is a critical success: {_ratio(crit)})" if value >= 2 else " (no critical possible)"
-    stage = Stage(f"{stat_name} test", p, f"{text}: {_pass_words(value)}: {_ratio(p)}{crit_text}", faces=DIE)
+    stage = Stage(f"{stat_name} test", p, _test_words(stat_name, stat, modifier, p, crit, "success"), faces=DIE)
     notes = NOTES + extra_notes
 
     def one_chunk(n: int) -> dict:
@@ -156,16 +156,21 @@ def stat_test(value, modifier=0, *, name="stat", method="exact", samples=100_000
     return _test_outcome("stat_test", name, value, modifier, method, samples, seed, inputs)
 
 
+def _single(function: str, field: str, stat_name: str, stat, modifier, method, samples, seed, note: str) -> Outcome:
+    """The Outcome of the single test ``function``: the stat ``field`` (``stat_name`` in words) and its
+    modifier checked, then one stat test with its ``note``."""
+    inputs = {field: v.integer(field, stat, *STAT_RANGE), "modifier": v.integer("modifier", modifier, *MOD_RANGE)}
+    return _test_outcome(function, stat_name, inputs[field], inputs["modifier"], method, samples, seed, inputs,
+                         (note,))
+
+
 @v.stat_function
 def reaction(init, *, modifier=0, method="exact", samples=100_000, seed=0) -> Outcome:
     """An Init test to react to an enemy action ("the key value that we test
     against when a unit reacts to an enemy's action")."""
-    init = v.integer("init", init, *STAT_RANGE)
-    modifier = v.integer("modifier", modifier, *MOD_RANGE)
-    inputs = {"init": init, "modifier": modifier}
-    return _test_outcome("reaction", "Init", init, modifier, method, samples, seed, inputs,
-                         ("A reaction is an Init test (seed: 'the key value that we test against when a "
-                          "unit reacts to an enemy's action').",))
+    return _single("reaction", "init", "Init", init, modifier, method, samples, seed,
+                   "A reaction is an Init test (seed: 'the key value that we test against when a "
+                   "unit reacts to an enemy's action').")
 
 
 @v.stat_function
@@ -181,32 +186,27 @@ def combat_status(cou=None, machine=False, com=None, *, modifier=0, method="exac
     """
     machine = v.boolean("machine", machine)
     modifier = v.integer("modifier", modifier, *MOD_RANGE)
-    if machine:
-        if com is None:
-            raise InputError("com", f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]} "
-                             "when machine=True", com, "machines test Com instead of Cou")
-        stat_name, stat = "Com", v.integer("com", com, *STAT_RANGE)
-        cou = v.optional_integer("cou", cou, *STAT_RANGE)
-    else:
-        if cou is None:
-            raise InputError("cou", f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]}", cou,
-                             "pass machine=True and com=... for a machine")
-        stat_name, stat = "Cou", v.integer("cou", cou, *STAT_RANGE)
-        com = v.optional_integer("com", com, *STAT_RANGE)
-    inputs = {"cou": cou, "machine": machine, "com": com, "modifier": modifier}
+    field, other = ("com", "cou") if machine else ("cou", "com")
+    given = {"cou": cou, "com": com}
+    if given[field] is None:
+        raise InputError(field, f"a whole number from {STAT_RANGE[0]} to {STAT_RANGE[1]}"
+                         + (" when machine=True" if machine else ""), None,
+                         "machines test Com instead of Cou" if machine
+                         else "pass machine=True and com=... for a machine")
+    given = {field: v.integer(field, given[field], *STAT_RANGE),
+             other: v.optional_integer(other, given[other], *STAT_RANGE)}
+    inputs = {"cou": given["cou"], "machine": machine, "com": given["com"], "modifier": modifier}
     note = ("A machine checks Combat Status on Com ('compute is generally used instead of courage')."
             if machine else "Combat Status is a Cou test ('We test against this value when checking "
             "Combat Status').")
-    return _test_outcome("combat_status", stat_name, stat, modifier, method, samples, seed, inputs, (note,))
+    return _test_outcome("combat_status", field.capitalize(), given[field], modifier, method, samples, seed, inputs,
+                         (note,))
 
 
 @v.stat_function
 def movement_test(ag, *, modifier=0, method="exact", samples=100_000, seed=0) -> Outcome:
     """An Ag test for demanding movement ("It is used mostly for movement
     tests in demanding situations")."""
-    ag = v.integer("ag", ag, *STAT_RANGE)
-    modifier = v.integer("modifier", modifier, *MOD_RANGE)
-    inputs = {"ag": ag, "modifier": modifier}
-    return _test_outcome("movement_test", "Ag", ag, modifier, method, samples, seed, inputs,
-                         ("Demanding movement is an Ag test (seed: 'used mostly for movement tests in "
-                          "demanding situations').",))
+    return _single("movement_test", "ag", "Ag", ag, modifier, method, samples, seed,
+                   "Demanding movement is an Ag test (seed: 'used mostly for movement tests in "
+                   "demanding situations').")

@@ -1,22 +1,13 @@
 """One description per rule system: every fact a consumer needs, in one record.
 
-A :class:`SystemDescription` holds what the dashboards, the compare page, the
-diagnostics, the profiles, the forum posts and the command line know about a
-system: its name and die, the landing page's title and blurb, its colour, the
-dashboard modes with their controls, which side effects are probabilities and
-which expected counts, the stats the diagnostics step through, the seed
-matchup, the grids of the granularity and equivalence searches, how the
-compare page's shared concepts move its stats, and its unit profiles' fields
-with the function that turns a profile pair into stat-level arguments.
-
-Each built-in system module ends with ``SYSTEM = SystemDescription(...)``;
-a rule file gets its description from :func:`describe_rules`, a rule folder
-from :func:`describe_folder`. The registry (:mod:`workbench.systems`) hands
-these records out by key. Every record is frozen and checks its fields on
-creation: a bad field raises :class:`~workbench.errors.InputError` naming
-the record's field, what is allowed and the value given. The records it is made of (modes, stats,
-steps, profile fields) are in :mod:`workbench.systems.records` and are
-importable from here as well.
+A :class:`SystemDescription` holds what the dashboards, the compare page, the diagnostics, the
+profiles, the forum posts and the command line know about a system (docs/architecture.md, step 4).
+A rule file gets its description from :func:`describe_rules`, a rule folder from
+:func:`describe_folder`, a built-in from its own files (:func:`workbench.systems.ownfile.describe`);
+the registry (:mod:`workbench.systems`) hands them out by key. Every record is frozen and checks its
+fields on creation: a bad field raises :class:`~workbench.errors.InputError` naming the record's
+field, what is allowed and the value given. The records it is made of (modes, stats, steps, profile
+fields) are in :mod:`workbench.systems.records` and are importable from here as well.
 """
 from __future__ import annotations
 
@@ -269,16 +260,12 @@ def _whole_steps(c: Control) -> tuple[int, ...]:
 
 
 def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
-    """The description of a loaded rule file (a ``RuleSystem``, see ``workbench.rules``): one
-    mode, "attack", with a control per stat (its kind, range, label and help), and what the
-    file's ``[view]`` says (:mod:`workbench.rules.view`: title, blurb, colour, the word for one
-    attack, the controls shown, where they start, the sliders' ranges, the options' words, the
-    matchup line, the seed matchup, the diagnostics' stats, the grids, the compare-page concepts,
-    the effects' words). Where it says nothing: the title is the name, the blurb the first note,
-    the colour ``colour``; every whole-number stat steps through its range in the diagnostics,
-    with no side said to be helped (owner "either", step +1); the seed matchup is every control
-    at its start; the grids are read from the stats (:func:`workbench.systems.grids.rule_grids`);
-    no compare-page concept moves it. A rule file has no profiles."""
+    """The description of a loaded rule file (a ``RuleSystem``, see ``workbench.rules``): one mode,
+    "attack", with a control per stat, and what the file's ``[view]`` says (docs/rulefiles.md, "How
+    the workbench shows a system"). Where it says nothing: the title is the name, the blurb the first
+    note; every whole-number stat steps through its range in the diagnostics, no side said to be
+    helped; the seed matchup is every control at its start; the grids are read from the stats
+    (:func:`workbench.systems.grids.rule_grids`). A rule file has no profiles."""
     from ..rules.view import View
     from .grids import rule_grids
 

@@ -2,51 +2,14 @@
 
 "I've tried to keep a consistent mechanic - rolling high on d10 is good."
 Every stat (SHOOT, CQC, PHYS, ATTACK POWER) is a target number: lower is
-better.
-
-Shooting, per shot
-------------------
-* **To hit**: d10 + modifiers >= SHOOT ("You must roll equal or above the stat
-  to hit a target"). Modifiers: firer +1 stationary, -1 normal move, 0 moving
-  cautiously; target +1 close range, -1 long range, +1 facing away, -2 in
-  cover/obscured ("if the firer is in its rear 180 the cover does not count":
-  ``flanked=True`` cancels the -2 and the cover level below); blind fire / spray -1 ("All rolls are -1 to
-  hit"); aimed fire "+1 to hit"; a wounded or shocked firer -1 ("-1 to all
-  rolls"). The die is a :func:`~workbench.rules.die.roll_high` with target
-  SHOOT - modifiers.
-* **Near miss**: "shots that fail by 1": a modified roll of exactly SHOOT - 1
-  (the die's ``near_miss`` label).
-* **Damage v2** (default, d10): "roll above weapon's ATTACK POWER to kill",
-  "- defender armour level", "- cover level": kills if d10 - armour - cover
-  level (none when flanked; +1 aimed for damage, -1 wounded/shocked firer) > ATTACK POWER;
-  variant ``kill_on="at_or_above"`` uses >=.
-* **Damage v1** (``damage_rule="v1"``, d6, "borrowed this off Kill Team"):
-  weapon Damage against the target's Defence (+1 with a shield, "adds +1 DEF
-  vs shooting"): Defence >= 2 x attack 6+, Defence > attack 5+, equal 4+,
-  attack > Defence 3+, attack >= 2 x Defence 2+. Aimed for damage is +1 to the
-  d6 roll.
-* **Heroic save** (``heroic_save=PHYS``): "Some heroes ... may roll an extra
-  'save' to avoid being 'killed' This is tested against PHYS": read as a d10
-  >= the given stat, rolled for each kill; it ignores the kill.
-* **Tough** (``tough=True``): "can be 'wounded' - absorbing damage that would
-  incapacitate or kill a lesser being. A wounded model is -1 to all rolls":
-  each model absorbs its first unsaved kill and is downed by the next; kills
-  go to the wounded model first; a wounded hero saves at -1.
-* **Red token** (``target_wounded=k``): "A wounded model ... receives a red
-  token under its base": k models of the target are already wounded; kills
-  go to them first, so each of the first k unsaved kills downs one (tough or
-  not) and their heroic saves are at -1 (the only roll a shooting target
-  makes). ``target_shocked``: a shocked unit "Has -1 to all rolls": its
-  heroic saves at -1 (adding to a wound's -1).
-
-Shock ("A unit must test for shock if: 1. A member of their fire team ... is
-downed 2. It receives 2+ near misses or a non-damaging hit"): default
-``shock_rule="seed"``: any model downed, or any non-damaging hit, or two or
-more near misses. Variant ``"pooled"`` follows the shooting section ("Two or
-more near-misses ... or non-damaging hits may trigger a SHOCK test"): near
-misses and non-damaging hits counted together, two or more triggers (a downed
-model still triggers). A hit that downs nobody (damage roll failed, heroic
-save made, or absorbed as a wound) counts as a non-damaging hit.
+better. Shooting, per shot: to hit, d10 + modifiers >= SHOOT (a near miss:
+"shots that fail by 1"); to kill, damage v2 (d10 - armour - cover level >
+ATTACK POWER) or v1 (d6, "borrowed this off Kill Team": Damage against
+Defence); a hero's save against PHYS; tough models, the red token of a
+wounded model and shock ("a member of their fire team ... is downed", "2+
+near misses or a non-damaging hit"). Every rule, its seed quotation and
+the reading of what the seed leaves open: docs/rules/forgotten.md; each
+argument: its stat's help in ``rules/forgotten/shooting.toml``.
 
 Close combat: :func:`close_combat`, defined in :mod:`workbench.systems.forgotten_cc`
 and re-exported here. The shooting's stages and notes are said in
@@ -69,8 +32,8 @@ from ..rules.errors import BudgetError
 from . import ownfile
 from .forgotten_cc import close_combat
 from .forgotten_description import describe
-from .forgotten_rules import (AIMED, ARMOUR, COVER_LEVEL, DAMAGE_V1_DIE, DIE, KEY, MOVED, NAME, RANGES, SEED, _v1_need,
-                              v1_target)
+from .forgotten_rules import (AIMED, ARMOUR, COVER_LEVEL, DAMAGE_V1_DIE, DIE, KEY, MOVED, NAME, RANGES, SEED,
+                              _damage_v1_given, _v1_need, v1_target)
 from .ownfile import checked
 from .forgotten_words import _cover_level, _damage_mod, _hit_mods, _shooting_notes, _shooting_stages
 
@@ -94,21 +57,12 @@ def _check_shooting(kw: dict, arrays: bool) -> dict:
         v.forbid("target_wounded", a["target_wounded"], f"at most models={kw['models']!r}",
                  "the models of the target unit that already carry the red token")
     a.update(checked(rs, kw, ("blind_fire_rule",)))  # the forbidden combinations: the file's [[forbid]]
-    if a["damage_rule"] == "v1":
-        for name in ("damage", "defence"):
-            if kw[name] is None:
-                v.forbid(name, None, f"a whole number from {rs.stat(name).min} to {rs.stat(name).max} with "
-                         "damage_rule='v1'",
-                         "damage v1 compares the weapon's Damage with the target's Defence")
+    if _damage_v1_given(rs, kw, a, ("damage", "defence"), ("damage", "defence"),
+                        "damage v1 compares the weapon's Damage with the target's Defence",
+                        "Damage and Defence are damage v1 stats; v2 uses attack_power, armour and cover_level"):
         a.update(checked(rs, kw, ("damage", "defence"), arrays))
         v.broadcastable({k: a[k] for k in ("shoot", "attack_power", "shots", "models", "heroic_save",
                                            "damage", "defence")})
-    else:
-        for name in ("damage", "defence"):
-            if kw[name] is not None:
-                v.forbid(name, kw[name], "None with damage_rule='v2'",
-                         "Damage and Defence are damage v1 stats; v2 uses attack_power, armour and cover_level")
-        a["damage"] = a["defence"] = None
     return a
 
 
@@ -155,9 +109,16 @@ def shooting_table(*, shoot, attack_power, shots=1, models=None, moved="cautious
     out = _within_budget(lambda: ownfile.load(KEY).attack_table(**dict(stats, **flat)))
     width = int(np.shape(out["pmf"])[-1])
     down = np.asarray(out["pmf"]).reshape(shape + (width,))
-    effects = {k: np.asarray(out["effects"][k], dtype=float).reshape(shape) for k in ("shock", "hits", "near_misses")}
-    effects["non_damaging_hits"] = np.clip(effects["hits"] - down @ np.arange(width), 0.0, None)
-    return {"pmf": _capped(down, a["models"], int(np.max(a["shots"]))), "effects": effects}
+    return {"pmf": _capped(down, a["models"], int(np.max(a["shots"]))),
+            "effects": _effects(out["effects"], down, shape)}
+
+
+def _effects(got: Mapping, down: np.ndarray, shape: tuple = ()) -> dict:
+    """The file's effects in the grid's ``shape``, with the hits that down nobody: the hits less the
+    models the unit without a size loses."""
+    effects = {k: np.asarray(got[k], dtype=float).reshape(shape) for k in ("shock", "hits", "near_misses")}
+    effects["non_damaging_hits"] = np.clip(effects["hits"] - down @ np.arange(np.shape(down)[-1]), 0.0, None)
+    return effects
 
 
 TABLES = {"shooting": shooting_table}
@@ -175,7 +136,7 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     """One soldier's or fire team's ``shots`` at a target unit of ``models`` models.
 
     Every rule it applies (to hit, near misses, damage v2 and v1, heroic saves, tough models, the
-    red token, shock) is the module docstring's, each argument's meaning is its stat's help in
+    red token, shock) is docs/rules/forgotten.md's, each argument's meaning is its stat's help in
     ``rules/forgotten/shooting.toml`` and the combinations it refuses are that file's
     ``[[forbid]]``. ``aimed`` (None, "hit" or "damage") and ``heroic_save`` (None: no hero) say
     "none" with None; ``damage`` and ``defence`` are given with ``damage_rule="v1"`` only.
@@ -200,15 +161,14 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     if method == "exact":
         o = _within_budget(lambda: rs.attack(**stats))
         down = o.pmf
-        effects = {k: float(o.effects[k]) for k in ("shock", "hits", "near_misses")}
-        effects["non_damaging_hits"] = max(0.0, effects["hits"] - float(down @ np.arange(down.size)))
+        effects = {k: float(x) for k, x in _effects(o.effects, down).items()}
         out = pipeline.exact_outcome(KEY, "shooting", inputs, _capped(down, models, n_shots), stages, effects,
                                      attacks=n_shots, notes=notes, label="models downed")
         return out.replace(stage_pmfs=_StagePmfs(o.stage_pmfs, down, tuple(s.name for s in stages)))
 
     if rng is None:  # method_args gives a Generator for every method but "exact"
         raise RuntimeError("no random generator for a sampled resolution")
-    width = n_shots + 1 if models is None else min(n_shots, models) + 1
+    width = ownfile.width(n_shots, models)
 
     def per_sample(got: dict) -> dict:
         down = got["removed"]                   # the unit without a size: every model downed
@@ -255,9 +215,7 @@ def _within_budget(resolve):
 def _capped(down: np.ndarray, models, n_max: int) -> np.ndarray:
     """P(k models downed) of a unit of ``models`` (None: no size) from the downs of a unit
     without a size, up to the most that can be downed."""
-    pmf = engine.cap(down, models)
-    width = n_max + 1 if models is None else min(n_max, int(np.max(models))) + 1
-    return ownfile.fit(pmf, width)
+    return ownfile.fit(engine.cap(down, models), ownfile.width(n_max, models))
 
 
 class _StagePmfs(Mapping):
@@ -269,14 +227,11 @@ class _StagePmfs(Mapping):
         self._src = {"to hit": lambda: engine_pmfs["to hit"], "to kill": lambda: engine_pmfs["to kill (damage v1)"],
                      "heroic save fails": lambda: down}
         self._names = tuple(n for n in names if n in self._src)
-        self._done: dict = {}
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self._names:
             raise KeyError(name)
-        if name not in self._done:
-            self._done[name] = np.asarray(self._src[name]())
-        return self._done[name]
+        return np.asarray(self._src[name]())  # the file's are computed once, on the first reading
 
     def __iter__(self):
         return iter(self._names)

@@ -1,17 +1,13 @@
-"""The Forgotten, close combat: one attacker against one defender (seed 002,
-RULES.md section 2), resolved through its own rule file
-``rules/forgotten/close_combat.toml`` (keyed "forgotten", loaded as
-``ownfile.load("forgotten", "close_combat")``), whose named mechanism
-``two_sided_close_combat`` (:mod:`workbench.rules.mechanisms.two_sided_close_combat`)
-adds up the dice the file says both fighters throw. :func:`close_combat`
-checks its arguments as it always has, hands them to the file as its stats,
-and says the result in its own words (stages, notes). The pieces it shares
-with the shooting (the damage v1 table, the stat ranges) are
-:mod:`workbench.systems.forgotten_rules`'s; :mod:`workbench.systems.forgotten`
-re-exports :func:`close_combat`.
+"""The Forgotten, close combat: one attacker against one defender (seed 002, RULES.md section 2),
+resolved through its own rule file ``rules/forgotten/close_combat.toml`` (``ownfile.load("forgotten",
+"close_combat")``), whose named mechanism :mod:`workbench.rules.mechanisms.two_sided_close_combat` adds up
+the dice both fighters throw. :func:`close_combat` checks its arguments, hands them to the file as its
+stats and says the result in its own words (stages, notes); :mod:`workbench.systems.forgotten`
+re-exports it. The pieces it shares with the shooting are :mod:`workbench.systems.forgotten_rules`'s.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -24,7 +20,7 @@ from ..rules.plan import readonly
 from ..outcome import Outcome, Stage
 from . import ownfile
 from .ownfile import checked
-from .forgotten_rules import (ARMOUR, DAMAGE_V1_DIE, DIE, DUAL, KEY, _MINUS,
+from .forgotten_rules import (ARMOUR, DAMAGE_V1_DIE, DIE, DUAL, KEY, _MINUS, _damage_v1_given, _mod_words, _mods,
                               _ratio, _signed, _v1_need)
 
 __all__ = ["close_combat", "CC_NOTES"]
@@ -53,12 +49,11 @@ def _check_cc(kw: dict) -> dict:
     counter = a["response"] == "counter"
     v1_names = ("attacker_damage", "attacker_strength", "defender_defence",
                 "defender_damage", "defender_strength", "attacker_defence")
-    if a["damage_rule"] == "v2":
-        for name in v1_names:
-            if kw[name] is not None:
-                v.forbid(name, kw[name], "None with damage_rule='v2'",
-                         "Damage, Strength and Defence are damage v1 stats")
-            a[name] = None
+    if _damage_v1_given(rs, kw, a, v1_names, v1_names[:3] + (v1_names[3:] if counter else ()),
+                        "melee damage v1 compares weapon Damage + Strength with the target's Defence",
+                        "Damage, Strength and Defence are damage v1 stats"):
+        a.update(checked(rs, kw, v1_names, optional=v1_names))
+    else:
         strike_phys = "attacker_phys" if a["melee_phys"] == "attacker" else "defender_phys"
         counter_phys = "defender_phys" if a["melee_phys"] == "attacker" else "attacker_phys"
         needed: Sequence[str] = [strike_phys] + ([counter_phys] if counter else [])
@@ -67,27 +62,28 @@ def _check_cc(kw: dict) -> dict:
                 v.forbid(name, None, f"a whole number from {rs.stat(name).min} to {rs.stat(name).max}",
                          f"melee damage v2 rolls above the {a['melee_phys']}'s PHYS"
                          + (" (the counter too)" if counter else ""))
-    else:
-        needed = v1_names[:3] + (v1_names[3:] if counter else ())
-        for name in v1_names:
-            if kw[name] is None and name in needed:
-                v.forbid(name, None, f"a whole number from {rs.stat(name).min} to {rs.stat(name).max} with "
-                         "damage_rule='v1'",
-                         "melee damage v1 compares weapon Damage + Strength with the target's Defence")
-        a.update(checked(rs, kw, v1_names, optional=v1_names))
     return a
+
+
+#: the attacker's modifiers to hit and to its damage roll, as :func:`~.forgotten_rules._mods` reads them
+_ATTACKER_HIT = (("facing_away", 1, "target facing away"), ("outnumbered", -1, "outnumbered"),
+                 ("power_attack", -1, "power attack"), ("dual_weapons=hit", -1, "dual weapons"),
+                 ("attacker_wounded", -1, "wounded"), ("attacker_shocked", -1, "shocked"))
+_ATTACKER_DAMAGE = (("power_attack", 2, "power attack"), ("from_rear", 1, "from the rear"),
+                    ("dual_weapons=damage", -1, "dual weapons"), ("attacker_wounded", -1, "wounded"),
+                    ("attacker_shocked", -1, "shocked"))
+#: the defender's modifiers to its blocking dice
+_DEFENDER_BLOCK = (("defender_outnumbered", -1, "outnumbered"), ("defender_wounded", -1, "wounded"),
+                   ("defender_shocked", -1, "shocked"), ("defender_dual_weapons=hit", -1, "dual weapons, weapon dice"))
 
 
 def _strike(a: dict) -> tuple[DieRoll, int]:
     """The attacker's damage die (the words of the stage "to kill") and its hit modifier."""
-    att_hit = (1 if a["facing_away"] else 0) - int(a["outnumbered"]) - int(a["power_attack"]) \
-        - int(a["dual_weapons"] == "hit") - int(a["attacker_wounded"]) - int(a["attacker_shocked"])
+    att_hit = sum(m for m, _ in _mods(a, _ATTACKER_HIT))
     v2 = a["damage_rule"] == "v2"
     strike_phys = a["attacker_phys"] if a["melee_phys"] == "attacker" else a["defender_phys"]
-    att_dmg_mod = 2 * int(a["power_attack"]) - int(a["dual_weapons"] == "damage") + int(a["from_rear"]) \
-        - int(a["attacker_wounded"]) - int(a["attacker_shocked"])
     strike = _melee_kill_test(a["damage_rule"], a["kill_on"], strike_phys, a["attacker_weapon_bonus"],
-                              att_dmg_mod, a["defender_armour"],
+                              sum(m for m, _ in _mods(a, _ATTACKER_DAMAGE)), a["defender_armour"],
                               None if v2 else a["attacker_damage"] + a["attacker_strength"],
                               None if v2 else a["defender_defence"])
     return strike, att_hit
@@ -152,44 +148,20 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
                  seed=0) -> Outcome:
     """One attacker moves into base contact with one defender.
 
-    * Attacker: one die (two with ``dual_weapons="hit"|"damage"``: both at -1
-      to hit or both at -1 to damage), hits on d10 + modifiers >= ``attacker_cqc``;
-      modifiers +1 ``facing_away`` (the target faces away), -1 ``outnumbered``
-      (the attacker is outnumbered), -1 ``power_attack`` (two-handed: +2 to the
-      damage roll), -1 ``attacker_wounded``, -1 ``attacker_shocked``.
-    * Defender, chosen before the roll (``response``): ``"block"``: one die
-      (two with dual weapons, plus one with a ``shield``), each d10 + modifiers
-      >= ``defender_cqc`` cancels one hit; ``"counter"``: one die (two with
-      dual weapons) to hit the attacker, then damage, only if the defender is
-      still standing (``shield_when_countering=True``: the shield die still
-      blocks). Defender modifiers: -1 ``defender_outnumbered``, -1
-      ``defender_wounded``, -1 ``defender_shocked``, -1 dual weapons for hit,
-      -1 its power attack.
-    * Damage v2: d10 + weapon ATTACK BONUS (+2 power attack, +1 ``from_rear``,
-      -1 dual for damage, -1 wounded) - the struck model's armour level >
-      PHYS (the striker's PHYS, ``melee_phys="attacker"``, as the seed says;
-      ``kill_on="at_or_above"`` variant). Damage v1: d6 table with attack =
-      weapon Damage + wielder Strength against the struck model's Defence,
-      the same roll modifiers on the d6.
-    * ``*_wounded``: the model already carries a wound (-1 to all rolls; if
-      also ``*_tough``, its next unsaved kill downs it).
-    * ``*_shocked``: the fighter's unit carries a shock token: "A unit who
-      has received a shock token ... 2. Has -1 to all rolls": -1 to its hit,
-      block and counter dice, its damage rolls and its heroic saves, for every
-      round (a token is removed only by actions outside close combat). Unlike
-      ``*_wounded`` it marks no wound: a shocked tough model still absorbs its
-      first kill. Shock and a wound add up (-2). ``shocked_defence``: how a
-      shocked defender may answer, "any" (block or counter, default) or
-      "block_only" (the seed's "Must defend and attempt to disengage from
-      CQC": it blocks whatever ``response`` says). ``*_tough``: absorbs
-      one unsaved kill. ``*_heroic_save``: the stat a kill is saved against
-      (d10 >= it; -1 when wounded).
-
-    ``rounds``: fight up to this many rounds (1 to 20), or until one side is
-    downed; ``rounds=1`` is the single exchange. The seed: "otherwise they
-    remain in CQC for their next activation". Each round repeats the exchange
-    (same response) with the fighters' current states: a model wounded in a
-    round is -1 to all rolls in the rounds after.
+    The attacker rolls to hit (d10 + modifiers >= ``attacker_cqc``; two dice
+    with ``dual_weapons``); the defender, by ``response``, blocks (each die
+    d10 + modifiers >= ``defender_cqc`` cancels one hit; a ``shield`` adds a
+    die) or counters after the attacker, if still standing; each hit that
+    gets through rolls damage v2 (d10 + ATTACK BONUS - armour level > PHYS,
+    the striker's with ``melee_phys="attacker"``, as the seed says) or v1
+    (the d6 table, Damage + Strength against Defence). ``*_wounded``,
+    ``*_shocked`` (-1 to all rolls; a shock marks no wound), ``*_tough``
+    (absorbs one unsaved kill) and ``*_heroic_save`` (d10 >= it saves a
+    kill) are each fighter's; ``shocked_defence="block_only"`` makes a
+    shocked defender block. ``rounds`` (1 to 20): the same exchange again
+    until one side is downed ("otherwise they remain in CQC for their next
+    activation"), a model wounded in a round at -1 in the next. Every rule
+    and modifier with its seed quotation: docs/rules/forgotten.md, section 5.
 
     ``pmf`` = [P(defender standing), P(defender downed)] after the fight.
     Effects: ``defender_downed``, ``attacker_downed`` (by a counter),
@@ -261,9 +233,7 @@ def _rounds_stage(first: tuple[Stage, ...], rounds: int, p_downed: Fraction) -> 
     first round's steps, the rounds after being the same exchange at the
     fighters' new states."""
     steps = " × ".join(f"{st.name} {st.probability}" for st in first)
-    first_p = Fraction(1)
-    for st in first:
-        first_p *= st.probability
+    first_p = math.prod((st.probability for st in first), start=Fraction(1))
     return (Stage(f"downed within {rounds} rounds", p_downed,
                   f"the first round {steps} = {first_p}; then the same exchange again until one side "
                   f"is downed or {rounds} rounds are fought, a model wounded in a round at -1 in the next"),)
@@ -298,12 +268,7 @@ def _cc_stages(a: dict, p_through: Fraction, p_down: Fraction) -> tuple[Stage, .
     d_saves = _saves(a["defender_heroic_save"], a["defender_shocked"])
     n_block = _block_dice(a)
     one = roll_high(a["attacker_cqc"] - att_hit, DIE)
-    mods = []
-    for on, m, text in ((a["facing_away"], 1, "target facing away"), (a["outnumbered"], -1, "outnumbered"),
-                        (a["power_attack"], -1, "power attack"), (a["dual_weapons"] == "hit", -1, "dual weapons"),
-                        (a["attacker_wounded"], -1, "wounded"), (a["attacker_shocked"], -1, "shocked")):
-        if on:
-            mods.append(f"{_signed(m)} {text}")
+    mods = _mod_words(_mods(a, _ATTACKER_HIT))
     with_text = (" with " + ", ".join(mods)) if mods else ""
     dice = 2 if a["dual_weapons"] is not None else 1
     p_die = one.success
@@ -314,36 +279,23 @@ def _cc_stages(a: dict, p_through: Fraction, p_down: Fraction) -> tuple[Stage, .
     stages = [Stage("to hit", p_any, hit_words, faces=DIE if dice == 1 else None)]
 
     zero = Fraction(0)
-    sf, sw = (zero, zero) if d_saves is None else (d_saves[0].success, d_saves[1].success)
-    if n_block:
-        n_b = n_block
-        d_mods = [f"{_MINUS}1 {text}" for on, text in (
-            (a["defender_outnumbered"], "outnumbered"), (a["defender_wounded"], "wounded"),
-            (a["defender_shocked"], "shocked"),
-            (a["defender_dual_weapons"] == "hit" and a["response"] == "block", "dual weapons, weapon dice")) if on]
-        d_text = f" {' '.join(d_mods)}" if d_mods else ""
+    if n_block:  # a second weapon's die is at -1 only when it blocks
+        d_mods = _mods(a if a["response"] == "block" else dict(a, defender_dual_weapons=None), _DEFENDER_BLOCK)
         stages.append(Stage("not blocked", p_through / p_any if p_any else zero,
-                            f"the defender's {n_b} blocking {'die' if n_b == 1 else 'dice'} (d10{d_text} >= CQC "
+                            f"the defender's {n_block} blocking {'die' if n_block == 1 else 'dice'} (d10"
+                            + "".join(" " + x for x in _mod_words(d_mods)) + f" >= CQC "
                             f"{a['defender_cqc']}, each cancels one hit) leave at least one hit"))
 
+    roll = _mod_words(_mods(a, _ATTACKER_DAMAGE))
     if a["damage_rule"] == "v2":
         phys = a["attacker_phys"] if a["melee_phys"] == "attacker" else a["defender_phys"]
-        kdetail = (f"d10 {_signed(a['attacker_weapon_bonus'])} ATTACK BONUS"
-                   + (" +2 power attack" if a["power_attack"] else "")
-                   + (" +1 from the rear" if a["from_rear"] else "")
-                   + (f" {_MINUS}1 dual weapons" if a["dual_weapons"] == "damage" else "")
-                   + (f" {_MINUS}1 wounded" if a["attacker_wounded"] else "")
-                   + (f" {_MINUS}1 shocked" if a["attacker_shocked"] else "")
+        kdetail = (f"d10 {_signed(a['attacker_weapon_bonus'])} ATTACK BONUS" + "".join(" " + x for x in roll)
                    + f" {_MINUS}{ARMOUR[a['defender_armour']]} {a['defender_armour']} armour must roll "
                    + ("above" if a["kill_on"] == "above" else "at or above")
                    + f" PHYS {phys} ({a['melee_phys']}'s): {strike.describe('d10')}: {_ratio(strike.success, DIE)}")
     else:
         att = a["attacker_damage"] + a["attacker_strength"]
         base = _v1_need(att, a["defender_defence"])
-        roll = [text for on, text in ((a["power_attack"], "+2 power attack"), (a["from_rear"], "+1 from the rear"),
-                                      (a["dual_weapons"] == "damage", f"{_MINUS}1 dual weapons"),
-                                      (a["attacker_wounded"], f"{_MINUS}1 wounded"),
-                                      (a["attacker_shocked"], f"{_MINUS}1 shocked")) if on]
         kdetail = (f"damage v1: Damage + Strength {att} against Defence {a['defender_defence']} kills on {base}+"
                    + (f" with {', '.join(roll)} on the d6" if roll else "")
                    + f": {strike.describe('d6')}: {_ratio(strike.success, DAMAGE_V1_DIE)}")
@@ -351,7 +303,7 @@ def _cc_stages(a: dict, p_through: Fraction, p_down: Fraction) -> tuple[Stage, .
     if simple:
         stages.append(Stage("to kill", strike.success, kdetail, faces=strike.sides))
         if d_saves is not None:
-            s = sw if a["defender_wounded"] else sf
+            s = d_saves[1 if a["defender_wounded"] else 0].success
             minus = [w for on, w in ((a["defender_wounded"], "wounded"), (a["defender_shocked"], "shocked")) if on]
             stages.append(Stage("heroic save fails", 1 - s,
                                 f"heroic save d10 >= {a['defender_heroic_save']}"

@@ -15,6 +15,7 @@ from ..controls import Control, dropdown as _dropdown, optional_slider as _optio
 from ..errors import InputError
 from . import ownfile
 from .description import ProfileField as _Field, Profiles as _Profiles
+from .records import SHOTS as _SHOTS, whole_fields as _whole_fields
 from .forgotten_rules import ARMOUR, KEY, SEED
 
 def _own(part: str, name: str, none: str | None = "not used") -> Control:
@@ -47,10 +48,6 @@ _HEROES = ("hero", "attacker_hero", "defender_hero")
 _CC_START = {"attacker_armour": "light", "defender_armour": "light"}
 
 
-def _d10(doc: str) -> _Field:
-    return _Field("int", 1, 11, doc=f"{doc}; d10 target number, 6 means 6+")
-
-
 def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
     """``("shooting", keyword arguments of :func:`shooting`)`` for ``attacker``
     firing ``weapon`` at ``target``; a melee weapon is an InputError."""
@@ -81,11 +78,11 @@ def describe(module: ModuleType):
                                             "pushback_defender", "downed")},
         effect_words={"downed": "the model is downed", "non_damaging_hits": "hits that do no damage"},
         profiles=_Profiles(
-            unit={"shoot": _d10("SHOOT"), "cqc": _d10("CQC"), "phys": _d10("PHYS"),
+            unit={**_whole_fields(1, 11, "; d10 target number, 6 means 6+", shoot="SHOOT", cqc="CQC", phys="PHYS"),
                   "armour": _Field("choice", allowed=tuple(ARMOUR), doc="armour level"),
                   "defence": _Field("int", 0, 20, default=None, doc="damage v1 Defence"),
                   "shield": _Field("bool", default=False, doc="carries a shield")},
-            weapon={"shots": _Field("int", 1, 100, doc="dice per model"),
+            weapon={"shots": _SHOTS,
                     "attack_power": _Field("int", 0, 11, doc="ATTACK POWER, roll above it to kill"),
                     "damage": _Field("int", 0, 20, default=None, doc="damage v1 Damage"),
                     "class": _Field("choice", allowed=("ranged", "melee"), default="ranged", doc="weapon class")},

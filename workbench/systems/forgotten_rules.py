@@ -40,9 +40,42 @@ def _signed(x: int) -> str:
 _ratio = faces_text
 
 
+def _mods(a: dict, table) -> list[tuple[int, str]]:
+    """The modifiers of ``table`` (``(condition, amount, label)``) that apply to the checked arguments
+    ``a``: a condition is an argument that is on, or ``"name=value"`` for an argument of that value."""
+    out = []
+    for condition, amount, label in table:
+        name, _, want = condition.partition("=")
+        if (a[name] == want) if want else a[name]:
+            out.append((amount, label))
+    return out
+
+
+def _mod_words(mods: list[tuple[int, str]]) -> list[str]:
+    """Each modifier as it reads in a stage: "+2 power attack", "−1 wounded"."""
+    return [f"{_signed(m)} {label}" for m, label in mods]
+
+
 # ---------------------------------------------------------------------------
 # shared rule pieces
 # ---------------------------------------------------------------------------
+def _damage_v1_given(rs, kw: dict, a: dict, names: tuple[str, ...], needed, v1_why: str, v2_why: str) -> bool:
+    """Whether the damage v1 stats ``names`` are read (``damage_rule="v1"``): each of ``needed`` is
+    then required (a number in its stat's range in ``rs``); under v2 each must be None and is set
+    None in ``a``. A refusal names the stat and says why (``v1_why``, ``v2_why``)."""
+    if a["damage_rule"] == "v2":
+        for name in names:
+            if kw[name] is not None:
+                v.forbid(name, kw[name], "None with damage_rule='v2'", v2_why)
+            a[name] = None
+        return False
+    for name in needed:
+        if kw[name] is None:
+            v.forbid(name, None, f"a whole number from {rs.stat(name).min} to {rs.stat(name).max} with "
+                     "damage_rule='v1'", v1_why)
+    return True
+
+
 #: the attack (weapon Damage, + Strength in melee) and Defence (+1 shield) v1_target accepts
 V1_TABLE_RANGE = (1, 2 * V1_RANGE[1])
 

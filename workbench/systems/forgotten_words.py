@@ -6,24 +6,21 @@ from __future__ import annotations
 
 from ..outcome import Stage
 from ..rules.die import DieRoll
-from .forgotten_rules import ARMOUR, COVER_LEVEL, DAMAGE_V1_DIE, DIE, MOVED, RANGES, _MINUS, _ratio, _signed, _v1_need
+from .forgotten_rules import (ARMOUR, COVER_LEVEL, DAMAGE_V1_DIE, DIE, MOVED, RANGES, _MINUS, _mod_words, _mods,
+                              _ratio, _signed, _v1_need)
+
+#: a shot's modifiers to hit after the firer's move and the range, and to the kill roll, as
+#: :func:`~.forgotten_rules._mods` reads them (cover: none when flanked, :func:`_hit_mods`)
+_HIT = (("facing_away", 1, "facing away"), ("cover", -2, "cover"), ("blind_fire", -1, "blind fire"),
+        ("aimed=hit", 1, "aimed"), ("firer_wounded", -1, "wounded firer"), ("firer_shocked", -1, "shocked firer"))
+_DAMAGE = (("aimed=damage", 1, "aimed"), ("firer_wounded", -1, "wounded firer"), ("firer_shocked", -1, "shocked firer"))
+_FLANKED = (0, "cover ignored: firer in the target's rear 180")
+
 
 def _hit_mods(a: dict) -> list[tuple[int, str]]:
     mods = [(MOVED[a["moved"]], a["moved"] if a["moved"] != "normal" else "normal move"),
             (RANGES[a["range"]], f"{a['range']} range")]
-    if a["facing_away"]:
-        mods.append((1, "facing away"))
-    if a["cover"]:
-        mods.append((0, "cover ignored: firer in the target's rear 180") if a["flanked"] else (-2, "cover"))
-    if a["blind_fire"]:
-        mods.append((-1, "blind fire"))
-    if a["aimed"] == "hit":
-        mods.append((1, "aimed"))
-    if a["firer_wounded"]:
-        mods.append((-1, "wounded firer"))
-    if a["firer_shocked"]:
-        mods.append((-1, "shocked firer"))
-    return mods
+    return mods + [_FLANKED if label == "cover" and a["flanked"] else (m, label) for m, label in _mods(a, _HIT)]
 
 
 def _cover_level(a: dict) -> int:
@@ -33,9 +30,7 @@ def _cover_level(a: dict) -> int:
 
 
 def _damage_mod(a: dict) -> int:
-    return (1 if a["aimed"] == "damage" else 0) - int(a["firer_wounded"]) - int(a["firer_shocked"])
-
-
+    return sum(m for m, _ in _mods(a, _DAMAGE))
 
 
 def _every_kill_on_a_wounded_model(a: dict) -> bool:
@@ -65,13 +60,7 @@ def _shooting_stages(a: dict, to_hit: DieRoll, to_kill: DieRoll, saves) -> tuple
                   f" (near miss on {int(to_hit.target) - 1}: {_ratio(p_near, DIE)})")
     stages = [Stage("to hit", p_hit, hit_detail, faces=to_hit.sides)]
     dmod = _damage_mod(a)
-    extra = []
-    if a["aimed"] == "damage":
-        extra.append("+1 aimed")
-    if a["firer_wounded"]:
-        extra.append(f"{_MINUS}1 wounded firer")
-    if a["firer_shocked"]:
-        extra.append(f"{_MINUS}1 shocked firer")
+    extra = _mod_words(_mods(a, _DAMAGE))
     p_kill = to_kill.success
     if a["damage_rule"] == "v2":
         word = "above" if a["kill_on"] == "above" else "at or above"
@@ -119,11 +108,10 @@ def _shooting_notes(a: dict, stages: tuple[Stage, ...], saves) -> tuple[tuple[St
     else:
         notes.append("Shock (pooled variant): a model downed, or near misses + non-damaging hits >= 2.")
     if a["heroic_save"] is not None:
+        at = [w for on, w in ((a["tough"] or a["target_wounded"], "at -1 once wounded"), (a["target_shocked"],
+              "at -1 more while the unit is shocked: 'Has -1 to all rolls'")) if on]
         notes.append(f"Heroic save: each kill is ignored on a d10 >= {a['heroic_save']}"
-                     + (" (at -1 once wounded" if a["tough"] or a["target_wounded"] else "")
-                     + (("; " if a["tough"] or a["target_wounded"] else " (") + "at -1 more while the unit is "
-                        "shocked: 'Has -1 to all rolls'" if a["target_shocked"] else "")
-                     + (")" if a["tough"] or a["target_wounded"] or a["target_shocked"] else "") + ".")
+                     + (f" ({'; '.join(at)})" if at else "") + ".")
     if a["target_wounded"]:
         k = a["target_wounded"]
         notes.append(f"Red token: {k} {'model' if k == 1 else 'models'} of the target already wounded ('A wounded "

@@ -1,24 +1,9 @@
-"""The granularity and equivalence grids of a rule file, read from its stats.
-
-A built-in system names its grids by hand (``granularity_grid``,
-``equivalence_search`` in its description). A rule file's grids come from
-the file itself:
-
-* the stats varied are the whole-number stats its stages read (targets,
-  modifiers, criticals' conditions, the tokens die), each over its range;
-  the removal's stats stay at their defaults, and a model of one wound when
-  ``removal.wounds`` is a stat's name (so the chance is the dice's, as in the
-  built-ins' grids); switches (``bool`` and choice stats) stay at their
-  defaults;
-* the grid is one attack: every whole-number stat ``[attack] count`` reads
-  at 1, the switches at their defaults (a file whose count is then not 1 has
-  no grids), and the unit has no size when ``removal.models`` is an optional
-  stat's name;
-* where the ranges multiply past a budget (:data:`GRANULARITY_CELLS`,
-  :data:`EQUIVALENCE_CELLS`: the built-ins' grids are 120 to 2,200 cells), the
-  widest range is narrowed by one value at its end farther from the default,
-  again and again, until the grid fits; the grid used is part of the result
-  (``compare.Granularity.grid``).
+"""The granularity and equivalence grids of a rule file, read from its stats
+(docs/rulefiles.md, "Granularity and equivalence"): every whole-number stat
+its stages read over its range, the switches and the removal's stats at their
+defaults, one attack (the count's stats at 1), the widest range narrowed at its
+end farther from the default until the grid fits :data:`GRANULARITY_CELLS` or
+:data:`EQUIVALENCE_CELLS`.
 """
 from __future__ import annotations
 

@@ -1,37 +1,16 @@
 """Gunfire: attacker stat against defender stat, then damage by division.
 
 Seed 003 ("Reworking Shooting A Bit", Gunfire Shadowgram) gives the sequence
-
-    1. Roll To Hit (BS vs. Ev + Modifiers)
-    2. Roll To Penetrate (AP vs. AV + Modifiers)
-    3. Divide Damage According To Strength/Toughness
-
-but never says which die is rolled or what "BS vs. Ev" needs. The workbench's
-opposed test (RULES.md section 3, written in ``rules/gunfire.toml``) succeeds on
-a dX of ``base + defender - attacker`` or more, with ``die=10`` and ``base=6``
-by default, so equal stats give 50%. ``die``, ``base``,
-``natural_max_always_succeeds`` and ``natural_1_always_fails`` are variant
-switches.
-
-Modifiers ("Ev + Modifiers", "AV + Modifiers") are added to the *defender's*
-stat: a positive ``hit_mod`` or ``pen_mod`` makes the roll harder, a negative
-one easier.
-
-Damage by division: "If your Strength is equal to, or greater than, the
-target's Toughness, then any 1 shot that penetrates the enemy unit's armor
-will kill 1 model"; otherwise "Multiply Your Hits Times The Strength Of The
-Weapon ... Divide These Damage Points by the Toughness Of The Target, Rounding
-Down". Explosive X ("some sort of 'Explosive' stat that would allow you to kill
-more than one low-toughness model with a single high-strength shot", an idea,
-not yet a rule): each penetrating hit with S >= T removes min(X, floor(S/T))
-models; with S < T it changes nothing (the seed ties it to "high-strength"
-shots against "low-toughness" models).
-
-Suppression: "Either you penetrate their armor with at least one shot, or you
-hit at least a certain percentage of that unit's models with your shots.
-Somewhere between 25-50%. Only one marker per shooting unit". P(suppressed) =
-P(at least one penetrating hit, or hits >= ceil(suppression_fraction x
-models)). Without a unit size only the penetration condition can be checked.
+"1. Roll To Hit (BS vs. Ev + Modifiers) 2. Roll To Penetrate (AP vs. AV +
+Modifiers) 3. Divide Damage According To Strength/Toughness" but never says
+which die is rolled. The workbench's opposed test (RULES.md section 3,
+``rules/gunfire.toml``) succeeds on a dX of ``base + defender - attacker`` or
+more (d10 and 6 by default: equal stats give 50%), the modifiers added to the
+defender's stat; the die, the base and the natural rolls are variant switches.
+Damage by division (:func:`models_removed`), Explosive X (the seed's idea:
+min(X, S // T) models per penetrating hit when S >= T) and the suppression
+marker ("Either you penetrate their armor with at least one shot, or you hit
+at least a certain percentage of that unit's models"): docs/rules/gunfire.md.
 """
 from __future__ import annotations
 
@@ -111,6 +90,8 @@ _EFFECTS = {"suppressed": "suppressed", "hits": "hits", "penetrating_hits": "pen
 #: the dice the rule file's die switch offers, by their faces
 DICE = tuple(faces for _, faces in ownfile.load(KEY).stat("die").options)
 _GRID = ("bs", "ev", "ap", "av", "s", "t", "shots", "models", "hit_mod", "pen_mod", "explosive", "suppression_hits")
+#: the test's variant switches, one value for a whole table
+_SWITCHES = ("base", "natural_max_always_succeeds", "natural_1_always_fails")
 
 
 def _check(kw: dict, arrays: bool) -> dict:
@@ -119,7 +100,7 @@ def _check(kw: dict, arrays: bool) -> dict:
     a = checked(rs, kw, _GRID[:-1], arrays, optional=("models", "explosive"))
     a["suppression_fraction"] = v.real("suppression_fraction", kw["suppression_fraction"], 0, 1, lo_open=True)
     a["die"] = v.integer("die", kw["die"], 2, 100)
-    a.update(checked(rs, kw, ("base", "natural_max_always_succeeds", "natural_1_always_fails")))
+    a.update(checked(rs, kw, _SWITCHES))
     v.broadcastable({k: a[k] for k in _GRID[:-1]})
     return a
 
@@ -136,10 +117,9 @@ def _file_stats(a: dict) -> dict:
     """The checked arguments as the rule file's stats."""
     if a["die"] not in DICE:
         raise InputError("die", "one of " + ", ".join(map(str, DICE)), a["die"], "the dice of the die switch")
-    return dict({k: a[k] for k in _GRID if k in a}, explosive=1 if a["explosive"] is None else a["explosive"],
-                suppression_hits=_suppression_hits(a["models"], a["suppression_fraction"]), die=f"d{a['die']}",
-                base=a["base"], natural_max_always_succeeds=a["natural_max_always_succeeds"],
-                natural_1_always_fails=a["natural_1_always_fails"])
+    explosive = 1 if a["explosive"] is None else a["explosive"]
+    return dict({k: a[k] for k in _GRID + _SWITCHES if k in a}, explosive=explosive,
+                suppression_hits=_suppression_hits(a["models"], a["suppression_fraction"]), die=f"d{a['die']}")
 
 
 def _width(a: dict) -> int:
@@ -234,6 +214,7 @@ import sys as _sys
 
 from ..controls import dropdown as _dropdown, fine_slider as _fine, optional_slider as _optional
 from .description import ProfileField as _Field, Profiles as _Profiles
+from .records import SHOTS as _SHOTS, whole_fields as _whole_fields
 
 
 #: the three controls whose values :func:`shooting` takes otherwise than ``rules/gunfire.toml`` states
@@ -246,10 +227,6 @@ _OWN_CONTROLS = {
     "suppression_hits": _fine("suppression_fraction", 0.25, 0.05, 1.0, 0.05, "suppression fraction",
                               "the share of the unit that must be hit for it to be suppressed"),
     "die": _dropdown("die", DIE, DICE, "die", "the die every test rolls")}
-
-
-def _stat(doc: str) -> _Field:
-    return _Field("int", 0, 20, doc=doc)
 
 
 def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
@@ -268,11 +245,10 @@ SYSTEM = ownfile.describe(
     KEY, _sys.modules[__name__], title="Gunfire", colour="#55A868", names=_EFFECTS, seed=SEED,
     modes=ownfile.own_controls(_OWN_CONTROLS),
     profiles=_Profiles(
-        unit={"bs": _stat("Ballistic Skill"), "ev": _stat("Evasion"), "av": _stat("Armour Value"),
+        unit={**_whole_fields(0, 20, bs="Ballistic Skill", ev="Evasion", av="Armour Value"),
               "t": _Field("int", 1, 20, doc="Toughness")},
-        weapon={"s": _Field("int", 1, 20, doc="Strength"), "ap": _stat("Armour Piercing"),
-                "shots": _Field("int", 1, 100, doc="dice per model"),
-                "explosive": _Field("int", 1, 20, default=None, doc="Explosive X")},
+        weapon={"s": _Field("int", 1, 20, doc="Strength"), "ap": _Field("int", 0, 20, doc="Armour Piercing"),
+                "shots": _SHOTS, "explosive": _Field("int", 1, 20, default=None, doc="Explosive X")},
         basic=("laansguard", "Rifle", "laansguard"),
         to_kwargs=profile_kwargs),
 )

@@ -1,25 +1,13 @@
 """A built-in system's own rule files, loaded like a designer's: ``rules/<key>.toml`` (a system of one
-file) or the folder ``rules/<key>/`` (a system of several, one file per mode: 40k Changes' shooting and
-melee, The Forgotten's shooting and close combat), keyed as the built-in, so the registry lists none of
-them as a system of its own.
+file) or the folder ``rules/<key>/`` (one file per mode), keyed as the built-in, so the registry lists none
+of them as a system of its own.
 
-A built-in's stat-level function checks its arguments as it always has, then
-resolves through its file's engine (:class:`~workbench.rules.RuleSystem`);
-:func:`outcome` and :func:`table` turn the engine's answer into the
-function's own: its system key and function name, its inputs, its effect
-names, its stages and notes, and its pmf width (the engine's runs to the unit
-size; the function's stops at the most that can be removed).
-
-A built-in's description is its files' (:func:`describe`): the one a
-designer's copy of them gets, with only what the built-in's Python adds.
-
-The steps every thin wrapper shares are here too: its arguments checked as
-the file states its stats (:func:`checked`), the engine called exact or
-sampled with the inputs an Outcome records (:func:`resolve`), a vectorised
-table over a grid of stats (:func:`grid_table`), the tables a list argument
-holds (a volley's units or weapons), checked key by key (:func:`listed`,
-:func:`keyed`), and the Outcome of one roll, a test or a distance
-(:func:`one_roll`).
+A built-in's stat-level function checks its arguments as the file states its stats (:func:`checked`),
+resolves through the file's engine (:func:`resolve`, :func:`grid_table`) and turns the answer into the
+function's own (:func:`outcome`, :func:`table`: its system key and function name, inputs, effect names,
+stages, notes and pmf width). Its description is its files' (:func:`describe`), with only what the
+built-in's Python adds. :func:`listed` and :func:`keyed` check a list argument's tables (a volley's units
+or weapons), :func:`one_roll` makes the Outcome of one roll, a test or a distance.
 """
 from __future__ import annotations
 
@@ -38,8 +26,8 @@ from ..errors import InputError
 from ..outcome import Outcome, Stage
 from ..resources import data_dir
 
-__all__ = ["system", "load", "describe", "own_controls", "outcome", "table", "flat_grid", "fit", "checked", "resolve",
-           "grid_table", "listed", "keyed", "one_roll"]
+__all__ = ["system", "load", "describe", "own_controls", "width", "outcome", "table", "flat_grid", "fit", "checked",
+           "resolve", "grid_table", "listed", "keyed", "one_roll"]
 
 
 @functools.cache
@@ -72,17 +60,12 @@ def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[s
              effects: Mapping[str, str] | None = None, effect_words: Mapping[str, str] | None = None,
              profiles: Any = None):
     """The built-in ``key``'s description, made from its own file or folder as a designer's is
-    (:func:`~workbench.systems.description.describe_rules`,
-    :func:`~workbench.systems.description.describe_folder`: every control, the matchup lines, the
-    diagnostics, the grids, the concepts and the words are the file's ``[view]`` and stats), with
-    what only its Python knows: its ``title`` and ``colour`` (what tells the built-in apart from a
-    copy of its files, which is another system, on the landing page and on shared plots); ``module``, whose stat-level functions the modes call; ``names``,
-    its functions' effect names -> the file's (how the thin wrappers rename them), through which
-    the file's effect kinds and words are read; ``modes(the files' modes)``, its dashboard's modes
-    when they are more than the files' (a mode whose call a mechanism wires, such as a volley's
-    units) or a function's signature differs from its file's stats (a decimal number); the ``effects`` and ``effect_words`` of the
-    effects its hand-written functions make; its ``profiles`` (the fields its ``to_kwargs`` reads);
-    and the ``seed`` post it implements."""
+    (:func:`~workbench.systems.description.describe_rules`, ``describe_folder``), with what only its
+    Python knows (docs/rulefiles.md, "How the workbench shows a system"): its ``title`` and ``colour``
+    (what tells it from a copy of its files); ``module``, whose functions the modes call; ``names``, its
+    functions' effect names -> the file's; ``modes(the files' modes)``, when its modes differ from the
+    files'; the ``effects`` and ``effect_words`` of its hand-written functions; its ``profiles``; and
+    the ``seed`` post it implements."""
     from .description import _function_names, describe_folder, describe_rules
     rs = system(key)
     own = describe_folder(rs, colour) if getattr(rs, "parts", None) is not None else describe_rules(rs, colour)
@@ -114,6 +97,12 @@ def own_controls(own: Mapping[str, Any], start: Mapping[str, Any] | None = None)
 def fit(pmf: np.ndarray, width: int) -> np.ndarray:
     """``pmf`` cut (or padded with zeros) to ``width`` counts along its last axis."""
     return engine.pad(np.asarray(pmf, dtype=float)[..., :width], width)
+
+
+def width(shots: Any, models: Any) -> int:
+    """Counts of models removed a pmf runs over: up to the most shots, and the unit size when given."""
+    most = int(np.max(shots))
+    return (most if models is None else min(most, int(np.max(models)))) + 1
 
 
 def outcome(o: Outcome, *, system: str, function: str, inputs: Mapping[str, Any], effects: Mapping[str, str],

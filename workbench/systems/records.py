@@ -252,6 +252,15 @@ class ProfileField:
         return isinstance(value, str) and value in self.allowed
 
 
+def whole_fields(lo: int, hi: int, suffix: str = "", **docs: str) -> dict[str, ProfileField]:
+    """Whole-number profile fields from ``lo`` to ``hi``: name -> its doc, + ``suffix``."""
+    return {name: ProfileField("int", lo, hi, doc=doc + suffix) for name, doc in docs.items()}
+
+
+#: a weapon's shots, the field every built-in's weapons have
+SHOTS = ProfileField("int", 1, 100, doc="dice per model")
+
+
 @attrs.frozen
 class Profiles:
     """A system's unit profiles: the fields of its units and weapons, its
