@@ -13,10 +13,46 @@ import anywidget from "anywidget";
 
 const { DOMWidgetModel, DOMWidgetView } = base;
 
+/** ipywidgets' tabs, each tab drawn when it is first chosen: a page shows one of its tabs, and
+ * drawing the others' widgets at once cost as much as drawing them shown (the diagnostics page
+ * held 39 widgets in the tabs not chosen). */
+class TabView extends controls.TabView {
+  addChildView(model, index) {
+    if (index === (this.model.get("selected_index") ?? 0)) {
+      return super.addChildView(model, index);
+    }
+    const tabs = this.luminoWidget;
+    const placeholder = new Widget();
+    placeholder.title.label = this.model.get("titles")[index] || "";
+    tabs.addWidget(placeholder);
+    const child = { view: null, remove: () => (child.view ? child.view.remove() : placeholder.dispose()) };
+    placeholder.wbDraw = async () => {
+      const view = await this.create_child_view(model);
+      view.luminoWidget.title.label = placeholder.title.label;
+      view.luminoWidget.title.closable = false;
+      // after the placeholder, which is the current tab: its removal makes the view current
+      tabs.insertWidget(tabs.widgets.indexOf(placeholder) + 1, view.luminoWidget);
+      placeholder.dispose();
+      child.view = view;
+    };
+    return Promise.resolve(child);  // the list of views removes it as it removes a view
+  }
+
+  _onTabChanged(sender, args) {
+    const tab = args.currentTitle && args.currentTitle.owner;  // the tab bar's title of the panel's widget
+    if (tab && tab.wbDraw) {
+      const draw = tab.wbDraw;
+      tab.wbDraw = null;
+      draw().catch((err) => console.error("a tab could not be drawn", err));
+    }
+    super._onTabChanged(sender, args);
+  }
+}
+
 /** Every widget module a dashboard may name, by its module name. */
 export const MODULES = {
   "@jupyter-widgets/base": base,
-  "@jupyter-widgets/controls": controls,
+  "@jupyter-widgets/controls": { ...controls, TabView },
   anywidget: anywidget({ DOMWidgetModel, DOMWidgetView }),
 };
 
