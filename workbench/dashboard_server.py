@@ -15,6 +15,7 @@ import contextlib
 import errno
 import hmac
 import inspect
+import logging
 import shutil
 import socket
 from urllib.parse import parse_qsl, urlencode
@@ -41,6 +42,37 @@ from .kernelpool import PacedRefill
 from .servepages import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, landing_page,
                          refuse, shutdown_every_kernel, token_cookie_value)
 from .voila_internals import has_pools, pooled, pooled_kernel_id
+
+#: what a viewer reads when the page's kernel could not be started
+NOT_STARTED = "This dashboard could not start its calculations: the server is busy. Reload the page in a minute."
+
+
+class NotStarted:
+    """The kernel id of a page whose kernel could not be started: false, with the page's sentence."""
+
+    message = NOT_STARTED
+
+    def __bool__(self) -> bool:
+        return False
+
+
+def kernel_started(kernel_start):
+    """The page template's filter on Voila's ``kernel_start``: the started kernel's id,
+    or a :class:`NotStarted` (the reason in the server's log) where Voila's raises (the
+    kernel died or did not answer within ``VoilaExecutor.startup_timeout``). Voila renders
+    a page with a fresh kernel in a task whose error nobody reads: that page loaded for
+    ever, and its kernel, never connected, was never released."""
+
+    async def start(nb):
+        try:
+            return await kernel_start(nb)
+        except Exception:
+            logging.getLogger(DashboardServer.__name__).exception(
+                "The kernel of a page could not be started; the page says so")
+            return NotStarted()
+
+    return start
+
 
 #: who a request is when the server has no token, and who a kernel dialling its link channel is
 VIEWER, KERNEL = User(username="viewer"), User(username="kernel")
@@ -300,6 +332,9 @@ class DashboardServer(Voila):
             self.voila_configuration.page_config_hook = dashboard_page_config
         if self.voila_configuration.multi_kernel_manager_class is AsyncMappingKernelManager:  # Voila's default
             self.voila_configuration.multi_kernel_manager_class = DashboardKernelManager  # (start() pools it)
+        # the page template's (workbench/index.html.j2) guard of its kernel's start
+        self.config.VoilaExporter.filters = {**self.config.VoilaExporter.get("filters", {}),
+                                             "workbench_kernel_started": kernel_started}
 
     def landing_html(self) -> str:
         if self.rule_pages is None:

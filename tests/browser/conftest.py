@@ -85,3 +85,16 @@ def page(browser, server):
         yield pg
     finally:
         context.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test that used a dashboard server shows the end of that server's log."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed:
+        return
+    for name in ("server", "prefix_token_server"):
+        srv = getattr(item, "funcargs", {}).get(name)
+        if isinstance(srv, ServerProcess):
+            report.sections.append((f"{name}: the last 40 lines of its log", "\n".join(srv.log[-40:])))
