@@ -7,7 +7,6 @@ from typing import Any, Mapping
 import numpy as np
 
 from .. import pipeline
-from .. import validate as v
 from ..outcome import Outcome
 from .frozen import Immutable
 from .mechanisms import MECHANISMS
@@ -49,10 +48,7 @@ class MechanismSystem(StatChecks, Immutable):
         return self._module.exact(self.spec, env, self.die)
 
     def _attack(self, method, samples, seed, given) -> Outcome:
-        inputs, env = self._check(given, arrays=False)
-        self._forbid(env)
-        method, samples, rng = v.method_args(method, samples, seed)
-        record = dict(inputs, method=method)
+        env, method, rng, record = self._begin(given, method, samples, seed)
         words = dict(trial="attack", system_title=self.name, notes=self.notes, label=self.spec.label)
         if method == "exact":
             got = self._module.exact(self.spec, env, self.die)
@@ -61,9 +57,6 @@ class MechanismSystem(StatChecks, Immutable):
                            effects={k: float(x) for k, x in got["effects"].items()}, stage_pmfs=pmfs,
                            effect_kinds={k: "expected" if k == "rounds_fought" else "probability"
                                          for k in got["effects"]}, **words)
-        if rng is None:  # method_args gives a Generator for every method but "exact"
-            raise RuntimeError("no random generator for a sampled resolution")
-        record["samples"] = samples
         per_sample, one_chunk = self._module.sampled(self.spec, env, self.die, rng)
-        tally = pipeline.tally_sampled(samples, per_sample, one_chunk, 2)
+        tally = pipeline.tally_sampled(record["samples"], per_sample, one_chunk, 2)
         return pipeline.tally_outcome(self.key, "attack", record, tally, (), **words)

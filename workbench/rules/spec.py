@@ -131,6 +131,11 @@ class Chance:
     #: ``up_to = N``: the condition reads each count as at most N (a count above N is read as N)
     up_to: int | None = None
 
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The count or counts ``when`` reads, in its order."""
+        return (self.count,) if isinstance(self.count, str) else tuple(self.count)
+
 
 @dataclass(frozen=True)
 class Volley:

@@ -138,6 +138,19 @@ class StatChecks:
             env[s.name] = s.value_of(value)
         return inputs, env
 
+    def _begin(self, given: Mapping[str, Any], method, samples, seed, scalar: bool = False) -> tuple:
+        """The start of one resolution: the stats and the keywords checked, the forbids tried:
+        (env, method, the Generator of a sampled call or None, the inputs to record)."""
+        inputs, env = self._check(given, arrays=False)
+        self._forbid(env, scalar=scalar)
+        method, samples, rng = v.method_args(method, samples, seed)
+        record = dict(inputs, method=method)
+        if method != "exact":
+            if rng is None:  # method_args gives a Generator for every method but "exact"
+                raise RuntimeError("no random generator for a sampled resolution")
+            record["samples"] = samples
+        return env, method, rng, record
+
     def _forbid(self, env: Mapping[str, Any], scalar: bool = False) -> None:
         for f in self.forbids:
             if scalar:      # one cell: the condition's value remembered by the stats it reads

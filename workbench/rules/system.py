@@ -21,7 +21,6 @@ import numpy as np
 
 from .. import pipeline
 from ..engine import binomial_pmf
-from .. import validate as v
 from ..errors import InputError
 from ..outcome import Outcome
 from .frozen import Immutable, remember
@@ -332,10 +331,7 @@ class RuleSystem(StatChecks, Immutable):
         return out["pmf"][0], {k: float(x[0]) for k, x in out["effects"].items()}
 
     def _attack(self, method, samples, seed, given) -> Outcome:
-        inputs, env = self._check(given, arrays=False)
-        self._forbid(env, scalar=True)
-        method, samples, rng = v.method_args(method, samples, seed)
-        record = dict(inputs, method=method)
+        env, method, rng, record = self._begin(given, method, samples, seed, scalar=True)
         count, n_tokens = self._checked_attacks(env)
         plan = self._plan(env)
         per_attack = plan.figures if (n_tokens or 1) == 1 else figures(plan.played, plan.fractions, n_tokens)
@@ -349,9 +345,6 @@ class RuleSystem(StatChecks, Immutable):
             return Outcome(system=self.key, function="attack", inputs=record, pmf=pmf, stages=plan.stages,
                            effects=effects, attacks=count, notes=self.outcome_notes(), stage_pmfs=pmfs,
                            **words)
-        record["samples"] = samples
-        if rng is None:  # method_args gives a Generator for every method but "exact"
-            raise RuntimeError("no random generator for a sampled resolution")
-        sampled = self._simulate(rng, samples, env, plan, count, n_tokens, self._defined(env))
+        sampled = self._simulate(rng, record["samples"], env, plan, count, n_tokens, self._defined(env))
         return pipeline.tally_outcome(self.key, "attack", record, sampled, plan.stages, attacks=count,
                                       notes=self.outcome_notes(), **words)

@@ -214,7 +214,7 @@ def token_counts(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: S
         one[name] = h
     joint: dict[tuple, np.ndarray] = {}
     for c in parts.get("chances", ()):
-        read = (c.count,) if isinstance(c.count, str) else tuple(c.count)
+        read = c.reads
         if len(read) > 1 and read not in joint:
             joint[read] = _one(stages, probs, flags, p_near, n_tokens, read)
     return {"names": tuple(names), "one": one, "joint": joint,
@@ -238,7 +238,7 @@ def chances(parts: Mapping[str, Any], counts: Mapping[str, Any], count: np.ndarr
     dists: dict[Any, np.ndarray] = dict(given)
     out = {}
     for c in parts.get("chances", ()):
-        read = (c.count,) if isinstance(c.count, str) else tuple(c.count)
+        read = c.reads
         key = dist_key(c)
         what = " and ".join(read)
         if key not in dists and set(read) <= set(counts["names"]):   # tallies (the rest is given)
@@ -278,10 +278,7 @@ def _all_up_to(h: np.ndarray, count: np.ndarray, up_to: int, what: str) -> np.nd
     count is held beyond ``up_to`` and the work grows with the logarithm of the attacks."""
     h = _fold(h, up_to)
     dims = tuple(min(int(count.max()) * (d - 1), up_to) + 1 for d in h.shape[1:])
-    size = int(np.prod(dims)) * h.shape[0]
-    if size > MAX_TABLE:
-        raise InputError("chances", f"at most {MAX_TABLE} numbers for the distribution of a count",
-                         f"{size} for {what}")
+    _check_size(int(np.prod(dims)) * h.shape[0], what)
     out = np.zeros((h.shape[0],) + dims)
     square, bit = h, 1                       # h to the power 2^j, saturated
     powers: dict[int, np.ndarray] = {}
@@ -301,6 +298,13 @@ def _all_up_to(h: np.ndarray, count: np.ndarray, up_to: int, what: str) -> np.nd
     return out
 
 
+def _check_size(size: int, what: str) -> None:
+    """Refuse a distribution of ``size`` numbers past :data:`MAX_TABLE`."""
+    if size > MAX_TABLE:
+        raise InputError("chances", f"at most {MAX_TABLE} numbers for the distribution of a count",
+                         f"{size} for {what}")
+
+
 def _one(stages, probs, flags, p_near, n_tokens, names, finals: bool = False) -> np.ndarray:
     passed, crits, near = _events(stages, names, finals)
     h = per_token(stages, probs, flags, passed, crits, near, p_near)
@@ -309,10 +313,7 @@ def _one(stages, probs, flags, p_near, n_tokens, names, finals: bool = False) ->
 
 def _all(h: np.ndarray, count: np.ndarray, what: str, all_of) -> np.ndarray:
     """One attack's distribution to the power of each cell's ``count``."""
-    size = int(np.prod([int(count.max()) * (d - 1) + 1 for d in h.shape[1:]])) * h.shape[0]
-    if size > MAX_TABLE:
-        raise InputError("chances", f"at most {MAX_TABLE} numbers for the distribution of a count",
-                         f"{size} for {what}")
+    _check_size(int(np.prod([int(count.max()) * (d - 1) + 1 for d in h.shape[1:]])) * h.shape[0], what)
     if h.ndim == 2 and all_of is not None:
         return all_of(h, count)
     if _nested(h):
@@ -360,7 +361,7 @@ def _fft_power(h: np.ndarray, count: np.ndarray) -> np.ndarray:
 def chance(c: Chance, dist: np.ndarray, env: Mapping[str, Any], names: Sequence[str] | None = None) -> np.ndarray:
     """P(``c.when``) per cell from the distribution (cells, *dims) of the count(s) it reads
     (``names``: the counts along its axes, the chance's order unless given)."""
-    names = names or ((c.count,) if isinstance(c.count, str) else c.count)
+    names = names or c.reads
     if c.up_to is not None:
         dist = _fold(dist, c.up_to)
     dims = dist.ndim - 1
@@ -376,7 +377,7 @@ def chance(c: Chance, dist: np.ndarray, env: Mapping[str, Any], names: Sequence[
 
 def sampled_chance(c: Chance, counts: Mapping[str, np.ndarray], env: Mapping[str, Any]) -> np.ndarray:
     """Per sample: is ``c.when`` true for the sample's count(s) (``counts``: name -> per sample)."""
-    names = (c.count,) if isinstance(c.count, str) else c.count
+    names = c.reads
     env2 = {k: np.asarray(v) for k, v in env.items()}
     n = np.shape(counts[names[0]])
     for name in names:

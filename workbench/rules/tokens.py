@@ -12,6 +12,7 @@ scores at most one success.
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -92,12 +93,13 @@ def token_bounds(stages: Sequence[RuleStage]) -> tuple[int, int]:
     roll at any one stage), counted from the file alone (Python integers: no overflow)."""
     finals = walk_back(stages, [(0, 0, 0)] * len(stages), 1, 1, 0, 1, lambda x, k: k * x,
                        lambda *terms: max(x for _, x in terms))
-    rolling, widest = 1, 1
-    for st in stages:
-        widest = max(widest, rolling)
-        if multiplies(st):
-            rolling *= 1 + st.extra
-    return finals, max(widest, rolling)
+    return finals, _multiplier(stages)
+
+
+def _multiplier(stages: Sequence[RuleStage]) -> int:
+    """The most tokens one token can become (the "extra" criticals' product): the most that roll at
+    any one stage, the last's."""
+    return math.prod(1 + st.extra for st in stages if multiplies(st))
 
 
 def _backward(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], at_end: np.ndarray,
@@ -174,11 +176,7 @@ def per_attack_figures(stages: Sequence[RuleStage], fractions: Sequence[tuple]) 
     (an ``"extra"`` critical's ``1 + extra`` tokens: ``(1 + extra) m`` and ``z ** (1 + extra)``).
     When the criticals multiply tokens more than 64 times the Fractions would
     grow without bound, and floats are returned."""
-    mult = 1
-    for st in stages:
-        if multiplies(st):
-            mult *= 1 + st.extra
-    conv = (lambda x: x) if mult <= 64 else float
+    conv = (lambda x: x) if _multiplier(stages) <= 64 else float
     probs = [tuple(conv(x) for x in f) for f in fractions]
     m, z = walk_back(stages, probs, (1, 0), (1, 0), (0, 1), (1, 0), lambda x, k: (k * x[0], x[1] ** k),
                      lambda *terms: tuple(sum(p * x[j] for p, x in terms) for j in (0, 1)))

@@ -207,7 +207,7 @@ def _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, cha
         total = _conv(total, p_n)
         for ch in read:   # the distribution of each count a chance reads, over the profiles so far
             key = tally.dist_key(ch)
-            names = (ch.count,) if isinstance(ch.count, str) else tuple(ch.count)
+            names = ch.reads
             h = pre["tally"]["one"][names[0]] if len(names) == 1 else pre["tally"]["joint"][names]
             d = tally._all(h, c, " and ".join(names), successes if h.ndim == 2 else None)
             dists[key] = d if i == 0 else _conv(dists[key], d)
