@@ -36,20 +36,14 @@ __all__ = ["runs", "nested_chance"]
 def _children(t: tuple) -> tuple | None:
     """The sub-expressions of a node of :mod:`~workbench.rules.expr`'s tree (None: a kind
     this module does not know)."""
-    kind = t[0]
-    if kind in ("const", "name"):
-        return ()
-    if kind in ("neg", "not"):
-        return (t[1],)
-    if kind == "bin":
-        return (t[2], t[3])
-    if kind in ("cmp", "call"):
-        return tuple(t[2])
-    if kind in ("and", "or"):
-        return tuple(t[1])
-    if kind == "if":
-        return tuple(t[1:])
-    return None
+    kids = _KIDS.get(t[0])
+    return None if kids is None else tuple(kids(t))
+
+
+#: node kind -> its sub-expressions (the tuples :func:`~workbench.rules.expr.parse` builds)
+_KIDS = {"const": lambda t: (), "name": lambda t: (), "neg": lambda t: t[1:], "not": lambda t: t[1:],
+         "bin": lambda t: t[2:], "cmp": lambda t: t[2], "call": lambda t: t[2], "and": lambda t: t[1],
+         "or": lambda t: t[1], "if": lambda t: t[1:]}
 
 
 def _parts(t: tuple, counts: frozenset, out: list) -> frozenset | None:

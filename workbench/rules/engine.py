@@ -82,7 +82,7 @@ def prepare(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], cells: int,
         g0 = tally.mixture(g0, n_tokens)
     passes, crits = expected_tokens(stages, probs)
     # one attack's joint of the tallies and final successes of each chance reading removed beside them
-    joints = {c.name: by_model.attack_joint(c, stages, dice_probs, flags, dice, n_tokens)
+    joints = {c.name: by_model.attack_joint(c, stages, dice_probs, flags, counts["p_near"], n_tokens)
               for c in parts.get("chances", ()) if counts is not None and by_model.reads_removal(c)}
     return {"dice": dice, "probs": probs, "counts": all_counts, "g0": g0, "passes": passes, "crits": crits,
             "tally": counts, "dice_probs": dice_probs, "flags": flags, "joints": joints}

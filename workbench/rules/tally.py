@@ -217,7 +217,7 @@ def token_counts(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: S
         read = c.reads
         if len(read) > 1 and read not in joint:
             joint[read] = _one(stages, probs, flags, p_near, n_tokens, read)
-    return {"names": tuple(names), "one": one, "joint": joint,
+    return {"names": tuple(names), "one": one, "joint": joint, "p_near": p_near,
             "means": {name: h @ np.arange(h.shape[-1]) for name, h in one.items()}}
 
 
