@@ -17,6 +17,7 @@ import numpy as np
 
 from .die import CRITICAL, FAIL, NEAR
 from .budget import MAX_SUCCESSES, check_value
+from .engine import one_cell, one_cell_env
 from .errors import BudgetError
 from .removal import advance, given
 from .spec import Chance, DamageRoll, Removal, RuleStage
@@ -167,8 +168,7 @@ def unit_of(removal: Removal, env: Mapping[str, Any], models: int | None):
     """The unit of a model-by-model removal (:func:`workbench.rules.wounds.unit`) for one cell, else None."""
     if not removal.by_model:
         return None
-    return by_model.unit(removal, {k: np.asarray([x]) for k, x in env.items()}, 1,
-                         None if models is None else np.array([models]), check_value)
+    return by_model.unit(removal, one_cell_env(env), 1, one_cell(models), check_value)
 
 
 def remove(rng: np.random.Generator, s: np.ndarray, removal: Removal, env: Mapping[str, Any],

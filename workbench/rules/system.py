@@ -206,12 +206,6 @@ class RuleSystem(StatChecks, Immutable):
         effects = {k: np.asarray(x, dtype=float).reshape(shape) for k, x in out["effects"].items()}
         return {"pmf": pmf, "effects": effects}
 
-    def _on_critical(self, i: int, env: Mapping[str, Any]) -> bool:
-        """Does stage ``i``'s ``on_critical`` apply for these (scalar) stats?"""
-        st = self.stages[i]
-        return st.on_critical_when is None or self._value(st.on_critical_when, env,
-                                                           f"stages[{i}].on_critical_when") != 0
-
     def _plan(self, env: Mapping[str, Any]) -> Plan:
         """Everything one scalar resolution needs from the stages' dice, cached by the dice
         (each stage's target, modifier and, where the file switches them, whether its criticals
@@ -226,7 +220,9 @@ class RuleSystem(StatChecks, Immutable):
                     for i, st in enumerate(stages))
         switched = self.__dict__["_switched"]
         if switched:    # files whose criticals the stats switch: that too picks the plan
-            ons = tuple(self._on_critical(i, env) for i in range(len(self.stages)))
+            ons = tuple(st.on_critical_when is None or self._value(st.on_critical_when, env,
+                                                                    f"stages[{i}].on_critical_when") != 0
+                        for i, st in enumerate(self.stages))
             key += ons + tuple(self._value(self.stages[i].critical_when, env, f"stages[{i}].critical_when") != 0
                                for i in switched if self.stages[i].critical_when is not None)
         else:
