@@ -31,6 +31,12 @@ class Reader:
     def fail(self, field: str, expected: str, got: Any) -> NoReturn:
         raise RuleFileError(self.path, field, expected, got, line_of(self.lines, field))
 
+    def _absent(self, field: str, what: str, default: Any) -> Any:
+        """The value of a key not written: ``default``, or (``...``) a refusal saying it is required."""
+        if default is ...:
+            self.fail(field, f"{what} (required)", "nothing")
+        return default
+
     # -- typed getters ---------------------------------------------------
     def table(self, data: Any, field: str) -> dict:
         if not isinstance(data, dict):
@@ -44,9 +50,7 @@ class Reader:
 
     def integer(self, data: dict, key: str, field: str, lo: int, hi: int, default: Any = ...) -> int:
         if key not in data:
-            if default is ...:
-                self.fail(f"{field}.{key}", f"a whole number from {lo} to {hi} (required)", "nothing")
-            return default
+            return self._absent(f"{field}.{key}", f"a whole number from {lo} to {hi}", default)
         x = data[key]
         if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
             self.fail(f"{field}.{key}", f"a whole number from {lo} to {hi}", x)
@@ -54,9 +58,7 @@ class Reader:
 
     def string(self, data: dict, key: str, field: str, default: Any = ..., *, nonempty=True) -> str:
         if key not in data:
-            if default is ...:
-                self.fail(f"{field}.{key}", "a string (required)", "nothing")
-            return default
+            return self._absent(f"{field}.{key}", "a string", default)
         x = data[key]
         if not isinstance(x, str) or (nonempty and not x.strip()):
             self.fail(f"{field}.{key}", "a non-empty string" if nonempty else "a string", x)
@@ -83,11 +85,8 @@ class Reader:
         """The expression at ``data[key]``; without one ``default`` parsed (``...``: required,
         ``None``: None)."""
         if key not in data:
-            if default is ...:
-                self.fail(f"{field}.{key}", "an expression (required)", "nothing")
-            if default is None:
-                return None
-            return parse(default, names)
+            source = self._absent(f"{field}.{key}", "an expression", default)
+            return None if source is None else parse(source, names)
         try:
             return parse(data[key], names)
         except ExpressionError as exc:
