@@ -53,7 +53,7 @@ class MechanismSystem(StatChecks, Immutable):
         self._forbid(env)
         method, samples, rng = v.method_args(method, samples, seed)
         record = dict(inputs, method=method)
-        words = dict(trial="attack", system_title=self.name, notes=self.notes, label=self.spec.label)
+        words = dict(trial="attack", system_title=self.name, notes=self.notes_for(env), label=self.spec.label)
         if method == "exact":
             got = self._module.exact(self.spec, env, self.die)
             pmfs = {got["labels"][k]: readonly([float(p) for p in x]) for k, x in got["passes"].items()}
