@@ -149,6 +149,10 @@ class StatChecks:
         return tuple(n.text for n in self.note_rules if n.when is None or any(
             int(n.when.evaluate(env, f"system.notes[{n.index}].when")) for env in envs))
 
+    def notes_at(self, **stats) -> tuple[str, ...]:
+        """The file's notes for one resolution at ``stats`` (checked; missing ones take their defaults)."""
+        return self.notes_for(self._check(stats, arrays=False)[1])
+
     def _forbid(self, env: Mapping[str, Any], scalar: bool = False) -> None:
         for f in self.forbids:
             if scalar:      # one cell: the condition's value remembered by the stats it reads
