@@ -341,6 +341,53 @@ def test_explain_markdown_and_bbcode_carry_the_files_notes_and_stage_words():
     assert plain.attack().notes == plain.notes == ()
 
 
+NOTED = """\
+[system]
+key = "noted"
+name = "Noted"
+die = 6
+notes = ["always shown", { text = "heavy cover", when = "cover >= 2" }, { text = "several shots", when = "shots > 1 and not rerolls" }, "last"]
+
+[stats.cover]
+options = { none = 0, light = 1, heavy = 2 }
+default = "none"
+
+[stats.shots]
+min = 1
+max = 10
+default = 1
+
+[stats.rerolls]
+kind = "bool"
+default = false
+
+[attack]
+count = "shots"
+
+[[stages]]
+name = "hit"
+target = "4 + cover"
+
+[volley]
+profile = ["shots"]
+"""
+
+
+def test_a_note_with_when_is_shown_only_where_its_condition_holds():
+    game = rules.loads(NOTED, "noted.toml")
+    assert game.notes == ("always shown", "last")
+    assert game.attack().notes == ("always shown", "last")
+    assert game.attack(cover="heavy").notes == ("always shown", "heavy cover", "last")
+    assert game.attack(cover="heavy", shots=3).notes == ("always shown", "heavy cover", "several shots", "last")
+    assert game.attack(shots=3, rerolls=True, method="sampled", samples=100).notes == ("always shown", "last")
+    # a volley shows a note whose condition holds for one of its profiles
+    assert game.volley([dict(shots=1), dict(shots=2)]).notes == ("always shown", "several shots", "last")
+    assert game.volley([dict(shots=1)], cover="light").notes == ("always shown", "last")
+    # the numbers do not read the notes
+    plain = rules.loads(NOTED.replace('"heavy cover", when = "cover >= 2"', '"heavy cover", when = "1"'), "p.toml")
+    assert_pmf_equal(plain.attack(cover="heavy", shots=3).pmf, game.attack(cover="heavy", shots=3).pmf, 0)
+
+
 def test_positional_arguments_are_refused_with_the_workbench_error():
     k6 = rules.load(RULES / "kill6.toml")
     with pytest.raises(UnknownArgumentError, match="keywords"):

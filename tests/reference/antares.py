@@ -19,9 +19,14 @@ from workbench.outcome import Outcome, Stage
 
 # the words, limits and argument checks are the module's own (they are not what is compared)
 from workbench.systems.antares import (
-    BLAST_DICE, BLAST_NOTE, CRITICAL_IGNORES_RES_NOTE, DIE, KEY, SHOOTING_NOTES, _check, _fail_words, _ratio,
+    BLAST_DICE, BLAST_NOTE, DIE, KEY, _check, _fail_words, _ratio,
     _value_text, _volley_setup)
-from workbench.systems.antares_rules import _pass_words
+from workbench.systems import ownfile
+from workbench.systems.antares_rules import SHOOTING_NOTES, _pass_words
+
+#: the variant's note, shown only when it is on: rules/antares.toml's note whose when reads it
+CRITICAL_IGNORES_RES_NOTE = next(n.text for n in ownfile.load(KEY).note_rules
+                                 if n.when is not None and "critical_ignores_res" in n.when.names)
 
 
 def _tests(a: dict) -> tuple[RollUnder, RollUnder]:

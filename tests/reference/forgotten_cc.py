@@ -23,7 +23,8 @@ from workbench import validate as v
 from workbench.dice import roll_faces
 from .dice import DieTest, RollHigh
 from workbench.outcome import Outcome
-from workbench.systems.forgotten_cc import (_cc_notes, _cc_stages, _check_cc, _melee_kill_test,
+from workbench.systems import ownfile
+from workbench.systems.forgotten_cc import (_cc_stages, _file_stats, _check_cc, _melee_kill_test,
                                            _rounds_stage, _saves)
 from workbench.systems.forgotten_rules import DIE, KEY
 from .forgotten_state import _absorb_step, _judge_both
@@ -202,7 +203,7 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
     exchange, strike, _counters, att_hit = _cc_dice(a)
     d_saves = _saves(a["defender_heroic_save"], a["defender_shocked"])
     stages = _cc_stages(a, *_through_and_down(a, exchange, strike, d_saves))
-    notes = _cc_notes(a, rounds)
+    notes = ownfile.load(KEY, "close_combat").notes_at(**_file_stats(a, rounds))
     if rounds > 1:
         stages = _rounds_stage(stages, rounds, _rounds_effects(a, rounds)["defender_downed"])
     inputs = dict(a, rounds=rounds, method=method)

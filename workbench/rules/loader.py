@@ -18,7 +18,7 @@ from typing import Any
 from .errors import RuleFileError
 from .expr import MAX_LITERAL, Expr
 from .reader import Reader
-from .spec import Chance, DamageRoll, Forbid, Removal, RuleStage, RuleStat, Volley
+from .spec import Chance, DamageRoll, Forbid, Note, Removal, RuleStage, RuleStat, Volley
 from .view import read as read_view
 
 __all__ = ["parse_text", "read_file", "RESERVED", "MAX_DIE", "MAX_EXTRA", "MAX_FILE"]
@@ -116,12 +116,6 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
         r.fail("system.key", "a lower-case identifier ([a-z][a-z0-9_]*)", key)
     name = r.string(system, "name", "system")
     die = r.integer(system, "die", "system", 2, MAX_DIE)
-    notes = system.get("notes", [])
-    if not isinstance(notes, list):
-        r.fail("system.notes", "a list of strings", notes)
-    for i, n in enumerate(notes):
-        if not isinstance(n, str):
-            r.fail(f"system.notes[{i}]", "a string", n)
     # where the file comes among the parts of a rule folder (one system of several files)
     order = r.integer(system, "order", "system", 1, MAX_ORDER, None)
 
@@ -133,6 +127,7 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     for sname, sd in stats_data.items():
         stats.append(_stat(r, sname, sd))
     names = frozenset(s.name for s in stats)
+    notes = _notes(r, system.get("notes", []), names - {s.name for s in stats if s.optional})
     view = read_view(r, data.get("view"), tuple(stats))  # how the workbench shows it: no number reads it
 
     if "mechanism" in data:
@@ -175,6 +170,24 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), order=order, count=count,
                 stages=stages, removal=removal, forbids=tuple(forbids), tokens_die=tokens_die,
                 chances=chances, volley=volley, view=view)
+
+
+def _notes(r: Reader, data: Any, names) -> tuple[Note, ...]:
+    """``system.notes``: strings, shown with every resolution, or tables ``{ text, when }``, shown
+    only where the stats make ``when`` (an expression of the stats ``names``: none optional) true."""
+    if not isinstance(data, list):
+        r.fail("system.notes", "a list of strings or { text, when } tables", data)
+    out = []
+    for i, n in enumerate(data):
+        field = f"system.notes[{i}]"
+        if isinstance(n, str):
+            out.append(Note(n, None, i))
+            continue
+        if not isinstance(n, dict):
+            r.fail(field, "a string or a { text, when } table", n)
+        r.known(n, field, ("text", "when"))
+        out.append(Note(r.string(n, "text", field), r.expr(n, "when", field, names), i))
+    return tuple(out)
 
 
 def _forbids(r: Reader, data: dict, names) -> tuple[Forbid, ...]:

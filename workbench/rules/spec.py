@@ -111,6 +111,15 @@ class Removal:
 
 
 @dataclass(frozen=True)
+class Note:
+    """One of ``system.notes``: its ``text``, shown with every resolution, or (with ``when``, an
+    expression of the stats) only with those whose stats make ``when`` true; ``index``, its place."""
+    text: str
+    when: Expr | None
+    index: int
+
+
+@dataclass(frozen=True)
 class Forbid:
     when: Expr
     message: str

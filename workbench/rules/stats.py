@@ -12,7 +12,7 @@ from .. import validate as v
 from ..errors import InputError, UnknownArgumentError
 from ..outcome import Outcome
 from .errors import ForbiddenError
-from .spec import Forbid, RuleStat
+from .spec import Forbid, Note, RuleStat
 from .view import View
 
 __all__ = ["StatChecks"]
@@ -33,7 +33,10 @@ class StatChecks:
     key: str
     name: str
     die: int
+    #: the notes shown with every resolution (those of ``note_rules`` without a condition)
     notes: tuple[str, ...]
+    #: every note of ``system.notes``, in file order, with its condition (:meth:`notes_for`)
+    note_rules: tuple[Note, ...]
     path: Path
     source: str
     stats: tuple[RuleStat, ...]
@@ -50,8 +53,10 @@ class StatChecks:
         d = self.__dict__
         for k in ("key", "name", "die"):
             d[k] = parts[k]
-        for k in ("notes", "stats", "forbids"):
+        for k in ("stats", "forbids"):
             d[k] = tuple(parts[k])
+        d["note_rules"] = tuple(parts["notes"])
+        d["notes"] = tuple(n.text for n in self.note_rules if n.when is None)
         d["view"] = parts.get("view") or View()
         d["path"] = Path(path)
         d["source"] = source
@@ -150,6 +155,16 @@ class StatChecks:
                 raise RuntimeError("no random generator for a sampled resolution")
             record["samples"] = samples
         return env, method, rng, record
+
+    def notes_for(self, *envs: Mapping[str, Any]) -> tuple[str, ...]:
+        """The file's notes for a resolution at the scalar stats ``envs`` (a volley's profiles, one
+        env each), in file order: the plain ones, and each whose ``when`` holds for one of them."""
+        return tuple(n.text for n in self.note_rules if n.when is None or any(
+            int(n.when.evaluate(env, f"system.notes[{n.index}].when")) for env in envs))
+
+    def notes_at(self, **stats) -> tuple[str, ...]:
+        """The file's notes for one resolution at ``stats`` (checked; missing ones take their defaults)."""
+        return self.notes_for(self._check(stats, arrays=False)[1])
 
     def _forbid(self, env: Mapping[str, Any], scalar: bool = False) -> None:
         for f in self.forbids:

@@ -119,9 +119,10 @@ class RuleSystem(StatChecks, Immutable):
         See "Several profiles at one target" in docs/rulefiles.md."""
         return resolve_volley(self, profiles, method, samples, seed, stats)
 
-    def outcome_notes(self) -> tuple[str, ...]:
-        """The file's notes, then what the engine adds: a reminder when criticals change the token count."""
-        notes = self.notes
+    def outcome_notes(self, *envs: Mapping[str, Any]) -> tuple[str, ...]:
+        """The file's notes for the scalar stats ``envs`` (:meth:`notes_for`), then what the engine
+        adds: a reminder when criticals change the token count."""
+        notes = self.notes_for(*envs)
         if any(st.critical and st.on_critical != "none" for st in self.stages):
             notes += ("Where criticals add successes or skip stages, the product of the stage chances is "
                       "neither one attack's expected successes nor its chance of one: both are given per "
@@ -339,8 +340,8 @@ class RuleSystem(StatChecks, Immutable):
                 pmf, effects = self._exact(env, count, plan)
             pmfs = StagePmfs(plan.played, plan.probs, count, n_tokens)
             return Outcome(system=self.key, function="attack", inputs=record, pmf=pmf, stages=plan.stages,
-                           effects=effects, attacks=count, notes=self.outcome_notes(), stage_pmfs=pmfs,
+                           effects=effects, attacks=count, notes=self.outcome_notes(env), stage_pmfs=pmfs,
                            **words)
         sampled = self._simulate(rng, record["samples"], env, plan, count, n_tokens, self._defined(env))
         return pipeline.tally_outcome(self.key, "attack", record, sampled, plan.stages, attacks=count,
-                                      notes=self.outcome_notes(), **words)
+                                      notes=self.outcome_notes(env), **words)

@@ -120,14 +120,14 @@ def resolve(rs: Rules, profiles: Any, method: str, samples: Any, seed: Any, shar
     if method == "exact":
         pmf, effects = _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, chances)
         return Outcome(system=rs.key, function="volley", inputs=record, pmf=pmf, stages=stages, effects=effects,
-                       attacks=attacks_n, notes=rs.outcome_notes(), **words)
+                       attacks=attacks_n, notes=rs.outcome_notes(*envs), **words)
     record["samples"] = samples
     if rng is None:
         raise RuntimeError("no random generator for a sampled resolution")
     out = sampled_tally(rs, rng, samples, envs, plans, counts, tokens, removal, models, wounds, damage, chances,
                         spec)
     return pipeline.tally_outcome(rs.key, "volley", record, out, stages, attacks=attacks_n,
-                                  notes=rs.outcome_notes(), **words)
+                                  notes=rs.outcome_notes(*envs), **words)
 
 
 def _ordered(spec, removal: Removal) -> bool:

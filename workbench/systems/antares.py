@@ -17,7 +17,7 @@ from ..errors import InputError
 from ..outcome import Outcome, Stage
 from . import ownfile
 from .ownfile import checked, grid_table, keyed, listed, resolve
-from .antares_rules import (DIE, KEY, MOD_RANGE, NAME, SEED, SHOOTING_NOTES, STAT_RANGE, VALUE_RANGE, _fail_words,
+from .antares_rules import (DIE, KEY, MOD_RANGE, NAME, SEED, STAT_RANGE, VALUE_RANGE, _fail_words,
                             _ratio, _test_words, _value_text, combat_status, movement_test, reaction, stat_test, test)
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
@@ -81,7 +81,7 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
     stats = dict({k: a[k] for k in _SHOOTING_STATS}, blast=blast or "none",
                  critical_ignores_res=a["critical_ignores_res"])
     o = rs.attack(**stats, method=method, samples=samples, seed=seed)
-    notes = SHOOTING_NOTES + (CRITICAL_IGNORES_RES_NOTE,) * a["critical_ignores_res"]
+    notes = rs.notes_at(**stats)
     inputs = dict(a, method=method)
     if blast is not None:
         inputs["shots"] = blast
@@ -110,8 +110,6 @@ def _stages_of(a: dict, fractions) -> list[Stage]:
     return stages
 
 
-CRITICAL_IGNORES_RES_NOTE = ("Variant critical_ignores_res: a critical hit removes a model without a Res test "
-                             "(not in the seed).")
 
 
 #: blast weapons' random number of hits ("D4s, D6s, D8s and D12s are also used to generate random values, most
@@ -226,7 +224,8 @@ def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
     shot_stages = [_stages_of(g, rs.stage_fractions(**_volley_profile(g), res=res, armour=armour, cover=cover,
                                                     critical_ignores_res=critical_ignores_res))
                    for g in groups]
-    notes = list(SHOOTING_NOTES) + [VOLLEY_NOTE, VOLLEY_ALLOCATION_NOTE]
+    variant = [n for n in rs.notes_at(critical_ignores_res=critical_ignores_res) if n not in rs.notes]
+    notes = list(rs.notes) + [VOLLEY_NOTE, VOLLEY_ALLOCATION_NOTE]
     for i, (g, st) in enumerate(zip(groups, shot_stages)):
         count = (f"{g['blast']} shots ({BLAST_DICE[g['blast']][1]})" if g["blast"]
                  else f"{g['shots']} " + ("shot" if g["shots"] == 1 else "shots"))
@@ -234,8 +233,7 @@ def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
         notes.append(f"weapons[{i}] ({g['name']}, SV {g['sv']}): {count}; "
                      + "; ".join(f"{x.name}: {x.detail}" for x in st)
                      + f"; per shot {per.numerator}/{per.denominator}")
-    if critical_ignores_res:
-        notes.append(CRITICAL_IGNORES_RES_NOTE)
+    notes += variant
     if any(g["blast"] for g in groups):
         notes.append(BLAST_NOTE + " each weapon's line says.")
     same = all([x.probability for x in st] == [x.probability for x in shot_stages[0]]

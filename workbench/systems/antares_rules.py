@@ -30,22 +30,22 @@ __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "comba
            "STAT_RANGE", "MOD_RANGE", "VALUE_RANGE"]
 
 KEY = "antares"
-NAME = "Antares-style d10"
 SEED = "004_d2632203ddb2a5c8.txt"
-DIE = 10
+_FILE = ownfile.load(KEY)
+NAME, DIE = _FILE.name, _FILE.die
 
 #: a stat (Acc, Res, Ag, Init, Cou, Com): the seed scores them "out of 10 with
 #: 1 being the lowest value possible and 10 the highest for this type"; other
-#: types may go further, so 0..20 is accepted
-STAT_RANGE = (0, 20)
-#: a modifier (acc_mod, a test's modifier) may lower or raise the value
-MOD_RANGE = (-20, 20)
+#: types may go further, as rules/antares.toml's Acc (0..20)
+STAT_RANGE = (_FILE.stat("acc").min, _FILE.stat("acc").max)
+#: a modifier (acc_mod, a test's modifier) may lower or raise the value, as the file's Acc modifier
+MOD_RANGE = (_FILE.stat("acc_mod").min, _FILE.stat("acc_mod").max)
 #: a test value after modifiers: every stat + modifier combination fits; any
 #: value below 1 behaves as 0 (1/100) and any value from 9 up as 9 (9/10)
 VALUE_RANGE = (-40, 40)
 
 #: the stat test's note, and a shooting's: the rule file's (rules/antares.toml)
-SHOOTING_NOTES = ownfile.load(KEY).notes
+SHOOTING_NOTES = _FILE.notes
 NOTES = SHOOTING_NOTES[:1]
 
 

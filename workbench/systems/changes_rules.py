@@ -17,15 +17,14 @@ from ..rules.die import DieRoll, roll_high
 from . import ownfile
 
 KEY = "changes"
-NAME = "40k Changes"
 SEED = "000_821a3f094c9e3c4f.txt"
-DIE = 12
 
 HEAVY_SHOT_PENALTY = 4     #: seed: "heavy weapons with BALLISTIC SKILL U+4"
 GO_TO_GROUND_COVER = 2     #: seed: "Its COVER MODIFIER is improved by +2"
 
 # the ranges and choices of the stats, as rules/changes/shooting.toml states them (the turn checks its units by them)
 _FILE = ownfile.load(KEY)
+NAME, DIE = _FILE.name, _FILE.die
 ROLL_STAT = (_FILE.stat("bs").min, _FILE.stat("bs").max)  #: "5+" is written 5 (13+ passes only on a natural 12)
 MODIFIER = (_FILE.stat("t").min, _FILE.stat("t").max)     #: "+2" is written 2
 MAX_DICE, MAX_WOUNDS, MAX_MODELS = (_FILE.stat(k).max for k in ("shots", "wounds", "models"))  # per resolution

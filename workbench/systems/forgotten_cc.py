@@ -106,29 +106,8 @@ def _saves(stat, shocked: bool = False):
     return roll_high(stat, DIE), roll_high(stat + 1, DIE)
 
 
-CC_NOTE_V1 = (
-    "Melee damage v1 (d6, Kill Team style): attack = weapon Damage + wielder Strength against the struck "
-    "model's Defence (Defence >= 2 x attack 6+, Defence better 5+, equal 4+, attack better 3+, attack >= 2 x "
-    "Defence 2+); the melee roll modifiers (+2 power attack, +1 from the rear, -1 dual weapons for damage, "
-    "-1 wounded) are added to the d6.")
-
-CC_NOTE_SHOCK_BLOCK = (
-    "Variant shocked_defence='block_only': 'A unit who has received a shock token 1. Must defend and attempt "
-    "to disengage from CQC' read as: a shocked defender blocks (a counter is an attack, not a defence), "
-    "whatever response was chosen; the disengaging is movement, not modelled.")
-CC_NOTE_ROUNDS = (
-    "Several rounds: 'otherwise they remain in CQC for their next activation': the same exchange is fought "
-    "again (the defender keeps its response) until one side is downed or the round limit; a model wounded "
-    "in one round is -1 to all rolls in the next ('A wounded model is -1 to all rolls'). Its one step is "
-    "the chance the defender is downed within the rounds (the first round's steps in its detail); pushback "
-    "is the first round's.")
-
-CC_NOTE_SHOCK = (
-    "Shocked: 'A unit who has received a shock token ... Has -1 to all rolls': -1 to the shocked fighter's "
-    "hit, block and counter dice, damage rolls and heroic saves in every round; it marks no wound (a tough "
-    "model still absorbs its first kill), and it adds to a wound's -1.")
-
-#: the notes every close combat relies on: the file's (rules/forgotten/close_combat.toml)
+#: the notes every close combat relies on: the file's (rules/forgotten/close_combat.toml), those it shows
+#: for a variant, a shock or several rounds left out
 CC_NOTES = ownfile.load(KEY, "close_combat").notes
 
 
@@ -179,7 +158,7 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
     got = rs.fractions(**stats)
     one = got if rounds == 1 else rs.fractions(**dict(stats, rounds=1))
     stages = _cc_stages(a, 1 - one["passes"]["unblocked"][0], one["effects"]["defender_downed"])
-    notes = _cc_notes(a, rounds)
+    notes = rs.notes_at(**stats)
     if rounds > 1:
         stages = _rounds_stage(stages, rounds, got["effects"]["defender_downed"])
     inputs = dict(a, rounds=rounds, method=method)
@@ -195,20 +174,6 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
     o = rs.attack(method=method, samples=samples, seed=seed, **stats)
     return ownfile.outcome(o, system=KEY, function="close_combat", inputs=inputs, effects={k: k for k in names},
                            width=2, stages=stages, attacks=attacks, notes=notes)
-
-
-def _cc_notes(a: dict, rounds: int) -> list[str]:
-    """The notes of one close combat: the rules it read, and the variants and rounds it used."""
-    notes = [n for n in CC_NOTES if a["damage_rule"] == "v2" or not n.startswith("Melee damage v2")]
-    if a["damage_rule"] == "v1":
-        notes.insert(3, CC_NOTE_V1)
-    if a["attacker_shocked"] or a["defender_shocked"]:
-        notes.append(CC_NOTE_SHOCK)
-    if a["defender_shocked"] and a["shocked_defence"] == "block_only":
-        notes.append(CC_NOTE_SHOCK_BLOCK)
-    if rounds > 1:
-        notes.append(CC_NOTE_ROUNDS)
-    return notes
 
 
 def _file_stats(a: dict, rounds: int) -> dict[str, Any]:

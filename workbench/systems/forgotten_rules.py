@@ -13,22 +13,22 @@ from ..errors import InputError
 from . import ownfile
 
 KEY = "forgotten"
-NAME = "The Forgotten"
 SEED = "002_7c145f285029c8b2.txt"
-DIE = 10
+_FILE = ownfile.load(KEY)
+NAME, DIE = _FILE.name, _FILE.die
 #: damage v1 rolls a d6 ("Original DAMAGE v1 (using d6s)")
 DAMAGE_V1_DIE = 6
 
 #: the armour levels, and the shooting modifiers: how far the firer moved, the range, the cover level taken off
 #: the kill roll, each choice -> its number, as rules/forgotten/shooting.toml states them
-ARMOUR, MOVED, RANGES, COVER_LEVEL = (dict(ownfile.load(KEY).stat(k).options)
+ARMOUR, MOVED, RANGES, COVER_LEVEL = (dict(_FILE.stat(k).options)
                                       for k in ("armour", "moved", "range", "cover_level"))
 #: aimed fire: none, +1 to hit or +1 to the kill roll
 AIMED = (None, "hit", "damage")
 DUAL = (None, "hit", "damage")
 
-STAT_RANGE = (0, 20)      # SHOOT, CQC, PHYS, ATTACK POWER, heroic save stat
-V1_RANGE = (1, 40)        # Damage, Defence, Strength
+STAT_RANGE = (_FILE.stat("shoot").min, _FILE.stat("shoot").max)      # SHOOT, CQC, PHYS, ATTACK POWER, heroic save stat
+V1_RANGE = (_FILE.stat("damage").min, _FILE.stat("damage").max)       # Damage, Defence, Strength
 
 _MINUS = "\u2212"
 

@@ -29,16 +29,16 @@ from .ownfile import checked, grid_table
 __all__ = ["KEY", "NAME", "SEED", "DIE", "BASE", "shooting", "shooting_table", "models_removed", "TABLES"]
 
 KEY = "gunfire"
-NAME = "Gunfire"
 SEED = "003_9fc46742126cc43c.txt"
-#: the seed states no die: d10 is the workbench's default (a variant switch)
-DIE = 10
-#: equal stats need ``BASE``+ on the die (6+ on a d10: 50%)
-BASE = 6
+_FILE = ownfile.load(KEY)
+NAME = _FILE.name
+#: the seed states no die: rules/gunfire.toml's die stat defaults to a d10 (a variant switch)
+DIE = dict(_FILE.stat("die").options)[_FILE.stat("die").default]
+#: equal stats need ``BASE``+ on the die (the file's base: 6+ on a d10, 50%)
+BASE = _FILE.stat("base").default
 
-
-#: the notes every shooting relies on: the rule file's (rules/gunfire.toml)
-NOTES = ownfile.load(KEY).notes
+#: the notes every shooting relies on: the rule file's
+NOTES = _FILE.notes
 
 
 def _fraction_of(value: float) -> Fraction:
