@@ -44,7 +44,6 @@ def _rate(tests: tuple) -> float:
     return p
 
 
-
 #: exact P(destroyed) of a volley, shared by every Greedy policy of the process
 _P_DESTROYED: dict = {}
 _P_MAX = 200_000
