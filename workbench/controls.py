@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
+from .validate import choice
 
 __all__ = ["Control", "NONE_TOKEN", "RESERVED", "KINDS", "slider", "optional_slider", "toggle", "dropdown",
            "fine_slider"]
@@ -59,8 +60,7 @@ class Control:
     words: tuple = ()
 
     def __post_init__(self):
-        if self.kind not in KINDS:
-            raise InputError(f"{self.name}.kind", "one of " + ", ".join(map(repr, KINDS)), self.kind)
+        choice(f"{self.name}.kind", self.kind, KINDS)
         if self.kind in ("int", "float", "optint") and not (
                 isinstance(self.lo, (int, float)) and isinstance(self.hi, (int, float)) and self.lo <= self.hi):
             raise InputError(f"{self.name}.lo/hi", "two numbers with lo <= hi", (self.lo, self.hi))

@@ -12,6 +12,7 @@ import numpy as np
 
 from .dice import percent
 from .errors import InputError
+from .validate import choice
 
 __all__ = ["Stage", "Outcome", "register_terms", "EFFECT_KINDS"]
 
@@ -35,8 +36,7 @@ def register_terms(system: str, name: str, effect_kinds: Mapping[str, str], tria
 
 def _checked_kinds(effect_kinds: Mapping[str, str]) -> Mapping[str, str]:
     for effect, kind in effect_kinds.items():
-        if kind not in EFFECT_KINDS:
-            raise InputError(f"effect_kinds[{effect!r}]", "one of " + ", ".join(map(repr, EFFECT_KINDS)), kind)
+        choice(f"effect_kinds[{effect!r}]", kind, EFFECT_KINDS)
     return MappingProxyType(dict(effect_kinds))
 
 

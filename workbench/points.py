@@ -177,8 +177,7 @@ def rank(pairs: Sequence[tuple[str, Any, Any, Any]] | None = None, *, by: str = 
     the systems' order, then in the order given; the measure is compared as
     an exact Fraction, so float noise never breaks a tie), in the columns of :data:`RANK_COLUMNS`.
     """
-    if not isinstance(by, str) or by not in BY:
-        raise InputError("by", "one of " + ", ".join(repr(k) for k in BY), by)
+    by = v.choice("by", by, BY)
     if pairs is not None and not isinstance(pairs, (list, tuple)):
         raise InputError("pairs", "a list of (system, attacker, weapon, target) matchups", pairs)
     pairs = matchups(systems_) if pairs is None else list(pairs)

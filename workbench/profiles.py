@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from . import systems
 from .errors import InputError, ProfileError
 from .systems.description import MISSING, ProfileField
-from .validate import did_you_mean
+from .validate import did_you_mean, integer
 
 __all__ = [
     "Unit", "Weapon", "SOURCES", "PROFILES_ENV", "profiles_dir", "profiles_dirs", "load_unit", "list_units",
@@ -336,8 +336,7 @@ def matchup_kwargs(system: str, attacker: Unit | str, weapon: Weapon | str, targ
     """
     system = _system(system)
     attacker, weapon, target = checked_pair(system, attacker, weapon, target)
-    if isinstance(firers, bool) or not isinstance(firers, int) or firers < 1:
-        raise InputError("firers", "a whole number 1 or more", firers)
+    firers = integer("firers", firers, 1)
     mode, out = profile_kwargs(system, attacker, weapon, target, **situation)
     if mode != "shooting":
         raise InputError("weapon", "a shooting weapon", weapon.name, f"{weapon.name} is a {mode} weapon")
