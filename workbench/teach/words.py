@@ -11,6 +11,7 @@ import re
 from fractions import Fraction
 from typing import Any, Mapping
 
+from ..controls import value_words
 from ..errors import InputError
 from ..outcome import Outcome
 
@@ -89,21 +90,6 @@ def title(outcome: Outcome) -> str:
     o = _check(outcome)
     how = o.method if o.method == "exact" else f"sampled, {o.samples:,} samples"
     return f"{o.system_name}: {o.function.replace('_', ' ')} ({how})"
-
-
-def value_words(value: Any) -> str:
-    """A setting's value as a reader writes it: "none", "yes"/"no", a number, words for a name."""
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, (list, tuple)):
-        return "; ".join(value_words(v) for v in value)
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k.replace('_', ' ')} {value_words(v)}" for k, v in value.items()) + "}"
-    return str(value).replace("_", " ")
 
 
 def _description(o: Outcome) -> Any:

@@ -12,12 +12,11 @@ from typing import Any
 import numpy as np
 
 from .. import systems
-from ..controls import RESERVED, Control
+from ..controls import RESERVED, Control, value_words
 from ..errors import InputError, UnknownArgumentError
 from ..grid import scalar_text
 from ..systems.description import SystemDescription
 from ..systems.records import styled
-from ..teach.words import value_words
 from ..validate import did_you_mean
 
 __all__ = ["Variant", "variant", "stat_words", "change_words", "setting_words"]
