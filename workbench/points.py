@@ -107,8 +107,8 @@ def efficiency(outcome: Outcome, attacker: Unit, *, firers: int | float | None =
     spent = float(firers) * cost
     mean = outcome.mean
     target_cost = None if target is None else _points("target", target)
-    illustrative = "points" in attacker.illustrative or attacker.source == "illustrative" or (
-        target is not None and ("points" in target.illustrative or target.source == "illustrative"))
+    illustrative = any("points" in u.illustrative or u.source == "illustrative" for u in (attacker, target)
+                       if u is not None)
     return Efficiency(
         system=outcome.system, attacker=attacker.name, weapon=weapon.name if weapon is not None else "",
         target=target.name if target is not None else "", firers=float(firers), points_per_model=cost,
