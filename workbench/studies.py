@@ -37,10 +37,7 @@ DEFAULT_BLOCK = 25_000
 
 def spawn(seed: Any, n: int) -> list[np.random.SeedSequence]:
     """``n`` independent child seeds of ``seed`` (a whole number >= 0 or a SeedSequence)."""
-    if isinstance(seed, np.random.SeedSequence):
-        root = seed
-    else:
-        root = np.random.SeedSequence(v.integer("seed", seed, 0))
+    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(v.integer("seed", seed, 0))
     return root.spawn(n)
 
 
