@@ -12,7 +12,7 @@ import numpy as np
 
 from .dice import percent
 from .errors import InputError
-from .validate import choice
+from .validate import choice, integer
 
 __all__ = ["Stage", "Outcome", "register_terms", "EFFECT_KINDS"]
 
@@ -74,12 +74,6 @@ def _frozen_array(a: Any, name: str) -> np.ndarray:
         raise InputError(name, "finite numbers", a)
     arr.setflags(write=False)
     return arr
-
-
-def _count(k: Any) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-        raise InputError("k", "a whole number 0 or more", k)
-    return k
 
 
 @dataclass(frozen=True, eq=False)
@@ -191,11 +185,13 @@ class Outcome:
 
     def exactly(self, k: int) -> float:
         """P(exactly k removed)."""
-        return float(self.pmf[k]) if _count(k) < self.pmf.size else 0.0
+        k = integer("k", k, 0)
+        return float(self.pmf[k]) if k < self.pmf.size else 0.0
 
     def at_least(self, k: int) -> float:
         """P(k or more removed)."""
-        return float(self.pmf[k:].sum()) if _count(k) < self.pmf.size else 0.0
+        k = integer("k", k, 0)
+        return float(self.pmf[k:].sum()) if k < self.pmf.size else 0.0
 
     @property
     def at_least_curve(self) -> np.ndarray:
