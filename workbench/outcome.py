@@ -174,10 +174,7 @@ class Outcome:
 
     def effect_kind(self, name: str) -> str:
         """"probability" or "expected" (an expected count) for one side effect."""
-        kinds = self.effect_kinds
-        if kinds is None:  # only an Outcome built around __post_init__, which fills it in
-            raise RuntimeError("Outcome.effect_kinds was never set (__post_init__ did not run)")
-        return kinds.get(name, "expected")
+        return (self.effect_kinds or {}).get(name, "expected")  # __post_init__ fills effect_kinds in
 
     @property
     def max_removed(self) -> int:
