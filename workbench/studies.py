@@ -80,7 +80,7 @@ def connect(client: Any) -> Iterator[Any]:
         raise InputError("client", _CLIENTS, client)
     try:
         from dask.distributed import Client
-    except ImportError as exc:  # pragma: no cover - dask is a dependency
+    except ImportError as exc:  # pragma: no cover - the tests install the cluster extra
         raise InputError("client", "dask.distributed installed", client) from exc
     if isinstance(client, Client):
         yield client
