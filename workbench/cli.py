@@ -135,11 +135,13 @@ def _post_bytes(outcome, fmt: str) -> bytes:
 # the parser
 # ---------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     parser = argparse.ArgumentParser(
         prog=PROG, description="Dice design workbench: exact and sampled dice odds for four wargame rule systems.",
         epilog="Run '%(prog)s COMMAND --help' for the options of one command. "
                "With no command, the comparison table is printed. " + EXIT_STATUSES)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.set_defaults(parser=parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -191,11 +193,6 @@ def build_parser() -> argparse.ArgumentParser:
     for p in sub.choices.values():   # each subcommand's own parser, so that its errors carry its name
         p.set_defaults(parser=p)
     return parser
-
-
-def _version() -> str:
-    from . import __version__
-    return __version__
 
 
 def output_path(option: str, value: str | None) -> Path | None:

@@ -204,7 +204,7 @@ def value_of_plus_one(system: Any, stat: str | Sequence[str] | None = None, **ma
             if y in means:
                 rows.append(dict(stat=name, owner=info.owner,
                                  step_text=f"{name} {x} -> {y}", value=x, improved=y,
-                                 mean=means[x], improved_mean=means[y], delta=_clean(means[y] - means[x])))
+                                 mean=means[x], improved_mean=means[y], delta=float(_clean(means[y] - means[x]))))
         frames.append(pd.DataFrame(rows))
     out = pd.concat(frames, ignore_index=True)
     out.attrs["system"] = key
@@ -212,9 +212,9 @@ def value_of_plus_one(system: Any, stat: str | Sequence[str] | None = None, **ma
     return out
 
 
-def _clean(x: float) -> float:
-    """Float noise of equal means (|x| < 1e-12) shown as 0."""
-    return 0.0 if abs(x) < 1e-12 else float(x)
+def _clean(x):
+    """Float noise of equal results (|x| < 1e-12) shown as 0 (a number or an array)."""
+    return np.where(np.abs(x) < 1e-12, 0.0, x)
 
 
 def value_of_plus_one_figure(df: pd.DataFrame, title: str | None = None):
@@ -343,9 +343,8 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
                best: int = 1, function: str | None = None) -> pd.DataFrame:
     """Settings in other systems closest to a matchup's distribution of models removed.
 
-    The distance is :data:`DISTANCE`: the total variation distance between
-    the pmfs (below 1e-12, float noise, it is reported as 0), ties broken by |Δ mean| and then, in the input's own system, by
-    the fewest stats changed. Each target system is searched over
+    The distance and its ties are :data:`DISTANCE` (below 1e-12, float noise, it is reported as 0).
+    Each target system is searched over
     its description's ``equivalence_search`` with the matchup's ``shots`` and
     ``models`` (through its first mode's function); in the
     input's own system the search also contains the input's values and keeps
@@ -394,11 +393,9 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
         cells, pmf, _eff, _path = evaluate(tdesc, _tn, progress=False, **grid)
         width = max(pmf.shape[1], src.size)
         q = _pad(pmf, width)
-        tv = 0.5 * np.abs(q - _pad(src, width)).sum(axis=1)
-        tv = np.where(tv < 1e-12, 0.0, tv)  # float noise of identical distributions (same for dmean)
+        tv = _clean(0.5 * np.abs(q - _pad(src, width)).sum(axis=1))
         means = q @ np.arange(width)
-        dmean = means - src_mean
-        dmean = np.where(np.abs(dmean) < 1e-12, 0.0, dmean)
+        dmean = _clean(means - src_mean)
         if tkey == key:
             changed = sum((cells[k].to_numpy() != full.get(k)).astype(int) for k in search)
         else:

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
+from .validate import choice
 
 __all__ = ["Control", "NONE_TOKEN", "RESERVED", "KINDS", "slider", "optional_slider", "toggle", "dropdown",
-           "fine_slider"]
+           "fine_slider", "value_words"]
 
 #: how ``None`` is written in a query string and shown in a dropdown
 NONE_TOKEN = "none"
@@ -59,8 +60,7 @@ class Control:
     words: tuple = ()
 
     def __post_init__(self):
-        if self.kind not in KINDS:
-            raise InputError(f"{self.name}.kind", "one of " + ", ".join(map(repr, KINDS)), self.kind)
+        choice(f"{self.name}.kind", self.kind, KINDS)
         if self.kind in ("int", "float", "optint") and not (
                 isinstance(self.lo, (int, float)) and isinstance(self.hi, (int, float)) and self.lo <= self.hi):
             raise InputError(f"{self.name}.lo/hi", "two numbers with lo <= hi", (self.lo, self.hi))
@@ -91,16 +91,11 @@ class Control:
         """``value`` as a playtester reads it beside the label: "yes"/"no" for
         a checkbox, "none" for no value, an option's words ("BS +4"), a number
         as written."""
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        if value is None:
-            return NONE_TOKEN
-        for option, words in self.words:
-            if option == value and type(option) is type(value):
-                return words
-        if isinstance(value, float):
-            return f"{value:g}"
-        return str(value).replace("_", " ")
+        if value is not None and not isinstance(value, bool):
+            for option, words in self.words:
+                if option == value and type(option) is type(value):
+                    return words
+        return value_words(value)
 
     def setting(self, value: Any) -> str:
         """"label: value" in words ("heavy weapon in a SHOT action: BS +4")."""
@@ -165,6 +160,22 @@ class Control:
         if self.kind == "float":
             return f"{value:g}"
         return _token(value)
+
+
+def value_words(value: Any) -> str:
+    """A value as a reader writes it: "none", "yes"/"no", a number, words for a name (a list and a
+    dict item by item)."""
+    if value is None:
+        return NONE_TOKEN
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return "; ".join(value_words(v) for v in value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k.replace('_', ' ')} {value_words(v)}" for k, v in value.items()) + "}"
+    return str(value).replace("_", " ")
 
 
 def _token(value: Any) -> str:

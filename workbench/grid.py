@@ -2,11 +2,8 @@
 (:func:`parse_grid`), as a library call gives it (:func:`values_of`, :func:`checked_grid`), and
 evaluated (:func:`evaluate`): a system's stat-level function over the cartesian product, through
 its vectorised twin (``TABLES``) when it has one (one numpy call per combination of the
-non-numeric keywords), else one call per cell with a progress bar.
-
-:mod:`workbench.compare` (sweeps, diagnostics), :mod:`workbench.studies`
-(sampled sweeps in blocks), :mod:`workbench.variants` (diffs) and the command
-line build on it; it knows systems only through their descriptions.
+non-numeric keywords), else one call per cell with a progress bar. It knows systems only through
+their descriptions.
 """
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from .dice import percent
 from .errors import InputError
+from .validate import choice, integer
 
 __all__ = ["Stage", "Outcome", "register_terms", "EFFECT_KINDS"]
 
@@ -35,8 +36,7 @@ def register_terms(system: str, name: str, effect_kinds: Mapping[str, str], tria
 
 def _checked_kinds(effect_kinds: Mapping[str, str]) -> Mapping[str, str]:
     for effect, kind in effect_kinds.items():
-        if kind not in EFFECT_KINDS:
-            raise InputError(f"effect_kinds[{effect!r}]", "one of " + ", ".join(map(repr, EFFECT_KINDS)), kind)
+        choice(f"effect_kinds[{effect!r}]", kind, EFFECT_KINDS)
     return MappingProxyType(dict(effect_kinds))
 
 
@@ -74,12 +74,6 @@ def _frozen_array(a: Any, name: str) -> np.ndarray:
         raise InputError(name, "finite numbers", a)
     arr.setflags(write=False)
     return arr
-
-
-def _count(k: Any) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-        raise InputError("k", "a whole number 0 or more", k)
-    return k
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,10 +174,7 @@ class Outcome:
 
     def effect_kind(self, name: str) -> str:
         """"probability" or "expected" (an expected count) for one side effect."""
-        kinds = self.effect_kinds
-        if kinds is None:  # only an Outcome built around __post_init__, which fills it in
-            raise RuntimeError("Outcome.effect_kinds was never set (__post_init__ did not run)")
-        return kinds.get(name, "expected")
+        return (self.effect_kinds or {}).get(name, "expected")  # __post_init__ fills effect_kinds in
 
     @property
     def max_removed(self) -> int:
@@ -191,11 +182,13 @@ class Outcome:
 
     def exactly(self, k: int) -> float:
         """P(exactly k removed)."""
-        return float(self.pmf[k]) if _count(k) < self.pmf.size else 0.0
+        k = integer("k", k, 0)
+        return float(self.pmf[k]) if k < self.pmf.size else 0.0
 
     def at_least(self, k: int) -> float:
         """P(k or more removed)."""
-        return float(self.pmf[k:].sum()) if _count(k) < self.pmf.size else 0.0
+        k = integer("k", k, 0)
+        return float(self.pmf[k:].sum()) if k < self.pmf.size else 0.0
 
     @property
     def at_least_curve(self) -> np.ndarray:

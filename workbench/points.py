@@ -107,8 +107,8 @@ def efficiency(outcome: Outcome, attacker: Unit, *, firers: int | float | None =
     spent = float(firers) * cost
     mean = outcome.mean
     target_cost = None if target is None else _points("target", target)
-    illustrative = "points" in attacker.illustrative or attacker.source == "illustrative" or (
-        target is not None and ("points" in target.illustrative or target.source == "illustrative"))
+    illustrative = any("points" in u.illustrative or u.source == "illustrative" for u in (attacker, target)
+                       if u is not None)
     return Efficiency(
         system=outcome.system, attacker=attacker.name, weapon=weapon.name if weapon is not None else "",
         target=target.name if target is not None else "", firers=float(firers), points_per_model=cost,
@@ -177,8 +177,7 @@ def rank(pairs: Sequence[tuple[str, Any, Any, Any]] | None = None, *, by: str = 
     the systems' order, then in the order given; the measure is compared as
     an exact Fraction, so float noise never breaks a tie), in the columns of :data:`RANK_COLUMNS`.
     """
-    if not isinstance(by, str) or by not in BY:
-        raise InputError("by", "one of " + ", ".join(repr(k) for k in BY), by)
+    by = v.choice("by", by, BY)
     if pairs is not None and not isinstance(pairs, (list, tuple)):
         raise InputError("pairs", "a list of (system, attacker, weapon, target) matchups", pairs)
     pairs = matchups(systems_) if pairs is None else list(pairs)

@@ -1,19 +1,12 @@
-"""Unit and weapon profiles as TOML files, and their turn into stat-level arguments.
+"""Unit and weapon profiles as TOML files, one per unit (``profiles/<system>/<key>.toml``, the
+format in docs/rules.md, "Profiles: the file format"), and their turn into stat-level arguments.
 
-One file per unit, ``profiles/<system>/<key>.toml``: a ``[unit]`` table (``system``, which must
-match the folder; ``name``; ``source``; optional ``note``, ``illustrative`` and ``points``;
-``models``; the system's own stats) and one or more ``[[weapons]]`` (docs/rules.md, "Profiles:
-the file format", shows one). ``source`` says where the numbers come from: ``"seed"`` (the
-forum post in ``shared/seeds/``), ``"rules"`` (a RULES.md reference example) or
-``"illustrative"`` (invented for the workbench, plausible but not the designer's);
-``illustrative`` lists single stats invented inside an otherwise seeded profile.
-
-Each system's fields, their ranges and how a number is written are in its description
-(``workbench.systems.get(key).profiles.unit`` and ``.weapon``), with ``profiles.to_kwargs``,
-the mapping of a profile pair to stat-level arguments, and ``profiles.basic``, its basic matchup.
-
-Every problem with a file raises :class:`~workbench.errors.ProfileError`
-naming the file, the field, what was expected and what was found.
+``source`` says where a profile's numbers come from: ``"seed"`` (the forum post in
+``shared/seeds/``), ``"rules"`` (a RULES.md reference example) or ``"illustrative"`` (invented
+for the workbench). Each system's fields and ranges, the mapping of a profile pair to stat-level
+arguments and the basic matchup are in its description (``systems.get(key).profiles``). Every
+problem with a file raises :class:`~workbench.errors.ProfileError` naming the file, the field,
+what was expected and what was found.
 """
 from __future__ import annotations
 
@@ -27,7 +20,7 @@ from typing import Any, Mapping
 from . import systems
 from .errors import InputError, ProfileError
 from .systems.description import MISSING, ProfileField
-from .validate import did_you_mean
+from .validate import did_you_mean, integer
 
 __all__ = [
     "Unit", "Weapon", "SOURCES", "PROFILES_ENV", "profiles_dir", "profiles_dirs", "load_unit", "list_units",
@@ -336,8 +329,7 @@ def matchup_kwargs(system: str, attacker: Unit | str, weapon: Weapon | str, targ
     """
     system = _system(system)
     attacker, weapon, target = checked_pair(system, attacker, weapon, target)
-    if isinstance(firers, bool) or not isinstance(firers, int) or firers < 1:
-        raise InputError("firers", "a whole number 1 or more", firers)
+    firers = integer("firers", firers, 1)
     mode, out = profile_kwargs(system, attacker, weapon, target, **situation)
     if mode != "shooting":
         raise InputError("weapon", "a shooting weapon", weapon.name, f"{weapon.name} is a {mode} weapon")

@@ -1,14 +1,9 @@
 """Sampled studies past one process: blocks of samples, each with its own seed, on Dask.
 
-A sampled study (a sampled sweep, a batch of simulated turns) is cut into
-*blocks*: for a sweep, each grid cell's samples in blocks of ``block``; for
-turns, the turns in blocks of ``block``. Every block gets its own
-``numpy.random.SeedSequence`` spawned from the study's seed (cell by cell,
-then block by block), and the blocks' results are combined in a fixed order.
-So a study's result depends on its seed and its block size only, never on
-how many processes ran it or in which order the blocks finished: the same
-seed gives the same DataFrame with ``client=None`` (this process) and with a
-``dask.distributed`` client of any size.
+A sampled study (a sampled sweep, a batch of simulated turns) is cut into *blocks* of ``block``
+samples or turns, each with a ``numpy.random.SeedSequence`` spawned from the study's seed, and the
+blocks' results are combined in a fixed order: the result depends on the seed and the block size
+only, whatever ran the blocks (docs/rules/changes_turn.md, "Sampling, seeds, and Dask").
 
 ``client`` may be:
 
@@ -42,10 +37,7 @@ DEFAULT_BLOCK = 25_000
 
 def spawn(seed: Any, n: int) -> list[np.random.SeedSequence]:
     """``n`` independent child seeds of ``seed`` (a whole number >= 0 or a SeedSequence)."""
-    if isinstance(seed, np.random.SeedSequence):
-        root = seed
-    else:
-        root = np.random.SeedSequence(v.integer("seed", seed, 0))
+    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(v.integer("seed", seed, 0))
     return root.spawn(n)
 
 
@@ -88,7 +80,7 @@ def connect(client: Any) -> Iterator[Any]:
         raise InputError("client", _CLIENTS, client)
     try:
         from dask.distributed import Client
-    except ImportError as exc:  # pragma: no cover - dask is a dependency
+    except ImportError as exc:  # pragma: no cover - the tests install the cluster extra
         raise InputError("client", "dask.distributed installed", client) from exc
     if isinstance(client, Client):
         yield client

@@ -21,12 +21,9 @@ def _stage_texts(o: Outcome) -> list[str]:
     for st in o.stages:
         name = st.name[:1].upper() + st.name[1:]
         detail = st.detail.strip().rstrip(".")
-        if detail and _shown_ratio(detail, st.probability):
-            out.append(f"{name}: {detail}.")
-        elif detail:
-            out.append(f"{name}: {detail}: {ratio(st.probability, detail, st.faces)}.")
-        else:
-            out.append(f"{name}: {ratio(st.probability, '', st.faces)}.")
+        if not (detail and _shown_ratio(detail, st.probability)):  # the detail's words, then the ratio
+            detail = ": ".join(x for x in (detail, ratio(st.probability, detail, st.faces)) if x)
+        out.append(f"{name}: {detail}.")
     return out
 
 

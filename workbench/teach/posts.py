@@ -115,10 +115,8 @@ def _compare_rows(many: Mapping[str, Outcome], digits: int) -> tuple[list[str], 
     outs = list(many.values())
     head = [""] + [_column_name(k, o) for k, o in many.items()]
     labels = {o.label for o in outs}
-    counted = labels.pop() if len(labels) == 1 else "removed"
-    rows: list[list[str]] = []
-    if len({o.label for o in outs}) > 1:
-        rows.append(["counts"] + [o.label for o in outs])
+    counted = next(iter(labels)) if len(labels) == 1 else "removed"
+    rows = [["counts"] + [o.label for o in outs]] if len(labels) > 1 else []
 
     def mean(o: Outcome) -> str:
         se = f" ± {o.mean_stderr:.2g}" if o.method == "sampled" and o.mean_stderr is not None else ""

@@ -11,6 +11,7 @@ import re
 from fractions import Fraction
 from typing import Any, Mapping
 
+from ..controls import value_words
 from ..errors import InputError
 from ..outcome import Outcome
 
@@ -89,21 +90,6 @@ def title(outcome: Outcome) -> str:
     o = _check(outcome)
     how = o.method if o.method == "exact" else f"sampled, {o.samples:,} samples"
     return f"{o.system_name}: {o.function.replace('_', ' ')} ({how})"
-
-
-def value_words(value: Any) -> str:
-    """A setting's value as a reader writes it: "none", "yes"/"no", a number, words for a name."""
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, (list, tuple)):
-        return "; ".join(value_words(v) for v in value)
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k.replace('_', ' ')} {value_words(v)}" for k, v in value.items()) + "}"
-    return str(value).replace("_", " ")
 
 
 def _description(o: Outcome) -> Any:
@@ -203,9 +189,7 @@ def _label(label: str, n: int) -> str:
 
 
 def _attack_word(o: Outcome, n: int | None = None) -> str:
-    word = o.trial
-    if word is None:  # only an Outcome built around __post_init__, which fills it in
-        raise RuntimeError("Outcome.trial was never set (__post_init__ did not run)")
+    word = o.trial or "test"  # __post_init__ fills trial in ("test" when the system names none)
     return word if n == 1 else word + "s"
 
 

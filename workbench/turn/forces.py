@@ -1,22 +1,8 @@
-"""The pieces a Changes turn is played with: units, their weapons, and the actions.
-
-A :class:`UnitSpec` is one unit as it starts a turn: the seed's stat line
-("WS BS S T W I A Ld Sv D Inv"), a unit size, its weapons, the cover it stands
-in, and facts the seed's rules ask about but a stat line does not hold:
-whether the enemy can see it at the beginning of the turn (EVADE needs "not
-within LINE OF SIGHT of any enemy units"), how many units it carries (a
-transport "with a unit embarked on it counts as 2 units" when targets are
-chosen) and, for a unit that starts the turn inside a transport, the
-transport's name (``embarked_on``: "if a unit was embarked on a transport
-vehicle"; the transport is a unit of the same force, which then counts as 2
-units while the unit is inside). Build one from a profile in ``profiles/changes`` with
-:func:`from_profile`.
-
-:data:`ACTIONS` is the seed's list of infantry actions with the name the seed
-prints, bullets included. "The following three actions may be performed right
-after the main action, if there are appropriate symbols in its name": one
-bullet a SNAP SHOT, two a SHOT, three an AIMED SHOT. :func:`shot_of` reads the
-shot from those bullets.
+"""The pieces a Changes turn is played with: units (:class:`UnitSpec`, from a ``profiles/changes``
+unit by :func:`from_profile`), their weapons, and the seed's actions (:data:`ACTIONS`, the names
+the seed prints, bullets included). "The following three actions may be performed right after the
+main action, if there are appropriate symbols in its name": one bullet a SNAP SHOT, two a SHOT,
+three an AIMED SHOT (:func:`shot_of`).
 """
 from __future__ import annotations
 
@@ -87,7 +73,10 @@ _STATS = changes.SYSTEM.profiles.unit
 
 @dataclass(frozen=True)
 class UnitSpec:
-    """A unit at the start of a turn (see the module docstring)."""
+    """A unit at the start of a turn: the seed's stat line ("WS BS S T W I A Ld Sv D Inv"), a unit
+    size, its weapons, its cover, and what the seed's rules ask but a stat line does not hold
+    (``visible``, ``carries``, ``gone_to_ground``, ``embarked_on``: docs/rules/changes_turn.md,
+    "Using it")."""
 
     name: str
     models: int

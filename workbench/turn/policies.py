@@ -44,7 +44,6 @@ def _rate(tests: tuple) -> float:
     return p
 
 
-
 #: exact P(destroyed) of a volley, shared by every Greedy policy of the process
 _P_DESTROYED: dict = {}
 _P_MAX = 200_000
@@ -82,7 +81,7 @@ class Policy:
 
     def options(self) -> str:
         text = f"response={self.response_choice!r}, charge={self.charge}"
-        # the options added later are shown only when set, so earlier studies keep their labels
+        # the other options only when they are not the default (docs/rules/changes_turn.md, "Policies")
         if self.charge_kind != "furious":
             text += f", charge_kind={self.charge_kind!r}"
         if self.charge_distance:

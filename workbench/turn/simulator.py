@@ -345,10 +345,8 @@ class Battle(Table):
             if u.status not in (READY, EVADING, UNDER_FIRE) or u.embarked:
                 continue
             foes = [a for a in self.side(active) if a.status != FIGHTING and not a.embarked]
-            if not self.rules.passive_sees_results:
-                foes_view = foes
-            else:
-                foes_view = [a for a in foes if not a.doomed()] or foes
+            # what the policy sees: the foes the wounds waiting for step 8 do not already destroy
+            foes_view = ([a for a in foes if not a.doomed()] or foes) if self.rules.passive_sees_results else foes
             choice = pol_p.remaining(self, u, foes_view)
             if choice is None:
                 continue

@@ -63,12 +63,11 @@ def _turn_block(force_a, force_b, policy_a, policy_b, rules, mode, active, n, se
     rng = np.random.default_rng(seed)
     pols = {"A": policy_a, "B": policy_b}
     out = np.zeros((n, len(COLUMNS)), dtype=np.int64)
-    other = "B" if active == "A" else "A"
     for i in range(n):
         b = Battle(force_a, force_b, rules=rules)
         for k in range(game_turns):
             if mode == "seed":
-                t = b.turn(active if k % 2 == 0 else other, pols, rng)
+                t = b.turn(active if k % 2 == 0 else b.other(active), pols, rng)
             else:
                 t = b.igougo(active, pols, rng)
             out[i] += _row(t)
@@ -162,8 +161,7 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     for key, g in df.groupby(keys, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         act = g["active"].iloc[0]
-        other = "B" if act == "A" else "A"
-        lost_act, lost_oth = g[f"lost_{act}"].mean(), g[f"lost_{other}"].mean()
+        lost_act, lost_oth = g[f"lost_{act}"].mean(), g[f"lost_{Battle.other(act)}"].mean()
         shots = g["shots"].sum()
         rows.append({**dict(zip(keys, key)), "turns": len(g),
                      "lost_A": g["lost_A"].mean(), "lost_A_se": _se(g["lost_A"]),

@@ -4,7 +4,6 @@ and the change between two of them read in a designer's words.
 """
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,15 +12,14 @@ from typing import Any
 import numpy as np
 
 from .. import systems
-from ..controls import RESERVED, Control
+from ..controls import RESERVED, Control, value_words
 from ..errors import InputError, UnknownArgumentError
 from ..grid import scalar_text
 from ..systems.description import SystemDescription
 from ..systems.records import styled
-from ..teach.words import value_words
+from ..validate import did_you_mean
 
 __all__ = ["Variant", "variant", "stat_words", "change_words", "setting_words"]
-
 
 
 @dataclass(frozen=True)
@@ -149,9 +147,8 @@ def variant(system: Any, function: str | None = None, *, label: str = "", path: 
     checked = {}
     for name, value in settings.items():
         if name not in accepted:
-            close = difflib.get_close_matches(name, accepted, n=1)
             raise UnknownArgumentError("setting", f"an argument of {desc.key}.{function}: " + ", ".join(accepted),
-                                       name, f"did you mean {close[0]!r}?" if close else None)
+                                       name, did_you_mean(name, accepted))
         checked[name] = controls[name].check(value) if name in controls else value
     return Variant(description=desc, function=function, settings=tuple(sorted(checked.items())),
                    label=label.strip(), key=desc.key, path=str(path) if path else "")
@@ -166,8 +163,6 @@ def _as_variant(x: Any, role: str) -> Variant:
         return variant(x)
     raise InputError(role, "a Variant, or a system key with settings such as 'changes:heavy_shot=flat_4'",
                      type(x).__name__)
-
-
 
 
 def _sides(desc: SystemDescription, function: str) -> dict[str, tuple[str, str]]:
