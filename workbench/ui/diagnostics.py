@@ -21,7 +21,7 @@ from ..controls import Control
 from . import guard
 from .controlwidgets import SharedLooks, make_control
 from .diagwords import _relabel, _show, _table, _words, stat_labels
-from .live import Page, error_html
+from .live import Page, error_html, on_page
 from .looks import html_widget, page_style, row as _row
 from .plotwidget import Plot
 from .query import format_query, parse_controls
@@ -185,7 +185,7 @@ class DiagnosticsDashboard(Page, W.VBox):
         if not self._hold:
             self.link.query = self.query_string()
 
-    apply_query = guard.guarded(lambda self, text: self._show_error(text))(Page.apply_query)
+    apply_query = on_page(Page.apply_query)
 
     def _apply_query(self, qs: str, errors: list[str]) -> None:
         # the systems first: the stats a link may name depend on them
@@ -219,7 +219,7 @@ class DiagnosticsDashboard(Page, W.VBox):
                 self._run(updates)
         return run
 
-    @guard.guarded(lambda self, text: self._show_error(text))
+    @on_page
     def _run(self, updates) -> None:
         self.message.value = ""
         for update in updates:
