@@ -231,8 +231,7 @@ class RuleEditor:
         from IPython.display import display
         display(self.widget)
 
-    def _ipython_display_(self) -> None:
-        self.show()
+    _ipython_display_ = show
 
 
 def _change_figure(before=None, after=None):
