@@ -209,15 +209,14 @@ class BeforeAfterDashboard(LiveDashboard):
         """Both variants, the grid's stats and ranges, the matchup's values."""
         pairs, rest = split_query(qs, _KEYS)
         own = dict(reversed(pairs))
-        a, b = self.a, self.b
-        for role in ("a", "b"):
+        pair = {"a": self.a, "b": self.b}
+        for role in pair:
             if role in own:
                 try:
-                    parsed = _variant(own[role], role, self.paths)
+                    pair[role] = _variant(own[role], role, self.paths)
                 except WorkbenchError as exc:
                     errors.append(str(exc))
-                else:
-                    a, b = (parsed, b) if role == "a" else (a, parsed)
+        a, b = pair["a"], pair["b"]
         axes = {}
         for role in ("x", "y"):
             if role in own:

@@ -184,8 +184,7 @@ class CompareDashboard(LiveDashboard):
     def current_outcomes(self) -> dict[str, Outcome]:
         return dict(self._outcomes)
 
-    def current_outcome(self) -> dict[str, Outcome]:
-        return self.current_outcomes()
+    current_outcome = current_outcomes  # what the forum post explains
 
     def query_string(self) -> str:
         qs = format_query(self.values(), COMPARE_CONTROLS)

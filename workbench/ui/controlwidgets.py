@@ -7,8 +7,6 @@ page's websocket to the control's declared range, options and type (the
 widget's own ``min``/``max`` are never trusted); ``_to_arg`` and
 ``_to_widget`` translate between a widget's value and the argument's (None
 as the dropdown's "none", an optional number's "none" below its range).
-Used by every dashboard (:mod:`workbench.ui.dashboard`, the before/after and
-compare pages).
 """
 from __future__ import annotations
 
@@ -61,9 +59,7 @@ def make_control(c: Control, looks: SharedLooks | None = None) -> W.ValueWidget:
                            style=looks.dropdown_style, layout=looks.layout)
         kind = "dropdown"
     w.tooltip = c.help or ""  # ipywidgets shows a None tooltip as the word "null"
-    for cls in ("wb-control", f"wb-control-{c.name}", f"wb-{kind}-{c.name}"):
-        w.add_class(cls)
-    return w
+    return w.add_class("wb-control").add_class(f"wb-control-{c.name}").add_class(f"wb-{kind}-{c.name}")
 
 
 #: the dropdown value standing for None (an argument's "no choice", e.g. forgotten's aimed=None)
@@ -121,17 +117,16 @@ def declared(c: Control, value: Any) -> Any:
 
 
 def _bounds(c: Control) -> dict[str, Any]:
-    """The declared ``min``/``max``/``step`` of a slider control (else {})."""
-    if c.kind == "int":
-        lo, hi = c.bounds
-        return dict(min=int(lo), max=int(hi), step=int(c.step))
-    if c.kind == "optint":
-        lo, hi = c.bounds
-        return dict(min=int(lo) - 1, max=int(hi), step=1)
+    """The declared ``min``/``max``/``step`` of a slider control (else {}); an optional number's
+    ``min`` is one below its range: its "none"."""
+    if c.kind not in ("int", "optint", "float"):
+        return {}
+    lo, hi = c.bounds
     if c.kind == "float":
-        lo, hi = c.bounds
         return dict(min=lo, max=hi, step=c.step)
-    return {}
+    if c.kind == "optint":
+        return dict(min=int(lo) - 1, max=int(hi), step=1)
+    return dict(min=int(lo), max=int(hi), step=int(c.step))
 
 
 def enforce(c: Control, w: W.ValueWidget) -> bool:

@@ -27,7 +27,7 @@ from ..outcome import Outcome
 from ..teach import plain_note, ratio
 from . import guard
 from .controlwidgets import SharedLooks, _to_widget, make_control
-from .live import FOLLOWS, LiveDashboard, checked, error_html
+from .live import FOLLOWS, LiveDashboard, checked, error_html, on_page
 from .looks import row as _row
 from .numbers import effect_label, effect_value, expected_text, number_rows
 from .plotwidget import Feed, FedHTML, Plot
@@ -211,7 +211,7 @@ class SystemDashboard(LiveDashboard):
         return _parse_query_any(self.system, qs, errors)
 
     # -- events ------------------------------------------------------------
-    @guard.guarded(lambda self, text: self._show_error(text))
+    @on_page
     def _on_mode(self, change=None) -> None:
         self._show_mode_controls()
         self._on_change()

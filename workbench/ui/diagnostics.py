@@ -21,7 +21,7 @@ from ..controls import Control
 from . import guard
 from .controlwidgets import SharedLooks, make_control
 from .diagwords import _relabel, _show, _table, _words, stat_labels
-from .live import Page, error_html
+from .live import Page, error_html, on_page
 from .looks import html_widget, page_style, row as _row
 from .plotwidget import Plot
 from .query import format_query, parse_controls
@@ -37,14 +37,10 @@ TABS = {"sweep": "Sweep", "plus_one": "Value of +1", "granularity": "Granularity
         "equivalence": "Equivalence", "points": "Points"}
 
 
-def _with_stats() -> list[str]:
-    """The systems the sweep and value-of-+1 tabs can show: those with diagnostics stats."""
-    return [k for k in systems.keys() if systems.get(k).stats]
-
-
-def _with_equivalence() -> list[str]:
-    """The systems the equivalence tab can start from: those with an equivalence search."""
-    return [k for k in systems.keys() if systems.get(k).equivalence_search]
+def _with(attribute: str) -> list[str]:
+    """The systems whose description has ``attribute``: ``stats`` (what the sweep and value-of-+1
+    tabs show), ``equivalence_search`` (what the equivalence tab starts from)."""
+    return [k for k in systems.keys() if getattr(systems.get(k), attribute)]
 
 
 class _Shots(TypedDict, total=False):
@@ -80,7 +76,7 @@ def _shots_slider(name: str, help: str) -> Control:
 def _page_controls(system: str) -> dict[str, Control]:
     """The controls of the page that follow no other choice, by link key; ``system`` is shown first."""
     from .. import points
-    with_stats, with_eq = _with_stats(), _with_equivalence()
+    with_stats, with_eq = _with("stats"), _with("equivalence_search")
     return {
         "sweep_system": _menu("sweep_system", with_stats, system, "system", "the system swept"),
         "sweep_show": _menu("sweep_show", VALUES, "mean", "show", "what the heatmap shows", VALUES),
@@ -115,7 +111,7 @@ class DiagnosticsDashboard(Page, W.VBox):
     """
 
     def __init__(self, system: str | None = None, *, query: str | None = None):
-        system = system or _with_stats()[0]
+        system = system or _with("stats")[0]
         self._looks = SharedLooks(width="300px", label_width="110px")
         self._page = _page_controls(system)
         self._made = {k: make_control(c, self._looks) for k, c in self._page.items()}
@@ -185,7 +181,7 @@ class DiagnosticsDashboard(Page, W.VBox):
         if not self._hold:
             self.link.query = self.query_string()
 
-    apply_query = guard.guarded(lambda self, text: self._show_error(text))(Page.apply_query)
+    apply_query = on_page(Page.apply_query)
 
     def _apply_query(self, qs: str, errors: list[str]) -> None:
         # the systems first: the stats a link may name depend on them
@@ -212,14 +208,15 @@ class DiagnosticsDashboard(Page, W.VBox):
         self.update_equivalence()
         self.update_points()
 
-    def _on(self, *updates):
-        """An observer that runs each of ``updates`` unless the page is being set up (held)."""
+    def _follow(self, widgets, *updates) -> None:
+        """Each of ``widgets``, when moved, runs each of ``updates`` unless the page is being set up (held)."""
         def run(_change=None):
             if not self._hold:
                 self._run(updates)
-        return run
+        for w in widgets:
+            w.observe(run, "value")
 
-    @guard.guarded(lambda self, text: self._show_error(text))
+    @on_page
     def _run(self, updates) -> None:
         self.message.value = ""
         for update in updates:
@@ -238,9 +235,8 @@ class DiagnosticsDashboard(Page, W.VBox):
                         (self.sw_heat, "wb-plot-heatmap"), (self.sw_lines, "wb-plot-lines")):
             w.add_class(name)
         self._sweep_stats()
-        self.sw_system.observe(self._on(self._sweep_stats, self.update_sweep), "value")
-        for w in (self.sw_x, self.sw_y, self.sw_value, self.sw_shots):
-            w.observe(self._on(self.update_sweep), "value")
+        self._follow([self.sw_system], self._sweep_stats, self.update_sweep)
+        self._follow([self.sw_x, self.sw_y, self.sw_value, self.sw_shots], self.update_sweep)
         controls = _row([self.sw_system, self.sw_value, self.sw_x, self.sw_y, self.sw_shots])
         return W.VBox([controls, self.sw_msg, self.sw_heat, self.sw_lines])
 
@@ -284,8 +280,7 @@ class DiagnosticsDashboard(Page, W.VBox):
     def _plus_one_tab(self, system: str) -> W.Widget:
         self.p1_system, self.p1_shots = self._made["plus_system"], self._made["plus_shots"]
         self.p1_view, self.p1_table, self.p1_doc = _view(), W.HTML(""), W.HTML("")
-        for w in (self.p1_system, self.p1_shots):
-            w.observe(self._on(self.update_plus_one), "value")
+        self._follow([self.p1_system, self.p1_shots], self.update_plus_one)
         return W.VBox([_row([self.p1_system, self.p1_shots]), self.p1_doc, self.p1_view, self.p1_table])
 
     @_tab_update
@@ -328,9 +323,8 @@ class DiagnosticsDashboard(Page, W.VBox):
                                                                                 "eq_models"))
         self.eq_sliders, self.eq_msg, self.eq_view, self.eq_table = _row([]), W.HTML(""), _view(), W.HTML("")
         self._eq_build()
-        self.eq_system.observe(self._on(self._eq_build, self.update_equivalence), "value")
-        for w in (self.eq_shots, self.eq_models):
-            w.observe(self._on(self.update_equivalence), "value")
+        self._follow([self.eq_system], self._eq_build, self.update_equivalence)
+        self._follow([self.eq_shots, self.eq_models], self.update_equivalence)
         from .forum import ForumPanel  # a forum post of the matchup and its closest equivalents
         self.eq_forum = ForumPanel(self.equivalence_outcomes)
         return W.VBox([_row([self.eq_system, self.eq_shots, self.eq_models]), self.eq_sliders,
@@ -338,8 +332,7 @@ class DiagnosticsDashboard(Page, W.VBox):
 
     def _eq_build(self) -> None:
         sliders = [make_control(c, self._looks) for c in self._eq_controls().values()]
-        for s in sliders:
-            s.observe(self._on(self.update_equivalence), "value")
+        self._follow(sliders, self.update_equivalence)
         self._eq_names = [info.name for info in systems.get(self.eq_system.value).stats]  # the sliders' stats
         self.eq_sliders.children = sliders
 
@@ -382,7 +375,7 @@ class DiagnosticsDashboard(Page, W.VBox):
     # -- points ------------------------------------------------------------------
     def _points_tab(self) -> W.Widget:
         self.pt_by, self.pt_table = self._made["points_by"], W.HTML("")
-        self.pt_by.observe(self._on(self.update_points), "value")
+        self._follow([self.pt_by], self.update_points)
         return W.VBox([self.pt_by, self.pt_table])
 
     @_tab_update

@@ -1,13 +1,9 @@
-"""The rule editor: a rule file's TOML text beside its live dashboard (JupyterLab only;
-docs/rule-dashboards.md, "The rule editor").
+"""The rule editor: a rule file's TOML text beside its live dashboard (JupyterLab only; how an
+edit, a mistake and **Save** behave is docs/rule-dashboards.md, "The rule editor").
 
-An edit is read again once typing pauses (``debounce`` seconds): a broken text shows the
-loader's message with its line (and that line's text) and keeps the last good dashboard; a good
-one redraws it, keeping the values set by hand that still fit the new stats. **Save** writes
-only a text that parses. **What the edit changed** draws the baseline's distribution of models
-removed (the last saved text, or the one kept with **Keep as baseline**) under the current one
-at the dashboard's values, with the change of the headline numbers. The editor writes files,
-so it is never part of a served page.
+**What the edit changed** draws the baseline's distribution of models removed (the last saved
+text, or the one kept with **Keep as baseline**) under the current one at the dashboard's values,
+with the change of the headline numbers. The editor writes files, so it is never part of a served page.
 """
 from __future__ import annotations
 
@@ -231,8 +227,7 @@ class RuleEditor:
         from IPython.display import display
         display(self.widget)
 
-    def _ipython_display_(self) -> None:
-        self.show()
+    _ipython_display_ = show
 
 
 def _change_figure(before=None, after=None):

@@ -36,6 +36,10 @@ def checked(values: Mapping[str, Any], specs: Mapping[str, Control], field: str 
     return out
 
 
+#: a page's method whose failure is the plain message in the page's message line (:func:`guard.guarded`)
+on_page = guard.guarded(lambda self, text: self._show_error(text))
+
+
 #: how every slider page follows its controls and keeps its link, as its introduction ends
 FOLLOWS = ("The charts and the numbers follow once you let go of a control; rest the pointer on a control "
            "to read what it means. The link at the bottom (and the address bar) brings anyone back to "
@@ -191,7 +195,7 @@ class LiveDashboard(Page):
         with self.held():
             return any([enforce(c, w) for _, c, w in self._shown()])
 
-    @guard.guarded(lambda self, text: self._show_error(text))
+    @on_page
     def _on_change(self, change=None) -> None:
         if not self._hold:
             self.refresh()

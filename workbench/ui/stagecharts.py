@@ -37,9 +37,8 @@ class StageCharts:
                       "attacks get through it; a step passed on a failed roll is named by what gets through "
                       "(a save the target fails).</p>")
         self.widget = guard.Accordion(children=[W.VBox([note, self.box])], selected_index=None,
-                                      layout=W.Layout(display="none", max_width="100%"))
+                                      layout=W.Layout(display="none", max_width="100%")).add_class("wb-stage-section")
         self.widget.set_title(0, SECTION_TITLE)
-        self.widget.add_class("wb-stage-section")
         self.plot: Plot | None = None
         self._outcome: Outcome | None = None
         self._drawn: Outcome | None = None

@@ -22,9 +22,8 @@ from .. import teach
 from ..controls import Control
 from ..errors import InputError
 from ..turn import from_profile, study, summary
-from . import guard
 from .controlwidgets import SharedLooks, declared
-from .live import FOLLOWS, LiveDashboard, checked
+from .live import FOLLOWS, LiveDashboard, checked, on_page
 from .looks import PLOT_HEIGHT, html_widget, plot_layout, row as _row, table_html
 from .numbers import expected_text
 from .plotwidget import Plot
@@ -179,7 +178,7 @@ class TurnDashboard(LiveDashboard):
         self._set(values, self.controls, self.widgets, "setting")
         return not self.error.value
 
-    apply_query = guard.guarded(lambda self, text: self._show_error(text))(LiveDashboard.apply_query)
+    apply_query = on_page(LiveDashboard.apply_query)
 
     def _apply_query(self, qs: str, errors: list[str]) -> None:
         from .query import parse_controls
