@@ -564,3 +564,12 @@ def test_sampled_cost_is_bounded_and_said():
     tally.add(np.array([0, 1, 1, 2]), {"x": np.array([1.0, 2.0, 3.0, 4.0])})
     assert list(tally.counts) == [1, 2, 1] and tally.mean_and_stderr("x")[0] == 2.5
     assert tally.mean_and_stderr("x")[1] == pytest.approx(np.std([1, 2, 3, 4], ddof=1) / 2)
+
+
+@pytest.mark.parametrize("names", [None, 3, "exact", object()])
+def test_a_name_hint_from_no_collection_of_names_is_none_not_an_error(names):
+    # the fuzz calls every public function of validate with values of random types
+    from workbench import validate
+
+    assert validate.did_you_mean("exact", names) is None
+    assert validate.did_you_mean("exakt", ["exact", 3]) == "did you mean 'exact'?"

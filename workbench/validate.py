@@ -109,8 +109,8 @@ def choice(name: str, value: Any, allowed: Iterable[Any]) -> Any:
 
 def did_you_mean(value: Any, names: Iterable[Any]) -> str | None:
     """"did you mean 'x'?" for the name among ``names`` closest to ``value`` (or the same but for
-    its case), else None: the hint of an unknown name or option."""
-    if not isinstance(value, str):
+    its case), else None (also when ``names`` is no collection): the hint of an unknown name or option."""
+    if not isinstance(value, str) or not isinstance(names, Iterable) or isinstance(names, str):
         return None
     words = [n for n in names if isinstance(n, str)]
     close = difflib.get_close_matches(value, words, n=1) or [n for n in words if n.lower() == value.lower()]
