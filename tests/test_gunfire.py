@@ -125,7 +125,11 @@ def test_stage_details_in_plain_words():
     out = g.shooting(bs=3, ev=3, ap=4, av=3, s=1, t=1, hit_mod=2, pen_mod=-1)
     assert out.stages[0].detail == "BS 3 against Ev 3 + modifier 2 = 5: needs 8+ on a d10: 3/10"
     assert out.stages[1].detail == "AP 4 against AV 3 − modifier 1 = 2: needs 4+ on a d10: 7/10"
-    assert any("S 1 against T 1" in n for n in out.notes)
+    assert "S at least T: each penetrating hit removes one model." in out.notes
+    notes = g.shooting(bs=3, ev=3, ap=4, av=3, s=1, t=2, explosive=2).notes
+    assert "S below T: models removed = floor(penetrating hits x S / T), the remainder discarded." in notes
+    assert "Explosive has no effect when S is below T." in notes
+    assert not any(n.startswith("S at least T") for n in notes)
 
 
 def test_equal_stats_give_fifty_percent():

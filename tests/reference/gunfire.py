@@ -20,7 +20,19 @@ from workbench.outcome import Outcome, Stage
 # the words, limits, argument checks and the division of models_removed are the module's own
 # (tested on their own in tests/test_gunfire.py); the opposed tests, binomials, suppression sum
 # and dice rolling below are the hand-written resolver's
-from workbench.systems.gunfire import BASE, DIE, KEY, NOTES, _check, _damage_note, _fraction_of, _removed
+from workbench.systems import ownfile
+from workbench.systems.gunfire import BASE, DIE, KEY, _check, _fraction_of, _removed
+
+#: the file's notes shown with every shooting, and those under a condition by the condition's text
+NOTES = ownfile.load(KEY).notes
+_WHEN = {n.when.source: n.text for n in ownfile.load(KEY).note_rules if n.when is not None}
+
+
+def _damage_notes(s: int, t: int, explosive: int | None) -> tuple[str, ...]:
+    """The file's notes on the branch of the division that S against T takes (Explosive None or 1: none)."""
+    if s >= t:
+        return (_WHEN["s >= t and explosive == 1"] if explosive in (None, 1) else _WHEN["s >= t and explosive > 1"],)
+    return (_WHEN["s < t"],) + (() if explosive in (None, 1) else (_WHEN["s < t and explosive > 1"],))
 
 
 def opposed(attacker, defender, *, die: int = DIE, base: int = BASE, natural_max_always_succeeds: bool = False,
@@ -161,15 +173,14 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
         _stage("to hit", "BS", a["bs"], "Ev", a["ev"], a["hit_mod"], hit_t),
         _stage("to penetrate", "AP", a["ap"], "AV", a["av"], a["pen_mod"], pen_t),
     )
-    notes: tuple[str, ...] = NOTES + (_damage_note(a["s"], a["t"], a["explosive"]),)
+    notes: tuple[str, ...] = NOTES + _damage_notes(a["s"], a["t"], a["explosive"])
     if a["models"] is not None:
         frac = _fraction_of(a["suppression_fraction"])
         needed = -(-(frac.numerator * a["models"]) // frac.denominator)
         notes += (f"Suppressed if a shot penetrates or {needed} or more of the {a['shots']} shots hit "
                   f"({a['suppression_fraction']:g} of {a['models']} models, rounded up).",)
     else:
-        notes += ("No unit size given: only 'penetrate their armor with at least one shot' can place "
-                  "the suppression marker.",)
+        notes += (_WHEN["suppression_hits == 0"],)
     inputs = dict(a, method=method)
 
     if method == "exact":

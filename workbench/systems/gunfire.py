@@ -37,9 +37,6 @@ DIE = dict(_FILE.stat("die").options)[_FILE.stat("die").default]
 #: equal stats need ``BASE``+ on the die (the file's base: 6+ on a d10, 50%)
 BASE = _FILE.stat("base").default
 
-#: the notes every shooting relies on: the rule file's
-NOTES = _FILE.notes
-
 
 def _fraction_of(value: float) -> Fraction:
     """The suppression fraction as a small rational (0.1 -> 1/10, not the binary float)."""
@@ -50,16 +47,11 @@ def _fraction_of(value: float) -> Fraction:
 # the division step
 # ---------------------------------------------------------------------------
 def _removed(pens, s, t, explosive, models):
-    """Vectorised models removed (inputs already checked)."""
-    pens = np.asarray(pens, dtype=np.int64)
-    s = np.asarray(s, dtype=np.int64)
-    t = np.asarray(t, dtype=np.int64)
-    x = np.asarray(1 if explosive is None else explosive, dtype=np.int64)
-    per_pen = np.minimum(x, s // t)
-    out = np.where(s >= t, pens * per_pen, (pens * s) // t)
-    if models is not None:
-        out = np.minimum(out, np.asarray(models, dtype=np.int64))
-    return out
+    """Vectorised models removed (inputs already checked): the file's ``[removal] removed`` of the
+    penetrating hits, capped at ``models`` when given."""
+    out = _FILE.removal.removed.evaluate(dict(successes=pens, s=s, t=t, explosive=1 if explosive is None
+                                              else explosive), "removal.removed")
+    return out if models is None else np.minimum(out, np.asarray(models, dtype=np.int64))
 
 
 @v.stat_function
@@ -157,18 +149,6 @@ def _stage(name: str, att_name: str, att: int, def_name: str, dfd: int, mod: int
     return Stage(name, p, f"{att_name} {att} against {against}: {needs}: {faces_text(p, a['die'])}", faces=a["die"])
 
 
-def _damage_note(s: int, t: int, explosive: int | None) -> str:
-    if s >= t:
-        if explosive is not None:
-            per = min(explosive, s // t)
-            return (f"S {s} against T {t}: Explosive {explosive}: each penetrating hit removes "
-                    f"min({explosive}, {s} // {t}) = {per} model{'s' if per != 1 else ''}")
-        return f"S {s} against T {t}: each penetrating hit removes one model"
-    extra = " (Explosive has no effect when S < T)" if explosive is not None else ""
-    return (f"S {s} against T {t}: models removed = floor(penetrating hits x {s} / {t}), "
-            f"the remainder discarded{extra}")
-
-
 @v.stat_function
 def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0, explosive=None,
              suppression_fraction=0.25, die=DIE, base=BASE, natural_max_always_succeeds=False,
@@ -190,18 +170,15 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
     """
     a = _check(locals(), arrays=False)
     method = v.method_args(method, samples, seed)[0]
-    o = ownfile.load(KEY).attack(**_file_stats(a), method=method, samples=samples, seed=seed)
+    rs, stats = ownfile.load(KEY), _file_stats(a)
+    o = rs.attack(**stats, method=method, samples=samples, seed=seed)
     p_hit, p_pen = (x.probability for x in o.stages)
     stages = (_stage("to hit", "BS", a["bs"], "Ev", a["ev"], a["hit_mod"], a, p_hit),
               _stage("to penetrate", "AP", a["ap"], "AV", a["av"], a["pen_mod"], a, p_pen))
-    notes: tuple[str, ...] = NOTES + (_damage_note(a["s"], a["t"], a["explosive"]),)
+    notes = rs.notes_at(**stats)
     if a["models"] is not None:
-        needed = _suppression_hits(a["models"], a["suppression_fraction"])
-        notes += (f"Suppressed if a shot penetrates or {needed} or more of the {a['shots']} shots hit "
-                  f"({a['suppression_fraction']:g} of {a['models']} models, rounded up).",)
-    else:
-        notes += ("No unit size given: only 'penetrate their armor with at least one shot' can place "
-                  "the suppression marker.",)
+        notes += (f"Suppressed if a shot penetrates or {stats['suppression_hits']} or more of the {a['shots']} "
+                  f"shots hit ({a['suppression_fraction']:g} of {a['models']} models, rounded up).",)
     return ownfile.outcome(o, system=KEY, function="shooting", inputs=dict(a, method=method), effects=_EFFECTS,
                            width=_width(a), stages=stages, attacks=a["shots"], notes=notes)
 
