@@ -372,7 +372,8 @@ def test_blast_shots_are_the_mixture_over_the_count(name, case):
     out = a.shooting(**case, shots=name)
     _assert_pmf(out.pmf, [float(x) for x in blast_pmf(name, **case)])
     assert out.inputs["shots"] == name and out.attacks is None
-    assert any(name in n for n in out.notes)
+    assert sum(n.startswith("Blast weapon: the number of shots is rolled first") for n in out.notes) == 1
+    assert not any(n.startswith("Blast weapon") for n in a.shooting(**case, shots=4).notes)
 
 
 def test_blast_d3_against_full_enumeration():

@@ -19,14 +19,16 @@ from workbench.outcome import Outcome, Stage
 
 # the words, limits and argument checks are the module's own (they are not what is compared)
 from workbench.systems.antares import (
-    BLAST_DICE, BLAST_NOTE, DIE, KEY, _check, _fail_words, _ratio,
+    BLAST_DICE, DIE, KEY, _check, _fail_words, _ratio,
     _value_text, _volley_setup)
 from workbench.systems import ownfile
 from workbench.systems.antares_rules import SHOOTING_NOTES, _pass_words
 
-#: the variant's note, shown only when it is on: rules/antares.toml's note whose when reads it
-CRITICAL_IGNORES_RES_NOTE = next(n.text for n in ownfile.load(KEY).note_rules
-                                 if n.when is not None and "critical_ignores_res" in n.when.names)
+#: the variant's note and a blast weapon's, each shown only when its stat is on: rules/antares.toml's
+#: notes whose when reads it
+CRITICAL_IGNORES_RES_NOTE, BLAST_NOTE = (next(n.text for n in ownfile.load(KEY).note_rules
+                                              if n.when is not None and stat in n.when.names)
+                                         for stat in ("critical_ignores_res", "blast"))
 
 
 def _tests(a: dict) -> tuple[RollUnder, RollUnder]:
@@ -123,7 +125,7 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
     inputs = dict(a, method=method)
     if blast is not None:
         inputs["shots"] = blast
-        notes = notes + (BLAST_NOTE + f" {blast}: {BLAST_DICE[blast][1]}.",)
+        notes = notes + (BLAST_NOTE,)
 
     if method == "exact":
         if blast is None:

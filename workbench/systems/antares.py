@@ -82,10 +82,7 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
                  critical_ignores_res=a["critical_ignores_res"])
     o = rs.attack(**stats, method=method, samples=samples, seed=seed)
     notes = rs.notes_at(**stats)
-    inputs = dict(a, method=method)
-    if blast is not None:
-        inputs["shots"] = blast
-        notes = notes + (BLAST_NOTE + f" {blast}: {BLAST_DICE[blast][1]}.",)
+    inputs = dict(a, method=method) if blast is None else dict(a, method=method, shots=blast)
     return ownfile.outcome(o, system=KEY, function="shooting", inputs=inputs, effects=_EFFECTS,
                            width=ownfile.width(a["shots"], a["models"]),
                            stages=_stages_of(a, rs.stage_fractions(**stats)),
@@ -124,10 +121,6 @@ def _blast(field: str, shots):
         return shots, None
     blast = v.choice(field, shots, tuple(BLAST_DICE))
     return BLAST_DICE[blast][0], blast
-
-
-BLAST_NOTE = ("Blast weapon: the number of shots is rolled first ('most commonly for weapons with blast "
-              "effects'), each count 1..N equally likely; the result is the mixture over the count. Rolled as")
 
 
 # ---------------------------------------------------------------------------
@@ -224,7 +217,8 @@ def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
     shot_stages = [_stages_of(g, rs.stage_fractions(**_volley_profile(g), res=res, armour=armour, cover=cover,
                                                     critical_ignores_res=critical_ignores_res))
                    for g in groups]
-    variant = [n for n in rs.notes_at(critical_ignores_res=critical_ignores_res) if n not in rs.notes]
+    blast = next((g["blast"] for g in groups if g["blast"]), "none")   # the variant's and a blast weapon's notes
+    variant = [n for n in rs.notes_at(critical_ignores_res=critical_ignores_res, blast=blast) if n not in rs.notes]
     notes = list(rs.notes) + [VOLLEY_NOTE, VOLLEY_ALLOCATION_NOTE]
     for i, (g, st) in enumerate(zip(groups, shot_stages)):
         count = (f"{g['blast']} shots ({BLAST_DICE[g['blast']][1]})" if g["blast"]
@@ -234,8 +228,6 @@ def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
                      + "; ".join(f"{x.name}: {x.detail}" for x in st)
                      + f"; per shot {per.numerator}/{per.denominator}")
     notes += variant
-    if any(g["blast"] for g in groups):
-        notes.append(BLAST_NOTE + " each weapon's line says.")
     same = all([x.probability for x in st] == [x.probability for x in shot_stages[0]]
                and g["acc"] + g["acc_mod"] == groups[0]["acc"] + groups[0]["acc_mod"] and g["sv"] == groups[0]["sv"]
                for g, st in zip(groups, shot_stages))
