@@ -228,9 +228,8 @@ def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
                      + "; ".join(f"{x.name}: {x.detail}" for x in st)
                      + f"; per shot {per.numerator}/{per.denominator}")
     notes += variant
-    same = all([x.probability for x in st] == [x.probability for x in shot_stages[0]]
-               and g["acc"] + g["acc_mod"] == groups[0]["acc"] + groups[0]["acc_mod"] and g["sv"] == groups[0]["sv"]
-               for g, st in zip(groups, shot_stages))
+    # the target is shared, so the same Acc test and SV are the same tests, and the same stages
+    same = len({(g["acc"] + g["acc_mod"], g["sv"]) for g in groups}) == 1
     stages = shot_stages[0] if same else ()
     attacks = total_shots if same and not any(g["blast"] for g in groups) else None
     inputs = dict(weapons=tuple({k: (g["blast"] or g["shots"]) if k == "shots" else g[k]
