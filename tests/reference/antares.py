@@ -22,7 +22,10 @@ from workbench.systems.antares import (
     BLAST_DICE, DIE, KEY, _check, _fail_words, _ratio,
     _value_text, _volley_setup)
 from workbench.systems import ownfile
-from workbench.systems.antares_rules import SHOOTING_NOTES, _pass_words
+from workbench.systems.antares_rules import _pass_words
+
+#: the notes every shooting shows: rules/antares.toml's without a condition
+SHOOTING_NOTES = ownfile.load(KEY).notes
 
 #: the variant's note and a blast weapon's, each shown only when its stat is on: rules/antares.toml's
 #: notes whose when reads it

@@ -17,11 +17,31 @@ from workbench import validate as v
 from .dice import RollHigh, rates, faces_text
 from workbench.outcome import Outcome, Stage
 
-# the words, limits, argument checks and the division of models_removed are the module's own
-# (tested on their own in tests/test_gunfire.py); the opposed tests, binomials, suppression sum
-# and dice rolling below are the hand-written resolver's
+# the words, limits and argument checks are the module's own (tested on their own in
+# tests/test_gunfire.py); the opposed tests, the division, binomials, suppression sum and dice
+# rolling below are the hand-written resolver's
 from workbench.systems import ownfile
-from workbench.systems.gunfire import BASE, DIE, KEY, _check, _fraction_of, _removed
+from workbench.systems.gunfire import BASE, DIE, KEY, _check
+
+
+def _removed(pens, s, t, explosive, models):
+    """Vectorised models removed (inputs already checked): S >= T, one model per penetrating hit or
+    min(explosive, S // T); S < T, floor(pens x S / T); capped at ``models`` when given."""
+    pens = np.asarray(pens, dtype=np.int64)
+    s = np.asarray(s, dtype=np.int64)
+    t = np.asarray(t, dtype=np.int64)
+    x = np.asarray(1 if explosive is None else explosive, dtype=np.int64)
+    per_pen = np.minimum(x, s // t)
+    out = np.where(s >= t, pens * per_pen, (pens * s) // t)
+    if models is not None:
+        out = np.minimum(out, np.asarray(models, dtype=np.int64))
+    return out
+
+
+def _fraction_of(value: float) -> Fraction:
+    """The suppression fraction as a small rational (0.1 -> 1/10, not the binary float)."""
+    return Fraction(value).limit_denominator(1_000_000)
+
 
 #: the file's notes shown with every shooting, and those under a condition by the condition's text
 NOTES = ownfile.load(KEY).notes

@@ -44,9 +44,8 @@ MOD_RANGE = (_FILE.stat("acc_mod").min, _FILE.stat("acc_mod").max)
 #: value below 1 behaves as 0 (1/100) and any value from 9 up as 9 (9/10)
 VALUE_RANGE = (-40, 40)
 
-#: the stat test's note, and a shooting's: the rule file's (rules/antares.toml)
-SHOOTING_NOTES = _FILE.notes
-NOTES = SHOOTING_NOTES[:1]
+#: the stat test's note: the first of the rule file's (rules/antares.toml), which a shooting shows too
+NOTES = _FILE.notes[:1]
 
 
 # ---------------------------------------------------------------------------

@@ -38,11 +38,6 @@ DIE = dict(_FILE.stat("die").options)[_FILE.stat("die").default]
 BASE = _FILE.stat("base").default
 
 
-def _fraction_of(value: float) -> Fraction:
-    """The suppression fraction as a small rational (0.1 -> 1/10, not the binary float)."""
-    return Fraction(value).limit_denominator(1_000_000)
-
-
 # ---------------------------------------------------------------------------
 # the division step
 # ---------------------------------------------------------------------------
@@ -101,7 +96,7 @@ def _suppression_hits(models, fraction: float):
     """Hits that suppress on their own: ceil(fraction x models), exactly (0 without a unit size)."""
     if models is None:
         return 0
-    frac = _fraction_of(fraction)
+    frac = Fraction(fraction).limit_denominator(1_000_000)   # a small rational: 0.1 is 1/10, not the binary float
     return -(-(frac.numerator * np.asarray(models)) // frac.denominator)
 
 
