@@ -57,7 +57,10 @@ def test_explain_gunfire_seed_examples(s, t, shots, kills):
     assert "Per shot: 10/10 × 10/10 = 1 (100.0 %)." in text
     assert f"expected {kills:.2f} models removed" in text
     assert f"P(exactly {kills}) = 100.0 %" in text
-    assert f"S {s} against T {t}" in text
+    assert f"S (strength): {s}; T (toughness): {t}" in text
+    branch = ("S at least T: each penetrating hit removes one model." if s >= t
+              else "S below T: models removed = floor(penetrating hits x S / T), the remainder discarded.")
+    assert f"- {branch}\n" in text
 
 
 def every_outcome():
