@@ -152,6 +152,19 @@ def test_fighting_units_cannot_be_shot_at():
         assert not any("at A:A1" in e and ("aimed" in e or "snap" in e) for e in t.events)
 
 
+
+def test_a_unit_gone_to_ground_is_never_declared_at_a_fighting_unit():
+    # only a Tactical Charge reaches a FIGHTING unit, and a unit gone to ground "cannot move in any
+    # way": a charging policy leaves it out of an attack on one rather than have it shoot there
+    for seed in range(20):
+        bt = Battle([marine("A1", a=0), marine("A2", gone_to_ground=True)], [marine("B1", a=0)], log=True)
+        bt.lock("A1", "B1")
+        pol = get_policy(("focus", {"charge": True}))
+        t = bt.turn("A", {"A": pol, "B": pol}, np.random.default_rng(seed))
+        assert not any(e.startswith("A:A2") and "at B:B1" in e for e in t.events)
+        assert bt.unit("A", "A2").gone_to_ground
+
+
 # -- fights ------------------------------------------------------------------------
 def test_early_combat_winner_that_killed_all_opponents_becomes_evading():
     b = Battle([brute("A1"), marine("A2")], [soft("B1"), marine("B2", a=0), marine("B3", a=0)])

@@ -97,8 +97,8 @@ class Policy:
         return (_dice(unit), unit.models, unit.name)
 
     def can_hurt(self, battle, unit, target) -> bool:
-        if target.status == FIGHTING:
-            return self.charge
+        if target.status == FIGHTING:  # only a Tactical Charge reaches it, and a unit gone to ground cannot charge
+            return self.charge and not unit.gone_to_ground
         if self.charge and unit.spec.melee_weapon.name != "bare hands":
             return True
         return expected_wounds(battle, unit, target) > 0

@@ -9,9 +9,8 @@ PHASES (each in the seed's nine steps, numbered as in the comments of
 ``docs/rules/changes_turn.md`` ("The turn sequence, rule by rule") quotes the
 seed for every step with the method that models it and the test that checks it.
 
-Every die is rolled with the per-die rules of :mod:`workbench.systems.changes`
-(its D12 tests and its to-hit, to-pierce and to-wound targets), with a numpy
-Generator passed in. Where the seed leaves a step open the reading taken is
+Every shot and strike rolls the stages of the Changes rule files
+(:mod:`workbench.turn.table`), with a numpy Generator passed in. Where the seed leaves a step open the reading taken is
 named in :class:`~workbench.turn.state.Rules` and in ``docs/rules/changes_turn.md``.
 """
 from __future__ import annotations

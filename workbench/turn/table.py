@@ -3,9 +3,9 @@ a shot or a strike, the wounds that wait for step 8, casualties, wrecked
 transports and the FIGHTs of units locked in close combat (:class:`Table`,
 the ground :class:`workbench.turn.simulator.Battle` plays its turn on).
 
-Every die is rolled with the per-die rules of :mod:`workbench.systems.changes`
-(its D12 tests and its to-hit, to-pierce and to-wound targets), with a numpy
-Generator passed in.
+Every shot and strike rolls the stages of the Changes rule files, ``rules/changes/shooting.toml``
+and ``melee.toml`` (their to-hit, to-pierce and to-wound target numbers), with a numpy Generator
+passed in: an edit of a target number there is the turn's too.
 """
 from __future__ import annotations
 
@@ -16,19 +16,26 @@ import numpy as np
 
 from .. import validate as v
 from ..errors import InputError
-from ..systems import changes_rules
+from ..rules.die import DieRoll
+from ..rules.engine import stage_dice
+from ..systems import changes, changes_rules, ownfile
 from .forces import UnitSpec, Weapon, force, target_count
 from .state import EVADING, FIGHTING, SIDES, Tally, Unit, _rules
 
 __all__ = ["Table"]
 
 
+#: the rule files a shot and a strike roll the stages of
+_FILES = {"shot": ownfile.load(changes.KEY), "strike": ownfile.load(changes.KEY, changes.MELEE_PART)}
+
+
 @lru_cache(maxsize=4096)
-def _tests(roll, against, inv, ap, sv, s, t, n12, n1) -> tuple:
-    """The to-hit, to-pierce and to-wound D12 tests of :mod:`workbench.systems.changes`
-    (``changes_rules._shooting_targets``: roll + max(against, Inv), AP + Sv, S + T)."""
-    return tuple(changes_rules._test(int(x), n12, n1)
-                 for x in changes_rules._shooting_targets(roll, against, inv, ap, sv, s, t))
+def _tests(kind: str, stats: tuple) -> tuple[DieRoll, ...]:
+    """The D12 tests of one shot or one strike (``kind``): the stages of its rule file at
+    ``stats``, (name, value) pairs of the file's stats (the others at the file's defaults)."""
+    rule_file = _FILES[kind]
+    _inputs, env = rule_file._check(dict(stats), arrays=False)
+    return tuple(DieRoll(die) for die in stage_dice(rule_file.stages, env))
 
 
 class Table:
@@ -102,25 +109,29 @@ class Table:
     def _flags(self):
         return self.rules.natural_12_always_succeeds, self.rules.natural_1_always_fails
 
+    def _target_stats(self, weapon: Weapon, target: Unit) -> tuple:
+        """The stats both rule files take from the weapon, the target and the variant switches."""
+        n12, n1 = self._flags()
+        spec = target.spec
+        return (("s", weapon.s), ("ap", weapon.ap), ("t", spec.t), ("sv", spec.sv), ("inv", spec.inv),
+                ("natural_12_always_succeeds", n12), ("natural_1_always_fails", n1))
+
     def gun_tests(self, firer: Unit, weapon: Weapon, shot: str, target: Unit):
-        """The three D12 tests of one shot (changes' own targets: BS + max(cover, Inv),
-        AP + Sv, S + T; heavy weapons in a SHOT at BS +4, or a flat 4+ with
-        ``Rules(heavy_shot="flat_4")``; go-to-ground cover; a
-        firer gone to ground gives the target its own cover + 2, or the better of
-        the two with ``Rules(firer_cover_rule="better")``, as ``changes.shooting``)."""
-        roll = changes_rules._heavy_bs(firer.spec.bs, weapon.kind, shot, self.rules.heavy_shot)
-        cover = target.spec.cover + (changes_rules.GO_TO_GROUND_COVER if target.gone_to_ground else 0)
-        if firer.gone_to_ground:
-            cover = int(changes_rules._firer_cover(cover, firer.spec.cover, self.rules.firer_cover_rule))
-        return _tests(roll, cover, target.spec.inv, weapon.ap, target.spec.sv,
-                      weapon.s, target.spec.t, *self._flags())
+        """The three D12 tests of one shot, the stages of ``rules/changes/shooting.toml`` (the
+        targets of ``changes.shooting``: BS + max(cover, Inv), AP + Sv, S + T; a heavy weapon in a
+        SHOT, the target gone to ground, the firer gone to ground, with the switches
+        ``Rules(heavy_shot=...)`` and ``Rules(firer_cover_rule=...)``)."""
+        return _tests("shot", self._target_stats(weapon, target) + (
+            ("bs", firer.spec.bs), ("weapon", weapon.kind), ("action", shot), ("cover", target.spec.cover),
+            ("go_to_ground", target.gone_to_ground), ("firer_gone_to_ground", firer.gone_to_ground),
+            ("firer_cover", firer.spec.cover), ("firer_cover_rule", self.rules.firer_cover_rule),
+            ("heavy_shot", self.rules.heavy_shot)))
 
     def melee_tests(self, attacker: Unit, target: Unit):
-        """Melee: "Weapons Skill vs Dodge or Invulnerable" has the shape of the
-        shooting to-hit (WS + max(D, Inv)), then pierce and wound as shooting."""
-        wpn = attacker.spec.melee_weapon
-        return _tests(attacker.spec.ws, target.spec.d, target.spec.inv, wpn.ap, target.spec.sv, wpn.s,
-                      target.spec.t, *self._flags())
+        """Melee: the stages of ``rules/changes/melee.toml`` ("Weapons Skill vs Dodge or
+        Invulnerable": WS + max(D, Inv), then pierce and wound as shooting)."""
+        return _tests("strike", self._target_stats(attacker.spec.melee_weapon, target) + (
+            ("ws", attacker.spec.ws), ("d", target.spec.d)))
 
     @staticmethod
     def shot_at(firer: Unit, target: Unit, shot: str) -> str:

@@ -17,6 +17,7 @@ from ..errors import InputError, UnknownArgumentError
 from ..grid import scalar_text
 from ..systems.description import SystemDescription
 from ..systems.records import styled
+from ..teach.matchup import _query_value
 from ..validate import did_you_mean
 
 __all__ = ["Variant", "variant", "stat_words", "change_words", "setting_words"]
@@ -60,7 +61,7 @@ class Variant:
         if not self.settings:
             return head
         controls = _controls(self.description, self.function)
-        return head + ":" + ",".join(f"{k}={_format(controls.get(k), v)}" for k, v in self.settings)
+        return head + ":" + ",".join(f"{k}={_query_value(controls.get(k), v)}" for k, v in self.settings)
 
     def arguments(self) -> dict[str, Any]:
         """Keyword -> default of the function (``inspect.Parameter.empty`` when required)."""
@@ -119,12 +120,6 @@ def _controls(desc: SystemDescription, function: str) -> dict[str, Control]:
     return {c.name: c for c in desc.controls(function)}
 
 
-def _format(control: Control | None, value: Any) -> str:
-    if control is not None:
-        return control.format(value)
-    return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
-
-
 def variant(system: Any, function: str | None = None, *, label: str = "", path: str | None = None,
             **settings: Any) -> Variant:
     """A :class:`Variant` of ``system`` (a key, a description or a rule file's path).
@@ -138,8 +133,7 @@ def variant(system: Any, function: str | None = None, *, label: str = "", path: 
     if path is None and isinstance(system, (str, os.PathLike)) and _is_path(str(system)):
         path = str(system)
     function = desc.modes[0].function if function is None else function
-    if function not in desc.functions:
-        raise InputError("function", f"one of {', '.join(desc.functions)} (functions of {desc.key})", function)
+    desc.function(function)  # an unknown name raises, listing the system's functions
     if not isinstance(label, str):
         raise InputError("label", "a text naming the variant", label)
     accepted = [k for k in desc.arguments(function) if k not in RESERVED]
