@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .errors import InputError
 from .outcome import Outcome
 
 __all__ = ["PLOT_HEIGHT", "STAGE_ROW_HEIGHT", "COLOURS", "plot_layout", "distribution", "at_least", "stages",
@@ -56,7 +57,6 @@ def _layout(title: str, x: str, *, legend: bool = True) -> dict[str, Any]:
 
 def _check(outcome: Any, name: str = "outcome") -> Outcome:
     if not isinstance(outcome, Outcome):
-        from .errors import InputError
         raise InputError(name, "a workbench Outcome", type(outcome).__name__)
     return outcome
 

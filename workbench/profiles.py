@@ -15,11 +15,11 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from . import systems
 from .errors import InputError, ProfileError
-from .systems.description import MISSING, ProfileField
+from .systems.description import MISSING, ProfileField, Profiles
 from .validate import did_you_mean, integer
 
 __all__ = [
@@ -206,9 +206,7 @@ def load_unit(path: str | os.PathLike) -> Unit:
     folder = path.parent.name
     if folder in known and folder != system:
         raise ProfileError(path, "unit.system", f"{folder!r} (the folder the file is in)", system)
-    schema = systems.get(system).profiles
-    if schema is None:  # cannot be: system is one of profile_systems(), the systems with profiles
-        raise ProfileError(path, "unit.system", system_field.expected(), system)
+    schema = cast(Profiles, systems.get(system).profiles)  # one of profile_systems(), the systems with profiles
     unit_specs, weapon_specs = schema.unit, schema.weapon
     specs = {"system": system_field, **_UNIT_COMMON, **unit_specs}
     checked, ill = _check_table(path, "unit", unit, specs, list(unit_specs) + ["models", "points"])

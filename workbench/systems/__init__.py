@@ -87,13 +87,9 @@ _CACHE: dict[tuple, tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...]
 
 
 def _load_rules() -> tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...]]:
+    from .. import rules
+
     entries = _rule_entries()
-    if not entries:
-        return {}, ()
-    try:
-        from .. import rules
-    except ImportError:  # the rule-file engine is not installed: built-ins only
-        return {}, ()
     stamp = _stamp(entries)
     if stamp in _CACHE:
         return _CACHE[stamp]

@@ -17,6 +17,7 @@ import attrs
 
 from ..controls import Control
 from ..errors import InputError
+from ..validate import _range_text
 
 __all__ = ["Mode", "Sides", "STYLES", "StatInfo", "Rung", "Step", "ProfileField", "Profiles", "CONCEPT_NAMES",
            "OWNERS", "MISSING"]
@@ -227,12 +228,8 @@ class ProfileField:
 
     def expected(self) -> str:
         if self.kind == "int":
-            if self.lo is not None and self.hi is not None:
-                text = f"a whole number from {self.lo} to {self.hi}"
-            elif self.lo is not None:
-                text = f"a whole number {self.lo} or more"
-            else:
-                text = "a whole number"
+            given = self.lo is not None or self.hi is not None
+            text = "a whole number" + (f" {_range_text(self.lo, self.hi)}" if given else "")
         elif self.kind == "str":
             text = "a non-empty string"
         elif self.kind == "bool":
