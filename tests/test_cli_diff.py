@@ -1,5 +1,6 @@
 """``dice-workbench diff``: --help, exit status 2 on a usage mistake or a refused variant, the
-printed verdict and movers, and CSV on standard output with ``--csv -`` equal to compare.diff."""
+printed verdict and movers, CSV on standard output with ``--csv -`` and in a file equal to compare.diff,
+and output files checked before the work."""
 from __future__ import annotations
 
 import io
@@ -8,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench import compare
+from workbench import compare, variants
 
 from test_cli import cli_run
 
@@ -61,3 +62,34 @@ def test_csv_to_standard_output_is_the_tidy_diff(capsys):
                         matchup=dict(shots=10))
     assert list(got.columns) == list(want.columns)
     np.testing.assert_allclose(got.to_numpy(dtype=float), want.to_numpy(dtype=float), rtol=1e-12, atol=1e-12)
+
+
+def test_csv_to_a_file_is_the_tidy_diff(capsys, tmp_path):
+    out_file = tmp_path / "diff.csv"
+    code, out, err = cli_run(capsys, "diff", "kill6", "kill6:stationary=true", "--grid", "bs=2..4",
+                             "--matchup", "shots=10", "--csv", str(out_file))
+    assert code == 0, err
+    assert out == "" and f"wrote {out_file} (3 rows)" in err
+    want = compare.diff("kill6", "kill6:stationary=true", grid=dict(bs=range(2, 5)), matchup=dict(shots=10))
+    got = pd.read_csv(out_file)
+    np.testing.assert_allclose(got.to_numpy(dtype=float), want.to_numpy(dtype=float), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("option", ["--csv", "--png"])
+def test_a_file_in_a_missing_folder_is_refused_before_the_work_and_no_folder_is_made(capsys, tmp_path, monkeypatch,
+                                                                                     option):
+    def never(*_a, **_k):
+        raise AssertionError("the diff was computed before its output file was checked")
+
+    monkeypatch.setattr(variants, "diff", never)
+    missing = tmp_path / "no-such-folder" / "out.file"
+    code, out, err = cli_run(capsys, "diff", A, B, "--grid", "bs=1..3", option, str(missing))
+    assert code == 2
+    assert option in err and "a file in a folder that exists" in err and "Traceback" not in err
+    assert not missing.parent.exists()
+
+
+def test_png_and_csv_cannot_both_go_to_standard_output(capsys):
+    code, out, err = cli_run(capsys, "diff", A, B, "--grid", "bs=1..3", "--png", "-", "--csv", "-")
+    assert code == 2
+    assert "--png and --csv cannot both write to standard output" in err and out == ""

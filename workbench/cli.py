@@ -8,7 +8,7 @@ default), ``explain`` and ``post`` (one matchup from a dashboard link's query, r
 
 A usage mistake, a value the library refuses or a file that cannot be written
 exits with status 2 and one line saying why (:data:`EXIT_STATUSES`; files:
-:func:`output_path`); a PNG or SVG this computer has no browser to draw, with
+:func:`workbench.cli_files.output_path`); a PNG or SVG this computer has no browser to draw, with
 :data:`EXIT_NO_BROWSER`. ``-`` as ``--out`` or ``--csv`` is standard output.
 """
 from __future__ import annotations
@@ -18,11 +18,11 @@ import math
 import os
 import sys
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, Sequence
 
 from . import profiles, systems
 from .dice import percent
+from .cli_files import output_path, write_output
 from .errors import InputError, WorkbenchError
 from .export import ExportError
 from .grid import MAX_SWEEP_ROWS, parse_grid
@@ -40,7 +40,6 @@ SHOT_COUNTS = (1, 10)
 #: the exit status of a picture that cannot be drawn (no browser, or the browser failed)
 EXIT_NO_BROWSER = 3
 #: what ``--out``/``--csv`` take to mean standard output
-STDOUT = "-"
 EXIT_STATUSES = (f"Exit status: 0 done; 2 a usage mistake, a value refused or a file that cannot be written; "
                  f"{EXIT_NO_BROWSER} a PNG/SVG that needs a browser this computer does not have.")
 
@@ -195,44 +194,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def output_path(option: str, value: str | None) -> Path | None:
-    """The file ``--out``/``--csv`` name, checked before anything is computed;
-    ``None`` for standard output (left out, or ``-``).
-
-    Refused (:class:`~workbench.errors.InputError`): an empty name, a folder,
-    a file in a folder that does not exist (nothing creates folders for you: a
-    mistyped path should not leave new folders behind), and a file that
-    exists and cannot be written.
-    """
-    if value is None or value == STDOUT:
-        return None
-    if not value.strip():
-        raise InputError(option, "a file name, or - for standard output", value)
-    path = Path(value).expanduser()
-    if path.is_dir():
-        raise InputError(option, "a file to write, not a folder", value, "name a file inside it")
-    folder = path.parent
-    if not folder.is_dir():
-        raise InputError(option, "a file in a folder that exists", value,
-                         f"{folder} does not exist: create it first, or name another folder")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise InputError(option, "a file this user may write", value, "it is read-only")
-    return path
-
-
-def _write(option: str, out: Path | None, data: bytes, note: str = "") -> None:
-    """``data`` to standard output (``out`` None) or to ``out``, with what the system refuses said in one line."""
-    if out is None:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-        return
-    try:
-        out.write_bytes(data)
-    except OSError as exc:
-        raise InputError(option, "a file this user may write", str(out), exc.strerror or type(exc).__name__) from None
-    print(f"wrote {out}{note}", file=sys.stderr)
-
-
 def check_grid_size(grid: dict[str, Any], limit: int = MAX_SWEEP_ROWS) -> int:
     """The number of combinations ``grid`` makes; refused past ``limit``, before any is built."""
     sizes = {name: len(v) for name, v in grid.items() if isinstance(v, list)}
@@ -281,7 +242,7 @@ def _run(argv: list[str]) -> int:
                 sub.error(f"--format {args.format} needs --out FILE (or --out - for standard output)")
             out = output_path("--out", args.out)
             outcome = matchup_outcome(args.system, args.query, samples=args.sampled, seed=args.seed)
-            _write("--out", out, _post_bytes(outcome, args.format))
+            write_output("--out", out, _post_bytes(outcome, args.format))
         elif command == "sweep":
             from .compare import sweep
             out = output_path("--csv", args.csv)
@@ -291,7 +252,7 @@ def _run(argv: list[str]) -> int:
             if args.csv is None:
                 print(df.to_string(index=False))
             else:
-                _write("--csv", out, df.to_csv(index=False).encode("utf-8"), f" ({len(df)} rows)")
+                write_output("--csv", out, df.to_csv(index=False).encode("utf-8"), f" ({len(df)} rows)")
         elif command == "diff":
             from .cli_diff import run as run_diff
             run_diff(args, sub)

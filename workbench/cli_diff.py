@@ -5,13 +5,14 @@ key, optionally with settings (``changes:heavy_shot=flat_4,action=shot``), or
 a rule file's path. It prints the verdict, the matchups that move most and the
 change of expected models removed over the grid; ``--csv FILE`` writes the
 tidy table of :func:`workbench.compare.diff` instead (``--csv -``: standard
-output), ``--png FILE`` the heatmaps.
+output), ``--png FILE`` the heatmaps; each file is checked before the work starts, and a folder
+that does not exist is refused, not created.
 """
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
+
+from .cli_files import STDOUT, output_path, write_output
 
 __all__ = ["add_parser", "run", "diff_text"]
 
@@ -33,7 +34,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--matchup", nargs="+", default=[], metavar="STAT=VALUE",
                    help="the other stats (default: each system's seed matchup), e.g. shots=10 sv=3")
     p.add_argument("--csv", default=None, metavar="FILE", help="write the grid as CSV to FILE ('-': standard output)")
-    p.add_argument("--png", type=Path, default=None, metavar="FILE", help="write the heatmaps as a PNG picture")
+    p.add_argument("--png", default=None, metavar="FILE", help="write the heatmaps as a PNG picture to FILE ('-': standard output)")
     return p
 
 
@@ -75,17 +76,13 @@ def run(args, sub: argparse.ArgumentParser) -> None:
     for k, val in matchup.items():
         if isinstance(val, list):
             sub.error(f"--matchup {k}: one value (the swept stats go in --grid)")
+    if args.png == args.csv == STDOUT:
+        sub.error("--png and --csv cannot both write to standard output: name a file for one of them")
+    png, csv = output_path("--png", args.png), output_path("--csv", args.csv)  # checked before the work
     df = variants.diff(args.a, args.b, grid=grid, matchup=matchup)
     if args.png is not None:
-        args.png.parent.mkdir(parents=True, exist_ok=True)
-        args.png.write_bytes(variants.figure_png(df))
-        print(f"wrote {args.png}", file=sys.stderr)
-    if args.csv == "-":
-        df.to_csv(sys.stdout, index=False)
-    elif args.csv is not None:
-        out = Path(args.csv)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        df.to_csv(out, index=False)
-        print(f"wrote {out} ({len(df)} rows)", file=sys.stderr)
+        write_output("--png", png, variants.figure_png(df))
+    if args.csv is not None:
+        write_output("--csv", csv, df.to_csv(index=False).encode("utf-8"), f" ({len(df)} rows)")
     elif args.png is None:
         print(diff_text(df))
