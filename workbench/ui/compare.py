@@ -266,8 +266,8 @@ class CompareDashboard(LiveDashboard):
 
     def _draw(self) -> None:
         self.fig_dist.show(figures.side_by_side({s: self._outcomes.get(s) for s in self.system_keys}, self.names,
-                                                self.colours, **self._plot_layout))
-        self.fig_means.show(self._means_figure())
+                                                self.colours, **self._plot_layout), plain=True)
+        self.fig_means.show(self._means_figure(), plain=True)
         columns = ("system", "accuracy", "penetration", "toughness", "cover", "shots", "models",
                    "expected models removed", "chance at least one is removed",
                    "models removed per 100 points")

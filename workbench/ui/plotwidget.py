@@ -278,12 +278,11 @@ class FedHTML(Fed, anywidget.AnyWidget):
 
 
 def as_json(figure: Any) -> dict[str, Any]:
-    """A figure as plain plotly JSON (lists, floats, strings): a dict of
-    :mod:`workbench.figures` passes as it is; a plotly ``Figure`` (or a dict
-    with numpy arrays, dates, NaN) becomes lists and numbers, a NaN ``null``
-    (a gap, as plotly.js draws it)."""
-    if not (isinstance(figure, Mapping) and _plain(figure)):
-        figure = _plainly(figure.to_plotly_json() if hasattr(figure, "to_plotly_json") else dict(figure))
+    """A figure as plain plotly JSON (lists, floats, strings): a plotly ``Figure``
+    (or a dict with numpy arrays, dates, NaN) becomes lists and numbers, a NaN
+    ``null`` (a gap, as plotly.js draws it); a plain dict comes back equal. A
+    :mod:`workbench.figures` dict needs none of this: ``Plot.show(figure, plain=True)``."""
+    figure = _plainly(figure.to_plotly_json() if hasattr(figure, "to_plotly_json") else dict(figure))
     data = [{k: v for k, v in t.items() if k != "uid"} for t in figure.get("data", [])]
     return {"data": data, "layout": dict(figure.get("layout", {}))}
 
@@ -309,35 +308,6 @@ def _plainly(value: Any) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return json.loads(json.dumps(value, default=str))  # dates and the like, as plotly writes them
-
-
-_FLOAT = frozenset({float})
-_ATOMS = frozenset({int, str, bool, type(None)})
-
-
-def _plain(value: Any) -> bool:
-    """Whether ``value`` is plotly JSON already (dicts with string keys, lists,
-    finite floats, strings, whole numbers, booleans, None): checked on every
-    redraw, so the exact built-in types are tried first."""
-    kind = type(value)
-    if kind is dict:
-        return all(type(k) is str and _plain(v) for k, v in value.items())
-    if kind is list or kind is tuple:
-        kinds = set(map(type, value))  # a trace's numbers are of one kind: checked at C speed
-        if kinds == _FLOAT:
-            return all(map(math.isfinite, value))
-        return kinds <= _ATOMS or all(map(_plain, value))
-    if kind is float:
-        return math.isfinite(value)
-    if value is None or kind is str or kind is int or kind is bool:
-        return True
-    if isinstance(value, Mapping):
-        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return all(map(_plain, value))
-    if isinstance(value, float):
-        return math.isfinite(value)
-    return isinstance(value, (str, int))
 
 
 def diff(base: Any, new: Any) -> Any:
