@@ -185,7 +185,20 @@ class PlotlyLibrary(anywidget.AnyWidget):
 _LIBRARIES: dict[str, PlotlyLibrary] = {}
 
 
-class Feed(anywidget.AnyWidget):
+class KernelOnly:
+    """Mixin of a widget the page only reads (a plot, a text, the link, the feed): of the page's
+    messages only a request for the state is answered, so the page never changes one (the
+    controls, which the page does change, are :class:`workbench.ui.guard.ViewerSafe`)."""
+
+    def _handle_msg(self, msg):
+        try:
+            if msg["content"]["data"].get("method") == "request_state":
+                self.send_state()
+        except Exception:  # noqa: BLE001 - a malformed message is dropped
+            return
+
+
+class Feed(KernelOnly, anywidget.AnyWidget):
     """The numbers of a page, one message per recompute. ``frame`` maps each
     fed widget's ``key`` to the current value of its fed trait; the page's
     fed widgets read their own entry (never shown itself, never written by
@@ -230,16 +243,12 @@ class Feed(anywidget.AnyWidget):
         if frame != self.frame:
             self.frame = frame
 
-    def set_state(self, sync_data):
-        """The page never changes the feed: only the kernel does."""
-        return None
-
 
 #: what a fed widget's JavaScript uses (static/feed.js): ``feedModel(model)`` and ``fedValue(model, feed, trait)``
 FEED_JS = static_text("feed.js")
 
 
-class Fed(W.DOMWidget):
+class Fed(KernelOnly, W.DOMWidget):
     """A widget whose trait named by ``_fed`` travels through a :class:`Feed`
     when one is given (``feed=``): that trait is then not synced on its own
     (its changes are posted to the feed under ``key``); without a feed it is
@@ -271,10 +280,6 @@ class FedHTML(Fed, anywidget.AnyWidget):
     _fed = "value"
     _esm = Module("html", static_text("feed.js", "html.js"))
     value = T.Unicode("").tag(sync=True)
-
-    def set_state(self, sync_data):
-        """The page never changes the text: only the kernel does."""
-        return None
 
 
 def as_json(figure: Any) -> dict[str, Any]:
