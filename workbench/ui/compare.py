@@ -26,6 +26,7 @@ from ..controls import Control
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
 from ..systems.description import CONCEPT_NAMES, Step
+from . import guard
 from .controlwidgets import SharedLooks
 from .live import LiveDashboard, error_html
 from .looks import html_widget, plot_layout, row, table_html
@@ -158,7 +159,7 @@ class CompareDashboard(LiveDashboard):
         self.add_boxes: dict[str, W.Checkbox] = {}
         for key in systems.keys():
             if key not in self.system_keys:
-                cb = W.Checkbox(value=False, indent=False, description=systems.get(key).name,
+                cb = guard.Checkbox(value=False, indent=False, description=systems.get(key).name,
                                 layout=W.Layout(width="auto")).add_class(f"wb-add-{key}")
                 cb.observe(lambda change, key=key: (self.add_system if change["new"] else self.remove_system)(key),
                            names="value")
@@ -266,8 +267,8 @@ class CompareDashboard(LiveDashboard):
 
     def _draw(self) -> None:
         self.fig_dist.show(figures.side_by_side({s: self._outcomes.get(s) for s in self.system_keys}, self.names,
-                                                self.colours, **self._plot_layout))
-        self.fig_means.show(self._means_figure())
+                                                self.colours, **self._plot_layout), plain=True)
+        self.fig_means.show(self._means_figure(), plain=True)
         columns = ("system", "accuracy", "penetration", "toughness", "cover", "shots", "models",
                    "expected models removed", "chance at least one is removed",
                    "models removed per 100 points")

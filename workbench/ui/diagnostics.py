@@ -181,8 +181,6 @@ class DiagnosticsDashboard(Page, W.VBox):
         if not self._hold:
             self.link.query = self.query_string()
 
-    apply_query = on_page(Page.apply_query)
-
     def _apply_query(self, qs: str, errors: list[str]) -> None:
         # the systems first: the stats a link may name depend on them
         first = parse_controls(qs, self.controls(), [])

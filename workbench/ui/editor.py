@@ -208,7 +208,7 @@ class RuleEditor:
 
     def _show_change(self) -> None:
         before, after = self.outcomes()
-        self.change_fig.show(_change_figure(before, after))  # only the new bars travel
+        self.change_fig.show(_change_figure(before, after), plain=True)  # only the new bars travel
         if after is None:
             self.change.value = ""
         elif before is None:

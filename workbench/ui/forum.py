@@ -32,6 +32,7 @@ import traitlets
 from .. import export, teach
 from ..errors import InputError, WorkbenchError
 from ..outcome import Outcome
+from . import guard
 from .plotwidget import Module, static_text
 
 __all__ = ["ForumPanel", "CopyButton", "data_link", "file_link", "downloads_dir", "publish",
@@ -247,8 +248,8 @@ class ForumPanel(PostTabs):
         self.get_outcome = get_outcome
         self.size = (width, height)
         self._current: Any = None
-        self.images = W.Checkbox(value=images, description="with PNG/SVG (a few seconds)", indent=False)
-        self.tables = W.Checkbox(value=False, description="my board has [table]", indent=False,
+        self.images = guard.Checkbox(value=images, description="with PNG/SVG (a few seconds)", indent=False)
+        self.tables = guard.Checkbox(value=False, description="my board has [table]", indent=False,
                                  tooltip="BBCode tables as [table] instead of an aligned [code] block "
                                          "(a stock phpBB board has no [table])")
         super().__init__(tooltip="Explain the current result and make Markdown, BBCode and figures",

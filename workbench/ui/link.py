@@ -32,15 +32,3 @@ class LinkBar(Fed, anywidget.AnyWidget):
     follow = traitlets.Bool(True).tag(sync=True)
     #: bumped by the kernel when hidden plots are shown (a tab is chosen): the page re-measures its plots
     refit = traitlets.Int(0).tag(sync=True)
-
-    def set_state(self, sync_data):
-        """The page never changes the link: only the kernel does."""
-        return None
-
-    def _handle_msg(self, msg):
-        """Only a request for the state is answered; the page sends nothing else."""
-        try:
-            if msg["content"]["data"].get("method") == "request_state":
-                self.send_state()
-        except Exception:  # noqa: BLE001 - a malformed message is dropped
-            return

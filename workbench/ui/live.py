@@ -56,13 +56,17 @@ class Page:
     _hold = 0
     _query_applied = False
 
+    @on_page
     def apply_query(self, qs: str) -> list[str]:
         """Set the values of a link (query string ``qs``): a bad part is skipped (its control keeps
-        its value) and named in the message line, the rest applies. Returns the messages."""
+        its value) and named in the message line, the rest applies. Returns the messages (None
+        when it failed otherwise: its plain message is in the message line)."""
         self._query_applied = True
         errors: list[str] = []
         self._apply_query(qs, errors)
-        return self._link_errors(errors)
+        if errors:
+            self._show_error("Link: " + " | ".join(errors))
+        return errors
 
     def _apply_query(self, qs: str, errors: list[str]) -> None:  # pragma: no cover - every subclass has one
         raise NotImplementedError
@@ -74,12 +78,6 @@ class Page:
         """The message line ``error`` (class ``wb-error``) and the share link ``link`` (``wb-link``)."""
         self.error = html_widget("wb-error")
         self.link = LinkBar(feed=feed).add_class("wb-link")
-
-    def _link_errors(self, errors: list[str]) -> list[str]:
-        """Show what of a link was refused (``errors``) in the message line; returns them."""
-        if errors:
-            self._show_error("Link: " + " | ".join(errors))
-        return errors
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:

@@ -37,16 +37,16 @@ class ProfilePicker:
     def __init__(self, dashboard):
         self.dashboard = dashboard
         self.system = dashboard.system
-        self.units = []
+        self.units: dict[str, Any] = {}  # unit key -> its profile
         self.loaded: tuple[str, dict[str, Any]] | None = None
         self._quiet = 0
         self.message = html_widget("wb-profile-message")
         try:
             from .. import profiles
-            self.units = list(profiles.list_units(self.system))
+            self.units = {u.key: u for u in profiles.list_units(self.system)}
         except (ImportError, WorkbenchError, KeyError, AttributeError) as exc:
             self.message.value = f"<i>No army lists: {html.escape(guard.plain_message(exc))}</i>"
-        options = [CUSTOM] + [(u.name, u.key) for u in self.units]
+        options = [CUSTOM] + [(u.name, u.key) for u in self.units.values()]
         looks = dict(layout=W.Layout(width="250px", max_width="100%"), style={"description_width": "70px"},
                      tooltip="")
         self.attacker, self.weapon, self.target = (
@@ -75,14 +75,8 @@ class ProfilePicker:
         finally:
             self._quiet -= 1
 
-    def _unit(self, key):
-        for u in self.units:
-            if u.key == key:
-                return u
-        return None
-
     def _fill_weapons(self) -> None:
-        unit = self._unit(self.attacker.value)
+        unit = self.units.get(self.attacker.value)
         keep = self.weapon.value
         if unit is None:
             self.weapon.options = [CUSTOM]
@@ -121,7 +115,7 @@ class ProfilePicker:
 
     def load(self) -> bool:
         """Set the dashboard's controls from the chosen units (one recompute)."""
-        attacker, target = self._unit(self.attacker.value), self._unit(self.target.value)
+        attacker, target = self.units.get(self.attacker.value), self.units.get(self.target.value)
         if attacker is None or target is None or not self.weapon.value:
             return False
         weapon = attacker.weapon(self.weapon.value)

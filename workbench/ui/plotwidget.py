@@ -185,7 +185,20 @@ class PlotlyLibrary(anywidget.AnyWidget):
 _LIBRARIES: dict[str, PlotlyLibrary] = {}
 
 
-class Feed(anywidget.AnyWidget):
+class KernelOnly:
+    """Mixin of a widget the page only reads (a plot, a text, the link, the feed): of the page's
+    messages only a request for the state is answered, so the page never changes one (the
+    controls, which the page does change, are :class:`workbench.ui.guard.ViewerSafe`)."""
+
+    def _handle_msg(self, msg):
+        try:
+            if msg["content"]["data"].get("method") == "request_state":
+                self.send_state()
+        except Exception:  # noqa: BLE001 - a malformed message is dropped
+            return
+
+
+class Feed(KernelOnly, anywidget.AnyWidget):
     """The numbers of a page, one message per recompute. ``frame`` maps each
     fed widget's ``key`` to the current value of its fed trait; the page's
     fed widgets read their own entry (never shown itself, never written by
@@ -230,16 +243,12 @@ class Feed(anywidget.AnyWidget):
         if frame != self.frame:
             self.frame = frame
 
-    def set_state(self, sync_data):
-        """The page never changes the feed: only the kernel does."""
-        return None
-
 
 #: what a fed widget's JavaScript uses (static/feed.js): ``feedModel(model)`` and ``fedValue(model, feed, trait)``
 FEED_JS = static_text("feed.js")
 
 
-class Fed(W.DOMWidget):
+class Fed(KernelOnly, W.DOMWidget):
     """A widget whose trait named by ``_fed`` travels through a :class:`Feed`
     when one is given (``feed=``): that trait is then not synced on its own
     (its changes are posted to the feed under ``key``); without a feed it is
@@ -272,18 +281,13 @@ class FedHTML(Fed, anywidget.AnyWidget):
     _esm = Module("html", static_text("feed.js", "html.js"))
     value = T.Unicode("").tag(sync=True)
 
-    def set_state(self, sync_data):
-        """The page never changes the text: only the kernel does."""
-        return None
-
 
 def as_json(figure: Any) -> dict[str, Any]:
-    """A figure as plain plotly JSON (lists, floats, strings): a dict of
-    :mod:`workbench.figures` passes as it is; a plotly ``Figure`` (or a dict
-    with numpy arrays, dates, NaN) becomes lists and numbers, a NaN ``null``
-    (a gap, as plotly.js draws it)."""
-    if not (isinstance(figure, Mapping) and _plain(figure)):
-        figure = _plainly(figure.to_plotly_json() if hasattr(figure, "to_plotly_json") else dict(figure))
+    """A figure as plain plotly JSON (lists, floats, strings): a plotly ``Figure``
+    (or a dict with numpy arrays, dates, NaN) becomes lists and numbers, a NaN
+    ``null`` (a gap, as plotly.js draws it); a plain dict comes back equal. A
+    :mod:`workbench.figures` dict needs none of this: ``Plot.show(figure, plain=True)``."""
+    figure = _plainly(figure.to_plotly_json() if hasattr(figure, "to_plotly_json") else dict(figure))
     data = [{k: v for k, v in t.items() if k != "uid"} for t in figure.get("data", [])]
     return {"data": data, "layout": dict(figure.get("layout", {}))}
 
@@ -309,35 +313,6 @@ def _plainly(value: Any) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return json.loads(json.dumps(value, default=str))  # dates and the like, as plotly writes them
-
-
-_FLOAT = frozenset({float})
-_ATOMS = frozenset({int, str, bool, type(None)})
-
-
-def _plain(value: Any) -> bool:
-    """Whether ``value`` is plotly JSON already (dicts with string keys, lists,
-    finite floats, strings, whole numbers, booleans, None): checked on every
-    redraw, so the exact built-in types are tried first."""
-    kind = type(value)
-    if kind is dict:
-        return all(type(k) is str and _plain(v) for k, v in value.items())
-    if kind is list or kind is tuple:
-        kinds = set(map(type, value))  # a trace's numbers are of one kind: checked at C speed
-        if kinds == _FLOAT:
-            return all(map(math.isfinite, value))
-        return kinds <= _ATOMS or all(map(_plain, value))
-    if kind is float:
-        return math.isfinite(value)
-    if value is None or kind is str or kind is int or kind is bool:
-        return True
-    if isinstance(value, Mapping):
-        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return all(map(_plain, value))
-    if isinstance(value, float):
-        return math.isfinite(value)
-    return isinstance(value, (str, int))
 
 
 def diff(base: Any, new: Any) -> Any:

@@ -23,7 +23,7 @@ from ..controls import Control
 from ..errors import InputError
 from ..turn import from_profile, study, summary
 from .controlwidgets import SharedLooks, declared
-from .live import FOLLOWS, LiveDashboard, checked, on_page
+from .live import FOLLOWS, LiveDashboard, checked
 from .looks import PLOT_HEIGHT, html_widget, plot_layout, row as _row, table_html
 from .numbers import expected_text
 from .plotwidget import Plot
@@ -177,8 +177,6 @@ class TurnDashboard(LiveDashboard):
             _on_step(self.controls[k], v)
         self._set(values, self.controls, self.widgets, "setting")
         return not self.error.value
-
-    apply_query = on_page(LiveDashboard.apply_query)
 
     def _apply_query(self, qs: str, errors: list[str]) -> None:
         from .query import parse_controls
