@@ -26,7 +26,8 @@ from workbench.outcome import Outcome
 from workbench.systems import ownfile
 from workbench.rules.die import DieRoll, roll_high
 from workbench.systems.forgotten_cc import _cc_stages, _check_cc, _rounds_stage
-from workbench.systems.forgotten_rules import ARMOUR, DAMAGE_V1_DIE, DIE, KEY, _file_stats, _v1_need
+from workbench.systems.forgotten_rules import ARMOUR, DAMAGE_V1_DIE, DIE, KEY, _file_stats
+from .forgotten import _v1_need
 from .forgotten_state import _absorb_step, _judge_both
 
 __all__ = ["close_combat", "Exchange"]

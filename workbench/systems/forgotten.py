@@ -12,8 +12,8 @@ the reading of what the seed leaves open: docs/rules/forgotten.md; each
 argument: its stat's help in ``rules/forgotten/shooting.toml``.
 
 Close combat: :func:`close_combat`, defined in :mod:`workbench.systems.forgotten_cc`
-and re-exported here. The shooting's stages and notes are said in
-:mod:`~workbench.systems.forgotten_words`, the system's description is
+and re-exported here. The shooting's stages are said in
+:mod:`~workbench.systems.forgotten_words` (its notes are the file's), the system's description is
 :mod:`~workbench.systems.forgotten_description`.
 """
 from __future__ import annotations

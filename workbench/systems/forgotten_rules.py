@@ -1,7 +1,8 @@
 """The Forgotten: the rule pieces its shooting (:mod:`workbench.systems.forgotten`)
-and its close combat (:mod:`workbench.systems.forgotten_cc`) share: the dice,
-the stat ranges, the damage v1 table; and the names and tables its description
-(:mod:`workbench.systems.forgotten_description`) reads. Seed 002, RULES.md section 2.
+and its close combat (:mod:`workbench.systems.forgotten_cc`) share: the dice, the
+choices they take None for, their arguments as the files' stats, the damage v1 table;
+and the names and tables its description (:mod:`workbench.systems.forgotten_description`)
+reads. Seed 002, RULES.md section 2.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def _file_stats(rs, a: dict, **more) -> dict:
     """The checked arguments ``a`` as the stats of the file ``rs`` (with ``more``): a heroic save of
     None is the file's hero switch off (``hero``, ``attacker_hero``, ...), a choice of None its option
     "none", and a number of None (not used) keeps the file's default."""
-    out = {}
+    out: dict = {}
     for k, x in a.items():
         if k.endswith("heroic_save"):
             out[k.removesuffix("heroic_save") + "hero"] = x is not None
@@ -126,12 +127,6 @@ def v1_target(attack, defence):
     except ValueError:
         raise InputError("defence", f"an array of the same shape as attack {np.shape(attack)} "
                          "(or one that broadcasts with it)", defence) from None
-    return _v1_need(attack, defence)
-
-
-def _v1_need(attack, defence):
-    """:func:`v1_target` without the argument checks (the rule code's own values)."""
-    a = np.asarray(attack)
-    d = np.asarray(defence)
-    out = np.select([d >= 2 * a, d > a, d == a, a >= 2 * d], [6, 5, 4, 2], default=3)
+    out = np.select([defence >= 2 * attack, defence > attack, defence == attack, attack >= 2 * defence], [6, 5, 4, 2],
+                    default=3)
     return int(out) if out.ndim == 0 else out

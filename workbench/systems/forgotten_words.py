@@ -38,10 +38,8 @@ def _shot_dice(a: dict) -> tuple[DieRoll, DieRoll, tuple[DieRoll, DieRoll] | Non
     rs = ownfile.load(KEY)
     env = _env(rs, _stats(a))
     to_hit, v2, v1 = (roll_high(int(d.target) - int(d.modifier), d.sides) for d in stage_dice(rs.stages, env))
-    save = rs.removal.save
-    saves = None if a["heroic_save"] is None else tuple(
-        roll_high(save.scalar(dict(env, wounded=w), "removal.save"), DIE) for w in (0, 1))
-    return to_hit, v2 if a["damage_rule"] == "v2" else v1, saves
+    fresh, wounded = (roll_high(rs.removal.save.scalar(dict(env, wounded=w), "removal.save"), DIE) for w in (0, 1))
+    return to_hit, v2 if a["damage_rule"] == "v2" else v1, None if a["heroic_save"] is None else (fresh, wounded)
 
 
 def _every_kill_on_a_wounded_model(a: dict) -> bool:
