@@ -45,7 +45,6 @@ CASES = {
 def forget() -> None:
     """Empty what the close-combat mechanism and the dice remember between calls."""
     two_sided_close_combat._VALUES.clear()
-    two_sided._chance.cache_clear()
     two_sided._faces_passed.cache_clear()
     die._probabilities.cache_clear()
 

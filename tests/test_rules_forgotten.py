@@ -17,7 +17,7 @@ from pmfcheck import assert_pmf_equal
 from workbench import rules
 from workbench.errors import InputError
 from workbench.rules.errors import ForbiddenError
-from workbench.systems import forgotten, forgotten_rules
+from workbench.systems import forgotten
 
 from reference import forgotten as reference
 
@@ -276,10 +276,10 @@ def test_the_file_says_every_argument_of_the_function(rs):
     most = rs.stat("shots").max
     with pytest.raises(InputError, match=rf"^shots: expected a whole number from 1 to {most}, got {most + 1}"):
         forgotten.shooting(shoot=6, attack_power=5, shots=most + 1)
-    for name in ("shoot", "attack_power", "heroic_save"):
-        assert (rs.stat(name).min, rs.stat(name).max) == forgotten_rules.STAT_RANGE
+    for name in ("shoot", "attack_power", "heroic_save"):   # docs/rules/forgotten.md, "Ranges"
+        assert (rs.stat(name).min, rs.stat(name).max) == (0, 20)
     for name in ("damage", "defence"):
-        assert (rs.stat(name).min, rs.stat(name).max) == forgotten_rules.V1_RANGE
+        assert (rs.stat(name).min, rs.stat(name).max) == (1, 40)
 
 
 def test_the_shipped_file_is_the_builtin_and_an_edited_copy_is_a_new_system(tmp_path, monkeypatch):

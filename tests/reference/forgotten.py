@@ -17,13 +17,48 @@ from workbench import engine, pipeline
 from workbench import validate as v
 from .dice import RollHigh, rates, roll_faces
 # the words, limits, argument checks, stages and notes are the module's own (tested in
-# tests/test_forgotten.py); the arithmetic and the dice rolling below are the hand-written resolver's
+# tests/test_forgotten.py); the dice, the arithmetic and the dice rolling below are the hand-written resolver's
 from workbench.outcome import Outcome
-from workbench.systems.forgotten import DIE, KEY, _check_shooting, _shooting_notes, _shooting_stages, _shooting_tests
+from workbench.systems.forgotten import DIE, KEY, _check_shooting, _shooting_notes, _shooting_stages
 from .forgotten_state import _absorb_step, _judge_both
+
+#: the shooting's modifiers as docs/rules/forgotten.md states them: the firer's move and the range to hit,
+#: the armour and cover levels off the kill roll
+MOVED = {"stationary": 1, "cautious": 0, "normal": -1}
+RANGES = {"close": 1, "medium": 0, "long": -1}
+LEVELS = {"none": 0, "light": 1, "heavy": 2, "soft": 1, "hard": 2}
+#: damage v1 rolls a d6
+DAMAGE_V1_DIE = 6
 
 #: cells x shots x shots a tough-target table may cost (about 2 s)
 TOUGH_TABLE_WORK = 20_000_000
+
+
+def _v1_need(attack, defence):
+    """The d6 damage v1 roll needed: "Defence is 2x or more better = 6+ kills; Defence is better = 5+
+    kills; Both equal = 4+ kills; Attack is better = 3+ kills; Attack is 2x or more better = 2+ kills"."""
+    a, d = np.asarray(attack), np.asarray(defence)
+    return np.select([d >= 2 * a, d > a, d == a, a >= 2 * d], [6, 5, 4, 2], default=3)
+
+
+def _shooting_tests(a: dict):
+    """The dice of one shot, by hand (docs/rules/forgotten.md, sections 1 to 3): to hit, to kill,
+    heroic save (fresh, wounded) or None, each a RollHigh."""
+    hit_mod = (MOVED[a["moved"]] + RANGES[a["range"]] + a["facing_away"] - 2 * (a["cover"] and not a["flanked"])
+               - a["blind_fire"] + (a["aimed"] == "hit") - a["firer_wounded"] - a["firer_shocked"])
+    to_hit = RollHigh(np.asarray(a["shoot"]) - hit_mod, DIE)
+    dmod = (a["aimed"] == "damage") - a["firer_wounded"] - a["firer_shocked"]
+    if a["damage_rule"] == "v2":
+        cover = 0 if a["flanked"] else LEVELS[a["cover_level"]]
+        need = np.asarray(a["attack_power"]) + LEVELS[a["armour"]] + cover + (a["kill_on"] == "above") - dmod
+        to_kill = RollHigh(need, DIE)
+    else:
+        to_kill = RollHigh(_v1_need(a["damage"], np.asarray(a["defence"]) + a["shield"]) - dmod, DAMAGE_V1_DIE)
+    if a["heroic_save"] is None:
+        return to_hit, to_kill, None
+    # a shocked target unit "Has -1 to all rolls": its heroes' saves too
+    hs = np.asarray(a["heroic_save"]) + int(a["target_shocked"])
+    return to_hit, to_kill, (RollHigh(hs, DIE), RollHigh(hs + 1, DIE))
 
 
 def _rate(test, label: str):
@@ -143,8 +178,11 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     to_kill = RollHigh(int(to_kill.target), to_kill.sides)
     if saves is not None:
         saves = (RollHigh(int(saves[0].target), DIE), RollHigh(int(saves[1].target), DIE))
-    stages = _shooting_stages(a, to_hit, to_kill, saves)
-    stages, notes = _shooting_notes(a, stages, saves)
+    stages, notes = _shooting_notes(a, _shooting_stages(a))
+    # the stages' chances are the file's dice: each equals the hand-written die's
+    hand = (to_hit.p("success"), to_kill.p("success")) + (() if saves is None else (1 - saves[0].p("success"),))
+    if len(stages) == len(hand) and not a["target_wounded"]:
+        assert tuple(s.probability for s in stages) == hand, (stages, hand)
     inputs = dict(a, method=method)
 
     if method == "exact":

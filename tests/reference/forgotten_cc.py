@@ -24,9 +24,10 @@ from workbench.dice import roll_faces
 from .dice import DieTest, RollHigh
 from workbench.outcome import Outcome
 from workbench.systems import ownfile
-from workbench.systems.forgotten_cc import (_cc_stages, _file_stats, _check_cc, _melee_kill_test,
-                                           _rounds_stage, _saves)
-from workbench.systems.forgotten_rules import DIE, KEY
+from workbench.rules.die import DieRoll, roll_high
+from workbench.systems.forgotten_cc import _cc_stages, _check_cc, _rounds_stage
+from workbench.systems.forgotten_rules import ARMOUR, DAMAGE_V1_DIE, DIE, KEY, _file_stats
+from .forgotten import _v1_need
 from .forgotten_state import _absorb_step, _judge_both
 
 __all__ = ["close_combat", "Exchange"]
@@ -37,6 +38,23 @@ MAX_ROUNDS = 20
 # ---------------------------------------------------------------------------
 # close combat
 # ---------------------------------------------------------------------------
+def _melee_kill_test(damage_rule, kill_on, phys, bonus, roll_mod, armour, v1_attack, v1_defence) -> DieRoll:
+    """One melee damage die. v2: d10 + ATTACK BONUS + roll_mod - armour > PHYS; v1: d6 table + roll_mod."""
+    if damage_rule == "v2":
+        need = phys + (1 if kill_on == "above" else 0) - bonus - roll_mod + ARMOUR[armour]
+        return roll_high(need, DIE)
+    return roll_high(_v1_need(v1_attack, v1_defence) - roll_mod, DAMAGE_V1_DIE)
+
+
+def _saves(stat, shocked: bool = False):
+    """(unwounded, wounded) heroic save tests of a model, or None: d10 >= stat, at -1 when wounded,
+    and a further -1 when shocked (a shock token's "-1 to all rolls")."""
+    if stat is None:
+        return None
+    stat = stat + int(shocked)
+    return roll_high(stat, DIE), roll_high(stat + 1, DIE)
+
+
 _WINNERS = ("none", "attacker", "defender")
 
 
@@ -203,7 +221,8 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
     exchange, strike, _counters, att_hit = _cc_dice(a)
     d_saves = _saves(a["defender_heroic_save"], a["defender_shocked"])
     stages = _cc_stages(a, *_through_and_down(a, exchange, strike, d_saves))
-    notes = ownfile.load(KEY, "close_combat").notes_at(**_file_stats(a, rounds))
+    rs = ownfile.load(KEY, "close_combat")
+    notes = rs.notes_at(**_file_stats(rs, a, rounds=rounds))
     if rounds > 1:
         stages = _rounds_stage(stages, rounds, _rounds_effects(a, rounds)["defender_downed"])
     inputs = dict(a, rounds=rounds, method=method)

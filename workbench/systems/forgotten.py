@@ -12,8 +12,8 @@ the reading of what the seed leaves open: docs/rules/forgotten.md; each
 argument: its stat's help in ``rules/forgotten/shooting.toml``.
 
 Close combat: :func:`close_combat`, defined in :mod:`workbench.systems.forgotten_cc`
-and re-exported here. The shooting's stages and notes are said in
-:mod:`~workbench.systems.forgotten_words`, the system's description is
+and re-exported here. The shooting's stages are said in
+:mod:`~workbench.systems.forgotten_words` (its notes are the file's), the system's description is
 :mod:`~workbench.systems.forgotten_description`.
 """
 from __future__ import annotations
@@ -27,15 +27,14 @@ from .. import engine, pipeline
 from .. import validate as v
 from ..errors import InputError
 from ..outcome import Outcome
-from ..rules.die import roll_high
 from ..rules.errors import BudgetError
 from . import ownfile
 from .forgotten_cc import close_combat
 from .forgotten_description import describe
 from .forgotten_rules import (AIMED, ARMOUR, COVER_LEVEL, DAMAGE_V1_DIE, DIE, KEY, MOVED, NAME, RANGES, SEED,
-                              _damage_v1_given, _v1_need, v1_target)
+                              _damage_v1_given, v1_target)
 from .ownfile import checked
-from .forgotten_words import _cover_level, _damage_mod, _hit_mods, _shooting_notes, _shooting_stages
+from .forgotten_words import _shooting_notes, _shooting_stages, _stats
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "DAMAGE_V1_DIE", "shooting", "shooting_table", "close_combat",
            "v1_target", "TABLES", "MOVED", "RANGES", "ARMOUR", "COVER_LEVEL"]
@@ -66,27 +65,6 @@ def _check_shooting(kw: dict, arrays: bool) -> dict:
     return a
 
 
-def _shooting_tests(a: dict):
-    """The dice of one shot: to hit, to kill, heroic save (fresh, wounded)."""
-    hit_mod = sum(m for m, _ in _hit_mods(a))
-    to_hit = roll_high(np.asarray(a["shoot"]) - hit_mod, DIE)
-    dmod = _damage_mod(a)
-    if a["damage_rule"] == "v2":
-        need = (np.asarray(a["attack_power"]) + ARMOUR[a["armour"]] + _cover_level(a)
-                + (1 if a["kill_on"] == "above" else 0) - dmod)
-        to_kill = roll_high(need, DIE)
-    else:
-        defence = np.asarray(a["defence"]) + int(a["shield"])
-        to_kill = roll_high(np.asarray(_v1_need(a["damage"], defence)) - dmod, DAMAGE_V1_DIE)
-    if a["heroic_save"] is None:
-        saves = None
-    else:
-        # a shocked target unit "Has -1 to all rolls": its heroes' saves too
-        hs = np.asarray(a["heroic_save"]) + int(a["target_shocked"])
-        saves = (roll_high(hs, DIE), roll_high(hs + 1, DIE))
-    return to_hit, to_kill, saves
-
-
 @v.stat_function
 def shooting_table(*, shoot, attack_power, shots=1, models=None, moved="cautious", range="medium",
                    facing_away=False, cover=False, flanked=False, armour="none", cover_level="none",
@@ -104,7 +82,7 @@ def shooting_table(*, shoot, attack_power, shots=1, models=None, moved="cautious
     """
     kw = dict(locals())
     a = _check_shooting(kw, arrays=True)
-    stats = _file_stats(a)
+    stats = _stats(a)
     shape, flat = ownfile.flat_grid({k: stats[k] for k in _GRID if k in stats})
     out = _within_budget(lambda: ownfile.load(KEY).attack_table(**dict(stats, **flat)))
     width = int(np.shape(out["pmf"])[-1])
@@ -151,12 +129,10 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     kw = dict(locals())
     a = _check_shooting(kw, arrays=False)
     method, samples, rng = v.method_args(method, samples, seed)
-    to_hit, to_kill, saves = _shooting_tests(a)
-    stages = _shooting_stages(a, to_hit, to_kill, saves)
-    stages, notes = _shooting_notes(a, stages, saves)
+    stages, notes = _shooting_notes(a, _shooting_stages(a))
     inputs = dict(a, method=method)
     rs = ownfile.load(KEY)
-    stats = _file_stats(a)
+    stats = _stats(a)
     n_shots, models = a["shots"], a["models"]
     if method == "exact":
         o = _within_budget(lambda: rs.attack(**stats))
@@ -184,21 +160,6 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
 
 #: the numbers of the shooting functions that may be arrays (a sweep's axes)
 _GRID = ("shoot", "attack_power", "shots", "damage", "defence", "heroic_save")
-
-
-def _file_stats(a: dict) -> dict:
-    """The checked arguments as the stats of rules/forgotten/shooting.toml, the unit without a size (the
-    function caps the models downed itself, and counts the hits that down nobody without it):
-    no aimed fire is the choice "none", no hero is ``hero = false``."""
-    out = {k: x for k, x in a.items() if k not in ("aimed", "heroic_save", "damage", "defence")}
-    out["models"] = None
-    out["aimed"] = "none" if a["aimed"] is None else a["aimed"]
-    if a["heroic_save"] is not None:
-        out.update(hero=True, heroic_save=a["heroic_save"])
-    for k in ("damage", "defence"):
-        if a[k] is not None:
-            out[k] = a[k]
-    return out
 
 
 def _within_budget(resolve):

@@ -15,22 +15,16 @@ import numpy as np
 
 from .. import pipeline
 from .. import validate as v
-from ..rules.die import DieRoll, roll_high
+from ..rules.die import DieRoll
+from ..rules.mechanisms.two_sided_close_combat import round_of
 from ..rules.plan import readonly
 from ..outcome import Outcome, Stage
 from . import ownfile
 from .ownfile import checked
-from .forgotten_rules import (ARMOUR, DAMAGE_V1_DIE, DIE, DUAL, KEY, _MINUS, _damage_v1_given, _mod_words, _mods,
-                              _ratio, _signed, _v1_need)
+from .forgotten_rules import (ARMOUR, DAMAGE_V1_DIE, DIE, DUAL, KEY, _MINUS, _damage_v1_given, _env, _file_stats,
+                              _mod_words, _mods, _ratio, _signed)
 
 __all__ = ["close_combat", "CC_NOTES"]
-
-def _melee_kill_test(damage_rule, kill_on, phys, bonus, roll_mod, armour, v1_attack, v1_defence) -> DieRoll:
-    """One melee damage die. v2: d10 + ATTACK BONUS + roll_mod - armour > PHYS; v1: d6 table + roll_mod."""
-    if damage_rule == "v2":
-        need = phys + (1 if kill_on == "above" else 0) - bonus - roll_mod + ARMOUR[armour]
-        return roll_high(need, DIE)
-    return roll_high(_v1_need(v1_attack, v1_defence) - roll_mod, DAMAGE_V1_DIE)
 
 
 def _check_cc(kw: dict) -> dict:
@@ -75,35 +69,6 @@ _ATTACKER_DAMAGE = (("power_attack", 2, "power attack"), ("from_rear", 1, "from 
 #: the defender's modifiers to its blocking dice
 _DEFENDER_BLOCK = (("defender_outnumbered", -1, "outnumbered"), ("defender_wounded", -1, "wounded"),
                    ("defender_shocked", -1, "shocked"), ("defender_dual_weapons=hit", -1, "dual weapons, weapon dice"))
-
-
-def _strike(a: dict) -> tuple[DieRoll, int]:
-    """The attacker's damage die (the words of the stage "to kill") and its hit modifier."""
-    att_hit = sum(m for m, _ in _mods(a, _ATTACKER_HIT))
-    v2 = a["damage_rule"] == "v2"
-    strike_phys = a["attacker_phys"] if a["melee_phys"] == "attacker" else a["defender_phys"]
-    strike = _melee_kill_test(a["damage_rule"], a["kill_on"], strike_phys, a["attacker_weapon_bonus"],
-                              sum(m for m, _ in _mods(a, _ATTACKER_DAMAGE)), a["defender_armour"],
-                              None if v2 else a["attacker_damage"] + a["attacker_strength"],
-                              None if v2 else a["defender_defence"])
-    return strike, att_hit
-
-
-def _block_dice(a: dict) -> int:
-    """The defender's blocking dice: its weapon dice and shield when it blocks, the shield's die
-    alone when it counters with ``shield_when_countering``."""
-    if a["response"] == "block":
-        return (2 if a["defender_dual_weapons"] is not None else 1) + int(a["shield"])
-    return int(a["shield_when_countering"])
-
-
-def _saves(stat, shocked: bool = False):
-    """(unwounded, wounded) heroic save tests of a model, or None: d10 >= stat, at -1 when wounded,
-    and a further -1 when shocked (a shock token's "-1 to all rolls")."""
-    if stat is None:
-        return None
-    stat = stat + int(shocked)
-    return roll_high(stat, DIE), roll_high(stat + 1, DIE)
 
 
 #: the notes every close combat relies on: the file's (rules/forgotten/close_combat.toml), those it shows
@@ -154,13 +119,12 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
     rs = ownfile.load(KEY, "close_combat")
     rounds = checked(rs, kw, ("rounds",))["rounds"]
     method, samples, _rng = v.method_args(method, samples, seed)
-    stats = _file_stats(a, rounds)
+    stats = _file_stats(rs, a, rounds=rounds)
     got = rs.fractions(**stats)
     one = got if rounds == 1 else rs.fractions(**dict(stats, rounds=1))
-    stages = _cc_stages(a, 1 - one["passes"]["unblocked"][0], one["effects"]["defender_downed"])
+    first = _cc_stages(a, 1 - one["passes"]["unblocked"][0], one["effects"]["defender_downed"])
+    stages = first if rounds == 1 else _rounds_stage(first, rounds, got["effects"]["defender_downed"])
     notes = rs.notes_at(**stats)
-    if rounds > 1:
-        stages = _rounds_stage(stages, rounds, got["effects"]["defender_downed"])
     inputs = dict(a, rounds=rounds, method=method)
     names = [k for k in got["effects"] if rounds > 1 or k != "rounds_fought"]
     attacks = 1 if rounds == 1 else None
@@ -169,26 +133,16 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
         out = pipeline.exact_outcome(KEY, "close_combat", inputs, np.array([float(1 - down), float(down)]), stages,
                                      {k: float(got["effects"][k]) for k in names}, attacks=attacks, notes=notes,
                                      label="defenders downed")
-        steps = _stage_steps(a)
-        return out.replace(stage_pmfs={name: readonly(got["passes"][step]) for name, step in steps.items()})
+        # each stage of one round counts the passes of a step of the mechanism over the whole fight: "to
+        # kill" those of its kills or, where it stands for the hits that got through downing the defender
+        # (two attack dice, a tough defender), the defender downed
+        simple = a["dual_weapons"] is None and not a["defender_tough"]
+        steps = {"to hit": "hits", "not blocked": "unblocked", "to kill": "kills" if simple else "downed",
+                 "heroic save fails": "unsaved"}
+        return out.replace(stage_pmfs={st.name: readonly(got["passes"][steps[st.name]]) for st in first})
     o = rs.attack(method=method, samples=samples, seed=seed, **stats)
     return ownfile.outcome(o, system=KEY, function="close_combat", inputs=inputs, effects={k: k for k in names},
                            width=2, stages=stages, attacks=attacks, notes=notes)
-
-
-def _file_stats(a: dict, rounds: int) -> dict[str, Any]:
-    """The checked arguments as the stats of rules/forgotten/close_combat.toml: no heroic save is
-    ``*_hero = false``, no dual weapons the choice "none"; a stat the fight does not read (PHYS
-    under damage v1, Damage under v2) keeps the file's default."""
-    out: dict[str, Any] = {"rounds": rounds}
-    for k, x in a.items():
-        if k.endswith("heroic_save"):
-            out[k.removesuffix("_heroic_save") + "_hero"] = x is not None
-        if x is not None:
-            out[k] = x
-    for k in ("dual_weapons", "defender_dual_weapons"):
-        out[k] = "none" if a[k] is None else a[k]
-    return out
 
 
 def _rounds_stage(first: tuple[Stage, ...], rounds: int, p_downed: Fraction) -> tuple[Stage, ...]:
@@ -204,24 +158,6 @@ def _rounds_stage(first: tuple[Stage, ...], rounds: int, p_downed: Fraction) -> 
                   f"is downed or {rounds} rounds are fought, a model wounded in a round at -1 in the next"),)
 
 
-def _stage_steps(a: dict) -> dict[str, str]:
-    """The attacker's stages (as :func:`_cc_stages` names them for one round) -> the step of
-    :data:`~workbench.rules.mechanisms.two_sided_close_combat.STEPS` whose passes they count:
-    the hits, the hits not blocked, then the kills and the kills not saved or, where the stage
-    "to kill" stands for the hits that got through downing the defender (two attack dice, a
-    tough defender), the defender downed."""
-    steps = {"to hit": "hits"}
-    if a["response"] == "block" or a["shield_when_countering"]:
-        steps["not blocked"] = "unblocked"
-    if a["dual_weapons"] is None and not a["defender_tough"]:
-        steps["to kill"] = "kills"
-        if a["defender_heroic_save"] is not None:
-            steps["heroic save fails"] = "unsaved"
-    else:
-        steps["to kill"] = "downed"
-    return steps
-
-
 def _cc_stages(a: dict, p_through: Fraction, p_down: Fraction) -> tuple[Stage, ...]:
     """The steps of one close-combat attack, whose product is exactly
     P(the defender is downed): to hit (at least one attack die), not blocked
@@ -229,13 +165,12 @@ def _cc_stages(a: dict, p_through: Fraction, p_down: Fraction) -> tuple[Stage, .
     damage (the kill roll and the heroic save; with two hits or a tough
     defender, the chance the hits that got through down it). ``p_through``:
     P(one round leaves at least one hit), ``p_down``: P(it downs the defender)."""
-    strike, att_hit = _strike(a)
-    d_saves = _saves(a["defender_heroic_save"], a["defender_shocked"])
-    n_block = _block_dice(a)
-    one = roll_high(a["attacker_cqc"] - att_hit, DIE)
+    rs = ownfile.load(KEY, "close_combat")
+    r = round_of(rs.spec, _env(rs, _file_stats(rs, a)), rs.die)     # the first round's dice, as the file says
+    one, strike, d_saves = DieRoll(r.attack[0]), DieRoll(r.strike), r.defender_saves
+    n_block, dice = len(r.block), len(r.attack)
     mods = _mod_words(_mods(a, _ATTACKER_HIT))
     with_text = (" with " + ", ".join(mods)) if mods else ""
-    dice = 2 if a["dual_weapons"] is not None else 1
     p_die = one.success
     p_any = 1 - (1 - p_die) ** dice
     hit_words = (f"CQC {a['attacker_cqc']}{with_text} {one.describe('d10')}: {_ratio(p_die, DIE)}"
@@ -260,7 +195,7 @@ def _cc_stages(a: dict, p_through: Fraction, p_down: Fraction) -> tuple[Stage, .
                    + f" PHYS {phys} ({a['melee_phys']}'s): {strike.describe('d10')}: {_ratio(strike.success, DIE)}")
     else:
         att = a["attacker_damage"] + a["attacker_strength"]
-        base = _v1_need(att, a["defender_defence"])
+        base = int(r.strike.target)    # the chart's roll, before the modifiers
         kdetail = (f"damage v1: Damage + Strength {att} against Defence {a['defender_defence']} kills on {base}+"
                    + (f" with {', '.join(roll)} on the d6" if roll else "")
                    + f": {strike.describe('d6')}: {_ratio(strike.success, DAMAGE_V1_DIE)}")
@@ -268,7 +203,7 @@ def _cc_stages(a: dict, p_through: Fraction, p_down: Fraction) -> tuple[Stage, .
     if simple:
         stages.append(Stage("to kill", strike.success, kdetail, faces=strike.sides))
         if d_saves is not None:
-            s = d_saves[1 if a["defender_wounded"] else 0].success
+            s = DieRoll(d_saves[1 if a["defender_wounded"] else 0]).success
             minus = [w for on, w in ((a["defender_wounded"], "wounded"), (a["defender_shocked"], "shocked")) if on]
             stages.append(Stage("heroic save fails", 1 - s,
                                 f"heroic save d10 >= {a['defender_heroic_save']}"

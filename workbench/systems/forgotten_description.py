@@ -16,7 +16,7 @@ from ..errors import InputError
 from . import ownfile
 from .description import ProfileField as _Field, Profiles as _Profiles
 from .records import SHOTS as _SHOTS, whole_fields as _whole_fields
-from .forgotten_rules import ARMOUR, KEY, SEED
+from .forgotten_rules import ARMOUR, KEY, SEED, none_options
 
 def _own(part: str, name: str, none: str | None = "not used") -> Control:
     """The control of the stat ``name`` of the file ``part`` for a function that takes None for it,
@@ -26,8 +26,7 @@ def _own(part: str, name: str, none: str | None = "not used") -> Control:
     rs = ownfile.load(KEY, part)
     stat = rs.stat(name)
     if stat.kind == "choice":
-        return _dropdown(name, None, tuple(None if o == "none" else o for o, _ in stat.options), stat.label, stat.help,
-                         words=dict(rs.view.words.get(name, ())))
+        return _dropdown(name, None, none_options(stat), stat.label, stat.help, words=dict(rs.view.words.get(name, ())))
     return _optional(name, None if none else stat.default, 1, 12, stat.label,
                      stat.help + (f"; the leftmost notch means {none}" if none else ""))
 

@@ -1,7 +1,8 @@
 """The Forgotten: the rule pieces its shooting (:mod:`workbench.systems.forgotten`)
-and its close combat (:mod:`workbench.systems.forgotten_cc`) share: the dice,
-the stat ranges, the damage v1 table; and the names and tables its description
-(:mod:`workbench.systems.forgotten_description`) reads. Seed 002, RULES.md section 2.
+and its close combat (:mod:`workbench.systems.forgotten_cc`) share: the dice, the
+choices they take None for, their arguments as the files' stats, the damage v1 table;
+and the names and tables its description (:mod:`workbench.systems.forgotten_description`)
+reads. Seed 002, RULES.md section 2.
 """
 from __future__ import annotations
 
@@ -23,14 +24,43 @@ DAMAGE_V1_DIE = 6
 #: the kill roll, each choice -> its number, as rules/forgotten/shooting.toml states them
 ARMOUR, MOVED, RANGES, COVER_LEVEL = (dict(_FILE.stat(k).options)
                                       for k in ("armour", "moved", "range", "cover_level"))
-#: aimed fire: none, +1 to hit or +1 to the kill roll
-AIMED = (None, "hit", "damage")
-DUAL = (None, "hit", "damage")
 
-STAT_RANGE = (_FILE.stat("shoot").min, _FILE.stat("shoot").max)      # SHOOT, CQC, PHYS, ATTACK POWER, heroic save stat
-V1_RANGE = (_FILE.stat("damage").min, _FILE.stat("damage").max)       # Damage, Defence, Strength
+
+def none_options(stat) -> tuple:
+    """The options of the file's choice ``stat`` as the functions take them: None for its "none"."""
+    return tuple(None if o == "none" else o for o, _ in stat.options)
+
+
+#: aimed fire (none, +1 to hit or +1 to the kill roll) and close combat's second weapons (none, -1 to hit
+#: or -1 to damage), as the functions take them
+AIMED = none_options(_FILE.stat("aimed"))
+DUAL = none_options(ownfile.load(KEY, "close_combat").stat("dual_weapons"))
 
 _MINUS = "\u2212"
+
+
+def _file_stats(rs, a: dict, **more) -> dict:
+    """The checked arguments ``a`` as the stats of the file ``rs`` (with ``more``): a heroic save of
+    None is the file's hero switch off (``hero``, ``attacker_hero``, ...), a choice of None its option
+    "none", and a number of None (not used) keeps the file's default."""
+    out: dict = {}
+    for k, x in a.items():
+        if k.endswith("heroic_save"):
+            out[k.removesuffix("heroic_save") + "hero"] = x is not None
+        if x is not None or rs.stat(k).kind == "choice":
+            out[k] = "none" if x is None else x
+    return dict(out, **more)
+
+
+def _env(rs, stats: dict) -> dict:
+    """The numbers the expressions of the file ``rs`` read at its ``stats`` (missing ones at their
+    defaults; an optional stat of none is left out, as the engine leaves it)."""
+    out = {}
+    for s in rs.stats:
+        x = stats.get(s.name, s.default)
+        if x is not None:
+            out[s.name] = s.value_of(x)
+    return out
 
 
 def _signed(x: int) -> str:
@@ -77,7 +107,7 @@ def _damage_v1_given(rs, kw: dict, a: dict, names: tuple[str, ...], needed, v1_w
 
 
 #: the attack (weapon Damage, + Strength in melee) and Defence (+1 shield) v1_target accepts
-V1_TABLE_RANGE = (1, 2 * V1_RANGE[1])
+V1_TABLE_RANGE = (1, 2 * _FILE.stat("damage").max)
 
 
 @v.stat_function
@@ -97,12 +127,6 @@ def v1_target(attack, defence):
     except ValueError:
         raise InputError("defence", f"an array of the same shape as attack {np.shape(attack)} "
                          "(or one that broadcasts with it)", defence) from None
-    return _v1_need(attack, defence)
-
-
-def _v1_need(attack, defence):
-    """:func:`v1_target` without the argument checks (the rule code's own values)."""
-    a = np.asarray(attack)
-    d = np.asarray(defence)
-    out = np.select([d >= 2 * a, d > a, d == a, a >= 2 * d], [6, 5, 4, 2], default=3)
+    out = np.select([defence >= 2 * attack, defence > attack, defence == attack, attack >= 2 * defence], [6, 5, 4, 2],
+                    default=3)
     return int(out) if out.ndim == 0 else out

@@ -84,20 +84,15 @@ class Fight:
 # once, at the end.
 @functools.lru_cache(maxsize=4096)
 def _faces_passed(key: tuple) -> tuple[bool, ...]:
-    """Per natural face of a die (no re-roll): does it pass (a success or a critical)?"""
+    """Per natural face of a die (the mechanism's dice are rolled once: no re-roll, no long shot):
+    does it pass (a success or a critical)?"""
     die = StageDie(*key)
     return tuple(bool(x) for x in np.isin(die.classify(np.arange(1, die.sides + 1)), (SUCCESS, CRITICAL)))
 
 
-@functools.lru_cache(maxsize=4096)
-def _chance(key: tuple) -> tuple[int, int]:
-    """(rolls that pass, rolls): a die's chance to pass, re-rolls and long shots counted."""
-    counts, denom = StageDie(*key).counts()
-    return int(counts[SUCCESS]) + int(counts[CRITICAL]), int(denom)
-
-
 def _p(die: StageDie) -> tuple[int, int]:
-    return _chance(die.key)
+    """(faces that pass, faces): a die's chance to pass."""
+    return sum(_faces_passed(die.key)), die.sides
 
 
 def _add(dist: dict, key, n: int) -> None:
@@ -107,15 +102,8 @@ def _add(dist: dict, key, n: int) -> None:
 
 def _count(dice) -> tuple[dict[int, int], int]:
     """P(k of ``dice`` succeed), each die on its own roll: (numerators by k, denominator)."""
-    dist, den = {0: 1}, 1
-    for die in dice:
-        c, s = _p(die)
-        nxt: dict = {}
-        for k, q in dist.items():
-            _add(nxt, k + 1, q * c)
-            _add(nxt, k, q * (s - c))
-        dist, den = nxt, den * s
-    return dist, den
+    both, den = _pairs(dice, dice)
+    return {c: q for (c, _), q in both.items()}, den
 
 
 def _pairs(dice, hurt) -> tuple[dict[tuple[int, int], int], int]:
