@@ -18,8 +18,7 @@ from ..outcome import Outcome
 from . import ownfile
 from .records import Mode, Sides
 from .ownfile import keyed, listed, resolve
-from .changes_rules import (KEY, MAX_DICE, MAX_UNITS, NOTE_GTG, NOTE_HIT, NOTE_ONE_MARKER, NOTE_SIMULTANEOUS,
-                            NOTE_WOUND, NOTE_WOUNDS, _aim, _checked, _flag_notes, _int, _shooting_stages, _shot_notes)
+from .changes_rules import KEY, MAX_DICE, MAX_UNITS, NOTE_ONE_MARKER, _aim, _checked, _int, _shooting_stages
 
 __all__ = ["volley", "volley_mode", "volley_call", "ATTACKER_KEYS", "ATTACKER_REQUIRED", "VOLLEY_UNITS"]
 
@@ -31,6 +30,11 @@ _ATTACKER_DEFAULTS = dict(shots=1, weapon="light", action="aimed", firer_gone_to
 #: the target's arguments, checked in this order (the unit's size is required)
 _TARGET_CHECKS = ("t", "sv", "inv", "cover", "models", "wounds", "go_to_ground", "evading",
                   "natural_12_always_succeeds", "natural_1_always_fails", "firer_cover_rule", "heavy_shot")
+#: the note only a volley relies on (the others are the shooting file's, for the stats of each unit)
+NOTE_SIMULTANEOUS = ("Simultaneous allocation: every attacking unit is declared before any die is "
+                     "rolled and casualties are removed only at step 8 of the phase, so wounds "
+                     "beyond those needed to destroy the unit are wasted and the target returns "
+                     "fire with all its models (effects['return_fire_models']).")
 
 
 def _check_action(weapon, action, evading, firer_gone_to_ground, field):
@@ -60,8 +64,8 @@ def _attacker(i: int, a: Any, target: dict):
 
 def _volley_setup(attackers, given: dict):
     """Check a volley's ``attackers`` and the target's arguments of ``given``: (the units, the stages (when
-    every unit's are the same), the notes, the shots in all, the inputs (without the method), and each unit's
-    BS penalty and the target's cover against it)."""
+    every unit's are the same), each unit's stages in a note, the shots in all, the inputs (without the
+    method), and each unit's BS penalty and the target's cover against it)."""
     target = _checked(given, _TARGET_CHECKS, optional=(), whole=_int)
     if target["go_to_ground"] and target["evading"]:
         raise InputError("go_to_ground", "False with evading=True", target["go_to_ground"],
@@ -69,7 +73,7 @@ def _volley_setup(attackers, given: dict):
     listed("attackers", attackers, "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action")
     if len(attackers) > MAX_UNITS:
         raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
-    units, per_unit_stages, placed, notes = [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
+    units, per_unit_stages, placed, notes = [], [], [], []
     for i, a in enumerate(attackers):
         unit, penalty, c = _attacker(i, a, target)
         st = _shooting_stages(dict(target, **unit), c, penalty)
@@ -80,9 +84,6 @@ def _volley_setup(attackers, given: dict):
         notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
                      "; ".join(f"{s.name} {s.detail}: {s.probability}" for s in st) +
                      f"; per shot {per} ({percent(per)})")
-        notes += [n for n in _shot_notes(unit, target["heavy_shot"], target["firer_cover_rule"]) if n not in notes]
-    notes += ([NOTE_GTG] if target["go_to_ground"] else []) + [NOTE_WOUND]
-    notes += [NOTE_WOUNDS] if target["wounds"] > 1 else []
     same = all([s.probability for s in st] == [s.probability for s in per_unit_stages[0]]
                for st in per_unit_stages)
     total_shots = sum(u["shots"] for u in units)
@@ -90,8 +91,7 @@ def _volley_setup(attackers, given: dict):
         raise InputError("attackers", f"{MAX_DICE:,} shots or fewer in all", f"{total_shots:,} shots",
                          "the documented limit of dice per resolution")
     inputs = dict(attackers=tuple(dict(u) for u in units), **target)
-    notes_all = tuple(notes) + _flag_notes(target["natural_12_always_succeeds"], target["natural_1_always_fails"])
-    return units, per_unit_stages[0] if same else (), notes_all, total_shots, inputs, placed
+    return units, per_unit_stages[0] if same else (), tuple(notes), total_shots, inputs, placed
 
 
 @v.stat_function
@@ -114,7 +114,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     unit may only have one status marker"). The numbers come from the
     ``[volley]`` of ``rules/changes/shooting.toml`` (each unit a profile, the target's stats shared).
     """
-    units, stages, all_notes, total_shots, inputs, _ = _volley_setup(attackers, locals())
+    units, stages, unit_notes, total_shots, inputs, _ = _volley_setup(attackers, locals())
     models = inputs["models"]
     method, samples, rng = v.method_args(method, samples, seed)
     shared = {k: x for k, x in inputs.items() if k != "attackers"}
@@ -122,7 +122,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     inputs = dict(attackers=inputs["attackers"], **recorded)
     names = dict(_VOLLEY_EFFECTS, **{f"unsaved_wounds[{i}]": f"unsaved_wounds[{i}]" for i in range(len(units))})
     o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names, width=models + 1,
-                        stages=stages, attacks=total_shots, notes=all_notes)
+                        stages=stages, attacks=total_shots, notes=(NOTE_SIMULTANEOUS, *o.notes, *unit_notes))
     # the target fires back with every model (casualties are removed at step 8); what would be left standing
     effects = dict(o.effects, return_fire_models=models, surviving_models=models - o.mean)
     if method == "exact":
