@@ -23,7 +23,7 @@ from workbench.outcome import Outcome
 # volley's and dice rolling below are the hand-written resolver's
 from workbench.systems import ownfile
 from workbench.systems.changes import DIE, KEY, MELEE_PART, _melee_setup, _melee_stages, _shooting_setup
-from workbench.systems.changes_rules import _shooting_stages, _shooting_targets
+from workbench.systems.changes_rules import _aim, _shooting_stages, _shooting_targets
 from workbench.systems.changes_volley import NOTE_SIMULTANEOUS, _volley_setup
 
 
@@ -189,7 +189,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
            method="exact", samples=100_000, seed=0) -> Outcome:
     """The hand-written volley: each unit's binomial of unsaved wounds convolved, then the simultaneous
     fold (the module's argument checks, stages and notes; its own tests, binomials, fold and dice)."""
-    units, stages, unit_notes, total_shots, inputs, placed = _volley_setup(attackers, locals())
+    units, stages, unit_notes, total_shots, inputs = _volley_setup(attackers, locals())
     method, samples, rng = v.method_args(method, samples, seed)
     # the shooting file's notes that hold for one of the units at this target
     rs = ownfile.load(KEY)
@@ -200,9 +200,11 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     n12, n1 = inputs["natural_12_always_succeeds"], inputs["natural_1_always_fails"]
     models, wounds = inputs["models"], inputs["wounds"]
     need = models * wounds
-    tests = [[_test(int(x), n12, n1) for x in _shooting_targets(u["bs"] + penalty, c, inputs["inv"], u["ap"],
-                                                                 inputs["sv"], u["s"], inputs["t"])]
-             for u, (penalty, c) in zip(units, placed)]
+    tests = []
+    for u in units:
+        penalty, c = _aim(u, inputs["cover"], inputs["go_to_ground"], inputs["firer_cover_rule"], inputs["heavy_shot"])
+        tests.append([_test(int(x), n12, n1) for x in _shooting_targets(u["bs"] + penalty, c, inputs["inv"], u["ap"],
+                                                                         inputs["sv"], u["s"], inputs["t"])])
 
     if method == "exact":
         total = np.ones(1)

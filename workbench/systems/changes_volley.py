@@ -18,7 +18,7 @@ from ..outcome import Outcome
 from . import ownfile
 from .records import Mode, Sides
 from .ownfile import keyed, listed, resolve
-from .changes_rules import KEY, MAX_DICE, MAX_UNITS, NOTE_ONE_MARKER, _aim, _checked, _int, _shooting_stages
+from .changes_rules import KEY, MAX_DICE, MAX_UNITS, NOTE_ONE_MARKER, ROLL_STAT, _aim, _checked, _int, _shooting_stages
 
 __all__ = ["volley", "volley_mode", "volley_call", "ATTACKER_KEYS", "ATTACKER_REQUIRED", "VOLLEY_UNITS"]
 
@@ -37,26 +37,28 @@ NOTE_SIMULTANEOUS = ("Simultaneous allocation: every attacking unit is declared 
                      "fire with all its models (effects['return_fire_models']).")
 
 
-def _check_action(weapon, action, evading, firer_gone_to_ground, field):
-    """A unit's action refused as the file's [[forbid]] refuse it, in the words of a volley's unit."""
-    if weapon == "heavy" and action == "snap":
-        raise InputError(field, "'shot' or 'aimed' for a heavy weapon", action,
-                         "a SNAP SHOT fires light weapons only")
-    if evading and action != "snap":
-        raise InputError(field, "'snap' at an EVADING target (evading=True)", action,
-                         "enemy units can only fire at an EVADING unit with SNAP SHOTS")
-    if firer_gone_to_ground and action != "snap":
-        raise InputError(field, "'snap' for a firer gone to ground (firer_gone_to_ground=True)",
-                         action, "a unit with a GO TO GROUND marker may only make SNAP SHOTS")
+#: what a unit's action must be where the shooting file's first three [[forbid]] refuse it (the fourth, one
+#: status marker, is the target's: :func:`_volley_setup`)
+_ACTION_EXPECTED = ("'shot' or 'aimed' for a heavy weapon", "'snap' at an EVADING target (evading=True)",
+                    "'snap' for a firer gone to ground (firer_gone_to_ground=True)")
+
+
+def _check_action(stats: dict, field: str):
+    """A unit's action refused where the shooting file's [[forbid]] refuse it, with its message, in the words
+    of a volley's unit."""
+    rs = ownfile.load(KEY)
+    for forbid, expected in zip(rs.forbids, _ACTION_EXPECTED):
+        if forbid.when.scalar({k: rs.stat(k).value_of(stats[k]) for k in forbid.when.names}):
+            raise InputError(field, expected, stats["action"], forbid.message)
 
 
 def _attacker(i: int, a: Any, target: dict):
-    """Attacker ``i`` checked, its BS penalty and the target's cover against it."""
+    """Attacker ``i`` checked, its BS penalty and the target's cover against it (for its stages' words)."""
     where = f"attackers[{i}]"
     keyed(where, a, ATTACKER_KEYS, "a dict with keys bs, s, ap (and optionally shots, weapon, action)",
-          dict.fromkeys(ATTACKER_REQUIRED, "a whole number from 1 to 13"), any_case=True)
+          dict.fromkeys(ATTACKER_REQUIRED, "a whole number from {} to {}".format(*ROLL_STAT)), any_case=True)
     out = _checked({**_ATTACKER_DEFAULTS, **a}, ATTACKER_KEYS, where=f"{where}.", whole=_int)
-    _check_action(out["weapon"], out["action"], target["evading"], out["firer_gone_to_ground"], f"{where}.action")
+    _check_action(dict(target, **out), f"{where}.action")
     penalty, cover = _aim(out, target["cover"], target["go_to_ground"], target["firer_cover_rule"],
                           target["heavy_shot"])
     return out, penalty, int(cover)
@@ -65,7 +67,7 @@ def _attacker(i: int, a: Any, target: dict):
 def _volley_setup(attackers, given: dict):
     """Check a volley's ``attackers`` and the target's arguments of ``given``: (the units, the stages (when
     every unit's are the same), each unit's stages in a note, the shots in all, the inputs (without the
-    method), and each unit's BS penalty and the target's cover against it)."""
+    method))."""
     target = _checked(given, _TARGET_CHECKS, optional=(), whole=_int)
     if target["go_to_ground"] and target["evading"]:
         raise InputError("go_to_ground", "False with evading=True", target["go_to_ground"],
@@ -73,12 +75,11 @@ def _volley_setup(attackers, given: dict):
     listed("attackers", attackers, "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action")
     if len(attackers) > MAX_UNITS:
         raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
-    units, per_unit_stages, placed, notes = [], [], [], []
+    units, per_unit_stages, notes = [], [], []
     for i, a in enumerate(attackers):
         unit, penalty, c = _attacker(i, a, target)
         st = _shooting_stages(dict(target, **unit), c, penalty)
         units.append(unit)
-        placed.append((penalty, c))
         per_unit_stages.append(st)
         per = st[0].probability * st[1].probability * st[2].probability
         notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
@@ -91,7 +92,7 @@ def _volley_setup(attackers, given: dict):
         raise InputError("attackers", f"{MAX_DICE:,} shots or fewer in all", f"{total_shots:,} shots",
                          "the documented limit of dice per resolution")
     inputs = dict(attackers=tuple(dict(u) for u in units), **target)
-    return units, per_unit_stages[0] if same else (), tuple(notes), total_shots, inputs, placed
+    return units, per_unit_stages[0] if same else (), tuple(notes), total_shots, inputs
 
 
 @v.stat_function
@@ -114,7 +115,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     unit may only have one status marker"). The numbers come from the
     ``[volley]`` of ``rules/changes/shooting.toml`` (each unit a profile, the target's stats shared).
     """
-    units, stages, unit_notes, total_shots, inputs, _ = _volley_setup(attackers, locals())
+    units, stages, unit_notes, total_shots, inputs = _volley_setup(attackers, locals())
     models = inputs["models"]
     method, samples, rng = v.method_args(method, samples, seed)
     shared = {k: x for k, x in inputs.items() if k != "attackers"}
