@@ -143,17 +143,6 @@ VOLLEY_UNITS = 3
 #: each unit's starting values on the volley dashboard (the others: the shooting file's defaults)
 _UNIT_DEFAULTS: dict[int, dict[str, Any]] = {1: dict(shots=5), 2: dict(s=4, ap=4, shots=3, weapon="heavy"),
                                              3: dict(shots=5)}
-#: a unit's controls: the shooting file's stat -> (label, help) with {i} the unit's number
-_UNIT_WORDS = {
-    "bs": ("unit {i} BS (roll needed)", "unit {i} hits on a D12 roll of this or more (lower is better)"),
-    "s": ("unit {i} S (roll needed)", "unit {i}'s weapon strength"),
-    "ap": ("unit {i} AP (roll needed)", "unit {i}'s armour piercing"),
-    "shots": ("unit {i} shots", "dice unit {i} rolls to hit"),
-    "weapon": ("unit {i} weapon", "light or heavy weapon"),
-    "action": ("unit {i} action", "snap, shot or aimed"),
-    "firer_gone_to_ground": ("unit {i} gone to ground", "unit {i} has gone to ground: snap shots only"),
-    "firer_cover": ("unit {i} cover", "unit {i}'s own cover"),
-}
 #: the target's controls that read differently when several units fire
 _TARGET_WORDS = {"cover": "the target's cover, added to every unit's BS roll needed",
                  "models": "the target unit's size"}
@@ -185,10 +174,10 @@ def volley_mode(shooting: Mode) -> Mode:
     which a rule file's dashboard of one profile has no words for; the target's size is a plain
     slider, as :func:`volley` needs one."""
     by_name = {c.name: c for c in shooting.controls}
-    units = tuple(
-        dataclasses.replace(by_name[k], name=f"u{i}_{k}", label=label.format(i=i), help=help_.format(i=i),
-                            default=_UNIT_DEFAULTS[i].get(k, by_name[k].default))
-        for i in range(1, VOLLEY_UNITS + 1) for k, (label, help_) in _UNIT_WORDS.items())
+    units = tuple(  # each unit's profile: the shooting file's controls, said of unit i
+        dataclasses.replace(by_name[k], name=f"u{i}_{k}", label=f"unit {i} {by_name[k].label}",
+                            help=f"unit {i}: {by_name[k].help}", default=_UNIT_DEFAULTS[i].get(k, by_name[k].default))
+        for i in range(1, VOLLEY_UNITS + 1) for k in ATTACKER_KEYS)
     target = tuple(dataclasses.replace(by_name[k], help=_TARGET_WORDS.get(k, by_name[k].help),
                                        kind="int" if k == "models" else by_name[k].kind) for k in _TARGET)
     count = Control("units", "int", 2, 1, VOLLEY_UNITS, label="firing units",
