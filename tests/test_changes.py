@@ -613,6 +613,33 @@ def test_heavy_shot_reading_switch(rule, bs, cover, inv):
     assert tab["effects"]["unsaved_wounds"][0] == pytest.approx(float(out.per_attack), abs=TOL)
 
 
+def test_notes_are_the_files_under_their_conditions():
+    """The interpretations an outcome relies on are the rule files' notes, each shown only where its
+    condition holds: the heavy shot's reading in force (not the other), the target and the firer gone
+    to ground, Furious Charge, the natural 12 / 1 variants; a volley shows a note one of its units needs."""
+    def has(o, *words):
+        return [any(w in n for n in o.notes) for w in words]
+    plain = changes.shooting(bs=5, s=5, ap=5)
+    assert has(plain, "Ballistic Skill vs Cover or Invulnerable", "8+ roll", "wounds left on a damaged model") == \
+        [True, True, True]
+    assert has(plain, "U+4", "gone to ground", "natural 12 passes", "natural 1 fails") == [False] * 4
+    heavy = changes.shooting(bs=5, s=5, ap=5, weapon="heavy", action="shot")
+    flat = changes.shooting(bs=5, s=5, ap=5, weapon="heavy", action="shot", heavy_shot="flat_4")
+    assert has(heavy, "+4 penalty", "flat 4+ (the reading") == [True, False]
+    assert has(flat, "+4 penalty", "flat 4+ (the reading") == [False, True]
+    assert has(changes.shooting(bs=5, s=5, ap=5, weapon="heavy", action="aimed"), "U+4") == [False]
+    gtg = changes.shooting(bs=5, s=5, ap=5, go_to_ground=True, natural_12_always_succeeds=True)
+    assert has(gtg, "target has gone to ground", "firer has gone to ground", "natural 12 passes", "natural 1 fails") == \
+        [True, False, True, False]
+    melee = changes.melee(ws=5, s=5, ap=5, natural_1_always_fails=True)
+    assert has(melee, "Weapons Skill vs Dodge or Invulnerable", "Furious Charge", "natural 1 fails") == [True, False, True]
+    assert has(changes.melee(ws=5, s=5, ap=5, furious_charge=True), "Furious Charge") == [True]
+    v = changes.volley([dict(bs=5, s=5, ap=5), dict(bs=5, s=5, ap=5, weapon="heavy", action="shot")], models=3)
+    assert v.notes[0].startswith("Simultaneous allocation") and has(v, "+4 penalty", "flat 4+ (the reading") == \
+        [True, False]
+    assert has(changes.leadership(5, natural_12_always_succeeds=True), "natural 12 passes", "natural 1 fails") == [True, False]
+
+
 @pytest.mark.parametrize("kw", [dict(shots=1030), dict(shots=10_000, models=10_000, wounds=3)])
 def test_ten_thousand_dice_are_computed(kw):
     """Up to the documented 10,000 dice: no OverflowError from the binomial

@@ -18,12 +18,13 @@ from workbench import validate as v
 from .dice import RollHigh, rates
 from workbench.outcome import Outcome
 
-# the argument checks, target numbers, words and notes are the module's own (tested on their own in
-# tests/test_changes.py); the rates, binomials, the fold of wounds into models removed, the volley's and dice
-# rolling below are the hand-written resolver's
-from workbench.systems.changes import DIE, KEY, _flag_notes, _melee_setup, _melee_stages, _shooting_setup
-from workbench.systems.changes_rules import _shooting_stages, _shooting_targets, _unit_notes
-from workbench.systems.changes_volley import _volley_setup
+# the argument checks, target numbers and words are the module's own, the notes the rule files' (tested on
+# their own in tests/test_changes.py); the rates, binomials, the fold of wounds into models removed, the
+# volley's and dice rolling below are the hand-written resolver's
+from workbench.systems import ownfile
+from workbench.systems.changes import DIE, KEY, MELEE_PART, _melee_setup, _melee_stages, _shooting_setup
+from workbench.systems.changes_rules import _aim, _shooting_stages, _shooting_targets
+from workbench.systems.changes_volley import NOTE_SIMULTANEOUS, _volley_setup
 
 
 def _removal(pmf_w: np.ndarray, wounds, models):
@@ -107,7 +108,7 @@ def shooting_table(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None
                    firer_gone_to_ground=False, firer_cover=0, natural_12_always_succeeds=False,
                    natural_1_always_fails=False, firer_cover_rule="same", heavy_shot="bs_plus_4") -> dict:
     """The hand-written vectorised shooting."""
-    args, _notes, penalty, eff_cover = _shooting_setup(locals(), table=True)
+    args, penalty, eff_cover = _shooting_setup(locals(), table=True)
     return _core(args, args["bs"] + penalty, eff_cover)
 
 
@@ -144,12 +145,11 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
              firer_cover_rule="same", heavy_shot="bs_plus_4",
              method="exact", samples=100_000, seed=0) -> Outcome:
     """The hand-written shooting: exact (binomial, then the fold) or sampled (every die rolled)."""
-    args, notes, penalty, eff_cover = _shooting_setup(locals())
+    args, penalty, eff_cover = _shooting_setup(locals())
     method, samples, rng = v.method_args(method, samples, seed)
     eff_cover = int(eff_cover)
     stages = _shooting_stages(args, eff_cover, penalty)
-    notes = tuple(notes + _unit_notes(args)) + _flag_notes(args["natural_12_always_succeeds"],
-                                                          args["natural_1_always_fails"])
+    notes = ownfile.load(KEY).notes_at(**args)
     inputs = dict(args, method=method)
     if method == "exact":
         out = _core(args, args["bs"] + penalty, eff_cover)
@@ -189,15 +189,22 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
            method="exact", samples=100_000, seed=0) -> Outcome:
     """The hand-written volley: each unit's binomial of unsaved wounds convolved, then the simultaneous
     fold (the module's argument checks, stages and notes; its own tests, binomials, fold and dice)."""
-    units, stages, all_notes, total_shots, inputs, placed = _volley_setup(attackers, locals())
+    units, stages, unit_notes, total_shots, inputs = _volley_setup(attackers, locals())
     method, samples, rng = v.method_args(method, samples, seed)
+    # the shooting file's notes that hold for one of the units at this target
+    rs = ownfile.load(KEY)
+    shared = {k: x for k, x in inputs.items() if k != "attackers"}
+    all_notes = (NOTE_SIMULTANEOUS, *rs.notes_for(*(rs._check(dict(shared, **u), arrays=False)[1] for u in units)),
+                 *unit_notes)
     inputs["method"] = method
     n12, n1 = inputs["natural_12_always_succeeds"], inputs["natural_1_always_fails"]
     models, wounds = inputs["models"], inputs["wounds"]
     need = models * wounds
-    tests = [[_test(int(x), n12, n1) for x in _shooting_targets(u["bs"] + penalty, c, inputs["inv"], u["ap"],
-                                                                 inputs["sv"], u["s"], inputs["t"])]
-             for u, (penalty, c) in zip(units, placed)]
+    tests = []
+    for u in units:
+        penalty, c = _aim(u, inputs["cover"], inputs["go_to_ground"], inputs["firer_cover_rule"], inputs["heavy_shot"])
+        tests.append([_test(int(x), n12, n1) for x in _shooting_targets(u["bs"] + penalty, c, inputs["inv"], u["ap"],
+                                                                         inputs["sv"], u["s"], inputs["t"])])
 
     if method == "exact":
         total = np.ones(1)
@@ -246,7 +253,7 @@ def melee_table(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wou
                 furious_charge=False, charging_models=1, blocked=False,
                 natural_12_always_succeeds=False, natural_1_always_fails=False) -> dict:
     """The hand-written vectorised melee."""
-    args, free, _ = _melee_setup(locals(), table=True)
+    args, free = _melee_setup(locals(), table=True)
     return _melee_core(args, free)
 
 
@@ -255,11 +262,11 @@ def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
           natural_12_always_succeeds=False, natural_1_always_fails=False,
           method="exact", samples=100_000, seed=0) -> Outcome:
     """The hand-written melee: its own rates and binomials (exact) or dice (sampled)."""
-    args, free, notes = _melee_setup(locals())
+    args, free = _melee_setup(locals())
     method, samples, rng = v.method_args(method, samples, seed)
     n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
     stages = _melee_stages(args)
-    notes = tuple(notes + _unit_notes(args)) + _flag_notes(n12, n1)
+    notes = ownfile.load(KEY, MELEE_PART).notes_at(**args)
     n = args["attacks"] + free
     inputs = dict(args, method=method)
     if method == "exact":

@@ -26,10 +26,9 @@ from . import ownfile
 from .changes_distances import (ACTION_DISTANCES, action_distance, charge_distance, distance_pmf, move_distance,
                                 reach_probability)
 from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
-                            MAX_MODELS, MAX_WOUNDS, MODIFIER, NAME, NOTE_FURIOUS, NOTE_HIT, NOTE_MELEE_HIT, NOTE_WOUND,
-                            ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _against, _aim, _checked, _flag_notes,
-                            _flags, _int, _mod, _one_test, _shooting_stages, _shot_notes, _stage, _stages,
-                            _test, _unit_notes, _width, test)
+                            MAX_MODELS, MAX_WOUNDS, MODIFIER, NAME, ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS,
+                            _against, _aim, _checked, _flag_notes, _flags, _int, _mod, _one_test, _shooting_stages,
+                            _stage, _stages, _test, _width, test)
 from .changes_volley import volley, volley_mode
 from .records import ProfileField, Profiles
 from .ownfile import grid_table, resolve
@@ -69,13 +68,11 @@ def _checked_args(part, given: Mapping[str, Any], table: bool) -> dict:
 
 
 def _shooting_setup(given: Mapping[str, Any], table: bool = False):
-    """Shooting's arguments checked: ``(args, notes, BS penalty, the target's cover)``; the forbidden
+    """Shooting's arguments checked: ``(args, BS penalty, the target's cover)``; the forbidden
     combinations are the file's [[forbid]], refused as it resolves."""
     args = _checked_args(None, given, table)
     penalty, eff_cover = _aim(args, args["cover"], args["go_to_ground"], args["firer_cover_rule"], args["heavy_shot"])
-    notes = [NOTE_HIT, *_shot_notes(args, args["heavy_shot"], args["firer_cover_rule"], args["go_to_ground"]),
-             NOTE_WOUND]
-    return args, notes, penalty, eff_cover
+    return args, penalty, eff_cover
 
 
 def _effects(args) -> dict:
@@ -106,16 +103,14 @@ def _table(part, args, n) -> dict:
                       _width(n, args["models"], args["wounds"]), "shots / attacks")
 
 
-def _outcome(part, function, args, stages, notes, n, method, samples, seed) -> tuple[Outcome, str]:
+def _outcome(part, function, args, stages, n, method, samples, seed) -> tuple[Outcome, str]:
     """The Outcome of ``function`` through the rule folder's ``part`` (None: shooting) at ``n`` dice, with
-    its own stages and notes, and the method checked."""
+    its own stages and the file's notes, and the method checked."""
     method, samples, rng = v.method_args(method, samples, seed)
-    notes = tuple(notes + _unit_notes(args)) + _flag_notes(args["natural_12_always_succeeds"],
-                                                          args["natural_1_always_fails"])
     o, inputs = resolve(ownfile.load(KEY, part).attack, args, method, samples, rng)
     return ownfile.outcome(o, system=KEY, function=function, inputs=inputs, effects=_effects(args),
                            width=_width(n, args["models"], args["wounds"]), stages=stages, attacks=n,
-                           notes=notes), method
+                           notes=o.notes), method
 
 
 @v.stat_function
@@ -141,20 +136,20 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     with ``models``, ``wasted_wounds`` (expected wounds beyond models x W) and
     ``destroyed`` (probability).
     """
-    args, notes, penalty, eff_cover = _shooting_setup(locals())
+    args, penalty, eff_cover = _shooting_setup(locals())
     stages = _shooting_stages(args, eff_cover, penalty)
-    return _outcome(None, "shooting", args, stages, notes, args["shots"], method, samples, seed)[0]
+    return _outcome(None, "shooting", args, stages, args["shots"], method, samples, seed)[0]
 
 
 # -- melee ---------------------------------------------------------------------
 def _melee_setup(given: Mapping[str, Any], table: bool = False):
-    """Melee's arguments checked: ``(args, Furious Charge's free attacks, notes)``."""
+    """Melee's arguments checked: ``(args, Furious Charge's free attacks)``."""
     args = _checked_args(MELEE_PART, given, table)
     free = args["charging_models"] if (args["furious_charge"] and not args["blocked"]) else 0
     if np.max(args["attacks"] + free) > MAX_DICE:
         raise InputError("attacks", f"{MAX_DICE:,} attacks or fewer with Furious Charge's free attacks",
                          f"{int(np.max(args['attacks'] + free)):,} attacks", "the documented limit of dice per resolution")
-    return args, free, [NOTE_MELEE_HIT, NOTE_WOUND] + ([NOTE_FURIOUS] if args["furious_charge"] else [])
+    return args, free
 
 
 def _with_free(effects: Mapping[str, Any], free, shape) -> dict:
@@ -172,7 +167,7 @@ def melee_table(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wou
     :func:`shooting_table`, plus ``free_attacks``. The numbers come from the
     system's melee rule file, ``rules/changes/melee.toml``.
     """
-    args, free, _ = _melee_setup(locals(), table=True)
+    args, free = _melee_setup(locals(), table=True)
     got = _table(MELEE_PART, args, args["attacks"] + free)
     got["effects"] = _with_free(got["effects"], free, got["pmf"].shape[:-1])
     return got
@@ -194,9 +189,9 @@ def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
 
     The numbers come from the system's melee rule file, ``rules/changes/melee.toml``.
     """
-    args, free, notes = _melee_setup(locals())
-    o, method = _outcome(MELEE_PART, "melee", args, _melee_stages(args), notes, args["attacks"] + free, method,
-                         samples, seed)
+    args, free = _melee_setup(locals())
+    o, method = _outcome(MELEE_PART, "melee", args, _melee_stages(args), args["attacks"] + free, method, samples,
+                         seed)
     stderr = o.effects_stderr if method == "exact" else dict(o.effects_stderr, free_attacks=0.0)
     return o.replace(effects=_with_free(o.effects, free, ()), effects_stderr=stderr)
 

@@ -1,6 +1,7 @@
 """40k Changes: the rule pieces its shooting and melee (:mod:`workbench.systems.changes`) and its
-volley (:mod:`workbench.systems.changes_volley`) share: the D12 test, the stat ranges, the notes
-(the interpretations a resolution relies on), the argument checks and the stages in words.
+volley (:mod:`workbench.systems.changes_volley`) share: the D12 test, the stat ranges, the argument checks
+and the stages in words. The notes (the interpretations a resolution relies on) are the rule files'
+(``rules/changes/shooting.toml`` and ``melee.toml``), each under the condition it holds in.
 Seed ``000_821a3f094c9e3c4f.txt``, RULES.md section 1.
 """
 from __future__ import annotations
@@ -32,46 +33,8 @@ MAX_UNITS = _FILE.volley_spec.max_profiles                #: attacking units in 
 WEAPONS, ACTIONS, HEAVY_SHOT_RULES, FIRER_COVER_RULES = (
     tuple(o for o, _ in _FILE.stat(k).options) for k in ("weapon", "action", "heavy_shot", "firer_cover_rule"))
 
-# -- notes (the interpretations a resolution relies on) ---------------------
-NOTE_WOUND = ("To wound is S + T as the seed's formula says (\"Strength vs Toughness\"; "
-              "S 5+ against T +2 needs 7+). The seed also says its example marine \"would "
-              "wound an identical model on an 8+ roll\", which contradicts that formula "
-              "(5+ and +2 = 7+); the workbench follows the formula.")
-NOTE_HIT = ("To hit is BS + max(cover, Inv): \"Ballistic Skill vs Cover or Invulnerable\" is read "
-            "as the target using the better of the two, not their sum.")
-NOTE_MELEE_HIT = ("To hit in melee is WS + max(D, Inv): \"Weapons Skill vs Dodge or Invulnerable\" "
-                  "is read as the target using the better of the two.")
-NOTE_HEAVY_SHOT = ("A heavy weapon in a SHOT action fires at BS +4: the seed's \"BALLISTIC SKILL U+4\" "
-                   "is read as a +4 penalty to the target number, not a flat 4+ (variant "
-                   "heavy_shot='flat_4'); \"cover or invulnerable modifiers to hit still apply\".")
-NOTE_HEAVY_SHOT_FLAT = ("A heavy weapon in a SHOT action fires at a flat 4+ (variant heavy_shot='flat_4'): the "
-                        "seed's \"BALLISTIC SKILL U+4\" read as the roll stat 4+ whatever the unit's BS; "
-                        "\"cover or invulnerable modifiers to hit still apply\".")
+#: the seed's rule a volley's target is refused by when it has gone to ground and is EVADING
 NOTE_ONE_MARKER = "Every unit may only have one status marker"
-NOTE_GTG = ("The target has gone to ground (seed action 10, which \"may be performed immediately "
-            "when the unit is attacked\"): its cover modifier is improved by +2.")
-NOTE_FIRER_GTG = ("The firer has gone to ground: it \"may only make SNAP SHOTS\" and \"Any unit it "
-                  "fires at receives the same cover modifier this unit currently has\": the target's "
-                  "cover becomes the firer's cover + 2 (the +2 being the firer's own go-to-ground "
-                  "bonus), whatever the target's own cover.")
-NOTE_FIRER_GTG_BETTER = ("The firer has gone to ground: it \"may only make SNAP SHOTS\"; variant "
-                         "firer_cover_rule='better': the target gets the better of its own cover and the "
-                         "firer's cover + 2, where the seed says it \"receives the same cover modifier this "
-                         "unit currently has\".")
-NOTE_WOUNDS = ("Each unsaved wound removes one W; wounds go to one model until it is removed, so "
-               "models removed = floor(unsaved wounds / W) (wounds left on a damaged model "
-               "remove nothing).")
-NOTE_CAP = ("Models removed are capped at the unit size; wounds beyond models x W are wasted "
-            "(effects['wasted_wounds']).")
-NOTE_SIMULTANEOUS = ("Simultaneous allocation: every attacking unit is declared before any die is "
-                     "rolled and casualties are removed only at step 8 of the phase, so wounds "
-                     "beyond those needed to destroy the unit are wasted and the target returns "
-                     "fire with all its models (effects['return_fire_models']).")
-NOTE_FURIOUS = ("Furious Charge: \"Each model in the charging unit performs one free close combat "
-                "attack\" (charging_models extra attacks with the same profile); Block denies "
-                "ONE charging unit its free attacks (blocked=True removes them).")
-NOTE_N12 = "Variant natural_12_always_succeeds: a natural 12 passes every test."
-NOTE_N1 = "Variant natural_1_always_fails: a natural 1 fails every test."
 
 
 # -- argument checks ----------------------------------------------------------
@@ -125,7 +88,10 @@ def _flags(n12, n1) -> tuple[bool, bool]:
 
 
 def _flag_notes(n12: bool, n1: bool) -> tuple[str, ...]:
-    return ((NOTE_N12,) if n12 else ()) + ((NOTE_N1,) if n1 else ())
+    """The notes of the natural 12 / natural 1 variants, the shooting file's (a test that is no resolution of
+    the file shows them): those it shows at its defaults with these switches and not without them."""
+    return tuple(n for n in _FILE.notes_at(natural_12_always_succeeds=n12, natural_1_always_fails=n1)
+                 if n not in _FILE.notes)
 
 
 # -- the test ------------------------------------------------------------------
@@ -216,15 +182,6 @@ def _aim(unit, cover, go_to_ground, firer_cover_rule: str, heavy_shot: str):
     return penalty, cover
 
 
-def _shot_notes(unit, heavy_shot: str, firer_cover_rule: str, go_to_ground: bool = False) -> list[str]:
-    """The notes a unit's shots rely on: a heavy weapon in a SHOT action, the target and the firer gone to
-    ground."""
-    heavy = NOTE_HEAVY_SHOT if heavy_shot == "bs_plus_4" else NOTE_HEAVY_SHOT_FLAT
-    firer = NOTE_FIRER_GTG if firer_cover_rule == "same" else NOTE_FIRER_GTG_BETTER
-    return [note for when, note in ((unit["weapon"] == "heavy" and unit["action"] == "shot", heavy),
-                                    (go_to_ground, NOTE_GTG), (unit["firer_gone_to_ground"], firer)) if when]
-
-
 def _against(inv, other, name: str, gone_to_ground: bool = False) -> str:
     """What a hit roll is made against: the target's invulnerable modifier, or its ``name`` modifier
     ``other`` when that is as good."""
@@ -251,11 +208,6 @@ def _shooting_stages(args, eff_cover, penalty) -> tuple[Stage, Stage, Stage]:
         bs_words = f"BS {bs}+" + (f" {_mod(penalty)} (heavy weapon, shot action)" if penalty else "")
     against = _against(inv, eff_cover, "cover", args["go_to_ground"] or args["firer_gone_to_ground"])
     return _stages(args, f"{bs_words} against {against}", bs + penalty + max(eff_cover, inv))
-
-
-def _unit_notes(args) -> list[str]:
-    """The notes of the target unit: several wounds a model, a unit size that caps the removals."""
-    return [note for when, note in ((args["wounds"] > 1, NOTE_WOUNDS), (args["models"] is not None, NOTE_CAP)) if when]
 
 
 def _roll_counts(rng, tests, shape):

@@ -18,8 +18,7 @@ from ..outcome import Outcome
 from . import ownfile
 from .records import Mode, Sides
 from .ownfile import keyed, listed, resolve
-from .changes_rules import (KEY, MAX_DICE, MAX_UNITS, NOTE_GTG, NOTE_HIT, NOTE_ONE_MARKER, NOTE_SIMULTANEOUS,
-                            NOTE_WOUND, NOTE_WOUNDS, _aim, _checked, _flag_notes, _int, _shooting_stages, _shot_notes)
+from .changes_rules import KEY, MAX_DICE, MAX_UNITS, NOTE_ONE_MARKER, ROLL_STAT, _aim, _checked, _int, _shooting_stages
 
 __all__ = ["volley", "volley_mode", "volley_call", "ATTACKER_KEYS", "ATTACKER_REQUIRED", "VOLLEY_UNITS"]
 
@@ -31,28 +30,35 @@ _ATTACKER_DEFAULTS = dict(shots=1, weapon="light", action="aimed", firer_gone_to
 #: the target's arguments, checked in this order (the unit's size is required)
 _TARGET_CHECKS = ("t", "sv", "inv", "cover", "models", "wounds", "go_to_ground", "evading",
                   "natural_12_always_succeeds", "natural_1_always_fails", "firer_cover_rule", "heavy_shot")
+#: the note only a volley relies on (the others are the shooting file's, for the stats of each unit)
+NOTE_SIMULTANEOUS = ("Simultaneous allocation: every attacking unit is declared before any die is "
+                     "rolled and casualties are removed only at step 8 of the phase, so wounds "
+                     "beyond those needed to destroy the unit are wasted and the target returns "
+                     "fire with all its models (effects['return_fire_models']).")
 
 
-def _check_action(weapon, action, evading, firer_gone_to_ground, field):
-    """A unit's action refused as the file's [[forbid]] refuse it, in the words of a volley's unit."""
-    if weapon == "heavy" and action == "snap":
-        raise InputError(field, "'shot' or 'aimed' for a heavy weapon", action,
-                         "a SNAP SHOT fires light weapons only")
-    if evading and action != "snap":
-        raise InputError(field, "'snap' at an EVADING target (evading=True)", action,
-                         "enemy units can only fire at an EVADING unit with SNAP SHOTS")
-    if firer_gone_to_ground and action != "snap":
-        raise InputError(field, "'snap' for a firer gone to ground (firer_gone_to_ground=True)",
-                         action, "a unit with a GO TO GROUND marker may only make SNAP SHOTS")
+#: what a unit's action must be where the shooting file's first three [[forbid]] refuse it (the fourth, one
+#: status marker, is the target's: :func:`_volley_setup`)
+_ACTION_EXPECTED = ("'shot' or 'aimed' for a heavy weapon", "'snap' at an EVADING target (evading=True)",
+                    "'snap' for a firer gone to ground (firer_gone_to_ground=True)")
+
+
+def _check_action(stats: dict, field: str):
+    """A unit's action refused where the shooting file's [[forbid]] refuse it, with its message, in the words
+    of a volley's unit."""
+    rs = ownfile.load(KEY)
+    for forbid, expected in zip(rs.forbids, _ACTION_EXPECTED):
+        if forbid.when.scalar({k: rs.stat(k).value_of(stats[k]) for k in forbid.when.names}):
+            raise InputError(field, expected, stats["action"], forbid.message)
 
 
 def _attacker(i: int, a: Any, target: dict):
-    """Attacker ``i`` checked, its BS penalty and the target's cover against it."""
+    """Attacker ``i`` checked, its BS penalty and the target's cover against it (for its stages' words)."""
     where = f"attackers[{i}]"
     keyed(where, a, ATTACKER_KEYS, "a dict with keys bs, s, ap (and optionally shots, weapon, action)",
-          dict.fromkeys(ATTACKER_REQUIRED, "a whole number from 1 to 13"), any_case=True)
+          dict.fromkeys(ATTACKER_REQUIRED, "a whole number from {} to {}".format(*ROLL_STAT)), any_case=True)
     out = _checked({**_ATTACKER_DEFAULTS, **a}, ATTACKER_KEYS, where=f"{where}.", whole=_int)
-    _check_action(out["weapon"], out["action"], target["evading"], out["firer_gone_to_ground"], f"{where}.action")
+    _check_action(dict(target, **out), f"{where}.action")
     penalty, cover = _aim(out, target["cover"], target["go_to_ground"], target["firer_cover_rule"],
                           target["heavy_shot"])
     return out, penalty, int(cover)
@@ -60,8 +66,8 @@ def _attacker(i: int, a: Any, target: dict):
 
 def _volley_setup(attackers, given: dict):
     """Check a volley's ``attackers`` and the target's arguments of ``given``: (the units, the stages (when
-    every unit's are the same), the notes, the shots in all, the inputs (without the method), and each unit's
-    BS penalty and the target's cover against it)."""
+    every unit's are the same), each unit's stages in a note, the shots in all, the inputs (without the
+    method))."""
     target = _checked(given, _TARGET_CHECKS, optional=(), whole=_int)
     if target["go_to_ground"] and target["evading"]:
         raise InputError("go_to_ground", "False with evading=True", target["go_to_ground"],
@@ -69,20 +75,16 @@ def _volley_setup(attackers, given: dict):
     listed("attackers", attackers, "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action")
     if len(attackers) > MAX_UNITS:
         raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
-    units, per_unit_stages, placed, notes = [], [], [], [NOTE_SIMULTANEOUS, NOTE_HIT]
+    units, per_unit_stages, notes = [], [], []
     for i, a in enumerate(attackers):
         unit, penalty, c = _attacker(i, a, target)
         st = _shooting_stages(dict(target, **unit), c, penalty)
         units.append(unit)
-        placed.append((penalty, c))
         per_unit_stages.append(st)
         per = st[0].probability * st[1].probability * st[2].probability
         notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
                      "; ".join(f"{s.name} {s.detail}: {s.probability}" for s in st) +
                      f"; per shot {per} ({percent(per)})")
-        notes += [n for n in _shot_notes(unit, target["heavy_shot"], target["firer_cover_rule"]) if n not in notes]
-    notes += ([NOTE_GTG] if target["go_to_ground"] else []) + [NOTE_WOUND]
-    notes += [NOTE_WOUNDS] if target["wounds"] > 1 else []
     same = all([s.probability for s in st] == [s.probability for s in per_unit_stages[0]]
                for st in per_unit_stages)
     total_shots = sum(u["shots"] for u in units)
@@ -90,8 +92,7 @@ def _volley_setup(attackers, given: dict):
         raise InputError("attackers", f"{MAX_DICE:,} shots or fewer in all", f"{total_shots:,} shots",
                          "the documented limit of dice per resolution")
     inputs = dict(attackers=tuple(dict(u) for u in units), **target)
-    notes_all = tuple(notes) + _flag_notes(target["natural_12_always_succeeds"], target["natural_1_always_fails"])
-    return units, per_unit_stages[0] if same else (), notes_all, total_shots, inputs, placed
+    return units, per_unit_stages[0] if same else (), tuple(notes), total_shots, inputs
 
 
 @v.stat_function
@@ -114,7 +115,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     unit may only have one status marker"). The numbers come from the
     ``[volley]`` of ``rules/changes/shooting.toml`` (each unit a profile, the target's stats shared).
     """
-    units, stages, all_notes, total_shots, inputs, _ = _volley_setup(attackers, locals())
+    units, stages, unit_notes, total_shots, inputs = _volley_setup(attackers, locals())
     models = inputs["models"]
     method, samples, rng = v.method_args(method, samples, seed)
     shared = {k: x for k, x in inputs.items() if k != "attackers"}
@@ -122,7 +123,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     inputs = dict(attackers=inputs["attackers"], **recorded)
     names = dict(_VOLLEY_EFFECTS, **{f"unsaved_wounds[{i}]": f"unsaved_wounds[{i}]" for i in range(len(units))})
     o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names, width=models + 1,
-                        stages=stages, attacks=total_shots, notes=all_notes)
+                        stages=stages, attacks=total_shots, notes=(NOTE_SIMULTANEOUS, *o.notes, *unit_notes))
     # the target fires back with every model (casualties are removed at step 8); what would be left standing
     effects = dict(o.effects, return_fire_models=models, surviving_models=models - o.mean)
     if method == "exact":
@@ -142,17 +143,6 @@ VOLLEY_UNITS = 3
 #: each unit's starting values on the volley dashboard (the others: the shooting file's defaults)
 _UNIT_DEFAULTS: dict[int, dict[str, Any]] = {1: dict(shots=5), 2: dict(s=4, ap=4, shots=3, weapon="heavy"),
                                              3: dict(shots=5)}
-#: a unit's controls: the shooting file's stat -> (label, help) with {i} the unit's number
-_UNIT_WORDS = {
-    "bs": ("unit {i} BS (roll needed)", "unit {i} hits on a D12 roll of this or more (lower is better)"),
-    "s": ("unit {i} S (roll needed)", "unit {i}'s weapon strength"),
-    "ap": ("unit {i} AP (roll needed)", "unit {i}'s armour piercing"),
-    "shots": ("unit {i} shots", "dice unit {i} rolls to hit"),
-    "weapon": ("unit {i} weapon", "light or heavy weapon"),
-    "action": ("unit {i} action", "snap, shot or aimed"),
-    "firer_gone_to_ground": ("unit {i} gone to ground", "unit {i} has gone to ground: snap shots only"),
-    "firer_cover": ("unit {i} cover", "unit {i}'s own cover"),
-}
 #: the target's controls that read differently when several units fire
 _TARGET_WORDS = {"cover": "the target's cover, added to every unit's BS roll needed",
                  "models": "the target unit's size"}
@@ -184,10 +174,10 @@ def volley_mode(shooting: Mode) -> Mode:
     which a rule file's dashboard of one profile has no words for; the target's size is a plain
     slider, as :func:`volley` needs one."""
     by_name = {c.name: c for c in shooting.controls}
-    units = tuple(
-        dataclasses.replace(by_name[k], name=f"u{i}_{k}", label=label.format(i=i), help=help_.format(i=i),
-                            default=_UNIT_DEFAULTS[i].get(k, by_name[k].default))
-        for i in range(1, VOLLEY_UNITS + 1) for k, (label, help_) in _UNIT_WORDS.items())
+    units = tuple(  # each unit's profile: the shooting file's controls, said of unit i
+        dataclasses.replace(by_name[k], name=f"u{i}_{k}", label=f"unit {i} {by_name[k].label}",
+                            help=f"unit {i}: {by_name[k].help}", default=_UNIT_DEFAULTS[i].get(k, by_name[k].default))
+        for i in range(1, VOLLEY_UNITS + 1) for k in ATTACKER_KEYS)
     target = tuple(dataclasses.replace(by_name[k], help=_TARGET_WORDS.get(k, by_name[k].help),
                                        kind="int" if k == "models" else by_name[k].kind) for k in _TARGET)
     count = Control("units", "int", 2, 1, VOLLEY_UNITS, label="firing units",
