@@ -23,8 +23,14 @@ from workbench.outcome import Outcome
 # volley's and dice rolling below are the hand-written resolver's
 from workbench.systems import ownfile
 from workbench.systems.changes import DIE, KEY, MELEE_PART, _melee_setup, _melee_stages, _shooting_setup
-from workbench.systems.changes_rules import _aim, _shooting_stages, _shooting_targets
+from workbench.systems.changes_rules import _aim, _shooting_stages
 from workbench.systems.changes_volley import NOTE_SIMULTANEOUS, _volley_setup
+
+
+def _shooting_targets(bs_pen, eff_cover, inv, ap, sv, s, t):
+    """The three target numbers, as RULES.md section 1 writes them: to hit BS + max(cover, Inv), to pierce
+    AP + Sv, to wound S + T."""
+    return bs_pen + np.maximum(eff_cover, inv), ap + sv, s + t
 
 
 def _removal(pmf_w: np.ndarray, wounds, models):

@@ -140,26 +140,6 @@ def _one_test(function: str, inputs: dict, stage: Stage, die: DieRoll | None, ef
 
 
 # -- shooting ------------------------------------------------------------------
-def _heavy_bs(bs, weapon: str, action: str, heavy_shot: str):
-    """The roll stat a shot uses: a heavy weapon in a SHOT action at BS + 4
-    (default) or a flat 4+ (``heavy_shot="flat_4"``), "BALLISTIC SKILL U+4"."""
-    if weapon == "heavy" and action == "shot":
-        return (bs + HEAVY_SHOT_PENALTY) if heavy_shot == "bs_plus_4" else bs * 0 + HEAVY_SHOT_PENALTY
-    return bs
-
-
-def _firer_cover(target_cover, firer_cover, rule: str):
-    """The target's cover when the firer has gone to ground: the firer's
-    cover + 2 ("the same cover modifier this unit currently has"), or the
-    better of that and the target's own (``firer_cover_rule="better"``)."""
-    mine = firer_cover + GO_TO_GROUND_COVER
-    return mine if rule == "same" else np.maximum(target_cover, mine)
-
-
-def _shooting_targets(bs_pen, eff_cover, inv, ap, sv, s, t):
-    return bs_pen + np.maximum(eff_cover, inv), ap + sv, s + t
-
-
 #: the function's effect names -> the rule file's (rules/changes/shooting.toml); with a unit size also
 _EFFECTS = {"hits": "to hit", "pierced": "to pierce", "unsaved_wounds": "to wound"}
 _CAPPED = dict(_EFFECTS, wasted_wounds="wasted_damage", destroyed="destroyed")
@@ -174,11 +154,20 @@ def _width(shots, models, wounds) -> int:
 
 def _aim(unit, cover, go_to_ground, firer_cover_rule: str, heavy_shot: str):
     """``(the BS penalty, the target's cover)`` of a unit's shots (``bs``, ``weapon``, ``action``,
-    ``firer_gone_to_ground``, ``firer_cover``) at a target of ``cover``."""
-    penalty = _heavy_bs(unit["bs"], unit["weapon"], unit["action"], heavy_shot) - unit["bs"]
+    ``firer_gone_to_ground``, ``firer_cover``) at a target of ``cover``.
+
+    A heavy weapon in a SHOT action fires at BS + 4 (default) or a flat 4+ (``heavy_shot="flat_4"``),
+    "BALLISTIC SKILL U+4"; a target gone to ground has cover + 2; when the firer has gone to ground, the
+    target's cover is the firer's cover + 2 ("the same cover modifier this unit currently has"), or the
+    better of that and its own (``firer_cover_rule="better"``)."""
+    bs = unit["bs"]
+    penalty = bs - bs
+    if unit["weapon"] == "heavy" and unit["action"] == "shot":
+        penalty = penalty + HEAVY_SHOT_PENALTY if heavy_shot == "bs_plus_4" else HEAVY_SHOT_PENALTY - bs
     cover = cover + GO_TO_GROUND_COVER if go_to_ground else cover
     if unit["firer_gone_to_ground"]:
-        cover = _firer_cover(cover, unit["firer_cover"], firer_cover_rule)
+        mine = unit["firer_cover"] + GO_TO_GROUND_COVER
+        cover = mine if firer_cover_rule == "same" else np.maximum(cover, mine)
     return penalty, cover
 
 
