@@ -18,7 +18,7 @@ from .die import StageDie
 from .errors import BudgetError
 from .removal import given, remove
 from .spec import Removal, RuleStage
-from .tokens import expected_tokens, per_attack, successes
+from .tokens import expected_tokens, mixture, per_attack, successes
 
 __all__ = ["one_cell_env", "one_cell", "stage_dice", "stage_probabilities", "prepare", "resolve", "finish"]
 
@@ -79,7 +79,7 @@ def prepare(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], cells: int,
         probs = tally.split_criticals(probs, flags)
     g0 = per_attack(stages, probs)
     if n_tokens is not None:
-        g0 = tally.mixture(g0, n_tokens)
+        g0 = mixture(g0, n_tokens)
     passes, crits = expected_tokens(stages, probs)
     # one attack's joint of the tallies and final successes of each chance reading removed beside them
     joints = {c.name: by_model.attack_joint(c, stages, dice_probs, flags, counts["p_near"], n_tokens)
