@@ -75,7 +75,7 @@ def prepare(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], cells: int,
     dice_probs = probs  # the dice's own P(fail, success, critical), before criticals are split off
     if tally.uses_counts(parts):  # random tokens per attack, criticals switched by the stats, tallies and chances
         flags = tally.critical_flags(stages, env, cells)
-        counts = tally.token_counts(parts, probs, flags, n_tokens, dice=dice)
+        counts = tally.token_counts(parts, probs, flags, n_tokens, dice)
         probs = tally.split_criticals(probs, flags)
     g0 = per_attack(stages, probs)
     if n_tokens is not None:
@@ -131,7 +131,7 @@ def finish(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], pre: Mapping
         if n_tokens is not None:
             for st in stages:
                 effects[st.name] = effects[st.name] * (n_tokens + 1) / 2
-        effects.update(tally.count_effects(pre["tally"], count))
+        effects.update({name: count * m for name, m in pre["tally"]["means"].items()})   # every count, expected
         read_removal = [c for c in parts.get("chances", ()) if by_model.reads_removal(c)]
         for c in read_removal:  # removed beside tallies: the attacks stepped one by one
             effects[c.name] = by_model.joint_chance(c, pre["joints"][c.name], count, models,

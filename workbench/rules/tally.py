@@ -26,7 +26,7 @@ from .spec import Chance, RuleStage
 from .tokens import _conv_joint as _conv, _shift, _sum, mixture, repeat, walk_back
 
 __all__ = ["uses_counts", "tokens", "split_criticals", "per_token", "token_counts",
-           "count_effects", "chances", "chance", "CRITICALS"]
+           "chances", "chance", "CRITICALS"]
 
 #: the tally of every critical roll at every stage (the "criticals" effect)
 CRITICALS = "criticals"
@@ -96,7 +96,7 @@ def near_chances(stages: Sequence[RuleStage], dice: Sequence, cells: int) -> lis
     """Per stage, each cell's chance of a near miss (0 where the stage counts none)."""
     out = []
     for st, die in zip(stages, dice):
-        if st.near_miss_tally and die is not None:
+        if st.near_miss_tally:
             c, denom = die.near_counts()
             out.append(np.broadcast_to(c / denom, (cells,)))
         else:
@@ -117,7 +117,7 @@ def _events(stages: Sequence[RuleStage], names: Sequence[str], finals: bool = Fa
 
 
 def token_counts(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
-                 n_tokens: np.ndarray | None, dice=()) -> dict:
+                 n_tokens: np.ndarray | None, dice: Sequence) -> dict:
     """One attack's distribution (cells, *dims) of every named tally and of the criticals (by
     name), and of each group of tallies a chance reads together (by the tuple of their names):
     everything about the counts that does not depend on the number of attacks.
@@ -127,7 +127,7 @@ def token_counts(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: S
     """
     stages = parts["stages"]
     names = [CRITICALS] + [t for st in stages for t in (st.tally, st.critical_tally, st.near_miss_tally) if t]
-    p_near = near_chances(stages, dice or [None] * len(stages), probs[0].shape[1])
+    p_near = near_chances(stages, dice, probs[0].shape[1])
     one: dict[str, np.ndarray] = {}
     done: dict[tuple, np.ndarray] = {}  # counts made of the same events share one distribution
     for name in names:
@@ -143,11 +143,6 @@ def token_counts(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: S
             joint[read] = _one(stages, probs, flags, p_near, n_tokens, read)
     return {"names": tuple(names), "one": one, "joint": joint, "p_near": p_near,
             "means": {name: h @ np.arange(h.shape[-1]) for name, h in one.items()}}
-
-
-def count_effects(counts: Mapping[str, Any], count: np.ndarray) -> dict:
-    """The expected value over ``count`` attacks of every count of :func:`token_counts`."""
-    return {name: count * m for name, m in counts["means"].items()}
 
 
 def chances(parts: Mapping[str, Any], counts: Mapping[str, Any], count: np.ndarray, all_of,
