@@ -362,9 +362,7 @@ def _stat(r: Reader, sname: Any, sd: Any) -> RuleStat:
     sd = r.table(sd, field)
     label = r.string(sd, "label", field, sname)
     help_ = r.string(sd, "help", field, "", nonempty=False)
-    kind = sd.get("kind", "choice" if "options" in sd else "int")
-    if kind not in ("int", "bool", "choice"):
-        r.fail(f"{field}.kind", 'one of "int", "bool", "choice"', kind)
+    kind = r.option(sd, "kind", field, ("int", "bool", "choice"), "choice" if "options" in sd else "int")
     if kind == "bool":
         r.known(sd, field, ("kind", "default", "label", "help"))
         if "default" not in sd:
