@@ -9,6 +9,10 @@ rolls next at stage ``i + 2``, ``G_{i+2}``; a ``"to_end"`` critical is one final
 on a ``passes_on = "fail"`` stage a failed roll goes on and a successful one stops the
 token. ``count`` attacks score ``G_0`` to the power ``count``: a binomial when one attack
 scores at most one success.
+
+Several counts at once (a tally, criticals, near misses) are a polynomial in one variable per
+count, a distribution (cells, *dims): the same walk builds it (:func:`walk_back`, each event a
+shift), and its arithmetic is here too (:func:`mixture` over a tokens die, :func:`repeat`).
 """
 from __future__ import annotations
 
@@ -131,9 +135,9 @@ def walk_back(stages: Sequence[RuleStage], probs: Sequence, at_end, past_end, no
     (or a ``"none"`` critical) goes on; on a ``passes_on = "fail"`` stage the other way round.
 
     Counting events as well (:func:`~workbench.rules.tally.per_token`): ``mark(x, i, event)`` is x
-    with what the event at stage i counts ("pass": the token passes stage i, ``i`` = the number
-    of stages included; "crit": it passes with a critical roll; "near": a near miss; "later": it
-    passes every stage after i); ``flags[i]``: where stage i's ``on_critical`` applies (elsewhere
+    with what the event at stage i counts ("pass": the token passes stage i, where i may be the
+    number of stages: a skip past the last stage counts nothing; "crit": it passes with a critical
+    roll; "near": a near miss; "later": it passes every stage after i); ``flags[i]``: where stage i's ``on_critical`` applies (elsewhere
     its critical goes on as an ordinary success, still counted); ``near[i]``: P(near miss), a
     part of P(fail) (None: no near miss counted there)."""
     n = len(stages)
