@@ -31,7 +31,7 @@ from .expr import Expr
 from .loader import COUNTS, MAX_DIE, unit_size_stat
 from .plan import Plan, StagePmfs, figures, make_plan
 from .volley import resolve as resolve_volley, sampled_tally
-from .removal import remove
+from .removal import fixed_damage_removal, remove
 from .spec import Chance, Removal, RuleStage, Volley
 from .stats import StatChecks
 from .tokens import successes
@@ -306,10 +306,13 @@ class RuleSystem(StatChecks, Immutable):
         models removed and the effects."""
         models, wounds, damage = self._unit(env)
         p_n, effects = self._plain(count, plan)
-        pmfs, waste, _ = remove(self._removal(env), one_cell_env(env), p_n, one_cell(models), one_cell(wounds),
-                                one_cell(damage), self.path)
-        pmf = pmfs[0]
-        effects["wasted_damage"] = float(waste[0])
+        r = self._removal(env)
+        if not r.pooled and not r.by_model and r.damage_roll is None:   # a fixed damage: Python integers, no cell arrays
+            pmf, wasted = fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
+        else:
+            pmfs, waste, _ = remove(r, one_cell_env(env), p_n, one_cell(models), one_cell(wounds), None, self.path)
+            pmf, wasted = pmfs[0], float(waste[0])
+        effects["wasted_damage"] = wasted
         if self.chances:   # only chances over removed or successes come this way (see _counted)
             effects.update(self._removal_chances(env, pmf, p_n))
         return pmf, effects
