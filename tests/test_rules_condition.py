@@ -100,3 +100,22 @@ def test_gunfire_suppression_at_a_thousand_shots_equals_the_reference():
         for name in ("suppressed", "hits", "penetrating_hits"):
             assert got.effects[name] == pytest.approx(want.effects[name], abs=TOL), (name, kw)
         np.testing.assert_allclose(got.pmf, want.pmf, rtol=0, atol=TOL)
+
+
+def test_two_counts_that_are_not_nested_over_many_attacks_follow_the_multinomial():
+    """Hits and near misses (a near miss is a failed roll) are not nested: over more than
+    tally.FFT_FROM attacks their joint distribution is raised to the attacks by the FFT. P(condition)
+    is the multinomial sum (Fractions) to rounding."""
+    from fractions import Fraction
+    from math import comb
+
+    n = 60
+    assert n > tally.FFT_FROM
+    text = to_toml([stage(name="hit", target=4, tally="hits", near_miss_tally="near")], "shots", {"wounds": 1},
+                   stats={"shots": {"min": 0, "max": 100, "default": n}},
+                   chances=[{"name": "both", "when": "hits >= 30 and near <= 10"}])
+    got = rules.loads(text).attack().effects["both"]
+    hit, near, other = Fraction(3, 6), Fraction(1, 6), Fraction(2, 6)   # 4-6 hit, 3 is one short, 1-2 miss
+    want = sum(comb(n, a) * comb(n - a, b) * hit ** a * near ** b * other ** (n - a - b)
+               for a in range(30, n + 1) for b in range(0, min(10, n - a) + 1))
+    assert got == pytest.approx(float(want), abs=TOL)

@@ -49,8 +49,6 @@ def load_any(path: str | Path):
 
 def loads_any(text: str, path: str | Path = "<rule file>"):
     """:func:`load_any` of a TOML text."""
-    if not isinstance(text, str):
-        raise RuleFileError(path, "file", "TOML text", type(text).__name__)
     return _system(parse_text(text, path), Path(str(path)), text)
 
 

@@ -18,7 +18,7 @@ from .die import StageDie
 from .errors import BudgetError
 from .removal import given, remove
 from .spec import Removal, RuleStage
-from .tokens import expected_tokens, per_attack, successes
+from .tokens import expected_tokens, mixture, per_attack, successes
 
 __all__ = ["one_cell_env", "one_cell", "stage_dice", "stage_probabilities", "prepare", "resolve", "finish"]
 
@@ -75,11 +75,11 @@ def prepare(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], cells: int,
     dice_probs = probs  # the dice's own P(fail, success, critical), before criticals are split off
     if tally.uses_counts(parts):  # random tokens per attack, criticals switched by the stats, tallies and chances
         flags = tally.critical_flags(stages, env, cells)
-        counts = tally.token_counts(parts, probs, flags, n_tokens, dice=dice)
+        counts = tally.token_counts(parts, probs, flags, n_tokens, dice)
         probs = tally.split_criticals(probs, flags)
     g0 = per_attack(stages, probs)
     if n_tokens is not None:
-        g0 = tally.mixture(g0, n_tokens)
+        g0 = mixture(g0, n_tokens)
     passes, crits = expected_tokens(stages, probs)
     # one attack's joint of the tallies and final successes of each chance reading removed beside them
     joints = {c.name: by_model.attack_joint(c, stages, dice_probs, flags, counts["p_near"], n_tokens)
@@ -131,7 +131,7 @@ def finish(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], pre: Mapping
         if n_tokens is not None:
             for st in stages:
                 effects[st.name] = effects[st.name] * (n_tokens + 1) / 2
-        effects.update(tally.count_effects(pre["tally"], count))
+        effects.update({name: count * m for name, m in pre["tally"]["means"].items()})   # every count, expected
         read_removal = [c for c in parts.get("chances", ()) if by_model.reads_removal(c)]
         for c in read_removal:  # removed beside tallies: the attacks stepped one by one
             effects[c.name] = by_model.joint_chance(c, pre["joints"][c.name], count, models,

@@ -28,7 +28,7 @@ from ..outcome import Outcome
 from .frozen import Immutable
 from .errors import RuleFileError
 from .lines import key_lines, line_of
-from .loader import IDENT, MAX_FILE, RESERVED, parse_text, read_file
+from .loader import IDENT, RESERVED, parse_text, read_file
 from .mechanism_system import MechanismSystem
 from .system import RuleSystem
 
@@ -69,12 +69,7 @@ def loads_folder(texts: Mapping[str, str], path: str | Path = "<rule folder>") -
     read = []
     for file_name, text in sorted(texts.items()):
         file = folder / file_name
-        name = _part_name(file)
-        if not isinstance(text, str):
-            raise RuleFileError(file, "file", "TOML text", type(text).__name__)
-        if len(text.encode("utf-8")) > MAX_FILE:
-            raise RuleFileError(file, "file", f"a rule file of at most {MAX_FILE} bytes", "a longer text")
-        read.append((name, file, parse_text(text, file), text))
+        read.append((_part_name(file), file, parse_text(text, file), text))
     return RuleFolder(folder, read)
 
 

@@ -88,6 +88,10 @@ def read_file(path: str | Path) -> tuple[dict, str]:
 def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     """Check a rule file's TOML text; returns its parts (see :class:`workbench.rules.RuleSystem`)."""
     path = Path(path)
+    if not isinstance(text, str):
+        raise RuleFileError(path, "file", "TOML text", type(text).__name__)
+    if len(text) > MAX_FILE or len(text.encode("utf-8")) > MAX_FILE:
+        raise RuleFileError(path, "file", f"a rule file of at most {MAX_FILE} bytes", "a longer text")
     r = Reader(path, text)
     try:
         data = tomllib.loads(text)
@@ -109,8 +113,7 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     # [system]
     if "system" not in data:
         r.fail("system", "a [system] table with key, name and die", "nothing")
-    system = r.table(data["system"], "system")
-    r.known(system, "system", _SYSTEM)
+    system = r.table(data["system"], "system", _SYSTEM)
     key = r.string(system, "key", "system")
     if not IDENT.match(key):
         r.fail("system.key", "a lower-case identifier ([a-z][a-z0-9_]*)", key)
@@ -135,18 +138,16 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
                                              order=order, view=view), names)
 
     # [attack]
-    attack = r.table(data.get("attack", {}), "attack")
-    r.known(attack, "attack", ("count", "tokens_die"))
+    attack = r.table(data.get("attack", {}), "attack", ("count", "tokens_die"))
     count = r.expr(attack, "count", "attack", names, "1")
     tokens_die = r.expr(attack, "tokens_die", "attack", names, None)
 
     # [[stages]]
     stages_data = data.get("stages", None)
-    if not isinstance(stages_data, list) or not stages_data:
+    if not stages_data:
         r.fail("stages", "one or more [[stages]] tables", stages_data if stages_data is not None else "nothing")
-    if len(stages_data) > MAX_STAGES:
-        r.fail("stages", f"at most {MAX_STAGES} stages", len(stages_data))
-    stages = tuple(_stage(r, i, sd, die, names) for i, sd in enumerate(stages_data))
+    stages = tuple(_stage(r, field, sd, die, names) for _, field, sd in r.entries(
+        stages_data, "stages", "one or more [[stages]] tables", MAX_STAGES, "stages", _STAGE))
     seen: dict[str, int] = {}
     for i, st in enumerate(stages):
         if st.name in ("criticals", "wasted_damage") or st.name in seen:
@@ -192,18 +193,9 @@ def _notes(r: Reader, data: Any, names) -> tuple[Note, ...]:
 
 def _forbids(r: Reader, data: dict, names) -> tuple[Forbid, ...]:
     """``[[forbid]]``: conditions on the stats that refuse a resolution, with the designer's message."""
-    forbid_data = data.get("forbid", [])
-    if not isinstance(forbid_data, list):
-        r.fail("forbid", "[[forbid]] tables with when and message", forbid_data)
-    if len(forbid_data) > MAX_FORBIDS:
-        r.fail("forbid", f"at most {MAX_FORBIDS} forbid rules", len(forbid_data))
-    forbids = []
-    for i, fd in enumerate(forbid_data):
-        field = f"forbid[{i}]"
-        fd = r.table(fd, field)
-        r.known(fd, field, ("when", "message"))
-        forbids.append(Forbid(r.expr(fd, "when", field, names), r.string(fd, "message", field), i))
-    return tuple(forbids)
+    return tuple(Forbid(r.expr(fd, "when", field, names), r.string(fd, "message", field), i)
+                 for i, field, fd in r.entries(data.get("forbid", []), "forbid", "[[forbid]] tables with when and "
+                                               "message", MAX_FORBIDS, "forbid rules", ("when", "message")))
 
 
 def _mechanism_file(r: Reader, data: dict, parts: dict, names) -> dict:
@@ -341,16 +333,10 @@ def _removed_beside_tallies(r: Reader, cd: dict, field: str, read, tallies, stag
 
 
 def _chances(r: Reader, data: Any, names, tallies, taken, stages, removal: Removal) -> tuple[Chance, ...]:
-    if not isinstance(data, list):
-        r.fail("chances", "[[chances]] tables with name and when", data)
-    if len(data) > MAX_CHANCES:
-        r.fail("chances", f"at most {MAX_CHANCES} chances", len(data))
     counts = set(tallies) | set(COUNTS)
     out, seen = [], set(taken) | {"criticals", "wasted_damage"}
-    for i, cd in enumerate(data):
-        field = f"chances[{i}]"
-        cd = r.table(cd, field)
-        r.known(cd, field, ("name", "when", "label", "up_to"))
+    for i, field, cd in r.entries(data, "chances", "[[chances]] tables with name and when", MAX_CHANCES, "chances",
+                                  ("name", "when", "label", "up_to")):
         name = r.string(cd, "name", field)
         if name in seen:
             r.fail(f"{field}.name", "a name used once, not a stage, a count, criticals or wasted_damage", name)
@@ -376,9 +362,7 @@ def _stat(r: Reader, sname: Any, sd: Any) -> RuleStat:
     sd = r.table(sd, field)
     label = r.string(sd, "label", field, sname)
     help_ = r.string(sd, "help", field, "", nonempty=False)
-    kind = sd.get("kind", "choice" if "options" in sd else "int")
-    if kind not in ("int", "bool", "choice"):
-        r.fail(f"{field}.kind", 'one of "int", "bool", "choice"', kind)
+    kind = r.option(sd, "kind", field, ("int", "bool", "choice"), "choice" if "options" in sd else "int")
     if kind == "bool":
         r.known(sd, field, ("kind", "default", "label", "help"))
         if "default" not in sd:
@@ -411,10 +395,7 @@ def _stat(r: Reader, sname: Any, sd: Any) -> RuleStat:
     return RuleStat(sname, "int", default, min=lo, max=hi, label=label, help=help_, optional=optional)
 
 
-def _stage(r: Reader, i: int, sd: Any, die: int, names) -> RuleStage:
-    field = f"stages[{i}]"
-    sd = r.table(sd, field)
-    r.known(sd, field, _STAGE)
+def _stage(r: Reader, field: str, sd: dict, die: int, names) -> RuleStage:
     die_expr = r.expr(sd, "die", field, names, None) if isinstance(sd.get("die"), str) else None
     sdie = die if die_expr is not None else r.integer(sd, "die", field, 2, MAX_DIE, die)
     most = MAX_DIE if die_expr is not None else sdie   # a switched die's faces are checked when it is rolled

@@ -38,10 +38,23 @@ class Reader:
         return default
 
     # -- typed getters ---------------------------------------------------
-    def table(self, data: Any, field: str) -> dict:
+    def table(self, data: Any, field: str, keys: tuple[str, ...] | None = None) -> dict:
+        """``data`` if it is a table (with ``keys``: of those keys only, :meth:`known`)."""
         if not isinstance(data, dict):
             self.fail(field, "a table", data)
+        if keys is not None:
+            self.known(data, field, keys)
         return data
+
+    def entries(self, data: Any, field: str, expected: str, most: int, what: str, keys: tuple[str, ...]):
+        """The tables of the array of tables ``field`` (``[[forbid]]``: at most ``most`` of ``what``), one
+        at a time with their field (``forbid[2]``), each checked by :meth:`table`."""
+        if not isinstance(data, list):
+            self.fail(field, expected, data)
+        if len(data) > most:
+            self.fail(field, f"at most {most} {what}", len(data))
+        for i, x in enumerate(data):
+            yield i, f"{field}[{i}]", self.table(x, f"{field}[{i}]", keys)
 
     def known(self, data: dict, field: str, keys: tuple[str, ...]):
         for k in data:
@@ -64,10 +77,13 @@ class Reader:
             self.fail(f"{field}.{key}", "a non-empty string" if nonempty else "a string", x)
         return x
 
-    def option(self, data: dict, key: str, field: str, allowed: tuple[str, ...], default: str) -> str:
-        x = data.get(key, default)
+    def option(self, data: dict, key: str, field: str, allowed: tuple[str, ...], default: Any = ...) -> str:
+        words = "one of " + ", ".join(f'"{a}"' for a in allowed)
+        if key not in data:
+            return self._absent(f"{field}.{key}", words, default)
+        x = data[key]
         if not isinstance(x, str) or x not in allowed:
-            self.fail(f"{field}.{key}", "one of " + ", ".join(f'"{a}"' for a in allowed), x)
+            self.fail(f"{field}.{key}", words, x)
         return x
 
     def boolean(self, data: dict, key: str, field: str, default: bool) -> bool:

@@ -307,7 +307,7 @@ class RuleSystem(StatChecks, Immutable):
         models, wounds, damage = self._unit(env)
         p_n, effects = self._plain(count, plan)
         r = self._removal(env)
-        if not r.pooled and not r.by_model and r.damage_roll is None:   # a fixed damage: Python integers
+        if not r.pooled and not r.by_model and r.damage_roll is None:   # a fixed damage: Python integers, no cell arrays
             pmf, wasted = fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
         else:
             pmfs, waste, _ = remove(r, one_cell_env(env), p_n, one_cell(models), one_cell(wounds), None, self.path)

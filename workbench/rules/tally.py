@@ -5,7 +5,7 @@ stats, named tallies and the chances of conditions on them (the keys: docs/rulef
   one-token distribution ``G``.
 * ``on_critical_when`` false: the token rule sees that part of P(critical) as an ordinary
   success (the criticals are still counted).
-* One token's counts are a polynomial built from the last stage backwards like the final
+* One token's counts are a polynomial built from the last stage backwards by the walk of the final
   successes (:mod:`workbench.rules.tokens`): every outcome of a roll multiplies what follows
   by z to the number of counted events it is. Over all attacks: the mixture over the tokens
   die, then the power ``count``.
@@ -23,9 +23,10 @@ from ..engine import _binomial_log_space, binomial_pmf, cap
 from ..errors import InputError
 from . import condition
 from .spec import Chance, RuleStage
+from .tokens import _conv_joint as _conv, _shift, _sum, mixture, repeat, walk_back
 
-__all__ = ["uses_counts", "tokens", "split_criticals", "mixture", "per_token", "token_counts",
-           "count_effects", "chances", "chance", "CRITICALS"]
+__all__ = ["uses_counts", "tokens", "split_criticals", "per_token", "token_counts",
+           "chances", "chance", "CRITICALS"]
 
 #: the tally of every critical roll at every stage (the "criticals" effect)
 CRITICALS = "criticals"
@@ -72,107 +73,30 @@ def split_criticals(probs: Sequence[np.ndarray], flags: Sequence[np.ndarray]) ->
     return out
 
 
-def _grow(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``a`` (cells, *dims) padded with zeros to (cells, *shape)."""
-    if a.shape[1:] == tuple(shape):
-        return a
-    out = np.zeros((a.shape[0],) + tuple(shape))
-    out[(slice(None),) + tuple(slice(0, d) for d in a.shape[1:])] = a
-    return out
-
-
-def _shift(a: np.ndarray, ks: tuple[int, ...]) -> np.ndarray:
-    """``a`` times z1^k1 z2^k2 ...: every count raised by ``ks``."""
-    if not any(ks):
-        return a
-    out = np.zeros((a.shape[0],) + tuple(d + k for d, k in zip(a.shape[1:], ks)))
-    out[(slice(None),) + tuple(slice(k, None) for k in ks)] = a
-    return out
-
-
-def _sum(*terms: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """Sum of weight (cells,) x distribution (cells, *dims)."""
-    shape = tuple(max(t.shape[d] for _, t in terms) for d in range(1, terms[0][1].ndim))
-    out = np.zeros((terms[0][0].shape[0],) + shape)
-    for w, t in terms:
-        out += w.reshape((-1,) + (1,) * len(shape)) * _grow(t, shape)
-    return out
-
-
-def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The distribution of the sum of two independent counts (cells, *dims)."""
-    shape = tuple(x + y - 1 for x, y in zip(a.shape[1:], b.shape[1:]))
-    out = np.zeros((a.shape[0],) + shape)
-    for idx in np.ndindex(*b.shape[1:]):
-        w = b[(slice(None),) + idx]
-        if not w.any():
-            continue
-        sl = (slice(None),) + tuple(slice(i, i + n) for i, n in zip(idx, a.shape[1:]))
-        out[sl] += a * w.reshape((-1,) + (1,) * (a.ndim - 1))
-    return out
-
-
-def _power(g: np.ndarray, n: int) -> np.ndarray:
-    out = np.ones((g.shape[0],) + (1,) * (g.ndim - 1))
-    for _ in range(n):
-        out = _conv(out, g)
-    return out
-
-
-def mixture(g: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """(G + G^2 + ... + G^n) / n for each cell's n: 1..n tokens, equally likely."""
-    top = int(n.max())
-    total = np.zeros((g.shape[0],) + (1,) * (g.ndim - 1))
-    p = np.ones_like(total)
-    lift = (-1,) + (1,) * (g.ndim - 1)
-    for j in range(1, top + 1):
-        p = _conv(p, g)
-        total = _grow(total, p.shape[1:]) + np.where((j <= n).reshape(lift), p, 0.0)
-    return total / n.reshape(lift)
-
-
 def per_token(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
               passed: Sequence, crits: Sequence, near: Sequence | None = None,
               p_near: Sequence | None = None) -> np.ndarray:
     """Distribution (cells, *dims) of one token's counts of events, one dimension per count:
     a token passing stage i adds ``passed[i]`` (a tuple, one 0 or 1 per count), a critical roll
-    there ``crits[i]``, a near miss ``near[i]`` (with probability ``p_near[i]``, part of a failure)."""
+    there ``crits[i]``, a near miss ``near[i]`` (with probability ``p_near[i]``, part of a failure):
+    :func:`~workbench.rules.tokens.walk_back` over distributions of counts, each event a shift."""
     n = len(stages)
-    cells = probs[0].shape[1]
-    dims = len(passed[0])
-    zero = (0,) * dims
+    zero = (0,) * len(passed[0])
     near = near or [zero] * n
     add = lambda *vs: tuple(map(sum, zip(*vs)))
-    one = np.ones((cells,) + (1,) * dims)
-    h: list[Any] = [None] * n + [one, one]  # filled from the last stage back
-    later = [add(zero, *[passed[j] for j in range(i + 1, n)]) for i in range(n)]
-    for i in range(n - 1, -1, -1):
-        st, (pf, ps, pc), f = stages[i], probs[i], flags[i]
-        nxt = h[i + 1]
-        if st.passes_on == "fail":
-            h[i] = _sum((ps + pc, one), (pf, _shift(nxt, passed[i])))
-            continue
-        pi_c = add(passed[i], crits[i])
-        plain = _shift(nxt, pi_c)
-        if st.on_critical == "extra":
-            special = _shift(_power(nxt, 1 + st.extra), pi_c)
-        elif st.on_critical == "skip_next":
-            special = _shift(h[i + 2], add(pi_c, passed[i + 1] if i + 1 < n else zero))
-        elif st.on_critical == "to_end":
-            special = _shift(one, add(pi_c, later[i]))
-        else:
-            special = plain
-        pn = p_near[i] if p_near is not None and any(near[i]) else np.zeros(cells)
-        h[i] = _sum((pf - pn, one), (pn, _shift(one, near[i])), (ps, _shift(nxt, passed[i])),
-                    (pc * (1.0 - f), plain), (pc * f, special))
-    return h[0]
+    moves = {"pass": list(passed) + [zero], "crit": [add(p, c) for p, c in zip(passed, crits)], "near": near,
+             "later": [add(zero, *passed[i + 1:]) for i in range(n)]}
+    one = np.ones((probs[0].shape[1],) + (1,) * len(zero))
+    counted = [p_near[i] if p_near is not None and any(near[i]) else None for i in range(n)]
+    return walk_back(stages, probs, one, one, one, one, repeat, _sum,
+                     lambda x, i, event: _shift(x, moves[event][i]), flags, counted)
 
 
 def near_chances(stages: Sequence[RuleStage], dice: Sequence, cells: int) -> list[np.ndarray]:
     """Per stage, each cell's chance of a near miss (0 where the stage counts none)."""
     out = []
     for st, die in zip(stages, dice):
-        if st.near_miss_tally and die is not None:
+        if st.near_miss_tally:
             c, denom = die.near_counts()
             out.append(np.broadcast_to(c / denom, (cells,)))
         else:
@@ -193,7 +117,7 @@ def _events(stages: Sequence[RuleStage], names: Sequence[str], finals: bool = Fa
 
 
 def token_counts(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
-                 n_tokens: np.ndarray | None, dice=()) -> dict:
+                 n_tokens: np.ndarray | None, dice: Sequence) -> dict:
     """One attack's distribution (cells, *dims) of every named tally and of the criticals (by
     name), and of each group of tallies a chance reads together (by the tuple of their names):
     everything about the counts that does not depend on the number of attacks.
@@ -203,7 +127,7 @@ def token_counts(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: S
     """
     stages = parts["stages"]
     names = [CRITICALS] + [t for st in stages for t in (st.tally, st.critical_tally, st.near_miss_tally) if t]
-    p_near = near_chances(stages, dice or [None] * len(stages), probs[0].shape[1])
+    p_near = near_chances(stages, dice, probs[0].shape[1])
     one: dict[str, np.ndarray] = {}
     done: dict[tuple, np.ndarray] = {}  # counts made of the same events share one distribution
     for name in names:
@@ -219,11 +143,6 @@ def token_counts(parts: Mapping[str, Any], probs: Sequence[np.ndarray], flags: S
             joint[read] = _one(stages, probs, flags, p_near, n_tokens, read)
     return {"names": tuple(names), "one": one, "joint": joint, "p_near": p_near,
             "means": {name: h @ np.arange(h.shape[-1]) for name, h in one.items()}}
-
-
-def count_effects(counts: Mapping[str, Any], count: np.ndarray) -> dict:
-    """The expected value over ``count`` attacks of every count of :func:`token_counts`."""
-    return {name: count * m for name, m in counts["means"].items()}
 
 
 def chances(parts: Mapping[str, Any], counts: Mapping[str, Any], count: np.ndarray, all_of,

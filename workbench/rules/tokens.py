@@ -9,6 +9,10 @@ rolls next at stage ``i + 2``, ``G_{i+2}``; a ``"to_end"`` critical is one final
 on a ``passes_on = "fail"`` stage a failed roll goes on and a successful one stops the
 token. ``count`` attacks score ``G_0`` to the power ``count``: a binomial when one attack
 scores at most one success.
+
+Several counts at once (a tally, criticals, near misses) are a polynomial in one variable per
+count, a distribution (cells, *dims): the same walk builds it (:func:`walk_back`, each event a
+shift), and its arithmetic is here too (:func:`mixture` over a tokens die, :func:`repeat`).
 """
 from __future__ import annotations
 
@@ -18,18 +22,77 @@ from typing import Sequence
 import numpy as np
 
 from .. import engine as core
-from . import tally
 from .spec import RuleStage
 
-__all__ = ["per_attack", "expected_tokens", "successes", "per_attack_figures", "stage_pass_pmfs", "trim",
+__all__ = ["mixture", "repeat", "per_attack", "expected_tokens", "successes", "per_attack_figures", "stage_pass_pmfs", "trim",
            "walk_back", "step_forward", "multiplies", "token_bounds"]
+
+
+def _grow(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` (cells, *dims) padded with zeros to (cells, *shape)."""
+    if a.shape[1:] == tuple(shape):
+        return a
+    out = np.zeros((a.shape[0],) + tuple(shape))
+    out[(slice(None),) + tuple(slice(0, d) for d in a.shape[1:])] = a
+    return out
+
+
+def _shift(a: np.ndarray, ks: tuple[int, ...]) -> np.ndarray:
+    """``a`` times z1^k1 z2^k2 ...: every count raised by ``ks``."""
+    if not any(ks):
+        return a
+    out = np.zeros((a.shape[0],) + tuple(d + k for d, k in zip(a.shape[1:], ks)))
+    out[(slice(None),) + tuple(slice(k, None) for k in ks)] = a
+    return out
+
+
+def _sum(*terms: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Sum of weight (cells,) x distribution (cells, *dims)."""
+    shape = tuple(max(t.shape[d] for _, t in terms) for d in range(1, terms[0][1].ndim))
+    out = np.zeros((terms[0][0].shape[0],) + shape)
+    for w, t in terms:
+        out += w.reshape((-1,) + (1,) * len(shape)) * _grow(t, shape)
+    return out
+
+
+def _conv_joint(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The joint distribution of the sums of two independent groups of counts (cells, *dims)."""
+    shape = tuple(x + y - 1 for x, y in zip(a.shape[1:], b.shape[1:]))
+    out = np.zeros((a.shape[0],) + shape)
+    for idx in np.ndindex(*b.shape[1:]):
+        w = b[(slice(None),) + idx]
+        if not w.any():
+            continue
+        sl = (slice(None),) + tuple(slice(i, i + n) for i, n in zip(idx, a.shape[1:]))
+        out[sl] += a * w.reshape((-1,) + (1,) * (a.ndim - 1))
+    return out
+
+
+def repeat(g: np.ndarray, n: int) -> np.ndarray:
+    """The joint counts of ``n`` independent tokens of distribution ``g`` (cells, *dims), one at a time."""
+    out = np.ones((g.shape[0],) + (1,) * (g.ndim - 1))
+    for _ in range(n):
+        out = _conv_joint(out, g)
+    return out
+
+
+def mixture(g: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """(G + G^2 + ... + G^n) / n for each cell's n: 1..n tokens, equally likely."""
+    top = int(n.max())
+    total = np.zeros((g.shape[0],) + (1,) * (g.ndim - 1))
+    p = np.ones_like(total)
+    lift = (-1,) + (1,) * (g.ndim - 1)
+    for j in range(1, top + 1):
+        p = _conv_joint(p, g)
+        total = _grow(total, p.shape[1:]) + np.where((j <= n).reshape(lift), p, 0.0)
+    return total / n.reshape(lift)
 
 
 def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The distribution of the sum of two independent counts, cell by cell (several counts, a
-    joint (cells, *dims): :func:`workbench.rules.tally._conv`)."""
+    joint (cells, *dims): :func:`_conv_joint`)."""
     if a.ndim > 2:
-        return tally._conv(a, b)
+        return _conv_joint(a, b)
     if a.shape[0] == 1 and b.shape[0] == 1:
         return np.convolve(a[0], b[0])[None, :]
     return core.convolve(a, b)   # (which loops over the shorter count axis)
@@ -61,25 +124,40 @@ def _point(cells: int, k: int) -> np.ndarray:
     return out
 
 
-def walk_back(stages: Sequence[RuleStage], probs: Sequence, at_end, past_end, nothing, final, power, mix):
+def walk_back(stages: Sequence[RuleStage], probs: Sequence, at_end, past_end, nothing, final, power, mix,
+              mark=None, flags=None, near=None):
     """The token rule read from the last stage back, in any arithmetic: the value of one token
     rolling at the first stage, given ``at_end`` (a token reaching the end of ``stages``),
     ``past_end`` (one sent beyond it by a ``"skip_next"`` critical at the last stage), ``nothing``
     (a token stopped), ``final`` (one final success, a ``"to_end"`` critical), ``power(x, k)`` (``k``
     independent tokens of value x) and ``mix((p, x), ...)`` (x with chance p). ``probs[i]``:
     P(fail), P(success), P(critical) of stage i's roll. A failed roll stops a token and a success
-    (or a ``"none"`` critical) goes on; on a ``passes_on = "fail"`` stage the other way round."""
+    (or a ``"none"`` critical) goes on; on a ``passes_on = "fail"`` stage the other way round.
+
+    Counting events as well (:func:`~workbench.rules.tally.per_token`): ``mark(x, i, event)`` is x
+    with what the event at stage i counts ("pass": the token passes stage i, where i may be the
+    number of stages: a skip past the last stage counts nothing; "crit": it passes with a critical
+    roll; "near": a near miss; "later": it passes every stage after i); ``flags[i]``: where stage i's ``on_critical`` applies (elsewhere
+    its critical goes on as an ordinary success, still counted); ``near[i]``: P(near miss), a
+    part of P(fail) (None: no near miss counted there)."""
     n = len(stages)
+    mark = mark or (lambda x, i, event: x)
     h = [None] * n + [at_end, past_end]
     for i in range(n - 1, -1, -1):
         st, (pf, ps, pc), nxt = stages[i], probs[i], h[i + 1]
         if st.passes_on == "fail":
-            h[i] = mix((ps + pc, nothing), (pf, nxt))
+            h[i] = mix((ps + pc, nothing), (pf, mark(nxt, i, "pass")))
             continue
         how = st.on_critical if st.critical else "none"
-        crit = (power(nxt, 1 + st.extra) if how == "extra" else h[i + 2] if how == "skip_next" else
-                final if how == "to_end" else nxt)
-        h[i] = mix((pf, nothing), (ps, nxt), (pc, crit))
+        crit = (power(nxt, 1 + st.extra) if how == "extra" else mark(h[i + 2], i + 1, "pass") if how == "skip_next"
+                else mark(final, i, "later") if how == "to_end" else nxt)
+        p_near = None if near is None else near[i]
+        terms = [(pf, nothing)] if p_near is None else [(pf - p_near, nothing), (p_near, mark(nothing, i, "near"))]
+        terms.append((ps, mark(nxt, i, "pass")))
+        if flags is not None:
+            terms.append((pc * (1.0 - flags[i]), mark(nxt, i, "crit")))
+        terms.append((pc if flags is None else pc * flags[i], mark(crit, i, "crit")))
+        h[i] = mix(*terms)
     return h[0]
 
 
@@ -106,7 +184,7 @@ def _backward(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], at_end: 
               past_end: np.ndarray) -> np.ndarray:
     """:func:`walk_back` over distributions (cells, k) of final successes."""
     cells = at_end.shape[0]
-    return walk_back(stages, probs, at_end, past_end, _point(cells, 0), _point(cells, 1), _power, tally._sum)
+    return walk_back(stages, probs, at_end, past_end, _point(cells, 0), _point(cells, 1), _power, _sum)
 
 
 def per_attack(stages: Sequence[RuleStage], probs: Sequence[np.ndarray]) -> np.ndarray:
@@ -190,7 +268,7 @@ def stage_pass_pmfs(stages: Sequence[RuleStage], probs: Sequence[np.ndarray],
     stage without a roll after a ``"skip_next"`` critical, or after an earlier ``"to_end"``
     critical): the recursion of :func:`per_attack` stopped at that stage, each token passing
     it counted as one. ``n_tokens``: each cell's tokens die (an attack enters as 1..n tokens,
-    :func:`~workbench.rules.tally.mixture`)."""
+    :func:`mixture`)."""
     one = _point(probs[0].shape[1], 1)
     out = {}
     for s, st in enumerate(stages):
@@ -198,5 +276,5 @@ def stage_pass_pmfs(stages: Sequence[RuleStage], probs: Sequence[np.ndarray],
         go = pf if st.passes_on == "fail" else ps + pc
         at_s = np.stack([1 - go, go], axis=-1)   # a token rolling at stage s passes it or not
         h0 = _backward(stages[:s], probs[:s], at_s, one)
-        out[st.name] = successes(h0 if n_tokens is None else tally.mixture(h0, n_tokens), count)
+        out[st.name] = successes(h0 if n_tokens is None else mixture(h0, n_tokens), count)
     return out

@@ -111,15 +111,8 @@ def _values(r: Reader, data: Any, where: str, by_name, many: bool) -> dict[str, 
     return {k: _value(r, _stat(r, by_name, k, f"{where}.{k}"), x, f"{where}.{k}", many) for k, x in table.items()}
 
 
-def _text(r: Reader, x: Any, where: str) -> str:
-    if not isinstance(x, str) or not x.strip():
-        r.fail(where, "a non-empty string", x)
-    return x
-
-
 def _matchup(r: Reader, data: Any, by_name) -> dict[str, tuple]:
-    table = r.table(data, "view.matchup")
-    r.known(table, "view.matchup", _MATCHUP)
+    table = r.table(data, "view.matchup", _MATCHUP)
     out: dict[str, tuple] = {}
     for side in _MATCHUP:
         items = table.get(side, [])
@@ -147,30 +140,24 @@ def _diagnostics(r: Reader, data: Any, by_name, sliders) -> tuple:
     for name, d in r.table(data, "view.diagnostics").items():
         where = f"view.diagnostics.{name}"
         stat = _stat(r, by_name, name, where, ("int",))
-        d = r.table(d, where)
-        r.known(d, where, _DIAGNOSTIC)
-        for key, allowed in (("side", SIDES), ("better", BETTER)):
-            if key not in d:
-                r.fail(f"{where}.{key}", "one of " + ", ".join(f'"{a}"' for a in allowed) + " (required)", "nothing")
-        side, better = r.option(d, "side", where, SIDES, ""), r.option(d, "better", where, BETTER, "")
+        d = r.table(d, where, _DIAGNOSTIC)
+        side, better = r.option(d, "side", where, SIDES), r.option(d, "better", where, BETTER)
         lo, hi = sliders.get(name, (stat.min, stat.max))
         if "values" in d:
             lo, hi = _range(r, d["values"], f"{where}.values", stat.min, stat.max)
         if hi <= lo:
             r.fail(f"{where}.values", 'a range "lo..hi" of two values or more', f"{lo}..{hi}")
-        help_ = _text(r, d["help"], f"{where}.help") if "help" in d else (stat.help or stat.label or name)
+        help_ = r.string(d, "help", where, stat.help or stat.label or name)
         out.append((name, side, better, tuple(range(lo, hi + 1)), help_))
     return tuple(out)
 
 
 def _concepts(r: Reader, data: Any, by_name) -> dict[str, tuple]:
-    table = r.table(data, "view.concepts")
-    r.known(table, "view.concepts", CONCEPTS)
+    table = r.table(data, "view.concepts", CONCEPTS)
     out = {}
     for name, d in table.items():
         where = f"view.concepts.{name}"
-        d = r.table(d, where)
-        r.known(d, where, _CONCEPT)
+        d = r.table(d, where, _CONCEPT)
         label = r.string(d, "label", where)
         sign = d.get("sign", 1)
         if sign not in (-1, 1) or isinstance(sign, bool):
@@ -182,8 +169,7 @@ def _concepts(r: Reader, data: Any, by_name) -> dict[str, tuple]:
             r.fail(f"{where}.ladder", 'a list of { set = { stat = value }, text = "..." }', rungs)
         for i, rung in enumerate(rungs):
             rw = f"{where}.ladder[{i}]"
-            rung = r.table(rung, rw)
-            r.known(rung, rw, ("set", "text"))
+            rung = r.table(rung, rw, ("set", "text"))
             settings = tuple(_values(r, rung.get("set", {}), f"{rw}.set", by_name, False).items())
             if not settings:
                 r.fail(f"{rw}.set", "a table of one or more stat = value", rung.get("set", "nothing"))
@@ -197,8 +183,7 @@ def read(r: Reader, data: Any, stats: tuple[RuleStat, ...]) -> View:
     """The checked ``[view]`` table ``data`` of a file of ``stats`` (None: the file has none)."""
     if data is None:
         return View()
-    data = r.table(data, "view")
-    r.known(data, "view", KEYS)
+    data = r.table(data, "view", KEYS)
     by_name = {s.name: s for s in stats}
     colour = r.string(data, "colour", "view", "")
     if colour and not _COLOUR.match(colour):
@@ -210,14 +195,14 @@ def read(r: Reader, data: Any, stats: tuple[RuleStat, ...]) -> View:
     words = {}
     for name, x in r.table(data.get("words", {}), "view.words").items():
         stat = _stat(r, by_name, name, f"view.words.{name}", ("choice",))
-        table = r.table(x, f"view.words.{name}")
-        r.known(table, f"view.words.{name}", tuple(n for n, _ in stat.options))
-        words[name] = tuple((o, _text(r, w, f"view.words.{name}.{o}")) for o, w in table.items())
+        table = r.table(x, f"view.words.{name}", tuple(n for n, _ in stat.options))
+        words[name] = tuple((o, r.string(table, o, f"view.words.{name}")) for o in table)
     shown = data.get("controls", [])
     if not isinstance(shown, list) or len(set(map(str, shown))) != len(shown):
         r.fail("view.controls", "a list of the stats the dashboard shows, each once", shown)
     controls = tuple(_stat(r, by_name, x, f"view.controls[{i}]").name for i, x in enumerate(shown))
-    effects = {k: _text(r, x, f"view.effects.{k}") for k, x in r.table(data.get("effects", {}), "view.effects").items()}
+    effects_table = r.table(data.get("effects", {}), "view.effects")
+    effects = {k: r.string(effects_table, k, "view.effects") for k in effects_table}
     # stat -> a value (the seed's matchup) or values (a range or a list: the grids searched)
     grids: dict[str, Any] = {k: _values(r, data[k], f"view.{k}", by_name, k != "seed") if k in data else None
                              for k in ("seed", "granularity", "equivalence")}

@@ -21,6 +21,7 @@ from . import tally
 from .errors import BudgetError
 from .frozen import remember
 from .spec import Chance, Removal
+from .tokens import _grow, _shift
 
 __all__ = ["unit", "exact", "sampled", "save_chances", "reads_removal", "joint_chance", "MAX_CHAIN_WORK"]
 
@@ -230,7 +231,7 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
     q = _memoryless(u, cap)
     if q is not None:  # every blow removes with one chance: removed is a thinning, a tally like the others
         dist = tally._all_up_to(_thin_last(h, q, up_to), count, up_to, " and ".join(c.count))
-        dist = tally._grow(dist, (up_to + 1,) * (dist.ndim - 1))
+        dist = _grow(dist, (up_to + 1,) * (dist.ndim - 1))
         # at most the unit's models are removed: the one fold, each cell at its own cap
         dist = core.cap(dist, cap.reshape((cells,) + (1,) * (dist.ndim - 2)))
         return tally.chance(c, dist, env, axes)
@@ -246,7 +247,7 @@ def joint_chance(c: Chance, h: np.ndarray, count: np.ndarray, models: np.ndarray
     for idx in np.ndindex(*h.shape[1:]):
         weight = h[(slice(None),) + idx]
         if weight.any():
-            moved = tally._fold(tally._shift(blows[idx[-1]], idx[:-1] + (0, 0)), up_to)  # the tallies moved up, saturated
+            moved = tally._fold(_shift(blows[idx[-1]], idx[:-1] + (0, 0)), up_to)  # the tallies moved up, saturated
             step += np.repeat(weight, S).reshape(lift) * moved
     T = step.reshape(cells, S, S)
     v = _start(cells, (up_to + 1,) * tallies, up_to + 1, u).reshape(cells, 1, S)
