@@ -86,6 +86,30 @@ def plotly_el(plot: str) -> str:
     return f"{plot}.js-plotly-plot, {plot} .js-plotly-plot"
 
 
+class WaitTimedOut(RuntimeError):
+    """A page that did not load or draw in time, named with what was waited for."""
+
+
+def open_drawn(page, url: str, plot: str, what: str, timeout_ms: int = 120_000) -> None:
+    """Navigate to ``url`` and wait until its plot ``plot`` has drawn (its ``.main-svg``).
+    A timeout names the page (``what``), the address and the plot waited for, and the
+    page's own last console errors: a run of eight pages once failed with only
+    Playwright's "Timeout exceeded" and no hint of which one it was."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text[:200]) if msg.type == "error" else None)
+    page.on("pageerror", lambda err: errors.append(str(err)[:200]))
+    step = f"loading {url}"
+    try:
+        page.goto(url, timeout=300_000)
+        step = f"waiting {timeout_ms / 1000:g} s for {plot} .main-svg"
+        page.wait_for_selector(f"{plot} .main-svg", timeout=timeout_ms)
+    except PlaywrightTimeout as err:
+        said = "; ".join(errors[-3:]) or "none"
+        raise WaitTimedOut(f"{what}: timed out {step} (its console errors: {said})") from err
+
+
 def first_renders(browser, server, rounds: int) -> dict[str, list[float]]:
     """Each dashboard opened alone: after the previous one's replacement kernel has
     started and pre-executed (the server is quiet), so renders do not compete with it."""
@@ -99,8 +123,7 @@ def first_renders(browser, server, rounds: int) -> dict[str, list[float]]:
             page = context.new_page()
             plot = PLOT.get(d.notebook[:-6], ".wb-plot-dist")
             t0 = time.perf_counter()
-            page.goto(server.url.rstrip("/") + d.path)
-            page.wait_for_selector(f"{plot} .main-svg", timeout=120_000)
+            open_drawn(page, server.url.rstrip("/") + d.path, plot, f"first render of {d.notebook}")
             times[d.notebook].append(time.perf_counter() - t0)
             context.close()
             filled[d.notebook] += 1  # its pool refills after use
@@ -110,8 +133,8 @@ def first_renders(browser, server, rounds: int) -> dict[str, list[float]]:
 def redraws(browser, server, changes: int) -> list[float]:
     context = browser.new_context()
     page = context.new_page()
-    page.goto(server.url.rstrip("/") + "/voila/render/changes.ipynb?bs=6")
-    page.wait_for_selector(".wb-plot-dist .main-svg", timeout=120_000)
+    open_drawn(page, server.url.rstrip("/") + "/voila/render/changes.ipynb?bs=6", ".wb-plot-dist",
+               "changes.ipynb (slider redraws)")
     page.evaluate(WATCH_JS, ".wb-plot-dist.js-plotly-plot, .wb-plot-dist .js-plotly-plot")
     handle = page.locator(".wb-slider-bs .noUi-handle")
     out = []
@@ -316,8 +339,7 @@ def first_views(browser, server, wire, views: int = 1) -> tuple[dict[str, float]
             before = _chromium_cpu()
             plot = PLOT.get(d.notebook[:-6], ".wb-plot-dist")
             wire.reset()
-            page.goto(wire.url.rstrip("/") + d.path, timeout=300_000)
-            page.wait_for_selector(f"{plot} .main-svg", timeout=120_000)
+            open_drawn(page, wire.url.rstrip("/") + d.path, plot, f"first view of {d.notebook} (round {round_ + 1})")
             page.wait_for_timeout(1500)  # the page settles (every plot drawn, the websocket quiet)
             VIEW_RUNS.setdefault(d.notebook, []).append(_chromium_cpu() - before)
             if not round_:
@@ -329,8 +351,7 @@ def first_views(browser, server, wire, views: int = 1) -> tuple[dict[str, float]
                 server.wait_quiet()
                 traffic.reset()
                 wire.reset()
-                page.goto(wire.url.rstrip("/") + d.path, timeout=300_000)
-                page.wait_for_selector(f"{plot} .main-svg", timeout=120_000)
+                open_drawn(page, wire.url.rstrip("/") + d.path, plot, f"{d.notebook} opened again")
                 page.wait_for_timeout(1500)
                 AGAIN[d.notebook] = (wire.http(), wire.ws())  # on the wire: a cached file is not counted
                 filled[d.notebook] += 1
@@ -360,8 +381,8 @@ def moves(browser, server, wire, n: int = MOVES) -> dict[str, float]:
     context = browser.new_context()
     page = context.new_page()
     traffic = Traffic(page)
-    page.goto(wire.url.rstrip("/") + "/voila/render/changes.ipynb?bs=6", timeout=300_000)
-    page.wait_for_selector(".wb-plot-dist .main-svg", timeout=120_000)
+    open_drawn(page, wire.url.rstrip("/") + "/voila/render/changes.ipynb?bs=6", ".wb-plot-dist",
+               "changes.ipynb (slider moves' cost)")
     page.evaluate(WATCH_JS, plotly_el(".wb-plot-dist"))
     server.wait_quiet()
     page.wait_for_timeout(500)
@@ -422,6 +443,9 @@ def main(argv=None) -> int:
             times = [] if args.costs_only else redraws(browser, server, args.changes)
             blank, views = first_views(browser, server, wire, args.views)
             move = moves(browser, server, wire)
+        except WaitTimedOut as err:
+            print(f"dashboard benchmark stopped: {err}", file=sys.stderr)
+            return 1
         finally:
             wire.close()
             browser.close()

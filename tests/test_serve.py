@@ -172,6 +172,33 @@ def test_the_front_end_bundle_carries_its_build_edits_and_every_licence():
             assert f"{name} {version} (" in licences, name
 
 
+def test_the_front_end_bundles_every_widget_class_the_dashboards_make():
+    """The bundle carries only the controls' modules of the classes the dashboards make
+    (scripts/frontend/src/manager.js names them), and stands in for jQuery: each ipywidgets
+    class the workbench's code names (``W.Name``), with its style's class, has its model and
+    view among the bundle's exports; a class not bundled would be drawn as an error widget."""
+    import ipywidgets
+
+    root = Path(__file__).resolve().parent.parent
+    code = "".join(p.read_text() for p in (root / "workbench").rglob("*.py"))
+    named = sorted(set(re.findall(r"\bW\.([A-Z]\w*)\b", code)))
+    assert {"IntSlider", "Dropdown", "Tab", "Accordion", "HTML"} <= set(named), named
+    bundle = (TEMPLATE / "static" / "workbench.js").read_text()
+    wanted = set()
+    for name in named:
+        traits = getattr(ipywidgets, name).class_traits()
+        style = traits.get("style")
+        for cls_traits in (traits, style.klass.class_traits() if style is not None else {}):
+            for key in ("_model_name", "_view_name"):
+                value = cls_traits[key].default_value if key in cls_traits else None
+                if value:
+                    wanted.add(value)
+    assert {"IntSliderModel", "IntSliderView", "SliderStyleModel", "LayoutModel"} <= wanted, wanted
+    assert not [name for name in sorted(wanted) if f"{name}:" not in bundle]
+    assert "ColorPickerModel:" not in bundle and "DatePickerView:" not in bundle  # controls no dashboard makes
+    assert "jQuery requires a window with a document" not in bundle  # jQuery itself is not bundled
+
+
 def test_the_front_end_speaks_to_the_locked_widget_packages():
     """The bundle's widget packages are those of the Python packages the kernels run
     (requirements/run.txt): anywidget's front end of the same version, ipywidgets 8's

@@ -28,6 +28,7 @@ const SHIMS = {
   // the services' kernel connection reaches its package index for two names
   services: path.join(HERE, "src", "services.js"),
   "sanitize-html": path.join(HERE, "src", "sanitize.js"),
+  jquery: path.join(HERE, "src", "jquery.js"),
 };
 
 const edits = {
@@ -38,6 +39,7 @@ const edits = {
       return /@jupyterlab\/services\/lib\/kernel\/[^/]+\.js$/.test(from) ? { path: SHIMS.services } : undefined;
     });
     build.onResolve({ filter: /^sanitize-html$/ }, () => ({ path: SHIMS["sanitize-html"] }));
+    build.onResolve({ filter: /^jquery$/ }, () => ({ path: SHIMS.jquery }));
     build.onLoad({ filter: /anywidget[\\/]dist[\\/]index\.js$/ }, async (args) => {
       let text = await readFile(args.path, "utf8");
       for (const [ending, from, to] of EDITS) {

@@ -7,7 +7,17 @@
 import { PageConfig } from "@jupyterlab/coreutils";
 import { ManagerBase } from "@jupyter-widgets/base-manager";
 import * as base from "@jupyter-widgets/base";
-import * as controls from "@jupyter-widgets/controls";
+// ipywidgets' controls, only the modules of the classes the dashboards use (the package's index
+// brings every control: colour and date pickers, uploads, media, game controllers, tags...).
+import * as bool from "@jupyter-widgets/controls/lib/widget_bool";
+import * as box from "@jupyter-widgets/controls/lib/widget_box";
+import * as button from "@jupyter-widgets/controls/lib/widget_button";
+import * as description from "@jupyter-widgets/controls/lib/widget_description";
+import * as float from "@jupyter-widgets/controls/lib/widget_float";
+import * as int from "@jupyter-widgets/controls/lib/widget_int";
+import * as selection from "@jupyter-widgets/controls/lib/widget_selection";
+import * as containers from "@jupyter-widgets/controls/lib/widget_selectioncontainer";
+import * as string from "@jupyter-widgets/controls/lib/widget_string";
 import { Widget } from "@lumino/widgets";
 import anywidget from "anywidget";
 
@@ -16,7 +26,7 @@ const { DOMWidgetModel, DOMWidgetView } = base;
 /** ipywidgets' tabs, each tab drawn when it is first chosen: a page shows one of its tabs, and
  * drawing the others' widgets at once cost as much as drawing them shown (the diagnostics page
  * held 39 widgets in the tabs not chosen). */
-class TabView extends controls.TabView {
+class TabView extends containers.TabView {
   addChildView(model, index) {
     if (index === (this.model.get("selected_index") ?? 0)) {
       return super.addChildView(model, index);
@@ -52,7 +62,9 @@ class TabView extends controls.TabView {
 /** Every widget module a dashboard may name, by its module name. */
 export const MODULES = {
   "@jupyter-widgets/base": base,
-  "@jupyter-widgets/controls": { ...controls, TabView },
+  "@jupyter-widgets/controls": {
+    ...bool, ...box, ...button, ...description, ...float, ...int, ...selection, ...containers, ...string, TabView,
+  },
   anywidget: anywidget({ DOMWidgetModel, DOMWidgetView }),
 };
 
@@ -68,7 +80,7 @@ function measureReadouts() {
   shown.forEach((readout, i) => readout.classList.toggle("overflow", overflows[i]));
 }
 
-controls.BaseIntSliderView.prototype.readout_overflow = function readoutOverflow() {
+int.BaseIntSliderView.prototype.readout_overflow = function readoutOverflow() {
   if (!readouts.size) { requestAnimationFrame(measureReadouts); }
   readouts.add(this.readout);
   return this.readout.classList.contains("overflow");  // as marked now; the measure marks it again
