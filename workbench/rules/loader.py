@@ -18,6 +18,7 @@ from typing import Any
 from .errors import RuleFileError
 from .expr import MAX_LITERAL, Expr
 from .reader import Reader
+from .says import read_says
 from .spec import Chance, DamageRoll, Forbid, Note, Removal, RuleStage, RuleStat, Volley
 from .view import read as read_view
 
@@ -407,7 +408,7 @@ def _stage(r: Reader, field: str, sd: dict, die: int, names) -> RuleStage:
     read |= {k: r.string(sd, k, field, "") for k in ("tally", "critical_tally", "near_miss_tally")}
     st = RuleStage(name=r.string(sd, "name", field), die=sdie, target=r.expr(sd, "target", field, names),
                    extra=r.integer(sd, "extra", field, 0, MAX_EXTRA, 1), die_expr=die_expr,
-                   long_shot=r.boolean(sd, "long_shot", field, False), **read)
+                   long_shot=r.boolean(sd, "long_shot", field, False), says=read_says(r, sd, field, names), **read)
     both = sorted(set(st.always_fail) & set(st.always_succeed))
     if both:
         r.fail(f"{field}.always_succeed", "faces not also in always_fail", both[0])

@@ -49,7 +49,7 @@ class MechanismSystem(StatChecks, Immutable):
 
     def _attack(self, method, samples, seed, given) -> Outcome:
         env, method, rng, record = self._begin(given, method, samples, seed)
-        words = dict(trial="attack", system_title=self.name, notes=self.notes_for(env), label=self.spec.label)
+        words = dict(trial=self.view.trial, system_title=self.name, notes=self.notes_for(env), label=self.spec.label)
         if method == "exact":
             got = self._module.exact(self.spec, env, self.die)
             pmfs = {got["labels"][k]: readonly([float(p) for p in x]) for k, x in got["passes"].items()}

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .expr import Expr
+from .says import Says
 
 __all__ = ["RuleStat", "RuleStage", "DamageRoll", "Removal", "Forbid", "Chance", "Volley"]
 
@@ -67,6 +68,8 @@ class RuleStage:
     near_miss_tally: str = ""
     #: the stage's faces as an expression of the stats (a die switch); ``die`` is then the system's
     die_expr: Expr | None = None
+    #: what the roll is made against, in the file's words, before the engine's "needs 8+ on a d12"
+    says: Says | None = None
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from .budget import RANGES, check_tokens, check_value, checked, token_bounds, un
 from .expr import Expr
 from .loader import COUNTS, MAX_DIE, unit_size_stat
 from .plan import Plan, StagePmfs, figures, make_plan
+from .words import said
 from .volley import resolve as resolve_volley, sampled_tally
 from .removal import fixed_damage_removal, remove
 from .spec import Chance, Removal, RuleStage, Volley
@@ -332,16 +333,17 @@ class RuleSystem(StatChecks, Immutable):
         count, n_tokens = self._checked_attacks(env)
         plan = self._plan(env)
         per_attack = plan.figures if (n_tokens or 1) == 1 else figures(plan.played, plan.fractions, n_tokens)
-        words = dict(effect_kinds=self._effect_kinds, trial="attack", system_title=self.name, **per_attack)
+        words = dict(effect_kinds=self._effect_kinds, trial=self.view.trial, system_title=self.name, **per_attack)
+        stages = said(plan.stages, plan.staged, env)
         if method == "exact":
             if self._counted:
                 pmf, effects = self._general(env, plan, count, n_tokens)
             else:
                 pmf, effects = self._exact(env, count, plan)
             pmfs = StagePmfs(plan.played, plan.probs, count, n_tokens)
-            return Outcome(system=self.key, function="attack", inputs=record, pmf=pmf, stages=plan.stages,
+            return Outcome(system=self.key, function="attack", inputs=record, pmf=pmf, stages=stages,
                            effects=effects, attacks=count, notes=self.outcome_notes(env), stage_pmfs=pmfs,
                            **words)
         sampled = self._simulate(rng, record["samples"], env, plan, count, n_tokens, self._defined(env))
-        return pipeline.tally_outcome(self.key, "attack", record, sampled, plan.stages, attacks=count,
+        return pipeline.tally_outcome(self.key, "attack", record, sampled, stages, attacks=count,
                                       notes=self.outcome_notes(env), **words)

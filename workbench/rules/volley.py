@@ -33,6 +33,7 @@ from .sampled import (_counted, check_sampled, expected_work, remove, removal_wi
 from .removal import advance, pooled_removal, remove as remove_exact
 from .spec import Removal, Volley
 from .tokens import _conv, successes
+from .words import said
 
 #: a RuleSystem (rules/system.py): that module calls this one, so it is not imported here
 Rules = Any
@@ -110,12 +111,13 @@ def resolve(rs: Rules, profiles: Any, method: str, samples: Any, seed: Any, shar
     removal = rs._removal(env0)
     models, wounds, damage = rs._unit(env0)
     chances = rs._defined(env0)
-    alike = all(p.stages == plans[0].stages for p in plans)      # the outcome's stages are every profile's
+    said_stages = [said(p.stages, p.staged, env) for p, env in zip(plans, envs)]
+    alike = all(s == said_stages[0] for s in said_stages)       # the outcome's stages are every profile's
     same = alike and all((t or 1) == 1 for t in tokens)           # and so are its attacks and per-attack figures
     figures = plans[0].figures if same else {}
     words = dict(effect_kinds=dict(rs._effect_kinds, **({spec.not_needed: "expected"} if spec.not_needed else {})),
-                 trial="attack", system_title=rs.name, **figures)
-    stages = plans[0].stages if alike else ()
+                 trial=rs.view.trial, system_title=rs.name, **figures)
+    stages = said_stages[0] if alike else ()
     attacks_n = sum(counts) if same else None
     if method == "exact":
         pmf, effects = _exact(rs, envs, plans, counts, tokens, removal, models, wounds, damage, chances)

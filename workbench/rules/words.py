@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -11,7 +11,7 @@ from ..outcome import Stage
 from .die import StageDie, need_text
 from .spec import RuleStage
 
-__all__ = ["stage_words", "passing_name", "outcome_stages"]
+__all__ = ["stage_words", "passing_name", "outcome_stages", "said"]
 
 
 def _faces(faces) -> str:
@@ -83,3 +83,12 @@ def outcome_stages(stages: Sequence[RuleStage], dice: Sequence[StageDie], fracti
         words = stage_words(st, scalar, following, on_critical[i])
         out.append(Stage(passing_name(st), p, f"{words}: goes on {faces_text(p, st.die)}", faces=st.die))
     return tuple(out)
+
+
+def said(stages: tuple[Stage, ...], rule_stages: Sequence[RuleStage], env: Mapping[str, Any]) -> tuple[Stage, ...]:
+    """The outcome's ``stages`` at the scalar stats ``env``, each stage's ``says`` (what its roll is
+    made against, in the file's words: :mod:`workbench.rules.says`) before the engine's words."""
+    if not any(st.says for st in rule_stages):
+        return stages
+    return tuple(dataclasses.replace(s, detail=f"{st.says.text(env, f'stages[{i}].says')} {s.detail}")
+                 if st.says else s for i, (s, st) in enumerate(zip(stages, rule_stages)))

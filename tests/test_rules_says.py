@@ -1,0 +1,130 @@
+"""A stage's ``says`` (docs/rulefiles.md, "A stage in your own words"): the file's own words
+before the engine's, on every path that shows a stage, and refused with field and line when broken."""
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from workbench import rules
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "rulefiles.md"
+
+HEAD = """
+[system]
+key = "sayso"
+name = "Says so"
+die = 12
+
+[stats.bs]
+min = 1
+max = 13
+default = 5
+
+[stats.cover]
+min = -12
+max = 12
+default = 0
+
+[stats.weapon]
+options = { light = 0, heavy = 1 }
+default = "light"
+
+[stats.action]
+options = { snap = 0, shot = 1, aimed = 2 }
+default = "aimed"
+
+[stats.shots]
+min = 0
+max = 100
+default = 3
+
+[attack]
+count = "shots"
+
+[removal]
+damage = "1"
+
+[view]
+trial = "shot"
+"""
+
+
+def _documented_stage() -> str:
+    """The [[stages]] example of the section "A stage in your own words", as the page writes it."""
+    section = DOC.read_text().split("### A stage in your own words", 1)[1]
+    return section.split("```toml\n", 1)[1].split("```", 1)[0]
+
+
+def _file(stage: str) -> rules.RuleSystem:
+    return rules.loads(HEAD + "\n" + stage, "sayso.toml")
+
+
+def _brute(target: int) -> Fraction:
+    return Fraction(sum(1 for face in range(1, 13) if face >= target), 12)
+
+
+@pytest.mark.parametrize("bs,cover,weapon,action", list(itertools.product(
+    (2, 4, 9), (-1, 0, 3), ("light", "heavy"), ("shot", "aimed"))))
+def test_the_documented_example_reads_as_the_page_says_and_counts_as_a_brute_force(bs, cover, weapon, action):
+    rs = _file(_documented_stage())
+    o = rs.attack(bs=bs, cover=cover, weapon=weapon, action=action)
+    heavy = weapon == "heavy" and action == "shot"
+    target = bs + (4 if heavy else 0) + cover
+    p = _brute(target)
+    (stage,) = o.stages
+    assert stage.probability == p
+    said = f"BS {bs}+" + (" +4 (heavy weapon, shot action)" if heavy else "") + f" against cover {cover:+d} "
+    assert stage.detail.startswith(said), stage.detail
+    assert stage.detail.endswith(f"{p.numerator * 12 // p.denominator}/12"), stage.detail
+    assert f"To hit: {said}" in o.explain()
+
+
+def test_the_page_quotes_the_example_it_shows():
+    rs = _file(_documented_stage())
+    text = rs.attack(bs=4, cover=0, weapon="heavy", action="shot").explain()
+    assert "To hit: BS 4+ +4 (heavy weapon, shot action) against cover +0 needs 8+ on a d12: goes on 5/12" in text
+    assert "To hit: BS 4+ +4 (heavy weapon, shot action) against cover +0 needs 8+ on a d12: goes on 5/12" in \
+        DOC.read_text().replace("\n", " ")
+
+
+def test_says_reaches_the_sampled_path_and_the_volley():
+    stage = _documented_stage()
+    rs = _file(stage + '\n[volley]\nprofile = ["bs", "shots"]\n')
+    sampled = rs.attack(bs=3, cover=1, method="sampled", samples=2_000, seed=1)
+    assert sampled.stages[0].detail.startswith("BS 3+ against cover +1 ")
+    same = rs.volley([{"bs": 3}, {"bs": 3, "shots": 5}], cover=1)
+    assert same.stages[0].detail.startswith("BS 3+ against cover +1 ")
+    differ = rs.volley([{"bs": 3}, {"bs": 6}], cover=1)
+    assert differ.stages == ()   # two profiles' own words: no one stage speaks for both
+
+
+def test_the_trial_word_of_the_view_names_an_attack():
+    o = _file(_documented_stage()).attack(shots=4)
+    text = o.explain()
+    assert "Per shot:" in text and "With 4 shots:" in text and "Per attack" not in text
+
+
+def test_braces_and_a_plain_string():
+    o = _file('[[stages]]\nname = "to hit"\ntarget = "bs"\nsays = "{{BS}} {bs + 1}"\n').attack(bs=4)
+    assert o.stages[0].detail.startswith("{BS} 5 needs 4+ on a d12")
+
+
+@pytest.mark.parametrize("says,field,expected", [
+    ('"BS {bs+}"', "stages[0].says", "an expression in {bs+}"),
+    ('"BS {nope}"', "stages[0].says", "a stat name"),
+    ('"BS { bs"', "stages[0].says", "text whose braces hold an expression"),
+    ("3", "stages[0].says", "a string, or a list of 1 to 16"),
+    ("[]", "stages[0].says", "a string, or a list of 1 to 16"),
+    ('["a", { text = "b", when = "zz" }]', "stages[0].says[1].when", "a stat name"),
+    ('["a", { text = "b", where = "bs" }]', "stages[0].says[1].where", "one of the keys text, when"),
+    ('["a", { text = "{bs:+" }]', "stages[0].says[1].text", "text whose braces hold an expression"),
+])
+def test_a_broken_says_names_its_field_and_line(says, field, expected):
+    text = HEAD + f'\n[[stages]]\nname = "to hit"\ntarget = "bs"\nsays = {says}\n'
+    with pytest.raises(rules.RuleFileError) as err:
+        rules.loads(text, "sayso.toml")
+    assert err.value.field == field and expected in str(err.value)
+    assert err.value.line == text.splitlines().index(f"says = {says}") + 1

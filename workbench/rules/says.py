@@ -1,0 +1,96 @@
+"""What a stage says it rolls against, in the file's own words: a stage's ``says`` key.
+
+``says = "BS {bs}+ against cover {cover:+}"`` puts the designer's words before the engine's
+"needs 8+ on a d12": each ``{...}`` is an expression of the stats (the file's expression
+language), shown as a whole number, or signed with ``:+`` (``+2``, ``-1``, ``+0``); ``{{`` and
+``}}`` are braces. A list of pieces, each a string or ``{ text, when }`` (shown where ``when`` is
+true), is joined with spaces, so a rule that applies only sometimes says so only then::
+
+    says = ["BS {bs}+", { text = "{4:+} (heavy weapon, shot action)", when = "weapon == 1 and action == 1" },
+            "against cover {cover:+}"]
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .errors import ExpressionError
+from .expr import Expr, parse
+
+__all__ = ["Says", "read_says", "MAX_PIECES"]
+
+#: pieces one stage's ``says`` may hold
+MAX_PIECES = 16
+#: a placeholder: ``{expression}`` or ``{expression:+}``; ``{{`` and ``}}`` are literal braces
+_PART = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
+
+
+@dataclass(frozen=True)
+class _Piece:
+    #: literal texts and (expression, signed) placeholders, in order
+    parts: tuple[str | tuple[Expr, bool], ...]
+    when: Expr | None
+
+
+@dataclass(frozen=True)
+class Says:
+    """A stage's ``says``: pieces of text with placeholders, each shown where its ``when`` holds."""
+
+    pieces: tuple[_Piece, ...]
+
+    def text(self, env: Mapping[str, Any], field: str) -> str:
+        """The words at the scalar stats ``env`` (a placeholder's refusal names ``field``)."""
+        out = []
+        for piece in self.pieces:
+            if piece.when is not None and not piece.when.scalar(env, f"{field}.when"):
+                continue
+            words = "".join(p if isinstance(p, str) else
+                            (f"{p[0].scalar(env, field):+d}" if p[1] else str(p[0].scalar(env, field)))
+                            for p in piece.parts)
+            if words.strip():
+                out.append(words.strip())
+        return " ".join(out)
+
+
+def _template(r: Any, text: str, field: str, names) -> tuple[str | tuple[Expr, bool], ...]:
+    parts: list[str | tuple[Expr, bool]] = []
+    at = 0
+    for m in _PART.finditer(text):
+        parts.append(text[at:m.start()])
+        at = m.end()
+        token = m.group(0)
+        if token in ("{{", "}}"):
+            parts.append(token[0])
+            continue
+        if m.group(1) is None:
+            r.fail(field, 'text whose braces hold an expression ("{bs}", "{cover:+}"; "{{" for a brace)', text)
+        source, signed = m.group(1), m.group(1).rstrip().endswith(":+")
+        if signed:
+            source = source.rstrip()[:-2]
+        try:
+            parts.append((parse(source, names), signed))
+        except ExpressionError as exc:
+            r.fail(field, f"an expression in {{{m.group(1)}}}: {exc.expected}", exc.got)
+    parts.append(text[at:])
+    return tuple(p for p in parts if p != "")
+
+
+def read_says(r: Any, sd: Mapping[str, Any], field: str, names) -> Says | None:
+    """A stage's ``says`` (None: not written), read with the :class:`~workbench.rules.reader.Reader` ``r``."""
+    if "says" not in sd:
+        return None
+    data, field = sd["says"], f"{field}.says"
+    listed = data if isinstance(data, list) else [data]
+    if not isinstance(data, (str, list)) or not listed or len(listed) > MAX_PIECES:
+        r.fail(field, f"a string, or a list of 1 to {MAX_PIECES} strings or {{ text, when }} tables", data)
+    pieces = []
+    for i, piece in enumerate(listed):
+        where = f"{field}[{i}]" if isinstance(data, list) else field
+        if isinstance(piece, str):
+            pieces.append(_Piece(_template(r, piece, where, names), None))
+            continue
+        r.table(piece, where, ("text", "when"))
+        pieces.append(_Piece(_template(r, r.string(piece, "text", where), f"{where}.text", names),
+                             r.expr(piece, "when", where, names)))
+    return Says(tuple(pieces))
