@@ -6,8 +6,13 @@ import itertools
 from fractions import Fraction
 from pathlib import Path
 
-import pytest
+import numpy as np
 
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from brute_rules import to_toml
+from test_rules_hypothesis import stages_strategy
 from workbench import rules
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "rulefiles.md"
@@ -128,3 +133,41 @@ def test_a_broken_says_names_its_field_and_line(says, field, expected):
         rules.loads(text, "sayso.toml")
     assert err.value.field == field and expected in str(err.value)
     assert err.value.line == text.splitlines().index(f"says = {says}") + 1
+
+
+# ---------------------------------------------------------------------------
+# random files (hypothesis): says changes no number, and says what its placeholders hold
+# ---------------------------------------------------------------------------
+STATS = {"k": {"min": -5, "max": 5, "default": 0}, "flag": {"kind": "bool", "default": False}}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stages=stages_strategy(), count=st.integers(0, 3), k=st.integers(-5, 5), flag=st.booleans(),
+       a=st.integers(-3, 3), data=st.data())
+def test_random_files_with_says_keep_their_numbers_and_say_what_their_placeholders_hold(stages, count, k, flag, a,
+                                                                                          data):
+    says = []
+    for i in range(len(stages)):
+        piece = data.draw(st.sampled_from(["plain", "signed", "sum", "when"]))
+        says.append({"plain": f"s{i} k {{k}}", "signed": f"s{i} {{k:+}}", "sum": f"s{i} {{k * {a} + flag}}",
+                     "when": [f"s{i}", {"text": "flag {flag}", "when": "flag"}]}[piece])
+    die = stages[0]["die"]
+    plain = rules.loads(to_toml(stages, count, {"damage": 1}, stats=STATS, die=die), "plain.toml")
+    said = rules.loads(to_toml(stages, count, {"damage": 1}, stats=STATS, die=die,
+                               stage_extra=[{"says": s} for s in says]), "said.toml")
+    for method in ("exact", "sampled"):
+        p = plain.attack(k=k, flag=flag, method=method, samples=500, seed=3)
+        s = said.attack(k=k, flag=flag, method=method, samples=500, seed=3)
+        assert np.array_equal(p.pmf, s.pmf) and dict(p.effects) == dict(s.effects)
+        assert len(p.stages) == len(s.stages)
+        for i, (ps, ss) in enumerate(zip(p.stages, s.stages)):
+            assert ss.detail == f"{_expected(says[i], i, k, flag, a)} {ps.detail}"
+            assert ss.probability == ps.probability
+
+
+def _expected(says, i: int, k: int, flag: bool, a: int) -> str:
+    """What a random file's ``says`` reads at ``k`` and ``flag``, written out by hand."""
+    if isinstance(says, list):
+        return f"s{i}" + (f" flag {int(flag)}" if flag else "")
+    return (says.replace("{k}", str(k)).replace("{k:+}", f"{k:+d}")
+            .replace(f"{{k * {a} + flag}}", str(k * a + int(flag))))
