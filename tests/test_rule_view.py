@@ -231,3 +231,15 @@ def test_a_copy_of_the_forgotten_shows_every_stat_of_its_files(tmp_path, monkeyp
     assert [_controls_of(ours[n]) for n in sorted(same)] == [_controls_of(theirs[n]) for n in sorted(same)]
     assert [s.name for s in mine.stats] == [s.name for s in builtin.stats] == ["shoot", "attack_power"]
     assert mine.concepts == builtin.concepts and mine.seed_matchup == builtin.seed_matchup
+
+
+def test_a_file_loaded_on_its_own_says_its_effects_as_its_dashboard_does():
+    """An outcome's words are its own: a rule file loaded with ``rules.loads`` reads its side
+    effects by its ``[view.effects]`` and its chances' labels before any description of it is made,
+    and the same after (no description made elsewhere changes what an outcome says)."""
+    rs = rules.loads((SHIPPED / "changes" / "shooting.toml").read_text(encoding="utf-8").replace('key = "changes"', 'key = "ownwords"'), "ownwords.toml")
+    before = rs.attack(models=3).explain()
+    assert "expected unsaved wounds: " in before and "P(the whole unit is destroyed)" in before
+    assert "Per shot: " in before and "With 10 shots: " in before
+    describe_rules(rs, "#000000")
+    assert rs.attack(models=3).explain() == before

@@ -325,18 +325,18 @@ def test_effect_kinds_make_probabilities_read_as_probabilities():
 
 
 def test_the_numbers_table_reads_each_effect_as_its_system_describes_it():
-    """The dashboard's Numbers table takes an effect's words and kind from the
-    system's description: a description with other words changes the label."""
+    """The dashboard's Numbers table takes an effect's words and kind from the outcome, which
+    carries its system description's: an outcome with other words changes the label, and a
+    description made later, elsewhere, changes no outcome already made (an outcome depends on
+    nothing but itself)."""
     from workbench.ui.numbers import effect_label
     forgotten_ = systems.get("forgotten")
     o = forgotten_.close_combat(attacker_cqc=6, defender_cqc=6, attacker_phys=6, defender_phys=6)
     assert effect_label(o, "pushback_attacker") == "Chance " + forgotten_.effect_words["pushback_attacker"]
     assert effect_label(o, "hits") == "Expected hits"  # not described: its name in words
-    try:
-        attrs.evolve(forgotten_, effect_words={"pushback_attacker": "the charger reels back"})
-        assert effect_label(o, "pushback_attacker") == "Chance the charger reels back"
-    finally:
-        attrs.evolve(forgotten_)  # registers the shipped words again
+    other = o.replace(effect_labels={"pushback_attacker": "the charger reels back"})
+    assert effect_label(other, "pushback_attacker") == "Chance the charger reels back"
+    attrs.evolve(forgotten_, effect_words={"pushback_attacker": "the charger reels back"})
     assert effect_label(o, "pushback_attacker") == "Chance " + forgotten_.effect_words["pushback_attacker"]
     with pytest.raises(InputError, match=r"^SystemDescription.effect_words: expected side-effect name -> the "
                                          r"words a playtester reads, got \('shock', ''\)$"):

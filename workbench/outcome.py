@@ -14,24 +14,10 @@ from .dice import percent
 from .errors import InputError
 from .validate import choice, integer
 
-__all__ = ["Stage", "Outcome", "register_terms", "EFFECT_KINDS"]
+__all__ = ["Stage", "Outcome", "EFFECT_KINDS"]
 
 #: what a side effect is: a probability or an expected count
 EFFECT_KINDS = ("probability", "expected")
-
-#: system key -> (name, effect kinds, function -> word for one attack, effect -> words);
-#: filled by each system's description (workbench.systems.description) when it is created
-_TERMS: dict[str, tuple[str, Mapping[str, str], Mapping[str, str], Mapping[str, str]]] = {}
-
-
-def register_terms(system: str, name: str, effect_kinds: Mapping[str, str], trials: Mapping[str, str],
-                   effect_words: Mapping[str, str] | None = None) -> None:
-    """What outcomes of ``system`` say about themselves: the system's name,
-    which side effects are probabilities (the others are expected counts),
-    the word for one attack of each function ("shot", "attack") and how a
-    playtester reads each side effect ("the unit takes shock")."""
-    _TERMS[system] = (name, _checked_kinds(effect_kinds), MappingProxyType(dict(trials)),
-                      MappingProxyType(dict(effect_words or {})))
 
 
 def _checked_kinds(effect_kinds: Mapping[str, str]) -> Mapping[str, str]:
@@ -88,10 +74,10 @@ class Outcome:
     * ``effects``: side effects (shock, suppression, wasted wounds, criticals...)
       as probabilities or expectations, named in each system's docs;
       ``effect_kinds`` says which: effect name -> "probability" or
-      "expected" (taken from the system's description when not given; an
-      effect not listed is an expected count).
-    * ``trial``: the word for one attack ("shot", "attack"; from the
-      description when not given).
+      "expected" (an effect not listed is an expected count);
+      ``effect_labels``: effect name -> how a playtester reads it ("the
+      unit takes shock"; an effect not listed reads as its name).
+    * ``trial``: the word for one attack ("shot", "attack"; "test" when not given).
     * ``method``: "exact" or "sampled"; a sampled outcome also carries
       ``samples``, ``pmf_stderr``, ``mean_stderr`` and ``effects_stderr``.
     * ``inputs``: the arguments after validation; ``notes``: the
@@ -104,8 +90,11 @@ class Outcome:
       success in the system's words ("unsaved", "save failed").
     * ``stage_pmfs`` (optional): stage name -> the exact distribution of how
       many pass that stage over all the attacks (index = count).
-    * ``system_title`` (optional): the system's name, for an outcome of a
-      system no description registered (a rule file loaded on its own).
+    * ``system_title``: the system's name ("40k Changes"; its key when not given).
+
+    Every word an outcome says of itself is one of its fields, given by what
+    made it (the engine from the rule file, a built-in from its description):
+    an outcome depends on nothing but itself.
     """
 
     system: str
@@ -129,6 +118,7 @@ class Outcome:
     success_label: str | None = None
     stage_pmfs: Mapping[str, np.ndarray] | None = None
     system_title: str | None = None
+    effect_labels: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         pmf = _frozen_array(self.pmf, "pmf")
@@ -149,11 +139,10 @@ class Outcome:
                            MappingProxyType({k: float(x) for k, x in self.effects_stderr.items()}))
         object.__setattr__(self, "stages", tuple(self.stages))
         object.__setattr__(self, "notes", tuple(self.notes))
-        _name, kinds, trials, _words = _TERMS.get(self.system, (None, {}, {}, {}))
-        object.__setattr__(self, "effect_kinds", _checked_kinds(kinds if self.effect_kinds is None
-                                                                else self.effect_kinds))
+        object.__setattr__(self, "effect_kinds", _checked_kinds(self.effect_kinds or {}))
+        object.__setattr__(self, "effect_labels", MappingProxyType(dict(self.effect_labels)))
         if self.trial is None:
-            object.__setattr__(self, "trial", trials.get(self.function, "test"))
+            object.__setattr__(self, "trial", "test")
 
     # -- reading ----------------------------------------------------------
     @property
@@ -163,14 +152,13 @@ class Outcome:
 
     @property
     def system_name(self) -> str:
-        """The system's name ("40k Changes"), or its key when no description is known."""
-        return self.system_title or _TERMS.get(self.system, (self.system,))[0]
+        """The system's name ("40k Changes"), or its key when none was given."""
+        return self.system_title or self.system
 
     def effect_words(self, name: str) -> str:
         """How a playtester reads side effect ``name`` ("the unit takes
-        shock"), as the system's description says; else its name in words."""
-        words = _TERMS.get(self.system, (None, {}, {}, {}))[3]
-        return words.get(name, name.replace("_", " "))
+        shock"): its label, else its name in words."""
+        return self.effect_labels.get(name, name.replace("_", " "))
 
     def effect_kind(self, name: str) -> str:
         """"probability" or "expected" (an expected count) for one side effect."""

@@ -41,9 +41,11 @@ def chunks(samples: int, dice_per_sample: int) -> Iterator[int]:
 def exact_outcome(system: str, function: str, inputs: Mapping[str, Any], pmf: np.ndarray,
                   stages: Sequence[Stage], effects: Mapping[str, float], *,
                   attacks: int | None = None, notes: Sequence[str] = (),
-                  label: str = "models removed") -> Outcome:
+                  label: str = "models removed", **fields) -> Outcome:
+    """An exact :class:`Outcome` (``fields``: more of its optional fields)."""
     return Outcome(system=system, function=function, inputs=inputs, pmf=pmf, stages=tuple(stages),
-                   effects=dict(effects), method="exact", attacks=attacks, notes=tuple(notes), label=label)
+                   effects=dict(effects), method="exact", attacks=attacks, notes=tuple(notes), label=label,
+                   **fields)
 
 
 def check_cost(samples: int, dice_per_sample: int) -> None:

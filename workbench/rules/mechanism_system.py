@@ -49,14 +49,19 @@ class MechanismSystem(StatChecks, Immutable):
 
     def _attack(self, method, samples, seed, given) -> Outcome:
         env, method, rng, record = self._begin(given, method, samples, seed)
-        words = dict(trial=self.view.trial, system_title=self.name, notes=self.notes_for(env), label=self.spec.label)
+        words = dict(trial=self.view.trial, system_title=self.name, effect_labels=self.effect_labels,
+                     notes=self.notes_for(env), label=self.spec.label)
         if method == "exact":
             got = self._module.exact(self.spec, env, self.die)
             pmfs = {got["labels"][k]: readonly([float(p) for p in x]) for k, x in got["passes"].items()}
             return Outcome(system=self.key, function="attack", inputs=record, pmf=np.array([float(p) for p in got["pmf"]]),
                            effects={k: float(x) for k, x in got["effects"].items()}, stage_pmfs=pmfs,
-                           effect_kinds={k: "expected" if k == "rounds_fought" else "probability"
-                                         for k in got["effects"]}, **words)
+                           effect_kinds=_kinds(got["effects"]), **words)
         per_sample, one_chunk = self._module.sampled(self.spec, env, self.die, rng)
         tally = pipeline.tally_sampled(record["samples"], per_sample, one_chunk, 2)
-        return pipeline.tally_outcome(self.key, "attack", record, tally, (), **words)
+        return pipeline.tally_outcome(self.key, "attack", record, tally, (), effect_kinds=_kinds(tally.sums), **words)
+
+
+def _kinds(effects) -> dict[str, str]:
+    """A mechanism's side effects are chances, but for the rounds fought (an expected count)."""
+    return {k: "expected" if k == "rounds_fought" else "probability" for k in effects}

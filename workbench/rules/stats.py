@@ -13,7 +13,7 @@ from ..errors import InputError, UnknownArgumentError
 from ..outcome import Outcome
 from .errors import ForbiddenError
 from .spec import Forbid, Note, RuleStat
-from .view import View
+from .view import View, effect_labels
 
 __all__ = ["StatChecks"]
 
@@ -43,6 +43,7 @@ class StatChecks:
     forbids: tuple[Forbid, ...]
     #: the file's ``[view]``: how the workbench shows it (:mod:`workbench.rules.view`)
     view: View
+    effect_labels: dict[str, str]
     _by_name: dict[str, RuleStat]
     _options: dict[str, dict[str, int]]
     _value: Callable[..., int]
@@ -58,6 +59,8 @@ class StatChecks:
         d["note_rules"] = tuple(parts["notes"])
         d["notes"] = tuple(n.text for n in self.note_rules if n.when is None)
         d["view"] = parts.get("view") or View()
+        #: how a playtester reads each side effect (:func:`~workbench.rules.view.effect_labels`)
+        d["effect_labels"] = effect_labels(parts.get("chances", ()), self.view)
         d["path"] = Path(path)
         d["source"] = source
         d["_by_name"] = {s.name: s for s in self.stats}

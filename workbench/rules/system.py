@@ -333,7 +333,8 @@ class RuleSystem(StatChecks, Immutable):
         count, n_tokens = self._checked_attacks(env)
         plan = self._plan(env)
         per_attack = plan.figures if (n_tokens or 1) == 1 else figures(plan.played, plan.fractions, n_tokens)
-        words = dict(effect_kinds=self._effect_kinds, trial=self.view.trial, system_title=self.name, **per_attack)
+        words = dict(effect_kinds=self._effect_kinds, trial=self.view.trial, system_title=self.name,
+                     effect_labels=self.effect_labels, **per_attack)
         stages = said(plan.stages, plan.staged, env)
         if method == "exact":
             if self._counted:

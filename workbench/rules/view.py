@@ -66,6 +66,12 @@ class View:
     effects: Mapping[str, str] = field(default_factory=dict)
 
 
+def effect_labels(chances: Any, view: View) -> dict[str, str]:
+    """How a playtester reads a file's side effects: each chance's ``label`` (where it says more than
+    its name), then the ``[view.effects]`` words."""
+    return {**{c.name: c.label for c in chances if c.label and c.label != c.name}, **view.effects}
+
+
 def _range(r: Reader, x: Any, where: str, lo: int | None = None, hi: int | None = None) -> tuple[int, int]:
     within = f" within {lo}..{hi}" if lo is not None else ""
     m = _RANGE.match(x) if isinstance(x, str) else None

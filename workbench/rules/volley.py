@@ -116,7 +116,7 @@ def resolve(rs: Rules, profiles: Any, method: str, samples: Any, seed: Any, shar
     same = alike and all((t or 1) == 1 for t in tokens)           # and so are its attacks and per-attack figures
     figures = plans[0].figures if same else {}
     words = dict(effect_kinds=dict(rs._effect_kinds, **({spec.not_needed: "expected"} if spec.not_needed else {})),
-                 trial=rs.view.trial, system_title=rs.name, **figures)
+                 trial=rs.view.trial, system_title=rs.name, effect_labels=rs.effect_labels, **figures)
     stages = said_stages[0] if alike else ()
     attacks_n = sum(counts) if same else None
     if method == "exact":

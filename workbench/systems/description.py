@@ -20,7 +20,7 @@ import attrs
 
 from ..controls import Control, dropdown, optional_slider, slider, toggle
 from ..errors import InputError
-from ..outcome import EFFECT_KINDS, register_terms
+from ..outcome import EFFECT_KINDS
 from .records import (CONCEPT_NAMES, MISSING, OWNERS, STYLES, Mode, ProfileField, Profiles, Rung, Sides, StatInfo,
                       Step, _as_tuple, _fail, _frozen_map, _optional_map, _text, _tuple_of, _whole)
 
@@ -147,9 +147,13 @@ class SystemDescription:
 
     def __attrs_post_init__(self) -> None:
         self._check_names()
-        # every Outcome of this system then carries its effect kinds and the word for one attack
-        register_terms(self.key, self.name, self.effects, {m.function: m.trial for m in self.modes},
-                       self.effect_words)
+
+    def outcome_terms(self, function: str) -> dict[str, Any]:
+        """What an :class:`~workbench.outcome.Outcome` of ``function`` says of itself, as this
+        description has it: the system's name, which side effects are probabilities, how each
+        reads, and the word for one attack ("test" for a function no mode shows)."""
+        trial = next((m.trial for m in self.modes if m.function == function), "test")
+        return dict(system_title=self.name, effect_kinds=self.effects, effect_labels=self.effect_words, trial=trial)
 
     def _check_names(self) -> None:
         """Every stat the diagnostics, grids and concepts name is an argument of the first mode's function."""
@@ -266,7 +270,7 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
     note; every whole-number stat steps through its range in the diagnostics, no side said to be
     helped; the seed matchup is every control at its start; the grids are read from the stats
     (:func:`workbench.systems.grids.rule_grids`). A rule file has no profiles."""
-    from ..rules.view import View
+    from ..rules.view import View, effect_labels
     from .grids import rule_grids
 
     view = getattr(rule_system, "view", None) or View()
@@ -289,7 +293,7 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
         modes=(Mode("attack", "attack", "Attack", controls, trial=view.trial,
                     sides=None if view.matchup is None else Sides(**view.matchup)),),
         effects={"criticals": "expected", "wasted_damage": "expected", **{c.name: "probability" for c in chances}},
-        effect_words={**{c.name: c.label for c in chances if c.label and c.label != c.name}, **view.effects},
+        effect_words=effect_labels(chances, view),
         stats=stats, seed_matchup={c.name: c.default for c in controls} if view.seed is None else view.seed,
         granularity_grid=granularity if view.granularity is None else view.granularity,
         equivalence_search=search if view.equivalence is None else view.equivalence,

@@ -139,7 +139,8 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
         down = o.pmf
         effects = {k: float(x) for k, x in _effects(o.effects, down).items()}
         out = pipeline.exact_outcome(KEY, "shooting", inputs, _capped(down, models, n_shots), stages, effects,
-                                     attacks=n_shots, notes=notes, label="models downed")
+                                     attacks=n_shots, notes=notes, label="models downed",
+                                     **ownfile.terms(KEY, "shooting"))
         return out.replace(stage_pmfs=_StagePmfs(o.stage_pmfs, down, tuple(s.name for s in stages)))
 
     if rng is None:  # method_args gives a Generator for every method but "exact"
@@ -153,7 +154,7 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
 
     tally = rs.sample_tally(rng, samples, per_sample, **stats)
     o = pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages, attacks=n_shots, notes=notes,
-                               label="models downed")
+                               label="models downed", **ownfile.terms(KEY, "shooting"))
     return o.replace(pmf=ownfile.fit(o.pmf, width),
                      pmf_stderr=None if o.pmf_stderr is None else ownfile.fit(o.pmf_stderr, width))
 

@@ -132,7 +132,7 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
         down = got["effects"]["defender_downed"]
         out = pipeline.exact_outcome(KEY, "close_combat", inputs, np.array([float(1 - down), float(down)]), stages,
                                      {k: float(got["effects"][k]) for k in names}, attacks=attacks, notes=notes,
-                                     label="defenders downed")
+                                     label="defenders downed", **ownfile.terms(KEY, "close_combat"))
         # each stage of one round counts the passes of a step of the mechanism over the whole fight: "to
         # kill" those of its kills or, where it stands for the hits that got through downing the defender
         # (two attack dice, a tough defender), the defender downed

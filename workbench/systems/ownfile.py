@@ -55,6 +55,17 @@ def load(key: str, part: str | None = None):
     return rs
 
 
+#: built-in key -> its description, kept by :func:`describe` for :func:`terms`
+_DESCRIBED: dict[str, Any] = {}
+
+
+def terms(system: str, function: str) -> dict[str, Any]:
+    """What an Outcome of the built-in ``system``'s ``function`` says of itself, as its description has it
+    (:meth:`~workbench.systems.description.SystemDescription.outcome_terms`): every outcome a built-in
+    returns carries its words, as the engine's outcomes carry their file's."""
+    return _DESCRIBED[system].outcome_terms(function)
+
+
 def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[str, str], seed: str,
              modes: Callable[[tuple], Sequence[Any]] | None = None,
              effects: Mapping[str, str] | None = None, effect_words: Mapping[str, str] | None = None,
@@ -75,10 +86,11 @@ def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[s
     file_names = {f: b for b, f in names.items()}
     kinds = {b: own.effect_kind(f) for b, f in names.items()}
     words = {file_names.get(f, f): w for f, w in own.effect_words.items()}
-    return attrs.evolve(
+    described = _DESCRIBED[key] = attrs.evolve(
         own, title=title, module=module, functions=_function_names(module), modes=tuple(modes(own_modes)) if modes else own_modes,
         effects={**{b: k for b, k in kinds.items() if k != "expected"}, **(effects or {})},
         effect_words={**words, **(effect_words or {})}, profiles=profiles, seed=seed, path=None)
+    return described
 
 
 def own_controls(own: Mapping[str, Any], start: Mapping[str, Any] | None = None) -> Callable[[tuple], tuple]:
@@ -113,8 +125,8 @@ def outcome(o: Outcome, *, system: str, function: str, inputs: Mapping[str, Any]
                      pmf_stderr=None if o.pmf_stderr is None else fit(o.pmf_stderr, width),
                      stages=tuple(stages), effects={b: o.effects[f] for b, f in effects.items()},
                      effects_stderr={b: o.effects_stderr[f] for b, f in effects.items() if f in o.effects_stderr},
-                     attacks=attacks, notes=tuple(notes), effect_kinds=None, trial=None, system_title=None,
-                     per_attack_mean=None, per_attack_any=None, success_label=None)
+                     attacks=attacks, notes=tuple(notes), per_attack_mean=None, per_attack_any=None,
+                     success_label=None, **terms(system, function))
 
 
 def flat_grid(values: Mapping[str, Any]) -> tuple[tuple[int, ...], dict[str, Any]]:
@@ -209,6 +221,7 @@ def one_roll(system: str, function: str, inputs: Mapping[str, Any], stages: Sequ
     """The Outcome of one roll over ``len(pmf)`` results: exact, ``pmf`` and ``effects``; sampled,
     ``roll(n)`` -> the results of n rolls of ``dice`` dice under "removed", and each effect's values,
     the inputs with the samples when ``record_samples`` (``fields``: attacks, notes, label)."""
+    fields.update(terms(system, function))
     if method == "exact":
         return pipeline.exact_outcome(system, function, inputs, pmf, stages, effects, **fields)
     tally = pipeline.tally_sampled(samples, dice, roll, len(pmf))
