@@ -56,9 +56,9 @@ def test_reference_space_marine_aimed_shot():
     close(out.pmf, [Fraction(31, 36), Fraction(5, 36)])
     assert [s.name for s in out.stages] == ["to hit", "to pierce", "to wound"]
     assert [s.detail for s in out.stages] == [
-        "BS 5+ against cover +0 needs 5+ on a D12",
-        "AP 5+ against armour +3 needs 8+ on a D12",
-        "S 5+ against T +2 needs 7+ on a D12",
+        "BS 5+ against cover +0 needs 5+ on a d12: goes on 8/12",
+        "AP 5+ against armour +3 needs 8+ on a d12: goes on 5/12",
+        "S 5+ against T +2 needs 7+ on a d12: goes on 6/12",
     ]
     assert out.attacks == 1 and out.method == "exact"
 
@@ -72,7 +72,7 @@ def test_wound_follows_formula_not_the_seeds_8_plus():
     assert note and "7+" in note[0] and "formula" in note[0]
     melee = changes.melee(ws=5, s=5, ap=5, d=2, t=2, sv=3)
     assert any("8+" in n and "7+" in n for n in melee.notes)
-    assert melee.stages[0].detail == "WS 5+ against dodge +2 needs 7+ on a D12"
+    assert melee.stages[0].detail == "WS 5+ against dodge +2 needs 7+ on a d12: goes on 6/12"
 
 
 # -- shooting: brute force over every face ---------------------------------------
@@ -222,7 +222,7 @@ def test_melee_with_furious_charge_brute_force():
     out = changes.melee(**case, attacks=1, furious_charge=True, charging_models=1, models=2)
     close(out.pmf, brute.as_list(brute.removed_pmf(wounds, 1, 2), 3))
     assert out.attacks == 2 and out.effects["free_attacks"] == 1
-    assert out.stages[0].detail == "WS 4+ against invulnerable +3 needs 7+ on a D12"
+    assert out.stages[0].detail == "WS 4+ against invulnerable +3 needs 7+ on a d12: goes on 6/12"
     # Block denies the free attacks: one attack left
     blocked = changes.melee(**case, attacks=1, furious_charge=True, charging_models=1, blocked=True)
     one = brute.wound_pmf(brute.per_attack_successes([targets]))
@@ -266,7 +266,7 @@ def test_distances_every_face():
 def test_heavy_shot_is_a_plus_four_penalty_not_a_flat_four_plus():
     out = changes.shooting(bs=2, s=5, ap=5, cover=1, weapon="heavy", action="shot")
     assert out.stages[0].probability == Fraction(13 - (2 + 4 + 1), 12)
-    assert out.stages[0].detail == "BS 2+ +4 (heavy weapon, shot action) against cover +1 needs 7+ on a D12"
+    assert out.stages[0].detail == "BS 2+ +4 (heavy weapon, shot action) against cover +1 needs 7+ on a d12: goes on 6/12"
     assert any("U+4" in n for n in out.notes)
     aimed = changes.shooting(bs=2, s=5, ap=5, cover=1, weapon="heavy", action="aimed")
     assert aimed.stages[0].probability == Fraction(13 - 3, 12)
@@ -276,7 +276,7 @@ def test_go_to_ground_cover():
     a = changes.shooting(bs=5, s=5, ap=5, cover=1, go_to_ground=True)
     b = changes.shooting(bs=5, s=5, ap=5, cover=3)
     assert a.stages[0].probability == b.stages[0].probability == Fraction(5, 12)
-    assert a.stages[0].detail == "BS 5+ against cover +3 (gone to ground) needs 8+ on a D12"
+    assert a.stages[0].detail == "BS 5+ against cover +3 (gone to ground) needs 8+ on a d12: goes on 5/12"
     # firer gone to ground: target cover becomes max(cover, firer cover + 2)
     c = changes.shooting(bs=5, s=5, ap=5, cover=1, firer_gone_to_ground=True, firer_cover=2, action="snap")
     assert c.stages[0].probability == Fraction(13 - (5 + 4), 12)
@@ -288,7 +288,7 @@ def test_go_to_ground_cover():
 
 def test_better_of_cover_and_invulnerable():
     out = changes.shooting(bs=5, s=5, ap=5, cover=1, inv=3)
-    assert out.stages[0].detail == "BS 5+ against invulnerable +3 needs 8+ on a D12"
+    assert out.stages[0].detail == "BS 5+ against invulnerable +3 needs 8+ on a d12: goes on 5/12"
     out = changes.shooting(bs=5, s=5, ap=5, cover=3, inv=3)
     assert out.stages[0].probability == Fraction(5, 12)
 

@@ -218,6 +218,82 @@ def test_the_builtin_file_is_changes_own_and_a_copy_is_a_new_system(tmp_path, mo
     assert changes.shooting(**kw).stages[0].probability == 0
 
 
+# -- a copy of the folder says what the built-in says --------------------------------------------
+#: stat sets of each switch that changes a stage's words: a heavy weapon in a SHOT action under both
+#: readings, the target gone to ground, the firer gone to ground under both readings of its cover, an
+#: invulnerable modifier better than cover (or dodge), the natural 12 / 1 variants, melee with dodge
+SAID = [
+    ("shooting", dict(bs=4, s=5, ap=5, t=2, sv=3, shots=10, models=None, weapon="heavy", action="shot")),
+    ("shooting", dict(bs=6, s=5, ap=5, t=2, sv=3, shots=10, models=None, weapon="heavy", action="shot",
+                      heavy_shot="flat_4")),
+    ("shooting", dict(bs=5, s=4, ap=6, t=1, sv=2, cover=1, shots=7, go_to_ground=True, models=3, wounds=2)),
+    ("shooting", dict(bs=4, s=5, ap=5, t=2, sv=3, cover=4, shots=5, models=None, action="snap",
+                      firer_gone_to_ground=True, firer_cover=1)),
+    ("shooting", dict(bs=4, s=5, ap=5, t=2, sv=3, cover=4, shots=5, models=4, action="snap",
+                      firer_gone_to_ground=True, firer_cover=1, firer_cover_rule="better", go_to_ground=True)),
+    ("shooting", dict(bs=5, s=5, ap=5, t=0, sv=1, cover=1, inv=3, shots=4, models=None)),
+    ("shooting", dict(bs=12, s=1, ap=2, t=0, sv=-2, cover=3, shots=3, models=2, natural_12_always_succeeds=True,
+                      natural_1_always_fails=True)),
+    ("melee", dict(ws=4, s=5, ap=5, t=2, sv=3, d=2, inv=1, attacks=6, models=None)),
+    ("melee", dict(ws=3, s=6, ap=4, t=1, sv=0, d=1, inv=3, attacks=2, models=5, furious_charge=True,
+                   charging_models=3)),
+]
+
+
+def _said(o) -> tuple[list, list[str]]:
+    """An outcome's stages and the lines of its explain() that say them: one per stage, "Per ...", "With ..."."""
+    lines = [x for x in o.explain().splitlines() if x.startswith(("To ", "Per ", "With "))]
+    return [(s.name, s.probability, s.detail, s.faces) for s in o.stages], lines
+
+
+@pytest.fixture()
+def copied(tmp_path, monkeypatch):
+    """rules/changes/ copied under the key my_changes, unchanged: a designer's new system."""
+    import shutil
+    from workbench import systems
+    shutil.copytree(RULES / "changes", tmp_path / "my_changes")
+    for part in ("shooting", "melee"):
+        path = tmp_path / "my_changes" / f"{part}.toml"
+        text = path.read_text(encoding="utf-8")
+        assert text.count('key = "changes"') == 1
+        path.write_text(text.replace('key = "changes"', 'key = "my_changes"'), encoding="utf-8")
+    monkeypatch.setenv(systems.RULES_ENV, str(tmp_path))
+    return systems.get("my_changes")
+
+
+@pytest.mark.parametrize("function,kw", SAID)
+def test_a_copy_of_the_folder_says_every_stage_as_the_built_in_does(copied, function, kw):
+    """The built-in's stages are its files' (the engine's words after each stage's says), so an unchanged
+    copy reads the same, stage by stage, in explain() and per attack, on both paths."""
+    mine, theirs = getattr(copied, function)(**kw), getattr(changes, function)(**kw)
+    stages, lines = _said(theirs)
+    assert _said(mine) == (stages, lines)
+    assert len(stages) == 3 and all(d.startswith(("BS ", "flat 4+ ", "WS ", "AP ", "S ")) and " a d12" in d
+                                    for _, _, d, _ in stages)   # the file's says, then the engine's words
+    assert lines[3].startswith("Per shot: " if function == "shooting" else "Per attack: ")
+    assert lines[4].startswith(f"With {theirs.attacks} ")
+    sampled = dict(kw, method="sampled", samples=2_000, seed=4)
+    assert _said(getattr(copied, function)(**sampled))[0] == _said(getattr(changes, function)(**sampled))[0] == stages
+
+
+def test_a_copys_volley_says_its_stages_and_each_units_as_the_built_in_does(copied):
+    rs = rules.load_system(RULES / "changes").part("shooting")
+    mine = rules.load_system(copied.path).part("shooting")
+    units = [dict(bs=4, s=5, ap=5, shots=3, weapon="heavy", action="shot"), dict(bs=4, s=5, ap=5, shots=5)]
+    target = dict(t=1, sv=2, cover=1, models=4, heavy_shot="flat_4", go_to_ground=True)
+    alike = changes.volley([units[1], units[1]], **target)
+    assert _said(alike)[0] == _said(mine.volley([units[1], units[1]], **target))[0] != []
+    # the units' chances are alike (flat 4+ and BS 4+), their words not: no one stage speaks for both,
+    # and each unit's stages are in the notes, in the file's words
+    differ = changes.volley(units, **target)
+    assert differ.stages == () == mine.volley(units, **target).stages
+    for i, unit in enumerate(units):
+        words = "; ".join(f"{s.name} {s.detail}" for s in rs.stages_at(**target, **unit))
+        assert words == "; ".join(f"{s.name} {s.detail}" for s in mine.stages_at(**target, **unit))
+        assert any(n.startswith(f"attackers[{i}]: {unit['shots']} shots; {words}; per shot ") for n in differ.notes)
+    assert "flat 4+ (heavy weapon" in differ.notes[-2] and "BS 4+ against cover +3 (gone to ground)" in differ.notes[-1]
+
+
 # -- the format: a chance over the unit size, left out for a unit without one --------------------
 SIZED = """\
 [system]

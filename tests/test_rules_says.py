@@ -7,13 +7,13 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from brute_rules import to_toml
 from test_rules_hypothesis import stages_strategy
 from workbench import rules
+from workbench.errors import InputError
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "rulefiles.md"
 
@@ -133,6 +133,16 @@ def test_a_broken_says_names_its_field_and_line(says, field, expected):
         rules.loads(text, "sayso.toml")
     assert err.value.field == field and expected in str(err.value)
     assert err.value.line == text.splitlines().index(f"says = {says}") + 1
+
+
+def test_stages_at_says_one_attacks_stages_as_an_outcome_does():
+    rs = _file(_documented_stage())
+    kw = dict(bs=4, cover=2, weapon="heavy", action="shot")
+    assert rs.stages_at(**kw) == rs.attack(**kw, shots=7).stages
+    assert rs.stages_at(**kw)[0].detail.startswith("BS 4+ +4 (heavy weapon, shot action) against cover +2 needs 10+")
+    with pytest.raises(InputError) as err:   # the stats are checked as for a resolution
+        rs.stages_at(bs=99)
+    assert err.value.field == "bs" and "from 1 to 13" in str(err.value) and "99" in str(err.value)
 
 
 # ---------------------------------------------------------------------------

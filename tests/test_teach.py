@@ -31,9 +31,9 @@ def test_explain_changes_reference():
     o = marine()
     text = o.explain()
     assert text == teach.explain(o)
-    assert "To hit: BS 5+ against cover +0 needs 5+ on a D12: 8/12." in text
-    assert re.search(r"To pierce: AP 5\+ against armour \+3 needs 8\+.*: 5/12\.", text)
-    assert re.search(r"To wound: S 5\+ against T \+2 needs 7\+.*: 6/12\.", text)
+    assert "To hit: BS 5+ against cover +0 needs 5+ on a d12: goes on 8/12." in text
+    assert re.search(r"To pierce: AP 5\+ against armour \+3 needs 8\+ on a d12: goes on 5/12\.", text)
+    assert re.search(r"To wound: S 5\+ against T \+2 needs 7\+ on a d12: goes on 6/12\.", text)
     assert "Per shot: 8/12 × 5/12 × 6/12 = 5/36 (13.9 %)." in text
     p = 5 / 36
     assert f"With 10 shots: expected {10 * p:.2f} models removed" in text

@@ -15,16 +15,84 @@ import numpy as np
 
 from workbench import engine, pipeline
 from workbench import validate as v
+from workbench.dice import faces_text
 from .dice import RollHigh, rates
-from workbench.outcome import Outcome
+from workbench.outcome import Outcome, Stage
+from workbench.rules.die import need_text
 
-# the argument checks, target numbers and words are the module's own, the notes the rule files' (tested on
-# their own in tests/test_changes.py); the rates, binomials, the fold of wounds into models removed, the
-# volley's and dice rolling below are the hand-written resolver's
+# the argument checks are the module's own, the notes the rule files' (tested on their own in
+# tests/test_changes.py); the target numbers, the stages' words, the rates, binomials, the fold of wounds
+# into models removed, the volley's and dice rolling below are the hand-written resolver's
 from workbench.systems import ownfile
-from workbench.systems.changes import DIE, KEY, MELEE_PART, _melee_setup, _melee_stages, _shooting_setup
-from workbench.systems.changes_rules import _aim, _shooting_stages
+from workbench.systems.changes import DIE, KEY, MELEE_PART, _checked_args, _melee_setup
 from workbench.systems.changes_volley import NOTE_SIMULTANEOUS, _volley_setup
+
+
+def _aim(unit, cover, go_to_ground, firer_cover_rule: str, heavy_shot: str):
+    """``(the BS penalty, the target's cover)`` of a unit's shots at a target of ``cover``: a heavy weapon
+    in a SHOT action fires at BS + 4 or a flat 4+ ("BALLISTIC SKILL U+4"); a target gone to ground has
+    cover + 2; when the firer has gone to ground, the target's cover is the firer's cover + 2, or the
+    better of that and its own (``firer_cover_rule="better"``)."""
+    bs = unit["bs"]
+    penalty = bs - bs
+    if unit["weapon"] == "heavy" and unit["action"] == "shot":
+        penalty = penalty + 4 if heavy_shot == "bs_plus_4" else 4 - bs
+    cover = cover + 2 if go_to_ground else cover
+    if unit["firer_gone_to_ground"]:
+        mine = unit["firer_cover"] + 2
+        cover = mine if firer_cover_rule == "same" else np.maximum(cover, mine)
+    return penalty, cover
+
+
+def _shooting_setup(given, table: bool = False):
+    """Shooting's arguments checked by the module: ``(args, BS penalty, the target's cover)``."""
+    args = _checked_args(None, dict(given), table)
+    penalty, eff_cover = _aim(args, args["cover"], args["go_to_ground"], args["firer_cover_rule"], args["heavy_shot"])
+    return args, penalty, eff_cover
+
+
+def _stage(name: str, target: int, n12: bool, n1: bool, words: str) -> Stage:
+    """A stage as the engine words it: ``words`` (the rule file's ``says``), what the roll needs (the target
+    number as the file clamps it: at least 2 when a natural 1 always fails, at most 12 when a natural 12
+    always succeeds, else at most 13) and the faces it goes on."""
+    p = _test(target, n12, n1).success
+    need = min(max(target, 1 + n1), 13 - n12)
+    return Stage(name, p, f"{words} {need_text(need, DIE, True, 'd12', 'any roll of a d12 succeeds')}: "
+                          f"goes on {faces_text(p, DIE)}", faces=DIE)
+
+
+def _against(inv, other, name: str, why: str = "") -> str:
+    """What a hit roll is made against: the invulnerable modifier, or ``name`` ``other`` when as good."""
+    return f"invulnerable {inv:+d}" if inv > other else f"{name} {int(other):+d}{why}"
+
+
+def _stages(args, hit_words: str, hit_target) -> tuple[Stage, Stage, Stage]:
+    """The three stages: to hit at ``hit_target``, to pierce AP + Sv, to wound S + T."""
+    n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
+    ap, sv, s, t = args["ap"], args["sv"], args["s"], args["t"]
+    return (_stage("to hit", int(hit_target), n12, n1, hit_words),
+            _stage("to pierce", ap + sv, n12, n1, f"AP {ap}+ against armour {sv:+d}"),
+            _stage("to wound", s + t, n12, n1, f"S {s}+ against T {t:+d}"))
+
+
+def _shooting_stages(args, eff_cover, penalty) -> tuple[Stage, Stage, Stage]:
+    bs, inv = args["bs"], args["inv"]
+    heavy = args["weapon"] == "heavy" and args["action"] == "shot"
+    if heavy and args["heavy_shot"] == "flat_4":
+        bs_words = 'flat 4+ (heavy weapon, shot action: "U+4" read as 4+)'
+    elif heavy:
+        bs_words = f"BS {bs}+ +4 (heavy weapon, shot action)"
+    else:
+        bs_words = f"BS {bs}+"
+    why = (" (firer gone to ground)" if args["firer_gone_to_ground"] else
+           " (gone to ground)" if args["go_to_ground"] else "")
+    return _stages(args, f"{bs_words} against {_against(inv, eff_cover, 'cover', why)}",
+                   bs + penalty + max(int(eff_cover), inv))
+
+
+def _melee_stages(args) -> tuple[Stage, Stage, Stage]:
+    ws, d, inv = args["ws"], args["d"], args["inv"]
+    return _stages(args, f"WS {ws}+ against {_against(inv, d, 'dodge')}", ws + max(d, inv))
 
 
 def _shooting_targets(bs_pen, eff_cover, inv, ap, sv, s, t):
@@ -195,7 +263,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
            method="exact", samples=100_000, seed=0) -> Outcome:
     """The hand-written volley: each unit's binomial of unsaved wounds convolved, then the simultaneous
     fold (the module's argument checks, stages and notes; its own tests, binomials, fold and dice)."""
-    units, stages, unit_notes, total_shots, inputs = _volley_setup(attackers, locals())
+    units, unit_notes, total_shots, inputs = _volley_setup(attackers, locals())
     method, samples, rng = v.method_args(method, samples, seed)
     # the shooting file's notes that hold for one of the units at this target
     rs = ownfile.load(KEY)
@@ -206,12 +274,13 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     n12, n1 = inputs["natural_12_always_succeeds"], inputs["natural_1_always_fails"]
     models, wounds = inputs["models"], inputs["wounds"]
     need = models * wounds
-    tests = []
+    tests, unit_stages = [], []
     for u in units:
         penalty, c = _aim(u, inputs["cover"], inputs["go_to_ground"], inputs["firer_cover_rule"], inputs["heavy_shot"])
+        unit_stages.append(_shooting_stages(dict(inputs, **u), c, penalty))
         tests.append([_test(int(x), n12, n1) for x in _shooting_targets(u["bs"] + penalty, c, inputs["inv"], u["ap"],
                                                                          inputs["sv"], u["s"], inputs["t"])])
-
+    stages = unit_stages[0] if all(st == unit_stages[0] for st in unit_stages) else ()
     if method == "exact":
         total = np.ones(1)
         not_needed = 0.0

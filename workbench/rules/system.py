@@ -22,7 +22,7 @@ import numpy as np
 from .. import pipeline
 from ..engine import binomial_pmf
 from ..errors import InputError
-from ..outcome import Outcome
+from ..outcome import Outcome, Stage
 from .frozen import Immutable, remember
 from . import engine, tally
 from .engine import one_cell, one_cell_env
@@ -236,6 +236,14 @@ class RuleSystem(StatChecks, Immutable):
         Fractions of the die's face counts (missing stats take their defaults)."""
         _, env = self._check(stats, arrays=False)
         return self._plan(env).fractions
+
+    def stages_at(self, **stats) -> tuple[Stage, ...]:
+        """The stages of one attack at these (scalar) stats, as an outcome shows them: each one's
+        chance and the engine's words after the stage's ``says`` (missing stats take their defaults);
+        for a caller that lists several profiles' stages apart (a volley's units in its notes)."""
+        _, env = self._check(stats, arrays=False)
+        plan = self._plan(env)
+        return said(plan.stages, plan.staged, env)
 
     def sample_tally(self, rng: np.random.Generator, samples: int, per_sample, **stats) -> pipeline.Tally:
         """``samples`` sampled resolutions at these (scalar) stats, tallied as ``per_sample`` maps

@@ -27,8 +27,7 @@ from .changes_distances import (ACTION_DISTANCES, action_distance, charge_distan
                                 reach_probability)
 from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
                             MAX_MODELS, MAX_WOUNDS, MODIFIER, NAME, ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS,
-                            _against, _aim, _checked, _flag_notes, _flags, _int, _mod, _one_test, _shooting_stages,
-                            _stage, _stages, _test, _width, test)
+                            _checked, _flag_notes, _flags, _int, _one_test, _test, _width, test)
 from .changes_volley import volley, volley_mode
 from .records import ProfileField, Profiles
 from .ownfile import grid_table, resolve
@@ -67,14 +66,6 @@ def _checked_args(part, given: Mapping[str, Any], table: bool) -> dict:
     return args
 
 
-def _shooting_setup(given: Mapping[str, Any], table: bool = False):
-    """Shooting's arguments checked: ``(args, BS penalty, the target's cover)``; the forbidden
-    combinations are the file's [[forbid]], refused as it resolves."""
-    args = _checked_args(None, given, table)
-    penalty, eff_cover = _aim(args, args["cover"], args["go_to_ground"], args["firer_cover_rule"], args["heavy_shot"])
-    return args, penalty, eff_cover
-
-
 def _effects(args) -> dict:
     """The function's effect names -> the file's: with a unit size, the wasted wounds and "destroyed" too."""
     return _EFFECTS if args["models"] is None else _CAPPED
@@ -103,13 +94,14 @@ def _table(part, args, n) -> dict:
                       _width(n, args["models"], args["wounds"]), "shots / attacks")
 
 
-def _outcome(part, function, args, stages, n, method, samples, seed) -> tuple[Outcome, str]:
+def _outcome(part, function, args, n, method, samples, seed) -> tuple[Outcome, str]:
     """The Outcome of ``function`` through the rule folder's ``part`` (None: shooting) at ``n`` dice, with
-    its own stages and the file's notes, and the method checked."""
+    the file's stages (the engine's words after the file's ``says``) and notes, and the method checked;
+    the forbidden combinations are the file's [[forbid]], refused as it resolves."""
     method, samples, rng = v.method_args(method, samples, seed)
     o, inputs = resolve(ownfile.load(KEY, part).attack, args, method, samples, rng)
     return ownfile.outcome(o, system=KEY, function=function, inputs=inputs, effects=_effects(args),
-                           width=_width(n, args["models"], args["wounds"]), stages=stages, attacks=n,
+                           width=_width(n, args["models"], args["wounds"]), stages=o.stages, attacks=n,
                            notes=o.notes), method
 
 
@@ -136,9 +128,8 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     with ``models``, ``wasted_wounds`` (expected wounds beyond models x W) and
     ``destroyed`` (probability).
     """
-    args, penalty, eff_cover = _shooting_setup(locals())
-    stages = _shooting_stages(args, eff_cover, penalty)
-    return _outcome(None, "shooting", args, stages, args["shots"], method, samples, seed)[0]
+    args = _checked_args(None, locals(), table=False)
+    return _outcome(None, "shooting", args, args["shots"], method, samples, seed)[0]
 
 
 # -- melee ---------------------------------------------------------------------
@@ -190,15 +181,9 @@ def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
     The numbers come from the system's melee rule file, ``rules/changes/melee.toml``.
     """
     args, free = _melee_setup(locals())
-    o, method = _outcome(MELEE_PART, "melee", args, _melee_stages(args), args["attacks"] + free, method, samples,
-                         seed)
+    o, method = _outcome(MELEE_PART, "melee", args, args["attacks"] + free, method, samples, seed)
     stderr = o.effects_stderr if method == "exact" else dict(o.effects_stderr, free_attacks=0.0)
     return o.replace(effects=_with_free(o.effects, free, ()), effects_stderr=stderr)
-
-
-def _melee_stages(args) -> tuple[Stage, Stage, Stage]:
-    ws, d, inv = args["ws"], args["d"], args["inv"]
-    return _stages(args, f"WS {ws}+ against {_against(inv, d, 'dodge')}", ws + max(d, inv))
 
 
 # -- leadership ----------------------------------------------------------------
@@ -217,12 +202,13 @@ def leadership(ld, modifier=0, *, natural_12_always_succeeds=False, natural_1_al
     modifier = _int("modifier", modifier, *MODIFIER)
     n12, n1 = _flags(natural_12_always_succeeds, natural_1_always_fails)
     method, samples, rng = v.method_args(method, samples, seed)
-    stage = _stage("leadership", ld + modifier, n12, n1, f"Ld {ld}+ with modifier {_mod(modifier)}")
+    die = _test(ld + modifier, n12, n1)
+    stage = Stage("leadership", die.success, f"Ld {ld}+ with modifier {modifier:+d} {die.describe()}", faces=DIE)
     notes = ("A Leadership (morale) test passes on a D12 roll of Ld + modifier or more; the seed "
              "names morale tests but does not define them.",) + _flag_notes(n12, n1)
     inputs = dict(ld=ld, modifier=modifier, natural_12_always_succeeds=n12, natural_1_always_fails=n1,
                   method=method)
-    return _one_test("leadership", inputs, stage, _test(ld + modifier, n12, n1), "passed", method, samples, rng,
+    return _one_test("leadership", inputs, stage, die, "passed", method, samples, rng,
                      attacks=1, notes=notes, label="tests passed")
 
 

@@ -1,7 +1,7 @@
 """40k Changes: the rule pieces its shooting and melee (:mod:`workbench.systems.changes`) and its
-volley (:mod:`workbench.systems.changes_volley`) share: the D12 test, the stat ranges, the argument checks
-and the stages in words. The notes (the interpretations a resolution relies on) are the rule files'
-(``rules/changes/shooting.toml`` and ``melee.toml``), each under the condition it holds in.
+volley (:mod:`workbench.systems.changes_volley`) share: the D12 test, the stat ranges and the argument
+checks. The notes (the interpretations a resolution relies on) and the stages' words (each stage's
+``says``) are the rule files' (``rules/changes/shooting.toml`` and ``melee.toml``).
 Seed ``000_821a3f094c9e3c4f.txt``, RULES.md section 1.
 """
 from __future__ import annotations
@@ -20,7 +20,6 @@ from . import ownfile
 KEY = "changes"
 SEED = "000_821a3f094c9e3c4f.txt"
 
-HEAVY_SHOT_PENALTY = 4     #: seed: "heavy weapons with BALLISTIC SKILL U+4"
 GO_TO_GROUND_COVER = 2     #: seed: "Its COVER MODIFIER is improved by +2"
 
 # the ranges and choices of the stats, as rules/changes/shooting.toml states them (the turn checks its units by them)
@@ -115,16 +114,6 @@ def test(target, *, natural_12_always_succeeds=False, natural_1_always_fails=Fal
     return _test(target, n12, n1)
 
 
-@lru_cache(maxsize=4096)
-def _stage(name: str, target: int, n12: bool, n1: bool, words: str) -> Stage:
-    t = _test(target, n12, n1)
-    return Stage(name, t.success, f"{words} {t.describe()}", faces=t.sides)
-
-
-def _mod(x: int) -> str:
-    return f"{int(x):+d}"
-
-
 def _one_test(function: str, inputs: dict, stage: Stage, die: DieRoll | None, effect: str, method: str, samples: int,
               rng: Any, **fields: Any):
     """The Outcome of one pass/fail roll: pmf = [P(fail), P(pass)], ``stage`` holding P(pass) and the effect
@@ -150,53 +139,6 @@ def _width(shots, models, wounds) -> int:
     if models is not None:
         return int(np.max(models)) + 1
     return int(np.max(shots)) // int(np.min(wounds)) + 1
-
-
-def _aim(unit, cover, go_to_ground, firer_cover_rule: str, heavy_shot: str):
-    """``(the BS penalty, the target's cover)`` of a unit's shots (``bs``, ``weapon``, ``action``,
-    ``firer_gone_to_ground``, ``firer_cover``) at a target of ``cover``.
-
-    A heavy weapon in a SHOT action fires at BS + 4 (default) or a flat 4+ (``heavy_shot="flat_4"``),
-    "BALLISTIC SKILL U+4"; a target gone to ground has cover + 2; when the firer has gone to ground, the
-    target's cover is the firer's cover + 2 ("the same cover modifier this unit currently has"), or the
-    better of that and its own (``firer_cover_rule="better"``)."""
-    bs = unit["bs"]
-    penalty = bs - bs
-    if unit["weapon"] == "heavy" and unit["action"] == "shot":
-        penalty = penalty + HEAVY_SHOT_PENALTY if heavy_shot == "bs_plus_4" else HEAVY_SHOT_PENALTY - bs
-    cover = cover + GO_TO_GROUND_COVER if go_to_ground else cover
-    if unit["firer_gone_to_ground"]:
-        mine = unit["firer_cover"] + GO_TO_GROUND_COVER
-        cover = mine if firer_cover_rule == "same" else np.maximum(cover, mine)
-    return penalty, cover
-
-
-def _against(inv, other, name: str, gone_to_ground: bool = False) -> str:
-    """What a hit roll is made against: the target's invulnerable modifier, or its ``name`` modifier
-    ``other`` when that is as good."""
-    if inv > other:
-        return f"invulnerable {_mod(inv)}"
-    return f"{name} {_mod(other)}" + (" (gone to ground)" if gone_to_ground else "")
-
-
-def _stages(args, hit_words: str, hit_target) -> tuple[Stage, Stage, Stage]:
-    """The three stages in words: to hit at ``hit_target``, to pierce AP + Sv, to wound S + T."""
-    n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
-    ap, sv, s, t = args["ap"], args["sv"], args["s"], args["t"]
-    return (_stage("to hit", hit_target, n12, n1, hit_words),
-            _stage("to pierce", ap + sv, n12, n1, f"AP {ap}+ against armour {_mod(sv)}"),
-            _stage("to wound", s + t, n12, n1, f"S {s}+ against T {_mod(t)}"))
-
-
-def _shooting_stages(args, eff_cover, penalty) -> tuple[Stage, Stage, Stage]:
-    """A unit's shooting stages, its BS ``penalty`` and the target's cover ``eff_cover`` from :func:`_aim`."""
-    bs, inv, eff_cover = args["bs"], args["inv"], int(eff_cover)
-    if args["heavy_shot"] == "flat_4" and args["weapon"] == "heavy" and args["action"] == "shot":
-        bs_words = f"flat {bs + penalty}+ (heavy weapon, shot action: \"U+4\" read as 4+)"
-    else:
-        bs_words = f"BS {bs}+" + (f" {_mod(penalty)} (heavy weapon, shot action)" if penalty else "")
-    against = _against(inv, eff_cover, "cover", args["go_to_ground"] or args["firer_gone_to_ground"])
-    return _stages(args, f"{bs_words} against {against}", bs + penalty + max(eff_cover, inv))
 
 
 def _roll_counts(rng, tests, shape):

@@ -18,7 +18,7 @@ from ..outcome import Outcome
 from . import ownfile
 from .records import Mode, Sides
 from .ownfile import keyed, listed, resolve
-from .changes_rules import KEY, MAX_DICE, MAX_UNITS, NOTE_ONE_MARKER, ROLL_STAT, _aim, _checked, _int, _shooting_stages
+from .changes_rules import KEY, MAX_DICE, MAX_UNITS, NOTE_ONE_MARKER, ROLL_STAT, _checked, _int
 
 __all__ = ["volley", "volley_mode", "volley_call", "ATTACKER_KEYS", "ATTACKER_REQUIRED", "VOLLEY_UNITS"]
 
@@ -52,22 +52,20 @@ def _check_action(stats: dict, field: str):
             raise InputError(field, expected, stats["action"], forbid.message)
 
 
-def _attacker(i: int, a: Any, target: dict):
-    """Attacker ``i`` checked, its BS penalty and the target's cover against it (for its stages' words)."""
+def _attacker(i: int, a: Any, target: dict) -> dict:
+    """Attacker ``i`` checked, its action refused where the shooting file refuses it."""
     where = f"attackers[{i}]"
     keyed(where, a, ATTACKER_KEYS, "a dict with keys bs, s, ap (and optionally shots, weapon, action)",
           dict.fromkeys(ATTACKER_REQUIRED, "a whole number from {} to {}".format(*ROLL_STAT)), any_case=True)
     out = _checked({**_ATTACKER_DEFAULTS, **a}, ATTACKER_KEYS, where=f"{where}.", whole=_int)
     _check_action(dict(target, **out), f"{where}.action")
-    penalty, cover = _aim(out, target["cover"], target["go_to_ground"], target["firer_cover_rule"],
-                          target["heavy_shot"])
-    return out, penalty, int(cover)
+    return out
 
 
 def _volley_setup(attackers, given: dict):
-    """Check a volley's ``attackers`` and the target's arguments of ``given``: (the units, the stages (when
-    every unit's are the same), each unit's stages in a note, the shots in all, the inputs (without the
-    method))."""
+    """Check a volley's ``attackers`` and the target's arguments of ``given``: (the units, each unit's
+    stages in a note (the shooting file's, as :meth:`~workbench.rules.RuleSystem.stages_at` says them), the
+    shots in all, the inputs (without the method))."""
     target = _checked(given, _TARGET_CHECKS, optional=(), whole=_int)
     if target["go_to_ground"] and target["evading"]:
         raise InputError("go_to_ground", "False with evading=True", target["go_to_ground"],
@@ -75,24 +73,19 @@ def _volley_setup(attackers, given: dict):
     listed("attackers", attackers, "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action")
     if len(attackers) > MAX_UNITS:
         raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
-    units, per_unit_stages, notes = [], [], []
-    for i, a in enumerate(attackers):
-        unit, penalty, c = _attacker(i, a, target)
-        st = _shooting_stages(dict(target, **unit), c, penalty)
-        units.append(unit)
-        per_unit_stages.append(st)
+    units = [_attacker(i, a, target) for i, a in enumerate(attackers)]
+    notes = []
+    for i, unit in enumerate(units):
+        st = ownfile.load(KEY).stages_at(**target, **unit)
         per = st[0].probability * st[1].probability * st[2].probability
-        notes.append(f"attackers[{i}]: {unit['shots']} shots; " +
-                     "; ".join(f"{s.name} {s.detail}: {s.probability}" for s in st) +
+        notes.append(f"attackers[{i}]: {unit['shots']} shots; " + "; ".join(f"{s.name} {s.detail}" for s in st) +
                      f"; per shot {per} ({percent(per)})")
-    same = all([s.probability for s in st] == [s.probability for s in per_unit_stages[0]]
-               for st in per_unit_stages)
     total_shots = sum(u["shots"] for u in units)
     if total_shots > MAX_DICE:
         raise InputError("attackers", f"{MAX_DICE:,} shots or fewer in all", f"{total_shots:,} shots",
                          "the documented limit of dice per resolution")
     inputs = dict(attackers=tuple(dict(u) for u in units), **target)
-    return units, per_unit_stages[0] if same else (), tuple(notes), total_shots, inputs
+    return units, tuple(notes), total_shots, inputs
 
 
 @v.stat_function
@@ -115,7 +108,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     unit may only have one status marker"). The numbers come from the
     ``[volley]`` of ``rules/changes/shooting.toml`` (each unit a profile, the target's stats shared).
     """
-    units, stages, unit_notes, total_shots, inputs = _volley_setup(attackers, locals())
+    units, unit_notes, total_shots, inputs = _volley_setup(attackers, locals())
     models = inputs["models"]
     method, samples, rng = v.method_args(method, samples, seed)
     shared = {k: x for k, x in inputs.items() if k != "attackers"}
@@ -123,7 +116,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     inputs = dict(attackers=inputs["attackers"], **recorded)
     names = dict(_VOLLEY_EFFECTS, **{f"unsaved_wounds[{i}]": f"unsaved_wounds[{i}]" for i in range(len(units))})
     o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names, width=models + 1,
-                        stages=stages, attacks=total_shots, notes=(NOTE_SIMULTANEOUS, *o.notes, *unit_notes))
+                        stages=o.stages, attacks=total_shots, notes=(NOTE_SIMULTANEOUS, *o.notes, *unit_notes))
     # the target fires back with every model (casualties are removed at step 8); what would be left standing
     effects = dict(o.effects, return_fire_models=models, surviving_models=models - o.mean)
     if method == "exact":
