@@ -147,6 +147,14 @@ def test_a_copy_says_what_the_builtin_says_when_sampled(copied):
     assert builtin.stages == copy.stages and _said(builtin) == _said(copy) and len(_said(copy)) == 4
 
 
+
+def test_a_copy_words_each_stages_passes_as_the_hits_they_are(copied):
+    """A copy's side effects hold each stage's passes beside the tallies: the file words them as hits."""
+    (line,) = [x for x in copied.attack().explain().splitlines() if x.startswith("Side effects:")]
+    assert "expected to hit" not in line and "expected to penetrate" not in line
+    assert line.count("expected hits: 6.000") == 2 and line.count("expected hits that penetrate: 3.000") == 2
+
+
 # -- the format: a stage's die chosen by a stat ------------------------------------------------
 SWITCHED = """\
 [system]
