@@ -120,11 +120,21 @@ def test_stages_are_exact_fractions_of_one_die(case):
 
 def test_stage_details_in_plain_words():
     out = g.shooting(bs=3, ev=3, ap=4, av=3, s=1, t=1)
-    assert out.stages[0].detail == "BS 3 against Ev 3: needs 6+ on a d10: 5/10"
-    assert out.stages[1].detail == "AP 4 against AV 3: needs 5+ on a d10: 6/10"
+    assert out.stages[0].detail == "BS 3 against Ev 3 needs 6+ on a d10: goes on 5/10"
+    assert out.stages[1].detail == "AP 4 against AV 3 needs 5+ on a d10: goes on 6/10"
     out = g.shooting(bs=3, ev=3, ap=4, av=3, s=1, t=1, hit_mod=2, pen_mod=-1)
-    assert out.stages[0].detail == "BS 3 against Ev 3 + modifier 2 = 5: needs 8+ on a d10: 3/10"
-    assert out.stages[1].detail == "AP 4 against AV 3 − modifier 1 = 2: needs 4+ on a d10: 7/10"
+    assert out.stages[0].detail == "BS 3 against Ev 3 +2 (hit modifier) needs 8+ on a d10: goes on 3/10"
+    assert out.stages[1].detail == "AP 4 against AV 3 -1 (penetration modifier) needs 4+ on a d10: goes on 7/10"
+    # out of reach: the rule's own number (6 + 12 - 0); with the highest face passing, that face
+    out = g.shooting(bs=0, ev=12, ap=20, av=0, s=1, t=1, die=6)
+    assert out.stages[0].detail == "BS 0 against Ev 12 needs 18+ on a d6, which no roll reaches: goes on 0/6"
+    assert out.stages[1].detail == "AP 20 against AV 0 any roll of a d6 succeeds: goes on 6/6"
+    out = g.shooting(bs=0, ev=12, ap=20, av=0, s=1, t=1, die=6, natural_max_always_succeeds=True,
+                     natural_1_always_fails=True)
+    assert out.stages[0].detail == ("BS 0 against Ev 12 (a natural 6 always succeeds) (a natural 1 always fails) "
+                                    "needs 6+ on a d6: goes on 1/6")
+    assert out.stages[1].detail == ("AP 20 against AV 0 (a natural 6 always succeeds) (a natural 1 always fails) "
+                                    "needs 2+ on a d6: goes on 5/6")
     assert "S at least T: each penetrating hit removes one model." in out.notes
     notes = g.shooting(bs=3, ev=3, ap=4, av=3, s=1, t=2, explosive=2).notes
     assert "S below T: models removed = floor(penetrating hits x S / T), the remainder discarded." in notes

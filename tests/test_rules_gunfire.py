@@ -4,8 +4,10 @@ reference resolver (tests/reference/gunfire.py) over stat grids and every
 switch (die, base, the natural max / natural 1 variants, Explosive, units
 without a size, the suppression fraction): every probability of the removed
 count and every effect to 1e-12, the same stages, notes and inputs; sampled
-within 5 standard errors. A stage's die chosen by a stat (the format's
-``die = "expression"``) is checked against a brute force over every face."""
+within 5 standard errors. A copy of the file under another key says what the
+built-in says: the same stages, stage lines and "Per shot" / "With N shots"
+lines. A stage's die chosen by a stat (the format's ``die = "expression"``) is
+checked against a brute force over every face."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -85,6 +87,72 @@ def test_sampled_shooting_agrees_with_the_reference_exact():
 def test_a_die_outside_the_switch_is_refused_by_name():
     with pytest.raises(InputError, match=r"die: expected one of 6, 8, 10, 12, 20, got 7"):
         gunfire.shooting(bs=4, ev=3, ap=3, av=3, s=1, t=1, die=7)
+
+
+
+# -- a copy of the file says what the built-in says ---------------------------------------------
+#: the built-in's arguments; each switch that changes a stage's words is set in one of them (a modifier
+#: of either sign, the highest face, a natural 1, both, a roll out of reach, every roll passing)
+WORDED = [dict(bs=4, ev=3, ap=3, av=3, s=1, t=1, shots=10),
+          dict(bs=3, ev=3, ap=4, av=3, s=1, t=2, shots=6, models=7, hit_mod=2, pen_mod=-1),
+          dict(bs=0, ev=12, ap=3, av=5, s=6, t=2, shots=4, die=6, base=4, explosive=3,
+               natural_max_always_succeeds=True),
+          dict(bs=12, ev=0, ap=2, av=2, s=1, t=3, shots=5, models=5, die=20, natural_1_always_fails=True),
+          dict(bs=5, ev=4, ap=1, av=6, s=2, t=2, shots=3, die=12, base=9, hit_mod=-3, pen_mod=4,
+               natural_max_always_succeeds=True, natural_1_always_fails=True),
+          dict(bs=0, ev=12, ap=20, av=0, s=1, t=1, shots=2, die=8)]
+
+
+def _file_stats(kw: dict) -> dict:
+    """The built-in's arguments as the file's stats: a die by its option's name, Explosive None as 1."""
+    return dict(kw, die=f"d{kw.get('die', gunfire.DIE)}", explosive=kw.get("explosive") or 1)
+
+
+def _said(o) -> list[str]:
+    """An outcome's explain() lines of its stages and of one attack and all of them ("Per shot",
+    "With 6 shots")."""
+    heads = tuple(f"{s.name[0].upper()}{s.name[1:]}:" for s in o.stages) + ("Per ", "With ")
+    return [line for line in o.explain().splitlines() if line.startswith(heads)]
+
+
+@pytest.fixture()
+def copied(tmp_path, monkeypatch):
+    """rules/gunfire.toml as a designer copies it, under the key my_gunfire, loaded from WORKBENCH_RULES."""
+    from workbench import systems
+    text = (RULES / "gunfire.toml").read_text(encoding="utf-8")
+    assert text.count('key = "gunfire"') == 1
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "my_gunfire.toml").write_text(text.replace('key = "gunfire"', 'key = "my_gunfire"'), encoding="utf-8")
+    monkeypatch.setenv(systems.RULES_ENV, str(mine))
+    assert systems.broken() == ()
+    return systems.get("my_gunfire")
+
+
+@pytest.mark.parametrize("kw", WORDED, ids=[str(i) for i in range(len(WORDED))])
+def test_a_copy_of_the_file_says_what_the_builtin_says(copied, kw):
+    """The built-in's stages are its file's (their says and the engine's words): a copy under another
+    key shows the same stages, stage lines and "Per shot" / "With N shots" lines."""
+    builtin, copy = gunfire.shooting(**kw), copied.attack(**_file_stats(kw))
+    assert [s.detail for s in builtin.stages] == [s.detail for s in copy.stages]
+    assert builtin.stages == copy.stages
+    lines = _said(builtin)
+    assert len(lines) == 4 and lines[2].startswith("Per shot:") and lines[3].startswith(f"With {kw['shots']} shots:")
+    assert lines == _said(copy)
+
+
+def test_a_copy_says_what_the_builtin_says_when_sampled(copied):
+    kw = dict(WORDED[1], method="sampled", samples=4_000, seed=3)
+    builtin, copy = gunfire.shooting(**kw), copied.attack(**_file_stats(kw))
+    assert builtin.stages == copy.stages and _said(builtin) == _said(copy) and len(_said(copy)) == 4
+
+
+
+def test_a_copy_words_each_stages_passes_as_the_hits_they_are(copied):
+    """A copy's side effects hold each stage's passes beside the tallies: the file words them as hits."""
+    (line,) = [x for x in copied.attack().explain().splitlines() if x.startswith("Side effects:")]
+    assert "expected to hit" not in line and "expected to penetrate" not in line
+    assert line.count("expected hits: 6.000") == 2 and line.count("expected hits that penetrate: 3.000") == 2
 
 
 # -- the format: a stage's die chosen by a stat ------------------------------------------------

@@ -17,9 +17,10 @@ from workbench import validate as v
 from .dice import RollHigh, rates, faces_text
 from workbench.outcome import Outcome, Stage
 
-# the words, limits and argument checks are the module's own (tested on their own in
-# tests/test_gunfire.py); the opposed tests, the division, binomials, suppression sum and dice
-# rolling below are the hand-written resolver's
+# the notes, limits and argument checks are the module's own (tested on their own in
+# tests/test_gunfire.py); the stages' words (what rules/gunfire.toml's says and the engine write),
+# the opposed tests, the division, binomials, suppression sum and dice rolling below are the
+# hand-written resolver's
 from workbench.systems import ownfile
 from workbench.systems.gunfire import BASE, DIE, KEY, _check
 
@@ -155,17 +156,30 @@ TABLES = {"shooting": shooting_table}
 # ---------------------------------------------------------------------------
 # the stat-level function
 # ---------------------------------------------------------------------------
-_ratio = faces_text
-
-
-def _stage(name: str, att_name: str, att: int, def_name: str, dfd: int, mod: int, test: RollHigh) -> Stage:
-    p = test.success
-    against = f"{def_name} {dfd}"
+def _stage(name: str, att_name: str, att: int, def_name: str, dfd: int, mod: int, mod_name: str,
+           test: RollHigh) -> Stage:
+    """'BS 3 against Ev 3 +2 (hit modifier) needs 8+ on a d10: goes on 3/10': the two stats, the
+    modifier and the natural-roll variants where they are set, then what the roll needs: the
+    lowest face that passes (the highest face when it alone does; 2 when a 1 alone is kept out),
+    the rule's own number when none does."""
+    p, die = test.success, test.sides
+    said = [f"{att_name} {att} against {def_name} {dfd}"]
     if mod:
-        sign = "+" if mod > 0 else "−"
-        against += f" {sign} modifier {abs(mod)} = {dfd + mod}"
-    detail = f"{att_name} {att} against {against}: {test.describe(f'd{test.sides}')}: {_ratio(p, test.sides)}"
-    return Stage(name, p, detail, faces=test.sides)
+        said.append(f"{mod:+d} ({mod_name} modifier)")
+    if test.natural_max_always_succeeds:
+        said.append(f"(a natural {die} always succeeds)")
+    if test.natural_1_always_fails:
+        said.append("(a natural 1 always fails)")
+    need = int(test.target)
+    if test.natural_max_always_succeeds and need > die:
+        need = die
+    if test.natural_1_always_fails and need < 2:
+        need = 2
+    if need <= 1:
+        needs = f"any roll of a d{die} succeeds"
+    else:
+        needs = f"needs {need}+ on a d{die}" + (", which no roll reaches" if need > die else "")
+    return Stage(name, p, f"{' '.join(said)} {needs}: goes on {faces_text(p, die)}", faces=die)
 
 
 @v.stat_function
@@ -190,8 +204,8 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
     hit_t, pen_t = _tests(a["bs"], a["ev"], a["ap"], a["av"], a["hit_mod"], a["pen_mod"], a["die"],
                           a["base"], a["natural_max_always_succeeds"], a["natural_1_always_fails"])
     stages = (
-        _stage("to hit", "BS", a["bs"], "Ev", a["ev"], a["hit_mod"], hit_t),
-        _stage("to penetrate", "AP", a["ap"], "AV", a["av"], a["pen_mod"], pen_t),
+        _stage("to hit", "BS", a["bs"], "Ev", a["ev"], a["hit_mod"], "hit", hit_t),
+        _stage("to penetrate", "AP", a["ap"], "AV", a["av"], a["pen_mod"], "penetration", pen_t),
     )
     notes: tuple[str, ...] = NOTES + _damage_notes(a["s"], a["t"], a["explosive"])
     if a["models"] is not None:

@@ -19,10 +19,8 @@ from fractions import Fraction
 import numpy as np
 
 from .. import validate as v
-from ..dice import faces_text
 from ..errors import InputError
-from ..outcome import Outcome, Stage
-from ..rules.die import roll_high
+from ..outcome import Outcome
 from . import ownfile
 from .ownfile import checked, grid_table
 
@@ -133,17 +131,6 @@ def shooting_table(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen
 TABLES = {"shooting": shooting_table}
 
 
-def _stage(name: str, att_name: str, att: int, def_name: str, dfd: int, mod: int, a: dict, p: Fraction) -> Stage:
-    against = f"{def_name} {dfd}"
-    if mod:
-        sign = "+" if mod > 0 else "−"
-        against += f" {sign} modifier {abs(mod)} = {dfd + mod}"
-    needs = roll_high(a["base"] + dfd + mod - att, a["die"],
-                      natural_max_always_succeeds=a["natural_max_always_succeeds"],
-                      natural_1_always_fails=a["natural_1_always_fails"]).describe(f"d{a['die']}")
-    return Stage(name, p, f"{att_name} {att} against {against}: {needs}: {faces_text(p, a['die'])}", faces=a["die"])
-
-
 @v.stat_function
 def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0, explosive=None,
              suppression_fraction=0.25, die=DIE, base=BASE, natural_max_always_succeeds=False,
@@ -161,21 +148,19 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
     models); without ``models`` only penetration counts); ``hits`` and
     ``penetrating_hits`` = expected numbers.
 
-    The numbers come from the system's rule file, ``rules/gunfire.toml``.
+    The numbers and the stages' words (its stages' ``says``) come from the system's rule file,
+    ``rules/gunfire.toml``.
     """
     a = _check(locals(), arrays=False)
     method = v.method_args(method, samples, seed)[0]
     rs, stats = ownfile.load(KEY), _file_stats(a)
     o = rs.attack(**stats, method=method, samples=samples, seed=seed)
-    p_hit, p_pen = (x.probability for x in o.stages)
-    stages = (_stage("to hit", "BS", a["bs"], "Ev", a["ev"], a["hit_mod"], a, p_hit),
-              _stage("to penetrate", "AP", a["ap"], "AV", a["av"], a["pen_mod"], a, p_pen))
     notes = rs.notes_at(**stats)
     if a["models"] is not None:
         notes += (f"Suppressed if a shot penetrates or {stats['suppression_hits']} or more of the {a['shots']} "
                   f"shots hit ({a['suppression_fraction']:g} of {a['models']} models, rounded up).",)
     return ownfile.outcome(o, system=KEY, function="shooting", inputs=dict(a, method=method), effects=_EFFECTS,
-                           width=_width(a), stages=stages, attacks=a["shots"], notes=notes)
+                           width=_width(a), stages=o.stages, attacks=a["shots"], notes=notes)
 
 
 # ---------------------------------------------------------------------------
