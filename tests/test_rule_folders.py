@@ -27,7 +27,7 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "rulefiles.md"
 #: The Forgotten's close combat: both fighters' CQC and PHYS (the rest at the file's defaults)
 CC = dict(attacker_cqc=6, defender_cqc=5, attacker_phys=5, defender_phys=6)
 #: melee's to-hit target as the shipped file writes it, and the variant's: a natural 12 always hits
-TO_HIT = '"min(max(ws + max(d, inv), 1 + natural_1_always_fails), 13 - natural_12_always_succeeds)"'
+TO_HIT = '"min(max(ws + max(d, inv), 1 + natural_1_always_fails), 12 if natural_12_always_succeeds else 1000)"'
 VARIANT = '"min(max(ws + max(d, inv), 1 + natural_1_always_fails), 12)"'
 
 

@@ -207,7 +207,7 @@ def test_the_builtin_file_is_changes_own_and_a_copy_is_a_new_system(tmp_path, mo
     mine = tmp_path / "mine"
     mine.mkdir()
     edited = text.replace('key = "changes"', 'key = "my_changes"', 1).replace(
-        "13 - natural_12_always_succeeds)\"\"\"", "12)\"\"\"", 1)   # a variant: a natural 12 always hits
+        "12 if natural_12_always_succeeds else 1000)\"\"\"", "12)\"\"\"", 1)   # a variant: a natural 12 always hits
     assert edited.count("12)\"\"\"") == 1
     (mine / "my_changes.toml").write_text(edited, encoding="utf-8")
     monkeypatch.setenv(systems.RULES_ENV, str(mine))

@@ -54,9 +54,9 @@ def _shooting_setup(given, table: bool = False):
 def _stage(name: str, target: int, n12: bool, n1: bool, words: str) -> Stage:
     """A stage as the engine words it: ``words`` (the rule file's ``says``), what the roll needs (the target
     number as the file clamps it: at least 2 when a natural 1 always fails, at most 12 when a natural 12
-    always succeeds, else at most 13) and the faces it goes on."""
+    always succeeds, else the rule's own sum) and the faces it goes on."""
     p = _test(target, n12, n1).success
-    need = min(max(target, 1 + n1), 13 - n12)
+    need = min(max(target, 1 + n1), 12 if n12 else target)
     return Stage(name, p, f"{words} {need_text(need, DIE, True, 'd12', 'any roll of a d12 succeeds')}: "
                           f"goes on {faces_text(p, DIE)}", faces=DIE)
 
