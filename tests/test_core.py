@@ -219,6 +219,18 @@ def test_binomial_pmf_grid_with_varying_n():
         assert np.all(got[idx][n[idx] + 1:] == 0)
 
 
+@pytest.mark.parametrize("n", [0, 1, 7, engine.SMALL_N, engine.SMALL_N + 1])
+def test_a_scalar_binomial_in_python_floats_equals_the_array_one(n):
+    """One scalar resolution's binomial (Python floats, up to SMALL_N trials) and the array path
+    (numpy scalars take it) give the same pmf to a rounding of the last bit."""
+    for p in (0.0, 5 / 36, 0.5, 11 / 12, 1.0):
+        small, array = engine.binomial_pmf(n, p), engine.binomial_pmf(np.int64(n), np.float64(p))
+        assert small.shape == array.shape == (n + 1,)
+        assert np.max(np.abs(small - array)) <= 2e-16
+        exact = [float(math.comb(n, k) * Fraction(p) ** k * (1 - Fraction(p)) ** (n - k)) for k in range(n + 1)]
+        assert np.allclose(small, exact, rtol=1e-12, atol=1e-300)
+
+
 def test_binomial_pmf_width_truncates_and_pads():
     assert engine.binomial_pmf(3, 0.5, width=6).tolist() == pytest.approx([1 / 8, 3 / 8, 3 / 8, 1 / 8, 0, 0])
     assert engine.binomial_pmf(3, 0.5, width=2).tolist() == pytest.approx([1 / 8, 3 / 8])

@@ -23,6 +23,8 @@ def _comb_row(n: int) -> np.ndarray:
     return row
 
 
+#: up to this many trials a scalar binomial is worked out in Python floats (no array set-up)
+SMALL_N = 64
 #: above this many trials the binomial is computed in log space (C(1030, 515)
 #: no longer fits in a float)
 LOG_SPACE_ABOVE = 1000
@@ -71,6 +73,10 @@ def binomial_pmf(n, p, width: int | None = None) -> np.ndarray:
     trials the binomial coefficients are exact integers turned into floats;
     above, the whole pmf is computed in log space.
     """
+    if isinstance(n, int) and isinstance(p, float) and width is None and 0 <= n <= SMALL_N:
+        # one scalar resolution of a few trials: Python floats, the same products in the same order
+        q = 1.0 - p
+        return np.array([c * p ** k * q ** (n - k) for k, c in enumerate(_comb_row(n))])
     p = np.asarray(p, dtype=float)
     n_arr = np.asarray(n)
     n_max = int(n_arr.max()) if n_arr.size else 0

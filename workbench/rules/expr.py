@@ -88,6 +88,11 @@ class Expr:
     def scalar(self, env: Mapping[str, Any], field: str = "expression") -> int:
         return int(self.evaluate(env, field))
 
+    @functools.cached_property
+    def order(self) -> tuple[str, ...]:
+        """The names it reads, sorted: the key of a value remembered by the stats it reads."""
+        return tuple(sorted(self.names))
+
     def __str__(self) -> str:
         return self.source
 

@@ -263,7 +263,7 @@ class RuleSystem(StatChecks, Immutable):
 
     def _value(self, expr, env, field) -> int:
         """One expression's value for scalar stats, remembered by the values of the stats it reads."""
-        key = (id(expr), *(env[n] for n in sorted(expr.names)))
+        key = (id(expr), *(env[n] for n in expr.order))
         return remember(self.__dict__["_values"], key, lambda: int(expr.evaluate(env, field)))
 
     def _attacks(self, env) -> tuple[int, int | None]:
