@@ -42,3 +42,18 @@ def test_bench_sim_says_when_a_cluster_does_not_pay():
     verdicts = _load("bench_sim").cluster_verdicts(1000.0, {1: 490.0, 2: 1600.0})
     assert "does NOT pay" in verdicts[0] and "0.49x" in verdicts[0] and "client=None" in verdicts[0]
     assert verdicts[1].startswith("a LocalCluster of 2 workers pays: 1.60x")
+
+
+def test_bench_viewers_judges_make_run_on_rss_and_the_second_viewer_on_the_median_ratio():
+    """The idle total is judged on RSS (USS printed beside it); the second viewer on the
+    median B/A of the runs, and a viewer that never drew misses the target."""
+    report = _load("bench_viewers").make_run_report
+    idle = {"kernels": 1, "server_rss": 500.0, "server_uss": 300.0, "kernels_rss": 250.0, "kernels_uss": 100.0}
+    lines = report(idle, [(1.0, 1.5), (1.0, 3.0), (2.0, 2.0)])
+    assert "total 750 MB RSS (400 USS)" in lines[0] and lines[0].endswith("MISSED")  # USS under 700 does not pass it
+    assert "B/A 1.50" in lines[1] and "B/A 3.00" in lines[2]
+    assert "median B/A 1.50 over 3 run(s)" in lines[-1] and lines[-1].endswith("OK")  # one slow run of three
+    assert report(dict(idle, server_rss=400.0), [])[0].endswith("OK")
+    assert report(idle, [])[-1].endswith("MISSED")  # no run measured is not a pass
+    assert report(idle, [(1.0, 1.2), (1.0, float("nan")), (1.0, 1.1)])[-1].endswith("MISSED")
+    assert report(idle, [(1.0, 2.5), (1.0, 2.5), (1.0, 1.0)])[-1].endswith("MISSED")
