@@ -272,4 +272,7 @@ def test_army_list_pickers_load_on_choice_and_never_disagree_with_the_sliders(pa
                            timeout=120_000)
     for which in ("attacker", "weapon", "target"):
         assert _choice(page, f".wb-profile-{which} select") == "custom values"
-    assert "custom" in page.inner_text(".wb-profile-message")
+    # the message line is a widget of its own too, updated by a message that may come after the pickers'
+    page.wait_for_function("() => document.querySelector('.wb-profile-message').innerText.includes('custom')",
+                           timeout=120_000)
+    assert "Loaded" not in page.inner_text(".wb-profile-message")
