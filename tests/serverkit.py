@@ -135,6 +135,11 @@ class ServerProcess:
         until there is one (the links are printed just after the address)."""
         return self._wait(lambda: [ln for ln in self.out if text in ln], timeout)
 
+    def log_lines(self, text: str, timeout: float = 30.0) -> list[str]:
+        """The lines of the server's log holding ``text``, waiting until there is one (the log
+        is read as the server writes it, so a line can come just after the answer it belongs to)."""
+        return self._wait(lambda: [ln for ln in self.log if text in ln], timeout)
+
     def wait_pools(self, counts: dict[str, int] | None = None, timeout: float = 120.0) -> None:
         """Wait until each dashboard's pool was filled ``counts[name]`` times (default once)."""
         counts = counts or {d.notebook: 1 for d in self.dashboards}
