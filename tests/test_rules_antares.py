@@ -128,13 +128,13 @@ def _one_shot(acc: int, res: int, variant: bool) -> dict[tuple[int, int], Fracti
 def test_stage_pmfs_are_the_counts_passing_each_stage_by_brute_force(acc, res, variant):
     shots = 3
     per = _one_shot(acc, res, variant)
-    want = {"to hit": [Fraction(0)] * (shots + 1), "target fails Res": [Fraction(0)] * (shots + 1)}
+    want = {"to hit": [Fraction(0)] * (shots + 1), "Res test": [Fraction(0)] * (shots + 1)}
     for combo in product(per, repeat=shots):
         p = Fraction(1)
         for key in combo:
             p *= per[key]
         want["to hit"][sum(h for h, _ in combo)] += p
-        want["target fails Res"][sum(r for _, r in combo)] += p
+        want["Res test"][sum(r for _, r in combo)] += p
     o = antares.shooting(acc=acc, res=res, shots=shots, critical_ignores_res=variant)
     assert set(o.stage_pmfs) == set(want)
     for name, pmf in want.items():
