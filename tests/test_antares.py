@@ -165,8 +165,11 @@ def test_reference_rever_shoots_rever():
     assert [s.probability for s in out.stages] == [Fraction(5, 10), Fraction(6, 10)]
     assert out.per_attack == Fraction(3, 10)
     _assert_pmf(out.pmf, [Fraction(7, 10), Fraction(3, 10)])
-    assert out.stages[0].detail == "Acc 5: needs 5 or less on a d10: 5/10 (a 1 is a critical hit: 1/10)"
-    assert out.stages[1].detail == "Res 5 + armour 0 + cover 0 − SV 1 = 4: the target fails on 5 or more: 6/10"
+    assert [s.name for s in out.stages] == ["to hit", "Res test failed"]
+    assert out.stages[0].detail == ("Acc 5 needs 5 or less on a d10; a natural 10 always fails; a natural 1 is a "
+                                    "critical success (an ordinary one here): goes on 5/10")
+    assert out.stages[1].detail == ("Res 5 + armour 0 + cover 0 − SV 1 needs 4 or less on a d10; a natural 10 "
+                                    "always fails; the attack goes on when this roll fails: goes on 6/10")
 
 
 CASES = [
@@ -191,9 +194,12 @@ def test_shooting_equals_brute_force(case):
     assert out.effects["critical_hits"] == pytest.approx(float(crits), abs=TOL)
     assert out.effects["any_critical"] == pytest.approx(float(any_crit), abs=TOL)
     assert out.effects["hits"] == pytest.approx(float(hits), abs=TOL)
-    # the stages multiply to the chance one shot removes a model
+    # the chance one shot removes a model: the stages' product, or with a critical hit skipping the
+    # Res test (so that the product is not) the per-shot figure
     one, _, _, _ = brute_shooting(**{**case, "shots": 1, "models": None})
-    assert out.per_attack == one[1]
+    skips = case.get("critical_ignores_res") and case["acc"] + case.get("acc_mod", 0) >= 2
+    assert (out.per_attack_mean, out.per_attack_any) == ((one[1], one[1]) if skips else (None, None))
+    assert (out.per_attack_any if skips else out.per_attack) == one[1]
 
 
 @pytest.mark.parametrize("ignores", [False, True])
@@ -371,7 +377,7 @@ def blast_pmf(name, *, acc, res, models=None, **kw):
 def test_blast_shots_are_the_mixture_over_the_count(name, case):
     out = a.shooting(**case, shots=name)
     _assert_pmf(out.pmf, [float(x) for x in blast_pmf(name, **case)])
-    assert out.inputs["shots"] == name and out.attacks is None
+    assert out.inputs["shots"] == name and out.attacks == 1   # the file fires a blast weapon once
     assert sum(n.startswith("Blast weapon: the number of shots is rolled first") for n in out.notes) == 1
     assert not any(n.startswith("Blast weapon") for n in a.shooting(**case, shots=4).notes)
 

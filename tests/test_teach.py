@@ -42,8 +42,8 @@ def test_explain_changes_reference():
 
 def test_explain_antares_reference():
     text = antares.shooting(acc=5, res=5, sv=1, shots=1).explain()
-    assert re.search(r"To hit: Acc 5: .*5/10", text)
-    assert re.search(r"Target fails Res: .*6/10\.", text)
+    assert re.search(r"To hit: Acc 5 needs 5 or less on a d10.*5/10", text)
+    assert re.search(r"Res test failed: Res 5 \+ armour 0 \+ cover 0 − SV 1 needs 4 or less.*6/10\.", text)
     assert "Per shot: 5/10 × 6/10 = 3/10 (30.0 %)." in text
     assert "With 1 shot: expected 0.30 models removed; P(at least 1) = 30.0 %." in text
 
@@ -102,7 +102,7 @@ def test_explain_names_every_stage_and_the_product(o):
         # the stage's fraction is on its line (as counted on the die or reduced)
         fracs = [Fraction(int(a), int(b)) for a, b in re.findall(r"(\d+)/(\d+)", line)]
         assert stage.probability in fracs or (stage.probability in (0, 1) and str(stage.probability) in line), line
-    per = o.per_attack
+    per = shown_per_attack(o)
     if per is None:  # no per-attack stages (a volley of several units, a distance)
         assert not [ln for ln in lines if ln.startswith("Per ")]
         assert f"expected {o.mean:.2f}" in text
@@ -199,6 +199,12 @@ def assert_table(o, rows):
             assert_pct(at_least, min(1.0, math.fsum(o.pmf[n:])))
 
 
+def shown_per_attack(o) -> Fraction | None:
+    """The chance a per-attack line shows: the product of the stages, or where criticals skip stages
+    (the product is then neither) the chance one attack scores at least one."""
+    return o.per_attack if o.per_attack_any is None else o.per_attack_any
+
+
 def product_of(line: str) -> Fraction:
     """The reduced per-attack product a line shows: '... = 5/36 (13.9 %)' -> 5/36."""
     return Fraction(re.findall(r"(?:[=:]|\*\*Per \w+:|\[b\]Per \w+:) (\d+(?:/\d+)?) \(", line)[-1])
@@ -220,7 +226,7 @@ def test_markdown_post_structure(o):
         assert stage.probability in fracs or (stage.probability in (0, 1) and str(stage.probability) in line), line
     if o.per_attack is not None:
         per = next(ln for ln in head if ln.startswith("- **Per "))
-        assert product_of(per) == o.per_attack
+        assert product_of(per) == shown_per_attack(o)
         assert head.index(per) > max(i for i, ln in enumerate(head) if ln.startswith("- ") and ln != per)
     assert f"expected {o.mean:.2f}" in above
     assert_table(o, rows)
@@ -253,7 +259,7 @@ def test_bbcode_post_is_stock_phpbb_and_its_numbers_equal_the_pmf(o):
         assert i < table_at
     if o.per_attack is not None:
         i = next(i for i, ln in enumerate(lines) if ln.startswith("[b]Per "))
-        assert i < table_at and product_of(lines[i]) == o.per_attack
+        assert i < table_at and product_of(lines[i]) == shown_per_attack(o)
     rows = code_block_rows(bb)
     assert rows[0] == [f"N ({o.label})", "P(exactly N)", "P(at least N)"]
     assert_table(o, rows[1:])
@@ -333,7 +339,7 @@ def test_compare_markdown_is_one_table_with_a_column_per_system():
                                                                   Fraction(3, 10)]
     assert body["to hit"] == ["8/12", "5/10", "6/10", "5/10"]
     assert body["to pierce"] == ["5/12", "–", "–", "–"]
-    assert body["target fails Res"] == ["–", "–", "–", "6/10"]
+    assert body["Res test failed"] == ["–", "–", "–", "6/10"]
     assert len(teach.to_markdown(outs, inputs=False).splitlines()) < 40
 
 

@@ -17,12 +17,10 @@ from workbench import validate as v
 from .dice import RollUnder, rates, roll_faces
 from workbench.outcome import Outcome, Stage
 
-# the words, limits and argument checks are the module's own (they are not what is compared)
-from workbench.systems.antares import (
-    BLAST_DICE, DIE, KEY, _check, _fail_words, _ratio,
-    _value_text, _volley_setup)
+# the limits and argument checks are the module's own, the stages' words the rule file's (they are not what
+# is compared: the stages' chances are, each against this module's own die)
+from workbench.systems.antares import BLAST_DICE, KEY, _check, _volley_setup
 from workbench.systems import ownfile
-from workbench.systems.antares_rules import _pass_words
 
 #: the notes every shooting shows: rules/antares.toml's without a condition
 SHOOTING_NOTES = ownfile.load(KEY).notes
@@ -138,7 +136,7 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
             pmf, effects = _blast_exact(a)
         return pipeline.exact_outcome(KEY, "shooting", inputs, pmf, stages,
                                       {k: float(x) for k, x in effects.items()},
-                                      attacks=a["shots"] if blast is None else None, notes=notes)
+                                      attacks=a["shots"] if blast is None else 1, notes=notes)
 
     shots_n, models_n = a["shots"], a["models"]
     width = (shots_n if models_n is None else min(shots_n, models_n)) + 1
@@ -150,29 +148,17 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
 
     tally = pipeline.tally_sampled(samples, 2 * hit_t.dice * shots_n + 1, one_chunk, width)
     return pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages,
-                                  attacks=shots_n if blast is None else None, notes=notes)
+                                  attacks=shots_n if blast is None else 1, notes=notes)
 
 
-def _shot_stages(a: dict) -> tuple[RollUnder, RollUnder, list[Stage]]:
-    """The hit test, the Res test and the stages of one shot, in plain words."""
-    hit_v, hit_text = _value_text("Acc", a["acc"], [("modifier", a["acc_mod"])] if a["acc_mod"] else [])
-    res_v, res_text = _value_text("Res", a["res"], [("armour", a["armour"]), ("cover", a["cover"]),
-                                                    ("-SV", -a["sv"])])
-    hit_t, res_t = RollUnder(hit_v), RollUnder(res_v)
-    p_hit = hit_t.success
-    crit_text = (f" (a 1 is a critical hit: {_ratio(hit_t.p('critical'))})" if hit_v >= 2
-                 else " (no critical possible)")
-    stages = [Stage("to hit", p_hit, f"{hit_text}: {_pass_words(hit_v)}: {_ratio(p_hit)}{crit_text}", faces=DIE)]
-    p_fail = 1 - res_t.success
-    if a["critical_ignores_res"]:
-        p_crit = hit_t.p("critical")
-        p_fail_given_hit = (p_crit + (p_hit - p_crit) * p_fail) / p_hit if p_hit else p_fail
-        stages.append(Stage("target fails Res", p_fail_given_hit,
-                            f"{res_text}: {_fail_words(res_v)}: {_ratio(p_fail)}; a critical hit "
-                            f"skips the Res test: {_ratio(p_fail_given_hit)} of hits remove a model", faces=DIE))
-    else:
-        stages.append(Stage("target fails Res", p_fail, f"{res_text}: {_fail_words(res_v)}: {_ratio(p_fail)}",
-                            faces=DIE))
+def _shot_stages(a: dict) -> tuple[RollUnder, RollUnder, tuple[Stage, ...]]:
+    """The hit test, the Res test and the stages of one shot: the rule file's (its words), each
+    stage's chance this module's own die's, to hit and the Res test failed (a blast weapon is said
+    as one attack: the file fires it once)."""
+    hit_t, res_t = RollUnder(a["acc"] + a["acc_mod"]), RollUnder(a["res"] + a["armour"] + a["cover"] - a["sv"])
+    stats = {k: a[k] for k in ("acc", "res", "sv", "armour", "cover", "acc_mod", "critical_ignores_res")}
+    stages = ownfile.load(KEY).attack(**stats, shots=1).stages
+    assert [s.probability for s in stages] == [hit_t.success, 1 - res_t.success], stages
     return hit_t, res_t, stages
 
 
@@ -224,8 +210,12 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     """The hand-written volley of mixed weapons: each weapon's failed Res tests (binomial, or the mixture
     over a blast die's count) convolved, then capped at the unit size; sampled, every weapon's dice rolled
     (the module's argument checks, stages and notes)."""
-    groups, stages, notes, inputs, total_shots, attacks = _volley_setup(weapons, res, armour, cover, models,
-                                                                        critical_ignores_res)
+    groups, notes, inputs, total_shots = _volley_setup(weapons, res, armour, cover, models, critical_ignores_res)
+    # the weapons' stages when all are the same, and then their shots when none is a blast weapon
+    shot_stages = [_shot_stages(g)[2] for g in groups]
+    same = all(st == shot_stages[0] for st in shot_stages)
+    stages = shot_stages[0] if same else ()
+    attacks = total_shots if same and not any(g["blast"] for g in groups) else None
     models = inputs["models"]
     method, samples, rng = v.method_args(method, samples, seed)
     inputs["method"] = method

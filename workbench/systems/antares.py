@@ -12,13 +12,15 @@ rule with its seed quotation: docs/rules/antares.md.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 from .. import validate as v
 from ..errors import InputError
-from ..outcome import Outcome, Stage
+from ..outcome import Outcome
 from . import ownfile
 from .ownfile import checked, grid_table, keyed, listed, resolve
-from .antares_rules import (DIE, KEY, MOD_RANGE, NAME, SEED, STAT_RANGE, VALUE_RANGE, _fail_words,
-                            _ratio, _test_words, _value_text, combat_status, movement_test, reaction, stat_test, test)
+from .antares_rules import (DIE, KEY, MOD_RANGE, NAME, SEED, STAT_RANGE, VALUE_RANGE, combat_status, movement_test,
+                            reaction, stat_test, test)
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "combat_status",
            "movement_test", "shooting", "shooting_table", "volley", "TABLES", "STAT_RANGE", "MOD_RANGE",
@@ -72,7 +74,8 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
     ``effects``: ``critical_hits`` = expected number of critical hits (a 1 on
     the hit roll at a value of 2 or more: who is removed, not how many),
     ``any_critical`` = P(at least one critical hit), ``hits`` = expected
-    hits. The numbers come from the system's rule file, ``rules/antares.toml``.
+    hits. The numbers, the stages and their words come from the system's rule file,
+    ``rules/antares.toml``.
     """
     shots, blast = _blast("shots", shots)
     a = _check(locals(), arrays=False)
@@ -81,30 +84,17 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
     stats = dict({k: a[k] for k in _SHOOTING_STATS}, blast=blast or "none",
                  critical_ignores_res=a["critical_ignores_res"])
     o = rs.attack(**stats, method=method, samples=samples, seed=seed)
-    notes = rs.notes_at(**stats)
     inputs = dict(a, method=method) if blast is None else dict(a, method=method, shots=blast)
-    return ownfile.outcome(o, system=KEY, function="shooting", inputs=inputs, effects=_EFFECTS,
-                           width=ownfile.width(a["shots"], a["models"]),
-                           stages=_stages_of(a, rs.stage_fractions(**stats)),
-                           attacks=a["shots"] if blast is None else None, notes=notes)
+    return _as_function(o, "shooting", inputs, _EFFECTS, ownfile.width(a["shots"], a["models"]), rs.notes_at(**stats))
 
 
-def _stages_of(a: dict, fractions) -> list[Stage]:
-    """The stages of one shot in plain words, with the file's chances: to hit, then the Res test
-    failed (with the critical variant, the share of hits that remove a model)."""
-    (_, hit_s, hit_c), (res_fail, _, _) = fractions
-    p_hit = hit_s + hit_c
-    res_v, res_text = _value_text("Res", a["res"], [("armour", a["armour"]), ("cover", a["cover"]),
-                                                    ("-SV", -a["sv"])])
-    stages = [Stage("to hit", p_hit, _test_words("Acc", a["acc"], a["acc_mod"], p_hit, hit_c, "hit"), faces=DIE)]
-    words = f"{res_text}: {_fail_words(res_v)}: {_ratio(res_fail)}"
-    if a["critical_ignores_res"]:
-        given_hit = (hit_c + (p_hit - hit_c) * res_fail) / p_hit if p_hit else res_fail
-        stages.append(Stage("target fails Res", given_hit, f"{words}; a critical hit skips the Res test: "
-                            f"{_ratio(given_hit)} of hits remove a model", faces=DIE))
-    else:
-        stages.append(Stage("target fails Res", res_fail, words, faces=DIE))
-    return stages
+def _as_function(o: Outcome, function: str, inputs: dict, effects: dict, width: int, notes) -> Outcome:
+    """The engine's outcome ``o`` as the built-in ``function``'s, with the engine's stages, attacks and
+    per-shot figures: what a copy of the rule file shows."""
+    out = ownfile.outcome(o, system=KEY, function=function, inputs=inputs, effects=effects, width=width,
+                          stages=o.stages, attacks=o.attacks, notes=notes)
+    return out.replace(per_attack_mean=o.per_attack_mean, per_attack_any=o.per_attack_any,
+                       success_label=o.success_label)
 
 
 
@@ -171,23 +161,20 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
     numbers come from the ``[volley]`` of ``rules/antares.toml``, each weapon
     a profile.
 
-    Stages: the per-shot steps when every weapon has the same tests, else
-    none (each weapon's steps are in the notes). Effects: ``hits``,
+    Stages: the per-shot steps when every weapon's are the same (in the rule
+    file's words too), else none (each weapon's steps are in the notes). Effects: ``hits``,
     ``critical_hits`` (expected), ``any_critical`` (P(at least one)),
     ``overkill`` (expected failed Res tests beyond the unit size, 0 without
     ``models``), and ``failed_res[i]`` (expected failed Res tests from weapon i).
     """
-    groups, stages, notes, inputs, total_shots, attacks = _volley_setup(weapons, res, armour, cover, models,
-                                                                        critical_ignores_res)
+    groups, notes, inputs, total_shots = _volley_setup(weapons, res, armour, cover, models, critical_ignores_res)
     models = inputs["models"]
     method, samples, rng = v.method_args(method, samples, seed)
     inputs["method"] = method
     shared = {k: inputs[k] for k in ("res", "armour", "cover", "models", "critical_ignores_res")}
     o = resolve(ownfile.load(KEY).volley, shared, method, samples, rng, [_volley_profile(g) for g in groups])[0]
     names = dict(_VOLLEY_EFFECTS, **{f"failed_res[{i}]": f"failed_res[{i}]" for i in range(len(groups))})
-    o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names,
-                        width=ownfile.width(total_shots, models), stages=stages, attacks=attacks, notes=notes)
-    return o.replace(trial="shot")
+    return _as_function(o, "volley", inputs, names, ownfile.width(total_shots, models), notes).replace(trial="shot")
 
 
 #: the volley's effect names -> the rule file's (rules/antares.toml: its tallies, [[chances]] and [volley])
@@ -201,8 +188,8 @@ def _volley_profile(g: dict) -> dict:
 
 
 def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
-    """Check a volley's arguments: (the weapons, the stages (when every weapon's are the same), the notes,
-    the inputs (without the method), the shots in all and the attacks an outcome counts, or None)."""
+    """Check a volley's arguments: (the weapons, the notes, the inputs (without the method), the shots
+    in all)."""
     listed("weapons", weapons, "a non-empty list of dicts with keys acc, sv, acc_mod, shots, name")
     if len(weapons) > MAX_WEAPONS:
         raise InputError("weapons", f"at most {MAX_WEAPONS} weapons", len(weapons), "weapons given")
@@ -214,29 +201,25 @@ def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
     if total_shots > rs.stat("shots").max:
         raise InputError("weapons", f"{rs.stat('shots').max:,} shots or fewer in all", total_shots,
                          "shots of all weapons; a blast die counts as its largest number")
-    shot_stages = [_stages_of(g, rs.stage_fractions(**_volley_profile(g), res=res, armour=armour, cover=cover,
-                                                    critical_ignores_res=critical_ignores_res))
-                   for g in groups]
     blast = next((g["blast"] for g in groups if g["blast"]), "none")   # the variant's and a blast weapon's notes
     variant = [n for n in rs.notes_at(critical_ignores_res=critical_ignores_res, blast=blast) if n not in rs.notes]
     notes = list(rs.notes) + [VOLLEY_NOTE, VOLLEY_ALLOCATION_NOTE]
-    for i, (g, st) in enumerate(zip(groups, shot_stages)):
+    for i, g in enumerate(groups):
         count = (f"{g['blast']} shots ({BLAST_DICE[g['blast']][1]})" if g["blast"]
                  else f"{g['shots']} " + ("shot" if g["shots"] == 1 else "shots"))
-        per = st[0].probability * st[1].probability
+        # one shot of the weapon, as the file resolves and words it
+        shot = rs.attack(**dict(_volley_profile(g), shots=1, blast="none"), res=res, armour=armour, cover=cover,
+                         critical_ignores_res=critical_ignores_res)
+        per = shot.per_attack if shot.per_attack_mean is None else Fraction(shot.per_attack_mean)
         notes.append(f"weapons[{i}] ({g['name']}, SV {g['sv']}): {count}; "
-                     + "; ".join(f"{x.name}: {x.detail}" for x in st)
+                     + "; ".join(f"{x.name}: {x.detail}" for x in shot.stages)
                      + f"; per shot {per.numerator}/{per.denominator}")
     notes += variant
-    # the target is shared, so the same Acc test and SV are the same tests, and the same stages
-    same = len({(g["acc"] + g["acc_mod"], g["sv"]) for g in groups}) == 1
-    stages = shot_stages[0] if same else ()
-    attacks = total_shots if same and not any(g["blast"] for g in groups) else None
     inputs = dict(weapons=tuple({k: (g["blast"] or g["shots"]) if k == "shots" else g[k]
                                  for k in ("name", "acc", "acc_mod", "sv", "shots")} for g in groups),
                   res=res, armour=armour, cover=cover, models=models,
                   critical_ignores_res=critical_ignores_res)
-    return groups, stages, tuple(notes), inputs, total_shots, attacks
+    return groups, tuple(notes), inputs, total_shots
 
 
 

@@ -1,5 +1,6 @@
-"""Antares-style d10: the stat test and the single tests the seed names, and the ranges, notes
-and plain words its shooting (:mod:`workbench.systems.antares`) shares with them.
+"""Antares-style d10: the stat test and the single tests the seed names, in their own words, and
+the ranges and notes its shooting (:mod:`workbench.systems.antares`) shares with them (the
+shooting's words are its rule file's).
 
 Seed 004 ("DICE AND STATS"): "roll a D10 and if the score is equal to or less
 than the value you are testing against the test is a success"; "a D10 dice
@@ -63,33 +64,17 @@ def _pass_words(value: int) -> str:
     return f"needs {value} or less on a d10"
 
 
-def _fail_words(value: int) -> str:
-    if value < 1:
-        return "below 1: the target fails unless it rolls a 1 then another 1"
-    if value >= 10:
-        return "the target fails only on a 10"
-    return f"the target fails on {value + 1} or more"
+def _signed(x: int) -> str:
+    return str(x) if x >= 0 else f"−{-x}"
 
 
-def _value_text(base_name: str, base: int, parts: list[tuple[str, int]]) -> tuple[int, str]:
-    """'Res 5 + armour 0 + cover 0 − SV 1 = 4' (parts carry their own sign)."""
-    total, text = base, f"{base_name} {base}"
-    for name, amount in parts:
-        total += amount
-        if name.startswith("-"):
-            text += f" − {name[1:]} {abs(amount)}"
-        else:
-            text += f" {'+' if amount >= 0 else '−'} {name} {abs(amount)}"
-    if parts:
-        text += f" = {total}" if total >= 0 else f" = −{-total}"
-    return total, text
-
-
-def _test_words(stat_name: str, stat: int, modifier: int, p: Fraction, crit: Fraction, critical: str) -> str:
-    """'Acc 5 + modifier 1 = 6: needs 6 or less on a d10: 6/10 (a 1 is a critical hit: 1/10)': a stat
-    test's words, its chance ``p`` and its ``critical`` ("hit", "success") chance ``crit``."""
-    value, text = _value_text(stat_name, stat, [("modifier", modifier)] if modifier else [])
-    crit_text = f" (a 1 is a critical {critical}: {_ratio(crit)})" if value >= 2 else " (no critical possible)"
+def _test_words(stat_name: str, stat: int, modifier: int, p: Fraction, crit: Fraction) -> str:
+    """'Init 5 + modifier 1 = 6: needs 6 or less on a d10: 6/10 (a 1 is a critical success: 1/10)': a
+    stat test's words, its chance ``p`` and its critical chance ``crit``."""
+    value, text = stat + modifier, f"{stat_name} {stat}"
+    if modifier:
+        text += f" {'+' if modifier > 0 else '−'} modifier {abs(modifier)} = {_signed(value)}"
+    crit_text = f" (a 1 is a critical success: {_ratio(crit)})" if value >= 2 else " (no critical possible)"
     return f"{text}: {_pass_words(value)}: {_ratio(p)}{crit_text}"
 
 
@@ -127,7 +112,7 @@ def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, metho
     value = stat + modifier
     die = _stat_die(value)
     p, crit = die.success, die.p("critical")
-    stage = Stage(f"{stat_name} test", p, _test_words(stat_name, stat, modifier, p, crit, "success"), faces=DIE)
+    stage = Stage(f"{stat_name} test", p, _test_words(stat_name, stat, modifier, p, crit), faces=DIE)
     notes = NOTES + extra_notes
 
     def one_chunk(n: int) -> dict:
