@@ -4,7 +4,9 @@ reference resolver (tests/reference/antares.py) over stat grids, with and
 without the critical variant, blast weapons and units without a size
 included: every probability of the removed count and every effect to 1e-12,
 the same stages (Fractions and words), notes, inputs and attacks; sampled
-within 5 standard errors of the reference's exact numbers."""
+within 5 standard errors of the reference's exact numbers. A copy of the file
+under another key, run by the engine alone, says what the built-in says: its
+stages, and explain()'s stage, per-shot and totals lines."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -184,3 +186,68 @@ def test_volley_errors_are_the_references(weapons, kw):
     with pytest.raises(type(want.value)) as got:
         antares.volley(weapons, **kw)
     assert str(got.value) == str(want.value)
+
+
+# -- a copy of the file under another key says what the built-in says ----------------------------------------
+#: stat sets that change the words: the defaults, each modifier, criticals possible or not, the variant, a
+#: blast weapon, a unit's size, and Acc and Res at the roll-under extremes (below 1: a 1 then another 1;
+#: 10 and over: only a 10 fails)
+SAID = [dict(acc=5, res=5, sv=1, shots=10),
+        dict(acc=5, res=5, sv=1, armour=1, cover=2, acc_mod=2, shots=4, models=3),
+        dict(acc=3, res=6, sv=3, acc_mod=-4, shots=2),
+        dict(acc=1, res=12, sv=0, shots=3),
+        dict(acc=0, res=0, sv=2, shots=3),
+        dict(acc=12, res=9, sv=0, cover=3, shots=5, critical_ignores_res=True),
+        dict(acc=7, res=4, armour=2, sv=1, acc_mod=1, shots=6, critical_ignores_res=True),
+        dict(acc=6, res=3, sv=1, blast="D6", models=5),
+        dict(acc=2, res=10, sv=0, blast="D3", critical_ignores_res=True)]
+
+
+@pytest.fixture()
+def copied(tmp_path, monkeypatch):
+    """The built-in's file copied under the key "my_antares" into a designer's folder (WORKBENCH_RULES):
+    the copy's description, resolved by the engine alone."""
+    from workbench import systems
+    text = FILE.read_text(encoding="utf-8").replace('key = "antares"', 'key = "my_antares"', 1)
+    assert 'key = "my_antares"' in text
+    (tmp_path / "my_antares.toml").write_text(text, encoding="utf-8")
+    monkeypatch.setenv(systems.RULES_ENV, str(tmp_path))
+    assert systems.broken() == ()
+    return systems.get("my_antares")
+
+
+def _said_lines(o) -> list[str]:
+    """explain()'s lines of the stages, the shot and the shots: from the first stage to the totals."""
+    lines = o.explain().splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith(o.stages[0].name[:1].upper()))
+    last = next(i for i, line in enumerate(lines) if line.startswith(("With ", "In all:")))
+    return lines[first:last + 1]
+
+
+@pytest.mark.parametrize("stats", SAID, ids=[str(i) for i in range(len(SAID))])
+def test_a_copy_of_the_file_says_what_the_builtin_says(copied, stats):
+    stats = dict({"models": None}, **stats)   # the built-in's unit has no size unless given
+    kw = {("shots" if k == "blast" else k): x for k, x in stats.items()}
+    builtin = antares.shooting(**kw)
+    copy = copied.function("attack")(**stats)
+    assert [(s.name, s.probability, s.detail, s.faces) for s in copy.stages] == \
+        [(s.name, s.probability, s.detail, s.faces) for s in builtin.stages]
+    assert _said_lines(copy) == _said_lines(builtin)
+    assert any(line.startswith("Per shot: ") for line in _said_lines(builtin))
+    # the file's own words are there: what the roll is made against
+    assert builtin.stages[0].detail.startswith(f"Acc {stats['acc']}")
+    assert builtin.stages[1].detail.startswith(f"Res {stats['res']} + armour {stats.get('armour', 0)}")
+
+
+def test_a_copy_of_the_file_says_what_the_builtin_volley_says(copied):
+    weapons = [dict(acc=6, sv=1, acc_mod=-1, shots=2), dict(acc=6, sv=1, acc_mod=-1, shots=5)]
+    builtin = antares.volley(weapons, res=4, armour=1, models=3, critical_ignores_res=True)
+    copy = copied.module.volley(weapons, res=4, armour=1, models=3, critical_ignores_res=True)
+    assert builtin.stages and copy.stages == builtin.stages
+    assert _said_lines(copy) == _said_lines(builtin)
+
+
+def test_the_page_quotes_the_reference_matchup_as_explain_says_it():
+    page = (FILE.parents[1] / "docs" / "rules" / "antares.md").read_text(encoding="utf-8")
+    quoted = page.split("so that a copy of the file reads as the\nbuilt-in does:\n\n```\n", 1)[1].split("```", 1)[0]
+    assert quoted.splitlines() == _said_lines(antares.shooting(acc=5, res=5, sv=1, shots=10))[:3]
