@@ -220,7 +220,7 @@ def _said_lines(o) -> list[str]:
     """explain()'s lines of the stages, the shot and the shots: from the first stage to the totals."""
     lines = o.explain().splitlines()
     first = next(i for i, line in enumerate(lines) if line.startswith(o.stages[0].name[:1].upper()))
-    last = next(i for i, line in enumerate(lines) if line.startswith(("With ", "In all:")))
+    last = next(i for i, line in enumerate(lines) if line.startswith(("With ", "In all")))
     return lines[first:last + 1]
 
 
@@ -251,3 +251,35 @@ def test_the_page_quotes_the_reference_matchup_as_explain_says_it():
     page = (FILE.parents[1] / "docs" / "rules" / "antares.md").read_text(encoding="utf-8")
     quoted = page.split("so that a copy of the file reads as the\nbuilt-in does:\n\n```\n", 1)[1].split("```", 1)[0]
     assert quoted.splitlines() == _said_lines(antares.shooting(acc=5, res=5, sv=1, shots=10))[:3]
+
+
+def _shot_by_brute_force(acc: int, res: int) -> Fraction:
+    """P(one shot removes a model), every face of both d10s counted: a hit on a roll of acc or under
+    (a 10 always fails; acc of 1 or more here), then a failed Res test, a roll over res (a 10 always
+    fails the test: res of 1 to 9 here)."""
+    faces = range(1, 11)
+    return Fraction(sum(1 for h, r in product(faces, faces) if h <= acc and h != 10 and (r > res or r == 10)), 100)
+
+
+@pytest.mark.parametrize("method", ["exact", "sampled"])
+@pytest.mark.parametrize("blast, acc, res", [("D6", 5, 4), ("D3", 8, 2), ("D12", 3, 7)])
+def test_a_blast_says_what_one_shot_does_and_how_many_shots_it_fires(blast, acc, res, method):
+    # a blast weapon fires once and rolls how many shots: the stages and 'Per shot' say one shot, and the
+    # totals the blast's 1 to N shots; its mean is one shot's chance times (N + 1) / 2
+    n = antares.BLAST_DICE[blast][0]
+    o = antares.shooting(acc=acc, res=res, shots=blast, method=method, samples=40_000, seed=3)
+    shot = _shot_by_brute_force(acc, res)
+    assert (o.tokens, o.token, o.per_attack) == (n, "shot", shot)
+    lines = o.explain().splitlines()
+    assert f"Per shot: {acc}/10 × {10 - res}/10 = {shot.numerator}/{shot.denominator} ({float(shot):.1%}".replace(
+        "%", " %") in "\n".join(lines)
+    totals = next(line for line in lines if line.startswith("In all"))
+    assert totals.startswith(f"In all (1 to {n} shots, each number equally likely): expected ")
+    assert not any(line.startswith(("With ", "Per shot (")) for line in lines)   # no '1 shot', no second line
+    mean, any_one = o.per_attack_of_tokens()
+    assert mean == shot * Fraction(n + 1, 2)
+    assert any_one == 1 - sum((1 - shot) ** j for j in range(1, n + 1)) / n
+    if method == "exact":
+        assert o.mean == pytest.approx(float(mean), abs=TOL) and o.at_least(1) == pytest.approx(float(any_one), abs=TOL)
+    else:
+        assert abs(o.mean - float(mean)) < 5 * o.mean_stderr

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from itertools import product
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -166,11 +167,27 @@ def test_tokens_die_and_switched_critical_per_attack_figures_and_stage_pmfs(n, v
         for key, p in _repeat(token, j, len(stages)).items():
             attack[key] = attack.get(key, Fraction(0)) + p / n
     o = _load(text).attack(n=n, variant=variant)
-    if n > 1 or variant:
-        assert o.per_attack_mean == sum(p * key[0] for key, p in attack.items())
-        assert o.per_attack_any == sum(p for key, p in attack.items() if key[0] > 0)
+    # the stages and the per-attack figures say what one token does; per_attack_of_tokens one attack
+    if variant:
+        assert o.per_attack_mean == sum(p * key[0] for key, p in token.items())
+        assert o.per_attack_any == sum(p for key, p in token.items() if key[0] > 0)
     else:
-        assert o.per_attack_mean is None
+        assert o.per_attack_mean is None and o.per_attack_any is None
+        assert o.per_attack == sum(p for key, p in token.items() if key[0] > 0)
+    if n > 1:
+        assert (o.tokens, o.token) == (n, "hit")
+        mean, any_one = (sum(p * key[0] for key, p in attack.items()),
+                         sum(p for key, p in attack.items() if key[0] > 0))
+        assert o.per_attack_of_tokens() == (mean, any_one)
+        # in words: one hit, one attack of 1 to n hits, the two attacks
+        lines = o.explain().splitlines()
+        assert any(line.startswith("Per hit: ") for line in lines)
+        assert (f"Per attack (1 to {n} hits, each number equally likely): expected save failed "
+                f"{mean.numerator}/{mean.denominator} = {float(mean):.3f}; P(at least one save failed) = "
+                f"{any_one.numerator}/{any_one.denominator} ({100 * float(any_one):.1f} %).") in lines
+        assert any(line.startswith(f"With 2 attacks of 1 to {n} hits each: expected ") for line in lines)
+    else:
+        assert o.tokens is None and o.per_attack_of_tokens() is None
     assert list(o.stage_pmfs) == [st["name"] for st in stages]
     for i, st in enumerate(stages):
         want = {}
@@ -517,3 +534,47 @@ def test_a_bad_up_to_names_the_field(up_to):
     with pytest.raises(rules.RuleFileError) as exc:
         _load(to_toml([stage(name="hit", tally="hits")], 1, dict(damage=1), chances=[chance]), "bad.toml")
     assert exc.value.field == "chances[0].up_to"
+
+
+def test_the_documented_d3_hits_per_shot_read_as_docs_rulefiles_says():
+    # docs/rulefiles.md, "Random hits per attack": 2 shots of D3 hits, hit 4+, wound 3+ on a d6
+    text = """
+[system]
+key = "dthree"
+name = "D3 hits"
+die = 6
+
+[stats.shots]
+min = 1
+max = 10
+default = 2
+
+[attack]
+count = "shots"
+tokens_die = "3"
+
+[[stages]]
+name = "to hit"
+target = "4"
+
+[[stages]]
+name = "wound"
+target = "3"
+
+[removal]
+models = "10"
+
+[view]
+trial = "shot"
+token = "hit"
+"""
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "rulefiles.md").read_text(encoding="utf-8")
+    quoted = [line for line in docs.splitlines()
+              if line.startswith(("Per hit: 3/6", "Per shot (1 to 3 hits", "With 2 shots of 1 to 3 hits"))]
+    assert len(quoted) == 3
+    lines = _load(text).attack(shots=2).explain().splitlines()
+    assert all(line in lines for line in quoted)
+    # and the numbers by brute force: a hit 1/2 x 2/3 = 1/3 per token; 1..3 tokens a shot
+    none_one_shot = sum(Fraction(2, 3) ** j for j in (1, 2, 3)) / 3
+    assert f"P(at least one wound) = {1 - none_one_shot} " in quoted[1]
+    assert f"P(at least 1) = {100 * float(1 - none_one_shot ** 2):.1f} %" in quoted[2]

@@ -14,7 +14,7 @@ from .dice import percent
 from .errors import InputError
 from .validate import choice, integer
 
-__all__ = ["Stage", "Outcome", "EFFECT_KINDS"]
+__all__ = ["Stage", "Outcome", "EFFECT_KINDS", "of_tokens"]
 
 #: what a side effect is: a probability or an expected count
 EFFECT_KINDS = ("probability", "expected")
@@ -50,6 +50,16 @@ class Stage:
 
     def __str__(self) -> str:
         return f"{self.name}: {self.probability} ({percent(self.probability)})"
+
+
+def of_tokens(mean: Fraction | float, any_: Fraction | float, n: int) -> tuple[Fraction | float, Fraction | float]:
+    """One attack of 1..``n`` tokens, each number equally likely, from one token's expected final
+    successes ``mean`` and chance of at least one ``any_``: (n + 1) / 2 times the mean, and 1 minus
+    the mean over j of the chance of nothing to the power j."""
+    none = 1 - any_
+    if isinstance(mean, Fraction) and isinstance(none, Fraction):
+        return mean * Fraction(n + 1, 2), 1 - sum((none ** j for j in range(1, n + 1)), Fraction(0)) / n
+    return float(mean) * (n + 1) / 2, 1 - sum(float(none) ** j for j in range(1, n + 1)) / n
 
 
 def _frozen_array(a: Any, name: str) -> np.ndarray:
@@ -88,6 +98,12 @@ class Outcome:
       one attack and the chance it scores at least one (Fractions, or floats
       when exact ones would be too large); ``success_label`` names a final
       success in the system's words ("unsaved", "save failed").
+    * ``tokens`` and ``token`` (optional): where the rule rolls how many
+      tokens one attack makes (a blast weapon's D6 shots, a shot's D3 hits),
+      an attack is 1..``tokens`` of them, each number equally likely, and
+      ``token`` names one ("shot", "hit"). The stages, ``per_attack`` and
+      ``per_attack_mean``/``per_attack_any`` then say what one token does;
+      :meth:`per_attack_of_tokens` what one attack does.
     * ``stage_pmfs`` (optional): stage name -> the exact distribution of how
       many pass that stage over all the attacks (index = count).
     * ``system_title``: the system's name ("40k Changes"; its key when not given).
@@ -119,6 +135,8 @@ class Outcome:
     stage_pmfs: Mapping[str, np.ndarray] | None = None
     system_title: str | None = None
     effect_labels: Mapping[str, str] = field(default_factory=dict)
+    tokens: int | None = None
+    token: str | None = None
 
     def __post_init__(self):
         pmf = _frozen_array(self.pmf, "pmf")
@@ -143,6 +161,8 @@ class Outcome:
         object.__setattr__(self, "effect_labels", MappingProxyType(dict(self.effect_labels)))
         if self.trial is None:
             object.__setattr__(self, "trial", "test")
+        if self.tokens is not None:
+            integer("tokens", self.tokens, 2)
 
     # -- reading ----------------------------------------------------------
     @property
@@ -192,6 +212,18 @@ class Outcome:
         for s in self.stages:
             out *= s.probability
         return out
+
+    def per_attack_of_tokens(self) -> tuple[Fraction | float, Fraction | float] | None:
+        """(expected final successes of one attack, P(it scores at least one)) where an attack
+        is 1..``tokens`` tokens (None otherwise, or without stages): from one token's figures,
+        ``per_attack_mean``/``per_attack_any`` or else the product of the stages."""
+        if self.tokens is None:
+            return None
+        mean = self.per_attack_mean if self.per_attack_mean is not None else self.per_attack
+        any_ = self.per_attack_any if self.per_attack_any is not None else self.per_attack
+        if mean is None or any_ is None:
+            return None
+        return of_tokens(mean, any_, self.tokens)
 
     def replace(self, **changes) -> "Outcome":
         """A copy with some fields changed (the outcome itself is immutable)."""

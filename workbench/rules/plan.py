@@ -56,27 +56,24 @@ def make_plan(staged: tuple[RuleStage, ...], on_critical: Sequence[bool], env: M
     return Plan(staged=staged, played=played, dice=tuple(dice), probs=tuple(probs),
                 g0=trim(per_attack(played, probs)), passes=tuple(float(x[0]) for x in passes),
                 crits=float(crits[0]), stages=outcome_stages(staged, dice, fractions, on_critical),
-                fractions=fractions, figures=figures(played, fractions, None))
+                fractions=fractions, figures=figures(played, fractions))
 
 
-def figures(played: Sequence[RuleStage], fractions: Sequence[tuple], n_tokens: int | None) -> dict:
-    """The outcome's per-attack figures when criticals add tokens or skip stages, or an
-    attack is a random number of tokens (then the product of the stage chances means
-    neither): expected final successes and P(at least one). An attack of 1..n tokens,
-    each number equally likely: n_tokens + 1 halves of one token's mean, and 1 minus the
-    mean over j of one token's chance of nothing to the power j."""
-    many = n_tokens is not None and n_tokens > 1
-    if not many and not any(st.critical and st.passes_on != "fail" and st.on_critical != "none"
-                            for st in played):
+def figures(played: Sequence[RuleStage], fractions: Sequence[tuple]) -> dict:
+    """The outcome's figures of one token (one attack, unless the file rolls how many tokens an
+    attack makes) when criticals add tokens or skip stages, where the product of the stage
+    chances means neither: its expected final successes and P(at least one)."""
+    if not any(st.critical and st.passes_on != "fail" and st.on_critical != "none" for st in played):
         return {}
     mean, any_ = per_attack_figures(played, fractions)
-    if many and n_tokens is not None:  # (many says it is not None)
-        mean = mean * (n_tokens + 1) / 2 if isinstance(mean, float) else mean * Fraction(n_tokens + 1, 2)
-        none = 1 - any_
-        mean_none = sum(none ** j for j in range(1, n_tokens + 1)) / n_tokens
-        any_ = 1 - (mean_none if isinstance(none, float) else Fraction(mean_none))
     return {"per_attack_mean": mean, "per_attack_any": any_,
             "success_label": passing_name(played[-1])}
+
+
+def token_words(view, n_tokens: int | None) -> dict:
+    """The outcome's words of an attack of 1..``n_tokens`` tokens: their number and the file's word
+    for one (``[view] token``); nothing for one token an attack."""
+    return {} if (n_tokens or 1) == 1 else {"tokens": n_tokens, "token": view.token}
 
 
 class StagePmfs(Mapping):

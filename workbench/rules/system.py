@@ -29,7 +29,7 @@ from .engine import one_cell, one_cell_env
 from .budget import RANGES, check_tokens, check_value, checked, token_bounds, unit_values
 from .expr import Expr
 from .loader import COUNTS, MAX_DIE, unit_size_stat
-from .plan import Plan, StagePmfs, figures, make_plan
+from .plan import Plan, StagePmfs, make_plan, token_words
 from .words import said
 from .volley import resolve as resolve_volley, sampled_tally
 from .removal import fixed_damage_removal, remove
@@ -340,7 +340,7 @@ class RuleSystem(StatChecks, Immutable):
         env, method, rng, record = self._begin(given, method, samples, seed, scalar=True)
         count, n_tokens = self._checked_attacks(env)
         plan = self._plan(env)
-        per_attack = plan.figures if (n_tokens or 1) == 1 else figures(plan.played, plan.fractions, n_tokens)
+        per_attack = dict(plan.figures, **token_words(self.view, n_tokens))
         words = dict(effect_kinds=self._effect_kinds, trial=self.view.trial, system_title=self.name,
                      effect_labels=self.effect_labels, **per_attack)
         stages = said(plan.stages, plan.staged, env)

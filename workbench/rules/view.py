@@ -19,7 +19,7 @@ from .spec import RuleStat
 
 __all__ = ["View", "read", "KEYS", "SIDES", "BETTER", "STYLES", "CONCEPTS"]
 
-KEYS = ("title", "blurb", "colour", "trial", "controls", "start", "sliders", "words", "matchup", "seed", "diagnostics", "granularity",
+KEYS = ("title", "blurb", "colour", "trial", "token", "controls", "start", "sliders", "words", "matchup", "seed", "diagnostics", "granularity",
         "equivalence", "concepts", "effects")
 #: whose stat a diagnostics stat is
 SIDES = ("attacker", "defender")
@@ -53,6 +53,7 @@ class View:
     blurb: str = ""
     colour: str = ""
     trial: str = "attack"
+    token: str = "hit"
     controls: tuple[str, ...] = ()
     start: Mapping[str, Any] = field(default_factory=dict)
     sliders: Mapping[str, tuple[int, int]] = field(default_factory=dict)
@@ -214,7 +215,8 @@ def read(r: Reader, data: Any, stats: tuple[RuleStat, ...]) -> View:
                              for k in ("seed", "granularity", "equivalence")}
     return View(
         title=r.string(data, "title", "view", ""), blurb=r.string(data, "blurb", "view", ""), colour=colour,
-        trial=r.string(data, "trial", "view", "attack"), controls=controls,
+        trial=r.string(data, "trial", "view", "attack"), token=r.string(data, "token", "view", "hit"),
+        controls=controls,
         start=_values(r, data.get("start", {}), "view.start", by_name, False), sliders=sliders, words=words,
         matchup=_matchup(r, data["matchup"], by_name) if "matchup" in data else None,
         diagnostics=_diagnostics(r, data.get("diagnostics", {}), by_name, sliders),

@@ -113,8 +113,10 @@ def resolve(rs: Rules, profiles: Any, method: str, samples: Any, seed: Any, shar
     chances = rs._defined(env0)
     said_stages = [said(p.stages, p.staged, env) for p, env in zip(plans, envs)]
     alike = all(s == said_stages[0] for s in said_stages)       # the outcome's stages are every profile's
-    same = alike and all((t or 1) == 1 for t in tokens)           # and so are its attacks and per-attack figures
-    figures = plans[0].figures if same else {}
+    same = alike and all((t or 1) == 1 for t in tokens)           # and so are its attacks
+    figures = plans[0].figures if alike else {}                   # one token's, like its stages
+    if alike and not same:   # tokens rolled: the stages say what one token does; their number when all alike
+        figures = dict(figures, token=rs.view.token, tokens=tokens[0] if len(set(tokens)) == 1 else None)
     words = dict(effect_kinds=dict(rs._effect_kinds, **({spec.not_needed: "expected"} if spec.not_needed else {})),
                  trial=rs.view.trial, system_title=rs.name, effect_labels=rs.effect_labels, **figures)
     stages = said_stages[0] if alike else ()

@@ -58,16 +58,39 @@ def per_attack_line(outcome: Outcome) -> str | None:
     Where criticals add successes or skip stages (``per_attack_mean`` is set) the product of
     the stage chances means nothing, and the line gives the two figures that do, each
     labelled: 'Per attack: expected unsaved 14/81 = 0.173; P(at least one unsaved) = 119/729
-    (16.3 %).'"""
+    (16.3 %).'
+
+    Where the rule rolls how many tokens an attack makes (``Outcome.tokens``) the stages say
+    what one token does, and so does this line ('Per shot: 5/10 × 6/10 = 3/10 (30.0 %).'), in
+    the file's word for one; :func:`_of_tokens_line` says what one attack does."""
     o = _check(outcome)
+    word = o.token or _attack_word(o, 1)
     mean = getattr(o, "per_attack_mean", None)
     any_one = getattr(o, "per_attack_any", None)
     if mean is not None and any_one is not None:
         what = o.success_label or "successes"
-        return (f"Per {_attack_word(o, 1)}: expected {what} {_exact_text(mean)}; "
+        return (f"Per {word}: expected {what} {_exact_text(mean)}; "
                 f"P(at least one {what}) = {_any_text(any_one)}.")
     product = _product(o)
-    return None if product is None else f"Per {_attack_word(o, 1)}: {product}."
+    return None if product is None else f"Per {word}: {product}."
+
+
+def _tokens_text(o: Outcome) -> str:
+    """'1 to 6 shots' (an attack of 1..tokens tokens)."""
+    return f"1 to {o.tokens} {o.token}s"
+
+
+def _of_tokens_line(o: Outcome) -> str | None:
+    """'Per attack (1 to 3 hits, each number equally likely): expected unsaved 9/10 = 0.900;
+    P(at least one unsaved) = ...' where attacks of random tokens are more than one (one attack's
+    figures are the totals' own)."""
+    figures = o.per_attack_of_tokens()
+    if figures is None or o.attacks is None or o.attacks < 2:
+        return None
+    mean, any_one = figures
+    what = o.success_label or (o.stages[-1].name if o.stages else "successes")
+    return (f"Per {_attack_word(o, 1)} ({_tokens_text(o)}, each number equally likely): expected {what} "
+            f"{_exact_text(mean)}; P(at least one {what}) = {_any_text(any_one)}.")
 
 
 def _per_attack_cell(o: Outcome, digits: int) -> str:
@@ -81,7 +104,14 @@ def _per_attack_cell(o: Outcome, digits: int) -> str:
 
 
 def _totals_text(o: Outcome) -> str:
-    start = f"With {o.attacks} {_attack_word(o, o.attacks)}: " if o.attacks is not None else "In all: "
+    if o.attacks is None or (o.token and not o.tokens):
+        start = "In all: "
+    elif o.tokens and o.attacks == 1:
+        start = f"In all ({_tokens_text(o)}, each number equally likely): "
+    elif o.tokens:
+        start = f"With {o.attacks} {_attack_word(o, o.attacks)} of {_tokens_text(o)} each: "
+    else:
+        start = f"With {o.attacks} {_attack_word(o, o.attacks)}: "
     se = f" (± {o.mean_stderr:.2g})" if o.method == "sampled" and o.mean_stderr is not None else ""
     return f"{start}expected {o.mean:.2f} {o.label}{se}; P(at least 1) {_is(o.at_least(1))}."
 
@@ -106,9 +136,7 @@ def explain(outcome: Outcome) -> str:
     if inputs:
         out.append("Inputs: " + "; ".join(inputs) + ".")
     out += _stage_texts(o)
-    per = per_attack_line(o)
-    if per is not None:
-        out.append(per)
+    out += [line for line in (per_attack_line(o), _of_tokens_line(o)) if line is not None]
     label = o.label
     out.append(_totals_text(o))
     mode = int(np.argmax(o.pmf))

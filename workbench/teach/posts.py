@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence, cast
 
 from ..errors import InputError
 from ..outcome import Outcome
-from .math import _per_attack_cell, _sampled_text, _stage_texts, _totals_text, per_attack_line
+from .math import _of_tokens_line, _per_attack_cell, _sampled_text, _stage_texts, _totals_text, per_attack_line
 from .matchup import dashboard_link, matchup_line
 from .tables import BBCODE, MARKDOWN, Marks
 from .words import _attack_word, _check, _effect_text, _is_outcome, _ratio_in, input_lines, pct, plain_note
@@ -86,8 +86,7 @@ def _post(outcome: Any, m: Marks, digits: int, names: Any, inputs: bool, tables:
     # one outcome takes (firer, weapon, target) names; matchup_line refuses anything else
     stages, per = _stage_texts(o), per_attack_line(o)
     lines = [m.bold.format(matchup_line(o, cast("Sequence[str] | None", names))), *m.gap, *m.items(stages)]
-    if per is not None:
-        lines.append(m.per.format(per))
+    lines += [m.per.format(line) for line in (per, _of_tokens_line(o)) if line is not None]
     if stages or per is not None:
         lines += m.gap
     head = (f"N ({o.label})", "P(exactly N)", "P(at least N)")
@@ -124,7 +123,7 @@ def _compare_rows(many: Mapping[str, Outcome], digits: int) -> tuple[list[str], 
 
     rows.append([f"expected {counted}"] + [mean(o) for o in outs])
     rows.append(["P(at least 1)"] + [pct(o.at_least(1), digits) for o in outs])
-    words = {_attack_word(o, 1) for o in outs}
+    words = {o.token or _attack_word(o, 1) for o in outs}
     word = words.pop() if len(words) == 1 else "attack"
     rows.append([f"per {word}"] + [_per_attack_cell(o, digits) for o in outs])
     stage_names = list(dict.fromkeys(st.name for o in outs for st in o.stages))

@@ -59,15 +59,16 @@ def number_rows(out: Outcome) -> list[tuple[str, str, str]]:
     label = out.label
     rows = [("wb-mean", f"Expected {label}", expected_text(out.mean)),
             ("wb-p-any", _at_least_one(label), teach.pct(out.at_least(1)))]
+    one = out.token or out.trial   # what the stages say one of: an attack, or one of its rolled tokens
     if out.per_attack_mean is not None and out.per_attack_any is not None:
         what = out.success_label or "successes"
         mean = Fraction(out.per_attack_mean)
-        rows.append(("wb-per-attack-mean", f"Expected {what} per {out.trial}",
+        rows.append(("wb-per-attack-mean", f"Expected {what} per {one}",
                      f"{mean.numerator}/{mean.denominator} ({expected_text(float(mean))})"))
-        rows.append(("wb-per-attack", f"Chance one {out.trial} gets at least one {what}",
+        rows.append(("wb-per-attack", f"Chance one {one} gets at least one {what}",
                      _fraction_pct(out.per_attack_any)))
     elif out.per_attack is not None and out.stages:
-        rows.append(("wb-per-attack", f"Chance one {out.trial} gets through every step",
+        rows.append(("wb-per-attack", f"Chance one {one} gets through every step",
                      _fraction_pct(out.per_attack)))
     return rows
 
