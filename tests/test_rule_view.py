@@ -105,6 +105,7 @@ title = "Kill six"
 blurb = "A d6 game to try the view keys."
 colour = "#123456"
 trial = "shot"
+label = "models downed"
 controls = ["bs", "shots", "cover", "models"]
 seed = { bs = 3, shots = 10 }
 
@@ -184,8 +185,26 @@ def test_no_number_depends_on_the_view():
         assert dict(a.effects) == dict(b.effects)
 
 
+def test_the_label_of_the_view_names_what_the_outcome_counts():
+    plain, shown = rules.loads(KILL6), rules.loads(KILL6 + VIEW)
+    assert plain.attack(shots=3).label == "models removed"
+    for o in (shown.attack(shots=3), shown.attack(shots=3, method="sampled", samples=1_000, seed=1)):
+        (totals,) = [line for line in o.explain().splitlines() if line.startswith("With 3 shots: expected")]
+        assert o.label == "models downed" and " models downed" in totals
+
+
+def test_the_label_of_the_view_names_what_a_mechanisms_outcome_counts():
+    text = (SHIPPED / "forgotten" / "close_combat.toml").read_text(encoding="utf-8")
+    assert text.count("\n[view]\n") == 1
+    plain = rules.loads_any(text.replace('key = "forgotten"', 'key = "my_melee"'), "my_melee.toml")
+    shown = rules.loads_any(text.replace('key = "forgotten"', 'key = "my_melee"').replace(
+        "\n[view]\n", '\n[view]\nlabel = "fighters down"\n'), "my_melee.toml")
+    assert plain.attack().label == "defenders downed" and shown.attack().label == "fighters down"
+
+
 @pytest.mark.parametrize("extra, field, expected, got", [
     ('[view]\nbogus = 1\n', "view.bogus", "one of the keys", "bogus"),
+    ('[view]\nlabel = 3\n', "view.label", "a non-empty string", 3),
     ('[view]\ncolour = "red"\n', "view.colour", "a colour written #rrggbb", "red"),
     ('[view.sliders]\nshots = "5..50"\n', "view.sliders.shots", 'within 0..40', "5..50"),
     ('[view.sliders]\ncover = "0..2"\n', "view.sliders.cover", "(int)", "cover"),

@@ -106,6 +106,15 @@ def test_says_reaches_the_sampled_path_and_the_volley():
     assert differ.stages == ()   # two profiles' own words: no one stage speaks for both
 
 
+def test_stages_at_are_the_stages_attack_shows_on_either_path():
+    rs = _file(_documented_stage())
+    for stats in ({"bs": 4, "weapon": "heavy", "action": "shot"}, {"bs": 9, "cover": -1}):
+        exact, sampled = rs.attack(**stats), rs.attack(method="sampled", samples=500, seed=2, **stats)
+        assert rs.stages_at(**stats) == exact.stages == sampled.stages
+    assert rs.stages_at(bs=4, weapon="heavy", action="shot")[0].detail.startswith(
+        "BS 4+ +4 (heavy weapon, shot action) against cover +0 needs 8+ on a d12")
+
+
 def test_the_trial_word_of_the_view_names_an_attack():
     o = _file(_documented_stage()).attack(shots=4)
     text = o.explain()

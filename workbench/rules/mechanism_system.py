@@ -49,8 +49,8 @@ class MechanismSystem(StatChecks, Immutable):
 
     def _attack(self, method, samples, seed, given) -> Outcome:
         env, method, rng, record = self._begin(given, method, samples, seed)
-        words = dict(trial=self.view.trial, system_title=self.name, effect_labels=self.effect_labels,
-                     notes=self.notes_for(env), label=self.spec.label)
+        words: dict[str, Any] = dict(trial=self.view.trial, system_title=self.name, effect_labels=self.effect_labels,
+                                     notes=self.notes_for(env), label=self.view.label or self.spec.label)
         if method == "exact":
             got = self._module.exact(self.spec, env, self.die)
             pmfs = {got["labels"][k]: readonly([float(p) for p in x]) for k, x in got["passes"].items()}

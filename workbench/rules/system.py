@@ -342,7 +342,7 @@ class RuleSystem(StatChecks, Immutable):
         plan = self._plan(env)
         per_attack = dict(plan.figures, **token_words(self.view, n_tokens))
         words = dict(effect_kinds=self._effect_kinds, trial=self.view.trial, system_title=self.name,
-                     effect_labels=self.effect_labels, **per_attack)
+                     effect_labels=self.effect_labels, label=self.view.label or "models removed", **per_attack)
         stages = said(plan.stages, plan.staged, env)
         if method == "exact":
             if self._counted:

@@ -19,7 +19,7 @@ from .spec import RuleStat
 
 __all__ = ["View", "read", "KEYS", "SIDES", "BETTER", "STYLES", "CONCEPTS"]
 
-KEYS = ("title", "blurb", "colour", "trial", "token", "controls", "start", "sliders", "words", "matchup", "seed", "diagnostics", "granularity",
+KEYS = ("title", "blurb", "colour", "trial", "token", "label", "controls", "start", "sliders", "words", "matchup", "seed", "diagnostics", "granularity",
         "equivalence", "concepts", "effects")
 #: whose stat a diagnostics stat is
 SIDES = ("attacker", "defender")
@@ -54,6 +54,8 @@ class View:
     colour: str = ""
     trial: str = "attack"
     token: str = "hit"
+    #: what an attack's distribution counts, in the outcome's words ("" : the engine's "models removed")
+    label: str = ""
     controls: tuple[str, ...] = ()
     start: Mapping[str, Any] = field(default_factory=dict)
     sliders: Mapping[str, tuple[int, int]] = field(default_factory=dict)
@@ -216,7 +218,7 @@ def read(r: Reader, data: Any, stats: tuple[RuleStat, ...]) -> View:
     return View(
         title=r.string(data, "title", "view", ""), blurb=r.string(data, "blurb", "view", ""), colour=colour,
         trial=r.string(data, "trial", "view", "attack"), token=r.string(data, "token", "view", "hit"),
-        controls=controls,
+        label=r.string(data, "label", "view", ""), controls=controls,
         start=_values(r, data.get("start", {}), "view.start", by_name, False), sliders=sliders, words=words,
         matchup=_matchup(r, data["matchup"], by_name) if "matchup" in data else None,
         diagnostics=_diagnostics(r, data.get("diagnostics", {}), by_name, sliders),

@@ -118,7 +118,8 @@ def resolve(rs: Rules, profiles: Any, method: str, samples: Any, seed: Any, shar
     if alike and not same:   # tokens rolled: the stages say what one token does; their number when all alike
         figures = dict(figures, token=rs.view.token, tokens=tokens[0] if len(set(tokens)) == 1 else None)
     words = dict(effect_kinds=dict(rs._effect_kinds, **({spec.not_needed: "expected"} if spec.not_needed else {})),
-                 trial=rs.view.trial, system_title=rs.name, effect_labels=rs.effect_labels, **figures)
+                 trial=rs.view.trial, system_title=rs.name, effect_labels=rs.effect_labels,
+                 label=rs.view.label or "models removed", **figures)
     stages = said_stages[0] if alike else ()
     attacks_n = sum(counts) if same else None
     if method == "exact":
