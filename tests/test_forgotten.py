@@ -95,10 +95,10 @@ def test_shooting_stage_details_and_fractions():
     assert hit.name == "to hit" and kill.name == "to kill"
     # d10 + 1 - 2 >= 6 needs a 7: faces 7..10
     assert hit.probability == Fraction(4, 10)
-    assert "SHOOT 6 with +1 stationary, \u22122 cover needs 7+ on a d10: 4/10" in hit.detail
+    assert hit.detail == "SHOOT 6 with +1 stationary -2 cover needs 7+ on a d10 (target 6, modifier -1): goes on 4/10"
     # d10 - 1 > 5 needs a 7
     assert kill.probability == Fraction(4, 10)
-    assert "ATTACK POWER 5" in kill.detail and "needs 7+ on a d10" in kill.detail
+    assert kill.detail == "above ATTACK POWER 5 with -1 light armour needs 7+ on a d10: goes on 4/10"
     assert out.per_attack == Fraction(16, 100)
     assert out.label == "models downed"
 
@@ -110,10 +110,16 @@ def test_flanked_cover_is_ignored_and_said_so():
     assert "cover ignored" in flanked.stages[0].detail
 
 
-def test_heroic_save_stage():
+def test_the_heroic_save_acts_on_the_kills_after_the_stages():
+    """The stages are the file's, to hit and to kill: a hero's save (7+, faces 1..6 fail) is the
+    removal's, on each kill, so the kill stage says it comes before the save and the models downed
+    are the kills thinned by 6/10."""
     out = fg.shooting(shoot=6, attack_power=5, heroic_save=7)
-    assert [s.name for s in out.stages] == ["to hit", "to kill", "heroic save fails"]
-    assert out.stages[2].probability == Fraction(6, 10)   # faces 1..6 fail a 7+ save
+    assert [s.name for s in out.stages] == ["to hit", "to kill"]
+    assert "(a kill, before the heroic save)" in out.stages[1].detail
+    assert out.per_attack == Fraction(1, 4)
+    assert out.pmf[1] == pytest.approx(float(Fraction(1, 4) * Fraction(6, 10)), abs=TOL)
+    assert any(n.startswith("Heroic save:") for n in out.notes)
 
 
 # ---------------------------------------------------------------------------
@@ -457,19 +463,24 @@ def test_flanked_cover_level_does_not_count():
     dict(shoot=6, attack_power=5, heroic_save=7, target_shocked=True),
     dict(shoot=6, attack_power=5, heroic_save=7, target_wounded=1),
 ])
-def test_per_shot_is_the_chance_one_shot_downs_a_model(case):
-    """explain() prints "Per shot: <product of the stages>": with one shot
-    that product must be the chance the shot downs a model (a tough model
-    is never downed by one shot, so no per-shot chain may claim 1/4)."""
+def test_per_shot_is_the_chance_one_shot_scores_a_kill(case):
+    """explain() prints "Per shot: <product of the stages>", the chance one shot scores a kill: the
+    chance it downs a model where nothing acts on the kills after the stages (no hero, no tough
+    model), the same shot's chance at a plain target where something does, and the kill stage
+    then says so (a tough model is never downed by one shot: the 1/4 is a kill's chance)."""
     out = fg.shooting(**case)
-    exp = brute.brute_shooting(**case)
-    downed = sum(exp["pmf"][1:], Fraction(0))
-    if out.per_attack is not None:
-        assert out.per_attack == downed
-        assert "Per shot" in out.explain()
-    else:
-        assert "Per shot" not in out.explain()
-        assert case.get("tough")
+    after = {k: case[k] for k in ("heroic_save", "tough", "target_wounded", "target_shocked") if k in case}
+    plain = {k: x for k, x in case.items() if k not in after}
+    kill = sum(brute.brute_shooting(**plain)["pmf"][1:], Fraction(0))
+    assert out.per_attack == kill
+    from workbench import teach
+    (line,) = [x for x in out.explain().splitlines() if x.startswith("Per shot: ")]
+    assert line == teach.per_attack_line(out) and line.endswith(f"({teach.pct(kill)}).")
+    if not after:
+        assert out.per_attack == sum(brute.brute_shooting(**case)["pmf"][1:], Fraction(0))
+    kill_words = out.stages[-1].detail
+    assert ("heroic save" in kill_words) == ("heroic_save" in case)
+    assert ("tough model" in kill_words) == bool(case.get("tough"))
 
 
 CC_PER_ATTACK = [
@@ -722,13 +733,13 @@ def test_red_token_hand_example():
     assert out.per_attack == Fraction(1, 4)
     text = out.explain()
     assert "Per shot: 5/10 \u00d7 5/10 = 1/4 (25.0 %)" in text and "P(at least 1) = 25.0 %" in text
-    fresh = fg.shooting(shoot=6, attack_power=5, tough=True)
-    assert fresh.pmf[0] == 1.0 and fresh.per_attack is None
+    fresh = fg.shooting(shoot=6, attack_power=5, tough=True)   # a kill only wounds a fresh tough model
+    assert fresh.pmf[0] == 1.0 and fresh.per_attack == Fraction(1, 4)
+    assert "a fresh tough model only takes a wound" in fresh.stages[-1].detail
     # a wounded hero saves at -1, -1 more when shocked: 7+ becomes 9+, fails 8/10
     hero = fg.shooting(shoot=6, attack_power=5, tough=True, target_wounded=1, heroic_save=7, target_shocked=True)
-    assert hero.stages[-1].probability == Fraction(8, 10)
-    assert "at \u22122 (wounded: red token, shocked)" in hero.stages[-1].detail
-    assert hero.per_attack == Fraction(1, 5)
+    assert hero.per_attack == Fraction(1, 4)
+    assert hero.pmf[1] == pytest.approx(0.2, abs=TOL)
 
 
 def test_wounded_models_take_the_kills_first():

@@ -1,6 +1,5 @@
 """Outcome.stage_pmfs of The Forgotten's shooting, from the rule engine: the distribution of
-how many shots pass each stage shown (hits, kills, kills the heroic save does not stop) over
-the volley, against the brute force of tests/brute_forgotten.py (every face, Fractions)."""
+how many shots pass each stage shown (hits, kills) over the volley, against the brute force of tests/brute_forgotten.py (every face, Fractions)."""
 from __future__ import annotations
 
 import pickle
@@ -31,12 +30,14 @@ def test_stage_pmfs_equal_brute_force(case):
         assert_pmf_equal(o.stage_pmfs[name], want[name], 1e-12)
 
 
-def test_no_stage_shown_means_no_stage_pmf_and_the_pmfs_pickle_as_a_dict():
-    # a fresh tough model: no single shot downs one, so no stage is shown
+def test_the_stage_pmfs_are_the_stages_shown_and_pickle_as_a_dict():
+    # a fresh tough model: each kill only wounds it, but the shots still pass to hit and to kill
     o = fg.shooting(shoot=6, attack_power=5, shots=3, tough=True)
-    assert o.stages == () and dict(o.stage_pmfs) == {}
+    assert list(o.stage_pmfs) == ["to hit", "to kill"]
+    assert_pmf_equal(o.stage_pmfs["to kill"], brute_shooting(shoot=6, attack_power=5, shots=3)["stage_pmfs"]["to kill"],
+                     1e-12)
     o = fg.shooting(shoot=6, attack_power=5, shots=3, heroic_save=6)
     back = pickle.loads(pickle.dumps(o.stage_pmfs))
-    assert isinstance(back, dict) and set(back) == {"to hit", "to kill", "heroic save fails"}
+    assert isinstance(back, dict) and set(back) == {"to hit", "to kill"}
     assert_pmf_equal(back["to kill"], brute_shooting(shoot=6, attack_power=5, shots=3, heroic_save=6)
                      ["stage_pmfs"]["to kill"], 1e-12)

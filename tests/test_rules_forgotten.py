@@ -305,3 +305,53 @@ def test_too_much_exact_work_for_tough_models_is_refused_in_the_functions_words(
         forgotten.shooting_table(shoot=np.arange(12), attack_power=np.arange(10)[:, None], shots=1000, tough=True)
     assert e.value.field == "shots" and "sampled" in str(e.value)
     assert forgotten.shooting_table(shoot=np.arange(12), attack_power=5, shots=100, tough=True)["pmf"].shape == (12, 101)
+
+
+#: stat sets of forgotten.shooting, between them every switch that changes the stages' words: each
+#: modifier to hit, flanked cover, each armour and cover level, aimed fire either way, the kill roll
+#: needed, damage v1 with and without a shield, heroes, tough models, red tokens and shock
+WORDED = [
+    dict(shoot=6, attack_power=5),
+    dict(shoot=6, attack_power=5, shots=3, models=5, moved="stationary", range="close", facing_away=True, cover=True),
+    dict(shoot=7, attack_power=4, shots=4, moved="normal", range="long", firer_wounded=True, firer_shocked=True),
+    dict(shoot=5, attack_power=5, shots=3, blind_fire=True, cover=True, flanked=True, cover_level="hard"),
+    dict(shoot=6, attack_power=3, aimed="hit", moved="stationary", armour="heavy", cover_level="soft"),
+    dict(shoot=6, attack_power=3, aimed="damage", armour="light", cover=True, cover_level="hard", kill_on="at_or_above"),
+    dict(shoot=6, attack_power=5, damage_rule="v1", damage=4, defence=3, shield=True, aimed="damage"),
+    dict(shoot=6, attack_power=5, shots=2, damage_rule="v1", damage=3, defence=7, firer_shocked=True),
+    dict(shoot=6, attack_power=5, shots=3, heroic_save=6, target_shocked=True, models=4),
+    dict(shoot=6, attack_power=5, shots=3, tough=True, target_wounded=1, models=3),
+    dict(shoot=5, attack_power=4, shots=2, tough=True, heroic_save=7, target_wounded=2),
+]
+
+
+@pytest.fixture()
+def copied(tmp_path, monkeypatch):
+    """The system of a copy of the built-in's shooting file under the key my_forgotten, unchanged."""
+    from workbench import systems
+    monkeypatch.setenv(systems.RULES_ENV, str(tmp_path))
+    text = (RULES / "forgotten" / "shooting.toml").read_text(encoding="utf-8")
+    assert text.count('key = "forgotten"') == 1
+    (tmp_path / "my_forgotten.toml").write_text(text.replace('key = "forgotten"', 'key = "my_forgotten"'),
+                                                encoding="utf-8")
+    assert systems.broken() == ()
+    return systems.get("my_forgotten")
+
+
+def _shown(o) -> list[str]:
+    """explain()'s lines of the stages, the product per shot and the totals."""
+    names = tuple(f"{s.name[:1].upper()}{s.name[1:]}: " for s in o.stages)
+    return [line for line in o.explain().splitlines() if line.startswith(names + ("Per ", "With "))]
+
+
+@pytest.mark.parametrize("kw", WORDED, ids=range(len(WORDED)))
+def test_a_copy_of_the_file_says_what_the_builtin_says(copied, kw):
+    """Every word of the built-in's stages is its file's: a copy under another key, run by the
+    engine alone, shows the same stages (names, chances, words), the same stage lines in explain()
+    and the same "Per shot" and "With N shots" lines."""
+    builtin, copy = forgotten.shooting(**kw), copied.attack(**file_stats(kw))
+    assert copy.stages == builtin.stages and len(builtin.stages) == 2
+    shown = _shown(builtin)
+    assert shown == _shown(copy) and len(shown) == 4, (shown, _shown(copy))
+    sampled = forgotten.shooting(method="sampled", samples=2_000, seed=3, **kw)
+    assert sampled.stages == builtin.stages

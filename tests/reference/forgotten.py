@@ -16,10 +16,11 @@ import numpy as np
 from workbench import engine, pipeline
 from workbench import validate as v
 from .dice import RollHigh, rates, roll_faces
-# the words, limits, argument checks, stages and notes are the module's own (tested in
+# the limits and argument checks are the module's own, the stages and notes its file's (tested in
 # tests/test_forgotten.py); the dice, the arithmetic and the dice rolling below are the hand-written resolver's
 from workbench.outcome import Outcome
-from workbench.systems.forgotten import DIE, KEY, _check_shooting, _shooting_notes, _shooting_stages
+from workbench.systems import ownfile
+from workbench.systems.forgotten import DIE, KEY, _check_shooting, _stats
 from .forgotten_state import _absorb_step, _judge_both
 
 #: the shooting's modifiers as docs/rules/forgotten.md states them: the firer's move and the range to hit,
@@ -178,11 +179,11 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     to_kill = RollHigh(int(to_kill.target), to_kill.sides)
     if saves is not None:
         saves = (RollHigh(int(saves[0].target), DIE), RollHigh(int(saves[1].target), DIE))
-    stages, notes = _shooting_notes(a, _shooting_stages(a))
-    # the stages' chances are the file's dice: each equals the hand-written die's
-    hand = (to_hit.p("success"), to_kill.p("success")) + (() if saves is None else (1 - saves[0].p("success"),))
-    if len(stages) == len(hand) and not a["target_wounded"]:
-        assert tuple(s.probability for s in stages) == hand, (stages, hand)
+    rs = ownfile.load(KEY)
+    stages, notes = rs.stages_at(**_stats(a)), rs.notes_at(**_stats(a))
+    # the stages' chances are the file's dice (to hit, to kill): each equals the hand-written die's
+    hand = (to_hit.p("success"), to_kill.p("success"))
+    assert tuple(s.probability for s in stages) == hand, (stages, hand)
     inputs = dict(a, method=method)
 
     if method == "exact":

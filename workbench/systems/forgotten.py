@@ -12,9 +12,8 @@ the reading of what the seed leaves open: docs/rules/forgotten.md; each
 argument: its stat's help in ``rules/forgotten/shooting.toml``.
 
 Close combat: :func:`close_combat`, defined in :mod:`workbench.systems.forgotten_cc`
-and re-exported here. The shooting's stages are said in
-:mod:`~workbench.systems.forgotten_words` (its notes are the file's), the system's description is
-:mod:`~workbench.systems.forgotten_description`.
+and re-exported here. The shooting's stages and notes, words included, are the file's (its stages'
+``says``); the system's description is :mod:`~workbench.systems.forgotten_description`.
 """
 from __future__ import annotations
 
@@ -32,9 +31,8 @@ from . import ownfile
 from .forgotten_cc import close_combat
 from .forgotten_description import describe
 from .forgotten_rules import (AIMED, ARMOUR, COVER_LEVEL, DAMAGE_V1_DIE, DIE, KEY, MOVED, NAME, RANGES, SEED,
-                              _damage_v1_given, v1_target)
+                              _damage_v1_given, _file_stats, v1_target)
 from .ownfile import checked
-from .forgotten_words import _shooting_notes, _shooting_stages, _stats
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "DAMAGE_V1_DIE", "shooting", "shooting_table", "close_combat",
            "v1_target", "TABLES", "MOVED", "RANGES", "ARMOUR", "COVER_LEVEL"]
@@ -42,6 +40,12 @@ __all__ = ["KEY", "NAME", "SEED", "DIE", "DAMAGE_V1_DIE", "shooting", "shooting_
 # ---------------------------------------------------------------------------
 # shooting
 # ---------------------------------------------------------------------------
+def _stats(a: dict) -> dict:
+    """The checked arguments as the stats of rules/forgotten/shooting.toml, the unit without a size (the
+    function caps the models downed itself, and counts the hits that down nobody without it)."""
+    return _file_stats(ownfile.load(KEY), a, models=None)
+
+
 def _check_shooting(kw: dict, arrays: bool) -> dict:
     rs = ownfile.load(KEY)
     a = checked(rs, kw, ("shoot", "attack_power", "shots", "models", "moved", "range", "facing_away", "cover",
@@ -118,8 +122,9 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     ``rules/forgotten/shooting.toml`` and the combinations it refuses are that file's
     ``[[forbid]]``. ``aimed`` (None, "hit" or "damage") and ``heroic_save`` (None: no hero) say
     "none" with None; ``damage`` and ``defence`` are given with ``damage_rule="v1"`` only.
-    With ``tough`` the outcome has no stages (no single shot downs a fresh tough model, so no
-    per-shot chance exists); the per-die steps are in the notes.
+    The stages are the file's, in its words: to hit and to kill (the kill roll of the damage rule
+    in use), their product the chance one shot scores a kill; a hero's save, a tough model and the
+    red token act on the kills after them, model by model (docs/rules/forgotten.md).
 
     ``pmf[k]`` = P(k models downed), capped at ``models``. Effects: ``shock``
     = P(the target must test for shock after this volley), ``hits``,
@@ -129,19 +134,19 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     kw = dict(locals())
     a = _check_shooting(kw, arrays=False)
     method, samples, rng = v.method_args(method, samples, seed)
-    stages, notes = _shooting_notes(a, _shooting_stages(a))
     inputs = dict(a, method=method)
     rs = ownfile.load(KEY)
     stats = _stats(a)
     n_shots, models = a["shots"], a["models"]
+    notes = rs.notes_at(**stats)
     if method == "exact":
         o = _within_budget(lambda: rs.attack(**stats))
         down = o.pmf
         effects = {k: float(x) for k, x in _effects(o.effects, down).items()}
-        out = pipeline.exact_outcome(KEY, "shooting", inputs, _capped(down, models, n_shots), stages, effects,
-                                     attacks=n_shots, notes=notes, label="models downed",
+        out = pipeline.exact_outcome(KEY, "shooting", inputs, _capped(down, models, n_shots), o.stages, effects,
+                                     attacks=n_shots, notes=notes, label=rs.view.label,
                                      **ownfile.terms(KEY, "shooting"))
-        return out.replace(stage_pmfs=_StagePmfs(o.stage_pmfs, down, tuple(s.name for s in stages)))
+        return out.replace(stage_pmfs=o.stage_pmfs)
 
     if rng is None:  # method_args gives a Generator for every method but "exact"
         raise RuntimeError("no random generator for a sampled resolution")
@@ -153,8 +158,8 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
                 "hits": got["hits"], "near_misses": got["near_misses"], "non_damaging_hits": got["hits"] - down}
 
     tally = rs.sample_tally(rng, samples, per_sample, **stats)
-    o = pipeline.tally_outcome(KEY, "shooting", inputs, tally, stages, attacks=n_shots, notes=notes,
-                               label="models downed", **ownfile.terms(KEY, "shooting"))
+    o = pipeline.tally_outcome(KEY, "shooting", inputs, tally, rs.stages_at(**stats), attacks=n_shots,
+                               notes=notes, label=rs.view.label, **ownfile.terms(KEY, "shooting"))
     return o.replace(pmf=ownfile.fit(o.pmf, width),
                      pmf_stderr=None if o.pmf_stderr is None else ownfile.fit(o.pmf_stderr, width))
 
@@ -178,31 +183,6 @@ def _capped(down: np.ndarray, models, n_max: int) -> np.ndarray:
     """P(k models downed) of a unit of ``models`` (None: no size) from the downs of a unit
     without a size, up to the most that can be downed."""
     return ownfile.fit(engine.cap(down, models), ownfile.width(n_max, models))
-
-
-class _StagePmfs(Mapping):
-    """``Outcome.stage_pmfs`` of the shooting: P(k shots pass each shown stage over the volley),
-    from the rule file's (its last kill roll's passes are the kills) and, for the heroic save,
-    the models downed by the unit without a size; each read on first use (a dict when pickled)."""
-
-    def __init__(self, engine_pmfs: Mapping, down: np.ndarray, names: tuple[str, ...]):
-        self._src = {"to hit": lambda: engine_pmfs["to hit"], "to kill": lambda: engine_pmfs["to kill (damage v1)"],
-                     "heroic save fails": lambda: down}
-        self._names = tuple(n for n in names if n in self._src)
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        if name not in self._names:
-            raise KeyError(name)
-        return np.asarray(self._src[name]())  # the file's are computed once, on the first reading
-
-    def __iter__(self):
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-    def __reduce__(self):
-        return (dict, ({k: self[k] for k in self._names},))
 
 
 SYSTEM = describe(sys.modules[__name__])
