@@ -95,7 +95,8 @@ def test_shooting_stage_details_and_fractions():
     assert hit.name == "to hit" and kill.name == "to kill"
     # d10 + 1 - 2 >= 6 needs a 7: faces 7..10
     assert hit.probability == Fraction(4, 10)
-    assert hit.detail == "SHOOT 6 with +1 stationary -2 cover needs 7+ on a d10 (target 6, modifier -1): goes on 4/10"
+    assert hit.detail == ("SHOOT 6 with +1 stationary -2 cover needs 7+ on a d10 (target 6, modifier -1); "
+                          "a 6 is a near miss: goes on 4/10")
     # d10 - 1 > 5 needs a 7
     assert kill.probability == Fraction(4, 10)
     assert kill.detail == "above ATTACK POWER 5 with -1 light armour needs 7+ on a d10: goes on 4/10"
@@ -110,14 +111,16 @@ def test_flanked_cover_is_ignored_and_said_so():
     assert "cover ignored" in flanked.stages[0].detail
 
 
-def test_the_heroic_save_acts_on_the_kills_after_the_stages():
-    """The stages are the file's, to hit and to kill: a hero's save (7+, faces 1..6 fail) is the
-    removal's, on each kill, so the kill stage says it comes before the save and the models downed
-    are the kills thinned by 6/10."""
+def test_the_heroic_save_is_a_stage_after_the_kill():
+    """To hit and to kill are the file's stages; a hero's save (7+, faces 1..6 fail) is its removal's,
+    made on each kill, and a stage of its own where every kill is saved alike: the shot's chance of
+    downing a model is the three stages' product, and the models downed the kills thinned by 6/10."""
     out = fg.shooting(shoot=6, attack_power=5, heroic_save=7)
-    assert [s.name for s in out.stages] == ["to hit", "to kill"]
+    assert [s.name for s in out.stages] == ["to hit", "to kill", "heroic save failed"]
+    assert out.stages[2].probability == Fraction(6, 10)
+    assert out.stages[2].detail == "heroic save 7 needs 7+ on a d10: goes on 6/10"
     assert "(a kill, before the heroic save)" in out.stages[1].detail
-    assert out.per_attack == Fraction(1, 4)
+    assert out.per_attack == Fraction(1, 4) * Fraction(6, 10) and not out.blows_vary
     assert out.pmf[1] == pytest.approx(float(Fraction(1, 4) * Fraction(6, 10)), abs=TOL)
     assert any(n.startswith("Heroic save:") for n in out.notes)
 
@@ -463,24 +466,24 @@ def test_flanked_cover_level_does_not_count():
     dict(shoot=6, attack_power=5, heroic_save=7, target_shocked=True),
     dict(shoot=6, attack_power=5, heroic_save=7, target_wounded=1),
 ])
-def test_per_shot_is_the_chance_one_shot_scores_a_kill(case):
-    """explain() prints "Per shot: <product of the stages>", the chance one shot scores a kill: the
-    chance it downs a model where nothing acts on the kills after the stages (no hero, no tough
-    model), the same shot's chance at a plain target where something does, and the kill stage
-    then says so (a tough model is never downed by one shot: the 1/4 is a kill's chance)."""
+def test_per_shot_is_the_chance_one_shot_downs_a_model(case):
+    """explain() prints "Per shot: <product of the stages>": where one chance per shot exists (the
+    heroic save a stage, every kill saved alike) that product is the chance one shot downs a model,
+    by brute force; where it does not (a fresh tough model absorbs a kill, a wounded hero saves worse
+    than a fresh one) the line says so, and the product is one shot's chance of a kill."""
     out = fg.shooting(**case)
-    after = {k: case[k] for k in ("heroic_save", "tough", "target_wounded", "target_shocked") if k in case}
-    plain = {k: x for k, x in case.items() if k not in after}
-    kill = sum(brute.brute_shooting(**plain)["pmf"][1:], Fraction(0))
-    assert out.per_attack == kill
     from workbench import teach
     (line,) = [x for x in out.explain().splitlines() if x.startswith("Per shot: ")]
-    assert line == teach.per_attack_line(out) and line.endswith(f"({teach.pct(kill)}).")
-    if not after:
-        assert out.per_attack == sum(brute.brute_shooting(**case)["pmf"][1:], Fraction(0))
-    kill_words = out.stages[-1].detail
-    assert ("heroic save" in kill_words) == ("heroic_save" in case)
-    assert ("tough model" in kill_words) == bool(case.get("tough"))
+    assert line == teach.per_attack_line(out)
+    if not out.blows_vary:
+        downed = sum(brute.brute_shooting(**case)["pmf"][1:], Fraction(0))
+        assert out.per_attack == downed and line.endswith(f"({teach.pct(downed)}).")
+        return
+    assert case.get("tough") or (case.get("target_wounded") and case.get("heroic_save"))
+    after = {k: case[k] for k in ("heroic_save", "tough", "target_wounded", "target_shocked") if k in case}
+    kill = sum(brute.brute_shooting(**{k: x for k, x in case.items() if k not in after})["pmf"][1:], Fraction(0))
+    assert out.per_attack == kill
+    assert line.endswith("so there is no one chance per shot of a model downed.")
 
 
 CC_PER_ATTACK = [
@@ -734,11 +737,14 @@ def test_red_token_hand_example():
     text = out.explain()
     assert "Per shot: 5/10 \u00d7 5/10 = 1/4 (25.0 %)" in text and "P(at least 1) = 25.0 %" in text
     fresh = fg.shooting(shoot=6, attack_power=5, tough=True)   # a kill only wounds a fresh tough model
-    assert fresh.pmf[0] == 1.0 and fresh.per_attack == Fraction(1, 4)
+    assert fresh.pmf[0] == 1.0 and fresh.per_attack == Fraction(1, 4) and fresh.blows_vary
     assert "a fresh tough model only takes a wound" in fresh.stages[-1].detail
-    # a wounded hero saves at -1, -1 more when shocked: 7+ becomes 9+, fails 8/10
+    # a wounded hero saves at -1, -1 more when shocked: 7+ becomes 9+, fails 8/10; the one shot's
+    # kill lands on the wounded hero, so the save is one chance: a stage
     hero = fg.shooting(shoot=6, attack_power=5, tough=True, target_wounded=1, heroic_save=7, target_shocked=True)
-    assert hero.per_attack == Fraction(1, 4)
+    assert hero.stages[-1].probability == Fraction(8, 10) and not hero.blows_vary
+    assert hero.stages[-1].detail == "heroic save 7 at -1 (shocked) at -1 (wounded: red token) needs 9+ on a d10: goes on 8/10"
+    assert hero.per_attack == Fraction(1, 5)
     assert hero.pmf[1] == pytest.approx(0.2, abs=TOL)
 
 

@@ -4,6 +4,7 @@ against single calls, sampled within 5 standard errors, and the file errors."""
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from brute_rules import brute, stage, to_toml
 from pmfcheck import assert_pmf_equal
 from workbench import rules
 from workbench.errors import InputError
+from workbench.outcome import Stage
 from workbench.rules.errors import RuleFileError
 
 HIT = [stage(name="to hit", die=6, target=3), stage(name="to wound", die=4, target=2, tally="wounds")]
@@ -191,3 +193,59 @@ def test_a_joint_chance_where_every_blow_removes_alike_equals_brute_force_over_a
                                                                       cap(c["removed"])))])
         assert table["effects"]["c"][i] == pytest.approx(float(eff["c"]), abs=1e-12)
         assert sysm.attack(n=cn, m=cm, k=ck, phys=cp).effects["c"] == pytest.approx(float(eff["c"]), abs=1e-12)
+
+
+def _binomial_removal(count: int, p, models) -> list:
+    """P(k removed) when each of ``count`` attacks removes a model with chance ``p``, capped at ``models``."""
+    from math import comb
+    p = Fraction(p)
+    pmf = [comb(count, k) * p ** k * (1 - p) ** (count - k) for k in range(count + 1)]
+    if models is not None and models < count:
+        pmf = pmf[:models] + [sum(pmf[models:])]
+    return pmf
+
+
+@pytest.mark.parametrize("count", [1, 3])
+@pytest.mark.parametrize("models,k0,tough,save", CASES)
+def test_the_save_is_a_stage_where_one_chance_per_attack_removes_a_model(count, models, k0, tough, save):
+    # where the removal shows no 'blows vary', the stages' product is each attack's one chance of a removal:
+    # the brute force equals independent attacks at that chance; where it does, no save stage is shown
+    removal = _removal(models, k0, tough, save)
+    o = rules.loads(to_toml(HIT, count, removal), "wounds.toml").attack()
+    want = brute(HIT, count, removal)[0]
+    names = [s.name for s in o.stages]
+    if o.blows_vary:
+        assert names == ["to hit", "to wound"]
+        assert "so there is no one chance per attack of a model removed" in o.explain()
+        return
+    assert_pmf_equal(np.array([float(x) for x in _binomial_removal(count, o.per_attack, models)]), want, 1e-12)
+    if save is not None:
+        base, step, sides = save
+        wounded = int(bool(k0) and k0 >= min(models or count, count))
+        saved = min(max(sides - (base + step * wounded) + 1, 0), sides)
+        if saved:
+            assert names == ["to hit", "to wound", "save failed"]
+            assert o.stages[-1].probability == 1 - Fraction(saved, sides)
+            return
+    assert names == ["to hit", "to wound"]
+
+
+def test_the_save_stage_says_the_files_words_and_its_name():
+    text = _file('models = "3"\nsave = "4 + wounded"\nsave_name = "armour save"\n'
+                 'save_says = ["armour {4}", { text = "(wounded)", when = "wounded" }]\nalready_wounded = "k"\n',
+                 '[stats.k]\nmin = 0\nmax = 3\ndefault = 0\n')
+    sysm = rules.loads(text, "w.toml")
+    fresh, wounded = sysm.attack(k=0), sysm.attack(k=3)
+    assert fresh.stages[-1] == Stage("armour save failed", Fraction(3, 6),
+                                     "armour 4 needs 4+ on a d6: goes on 3/6", faces=6)
+    assert wounded.stages[-1] == Stage("armour save failed", Fraction(4, 6),
+                                       "armour 4 (wounded) needs 5+ on a d6: goes on 4/6", faces=6)
+    assert "Per attack: 3/6 × 3/6 = 1/4 (25.0 %)." in fresh.explain()
+    assert sysm.attack(k=1).blows_vary and len(sysm.attack(k=1).stages) == 1   # 2 blows: wounded, then fresh
+
+
+@pytest.mark.parametrize("lines", ['save_name = "armour save"\n', 'save_says = "armour"\n'])
+def test_a_save_name_or_words_need_a_save(lines):
+    with pytest.raises(RuleFileError) as e:
+        rules.loads(_file(lines), "bad.toml")
+    assert e.value.field == "removal." + lines.split(" ")[0]

@@ -104,6 +104,10 @@ class Outcome:
       ``token`` names one ("shot", "hit"). The stages, ``per_attack`` and
       ``per_attack_mean``/``per_attack_any`` then say what one token does;
       :meth:`per_attack_of_tokens` what one attack does.
+    * ``blows_vary``: each final success is a blow to the model in front
+      whose effect depends on the blows before it (a tough model's first
+      only wounds it, a wounded model saves otherwise): no single chance per
+      attack removes a model, and ``per_attack`` is the chance of a blow.
     * ``stage_pmfs`` (optional): stage name -> the exact distribution of how
       many pass that stage over all the attacks (index = count).
     * ``system_title``: the system's name ("40k Changes"; its key when not given).
@@ -137,6 +141,7 @@ class Outcome:
     effect_labels: Mapping[str, str] = field(default_factory=dict)
     tokens: int | None = None
     token: str | None = None
+    blows_vary: bool = False
 
     def __post_init__(self):
         pmf = _frozen_array(self.pmf, "pmf")

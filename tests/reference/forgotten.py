@@ -180,10 +180,13 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     if saves is not None:
         saves = (RollHigh(int(saves[0].target), DIE), RollHigh(int(saves[1].target), DIE))
     rs = ownfile.load(KEY)
-    stages, notes = rs.stages_at(**_stats(a)), rs.notes_at(**_stats(a))
-    # the stages' chances are the file's dice (to hit, to kill): each equals the hand-written die's
+    stages, notes = rs.stages_at(**dict(_stats(a), models=a["models"])), rs.notes_at(**_stats(a))
+    # the stages' chances are the file's dice (to hit, to kill, and the heroic save where every kill
+    # is saved alike): each equals the hand-written die's
     hand = (to_hit.p("success"), to_kill.p("success"))
-    assert tuple(s.probability for s in stages) == hand, (stages, hand)
+    assert tuple(s.probability for s in stages[:2]) == hand, (stages, hand)
+    if len(stages) == 3:
+        assert saves is not None and stages[2].probability in {1 - s.p("success") for s in saves}, (stages, saves)
     inputs = dict(a, method=method)
 
     if method == "exact":

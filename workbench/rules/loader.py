@@ -59,7 +59,7 @@ _STAT_CHOICE = ("kind", "options", "default", "label", "help")
 _STAGE = tuple(f.name for f in fields(RuleStage) if f.name != "die_expr")
 _REMOVAL = tuple(f.name for f in fields(Removal))
 #: the keys of a removal model by model (a save, tough models, models that start wounded)
-_BY_MODEL = ("save", "save_die", "tough", "already_wounded")
+_BY_MODEL = ("save", "save_die", "save_name", "save_says", "tough", "already_wounded")
 ON_CRITICAL = ("none", "extra", "skip_next", "to_end")
 REROLL = ("none", "ones", "failed")
 #: a stage's keys read as one of a few words: key -> (the words, the default)
@@ -452,11 +452,14 @@ def _by_model(r: Reader, rd: dict, names, models, die: int) -> Removal:
     if "wounded" in names:
         r.fail("removal.save", "no stat named wounded beside a model-by-model removal (the save reads "
                "wounded as whether the model in front is wounded)", "a stat named wounded")
-    if "save_die" in rd and "save" not in rd:
-        r.fail("removal.save_die", "a save beside save_die", rd["save_die"])
+    lone = [k for k in ("save_die", "save_name", "save_says") if k in rd and "save" not in rd]
+    if lone:
+        r.fail(f"removal.{lone[0]}", f"a save beside {lone[0]}", rd[lone[0]])
     return Removal(models=models, wounds=None, damage=None,
                    save=r.expr(rd, "save", "removal", names | {"wounded"}, None),
                    save_die=r.integer(rd, "save_die", "removal", 2, MAX_DIE, die),
+                   save_name=r.string(rd, "save_name", "removal", "save"),
+                   save_says=read_says(r, rd, "removal", names | {"wounded"}, "save_says"),
                    tough=r.expr(rd, "tough", "removal", names, None),
                    already_wounded=r.expr(rd, "already_wounded", "removal", names, None))
 

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..engine import binomial_pmf
 from ..outcome import Stage
 from .engine import stage_dice, stage_probabilities
 from .spec import RuleStage
@@ -78,26 +79,37 @@ def token_words(view, n_tokens: int | None) -> dict:
 
 class StagePmfs(Mapping):
     """``Outcome.stage_pmfs`` of a rule file: stage name -> P(k tokens pass it over all
-    attacks), each computed on first reading (a plain dict when pickled)."""
+    attacks), each computed on first reading (a plain dict when pickled). ``save``: the
+    removal's save where it is a stage (:func:`~workbench.rules.words.save_stage`): the final
+    successes it lets through, each independently."""
 
-    def __init__(self, stages, probs, count: int, n_tokens: int | None = None):
+    def __init__(self, stages, probs, count: int, n_tokens: int | None = None, save: Stage | None = None):
         self._args = (stages, probs, np.array([count]), None if n_tokens is None else np.array([n_tokens]))
+        self._save = save
         self._done: dict | None = None
 
     def _all(self) -> dict:
         if self._done is None:
-            pmfs = stage_pass_pmfs(*self._args)
-            self._done = {k: readonly(v[0]) for k, v in pmfs.items()}
+            pmfs = {k: v[0] for k, v in stage_pass_pmfs(*self._args).items()}
+            if self._save is not None:
+                last = pmfs[self._args[0][-1].name]
+                q = float(self._save.probability)
+                pmfs[self._save.name] = sum(p * np.pad(binomial_pmf(n, q), (0, last.size - n - 1))
+                                            for n, p in enumerate(last))
+            self._done = {k: readonly(v) for k, v in pmfs.items()}
         return self._done
 
     def __getitem__(self, name):
         return self._all()[name]
 
+    def _names(self) -> list[str]:
+        return [st.name for st in self._args[0]] + ([self._save.name] if self._save is not None else [])
+
     def __iter__(self):
-        return iter(st.name for st in self._args[0])
+        return iter(self._names())
 
     def __len__(self) -> int:
-        return len(self._args[0])
+        return len(self._names())
 
     def __reduce__(self):
         return (dict, (self._all(),))

@@ -76,11 +76,12 @@ def _template(r: Any, text: str, field: str, names) -> tuple[str | tuple[Expr, b
     return tuple(p for p in parts if p != "")
 
 
-def read_says(r: Any, sd: Mapping[str, Any], field: str, names) -> Says | None:
-    """A stage's ``says`` (None: not written), read with the :class:`~workbench.rules.reader.Reader` ``r``."""
-    if "says" not in sd:
+def read_says(r: Any, sd: Mapping[str, Any], field: str, names, key: str = "says") -> Says | None:
+    """A stage's ``says`` (or the table's ``key``; None: not written), read with the
+    :class:`~workbench.rules.reader.Reader` ``r``."""
+    if key not in sd:
         return None
-    data, field = sd["says"], f"{field}.says"
+    data, field = sd[key], f"{field}.{key}"
     listed = data if isinstance(data, list) else [data]
     if not isinstance(data, (str, list)) or not listed or len(listed) > MAX_PIECES:
         r.fail(field, f"a string, or a list of 1 to {MAX_PIECES} strings or {{ text, when }} tables", data)

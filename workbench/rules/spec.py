@@ -102,6 +102,9 @@ class Removal:
     save_die: int | None = None
     tough: Expr | None = None
     already_wounded: Expr | None = None
+    #: the save's name ("heroic save") and what its roll is made against in the file's words
+    save_name: str = "save"
+    save_says: Says | None = None
 
     @property
     def pooled(self) -> bool:

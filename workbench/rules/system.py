@@ -30,8 +30,9 @@ from .budget import RANGES, check_tokens, check_value, checked, token_bounds, un
 from .expr import Expr
 from .loader import COUNTS, MAX_DIE, unit_size_stat
 from .plan import Plan, StagePmfs, make_plan, token_words
-from .words import said
+from .words import said, save_stage
 from .volley import resolve as resolve_volley, sampled_tally
+from .sampled import unit_of
 from .removal import fixed_damage_removal, remove
 from .spec import Chance, Removal, RuleStage, Volley
 from .stats import StatChecks
@@ -241,9 +242,20 @@ class RuleSystem(StatChecks, Immutable):
         """The stages of one attack at these (scalar) stats, as an outcome shows them: each one's
         chance and the engine's words after the stage's ``says`` (missing stats take their defaults);
         for a caller that lists several profiles' stages apart (a volley's units in its notes)."""
+        return self.shown_at(**stats)["stages"]
+
+    def shown_at(self, **stats) -> dict[str, Any]:
+        """What an outcome of :meth:`attack` at these (scalar) stats shows of one attack: ``stages``
+        (the file's, then a model-by-model removal's save where every blow has one chance of it) and
+        ``blows_vary`` (no such chance); for a built-in that samples its own way."""
         _, env = self._check(stats, arrays=False)
-        plan = self._plan(env)
-        return said(plan.stages, plan.staged, env)
+        count, n_tokens = self._attacks(env)
+        return self._shown(env, self._plan(env), count, n_tokens)
+
+    def _shown(self, env, plan: Plan, count: int, n_tokens: int | None) -> dict[str, Any]:
+        saved, blows_vary = self._save_stage(env, plan, count * (n_tokens or 1))
+        return {"stages": said(plan.stages, plan.staged, env) + saved, "blows_vary": blows_vary,
+                "save": saved[0] if saved else None}
 
     def sample_tally(self, rng: np.random.Generator, samples: int, per_sample, **stats) -> pipeline.Tally:
         """``samples`` sampled resolutions at these (scalar) stats, tallied as ``per_sample`` maps
@@ -260,6 +272,16 @@ class RuleSystem(StatChecks, Immutable):
         models, wounds, damage = self._unit(env)
         return sampled_tally(self, rng, samples, [env], [plan], [count], [n_tokens], self._removal(env), models,
                              wounds, damage, chances, bounds=token_bounds(plan.played), per_sample=per_sample)
+
+    def _save_stage(self, env, plan: Plan, tokens: int) -> tuple[tuple[Stage, ...], bool]:
+        """:func:`~workbench.rules.words.save_stage` of a removal model by model at these stats, whose
+        ``tokens`` (all the attacks') can make at most that many times the plan's most blows."""
+        removal = self._removal(env)
+        if not removal.by_model:
+            return (), False
+        models = self._unit(env)[0]
+        blows = tokens * token_bounds(plan.played)[0]
+        return save_stage(removal, env, unit_of(removal, env, models), blows if models is None else min(models, blows))
 
     def _value(self, expr, env, field) -> int:
         """One expression's value for scalar stats, remembered by the values of the stats it reads."""
@@ -343,13 +365,14 @@ class RuleSystem(StatChecks, Immutable):
         per_attack = dict(plan.figures, **token_words(self.view, n_tokens))
         words = dict(effect_kinds=self._effect_kinds, trial=self.view.trial, system_title=self.name,
                      effect_labels=self.effect_labels, label=self.view.label or "models removed", **per_attack)
-        stages = said(plan.stages, plan.staged, env)
+        shown = self._shown(env, plan, count, n_tokens)
+        stages, words["blows_vary"] = shown["stages"], shown["blows_vary"]
         if method == "exact":
             if self._counted:
                 pmf, effects = self._general(env, plan, count, n_tokens)
             else:
                 pmf, effects = self._exact(env, count, plan)
-            pmfs = StagePmfs(plan.played, plan.probs, count, n_tokens)
+            pmfs = StagePmfs(plan.played, plan.probs, count, n_tokens, shown["save"])
             return Outcome(system=self.key, function="attack", inputs=record, pmf=pmf, stages=stages,
                            effects=effects, attacks=count, notes=self.outcome_notes(env), stage_pmfs=pmfs,
                            **words)

@@ -6,12 +6,14 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from fractions import Fraction
+
 from ..dice import faces_text
 from ..outcome import Stage
 from .die import StageDie, need_text
-from .spec import RuleStage
+from .spec import Removal, RuleStage
 
-__all__ = ["stage_words", "passing_name", "outcome_stages", "said"]
+__all__ = ["stage_words", "passing_name", "outcome_stages", "said", "save_stage"]
 
 
 def _faces(faces) -> str:
@@ -52,6 +54,9 @@ def stage_words(st: RuleStage, die: StageDie, following: str | None, on_critical
         if st.on_critical != "none" and st.on_critical_when is not None and not on_critical:
             crit = f"{_faces(st.critical)} is a critical success (an ordinary one here)"
         extra.append(crit)
+    near = need - 1 if st.roll == "high" else need + 1
+    if st.near_miss_tally and 1 <= near <= st.die:
+        extra.append(f"a {near} is a near miss")
     if st.reroll == "ones":
         extra.append("a natural 1 is rolled again once")
     elif st.reroll == "failed":
@@ -92,3 +97,33 @@ def said(stages: tuple[Stage, ...], rule_stages: Sequence[RuleStage], env: Mappi
         return stages
     return tuple(dataclasses.replace(s, detail=f"{st.says.text(env, f'stages[{i}].says')} {s.detail}")
                  if st.says else s for i, (s, st) in enumerate(zip(stages, rule_stages)))
+
+
+def save_stage(removal: Removal, env: Mapping[str, Any], unit: Mapping[str, np.ndarray] | None,
+               cap: int) -> tuple[tuple[Stage, ...], bool]:
+    """The stage a model-by-model removal adds after the file's stages, and whether the blows vary.
+
+    Where every blow (a final success) is saved with one chance (no tough model, and the models
+    in front all fresh, all wounded, or saving alike: ``cap`` is the most models the blows can
+    remove) the save is one more stage: "heroic save failed", its ``save_says`` then what the roll
+    needs, passed on a failed save; none where no roll saves. Where a blow's effect depends on the
+    blows before it there is no such stage, and ``True`` says so: the product of the stages is then
+    the chance of a blow, not of a removal. ``unit``: :func:`workbench.rules.wounds.unit` of one cell
+    (None: no model-by-model removal)."""
+    if unit is None:
+        return (), False
+    k0 = int(unit["k0"][0])
+    wounded = k0 > 0 and k0 >= cap           # every blow lands on a model already wounded
+    if not wounded and (bool(unit["tough"][0]) or not (k0 == 0 or unit["s0"][0] == unit["s1"][0])):
+        return (), True
+    if removal.save is None or removal.save_die is None:
+        return (), False
+    at = dict(env, wounded=np.asarray(int(wounded)))
+    need, sides = int(removal.save.scalar(at, "removal.save")), removal.save_die
+    saved = Fraction(min(max(sides - need + 1, 0), sides), sides)
+    if not saved:
+        return (), False
+    said_ = removal.save_says.text(at, "removal.save_says") + " " if removal.save_says else ""
+    dX = f"d{sides}"
+    words = f"{said_}{need_text(need, sides, True, dX, f'any roll of a {dX} saves')}: goes on {faces_text(1 - saved, sides)}"
+    return (Stage(f"{removal.save_name} failed", 1 - saved, words, faces=sides),), False

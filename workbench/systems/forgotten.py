@@ -139,12 +139,14 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     stats = _stats(a)
     n_shots, models = a["shots"], a["models"]
     notes = rs.notes_at(**stats)
+    shown = rs.shown_at(**dict(stats, models=models))   # one chance per shot: read with the unit's size
     if method == "exact":
         o = _within_budget(lambda: rs.attack(**stats))
         down = o.pmf
         effects = {k: float(x) for k, x in _effects(o.effects, down).items()}
-        out = pipeline.exact_outcome(KEY, "shooting", inputs, _capped(down, models, n_shots), o.stages, effects,
-                                     attacks=n_shots, notes=notes, label=rs.view.label,
+        out = pipeline.exact_outcome(KEY, "shooting", inputs, _capped(down, models, n_shots), shown["stages"],
+                                     effects, attacks=n_shots, notes=notes, label=rs.view.label,
+                                     blows_vary=shown["blows_vary"],
                                      **ownfile.terms(KEY, "shooting"))
         return out.replace(stage_pmfs=o.stage_pmfs)
 
@@ -158,8 +160,8 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
                 "hits": got["hits"], "near_misses": got["near_misses"], "non_damaging_hits": got["hits"] - down}
 
     tally = rs.sample_tally(rng, samples, per_sample, **stats)
-    o = pipeline.tally_outcome(KEY, "shooting", inputs, tally, rs.stages_at(**stats), attacks=n_shots,
-                               notes=notes, label=rs.view.label, **ownfile.terms(KEY, "shooting"))
+    o = pipeline.tally_outcome(KEY, "shooting", inputs, tally, shown["stages"], attacks=n_shots, notes=notes,
+                               label=rs.view.label, blows_vary=shown["blows_vary"], **ownfile.terms(KEY, "shooting"))
     return o.replace(pmf=ownfile.fit(o.pmf, width),
                      pmf_stderr=None if o.pmf_stderr is None else ownfile.fit(o.pmf_stderr, width))
 

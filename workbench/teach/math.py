@@ -69,10 +69,16 @@ def per_attack_line(outcome: Outcome) -> str | None:
     any_one = getattr(o, "per_attack_any", None)
     if mean is not None and any_one is not None:
         what = o.success_label or "successes"
-        return (f"Per {word}: expected {what} {_exact_text(mean)}; "
-                f"P(at least one {what}) = {_any_text(any_one)}.")
-    product = _product(o)
-    return None if product is None else f"Per {word}: {product}."
+        line = f"Per {word}: expected {what} {_exact_text(mean)}; P(at least one {what}) = {_any_text(any_one)}"
+    else:
+        product = _product(o)
+        if product is None:
+            return None
+        line = f"Per {word}: {product}" + (" gets through every step" if o.blows_vary else "")
+    if o.blows_vary:
+        line += (f"; what that does to the unit depends on the ones before it (tough models, wounded models "
+                 f"saving otherwise), so there is no one chance per {word} of a {_label(o.label, 1)}")
+    return line + "."
 
 
 def _tokens_text(o: Outcome) -> str:
