@@ -231,3 +231,59 @@ def test_random_files_with_the_wider_keys_equal_brute_force(wide, count, tokens_
     for c, _ in chances:
         p = o.effects[c["name"]]
         assert abs(s.effects[c["name"]] - p) <= 5 * np.sqrt(max(p * (1 - p), 0.0) / n) + 1.0 / n
+
+
+def _binomial(count: int, p, models) -> list:
+    """P(k) of ``count`` independent attacks each removing a model with chance ``p``, capped at ``models``."""
+    from fractions import Fraction
+    from math import comb
+    p = Fraction(p)
+    pmf = [comb(count, k) * p ** k * (1 - p) ** (count - k) for k in range(count + 1)]
+    return pmf if models is None or models >= count else pmf[:models] + [sum(pmf[models:])]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stages=stages_strategy(), count=st.integers(1, 3), data=st.data())
+def test_a_save_made_model_by_model_is_a_stage_exactly_where_one_chance_per_attack_exists(stages, count, data):
+    # the removal's save_name and save_says on random files: where no 'blows vary' is said and no critical
+    # adds tokens, the stages' product (the save's stage with them) is each attack's one chance of a
+    # removal, so the brute force equals independent attacks at that chance
+    assume(_tokens_bound(stages) == 1)
+    removal = data.draw(removal_strategy().filter(lambda r: "tough" in r))
+    die = stages[0]["die"]
+    text = to_toml(stages, count, removal, die=die)
+    if "save" in removal:
+        text = text.replace("save_die =", 'save_name = "armour save"\nsave_says = "armour {1}"\nsave_die =', 1)
+    o = rules.loads(text, "random.toml").attack()
+    pmf = brute(stages, count, removal)[0]
+    names = [s.name for s in o.stages]
+    if o.blows_vary:
+        assert len(names) == len(stages) and "no one chance per attack" in o.explain()
+    elif o.per_attack_mean is None:
+        assert_pmf_equal(np.array([float(x) for x in _binomial(count, o.per_attack, removal["models"])]), pmf, 1e-12)
+    if len(names) > len(stages):
+        assert names[-1] == "armour save failed" and o.stages[-1].detail.startswith("armour 1 ")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stages=stages_strategy(), n=st.integers(2, 3), count=st.integers(1, 2))
+def test_an_attack_of_rolled_tokens_says_one_token_then_one_attack(stages, n, count):
+    # [view] token on random files: the stages and per-attack figures say one token (an attack of one
+    # token by brute force), per_attack_of_tokens one attack of 1..n tokens (by brute force too)
+    assume(count * n * _tokens_bound(stages) <= 6)
+    removal = dict(models=None, wounds=1, damage=1, spill=False)
+    text = to_toml(stages, count, removal, die=stages[0]["die"], tokens_die=n) + '\n[view]\ntoken = "blip"\n'
+    o = rules.loads(text, "random.toml").attack()
+    one = brute(stages, 1, removal)[0]
+    attack = brute(stages, 1, removal, tokens_die=n)[0]
+    token_any = 1 - one[0]
+    if o.per_attack_mean is not None:
+        assert o.per_attack_any == token_any
+        assert o.per_attack_mean == sum(k * p for k, p in enumerate(one))
+    else:
+        assert o.per_attack == token_any
+    assert (o.tokens, o.token) == (n, "blip")
+    mean, any_one = o.per_attack_of_tokens()
+    assert float(mean) == pytest.approx(float(sum(k * p for k, p in enumerate(attack))), abs=1e-12)
+    assert float(any_one) == pytest.approx(float(1 - attack[0]), abs=1e-12)
+    assert any(line.startswith("Per blip: ") for line in o.explain().splitlines())
