@@ -169,7 +169,7 @@ def test_reference_rever_shoots_rever():
     assert out.stages[0].detail == ("Acc 5 needs 5 or less on a d10; a natural 10 always fails; a natural 1 is a "
                                     "critical success (an ordinary one here): goes on 5/10")
     assert out.stages[1].detail == ("Res 5 + armour 0 + cover 0 − SV 1 needs 4 or less on a d10; a natural 10 "
-                                    "always fails; the attack goes on when this roll fails: goes on 6/10")
+                                    "always fails; passed when the roll fails: goes on 6/10")
 
 
 CASES = [

@@ -62,7 +62,7 @@ def stage_words(st: RuleStage, die: StageDie, following: str | None, on_critical
     elif st.reroll == "failed":
         extra.append("a failed roll is rolled again once")
     if st.passes_on == "fail":
-        extra.append("the attack goes on when this roll fails")
+        extra.append("passed when the roll fails")
     return text + ("; " + "; ".join(extra) if extra else "")
 
 
