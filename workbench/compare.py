@@ -357,7 +357,7 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
     """
     desc = systems.get(system)
     key = desc.key
-    name, fn = _function(desc, function)
+    name = _function(desc, function)[0]
     searchable = _with("equivalence_search")
     if not isinstance(matchup, Mapping):
         raise InputError("matchup", f"a dict of {key}.{name}() keywords", matchup)
@@ -381,7 +381,7 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
     frames = []
     for tkey in targets:
         tdesc = systems.get(tkey)
-        _tn, tfn = _function(tdesc, None if tkey != key else name)
+        _tn = _function(tdesc, None if tkey != key else name)[0]
         search = {k: list(vals) for k, vals in (tdesc.equivalence_search or {}).items()}
         if tkey == key:
             grid = dict(matchup)

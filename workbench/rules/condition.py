@@ -33,11 +33,9 @@ from .expr import Expr, _eval
 __all__ = ["runs", "nested_chance"]
 
 
-def _children(t: tuple) -> tuple | None:
-    """The sub-expressions of a node of :mod:`~workbench.rules.expr`'s tree (None: a kind
-    this module does not know)."""
-    kids = _KIDS.get(t[0])
-    return None if kids is None else tuple(kids(t))
+def _children(t: tuple) -> tuple:
+    """The sub-expressions of a node of :mod:`~workbench.rules.expr`'s tree."""
+    return tuple(_KIDS[t[0]](t))
 
 
 #: node kind -> its sub-expressions (the tuples :func:`~workbench.rules.expr.parse` builds)
@@ -46,20 +44,13 @@ _KIDS = {"const": lambda t: (), "name": lambda t: (), "neg": lambda t: t[1:], "n
          "or": lambda t: t[1], "if": lambda t: t[1:]}
 
 
-def _parts(t: tuple, counts: frozenset, out: list) -> frozenset | None:
+def _parts(t: tuple, counts: frozenset, out: list) -> frozenset:
     """The counts ``t`` reads; the largest sub-expressions reading exactly one count are
     appended to ``out`` as (sub-expression, count) when ``t`` reads more than one."""
     if t[0] == "name":
         return frozenset((t[1],)) & counts
     kids = _children(t)
-    if kids is None:
-        return None
-    read = []
-    for k in kids:
-        r = _parts(k, counts, out)
-        if r is None:
-            return None
-        read.append(r)
+    read = [_parts(k, counts, out) for k in kids]
     mine = frozenset().union(*read)
     if len(mine) > 1:
         out.extend((k, next(iter(r))) for k, r in zip(kids, read) if len(r) == 1)
@@ -67,13 +58,11 @@ def _parts(t: tuple, counts: frozenset, out: list) -> frozenset | None:
 
 
 @functools.lru_cache(maxsize=256)
-def _split(expr: Expr, names: tuple) -> tuple | None:
-    """The largest parts of ``expr`` that read one count of ``names``, with that count (None:
-    a part of a kind this module does not know); read from the tree once per condition."""
+def _split(expr: Expr, names: tuple) -> tuple:
+    """The largest parts of ``expr`` that read one count of ``names``, with that count; read
+    from the tree once per condition."""
     found: list = []
     read = _parts(expr.tree, frozenset(names), found)
-    if read is None:
-        return None
     if len(read) == 1:                       # the whole condition reads one count
         return ((expr.tree, next(iter(read))),)
     return tuple(found)
@@ -84,8 +73,6 @@ def runs(expr: Expr, names: Sequence[str], top: int, env: Mapping[str, Any]) -> 
     ``expr`` cannot change, for the stats ``env`` (arrays over cells); None when the
     condition cannot be split."""
     found = _split(expr, tuple(names))
-    if found is None:
-        return None
     stats = {k: np.asarray(v).reshape(-1, 1) if np.ndim(v) else v for k, v in env.items() if k in expr.names}
     stats.update((n, 0) for n in names)    # a part reads one count: the others only name the cells of an error
     values = np.arange(top + 1)[None, :]

@@ -145,20 +145,20 @@ class StageDie:
         faces = rng.integers(1, self.sides + 1, size=n, dtype=np.int16)
         first = table[faces]
         near = self.near(faces, first) if self.near_miss else None
-        codes = self._second(rng, faces, first)
+        codes = self._second(rng, first)
         again = self.rerolled(faces, codes)
         k = int(again.sum())
         if k:
             codes = codes.copy()
             more = rng.integers(1, self.sides + 1, size=k, dtype=np.int16)
-            codes[again] = self._second(rng, more, table[more])
+            codes[again] = self._second(rng, table[more])
             if near is not None:
                 near[again] = self.near(more, table[more])
         if near is not None:
             codes = np.where(near, np.int8(NEAR), codes).astype(np.int8)
         return codes
 
-    def _second(self, rng: np.random.Generator, faces: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    def _second(self, rng: np.random.Generator, codes: np.ndarray) -> np.ndarray:
         """A long shot's first best face rolls a second die: success on the best face again."""
         if not self.long_shot:
             return codes

@@ -102,9 +102,6 @@ class StatChecks:
     def stat(self, name: str) -> RuleStat:
         return self._by_name[name]
 
-    def defaults(self) -> dict[str, Any]:
-        return {s.name: s.default for s in self.stats}
-
     def _check(self, given: Mapping[str, Any], arrays: bool) -> tuple[dict, dict]:
         """(inputs as checked, env of integers for expressions)."""
         for k in given:

@@ -186,7 +186,7 @@ class Battle(Table):
             t.wounds_wasted += max(0, tg.pending - need)
             if tg.pending >= need:
                 t.targets_destroyed += 1
-        self._postponed_snaps(rng, plan, active, passive, pol_a)
+        self._postponed_snaps(rng, plan, active, pol_a)
         # step 6: the passive player's engaged units
         before = dict(self.tally.lost)
         for tg, att in plan:
@@ -299,7 +299,7 @@ class Battle(Table):
         dice, _ = self.fire(rng, unit, target, shot)
         return dice
 
-    def _postponed_snaps(self, rng, plan, active: str, passive: str, pol_a) -> None:
+    def _postponed_snaps(self, rng, plan, active: str, pol_a) -> None:
         """Postpone 6": "You can remove this marker during one of the later PHASES in
         this TURN, at which point the unit may perform a SNAP SHOT at a PASSIVE UNIT
         that takes part in this phase": after step 5 of a later phase, each unit

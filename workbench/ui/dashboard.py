@@ -90,7 +90,6 @@ class SystemDashboard(LiveDashboard):
         self.sampled_samples = sampled_samples
         self.sampled_seed = sampled_seed
         self._outcome: Outcome | None = None
-        self._sampled: Outcome | None = None
 
         self._looks = SharedLooks()
         self.controls: dict[str, W.ValueWidget] = _Controls(self)
@@ -259,7 +258,7 @@ class SystemDashboard(LiveDashboard):
         sampled = (mode.run(self.module, kwargs, method="sampled", samples=self.sampled_samples,
                             seed=self.sampled_seed)
                    if self.sampled_toggle.value else None)
-        self._outcome, self._sampled = out, sampled
+        self._outcome = out
         self._draw(out, sampled)
         self.error.value = ""
         self._stale(False)

@@ -118,8 +118,8 @@ class DiagnosticsDashboard(Page, W.VBox):
         self._message_and_link()
         self.message = self.error
         with self.held():
-            self.tabs = W.Tab(children=[self._sweep_tab(system), self._plus_one_tab(system),
-                                        self._granularity_tab(), self._equivalence_tab(system),
+            self.tabs = W.Tab(children=[self._sweep_tab(), self._plus_one_tab(),
+                                        self._granularity_tab(), self._equivalence_tab(),
                                         self._points_tab()], titles=list(TABS.values()))
         self.tabs.observe(self._on_tab, "selected_index")
         intro = html_widget("wb-title", (
@@ -221,7 +221,7 @@ class DiagnosticsDashboard(Page, W.VBox):
             update()
 
     # -- sweep -------------------------------------------------------------
-    def _sweep_tab(self, system: str) -> W.Widget:
+    def _sweep_tab(self) -> W.Widget:
         self.sw_system, self.sw_value, self.sw_shots = (self._made[k] for k in ("sweep_system", "sweep_show",
                                                                                "sweep_shots"))
         self.sw_x, self.sw_y = (guard.Dropdown(options=[], value=None, description=text, tooltip="",
@@ -275,7 +275,7 @@ class DiagnosticsDashboard(Page, W.VBox):
         return df
 
     # -- value of +1 ---------------------------------------------------------
-    def _plus_one_tab(self, system: str) -> W.Widget:
+    def _plus_one_tab(self) -> W.Widget:
         self.p1_system, self.p1_shots = self._made["plus_system"], self._made["plus_shots"]
         self.p1_view, self.p1_table, self.p1_doc = _view(), W.HTML(""), W.HTML("")
         self._follow([self.p1_system, self.p1_shots], self.update_plus_one)
@@ -316,7 +316,7 @@ class DiagnosticsDashboard(Page, W.VBox):
         return table
 
     # -- equivalence -----------------------------------------------------------
-    def _equivalence_tab(self, system: str) -> W.Widget:
+    def _equivalence_tab(self) -> W.Widget:
         self.eq_system, self.eq_shots, self.eq_models = (self._made[k] for k in ("eq_system", "eq_shots",
                                                                                 "eq_models"))
         self.eq_sliders, self.eq_msg, self.eq_view, self.eq_table = _row([]), W.HTML(""), _view(), W.HTML("")

@@ -45,7 +45,7 @@ import anywidget
 import ipywidgets as W
 import traitlets as T
 
-__all__ = ["Plot", "PlotlyLibrary", "Feed", "Fed", "FedHTML", "FEED_JS", "BUNDLES", "as_json", "diff", "merge", "library_route", "LIBRARY_ENV",
+__all__ = ["Plot", "PlotlyLibrary", "Feed", "Fed", "FedHTML", "BUNDLES", "as_json", "diff", "merge", "library_route", "LIBRARY_ENV",
            "LIBRARY_PATH"]
 
 #: bundle name -> vendored file (workbench/ui/static/)
@@ -242,10 +242,6 @@ class Feed(KernelOnly, anywidget.AnyWidget):
         self._pending = {}
         if frame != self.frame:
             self.frame = frame
-
-
-#: what a fed widget's JavaScript uses (static/feed.js): ``feedModel(model)`` and ``fedValue(model, feed, trait)``
-FEED_JS = static_text("feed.js")
 
 
 class Fed(KernelOnly, W.DOMWidget):

@@ -72,13 +72,13 @@ def read(r, table: dict, names) -> Spec:
                    "wounded)", stat)
         states.append(stat)
 
-    def dice(key: str, keys: tuple[str, ...], first: str, required=True):
+    def dice(key: str, keys: tuple[str, ...], required=True):
         if key not in table:
             if required:
                 r.fail(f"mechanism.{key}", f"a [mechanism.{key}] table", "nothing")
             return None
         t = r.table(table[key], f"mechanism.{key}")
-        return _group(r, t, f"mechanism.{key}", keys, first, names)
+        return _group(r, t, f"mechanism.{key}", keys, names)
 
     blocks = table.get("block", [])
     if not isinstance(blocks, list):
@@ -90,16 +90,16 @@ def read(r, table: dict, names) -> Spec:
         tough=(r.expr(table, "attacker_tough", "mechanism", names, "0"),
                r.expr(table, "defender_tough", "mechanism", names, "0")),
         label=r.string(table, "label", "mechanism", "defenders downed"),
-        attack=dice("attack", _DICE_KEYS, "dice"),
-        block=tuple(_group(r, r.table(b, f"mechanism.block[{i}]"), f"mechanism.block[{i}]", _DICE_KEYS, "dice",
+        attack=dice("attack", _DICE_KEYS),
+        block=tuple(_group(r, r.table(b, f"mechanism.block[{i}]"), f"mechanism.block[{i}]", _DICE_KEYS,
                            names) for i, b in enumerate(blocks)),
-        counter=dice("counter", _DICE_KEYS, "dice", False), strike=dice("strike", _DIE_KEYS, "die"),
-        counter_damage=dice("counter_damage", _DIE_KEYS, "die", False),
-        saves=(dice("attacker_save", _SAVE_KEYS, "when", False), dice("defender_save", _SAVE_KEYS, "when", False)),
+        counter=dice("counter", _DICE_KEYS, False), strike=dice("strike", _DIE_KEYS),
+        counter_damage=dice("counter_damage", _DIE_KEYS, False),
+        saves=(dice("attacker_save", _SAVE_KEYS, False), dice("defender_save", _SAVE_KEYS, False)),
         steps={s: r.string(steps, s, "mechanism.steps", s) for s in STEPS}, path=str(r.path))
 
 
-def _group(r, t: dict, field: str, keys: tuple[str, ...], first: str, names) -> tuple:
+def _group(r, t: dict, field: str, keys: tuple[str, ...], names) -> tuple:
     r.known(t, field, keys)
     defaults = {"dice": "1", "die": None, "when": "1", "modifier": "0", "hurt": "0", "wounded": "0"}
     return (field,) + tuple(r.expr(t, k, field, names, defaults.get(k, ...)) for k in keys)
