@@ -525,7 +525,7 @@ def test_close_combat_v1_power_attack_is_explained():
                 defender_defence=4, power_attack=True)
     out = fg.close_combat(**case)
     kill = [s for s in out.stages if s.name == "to kill"][0]
-    assert "+2 power attack" in kill.detail
+    assert "+2 (power attack)" in kill.detail
     assert kill.probability == Fraction(1)
     assert not any("Melee damage v2" in n for n in out.notes)
     assert any("damage v1" in n.lower() for n in out.notes)
@@ -666,8 +666,8 @@ def test_close_combat_shocked_hand_example():
     assert out.effects["defender_downed"] == pytest.approx(3 / 50, abs=TOL)
     assert out.per_attack == Fraction(3, 50)
     hit, _blocked, kill = out.stages
-    assert "\u22121 shocked" in hit.detail and hit.probability == Fraction(4, 10)
-    assert "\u22121 shocked" in kill.detail and kill.probability == Fraction(3, 10)
+    assert "-1 (shocked)" in hit.detail and hit.probability == Fraction(4, 10)
+    assert "-1 (shocked)" in kill.detail and kill.probability == Fraction(3, 10)
 
 
 def test_shock_is_not_a_wound():
@@ -813,7 +813,7 @@ def test_a_shocked_blocker_is_said_and_counted():
     assert out.per_attack == Fraction(3, 25)
     assert out.effects["defender_downed"] == pytest.approx(float(brute.brute_close_combat(
         **BASE, defender_shocked=True)["defender_downed"]), abs=TOL)
-    assert "d10 \u22121 shocked >= CQC 6" in out.stages[1].detail
+    assert "the defender blocks at CQC 6 -1 (shocked): 1 blocking die (needs 7+ on a d10" in out.stages[1].detail
 
 
 # ---------------------------------------------------------------------------

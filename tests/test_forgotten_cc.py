@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import pickle
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -127,7 +128,8 @@ def test_the_file_is_the_built_ins_part_and_no_system_of_its_own():
     assert list(systems.keys()).count("forgotten") == 1 and not systems.broken()
     assert pickle.loads(pickle.dumps(rs)).attack(**BASE).effects == rs.attack(**BASE).effects
     o = rs.attack(**BASE, rounds=2)
-    assert list(o.stage_pmfs) == ["to hit", "not blocked", "to kill", "heroic save fails", "defender downed"]
+    assert [s.name for s in o.stages] == ["downed within 2 rounds"]   # each step's passes over the whole fight:
+    assert list(o.stage_pmfs) == [s.name for s in rs.attack(**BASE).stages] == ["to hit", "not blocked", "to kill"]
     assert o.effects["defender_downed"] == pytest.approx(fg.close_combat(**BASE, rounds=2).effects["defender_downed"],
                                                          abs=1e-12)
 
@@ -229,3 +231,47 @@ def test_the_documented_mechanism_example_loads_and_resolves():
     s = rs.attack(method="sampled", samples=20_000, seed=2)
     assert abs(s.effects["defender_downed"] - float(got["defender_downed"])) <= \
         5 * s.effects_stderr["defender_downed"] + 1e-12
+
+
+# -- the words are the file's -----------------------------------------------------------------
+SAID = [dict(BASE), dict(BASE, outnumbered=True, facing_away=True, shield=True, defender_heroic_save=6,
+                         defender_shocked=True),
+        dict(BASE, dual_weapons="hit", defender_tough=True, defender_heroic_save=7, defender_wounded=True),
+        dict(BASE, **V1, power_attack=True, from_rear=True), dict(BASE, response="counter", shield=True,
+                                                           shield_when_countering=True, attacker_shocked=True)]
+
+
+@pytest.mark.parametrize("rounds", [1, 3])
+@pytest.mark.parametrize("case", SAID, ids=range(len(SAID)))
+def test_a_copy_of_the_file_says_what_the_builtin_says(case, rounds):
+    """The stages' words are the file's ([mechanism.says] before the engine's): the file copied under
+    another key, run by the engine alone, shows the built-in's stages and explain() lines, exact and
+    sampled; their product is the fight's chance of downing the defender."""
+    from workbench.systems.forgotten_cc import _check_cc
+    from workbench.systems.forgotten_rules import _file_stats
+    text = FILE.read_text(encoding="utf-8").replace('key = "forgotten"', 'key = "my_cc"', 1)
+    copy = rules.loads_any(text, "my_cc.toml")
+    kw = dict(fg.close_combat.__wrapped__.__kwdefaults__, **case, rounds=rounds)
+    kw = {k: x for k, x in kw.items() if k not in ("method", "samples", "seed")}
+    stats = _file_stats(copy, _check_cc(kw), rounds=rounds)
+    builtin, mine = fg.close_combat(**case, rounds=rounds), copy.attack(**stats)
+    assert mine.stages == builtin.stages and builtin.stages
+    assert mine.per_attack == builtin.per_attack and float(builtin.per_attack) == pytest.approx(builtin.pmf[1], abs=1e-12)
+    lines = [x for x in builtin.explain().splitlines()
+             if x.startswith(tuple(f"{s.name[:1].upper()}{s.name[1:]}: " for s in builtin.stages) + ("Per attack",))]
+    assert lines and all(x in mine.explain().splitlines() for x in lines)
+    assert copy.attack(**stats, method="sampled", samples=500, seed=1).stages == builtin.stages
+    assert (mine.attacks, builtin.attacks) == ((1, 1) if rounds == 1 else (None, None))
+
+
+@pytest.mark.parametrize("old, new, field, says", [
+    ("[mechanism.says]\n", '[mechanism.says]\ndowned = "x"\n', "mechanism.says.downed", "hits, unblocked"),
+    ('hits = ["CQC {attacker_cqc}",', 'hits = ["CQC {nope}",', "mechanism.says.hits", "nope"),
+    (re.compile(r"unsaved = \[.*?\]\n", re.S), "unsaved = 3\n", "mechanism.says.unsaved", "3")])
+def test_broken_mechanism_words_are_refused_naming_the_field(old, new, field, says):
+    text = FILE.read_text(encoding="utf-8")
+    broken = old.sub(new, text, count=1) if isinstance(old, re.Pattern) else text.replace(old, new, 1)
+    assert broken != text
+    with pytest.raises(RuleFileError) as e:
+        rules.loads_any(broken, "bad.toml")
+    assert e.value.field.split("[")[0] == field and says in str(e.value), (e.value.field, str(e.value))

@@ -5,13 +5,14 @@ hand before it resolved through its rule file
 (``rules/forgotten/close_combat.toml``, the ``two_sided_close_combat``
 mechanism): the exchange as one multi-die test, the damage chains, the rounds
 as a chain over the fighters' wounded states, and its own sampled path. The
-argument checks, the stages' and notes' words are the live module's (only the
+argument checks, the stages' and notes' words are the live file's (only the
 numbers are this module's: the stages' chances are computed here, from the
-exchange).
+exchange, and must be the file's stage by stage).
 """
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import ClassVar
@@ -25,7 +26,7 @@ from .dice import DieTest, RollHigh
 from workbench.outcome import Outcome
 from workbench.systems import ownfile
 from workbench.rules.die import DieRoll, roll_high
-from workbench.systems.forgotten_cc import _cc_stages, _check_cc, _rounds_stage
+from workbench.systems.forgotten_cc import _check_cc
 from workbench.systems.forgotten_rules import ARMOUR, DAMAGE_V1_DIE, DIE, KEY, _file_stats
 from .forgotten import _v1_need
 from .forgotten_state import _absorb_step, _judge_both
@@ -220,11 +221,15 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
     method, samples, rng = v.method_args(method, samples, seed)
     exchange, strike, _counters, att_hit = _cc_dice(a)
     d_saves = _saves(a["defender_heroic_save"], a["defender_shocked"])
-    stages = _cc_stages(a, *_through_and_down(a, exchange, strike, d_saves))
     rs = ownfile.load(KEY, "close_combat")
     notes = rs.notes_at(**_file_stats(rs, a, rounds=rounds))
+    chances = _stage_chances(a, exchange, strike, d_saves, att_hit, *_through_and_down(a, exchange, strike, d_saves))
     if rounds > 1:
-        stages = _rounds_stage(stages, rounds, _rounds_effects(a, rounds)["defender_downed"])
+        chances = (_rounds_effects(a, rounds)["defender_downed"],)
+    # the words are the file's: its stages must be as many as the reference counts, each with its chance
+    words = rs.fractions(**_file_stats(rs, a, rounds=rounds))["stages"]
+    assert len(words) == len(chances), (words, chances)
+    stages = tuple(dataclasses.replace(st, probability=p) for st, p in zip(words, chances))
     inputs = dict(a, rounds=rounds, method=method)
     label = "defenders downed"
 
@@ -396,6 +401,26 @@ def _round_sample(a: dict, dice, m: int, rng) -> dict:
             sf, sw = _judge_both(a_saves, sfaces)
         a_down, a_new = _chain_sample(ckills, sf, sw, a["attacker_tough"], a["attacker_wounded"])
     return {"d_down": d_down, "d_new": d_new, "a_down": a_down, "a_new": a_new, "winner": w}
+
+
+def _stage_chances(a: dict, exchange: Exchange, strike: RollHigh, d_saves, att_hit: int, p_through: Fraction,
+                   p_down: Fraction) -> tuple[Fraction, ...]:
+    """The chances of one round's stages, whose product is P(the defender downed): at least one of
+    the attacker's dice hits; given a hit, at least one left after the blocks (where the defender
+    has blocking dice); then the kill roll and the heroic save failed where one die strikes a
+    defender who is not tough, else the chance the hits that got through down it."""
+    dice = len(exchange.attack_mods)
+    p_any = 1 - (1 - RollHigh(a["attacker_cqc"] - att_hit, DIE).success) ** dice
+    out = [p_any]
+    if exchange.block_mods:
+        out.append(p_through / p_any if p_any else Fraction(0))
+    if dice == 1 and not a["defender_tough"]:
+        out.append(strike.success)
+        if d_saves is not None:
+            out.append(1 - d_saves[1 if a["defender_wounded"] else 0].success)
+    else:
+        out.append(p_down / p_through if p_through else Fraction(0))
+    return tuple(out)
 
 
 def _through_and_down(a: dict, exchange: Exchange, strike: RollHigh, d_saves) -> tuple[Fraction, Fraction]:

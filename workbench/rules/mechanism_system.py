@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import pipeline
 from ..outcome import Outcome
+from .errors import BudgetError
 from .frozen import Immutable
 from .mechanisms import MECHANISMS
 from .plan import readonly
@@ -53,13 +54,19 @@ class MechanismSystem(StatChecks, Immutable):
                                      notes=self.notes_for(env), label=self.view.label or self.spec.label)
         if method == "exact":
             got = self._module.exact(self.spec, env, self.die)
-            pmfs = {got["labels"][k]: readonly([float(p) for p in x]) for k, x in got["passes"].items()}
+            pmfs = {name: readonly([float(p) for p in x]) for name, x in got["stage_pmfs"].items()}
             return Outcome(system=self.key, function="attack", inputs=record, pmf=np.array([float(p) for p in got["pmf"]]),
                            effects={k: float(x) for k, x in got["effects"].items()}, stage_pmfs=pmfs,
-                           effect_kinds=_kinds(got["effects"]), **words)
+                           effect_kinds=_kinds(got["effects"]), stages=got["stages"], attacks=got["attacks"], **words)
         per_sample, one_chunk = self._module.sampled(self.spec, env, self.die, rng)
         tally = pipeline.tally_sampled(record["samples"], per_sample, one_chunk, 2)
-        return pipeline.tally_outcome(self.key, "attack", record, tally, (), effect_kinds=_kinds(tally.sums), **words)
+        try:   # the stages' Fractions are the exact path's, whose work has a budget the sampled path has not
+            exact = self._module.exact(self.spec, env, self.die)
+            stages, attacks = exact["stages"], exact["attacks"]
+        except BudgetError:
+            stages, attacks = (), None
+        return pipeline.tally_outcome(self.key, "attack", record, tally, stages, effect_kinds=_kinds(tally.sums),
+                                      attacks=attacks, **words)
 
 
 def _kinds(effects) -> dict[str, str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import validate as v
-from ..dice import faces_text
 from ..errors import InputError
 from . import ownfile
 
@@ -36,9 +35,6 @@ def none_options(stat) -> tuple:
 AIMED = none_options(_FILE.stat("aimed"))
 DUAL = none_options(ownfile.load(KEY, "close_combat").stat("dual_weapons"))
 
-_MINUS = "\u2212"
-
-
 def _file_stats(rs, a: dict, **more) -> dict:
     """The checked arguments ``a`` as the stats of the file ``rs`` (with ``more``): a heroic save of
     None is the file's hero switch off (``hero``, ``attacker_hero``, ...), a choice of None its option
@@ -50,40 +46,6 @@ def _file_stats(rs, a: dict, **more) -> dict:
         if x is not None or rs.stat(k).kind == "choice":
             out[k] = "none" if x is None else x
     return dict(out, **more)
-
-
-def _env(rs, stats: dict) -> dict:
-    """The numbers the expressions of the file ``rs`` read at its ``stats`` (missing ones at their
-    defaults; an optional stat of none is left out, as the engine leaves it)."""
-    out = {}
-    for s in rs.stats:
-        x = stats.get(s.name, s.default)
-        if x is not None:
-            out[s.name] = s.value_of(x)
-    return out
-
-
-def _signed(x: int) -> str:
-    return f"+{x}" if x >= 0 else f"{_MINUS}{-x}"
-
-
-_ratio = faces_text
-
-
-def _mods(a: dict, table) -> list[tuple[int, str]]:
-    """The modifiers of ``table`` (``(condition, amount, label)``) that apply to the checked arguments
-    ``a``: a condition is an argument that is on, or ``"name=value"`` for an argument of that value."""
-    out = []
-    for condition, amount, label in table:
-        name, _, want = condition.partition("=")
-        if (a[name] == want) if want else a[name]:
-            out.append((amount, label))
-    return out
-
-
-def _mod_words(mods: list[tuple[int, str]]) -> list[str]:
-    """Each modifier as it reads in a stage: "+2 power attack", "−1 wounded"."""
-    return [f"{_signed(m)} {label}" for m, label in mods]
 
 
 # ---------------------------------------------------------------------------

@@ -8,15 +8,20 @@ rolling every die (:func:`sampled`).
 from __future__ import annotations
 
 import math
+import dataclasses
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..die import StageDie
+from ...dice import faces_text
+from ...outcome import Stage
+from ..die import StageDie, need_text
 from ..errors import BudgetError
 from ..frozen import remember
-from .two_sided import STEPS, Fight, Round, fight, sample
+from ..says import Says, read_says
+from .two_sided import STEPS, Fight, Round, _p, fight, sample
 
 __all__ = ["read", "exact", "sampled", "round_of", "Spec", "Round", "Fight", "fight", "sample", "STEPS",
            "MAX_ROUNDS", "MAX_DICE"]
@@ -32,7 +37,7 @@ MAX_EXCHANGE_DICE = 6
 MAX_EXACT_DIGITS = 300
 #: the names of the file's keys, with the keys of each die table
 _KEYS = ("rounds", "attacker_wounded", "defender_wounded", "attacker_tough", "defender_tough", "label",
-         "attack", "block", "counter", "strike", "counter_damage", "attacker_save", "defender_save", "steps")
+         "attack", "block", "counter", "strike", "counter_damage", "attacker_save", "defender_save", "steps", "says")
 _DICE_KEYS = ("dice", "target", "modifier", "hurt")
 _DIE_KEYS = ("die", "target", "modifier", "hurt")
 _SAVE_KEYS = ("when", "die", "target", "wounded")
@@ -58,6 +63,8 @@ class Spec:
     steps: Mapping[str, str]
     #: the file, named in a refusal
     path: str = "<rule file>"
+    #: step of :data:`STEPS` -> what its roll is made against, in the file's words (``[mechanism.says]``)
+    says: Mapping[str, Says] = dataclasses.field(default_factory=dict)
 
 
 def read(r, table: dict, names) -> Spec:
@@ -85,6 +92,8 @@ def read(r, table: dict, names) -> Spec:
         r.fail("mechanism.block", "[[mechanism.block]] tables with dice, target and modifier", blocks)
     steps = r.table(table.get("steps", {}), "mechanism.steps")
     r.known(steps, "mechanism.steps", STEPS)
+    says = r.table(table.get("says", {}), "mechanism.says")
+    r.known(says, "mechanism.says", STEPS[:-1])
     return Spec(
         rounds=r.expr(table, "rounds", "mechanism", names, "1"), states=(states[0], states[1]),
         tough=(r.expr(table, "attacker_tough", "mechanism", names, "0"),
@@ -96,7 +105,8 @@ def read(r, table: dict, names) -> Spec:
         counter=dice("counter", _DICE_KEYS, False), strike=dice("strike", _DIE_KEYS),
         counter_damage=dice("counter_damage", _DIE_KEYS, False),
         saves=(dice("attacker_save", _SAVE_KEYS, False), dice("defender_save", _SAVE_KEYS, False)),
-        steps={s: r.string(steps, s, "mechanism.steps", s) for s in STEPS}, path=str(r.path))
+        steps={s: r.string(steps, s, "mechanism.steps", s) for s in STEPS}, path=str(r.path),
+        says={s: x for s in STEPS[:-1] if (x := read_says(r, says, "mechanism.says", names, s)) is not None})
 
 
 def _group(r, t: dict, field: str, keys: tuple[str, ...], names) -> tuple:
@@ -183,7 +193,8 @@ def setup(spec: Spec, env: Mapping[str, int], sides: int) -> tuple[Callable[[boo
 def exact(spec: Spec, env: Mapping[str, int], sides: int) -> dict:
     """The file's resolution, exactly: ``pmf`` [P(defender standing), P(downed)], ``effects``
     and ``passes`` (each step of :data:`STEPS` -> P(k pass it)), Fractions; ``labels``: the
-    file's name of each step."""
+    file's name of each step; ``stages`` (:func:`stages_of`) and ``stage_pmfs`` (stage name -> the
+    passes it shows); ``attacks``: 1 for one round, None for several (one stage: the whole fight)."""
     round_at, kw, r = setup(spec, env, sides)
     thrown = [d.sides for d in r.attack + r.block + r.counter] + [r.strike.sides] * len(r.attack)
     thrown += [r.defender_saves[0].sides] * len(r.attack) if r.defender_saves else []
@@ -195,8 +206,90 @@ def exact(spec: Spec, env: Mapping[str, int], sides: int) -> dict:
         raise BudgetError(spec.path, "mechanism.rounds", f"rounds x the digits of every die's faces one round "
                           f"throws of at most {MAX_EXACT_DIGITS}", round(digits), "method='sampled' has no such limit")
     got = fight(round_at, **kw)
+    first = got if kw["rounds"] == 1 else fight(round_at, **dict(kw, rounds=1))
     down = got.effects["defender_downed"]
-    return {"pmf": (1 - down, down), "effects": got.effects, "passes": got.passes, "labels": spec.steps}
+    stages, shown = stages_of(spec, env, r, first, kw, got.effects["defender_downed"])
+    return {"pmf": (1 - down, down), "effects": got.effects, "passes": got.passes, "labels": spec.steps,
+            "stages": stages, "stage_pmfs": {name: got.passes[step] for name, step in shown.items()},
+            "attacks": 1 if kw["rounds"] == 1 else None}
+
+
+def _need(die: StageDie) -> str:
+    """'needs 7+ on a d10', with '(target 6, modifier -1)' where a modifier moves it."""
+    t, m = int(die.target), int(die.modifier)
+    text = need_text(t - m, die.sides, True, f"d{die.sides}", f"any roll of a d{die.sides} succeeds")
+    return text + (f" (target {t}, modifier {m:+d})" if m else "")
+
+
+def _ratio(p: Fraction, sides: int | None = None) -> str:
+    """'4/10' on a d10 as a player counts the faces; a chance of several dice reduced."""
+    return faces_text(p, sides) if sides else f"{p.numerator}/{p.denominator}"
+
+
+def _chance(die: StageDie) -> Fraction:
+    passed, faces = _p(die)
+    return Fraction(passed, faces)
+
+
+def stages_of(spec: Spec, env: Mapping[str, int], r: Round, first: Fight, kw: Mapping[str, Any],
+              downed: Fraction) -> tuple[tuple[Stage, ...], dict[str, str]]:
+    """The outcome's stages, whose product is exactly P(the defender is downed), and for each
+    the step of :data:`STEPS` whose passes it shows. One round (``r``, ``first``: its dice and its
+    fight): to hit (at least one attack die), not blocked (at least one hit left after the blocks,
+    given a hit), then the kill roll and the defender's save where one attack die's hit meets a
+    defender who is not tough, else one step: the hits that got through down the defender. Several
+    rounds: one step, the defender downed within them (``downed``), the first round's recounted; the
+    steps whose passes are shown stay the first round's, counted over the whole fight."""
+    said = {s: x.text(env, f"mechanism.says.{s}") + " " for s, x in spec.says.items()}
+    names, out, shown = spec.steps, [], {}
+    dice = len(r.attack)
+    p_die = _chance(r.attack[0]) if dice else Fraction(0)
+    p_any = 1 - (1 - p_die) ** dice
+    faces = r.attack[0].sides if dice == 1 else None
+    hit = f"{said.get('hits', '')}{_need(r.attack[0])}" if dice else "no attack dice"
+    if dice > 1:
+        hit += f", {_ratio(p_die, r.attack[0].sides)} a die; at least one of {dice} dice hits"
+    out.append(Stage(names["hits"], p_any, f"{hit}: goes on {_ratio(p_any, faces)}", faces=faces))
+    shown[names["hits"]] = "hits"
+    through = 1 - first.passes["unblocked"][0]
+    if r.block:
+        p = through / p_any if p_any else Fraction(0)
+        needs = " or ".join(dict.fromkeys(_need(d) for d in r.block))
+        n = len(r.block)
+        out.append(Stage(names["unblocked"], p, f"{said.get('unblocked', ' ')[:-1]}: " * ('unblocked' in said) + f"{n} blocking {'die' if n == 1 else 'dice'} "
+                         f"({needs}), each success cancelling one hit; at least one hit left: goes on {_ratio(p)}"))
+        shown[names["unblocked"]] = "unblocked"
+    saves = r.defender_saves
+    if dice == 1 and not kw["defender_tough"]:
+        p = _chance(r.strike)
+        out.append(Stage(names["kills"], p, f"{said.get('kills', '')}{_need(r.strike)}: goes on "
+                         f"{_ratio(p, r.strike.sides)}", faces=r.strike.sides))
+        shown[names["kills"]] = "kills"
+        if saves is not None:
+            save = saves[1 if kw["defender_wounded"] else 0]
+            p = 1 - _chance(save)
+            out.append(Stage(names["unsaved"], p, f"{said.get('unsaved', '')}{_need(save)}; passed when the roll "
+                             f"fails: goes on {_ratio(p, save.sides)}", faces=save.sides))
+            shown[names["unsaved"]] = "unsaved"
+    else:
+        p = first.effects["defender_downed"] / through if through else Fraction(0)
+        extra = [f"up to {dice} hits get through"] if dice > 1 else []
+        if kw["defender_tough"]:
+            extra.append("the wounded tough defender is downed by one unsaved kill" if kw["defender_wounded"]
+                         else "a tough defender is downed by its second unsaved kill")
+        if saves is not None:
+            extra.append(f"each kill is saved unless the save fails: {_need(saves[0])}, "
+                         f"once wounded {_need(saves[1])}")
+        kill = f"{said['kills'][:-1]}, for each hit that gets through, " if "kills" in said else "each hit that gets through "
+        out.append(Stage(names["kills"], p, kill + "; ".join([_need(r.strike)] + extra) + f": goes on {_ratio(p)}"))
+        shown[names["kills"]] = "downed"
+    if kw["rounds"] == 1:
+        return tuple(out), shown
+    steps = " × ".join(f"{st.name} {st.probability}" for st in out)
+    once = math.prod((st.probability for st in out), start=Fraction(1))
+    return (Stage(f"downed within {kw['rounds']} rounds", downed,
+                  f"the first round {steps} = {once}; then the same exchange again until one side is downed or "
+                  f"{kw['rounds']} rounds are fought, a model wounded in a round at -1 in the next"),), shown
 
 
 def sampled(spec: Spec, env: Mapping[str, int], sides: int, rng: np.random.Generator):
