@@ -11,12 +11,14 @@ true), is joined with spaces, so a rule that applies only sometimes says so only
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .errors import ExpressionError
 from .expr import Expr, parse
+from .frozen import remember
 
 __all__ = ["Says", "read_says", "MAX_PIECES"]
 
@@ -39,8 +41,25 @@ class Says:
 
     pieces: tuple[_Piece, ...]
 
+    @functools.cached_property
+    def order(self) -> tuple[str, ...]:
+        """The names its placeholders and conditions read, sorted: the key of its words remembered."""
+        exprs = [p[0] for piece in self.pieces for p in piece.parts if not isinstance(p, str)]
+        return tuple(sorted(set().union(*(e.names for e in exprs + [piece.when for piece in self.pieces
+                                                                    if piece.when is not None]))))
+
     def text(self, env: Mapping[str, Any], field: str) -> str:
-        """The words at the scalar stats ``env`` (a placeholder's refusal names ``field``)."""
+        """The words at the scalar stats ``env`` (a placeholder's refusal names ``field``), remembered
+        by the values of the stats they read (a dashboard asks again at every move)."""
+        key = (field, *(_scalar_key(env.get(n)) for n in self.order))
+        return remember(self._texts, key, lambda: self._text(env, field), 256)
+
+    @functools.cached_property
+    def _texts(self) -> dict:
+        """:meth:`text` by the field and the values of the stats it reads (this object's own)."""
+        return {}
+
+    def _text(self, env: Mapping[str, Any], field: str) -> str:
         out = []
         for piece in self.pieces:
             if piece.when is not None and not piece.when.scalar(env, f"{field}.when"):
@@ -51,6 +70,11 @@ class Says:
             if words.strip():
                 out.append(words.strip())
         return " ".join(out)
+
+
+def _scalar_key(x: Any) -> Any:
+    """A stat's value as a key: numpy scalars and 0-d arrays as Python numbers."""
+    return x.item() if hasattr(x, "item") else x
 
 
 def _template(r: Any, text: str, field: str, names) -> tuple[str | tuple[Expr, bool], ...]:
