@@ -249,3 +249,15 @@ def test_a_save_name_or_words_need_a_save(lines):
     with pytest.raises(RuleFileError) as e:
         rules.loads(_file(lines), "bad.toml")
     assert e.value.field == "removal." + lines.split(" ")[0]
+
+
+@pytest.mark.parametrize("lines, field, said", [
+    ('save = "4"\nsave_says = "armour {nope}"\n', "removal.save_says", "nope"),
+    ('save = "4"\nsave_name = ""\n', "removal.save_name", "non-empty"),
+    ('save = "4"\nsave_says = 3\n', "removal.save_says", "{ text, when }"),
+    ('models = "2"\n[view]\ntoken = ""\n', "view.token", "non-empty"),
+])
+def test_broken_words_of_a_save_or_a_token_are_refused_naming_the_field(lines, field, said):
+    with pytest.raises(RuleFileError) as e:
+        rules.loads(_file(lines), "bad.toml")
+    assert e.value.field == field and said in str(e.value)
