@@ -240,13 +240,18 @@ def stages_of(spec: Spec, env: Mapping[str, int], r: Round, first: Fight, kw: Ma
     defender who is not tough, else one step: the hits that got through down the defender. Several
     rounds: one step, the defender downed within them (``downed``), the first round's recounted; the
     steps whose passes are shown stay the first round's, counted over the whole fight."""
-    said = {s: x.text(env, f"mechanism.says.{s}") + " " for s, x in spec.says.items()}
+    said = {s: x.text(env, f"mechanism.says.{s}") for s, x in spec.says.items()}
+
+    def lead(step: str, sep: str = " ") -> str:
+        """The file's words for ``step`` and ``sep`` before the engine's, or nothing."""
+        return said[step] + sep if said.get(step) else ""
+
     names, out, shown = spec.steps, [], {}
     dice = len(r.attack)
     p_die = _chance(r.attack[0]) if dice else Fraction(0)
     p_any = 1 - (1 - p_die) ** dice
     faces = r.attack[0].sides if dice == 1 else None
-    hit = f"{said.get('hits', '')}{_need(r.attack[0])}" if dice else "no attack dice"
+    hit = lead("hits") + _need(r.attack[0]) if dice else "no attack dice"
     if dice > 1:
         hit += f", {_ratio(p_die, r.attack[0].sides)} a die; at least one of {dice} dice hits"
     out.append(Stage(names["hits"], p_any, f"{hit}: goes on {_ratio(p_any, faces)}", faces=faces))
@@ -256,19 +261,19 @@ def stages_of(spec: Spec, env: Mapping[str, int], r: Round, first: Fight, kw: Ma
         p = through / p_any if p_any else Fraction(0)
         needs = " or ".join(dict.fromkeys(_need(d) for d in r.block))
         n = len(r.block)
-        out.append(Stage(names["unblocked"], p, f"{said.get('unblocked', ' ')[:-1]}: " * ('unblocked' in said) + f"{n} blocking {'die' if n == 1 else 'dice'} "
+        out.append(Stage(names["unblocked"], p, lead("unblocked", ": ") + f"{n} blocking {'die' if n == 1 else 'dice'} "
                          f"({needs}), each success cancelling one hit; at least one hit left: goes on {_ratio(p)}"))
         shown[names["unblocked"]] = "unblocked"
     saves = r.defender_saves
     if dice == 1 and not kw["defender_tough"]:
         p = _chance(r.strike)
-        out.append(Stage(names["kills"], p, f"{said.get('kills', '')}{_need(r.strike)}: goes on "
+        out.append(Stage(names["kills"], p, f"{lead('kills')}{_need(r.strike)}: goes on "
                          f"{_ratio(p, r.strike.sides)}", faces=r.strike.sides))
         shown[names["kills"]] = "kills"
         if saves is not None:
             save = saves[1 if kw["defender_wounded"] else 0]
             p = 1 - _chance(save)
-            out.append(Stage(names["unsaved"], p, f"{said.get('unsaved', '')}{_need(save)}; passed when the roll "
+            out.append(Stage(names["unsaved"], p, f"{lead('unsaved')}{_need(save)}; passed when the roll "
                              f"fails: goes on {_ratio(p, save.sides)}", faces=save.sides))
             shown[names["unsaved"]] = "unsaved"
     else:
@@ -280,7 +285,7 @@ def stages_of(spec: Spec, env: Mapping[str, int], r: Round, first: Fight, kw: Ma
         if saves is not None:
             extra.append(f"each kill is saved unless the save fails: {_need(saves[0])}, "
                          f"once wounded {_need(saves[1])}")
-        kill = f"{said['kills'][:-1]}, for each hit that gets through, " if "kills" in said else "each hit that gets through "
+        kill = lead("kills", ", for each hit that gets through, ") or "each hit that gets through "
         out.append(Stage(names["kills"], p, kill + "; ".join([_need(r.strike)] + extra) + f": goes on {_ratio(p)}"))
         shown[names["kills"]] = "downed"
     if kw["rounds"] == 1:
