@@ -244,14 +244,9 @@ def test_the_save_stage_says_the_files_words_and_its_name():
     assert sysm.attack(k=1).blows_vary and len(sysm.attack(k=1).stages) == 1   # 2 blows: wounded, then fresh
 
 
-@pytest.mark.parametrize("lines", ['save_name = "armour save"\n', 'save_says = "armour"\n'])
-def test_a_save_name_or_words_need_a_save(lines):
-    with pytest.raises(RuleFileError) as e:
-        rules.loads(_file(lines), "bad.toml")
-    assert e.value.field == "removal." + lines.split(" ")[0]
-
-
 @pytest.mark.parametrize("lines, field, said", [
+    ('save_name = "armour save"\n', "removal.save_name", "a save beside save_name"),
+    ('save_says = "armour"\n', "removal.save_says", "a save beside save_says"),
     ('save = "4"\nsave_says = "armour {nope}"\n', "removal.save_says", "nope"),
     ('save = "4"\nsave_name = ""\n', "removal.save_name", "non-empty"),
     ('save = "4"\nsave_says = 3\n', "removal.save_says", "{ text, when }"),
