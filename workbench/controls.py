@@ -124,6 +124,8 @@ class Control:
             if self.kind == "optint":
                 expected += f" or {NONE_TOKEN!r}"
             raise InputError(self.name, expected, value)
+        if self.kind == "int" and self.step != 1 and (value - lo) % self.step:
+            raise InputError(self.name, f"a number from {lo:g} to {hi:g} in steps of {self.step:g}", value)
         return float(value) if self.kind == "float" else int(value)
 
     def parse(self, text: str) -> Any:
@@ -182,9 +184,9 @@ def _token(value: Any) -> str:
     return NONE_TOKEN if value is None else str(value)
 
 
-def slider(name: str, default: int, lo: int, hi: int, label: str, help: str) -> Control:
-    """A whole-number slider from ``lo`` to ``hi``."""
-    return Control(name, "int", default, lo, hi, 1, label=label, help=help)
+def slider(name: str, default: int, lo: int, hi: int, label: str, help: str, step: int = 1) -> Control:
+    """A whole-number slider from ``lo`` to ``hi`` (by ``step``: a value off its steps is refused)."""
+    return Control(name, "int", default, lo, hi, step, label=label, help=help)
 
 
 def optional_slider(name: str, default: int | None, lo: int, hi: int, label: str, help: str) -> Control:

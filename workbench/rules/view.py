@@ -19,7 +19,7 @@ from .spec import RuleStat
 
 __all__ = ["View", "read", "KEYS", "SIDES", "BETTER", "STYLES", "CONCEPTS"]
 
-KEYS = ("title", "blurb", "colour", "trial", "token", "label", "controls", "start", "sliders", "words", "matchup", "seed", "diagnostics", "granularity",
+KEYS = ("title", "blurb", "colour", "trial", "token", "label", "controls", "start", "sliders", "steps", "words", "matchup", "seed", "diagnostics", "granularity",
         "equivalence", "concepts", "effects")
 #: whose stat a diagnostics stat is
 SIDES = ("attacker", "defender")
@@ -42,7 +42,8 @@ class View:
 
     ``controls``: the stats the dashboard shows, in order (empty: every stat, in file order);
     ``start``: stat -> the dashboard's starting value (a stat not listed: its default);
-    ``sliders``: stat -> (lo, hi); ``words``: choice stat -> ((option, words), ...);
+    ``sliders``: stat -> (lo, hi); ``steps``: stat -> its slider's step (from its lowest value;
+    a link's value off the steps is refused); ``words``: choice stat -> ((option, words), ...);
     ``matchup``: side -> ((stat, label, style), ...) and ``"always"`` -> stat names;
     ``seed``, ``granularity`` and ``equivalence``: stat -> a value or a list of values;
     ``diagnostics``: (stat, side, better, values, help) in file order;
@@ -59,6 +60,7 @@ class View:
     controls: tuple[str, ...] = ()
     start: Mapping[str, Any] = field(default_factory=dict)
     sliders: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    steps: Mapping[str, int] = field(default_factory=dict)
     words: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     matchup: Mapping[str, tuple] | None = None
     seed: Mapping[str, Any] | None = None
@@ -201,6 +203,15 @@ def read(r: Reader, data: Any, stats: tuple[RuleStat, ...]) -> View:
     for name, x in r.table(data.get("sliders", {}), "view.sliders").items():
         stat = _stat(r, by_name, name, f"view.sliders.{name}", ("int",))
         sliders[name] = _range(r, x, f"view.sliders.{name}", stat.min, stat.max)
+    steps = {}
+    for name in r.table(data.get("steps", {}), "view.steps"):
+        stat = _stat(r, by_name, name, f"view.steps.{name}", ("int",))
+        lo, hi = sliders.get(name) or (stat.min or 0, stat.max or 0)  # (the loader gives an int stat both)
+        steps[name] = step = r.integer(data["steps"], name, "view.steps", 1, max(1, hi - lo))
+        start = r.table(data.get("start", {}), "view.start").get(name, stat.default)
+        if (hi - lo) % step or not isinstance(start, int) or (start - lo) % step:
+            r.fail(f"view.steps.{name}", f"a step from {lo} that reaches {hi} and the starting value {start}",
+                   step)
     words = {}
     for name, x in r.table(data.get("words", {}), "view.words").items():
         stat = _stat(r, by_name, name, f"view.words.{name}", ("choice",))
@@ -219,7 +230,7 @@ def read(r: Reader, data: Any, stats: tuple[RuleStat, ...]) -> View:
         title=r.string(data, "title", "view", ""), blurb=r.string(data, "blurb", "view", ""), colour=colour,
         trial=r.string(data, "trial", "view", "attack"), token=r.string(data, "token", "view", "hit"),
         label=r.string(data, "label", "view", ""), controls=controls,
-        start=_values(r, data.get("start", {}), "view.start", by_name, False), sliders=sliders, words=words,
-        matchup=_matchup(r, data["matchup"], by_name) if "matchup" in data else None,
+        start=_values(r, data.get("start", {}), "view.start", by_name, False), sliders=sliders, steps=steps,
+        words=words, matchup=_matchup(r, data["matchup"], by_name) if "matchup" in data else None,
         diagnostics=_diagnostics(r, data.get("diagnostics", {}), by_name, sliders),
         concepts=_concepts(r, data.get("concepts", {}), by_name), effects=effects, **grids)

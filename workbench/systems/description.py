@@ -25,7 +25,7 @@ from .records import (CONCEPT_NAMES, MISSING, OWNERS, STYLES, Mode, ProfileField
                       Step, _as_tuple, _fail, _frozen_map, _optional_map, _text, _tuple_of, _whole)
 
 __all__ = ["Mode", "Sides", "STYLES", "StatInfo", "Rung", "Step", "ProfileField", "Profiles", "SystemDescription",
-           "BrokenSystem", "describe_rules", "describe_folder", "EFFECT_KINDS", "CONCEPT_NAMES", "OWNERS", "MISSING"]
+           "BrokenSystem", "describe_rules", "describe_folder", "stat_control", "EFFECT_KINDS", "CONCEPT_NAMES", "OWNERS", "MISSING"]
 
 
 # ---------------------------------------------------------------------------
@@ -237,7 +237,7 @@ class BrokenSystem:
 # ---------------------------------------------------------------------------
 # a rule file's description
 # ---------------------------------------------------------------------------
-def _stat_control(stat: Any, view: Any) -> Control:
+def stat_control(stat: Any, view: Any) -> Control:
     """A stat's control: its kind, label and help, where it starts (the file's ``[view.start]``,
     else the stat's default), its slider's range (``[view.sliders]``, else the stat's ``min``..``max``)
     and its options' words (``[view.words]``)."""
@@ -254,7 +254,8 @@ def _stat_control(stat: Any, view: Any) -> Control:
     if getattr(stat, "optional", False):
         return optional_slider(stat.name, default, lo, hi, label, stat.help or f"{label}: a whole number from "
                                f"{lo} to {hi}, or none at the leftmost notch")
-    return slider(stat.name, default, lo, hi, label, stat.help or f"{label}: a whole number from {lo} to {hi}")
+    return slider(stat.name, default, lo, hi, label, stat.help or f"{label}: a whole number from {lo} to {hi}",
+                  view.steps.get(stat.name, 1))
 
 
 def _whole_steps(c: Control) -> tuple[int, ...]:
@@ -277,7 +278,7 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
     granularity, search = rule_grids(rule_system)
     by_name = {s.name: s for s in rule_system.stats}
     shown = tuple(by_name[n] for n in view.controls) if view.controls else rule_system.stats
-    controls = tuple(_stat_control(s, view) for s in shown)
+    controls = tuple(stat_control(s, view) for s in shown)
     stats = tuple(StatInfo(name, side, -1 if better == "lower" else +1, values, doc)
                   for name, side, better, values, doc in view.diagnostics) or tuple(
         StatInfo(s.name, "either", +1, _whole_steps(c),
