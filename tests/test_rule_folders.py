@@ -53,7 +53,7 @@ def mine(tmp_path, monkeypatch):
     (a natural 12 always hits), and a copy of The Forgotten's close-combat file alone, keyed my_melee."""
     folder = tmp_path / "my rules"
     shutil.copytree(SHIPPED / "changes", folder / "my_changes")
-    for part in ("shooting", "melee"):
+    for part in ("shooting", "melee", "turn"):
         _rekey(folder / "my_changes" / f"{part}.toml", "changes", "my_changes")
     melee = folder / "my_changes" / "melee.toml"
     text = melee.read_text(encoding="utf-8")

@@ -49,7 +49,7 @@ def copies(tmp_path, monkeypatch):
     with one label, one slider range and one diagnostics side edited."""
     folder = tmp_path / "mine"
     shutil.copytree(SHIPPED / "changes", folder / "my_changes")
-    for part in ("shooting", "melee"):
+    for part in ("shooting", "melee", "turn"):
         _rekey(folder / "my_changes" / f"{part}.toml", "changes", "my_changes")
     shooting = folder / "my_changes" / "shooting.toml"
     _edit(shooting, 'label = "BS (roll needed)"', 'label = "BS (my reading)"')

@@ -252,7 +252,7 @@ def copied(tmp_path, monkeypatch):
     import shutil
     from workbench import systems
     shutil.copytree(RULES / "changes", tmp_path / "my_changes")
-    for part in ("shooting", "melee"):
+    for part in ("shooting", "melee", "turn"):
         path = tmp_path / "my_changes" / f"{part}.toml"
         text = path.read_text(encoding="utf-8")
         assert text.count('key = "changes"') == 1

@@ -147,7 +147,7 @@ def rule_folder(tmp_path, monkeypatch):
     from workbench.systems import ownfile
     for key in systems.BUILTINS:  # the built-ins resolve through their own files or folders on the real engine
         ownfile.system(key)
-    fake = types.SimpleNamespace(load=fake_load, load_any=fake_load)
+    fake = types.SimpleNamespace(load=fake_load, load_any=fake_load, load_system=fake_load)
     monkeypatch.setitem(sys.modules, "workbench.rules", fake)
     monkeypatch.setattr(workbench, "rules", fake, raising=False)
     monkeypatch.setattr(systems, "CHECKOUT_RULES", tmp_path / "no_checkout_rules")

@@ -19,12 +19,12 @@ from .errors import BudgetError, ForbiddenError, RuleFileError
 from .folder import RuleFolder, load_folder, loads_folder
 from .folder import _part as _system
 from .loader import parse_text, read_file
-from .mechanism_system import MechanismSystem
+from .mechanism_system import MechanismPage, MechanismSystem
 from .spec import RuleStage, RuleStat
 from .system import RuleSystem
 
 __all__ = ["load", "loads", "load_any", "loads_any", "load_system", "load_folder", "loads_folder", "require_stages",
-           "MechanismSystem", "RuleFolder", "RuleSystem", "RuleStat", "RuleStage", "RuleFileError", "ForbiddenError",
+           "MechanismSystem", "MechanismPage", "RuleFolder", "RuleSystem", "RuleStat", "RuleStage", "RuleFileError", "ForbiddenError",
            "BudgetError"]
 
 def load(path: str | Path) -> RuleSystem:
@@ -54,8 +54,16 @@ def loads_any(text: str, path: str | Path = "<rule file>"):
 
 def load_system(path: str | Path):
     """The system at ``path`` as the registry reads it: a folder is a :class:`RuleFolder` (one
-    system of several files), a file a :class:`RuleSystem` or a :class:`MechanismSystem`."""
-    return load_folder(path) if Path(path).is_dir() else load_any(path)
+    system of several files), a file a :class:`RuleSystem` or a :class:`MechanismSystem`. A file of
+    a page mechanism alone is refused: it is a page of a folder, beside the files it plays."""
+    if Path(path).is_dir():
+        return load_folder(path)
+    system = load_any(path)
+    if isinstance(system, MechanismPage):
+        raise RuleFileError(system.path, "mechanism.name", "a mechanism that resolves an attack, in a file of its "
+                            "own (a page's file, such as the Changes turn's, goes in a rule folder beside the "
+                            "files whose dice it rolls)", system.mechanism)
+    return system
 
 
 def require_stages(system) -> RuleSystem:

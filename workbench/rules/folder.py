@@ -5,7 +5,8 @@ A folder of rule files (``rules/changes/shooting.toml`` and
 rule file (of stages or of a named mechanism) with the same ``[system] key``;
 each file is a part of the system, named by its file name (``shooting``,
 ``melee``, ``close_combat``): a function of the system and a mode of its
-dashboard. The parts come in ``[system] order`` (1 first; a tie, and the
+dashboard. A file of a page mechanism (the Changes turn: ``rules/changes/turn.toml``) is a page of
+the system instead (``folder.pages``), which no view resolves. The parts come in ``[system] order`` (1 first; a tie, and the
 parts without one after them, in file-name order); the first part's name, die
 and notes are the system's. See "A system of several files" in docs/rulefiles.md.
 
@@ -29,7 +30,8 @@ from .frozen import Immutable
 from .errors import RuleFileError
 from .lines import key_lines, line_of
 from .loader import IDENT, RESERVED, parse_text, read_file
-from .mechanism_system import MechanismSystem
+from .mechanism_system import MechanismPage, MechanismSystem
+from .mechanisms import MECHANISMS
 from .system import RuleSystem
 
 __all__ = ["RuleFolder", "load_folder", "loads_folder", "MAX_PARTS", "TAKEN"]
@@ -37,7 +39,7 @@ __all__ = ["RuleFolder", "load_folder", "loads_folder", "MAX_PARTS", "TAKEN"]
 #: the most files one rule folder may hold
 MAX_PARTS = 16
 #: names a part's file may not have: the folder system's own attributes
-TAKEN = ("key", "name", "die", "notes", "path", "parts", "stats", "source", "sources", "functions", "attack",
+TAKEN = ("key", "name", "die", "notes", "path", "parts", "pages", "stats", "source", "sources", "functions", "attack",
          "attack_table")
 
 
@@ -50,8 +52,12 @@ def _part_name(path: Path) -> str:
     return name
 
 
-def _part(parts: dict, path: Path, text: str) -> RuleSystem | MechanismSystem:
-    return MechanismSystem(parts, path, text) if "mechanism" in parts else RuleSystem(parts, path, text)
+def _part(parts: dict, path: Path, text: str) -> RuleSystem | MechanismSystem | MechanismPage:
+    if "mechanism" not in parts:
+        return RuleSystem(parts, path, text)
+    if getattr(MECHANISMS[parts["mechanism"]], "PAGE", False):
+        return MechanismPage(parts, path, text)
+    return MechanismSystem(parts, path, text)
 
 
 def load_folder(path: str | Path) -> "RuleFolder":
@@ -79,6 +85,7 @@ class RuleFolder(Immutable):
     the part (``folder.melee(**stats)``: that file's ``attack``, its outcome's function the
     part's name). Attributes: ``key``, ``name``, ``die``, ``notes`` (the first part's), ``path``
     (the folder), ``parts`` (part name -> system, in order), ``functions`` (the part names),
+    ``pages`` (part name -> :class:`~workbench.rules.mechanism_system.MechanismPage`),
     ``TABLES`` (the vectorised twins of the parts of stages). Immutable."""
 
     key: str
@@ -87,6 +94,7 @@ class RuleFolder(Immutable):
     notes: tuple[str, ...]
     path: Path
     parts: Mapping[str, RuleSystem | MechanismSystem]
+    pages: Mapping[str, MechanismPage]
     functions: tuple[str, ...]
     TABLES: Mapping[str, Callable]
 
@@ -95,17 +103,22 @@ class RuleFolder(Immutable):
             raise RuleFileError(path, "folder", "a folder holding one or more rule files (*.toml)", "no rule file")
         order = sorted(read, key=lambda x: (x[2]["order"] is None, x[2]["order"] or 0, x[1].name))
         first = order[0]
-        for _name, file, parts, text in order[1:]:
+        for _name, file, parts, text in order:
             if parts["key"] != first[2]["key"]:
                 raise RuleFileError(file, "system.key", f"the key of every file of the folder {path.name} "
                                     f"({first[2]['key']!r}, in {first[1].name})", parts["key"],
                                     line_of(key_lines(text), "system.key"))
         d = self.__dict__
-        built = {name: _part(parts, file, text) for name, file, parts, text in order}
-        head = built[first[0]]
+        every = {name: _part(parts, file, text) for name, file, parts, text in order}
+        built = {name: part for name, part in every.items() if not isinstance(part, MechanismPage)}
+        if not built:
+            raise RuleFileError(first[1], "mechanism.name", f"a folder ({path.name}) with a file of stages or of a "
+                                "mechanism that resolves an attack beside its pages", first[2]["mechanism"])
+        head = next(iter(built.values()))
         d["key"], d["name"], d["die"], d["notes"] = head.key, head.name, head.die, head.notes
         d["path"] = Path(path)
         d["parts"] = MappingProxyType(built)
+        d["pages"] = MappingProxyType({n: p for n, p in every.items() if isinstance(p, MechanismPage)})
         d["functions"] = tuple(built)
         d["_sources"] = {file.name: text for _, file, _, text in order}
         for name, part in built.items():

@@ -213,6 +213,8 @@ def _mechanism_file(r: Reader, data: dict, parts: dict, names) -> dict:
                table.get("name", "nothing"))
     module = MECHANISMS[table["name"]]
     spec = module.read(r, {k: x for k, x in table.items() if k != "name"}, names)
+    if hasattr(module, "check"):  # a mechanism that needs its stats of some kinds and ranges
+        module.check(r, spec, parts["stats"])
     return dict(parts, forbids=_forbids(r, data, names), mechanism=table["name"], spec=spec)
 
 

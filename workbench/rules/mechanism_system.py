@@ -1,4 +1,5 @@
-"""A rule file resolved by a named mechanism (:mod:`workbench.rules.mechanisms`)."""
+"""A rule file resolved by a named mechanism (:mod:`workbench.rules.mechanisms`), or made into a page
+of its rule folder by one (:class:`MechanismPage`)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,7 +15,7 @@ from .mechanisms import MECHANISMS
 from .plan import readonly
 from .system import StatChecks
 
-__all__ = ["MechanismSystem"]
+__all__ = ["MechanismSystem", "MechanismPage"]
 
 
 class MechanismSystem(StatChecks, Immutable):
@@ -72,3 +73,29 @@ class MechanismSystem(StatChecks, Immutable):
 def _kinds(effects) -> dict[str, str]:
     """A mechanism's side effects are chances, but for the rounds fought (an expected count)."""
     return {k: "expected" if k == "rounds_fought" else "probability" for k in effects}
+
+
+class MechanismPage(StatChecks, Immutable):
+    """A rule file of a page mechanism (``PAGE = True``: the Changes turn): a page of its rule
+    folder, which no view resolves. Its stats (ranges, labels, help), notes and ``[view]`` are the
+    file's, as in any rule file; the ``[mechanism]`` table, read by the mechanism, says what only the
+    page has. ``values(**stats)`` checks settings as a resolution checks its stats. Attributes:
+    ``key``, ``name``, ``die``, ``notes``, ``path``, ``source``, ``stats``, ``view``, ``mechanism``
+    (the name), ``spec`` (the mechanism's reading of its table)."""
+
+    mechanism: str
+    spec: Any
+
+    def __init__(self, parts: Mapping[str, Any], path: str | Path, source: str):
+        self._read_parts(parts, path, source)
+        self.__dict__["mechanism"], self.__dict__["spec"] = parts["mechanism"], parts["spec"]
+
+    def __repr__(self) -> str:
+        return f"MechanismPage({self.key!r}, {self.mechanism!r}, {str(self.path)!r})"
+
+    def values(self, **stats) -> dict[str, Any]:
+        """Every stat of the file at ``stats`` (checked as a resolution checks them; an unknown name
+        or a value out of its range is an InputError naming it), the others at their defaults."""
+        inputs, env = self._check(stats, arrays=False)
+        self._forbid(env)
+        return inputs

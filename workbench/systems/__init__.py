@@ -100,7 +100,7 @@ def _load_rules() -> tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...
     for path in entries:
         key = None
         try:
-            rs = rules.load_system(path) if path.is_dir() else rules.load_any(path)
+            rs = rules.load_system(path)
             key = rs.key
             if key in BUILTINS and path.parent.resolve() == shipped:  # a built-in's own file or folder
                 continue

@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..outcome import Outcome, Stage
 from ..resources import data_dir
 
-__all__ = ["system", "load", "describe", "own_controls", "width", "outcome", "table", "flat_grid", "fit", "checked",
+__all__ = ["system", "load", "page", "describe", "own_controls", "width", "outcome", "table", "flat_grid", "fit", "checked",
            "resolve", "grid_table", "listed", "keyed", "one_roll"]
 
 
@@ -53,6 +53,15 @@ def load(key: str, part: str | None = None):
     if part is not None:
         raise ValueError(f"{rs.path}: part: expected a part of a rule folder, got {part!r} (a system of one file)")
     return rs
+
+
+def page(key: str, name: str):
+    """The :class:`~workbench.rules.mechanism_system.MechanismPage` ``name`` of the built-in ``key``'s folder
+    (``rules/changes/turn.toml``: the Changes turn page)."""
+    pages = getattr(system(key), "pages", {})
+    if name not in pages:
+        raise ValueError(f"{system(key).path}: pages: expected a page {name!r}, got {', '.join(pages) or 'none'}")
+    return pages[name]
 
 
 #: built-in key -> its description, kept by :func:`describe` for :func:`terms`

@@ -29,7 +29,6 @@ from .. import validate as v
 from ..validate import stat_function
 from ..errors import InputError
 from ..rules.frozen import remember
-from ..systems import changes
 from .state import EVADING, FIGHTING, RESPONSES
 
 __all__ = ["Policy", "FocusFire", "SpreadFire", "Greedy", "POLICIES", "get_policy", "expected_wounds"]
@@ -232,7 +231,8 @@ class SpreadFire(Policy):
 
 class Greedy(Policy):
     """The fewest units that destroy a target with probability >= ``kill_probability``
-    (exact: :func:`workbench.systems.changes.volley`); see docs/rules/changes_turn.md, "Policies"."""
+    (exact: the shooting file's ``[volley]``, as :func:`workbench.systems.changes.volley` resolves
+    it); see docs/rules/changes_turn.md, "Policies"."""
 
     name = "greedy"
 
@@ -265,8 +265,9 @@ class Greedy(Policy):
         if not entries:
             return 0.0
         keys = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
-        return remember(_P_DESTROYED, (tuple(sorted(entries)), *shared.values()), lambda: float(
-            changes.volley([dict(zip(keys, e)) for e in entries], **shared).effects["destroyed"]), _P_MAX)
+        shooting = battle.files["shot"]  # the shooting file's [volley], as changes.volley resolves it
+        return remember(_P_DESTROYED, (shooting, tuple(sorted(entries)), *shared.values()), lambda: float(
+            shooting.volley([dict(zip(keys, e)) for e in entries], **shared).effects["destroyed"]), _P_MAX)
 
     def _fewest(self, battle, ready, foe):
         shooters = sorted((u for u in ready if expected_wounds(battle, u, foe) > 0),

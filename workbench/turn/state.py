@@ -11,11 +11,12 @@ from typing import Any
 
 from .. import validate as v
 from ..errors import InputError
-from ..systems import changes
+from ..rules.mechanisms import changes_turn
+from ..systems import changes, ownfile
 from .forces import UnitSpec
 
 __all__ = ["Rules", "Unit", "Tally", "ATTACK_ACTIONS", "RESPONSES", "CHARGES",
-           "WRECKED_TRANSPORT", "SIDES"]
+           "SIDES"]
 
 READY, ENGAGED, UNDER_FIRE, OCCUPIED = "READY", "ENGAGED", "UNDER FIRE", "OCCUPIED"
 FIGHTING, POSTPONED, EVADING = "FIGHTING", "POSTPONED", "EVADING"
@@ -27,44 +28,56 @@ ATTACK_ACTIONS = ("hold_ground", "move", "go_to_ground", "tactical_charge", "fur
                   "move_9_d3", "get_up", "desperate_charge", "postpone")
 #: the charges ("If at least one model touches an enemy model, the two units are LOCKED IN CLOSE COMBAT")
 CHARGES = ("tactical_charge", "furious_charge", "desperate_charge")
-#: what becomes of a unit still inside a transport that is destroyed (the seed does not say)
-WRECKED_TRANSPORT = ("unharmed", "lost")
-RESPONSES = ("engage", "under_fire", "go_to_ground")
+RESPONSES = changes_turn.ANSWERS  # what an attacked passive unit may do (the turn file's answers)
 SIDES = ("A", "B")
+
+
+#: each reading's stat: the turn file's own (rules/changes/turn.toml), and the four the turn shares
+#: with shooting (rules/changes/shooting.toml), whose name, values and default they keep
+_READINGS = {**{s.name: s for s in ownfile.page(changes.KEY, "turn").stats if s.name in changes_turn.READINGS},
+             **{n: ownfile.load(changes.KEY).stat(n) for n in ("natural_12_always_succeeds", "natural_1_always_fails",
+                                                             "firer_cover_rule", "heavy_shot")}}
+
+
+def _default(name: str) -> Any:
+    return _READINGS[name].default
 
 
 @dataclass(frozen=True)
 class Rules:
-    """Readings of the seed a designer may flip, each described with its default in
-    docs/rules/changes_turn.md ("Readings ... and switches"). A switch that is also one of
-    :func:`workbench.systems.changes.shooting` (``firer_cover_rule``, ``heavy_shot``, the
-    natural 12 and natural 1) has its name, values and default there, so the two never disagree.
+    """Readings of the seed a designer may flip, each a stat of the turn's rule file with its label,
+    help and default (``rules/changes/turn.toml``; docs/rules/changes_turn.md, "Readings ... and
+    switches"). A switch that is also one of :func:`workbench.systems.changes.shooting`
+    (``firer_cover_rule``, ``heavy_shot``, the natural 12 and natural 1) is shooting.toml's stat, so
+    the two never disagree. ``system``: the Changes rule folder whose shooting and melee files every
+    shot and strike rolls (None: the built-in's, ``rules/changes/``; a designer's copy, edited).
     """
 
-    charge_needs_engaged_target: bool = False
-    morale: str = "plain"
-    loser: str = "wounds"
-    snap_at_evading: str = "downgrade"
-    passive_sees_results: bool = True
-    natural_12_always_succeeds: bool = False
-    natural_1_always_fails: bool = False
-    firer_cover_rule: str = "same"
-    wrecked_transport: str = "unharmed"
-    heavy_shot: str = "bs_plus_4"
+    charge_needs_engaged_target: bool = _default("charge_needs_engaged_target")
+    morale: str = _default("morale")
+    loser: str = _default("loser")
+    snap_at_evading: str = _default("snap_at_evading")
+    passive_sees_results: bool = _default("passive_sees_results")
+    natural_12_always_succeeds: bool = _default("natural_12_always_succeeds")
+    natural_1_always_fails: bool = _default("natural_1_always_fails")
+    firer_cover_rule: str = _default("firer_cover_rule")
+    wrecked_transport: str = _default("wrecked_transport")
+    heavy_shot: str = _default("heavy_shot")
+    system: Any = None
 
     def __post_init__(self):
+        if self.system is not None and not {"shooting", "melee"} <= set(getattr(self.system, "parts", ())):
+            raise InputError("system", "None (the built-in rules/changes/) or a rule folder with the parts "
+                             "shooting and melee", self.system)
         for f in fields(self):
+            if f.name == "system":
+                continue
+            stat = _READINGS[f.name]
             value = getattr(self, f.name)
-            if f.name in _CHOICES:
-                v.choice(f.name, value, _CHOICES[f.name])
+            if stat.kind == "choice":
+                v.choice(f.name, value, [o for o, _ in stat.options])
             else:
                 v.boolean(f.name, value)
-
-
-#: the values of each reading that is not a yes/no switch
-_CHOICES = {"morale": ("plain", "difference"), "loser": ("wounds", "models"),
-            "snap_at_evading": ("downgrade", "refuse"), "firer_cover_rule": changes.FIRER_COVER_RULES,
-            "wrecked_transport": WRECKED_TRANSPORT, "heavy_shot": changes.HEAVY_SHOT_RULES}
 
 
 class Unit:

@@ -4,8 +4,9 @@ transports and the FIGHTs of units locked in close combat (:class:`Table`,
 the ground :class:`workbench.turn.simulator.Battle` plays its turn on).
 
 Every shot and strike rolls the stages of the Changes rule files, ``rules/changes/shooting.toml``
-and ``melee.toml`` (their to-hit, to-pierce and to-wound target numbers), with a numpy Generator
-passed in: an edit of a target number there is the turn's too.
+and ``melee.toml`` (their to-hit, to-pierce and to-wound target numbers), or of a copy of the folder
+(``Rules(system=...)``), with a numpy Generator passed in: an edit of a target number there is the
+turn's too.
 """
 from __future__ import annotations
 
@@ -25,15 +26,17 @@ from .state import EVADING, FIGHTING, SIDES, Tally, Unit, _rules
 __all__ = ["Table"]
 
 
-#: the rule files a shot and a strike roll the stages of
-_FILES = {"shot": ownfile.load(changes.KEY), "strike": ownfile.load(changes.KEY, changes.MELEE_PART)}
+def _files(system: Any) -> dict[str, Any]:
+    """The rule files a shot and a strike roll the stages of: the folder ``system``'s (None: the built-in's)."""
+    if system is None:
+        return {"shot": ownfile.load(changes.KEY), "strike": ownfile.load(changes.KEY, changes.MELEE_PART)}
+    return {"shot": system.part("shooting"), "strike": system.part(changes.MELEE_PART)}
 
 
 @lru_cache(maxsize=4096)
-def _tests(kind: str, stats: tuple) -> tuple[DieRoll, ...]:
-    """The D12 tests of one shot or one strike (``kind``): the stages of its rule file at
-    ``stats``, (name, value) pairs of the file's stats (the others at the file's defaults)."""
-    rule_file = _FILES[kind]
+def _tests(rule_file: Any, stats: tuple) -> tuple[DieRoll, ...]:
+    """The D12 tests of one shot or one strike: the stages of its rule file at ``stats``, (name,
+    value) pairs of the file's stats (the others at the file's defaults)."""
     _inputs, env = rule_file._check(dict(stats), arrays=False)
     return tuple(DieRoll(die) for die in stage_dice(rule_file.stages, env))
 
@@ -45,6 +48,8 @@ class Table:
     def __init__(self, force_a: Sequence[UnitSpec], force_b: Sequence[UnitSpec], *, rules: Any = None,
                  log: bool = False):
         self.rules = _rules(rules)
+        #: the rule files a shot and a strike roll (see :func:`_files`)
+        self.files = _files(self.rules.system)
         self.units = {"A": [Unit(s, "A") for s in force(force_a)],
                       "B": [Unit(s, "B") for s in force(force_b)]}
         self.log = v.boolean("log", log)
@@ -121,7 +126,7 @@ class Table:
         targets of ``changes.shooting``: BS + max(cover, Inv), AP + Sv, S + T; a heavy weapon in a
         SHOT, the target gone to ground, the firer gone to ground, with the switches
         ``Rules(heavy_shot=...)`` and ``Rules(firer_cover_rule=...)``)."""
-        return _tests("shot", self._target_stats(weapon, target) + (
+        return _tests(self.files["shot"], self._target_stats(weapon, target) + (
             ("bs", firer.spec.bs), ("weapon", weapon.kind), ("action", shot), ("cover", target.spec.cover),
             ("go_to_ground", target.gone_to_ground), ("firer_gone_to_ground", firer.gone_to_ground),
             ("firer_cover", firer.spec.cover), ("firer_cover_rule", self.rules.firer_cover_rule),
@@ -130,7 +135,7 @@ class Table:
     def melee_tests(self, attacker: Unit, target: Unit):
         """Melee: the stages of ``rules/changes/melee.toml`` ("Weapons Skill vs Dodge or
         Invulnerable": WS + max(D, Inv), then pierce and wound as shooting)."""
-        return _tests("strike", self._target_stats(attacker.spec.melee_weapon, target) + (
+        return _tests(self.files["strike"], self._target_stats(attacker.spec.melee_weapon, target) + (
             ("ws", attacker.spec.ws), ("d", target.spec.d)))
 
     @staticmethod

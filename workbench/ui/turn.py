@@ -1,7 +1,7 @@
 """The Changes turn page: two forces, each player's plan, and what whole turns do.
 
-``TurnDashboard()`` is the served page of :mod:`workbench.turn`: what a playtester sets
-(:mod:`workbench.ui.turncontrols`), the four scenarios it replays on the same dice, what it
+``TurnDashboard()`` is the served page of :mod:`workbench.turn`: what a playtester sets is the
+turn's rule file, ``rules/changes/turn.toml`` (:mod:`workbench.ui.turncontrols`), the four scenarios it replays on the same dice, what it
 shows, its link and its measured redraw times are docs/dashboards.md, "The Changes turn page".
 As on the other dashboards, every control is read against its declared range
 (:mod:`workbench.ui.guard`), a bad link value leaves a working page with a message naming it,
@@ -20,14 +20,15 @@ import plotly.graph_objects as go
 
 from .. import teach
 from ..controls import Control
-from ..errors import InputError
+from ..rules.mechanisms.changes_turn import READINGS
 from ..turn import from_profile, study, summary
 from .controlwidgets import SharedLooks, declared
 from .live import FOLLOWS, LiveDashboard, checked
 from .looks import PLOT_HEIGHT, html_widget, plot_layout, row as _row, table_html
 from .numbers import expected_text
 from .plotwidget import Plot
-from .turncontrols import ANSWERS, MAX_UNITS, SIDES, _on_step, controls, unit_choices
+from . import turncontrols
+from .turncontrols import SHARED_READINGS, controls, unit_choices
 
 #: scenario key -> how the page names it
 SCENARIOS = {"chosen": "Changes turn, your answer",
@@ -43,6 +44,9 @@ _MODE_COLOURS = {"Changes turn": "#4C72B0", "I-go-you-go": "#DD8452"}
 class TurnDashboard(LiveDashboard):
     """The served page of the turn simulator; see the module docstring.
 
+    * ``TurnDashboard(system="my_changes")``: the page of a copy of the Changes folder (a key, a
+      description or a :class:`~workbench.rules.RuleFolder`): its ``turn.toml``'s controls, and its
+      shooting and melee files' dice;
     * ``show()``: apply the page's link (under Voila), then display;
     * ``widget``: what is put on the page; ``controls``: link key -> Control;
       ``widgets``: link key -> widget;
@@ -56,15 +60,19 @@ class TurnDashboard(LiveDashboard):
       scenario with what the Numbers table shows (as numbers).
     """
 
-    def __init__(self, *, query: str | None = None, turns: int | None = None, seed: int | None = None):
+    def __init__(self, *, query: str | None = None, turns: int | None = None, seed: int | None = None,
+                 system: Any = None):
+        self.folder = turncontrols.folder(system)
+        self.turn = self.folder.pages["turn"]
+        self.sides = turncontrols.sides(self.folder)
         self.choices = unit_choices()
-        self.controls: dict[str, Control] = controls(self.choices)
+        self.controls: dict[str, Control] = controls(self.choices, self.folder)
         self.results: dict[str, pd.DataFrame] = {}
         self.numbers: pd.DataFrame | None = None
 
         looks = SharedLooks(width="320px", label_width="82px")
         self.widgets: dict[str, W.ValueWidget] = self._controls(self.controls, looks)
-        for side in SIDES:  # shown with the 'just enough' plan only: a layout of their own
+        for side in self.sides:  # shown with the 'just enough' plan only: a layout of their own
             self.widgets[f"{side}_kill"].layout = W.Layout(width="320px", max_width="100%")
         wide = W.Layout(width="380px", max_width="100%")  # the unit pickers' longer choices
         for key in self.controls:
@@ -73,6 +81,7 @@ class TurnDashboard(LiveDashboard):
 
         self.status = html_widget("wb-turn-status")
         self.table = html_widget("wb-turn-numbers")
+        self.notes = html_widget("wb-turn-notes")
         self._message_and_link()
 
         self.figures: dict[str, Plot] = {key: Plot(go.Figure(layout=plot_layout(height=PLOT_HEIGHT)))
@@ -81,9 +90,9 @@ class TurnDashboard(LiveDashboard):
 
         self.unit_rows: dict[str, list[W.Box]] = {}
         sides = []
-        for side, (title, what) in SIDES.items():
+        for side, (title, what) in self.sides.items():
             rows = []
-            for i in range(1, MAX_UNITS + 1):
+            for i in range(1, self.turn.stat("units").max + 1):
                 rows.append(_row([self.widgets[f"{side}{i}_{k}"] for k in ("unit", "models", "cover")])
                             .add_class(f"wb-unit-{side}{i}"))
             self.unit_rows[side] = rows
@@ -94,16 +103,16 @@ class TurnDashboard(LiveDashboard):
                                  _row(plan), _row([self.widgets[f"{side}_units"]]), *rows])
                          .add_class(f"wb-side-{side}").add_class("wb-side"))
 
-        intro = (
-            "<h2>40k Changes: a whole turn</h2>"
-            "<p>Two forces play one Changes turn many times, every die rolled. The active player commits its "
-            "units to targets before any die is rolled, so shots can go at a unit another unit has already "
-            "destroyed; each attacked passive unit engages, stays under fire or goes to ground. The same forces "
-            "also play a plain I-go-you-go turn for comparison.</p>"
-            f"<p>{FOLLOWS} A redraw takes a second or two.</p>")
+        view = self.turn.view
+        intro = (f"<h2>{html.escape(view.title or self.turn.name)}</h2>"
+                 + (f"<p>{html.escape(view.blurb)}</p>" if view.blurb else "")
+                 + f"<p>{FOLLOWS} A redraw takes a second or two.</p>")
         run = _row([self.widgets["turns"], self.widgets["seed"]]).add_class("wb-turn-run")
+        rules = W.VBox([W.HTML("<h3>Readings of the rules</h3><p>Where the rules can be read two ways: "
+                               "each control says which reading is played.</p>"),
+                        _row([self.widgets[k] for k in self._readings])]).add_class("wb-turn-readings")
         self._page("changes-turn", intro, [
-            _row(sides), run, self.error, self.status,
+            _row(sides), run, rules, self.error, self.status, self.notes,
             _row([self.figures["lost-active"], self.figures["lost-passive"]]),
             _row([self.figures["exchange"], self.figures["wasted"]]),
             _row([self.figures["engage"]]),
@@ -123,16 +132,25 @@ class TurnDashboard(LiveDashboard):
     def _shown(self):
         return ((k, c, self.widgets[k]) for k, c in self.controls.items())
 
+    @property
+    def _readings(self) -> tuple[str, ...]:
+        return (*READINGS, *SHARED_READINGS)
+
+    def rules(self) -> dict[str, Any]:
+        """The readings of the current settings, as :func:`workbench.turn.study` takes them."""
+        values = self.values()
+        return {k: values[k] for k in self._readings}
+
     def _shown_keys(self, values: dict[str, Any]) -> list[str]:
         """The link keys that matter for ``values``: the units on the table, the
-        'just enough' target only with that plan."""
+        'just enough' target only with that plan, a reading only where it is not the default."""
         keys = ["a_plan"] + (["a_kill"] if values["a_plan"] == "greedy" else [])
         keys += ["b_plan"] + (["b_kill"] if values["b_plan"] == "greedy" else []) + ["b_answer"]
-        for side in SIDES:
+        for side in self.sides:
             keys.append(f"{side}_units")
             for i in range(1, values[f"{side}_units"] + 1):
                 keys += [f"{side}{i}_unit", f"{side}{i}_models", f"{side}{i}_cover"]
-        return keys + ["turns", "seed"]
+        return keys + ["turns", "seed"] + [k for k in self._readings if values[k] != self.controls[k].default]
 
     def query_string(self) -> str:
         """``?a_plan=greedy&...``: the link to the current settings."""
@@ -144,7 +162,7 @@ class TurnDashboard(LiveDashboard):
         """The two forces of the current settings (units named A1.., B1..)."""
         values = self.values()
         out = []
-        for side in SIDES:
+        for side in self.sides:
             units = []
             for i in range(1, values[f"{side}_units"] + 1):
                 ch = self.choices[values[f"{side}{i}_unit"]]
@@ -158,7 +176,7 @@ class TurnDashboard(LiveDashboard):
         ``answer`` overrides the passive player's answer."""
         values = self.values()
         out = []
-        for side in SIDES:
+        for side in self.sides:
             plan = values[f"{side}_plan"]
             opts: dict[str, Any] = {}
             if plan == "greedy":
@@ -173,20 +191,13 @@ class TurnDashboard(LiveDashboard):
         """Set settings by link key with one redraw. A key the page has not, or a
         value its control cannot show, raises :class:`InputError` before anything
         changes. Returns whether the redraw succeeded."""
-        for k, v in checked(values, self.controls, "setting").items():
-            _on_step(self.controls[k], v)
+        checked(values, self.controls, "setting")
         self._set(values, self.controls, self.widgets, "setting")
         return not self.error.value
 
     def _apply_query(self, qs: str, errors: list[str]) -> None:
         from .query import parse_controls
-        values = parse_controls(qs, self.controls, errors)
-        good = {}
-        for k, v in values.items():
-            try:
-                good[k] = _on_step(self.controls[k], v)
-            except InputError as exc:
-                errors.append(str(exc))
+        good = parse_controls(qs, self.controls, errors)
         if good or self.numbers is None:  # a link without settings keeps what is drawn
             with self.hold():
                 for k, v in good.items():
@@ -215,7 +226,7 @@ class TurnDashboard(LiveDashboard):
         return True
 
     def _show_units(self) -> None:
-        for side in SIDES:
+        for side in self.sides:
             n = declared(self.controls[f"{side}_units"], self.widgets[f"{side}_units"].value)
             for i, row in enumerate(self.unit_rows[side], start=1):
                 row.layout.display = "flex" if i <= n else "none"
@@ -224,7 +235,8 @@ class TurnDashboard(LiveDashboard):
 
     def _play(self, a, b, values) -> dict[str, pd.DataFrame]:
         """The four scenarios of the page, on the same dice (common seeds)."""
-        kw = dict(turns=values["turns"], seed=values["seed"], progress=False)
+        kw = dict(turns=values["turns"], seed=values["seed"], rules=dict(self.rules(), system=self.folder),
+                  progress=False)
         pol_a, _ = self.policies()
         out = {}
         for key, answer in (("engage", "engage"), ("under_fire", "under_fire")):
@@ -290,7 +302,7 @@ class TurnDashboard(LiveDashboard):
         answers = ["engage", "under_fire"]
         fig = go.Figure(layout=self._layout("Engage or stay under fire?", "the passive player's answer",
                                             "expected models lost per turn", barmode="group"))
-        labels = [_answer_words(k) for k in answers]
+        labels = [_answer_words(self.controls["b_answer"], k) for k in answers]
         for who, col, colour in (("active", "lost_active", _ACTIVE), ("passive", "lost_passive", _PASSIVE)):
             fig.add_bar(x=labels, y=[float(n.loc[k, col]) for k in answers], name=f"{who} player loses",
                         marker_color=colour,
@@ -303,16 +315,18 @@ class TurnDashboard(LiveDashboard):
         self.status.value = (f"<p class='wb-based-on'>Based on {turns:,} simulated turns for each row "
                              f"(dice seed {values['seed']}), every die rolled; ± is the margin of error "
                              "(twice the standard error).</p>")
+        notes = self.turn.notes_at(**{k: values[k] for k in READINGS})
+        self.notes.value = ("<div class='wb-notes'><h4>Rules as played</h4><ul>"
+                            + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul></div>")
 
-    @staticmethod
-    def _table_html(numbers: pd.DataFrame, values: dict[str, Any]) -> str:
+    def _table_html(self, numbers: pd.DataFrame, values: dict[str, Any]) -> str:
         columns = ("", "Expected models the active player loses", "Expected models the passive player loses",
                    "Passive models lost per active model lost", "Chance a turn has shots at a unit already "
                    "destroyed", "Share of the active player's dice wasted",
                    "Expected passive units destroyed")
         body = []
         for row in numbers.itertuples():
-            cells = [SCENARIOS[row.scenario] + (f" ({_answer_words(values['b_answer'])})"
+            cells = [SCENARIOS[row.scenario] + (f" ({_answer_words(self.controls['b_answer'], values['b_answer'])})"
                                                 if row.scenario == "chosen" else ""),
                      f"{expected_text(row.lost_active)} ± {expected_text(row.lost_active_margin)}",
                      f"{expected_text(row.lost_passive)} ± {expected_text(row.lost_passive_margin)}",
@@ -324,9 +338,9 @@ class TurnDashboard(LiveDashboard):
                 + table_html(columns, body, "wb-compare", row_classes=rows, wrap=False) + "</div>")
 
 
-def _answer_words(key: str) -> str:
+def _answer_words(control: Control, key: str) -> str:
     """"stay under fire": an answer as a table cell says it (the control's words without their note)."""
-    return ANSWERS[key].split(" (")[0].lower()
+    return control.say(key).split(" (")[0].lower()
 
 
 def _short(key: str) -> str:

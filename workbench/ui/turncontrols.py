@@ -1,50 +1,58 @@
-"""What a playtester sets on the Changes turn page: the plans, the answers,
-the unit pickers (a profile of ``profiles/changes`` with one of its guns)
-and every control with its range, its help and the words of its choices,
-and how a link's value is read against its control's steps.
+"""What a playtester sets on the Changes turn page, read from the turn's rule file
+(``rules/changes/turn.toml``, a page of the folder ``rules/changes/``; docs/rulefiles.md, "Named
+mechanisms"): every control, with its range, its help and the words of its choices, is a stat of
+the file. A side's ``plan``, ``kill`` and ``units`` and a unit slot's ``models`` and ``cover`` are one
+stat each, repeated under the link keys ``a_plan``, ``b_kill``, ``a1_models``...; each slot's unit
+picker offers a profile of ``profiles/changes`` with one of its guns; the readings of the seed are
+the file's stats and the four the turn shares with shooting.toml's.
 """
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from .. import profiles
 from ..controls import Control
 from ..errors import InputError
-from ..systems import changes
+from ..rules.mechanisms import changes_turn
+from ..systems import changes, ownfile
+from ..systems.description import stat_control
 
-__all__ = ["PLANS", "ANSWERS", "DEFAULT_TURNS", "TURNS_RANGE", "SIDES", "MAX_UNITS", "UnitChoice",
-           "unit_choices", "controls"]
+__all__ = ["DEFAULT_TURNS", "TURNS_RANGE", "UnitChoice", "unit_choices", "controls", "sides", "folder",
+           "readings", "SHARED_READINGS"]
 
-#: a plan as the page names it -> the policy of workbench.turn.policies
-PLANS = {"focus": "Focus fire", "spread": "Spread fire", "greedy": "Just enough"}
-#: what each plan does, in a playtester's words (the plan control's help)
-PLAN_HELP = ("Focus fire: every unit at the enemy unit that throws the most dice. Spread fire: units shared "
-             "out over two enemy units. Just enough: for each target, the fewest units that destroy it with "
-             "at least the chance set below, then a second target with the units left.")
-#: the passive player's answer when its units are attacked -> how the page says it
-ANSWERS = {"engage": "Engage (fire back at once)",
-           "under_fire": "Stay under fire (act later)",
-           "go_to_ground": "Go to ground (+2 cover)"}
-#: the two sides: link prefix -> (title, what it does in the turn)
-SIDES = {"a": ("Active player", "declares its attacks first"),
-         "b": ("Passive player", "answers each attack")}
-MAX_UNITS = 3
-#: the number of simulated turns: default, and (lowest, highest, step). A redraw
-#: plays four scenarios of that many turns; the default keeps it under ~2 s
-#: on a 2-core machine, the highest a few seconds (docs/dashboards.md).
-DEFAULT_TURNS = 500
-TURNS_RANGE = (100, 2000, 100)
-SEED_RANGE = (0, 9999)
-KILL_RANGE = (50, 95, 5)  # "just enough": the target chance to destroy a unit, in percent
+#: the link key of a stat whose name a rule file may not give it
+_LINK = {"dice_seed": "seed"}
+#: the readings the turn shares with shooting: shooting.toml's stats
+SHARED_READINGS = ("natural_12_always_succeeds", "natural_1_always_fails", "firer_cover_rule", "heavy_shot")
 
-#: the starting forces: (models, gun, cover) per unit
-_DEFAULT_FORCES = {"a": [(5, "boltgun", 0), (10, "boltgun", 0), (5, "boltgun", 0)],
-                   "b": [(5, "boltgun", 0), (10, "heavy-bolter", 2), (5, "boltgun", 0)]}
+
+def folder(system: Any = None):
+    """The Changes rule folder a turn page is made of: None the built-in's (``rules/changes/``), else
+    a system's key, its description or its :class:`~workbench.rules.RuleFolder`: a copy of the
+    folder, with its page ``turn.toml`` and its part ``shooting.toml``."""
+    if system is None:
+        return ownfile.system(changes.KEY)
+    if isinstance(system, str):
+        from .. import systems
+        system = systems.get(system)
+    found = getattr(system, "module", system)  # a description's module is its folder
+    if "turn" not in getattr(found, "pages", {}) or "shooting" not in getattr(found, "parts", {}):
+        raise InputError("system", "a copy of the Changes rule folder (its page turn.toml and its part "
+                         "shooting.toml)", getattr(found, "path", system))
+    return found
+
+
+_TURNS = ownfile.page(changes.KEY, "turn").stat("turns")
+#: the number of simulated turns: default, and (lowest, highest, step). A redraw plays four scenarios
+#: of that many turns; the default keeps it under ~2 s on a 2-core machine (docs/dashboards.md).
+DEFAULT_TURNS = _TURNS.default
+TURNS_RANGE = (_TURNS.min, _TURNS.max, ownfile.page(changes.KEY, "turn").view.steps.get("turns", 1))
 
 
 def _slug(text: str) -> str:
-    import re
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
@@ -84,54 +92,49 @@ def _shots(w) -> str:
     return f"{w['shots']} shot{'s' if w['shots'] != 1 else ''}"
 
 
-def _default_choice(choices: dict[str, UnitChoice], gun: str) -> str:
-    return next((k for k in choices if k.endswith("." + gun)), next(iter(choices)))
+def sides(system: Any = None) -> dict[str, tuple[str, str]]:
+    """The two sides of the page: link prefix -> (title, what it does in the turn), the file's words."""
+    return {k: (s.title, s.does) for k, s in folder(system).pages["turn"].spec.sides.items()}
 
 
-def controls(choices: dict[str, UnitChoice] | None = None) -> dict[str, Control]:
-    """Every control of the page by link key, with its range and its help in a playtester's words."""
+def _control(turn: Any, name: str, key: str | None = None, **changes_: Any) -> Control:
+    """The control of the turn file's stat ``name`` under the link key ``key``."""
+    c = stat_control(turn.stat(name), turn.view)
+    return dataclasses.replace(c, name=key or _LINK.get(name, name), **changes_)
+
+
+def readings(system: Any = None) -> dict[str, Control]:
+    """The readings of the seed a designer may flip (workbench.turn.Rules' fields), by link key: the
+    turn file's own, then the four shared with shooting, as shooting.toml states them."""
+    rules = folder(system)
+    turn, shooting = rules.pages["turn"], rules.part("shooting")
+    return {**{n: _control(turn, n) for n in changes_turn.READINGS},
+            **{n: stat_control(shooting.stat(n), shooting.view) for n in SHARED_READINGS}}
+
+
+def controls(choices: dict[str, UnitChoice] | None = None, system: Any = None) -> dict[str, Control]:
+    """Every control of the page by link key, from the turn file of the folder ``system`` (see
+    :func:`folder`): the run, each side's plan, target chance, units and unit slots, the passive
+    player's answer, and the readings."""
+    turn = folder(system).pages["turn"]
     choices = choices or unit_choices()
     keys = tuple(choices)
-    lo, hi, step = TURNS_RANGE
-    out = {
-        "turns": Control("turns", "int", DEFAULT_TURNS, lo, hi, step, label="turns simulated",
-                         help=f"how many turns are played for each row of the table ({lo} to {hi}, "
-                              f"by {step}); more turns give steadier numbers but take longer"),
-        "seed": Control("seed", "int", 1, *SEED_RANGE, label="dice seed",
-                        help="which dice are rolled: the same seed always gives the same numbers"),
-    }
-    for side, (title, _what) in SIDES.items():
-        other = "passive" if side == "a" else "active"
-        out[f"{side}_plan"] = Control(f"{side}_plan", "choice", "greedy" if side == "a" else "focus",
-                                      options=tuple(PLANS), words=tuple(PLANS.items()), label="plan",
-                                      help=f"how the {title.lower()} chooses targets. " + PLAN_HELP)
-        out[f"{side}_kill"] = Control(f"{side}_kill", "int", 80, *KILL_RANGE[:2], KILL_RANGE[2],
-                                      label="'just enough' aims at (%)",
-                                      help="with the 'just enough' plan: the chance of destroying the target "
-                                           "that the fewest committed units must reach")
-        out[f"{side}_units"] = Control(f"{side}_units", "int", MAX_UNITS, 1, MAX_UNITS, label="units",
-                                       help=f"how many units the {title.lower()} has on the table")
-        for i, (models, gun, cover) in enumerate(_DEFAULT_FORCES[side], start=1):
-            out[f"{side}{i}_unit"] = Control(f"{side}{i}_unit", "choice", _default_choice(choices, gun),
-                                             options=keys, label=f"unit {i}",
+    gun_help = "; ".join(sorted({_gun_text(ch) for ch in choices.values()}))
+    out = {"turns": _control(turn, "turns"), "seed": _control(turn, "dice_seed")}
+    for side, spec in turn.spec.sides.items():
+        out[f"{side}_plan"] = _control(turn, "plan", f"{side}_plan", default=spec.plan)
+        out[f"{side}_kill"] = _control(turn, "kill", f"{side}_kill")
+        out[f"{side}_units"] = _control(turn, "units", f"{side}_units", default=len(spec.units))
+        for i, (unit, models, cover) in enumerate(spec.units, start=1):
+            if unit not in choices:
+                raise InputError(f"{turn.path.name}: mechanism.sides.{side}.units[{i - 1}].unit",
+                                 "one of " + ", ".join(keys), unit)
+            out[f"{side}{i}_unit"] = Control(f"{side}{i}_unit", "choice", unit, options=keys,
+                                             label=f"{turn.spec.unit_label} {i}",
                                              words=tuple((k, ch.label) for k, ch in choices.items()),
-                                             help="the unit's army-list entry and the gun its models carry: "
-                                                  + "; ".join(sorted({_gun_text(ch) for ch in choices.values()})))
-            out[f"{side}{i}_models"] = Control(f"{side}{i}_models", "int", models, 1, 20, label="models",
-                                               help="models in the unit")
-            out[f"{side}{i}_cover"] = Control(f"{side}{i}_cover", "int", cover, 0, 4, label="cover",
-                                              help=f"the unit's cover: added to the roll the {other} "
-                                                   "player needs to hit it (0 = in the open)")
-    out["b_answer"] = Control("b_answer", "choice", "engage", options=tuple(ANSWERS), words=tuple(ANSWERS.items()),
-                              label="answer",
-                              help="what a passive unit does when it is attacked: engage (fire back at the "
-                                   "attackers at once), stay under fire (act in the remaining units phase), or "
-                                   "go to ground (+2 cover, then only snap shots)")
-    return out
-
-
-def _on_step(c: Control, value: Any) -> Any:
-    """A link's value of a stepped control: refused unless it is on a step."""
-    if c.kind == "int" and c.step and c.step != 1 and (value - c.lo) % c.step:
-        raise InputError(c.name, f"a number from {c.lo:g} to {c.hi:g} in steps of {c.step:g}", value)
-    return value
+                                             help=f"{turn.spec.unit_help}: {gun_help}")
+            for name, value in (("models", models), ("cover", cover)):
+                out[f"{side}{i}_{name}"] = _control(turn, name, f"{side}{i}_{name}",
+                                                    **({} if value is None else {"default": value}))
+    out["b_answer"] = _control(turn, "answer", "b_answer")
+    return {**out, **readings(system)}
