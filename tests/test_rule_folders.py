@@ -109,7 +109,8 @@ def test_the_copied_folders_dashboard_shows_both_modes_and_resolves_the_edited_o
 
 
 def test_the_copied_folder_is_on_the_landing_page_and_served(mine, tmp_path):
-    from workbench.rulepages import stage_rule_pages
+    from workbench.rulepages import rule_dashboard, stage_rule_pages
+    from workbench.ui.turn import TurnDashboard
 
     staged = tmp_path / "staged"
     staged.mkdir()
@@ -124,6 +125,15 @@ def test_the_copied_folder_is_on_the_landing_page_and_served(mine, tmp_path):
     landing = serve.landing_page(serve.DASHBOARDS + pages.dashboards, pages.landing_items())
     assert 'href="voila/render/my_changes.ipynb"' in landing and 'href="voila/render/my_melee.ipynb"' in landing
     assert pages.now().dashboards == pages.dashboards
+    # the copy's turn.toml is its own turn page, beside the built-in's
+    turn = next(d for d in pages.dashboards if d.notebook == "my_changes-turn.ipynb")
+    assert turn.title == "40k Changes: a whole turn" and turn.blurb.endswith("(rule folder my_changes)")
+    assert 'href="voila/render/my_changes-turn.ipynb"' in landing and not (staged / "my_melee-turn.ipynb").exists()
+    code = (staged / "my_changes-turn.ipynb").read_text(encoding="utf-8")
+    assert "rule_dashboard('my_changes', 'my_changes', 'turn')" in code and str(mine) not in code
+    page = rule_dashboard("my_changes", "my_changes", "turn")
+    assert isinstance(page, TurnDashboard) and page.turn.path == mine / "my_changes" / "turn.toml"
+    assert page.error.value == "" and page.numbers is not None
 
 
 def test_the_command_line_posts_and_sweeps_either_mode_of_the_copy(mine, capsys):
@@ -204,12 +214,14 @@ def test_a_folder_with_a_broken_file_is_listed_by_that_file_its_field_and_line(m
     assert message.startswith(f"Line {line}, at system.die: it should be") and str(mine) not in message
     assert "my_changes.ipynb" not in [d.notebook for d in now.dashboards]
     assert "my_melee.ipynb" in [d.notebook for d in now.dashboards]
-    page = rule_dashboard("my_changes", "my_changes")
-    assert isinstance(page, BrokenRulePage) and "my_changes/melee.toml" in page.html()
+    assert "my_changes-turn.ipynb" not in [d.notebook for d in now.dashboards]
+    for page in (rule_dashboard("my_changes", "my_changes"), rule_dashboard("my_changes", "my_changes", "turn")):
+        assert isinstance(page, BrokenRulePage) and "my_changes/melee.toml" in page.html()
     again = tmp_path / "again"
     again.mkdir()
     later = stage_rule_pages(again, tuple(d.notebook for d in serve.DASHBOARDS))  # a restart while broken
     assert not (again / "my_changes.ipynb").exists() and (again / "my_melee.ipynb").exists()
+    assert not (again / "my_changes-turn.ipynb").exists()
     assert "my_changes/melee.toml" in later.landing_items()
 
 

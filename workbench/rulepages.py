@@ -3,8 +3,10 @@
 Every rule system the registry (:mod:`workbench.systems`) finds gets a small
 notebook in the server's staged folder, named by its key (``kill6.ipynb``),
 whose cells only call the package (:func:`rule_dashboard`: the generic
-:class:`~workbench.ui.SystemDashboard` over the system's description); nothing
-of the rule folders is served. A page names a file by its name, a file of a
+:class:`~workbench.ui.SystemDashboard` over the system's description); a copy of
+the Changes folder with its ``turn.toml`` gets its turn page too
+(``my_changes-turn.ipynb``: a key has no hyphen, so no system's page takes the
+name); nothing of the rule folders is served. A page names a file by its name, a file of a
 rule folder as ``folder/file.toml``. A file that does not load, or whose key
 names another page, is listed on the landing page with its message in plain
 words, also when it breaks while the server runs (:meth:`RulePages.now`); its
@@ -45,7 +47,7 @@ class RulePages:
         loaded = set(systems.keys())
         broken = _broken()
         names = {name for name, _ in broken}
-        served = tuple(d for d in self.dashboards if d.notebook.removesuffix(".ipynb") in loaded)
+        served = tuple(d for d in self.dashboards if _key_of(d) in loaded)
         gone = [(d.notebook.removesuffix(".ipynb"), "this rule file is no longer in its folder")
                 for d in self.dashboards if d not in served and not _covers(_file_of(d), names)]
         refused = [item for item in self.refused if not _covers(item[0], names)]
@@ -57,6 +59,11 @@ class RulePages:
             f'<li class="wb-broken" style="border-color:#b00020"><strong>{html.escape(name)}</strong>'
             f"<span>This rule file has a mistake, so it has no dashboard yet. {html.escape(message)}</span></li>"
             for name, message in self.broken)
+
+
+def _key_of(dashboard: Dashboard) -> str:
+    """The system key a staged page belongs to (``my_changes-turn.ipynb``: ``my_changes``)."""
+    return dashboard.notebook.removesuffix(".ipynb").split("-")[0]
 
 
 def _file_of(dashboard: Dashboard) -> str:
@@ -90,16 +97,19 @@ def _broken() -> list[tuple[str, str]]:
     return [(shown_name(b.path), _plain(b.message, Path(b.path))) for b in systems.broken()]
 
 
-def rule_notebook(key: str, title: str, blurb: str, file_name: str | None = None) -> nbformat.NotebookNode:
-    """The dashboard notebook of one rule file: a heading and two cells calling the package
-    (:func:`rule_dashboard`, which shows the file's error if it breaks later)."""
+def rule_notebook(key: str, title: str, blurb: str, file_name: str | None = None,
+                  page: str | None = None) -> nbformat.NotebookNode:
+    """The dashboard notebook of one rule file, or of the ``page`` of a rule folder (``"turn"``): a
+    heading and two cells calling the package (:func:`rule_dashboard`, which shows the file's error
+    if it breaks later)."""
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     nb.metadata["language_info"] = {"name": "python"}
     nb.cells = [
         nbformat.v4.new_markdown_cell(f"# {title}\n\n{blurb}"),
         nbformat.v4.new_code_cell(f"from workbench.rulepages import rule_dashboard\n\n"
-                                  f"dashboard = rule_dashboard({key!r}, {(file_name or key)!r})"),
+                                  f"dashboard = rule_dashboard({key!r}, {(file_name or key)!r}"
+                                  + (f", {page!r})" if page else ")")),
         nbformat.v4.new_code_cell("dashboard.show()"),
     ]
     return nb
@@ -149,6 +159,17 @@ def stage_rule_pages(dest: Path, taken: tuple[str, ...] = ()) -> RulePages:
             refused.append((where, f"its page could not be written ({exc})"))
             continue
         pages.append(Dashboard(name, d.title, f"{d.blurb} (rule {kind} {where})"))
+        turn = getattr(d.module, "pages", {}).get("turn")
+        if turn is not None:
+            from .servepages import TURN_LINE
+            name, title = f"{key}-turn.ipynb", turn.view.title or turn.name
+            try:
+                nbformat.write(rule_notebook(key, title, TURN_LINE, where, "turn"), dest / name)
+                (dest / name).chmod(0o444)
+            except (OSError, ValueError) as exc:
+                refused.append((f"{where}/turn.toml", f"its page could not be written ({exc})"))
+                continue
+            pages.append(Dashboard(name, title, f"{TURN_LINE} (rule folder {where})"))
     return RulePages(tuple(pages), tuple(broken + refused), tuple(refused))
 
 
@@ -180,13 +201,19 @@ class BrokenRulePage:
         return self.html()
 
 
-def rule_dashboard(key: str, file_name: str):
+def rule_dashboard(key: str, file_name: str, page: str | None = None):
     """The served page of the rule file (or rule folder) ``file_name`` (system ``key``): its
-    :class:`~workbench.ui.SystemDashboard`, or a :class:`BrokenRulePage` with
+    :class:`~workbench.ui.SystemDashboard`, or with ``page="turn"`` the folder's turn page
+    (:class:`~workbench.ui.turn.TurnDashboard`), or a :class:`BrokenRulePage` with
     the file's error when the file no longer loads (it broke while the server runs)."""
     from . import systems
 
     if key in systems.keys():
+        if page == "turn":
+            if "turn" not in getattr(systems.get(key).module, "pages", {}):
+                return BrokenRulePage(f"{file_name}/turn.toml", "the file is no longer in its rule folder.")
+            from .ui.turn import TurnDashboard
+            return TurnDashboard(system=key)
         from .ui import SystemDashboard
         return SystemDashboard(key)
     for b in systems.broken():

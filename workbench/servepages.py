@@ -60,11 +60,22 @@ def _system_dashboards() -> tuple[Dashboard, ...]:
     return tuple(Dashboard(f"{key}.ipynb", d.title, d.blurb) for key, d in systems.builtins().items())
 
 
+#: the landing page's line of a turn page (the built-in's, and a copy's of the Changes folder)
+TURN_LINE = ("Two forces play a whole Changes turn again and again: each player's plan, engage or stay under fire, "
+             "wasted shots, and the same forces under I-go-you-go.")
+
+
+def _turn_dashboard() -> Dashboard:
+    """The built-in Changes turn page, titled by its rule file (rules/changes/turn.toml)."""
+    from .systems import ownfile
+    turn = ownfile.page("changes", "turn")
+    return Dashboard("changes_turn.ipynb", turn.view.title or turn.name, TURN_LINE)
+
+
 DASHBOARDS: tuple[Dashboard, ...] = _system_dashboards() + (
     Dashboard("compare.ipynb", "Four systems side by side", "One matchup in each system, shared sliders, overlaid distributions."),
     Dashboard("diagnostics.ipynb", "Design diagnostics", "Sweeps over two stats, the value of +1, granularity, equivalent settings across systems."),
-    Dashboard("changes_turn.ipynb", "40k Changes: a whole turn", "Two forces play a whole Changes turn again and again: "
-              "each player's plan, engage or stay under fire, wasted shots, and the same forces under I-go-you-go."),
+    _turn_dashboard(),
     Dashboard("before_after.ipynb", "Before and after", "What one rule change does: the change of models removed "
               "over a grid of two stats, the matchups it moves most, and a forum post of it."),
 )
