@@ -37,8 +37,6 @@ class Plan:
     crits: float
     #: the outcome's stages, in words
     stages: tuple[Stage, ...]
-    #: per stage, (P(fail), P(success), P(critical)) as Fractions
-    fractions: tuple
     #: the outcome's per-attack figures (see :func:`figures`)
     figures: dict
     #: :func:`engine.prepare` for these dice, by the tokens die (None: one token), filled on first use
@@ -57,7 +55,7 @@ def make_plan(staged: tuple[RuleStage, ...], on_critical: Sequence[bool], env: M
     return Plan(staged=staged, played=played, dice=tuple(dice), probs=tuple(probs),
                 g0=trim(per_attack(played, probs)), passes=tuple(float(x[0]) for x in passes),
                 crits=float(crits[0]), stages=outcome_stages(staged, dice, fractions, on_critical),
-                fractions=fractions, figures=figures(played, fractions))
+                figures=figures(played, fractions))
 
 
 def figures(played: Sequence[RuleStage], fractions: Sequence[tuple]) -> dict:

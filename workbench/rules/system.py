@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from fractions import Fraction
 from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
@@ -231,12 +230,6 @@ class RuleSystem(StatChecks, Immutable):
         else:
             ons = (True,) * len(self.stages)
         return remember(self.__dict__["_plans"], key, lambda: make_plan(stages, ons, env), 256)
-
-    def stage_fractions(self, **stats) -> tuple[tuple[Fraction, Fraction, Fraction], ...]:
-        """Per stage, (P(fail), P(success), P(critical)) of one roll at these (scalar) stats, as
-        Fractions of the die's face counts (missing stats take their defaults)."""
-        _, env = self._check(stats, arrays=False)
-        return self._plan(env).fractions
 
     def stages_at(self, **stats) -> tuple[Stage, ...]:
         """The stages of one attack at these (scalar) stats, as an outcome shows them: each one's

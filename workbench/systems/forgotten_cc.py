@@ -19,7 +19,7 @@ from . import ownfile
 from .ownfile import checked
 from .forgotten_rules import DUAL, KEY, _damage_v1_given, _file_stats
 
-__all__ = ["close_combat", "CC_NOTES"]
+__all__ = ["close_combat"]
 
 
 def _check_cc(kw: dict) -> dict:
@@ -52,11 +52,6 @@ def _check_cc(kw: dict) -> dict:
                          f"melee damage v2 rolls above the {a['melee_phys']}'s PHYS"
                          + (" (the counter too)" if counter else ""))
     return a
-
-
-#: the notes every close combat relies on: the file's (rules/forgotten/close_combat.toml), those it shows
-#: for a variant, a shock or several rounds left out
-CC_NOTES = ownfile.load(KEY, "close_combat").notes
 
 
 @v.stat_function
