@@ -235,8 +235,9 @@ class TurnDashboard(LiveDashboard):
 
     def _play(self, a, b, values) -> dict[str, pd.DataFrame]:
         """The four scenarios of the page, on the same dice (common seeds)."""
-        kw = dict(turns=values["turns"], seed=values["seed"], rules=dict(self.rules(), system=self.folder),
-                  progress=False)
+        own = self.folder is not turncontrols.folder()  # the built-in's folder is the simulator's own
+        kw = dict(turns=values["turns"], seed=values["seed"], progress=False,
+                  rules=dict(self.rules(), system=self.folder if own else None))
         pol_a, _ = self.policies()
         out = {}
         for key, answer in (("engage", "engage"), ("under_fire", "under_fire")):
