@@ -78,3 +78,50 @@ def test_the_notebook_under_a_link_shows_the_simulators_numbers(monkeypatch):
         want = np.bincount(df["lost_B"].to_numpy()) / 200
         np.testing.assert_allclose(drawn[:want.size], want, rtol=0, atol=1e-12)
         assert not any(drawn[want.size:])
+
+
+@pytest.mark.notebook
+def test_a_copys_served_turn_page_plays_the_copys_files(tmp_path, monkeypatch):
+    """The page a copy of the Changes folder is served (``my_changes-turn.ipynb``, staged as the server
+    stages it), executed as Voila would under a link: its controls are the copy's turn.toml, and its dice
+    the copy's shooting.toml, which no shot can pierce (so nobody loses a model)."""
+    import shutil
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    from workbench.rulepages import stage_rule_pages
+
+    rules = NOTEBOOK.parents[1] / "rules"
+    folder = tmp_path / "mine" / "my_changes"
+    shutil.copytree(rules / "changes", folder)
+    for part in ("shooting", "melee", "turn"):
+        path = folder / f"{part}.toml"
+        path.write_text(path.read_text(encoding="utf-8").replace('key = "changes"', 'key = "my_changes"'),
+                        encoding="utf-8")
+    shooting = folder / "shooting.toml"
+    pierce = 'target = "min(max(ap + sv, 1 + natural_1_always_fails), 12 if natural_12_always_succeeds else 1000)"'
+    assert shooting.read_text(encoding="utf-8").count(pierce) == 1
+    shooting.write_text(shooting.read_text(encoding="utf-8").replace(pierce, 'target = "1000"'), encoding="utf-8")
+    turn = folder / "turn.toml"
+    turn.write_text(turn.read_text(encoding="utf-8").replace('title = "Passive player"', 'title = "Defender"'),
+                    encoding="utf-8")
+    monkeypatch.setenv("WORKBENCH_RULES", str(tmp_path / "mine"))
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    pages = stage_rule_pages(staged)
+    assert "my_changes-turn.ipynb" in [d.notebook for d in pages.dashboards]
+
+    monkeypatch.setenv("QUERY_STRING", "turns=100&seed=2&morale=difference")
+    monkeypatch.delenv("VOILA_PREHEAT", raising=False)
+    nb = nbformat.read(staged / "my_changes-turn.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(REPORT + 'print("SIDES" + json.dumps(dashboard.sides))'))
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(staged)}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    report = json.loads(text.split("REPORT", 1)[1].split("SIDES", 1)[0])
+    assert report["error"] == "" and report["values"]["morale"] == "difference" and report["values"]["turns"] == 100
+    assert json.loads(text.split("SIDES", 1)[1])["b"][0] == "Defender"
+    numbers = report["numbers"]
+    assert numbers["lost_active"] == [0.0] * 4 and numbers["lost_passive"] == [0.0] * 4
