@@ -67,8 +67,8 @@ TURN_LINE = ("Two forces play a whole Changes turn again and again: each player'
 
 def _turn_dashboard() -> Dashboard:
     """The built-in Changes turn page, titled by its rule file (rules/changes/turn.toml)."""
-    from .systems import ownfile
-    turn = ownfile.page("changes", "turn")
+    from .systems import changes, ownfile
+    turn = ownfile.page(changes.KEY, "turn")
     return Dashboard("changes_turn.ipynb", turn.view.title or turn.name, TURN_LINE)
 
 
