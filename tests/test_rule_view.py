@@ -169,6 +169,18 @@ def test_a_designers_file_gets_every_view_key_it_writes():
     assert desc.effect_words["to wound"] == "wounds that get through"
 
 
+def test_a_slider_in_steps_refuses_a_value_off_them():
+    from workbench.errors import InputError
+
+    (mode,) = describe_rules(rules.loads(KILL6 + "\n[view.steps]\nshots = 2\n"), "#8172B3").modes
+    shots = next(c for c in mode.controls if c.name == "shots")
+    assert shots.step == 2 and shots.check(4) == 4 and shots.parse("40") == 40
+    with pytest.raises(InputError, match="shots: expected a number from 0 to 40 in steps of 2, got 5"):
+        shots.check(5)
+    (plain,) = describe_rules(rules.loads(KILL6), "#8172B3").modes
+    assert next(c for c in plain.controls if c.name == "shots").check(5) == 5
+
+
 def test_a_file_without_view_is_described_as_before():
     desc = describe_rules(rules.loads(KILL6), "#8172B3")
     assert desc.title == "Kill-6 (rule file example)" and desc.colour == "#8172B3"
@@ -222,6 +234,9 @@ def test_the_label_of_the_view_names_what_a_mechanisms_outcome_counts():
     ('[view.concepts.toughness]\nstat = "t"\nlabel = "T"\nsign = 2\n', "view.concepts.toughness.sign",
      "-1 or 1", 2),
     ('[view]\ncontrols = ["bs", "bs"]\n', "view.controls", "each once", ["bs", "bs"]),
+    ('[view.steps]\nshots = 7\n', "view.steps.shots", "a step from 0 that reaches 40 and the starting value 6", 7),
+    ('[view.steps]\nshots = 4\n', "view.steps.shots", "a step from 0 that reaches 40 and the starting value 6", 4),
+    ('[view.steps]\ncover = 2\n', "view.steps.cover", "(int)", "cover"),
 ])
 def test_a_bad_view_key_names_the_field_what_is_allowed_what_was_found_and_the_line(extra, field, expected, got):
     text = KILL6 + "\n" + extra
