@@ -107,7 +107,7 @@ def test_a_reading_is_in_the_link_only_when_flipped_and_is_played(page):
     page.set_values(morale="difference")
     try:
         assert "morale=difference" in page.query_string()
-        assert any("difference in wounds" in n for n in [page.notes.value])
+        assert "difference in wounds" in page.notes.value
         again = TurnDashboard(query=page.query_string())
         assert again.rules()["morale"] == "difference" and again.error.value == ""
     finally:
