@@ -50,22 +50,18 @@ def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None)
     """A whole number in ``[lo, hi]`` (an integral float such as 5.0 is accepted)."""
     if type(value) is int and (lo is None or value >= lo) and (hi is None or value <= hi):
         return value             # the common case, before the numeric tower's checks
-    expected = f"a whole number {_range_text(lo, hi)}"
+    out: int | None = None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise InputError(name, expected, value)
-    if isinstance(value, numbers.Integral):
+        pass
+    elif isinstance(value, numbers.Integral):
         out = int(value)
     elif isinstance(value, numbers.Rational) and not isinstance(value, float):
-        if value.denominator != 1:
-            raise InputError(name, expected, value)
-        out = int(value.numerator)
+        out = int(value.numerator) if value.denominator == 1 else None
     else:
         f = _as_float(value)
-        if not math.isfinite(f) or f != int(f):
-            raise InputError(name, expected, value)
-        out = int(f)
-    if (lo is not None and out < lo) or (hi is not None and out > hi):
-        raise InputError(name, expected, value)
+        out = int(f) if math.isfinite(f) and f == int(f) else None
+    if out is None or (lo is not None and out < lo) or (hi is not None and out > hi):
+        raise InputError(name, f"a whole number {_range_text(lo, hi)}", value)
     return out
 
 
@@ -82,17 +78,13 @@ def optional_integer(name: str, value: Any, lo: int | None = None, hi: int | Non
 def real(name: str, value: Any, lo: float | None = None, hi: float | None = None,
          *, lo_open: bool = False) -> float:
     """A finite real number in ``[lo, hi]`` (``(lo, hi]`` with ``lo_open``)."""
-    lo_text = f"above {lo}" if lo_open else None
-    expected = f"a finite number {lo_text + (f' and at most {hi}' if hi is not None else '') if lo_text else _range_text(lo, hi)}"
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise InputError(name, expected, value)
-    f = _as_float(value)
-    if not math.isfinite(f):
-        raise InputError(name, expected, value)
-    if lo is not None and (f <= lo if lo_open else f < lo):
-        raise InputError(name, expected, value)
-    if hi is not None and f > hi:
-        raise InputError(name, expected, value)
+    number = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    f = _as_float(value) if number else math.nan
+    if not math.isfinite(f) or (lo is not None and (f <= lo if lo_open else f < lo)) or (hi is not None and f > hi):
+        if lo_open:
+            raise InputError(name, f"a finite number above {lo}" + (f" and at most {hi}" if hi is not None else ""),
+                             value)
+        raise InputError(name, f"a finite number {_range_text(lo, hi)}", value)
     return f
 
 
@@ -247,20 +239,17 @@ def broadcastable(values: dict[str, Any]) -> tuple[int, ...]:
     fit the ones before it."""
     if not isinstance(values, dict):
         raise InputError("values", "a dict of argument name -> checked value", values)
-    arrays = [(name, value.shape) for name, value in values.items()
-              if isinstance(value, np.ndarray) and value.ndim]
-    if len(arrays) < 2:  # the common scalar call: nothing to broadcast
-        return arrays[0][1] if arrays else ()
     shape: tuple[int, ...] = ()
     seen: list[str] = []
-    for name, s in arrays:
+    for name, value in values.items():
+        if not (isinstance(value, np.ndarray) and value.ndim):
+            continue
         try:
-            shape = np.broadcast_shapes(shape, s)
+            shape = np.broadcast_shapes(shape, value.shape)
         except ValueError:
             raise InputError(name, f"an array that broadcasts with {', '.join(seen)} (together shape {shape})",
-                             f"an array of shape {s}") from None
-        if s:
-            seen.append(name)
+                             f"an array of shape {value.shape}") from None
+        seen.append(name)
     return shape
 
 
