@@ -151,23 +151,21 @@ class Outcome:
         if low < 0:
             pmf = np.clip(pmf, 0.0, None)
             pmf.setflags(write=False)
-        object.__setattr__(self, "pmf", pmf)
         if self.method not in ("exact", "sampled"):
             raise InputError("method", "'exact' or 'sampled'", self.method)
-        if self.pmf_stderr is not None:
-            object.__setattr__(self, "pmf_stderr", _frozen_array(self.pmf_stderr, "pmf_stderr"))
-        object.__setattr__(self, "inputs", MappingProxyType(dict(self.inputs)))
-        object.__setattr__(self, "effects", MappingProxyType({k: float(x) for k, x in self.effects.items()}))
-        object.__setattr__(self, "effects_stderr",
-                           MappingProxyType({k: float(x) for k, x in self.effects_stderr.items()}))
-        object.__setattr__(self, "stages", tuple(self.stages))
-        object.__setattr__(self, "notes", tuple(self.notes))
-        object.__setattr__(self, "effect_kinds", _checked_kinds(self.effect_kinds or {}))
-        object.__setattr__(self, "effect_labels", MappingProxyType(dict(self.effect_labels)))
-        if self.trial is None:
-            object.__setattr__(self, "trial", "test")
+        frozen = {"pmf": pmf,
+                  "pmf_stderr": None if self.pmf_stderr is None else _frozen_array(self.pmf_stderr, "pmf_stderr"),
+                  "inputs": MappingProxyType(dict(self.inputs)),
+                  "effects": MappingProxyType({k: float(x) for k, x in self.effects.items()}),
+                  "effects_stderr": MappingProxyType({k: float(x) for k, x in self.effects_stderr.items()}),
+                  "stages": tuple(self.stages), "notes": tuple(self.notes),
+                  "effect_kinds": _checked_kinds(self.effect_kinds or {}),
+                  "effect_labels": MappingProxyType(dict(self.effect_labels)),
+                  "trial": "test" if self.trial is None else self.trial}
         if self.tokens is not None:
             integer("tokens", self.tokens, 2)
+        for name, value in frozen.items():
+            object.__setattr__(self, name, value)
 
     # -- reading ----------------------------------------------------------
     @property
@@ -211,12 +209,7 @@ class Outcome:
     @property
     def per_attack(self) -> Fraction | None:
         """Product of the stage probabilities (None when there are no stages)."""
-        if not self.stages:
-            return None
-        out = Fraction(1)
-        for s in self.stages:
-            out *= s.probability
-        return out
+        return math.prod(s.probability for s in self.stages) if self.stages else None
 
     def per_attack_of_tokens(self) -> tuple[Fraction | float, Fraction | float] | None:
         """(expected final successes of one attack, P(it scores at least one)) where an attack
