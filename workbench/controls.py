@@ -1,16 +1,10 @@
 """What one argument of a stat-level function may hold, and how a page shows it.
 
-A :class:`Control` is one argument of a system's stat-level function as a
-playtester meets it: its kind (a slider, a slider whose lowest notch means
-"none", a checkbox, a dropdown), its range, its starting value, its label
-("BS (roll needed)") and a line of help in a playtester's words. It also
-reads and writes the argument's value as text (the shareable link's
-``?bs=4``). Every system's description (:mod:`workbench.systems`) lists its
-controls; the dashboards only draw them.
-
-The short constructors :func:`slider`, :func:`optional_slider`,
-:func:`toggle`, :func:`dropdown` and :func:`fine_slider` keep a system's list
-of controls readable.
+A :class:`Control` is one argument as a playtester meets it: its kind, range, starting value,
+label ("BS (roll needed)") and a line of help; it also reads and writes the value as text (the
+shareable link's ``?bs=4``). Every system's description (:mod:`workbench.systems`) lists its
+controls; the dashboards only draw them. :func:`slider`, :func:`optional_slider`, :func:`toggle`,
+:func:`dropdown` and :func:`fine_slider` keep a system's list of controls readable.
 """
 from __future__ import annotations
 
@@ -32,6 +26,9 @@ RESERVED = ("method", "samples", "seed")
 
 #: the kinds of control
 KINDS = ("int", "float", "optint", "bool", "choice")
+
+#: the words a query string may write a checkbox's value in
+_TRUTH = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 
 
 @dataclass(frozen=True)
@@ -115,12 +112,12 @@ class Control:
             raise InputError(self.name, "one of " + ", ".join(_token(o) for o in self.options), value)
         if self.kind == "optint" and value is None:
             return None
-        number_ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if self.kind in ("int", "optint") and number_ok and float(value) != int(value):
-            number_ok = False
+        whole = self.kind != "float"
+        number_ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+                     and (not whole or float(value) == int(value)))
         lo, hi = self.bounds
         if not number_ok or not (lo <= value <= hi):
-            expected = f"a {'whole ' if self.kind != 'float' else ''}number from {lo:g} to {hi:g}"
+            expected = f"a {'whole ' if whole else ''}number from {lo:g} to {hi:g}"
             if self.kind == "optint":
                 expected += f" or {NONE_TOKEN!r}"
             raise InputError(self.name, expected, value)
@@ -132,17 +129,12 @@ class Control:
         """The value written ``text`` in a query string (checked)."""
         raw = text.strip()
         if self.kind == "bool":
-            low = raw.lower()
-            if low in ("1", "true", "yes", "on"):
-                return True
-            if low in ("0", "false", "no", "off"):
-                return False
-            raise InputError(self.name, "true or false", raw)
+            return self.check(_TRUTH.get(raw.lower(), raw))   # check refuses a word that is neither
         if self.kind == "choice":
             for o in self.options:
                 if _token(o) == raw:
                     return o
-            raise InputError(self.name, "one of " + ", ".join(_token(o) for o in self.options), raw)
+            return self.check(raw)  # raises with the options
         if self.kind == "optint" and raw.lower() == NONE_TOKEN:
             return None
         try:
