@@ -181,11 +181,9 @@ def load_unit(path: str | os.PathLike) -> Unit:
     after a system, its ``unit.system`` must be that system."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
     except OSError as exc:
         raise ProfileError(path, "file", "a readable TOML file", exc.strerror or str(exc)) from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ProfileError(path, "toml syntax", "UTF-8 text", str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
@@ -193,9 +191,7 @@ def load_unit(path: str | os.PathLike) -> Unit:
     for key in data:
         if key not in ("unit", "weapons"):
             raise ProfileError(path, key, "only the tables [unit] and [[weapons]]", key)
-    if "unit" not in data:
-        raise ProfileError(path, "unit", "a [unit] table", MISSING)
-    unit = data["unit"]
+    unit = data.get("unit", MISSING)
     if not isinstance(unit, dict):
         raise ProfileError(path, "unit", "a [unit] table", unit)
     system = unit.get("system", MISSING)
