@@ -60,8 +60,7 @@ def _binomial_log_space(n_arr: np.ndarray, p: np.ndarray, width: int) -> np.ndar
         term_k = np.where(k == 0, 0.0, k * log_p)
         term_nk = np.where(nk_safe == 0, 0.0, nk_safe * log_q)
         log_pmf = lf[np.minimum(n_b, lf.size - 1)] - lf[k] - lf[nk_safe] + term_k + term_nk
-        out = np.where(valid, np.exp(log_pmf), 0.0)
-    return out
+        return np.where(valid, np.exp(log_pmf), 0.0)
 
 
 def binomial_pmf(n, p, width: int | None = None) -> np.ndarray:
@@ -102,8 +101,7 @@ def binomial_pmf(n, p, width: int | None = None) -> np.ndarray:
         nk = np.maximum(n_b - k, 0)
     pk = p[..., None]
     with np.errstate(invalid="ignore", over="ignore", under="ignore"):
-        out = comb * pk ** k * (1.0 - pk) ** nk
-    return out
+        return comb * pk ** k * (1.0 - pk) ** nk
 
 
 def remap(pmf: np.ndarray, index, width: int) -> np.ndarray:

@@ -14,7 +14,7 @@ from .dice import percent
 from .errors import InputError
 from .validate import choice, integer
 
-__all__ = ["Stage", "Outcome", "EFFECT_KINDS", "of_tokens"]
+__all__ = ["Stage", "Outcome", "EFFECT_KINDS"]
 
 #: what a side effect is: a probability or an expected count
 EFFECT_KINDS = ("probability", "expected")
@@ -50,16 +50,6 @@ class Stage:
 
     def __str__(self) -> str:
         return f"{self.name}: {self.probability} ({percent(self.probability)})"
-
-
-def of_tokens(mean: Fraction | float, any_: Fraction | float, n: int) -> tuple[Fraction | float, Fraction | float]:
-    """One attack of 1..``n`` tokens, each number equally likely, from one token's expected final
-    successes ``mean`` and chance of at least one ``any_``: (n + 1) / 2 times the mean, and 1 minus
-    the mean over j of the chance of nothing to the power j."""
-    none = 1 - any_
-    if isinstance(mean, Fraction) and isinstance(none, Fraction):
-        return mean * Fraction(n + 1, 2), 1 - sum((none ** j for j in range(1, n + 1)), Fraction(0)) / n
-    return float(mean) * (n + 1) / 2, 1 - sum(float(none) ** j for j in range(1, n + 1)) / n
 
 
 def _frozen_array(a: Any, name: str) -> np.ndarray:
@@ -213,15 +203,20 @@ class Outcome:
 
     def per_attack_of_tokens(self) -> tuple[Fraction | float, Fraction | float] | None:
         """(expected final successes of one attack, P(it scores at least one)) where an attack
-        is 1..``tokens`` tokens (None otherwise, or without stages): from one token's figures,
-        ``per_attack_mean``/``per_attack_any`` or else the product of the stages."""
+        is 1..``tokens`` tokens, each number equally likely (None otherwise, or without stages):
+        (n + 1) / 2 times one token's mean, and 1 minus the mean over j of the chance of nothing
+        to the power j. One token's figures are ``per_attack_mean``/``per_attack_any``, or else
+        the product of the stages."""
         if self.tokens is None:
             return None
         mean = self.per_attack_mean if self.per_attack_mean is not None else self.per_attack
         any_ = self.per_attack_any if self.per_attack_any is not None else self.per_attack
         if mean is None or any_ is None:
             return None
-        return of_tokens(mean, any_, self.tokens)
+        n, none = self.tokens, 1 - any_
+        if isinstance(mean, Fraction) and isinstance(none, Fraction):
+            return mean * Fraction(n + 1, 2), 1 - sum((none ** j for j in range(1, n + 1)), Fraction(0)) / n
+        return float(mean) * (n + 1) / 2, 1 - sum(float(none) ** j for j in range(1, n + 1)) / n
 
     def replace(self, **changes) -> "Outcome":
         """A copy with some fields changed (the outcome itself is immutable)."""

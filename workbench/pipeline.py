@@ -31,11 +31,7 @@ MAX_SAMPLED_DICE = 1_000_000_000
 def chunks(samples: int, dice_per_sample: int) -> Iterator[int]:
     """Sizes of the sample chunks so that a chunk rolls about CHUNK_DICE dice."""
     size = max(1, min(CHUNK_SAMPLES, CHUNK_DICE // max(1, dice_per_sample)))
-    done = 0
-    while done < samples:
-        n = min(size, samples - done)
-        yield n
-        done += n
+    return (min(size, samples - done) for done in range(0, samples, size))
 
 
 def exact_outcome(system: str, function: str, inputs: Mapping[str, Any], pmf: np.ndarray,
