@@ -1,13 +1,9 @@
-"""Turning per-die tests into outcomes: the steps every system shares.
+"""The Outcome builders every resolution shares, and the sampled path's tally.
 
-* exact: per-attack probabilities (Fractions or float grids) -> binomial
-  count distributions -> a mapping of counts to models removed;
-* sampled: every die rolled with a seeded Generator, in chunks that bound
-  memory, then counted the same way. :func:`tally_sampled` keeps only running
-  counts and sums between chunks, so a call's memory does not grow with
-  ``samples``; its time does: a call may roll at most :data:`MAX_SAMPLED_DICE`
-  dice (``samples`` x dice per sample): at the 30 to 100 million dice per
-  second that benchmarks/bench_core.py (c) measures on one core, 10 to 40 s.
+:func:`tally_sampled` rolls in chunks of about :data:`CHUNK_DICE` dice and keeps only running
+counts and sums between them, so a call's memory does not grow with ``samples``; its time does:
+a call may roll at most :data:`MAX_SAMPLED_DICE` dice, 10 to 40 s at the 30 to 100 million dice
+per second that benchmarks/bench_core.py (c) measures on one core.
 """
 from __future__ import annotations
 
@@ -15,7 +11,9 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from .errors import InputError
 from .outcome import Outcome, Stage
+from .progress import bar
 
 __all__ = ["chunks", "exact_outcome", "Tally", "tally_sampled", "tally_outcome", "check_cost",
            "MAX_SAMPLED_DICE"]
@@ -48,7 +46,6 @@ def check_cost(samples: int, dice_per_sample: int) -> None:
     """Refuse a sampled call that would roll more than :data:`MAX_SAMPLED_DICE` dice."""
     dice_per_sample = max(1, int(dice_per_sample))
     if samples * dice_per_sample > MAX_SAMPLED_DICE:
-        from .errors import InputError
         most = MAX_SAMPLED_DICE // dice_per_sample
         raise InputError("samples", f"at most {most:,} for this call ({dice_per_sample:,} dice per sample; "
                          f"a sampled call rolls at most {MAX_SAMPLED_DICE:,} dice, 10 to 40 s on one core)",
@@ -100,15 +97,12 @@ def tally_sampled(samples: int, dice_per_sample: int, one_chunk: Callable[[int],
     """Call ``one_chunk(n)`` for chunks of the samples; each returns one value
     per sample under ``"removed"`` (the count of the outcome's pmf, 0..width-1)
     and under each side effect's name. Only their histogram and sums are kept."""
-    from .progress import bar
-
     check_cost(samples, dice_per_sample)
     tally = Tally(width)
     sizes = list(chunks(samples, dice_per_sample))
     for n in bar(sizes, total=len(sizes), desc="sampling", unit="chunk", enabled=len(sizes) > 1):
         part = dict(one_chunk(n))
-        removed = part.pop("removed")
-        tally.add(removed, part)
+        tally.add(part.pop("removed"), part)
     return tally
 
 
