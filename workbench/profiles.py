@@ -152,28 +152,18 @@ def _check_table(path: Path, where: str, table: Any, specs: Mapping[str, Profile
                                + (f"; {hint}" if hint else ""), key)
     out = {}
     for key, spec in specs.items():
-        value = table.get(key, MISSING)
-        if value is MISSING:
-            if spec.default is MISSING:
-                raise ProfileError(path, f"{where}.{key}", spec.expected(), MISSING)
-            out[key] = spec.default
-            continue
-        if not spec.check(value):
+        value = table.get(key, spec.default)
+        if value is MISSING or (key in table and not spec.check(value)):   # missing without a default, or wrong
             raise ProfileError(path, f"{where}.{key}", spec.expected(), value)
         out[key] = value
-    return out, _illustrative(path, where, table.get("illustrative", MISSING), stat_names)
-
-
-def _illustrative(path: Path, where: str, value: Any, stat_names: list[str]) -> tuple[str, ...]:
+    invented = table.get("illustrative", [])
     expected = "a list of stat names among " + ", ".join(stat_names)
-    if value is MISSING:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-        raise ProfileError(path, f"{where}.illustrative", expected, value)
-    for x in value:
+    if not isinstance(invented, list) or not all(isinstance(x, str) for x in invented):
+        raise ProfileError(path, f"{where}.illustrative", expected, invented)
+    for x in invented:
         if x not in stat_names:
             raise ProfileError(path, f"{where}.illustrative", expected, x)
-    return tuple(value)
+    return out, tuple(invented)
 
 
 def load_unit(path: str | os.PathLike) -> Unit:
