@@ -1,7 +1,4 @@
-"""Dice helpers shared by the systems.
-
-:func:`percent` and :func:`faces_text` write a probability the way a player
-reads it; :func:`roll_faces` rolls fair dice with a seeded Generator.
+"""Dice words (:func:`percent`, :func:`faces_text`) and fair rolls (:func:`roll_faces`).
 
 The per-die rule of every resolution is :class:`workbench.rules.die.StageDie`
 (a single test outside a rule file's stages: :class:`~workbench.rules.die.DieRoll`).

@@ -293,9 +293,7 @@ def profile_kwargs(system: str, attacker: Unit | str, weapon: Weapon | str, targ
     system = _system(system)
     attacker, weapon, target = checked_pair(system, attacker, weapon, target)
     mode, out = _schema(system).to_kwargs(attacker, weapon, target, situation)
-    out = dict(out)
-    out["models"] = target.models
-    return mode, out
+    return mode, dict(out, models=target.models)
 
 
 def matchup_kwargs(system: str, attacker: Unit | str, weapon: Weapon | str, target: Unit | str,

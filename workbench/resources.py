@@ -1,16 +1,11 @@
 """Where the shipped data files are: unit profiles, dashboard notebooks, rule files
 and the nginx template of ``dice-workbench deploy``.
 
-Designers edit them as top-level folders of the checkout (``profiles/``,
-``notebooks/``, ``rules/``; ``deploy/`` for whoever runs the servers), where they expect them. A built wheel carries the
-same folders inside the package, as ``workbench/_data/<name>/`` (the
-``[tool.setuptools.package-dir]`` mapping in ``pyproject.toml``), so an
-installed copy works from any folder without the checkout. The Voila template
-already lives inside the package (``workbench/voila``).
-
-:func:`data_dir` answers with the packaged copy when there is one (an
-installed wheel) and with the checkout's folder otherwise (a source tree or an
-editable install, where ``workbench/_data`` does not exist).
+Designers edit them as top-level folders of the checkout (``profiles/``, ``notebooks/``,
+``rules/``; ``deploy/`` for whoever runs the servers). A built wheel carries the same folders
+inside the package, as ``workbench/_data/<name>/`` (the ``[tool.setuptools.package-dir]``
+mapping in ``pyproject.toml``), so an installed copy works from any folder; :func:`data_dir`
+finds either. The Voila template already lives inside the package (``workbench/voila``).
 """
 from __future__ import annotations
 
@@ -33,9 +28,9 @@ def package_dir() -> Path:
 def data_dir(name: str) -> Path:
     """The folder of one kind of shipped file: ``"profiles"``, ``"notebooks"``, ``"rules"`` or ``"deploy"``.
 
-    In an installed wheel: ``<site-packages>/workbench/_data/<name>``; in a
-    checkout: ``<checkout>/<name>``. The folder may be absent (a checkout
-    without rule files); callers glob it and find nothing.
+    In an installed wheel: ``<site-packages>/workbench/_data/<name>``; in a checkout or an
+    editable install (no ``workbench/_data``): ``<checkout>/<name>``. The folder may be absent
+    (a checkout without rule files); callers glob it and find nothing.
     """
     if name not in DATA_NAMES:
         raise InputError("name", "one of " + ", ".join(repr(n) for n in DATA_NAMES), name)
