@@ -92,9 +92,7 @@ def choice(name: str, value: Any, allowed: Iterable[Any]) -> Any:
     """One of ``allowed`` (compared with ``==``; strings are case-sensitive)."""
     allowed = tuple(allowed)
     for a in allowed:
-        if type(a) is type(value) and a == value:
-            return a
-        if isinstance(a, str) and isinstance(value, str) and a == value:
+        if (type(a) is type(value) or isinstance(a, str) and isinstance(value, str)) and a == value:
             return a
     raise InputError(name, "one of " + ", ".join(repr(a) for a in allowed), value, did_you_mean(value, allowed))
 
