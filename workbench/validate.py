@@ -255,7 +255,7 @@ def table_size(shape: tuple[int, ...], width: int, name: str = "shots", limit: i
     """Refuse a vectorised table whose cells x counts exceed ``limit`` (memory
     and time grow with it); the error names ``name`` (the count's argument)."""
     width = integer("width", width, 1)
-    cells = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    cells = int(np.prod(shape, dtype=np.int64))
     if cells * width > limit:
         most = max(0, limit // max(cells, 1) - 1)
         raise InputError(name, f"at most {most:,} with {cells:,} cells (a table holds at most {limit:,} "
