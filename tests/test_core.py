@@ -483,9 +483,10 @@ def test_sampled_binomial_against_exact_pmf():
     assert o.mean == pytest.approx(engine.mean_of(exact), abs=5 * o.mean_stderr)
 
 
-def test_exact_outcome_builder():
-    o = pipeline.exact_outcome("t", "f", {"a": 1}, engine.binomial_pmf(2, 0.5), [Stage("s", Fraction(1, 2))],
-                               {"e": 0.5}, attacks=2, notes=("n",))
+def test_exact_outcome_from_positional_fields():
+    """An exact resolution builds its Outcome directly: system, function, inputs, pmf, stages, effects."""
+    o = Outcome("t", "f", {"a": 1}, engine.binomial_pmf(2, 0.5), [Stage("s", Fraction(1, 2))],
+                {"e": 0.5}, attacks=2, notes=("n",))
     assert o.method == "exact" and o.attacks == 2 and o.notes == ("n",) and o.effects["e"] == 0.5
     assert o.pmf.tolist() == pytest.approx([0.25, 0.5, 0.25])
 

@@ -1,4 +1,4 @@
-"""The Outcome builders every resolution shares, and the sampled path's tally.
+"""The sampled path's tally and its :class:`~workbench.outcome.Outcome`.
 
 :func:`tally_sampled` rolls in chunks of about :data:`CHUNK_DICE` dice and keeps only running
 counts and sums between them, so a call's memory does not grow with ``samples``; its time does:
@@ -15,8 +15,7 @@ from .errors import InputError
 from .outcome import Outcome, Stage
 from .progress import bar
 
-__all__ = ["chunks", "exact_outcome", "Tally", "tally_sampled", "tally_outcome", "check_cost",
-           "MAX_SAMPLED_DICE"]
+__all__ = ["chunks", "Tally", "tally_sampled", "tally_outcome", "check_cost", "MAX_SAMPLED_DICE"]
 
 #: dice held in memory at once by the sampled path (one byte each)
 CHUNK_DICE = 8_000_000
@@ -30,16 +29,6 @@ def chunks(samples: int, dice_per_sample: int) -> Iterator[int]:
     """Sizes of the sample chunks so that a chunk rolls about CHUNK_DICE dice."""
     size = max(1, min(CHUNK_SAMPLES, CHUNK_DICE // max(1, dice_per_sample)))
     return (min(size, samples - done) for done in range(0, samples, size))
-
-
-def exact_outcome(system: str, function: str, inputs: Mapping[str, Any], pmf: np.ndarray,
-                  stages: Sequence[Stage], effects: Mapping[str, float], *,
-                  attacks: int | None = None, notes: Sequence[str] = (),
-                  label: str = "models removed", **fields) -> Outcome:
-    """An exact :class:`Outcome` (``fields``: more of its optional fields)."""
-    return Outcome(system=system, function=function, inputs=inputs, pmf=pmf, stages=tuple(stages),
-                   effects=dict(effects), method="exact", attacks=attacks, notes=tuple(notes), label=label,
-                   **fields)
 
 
 def check_cost(samples: int, dice_per_sample: int) -> None:

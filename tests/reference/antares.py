@@ -134,9 +134,9 @@ def shooting(*, acc, res, sv=0, armour=0, cover=0, acc_mod=0, shots=1, models=No
             pmf, effects = out["pmf"], out["effects"]
         else:
             pmf, effects = _blast_exact(a)
-        return pipeline.exact_outcome(KEY, "shooting", inputs, pmf, stages,
-                                      {k: float(x) for k, x in effects.items()},
-                                      attacks=a["shots"] if blast is None else 1, notes=notes)
+        return Outcome(KEY, "shooting", inputs, pmf, stages,
+                       {k: float(x) for k, x in effects.items()},
+                       attacks=a["shots"] if blast is None else 1, notes=notes)
 
     shots_n, models_n = a["shots"], a["models"]
     width = (shots_n if models_n is None else min(shots_n, models_n)) + 1
@@ -243,8 +243,8 @@ def volley(weapons, *, res, armour=0, cover=0, models=None, critical_ignores_res
             pmf[-1] = total[pmf.size - 1:].sum()
             overkill = float(np.maximum(k - models, 0) @ total)
         effects.update(any_critical=1.0 - no_critical, overkill=overkill, **per_weapon)
-        return pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects, attacks=attacks,
-                                      notes=notes).replace(trial="shot")
+        return Outcome(KEY, "volley", inputs, pmf, stages, effects, attacks=attacks,
+                       notes=notes).replace(trial="shot")
     inputs["samples"] = samples
     width = (total_shots if models is None else min(total_shots, models)) + 1
     tests = [_tests(g) for g in groups]

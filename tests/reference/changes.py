@@ -227,8 +227,8 @@ def shooting(*, bs, s, ap, t=0, sv=0, inv=0, cover=0, shots=1, models=None, woun
     inputs = dict(args, method=method)
     if method == "exact":
         out = _core(args, args["bs"] + penalty, eff_cover)
-        return pipeline.exact_outcome(KEY, "shooting", inputs, out["pmf"], stages, out["effects"],
-                                      attacks=args["shots"], notes=notes)
+        return Outcome(KEY, "shooting", inputs, out["pmf"], stages, out["effects"],
+                       attacks=args["shots"], notes=notes)
     inputs.update(samples=samples)
     n12, n1 = args["natural_12_always_succeeds"], args["natural_1_always_fails"]
     tests = [_test(int(x), n12, n1) for x in _shooting_targets(args["bs"] + penalty, eff_cover, args["inv"],
@@ -245,7 +245,7 @@ def _volley_exact(total, not_needed: float, per_unit: dict, models: int, wounds:
     effects = {"unsaved_wounds": float(engine.mean_of(total)), **eff,
                "return_fire_models": models, "surviving_models": models - removed_mean,
                "units_not_needed": not_needed, **per_unit}
-    return pipeline.exact_outcome(KEY, "volley", inputs, pmf, stages, effects, attacks=total_shots, notes=notes)
+    return Outcome(KEY, "volley", inputs, pmf, stages, effects, attacks=total_shots, notes=notes)
 
 
 def _volley_sample(w: np.ndarray, not_needed: np.ndarray, per_unit: dict, models: int, wounds: int) -> dict:
@@ -346,8 +346,8 @@ def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
     inputs = dict(args, method=method)
     if method == "exact":
         out = _melee_core(args, free)
-        return pipeline.exact_outcome(KEY, "melee", inputs, out["pmf"], stages, out["effects"],
-                                      attacks=n, notes=notes)
+        return Outcome(KEY, "melee", inputs, out["pmf"], stages, out["effects"],
+                       attacks=n, notes=notes)
     inputs.update(samples=samples)
     ws_, d_, inv_ = args["ws"], args["d"], args["inv"]
     tests = [_test(ws_ + max(d_, inv_), n12, n1), _test(args["ap"] + args["sv"], n12, n1),

@@ -191,9 +191,9 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
 
     if method == "exact":
         out = _shooting_exact(a)
-        return pipeline.exact_outcome(KEY, "shooting", inputs, out["pmf"], stages,
-                                      {k: float(x) for k, x in out["effects"].items()},
-                                      attacks=a["shots"], notes=notes, label="models downed")
+        return Outcome(KEY, "shooting", inputs, out["pmf"], stages,
+                       {k: float(x) for k, x in out["effects"].items()},
+                       attacks=a["shots"], notes=notes, label="models downed")
 
     if rng is None:  # method_args gives a Generator for every method but "exact"
         raise RuntimeError("no random generator for a sampled resolution")

@@ -330,9 +330,9 @@ def _close_combat_exact(a: dict, rounds: int, inputs, stages, notes, label) -> O
     side is downed; Fractions throughout."""
     effects = _rounds_effects(a, rounds)
     pmf = np.array([float(1 - effects["defender_downed"]), float(effects["defender_downed"])])
-    return pipeline.exact_outcome(KEY, "close_combat", inputs, pmf, stages,
-                                  {k: float(x) for k, x in effects.items()},
-                                  attacks=1 if rounds == 1 else None, notes=notes, label=label)
+    return Outcome(KEY, "close_combat", inputs, pmf, stages,
+                   {k: float(x) for k, x in effects.items()},
+                   attacks=1 if rounds == 1 else None, notes=notes, label=label)
 
 
 def _rounds_effects(a: dict, rounds: int) -> dict:

@@ -219,9 +219,9 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
 
     if method == "exact":
         out = _exact(*core)
-        return pipeline.exact_outcome(KEY, "shooting", inputs, out["pmf"], stages,
-                                      {k: float(x) for k, x in out["effects"].items()},
-                                      attacks=a["shots"], notes=notes)
+        return Outcome(KEY, "shooting", inputs, out["pmf"], stages,
+                       {k: float(x) for k, x in out["effects"].items()},
+                       attacks=a["shots"], notes=notes)
 
     if rng is None:  # method_args gives a Generator for every method but "exact"
         raise RuntimeError("no random generator for a sampled resolution")

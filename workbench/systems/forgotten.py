@@ -144,10 +144,10 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
         o = _within_budget(lambda: rs.attack(**stats))
         down = o.pmf
         effects = {k: float(x) for k, x in _effects(o.effects, down).items()}
-        out = pipeline.exact_outcome(KEY, "shooting", inputs, _capped(down, models, n_shots), shown["stages"],
-                                     effects, attacks=n_shots, notes=notes, label=rs.view.label,
-                                     blows_vary=shown["blows_vary"],
-                                     **ownfile.terms(KEY, "shooting"))
+        out = Outcome(KEY, "shooting", inputs, _capped(down, models, n_shots), shown["stages"],
+                      effects, attacks=n_shots, notes=notes, label=rs.view.label,
+                      blows_vary=shown["blows_vary"],
+                      **ownfile.terms(KEY, "shooting"))
         return out.replace(stage_pmfs=o.stage_pmfs)
 
     if rng is None:  # method_args gives a Generator for every method but "exact"

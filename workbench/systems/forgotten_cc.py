@@ -11,7 +11,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import pipeline
 from .. import validate as v
 from ..rules.plan import readonly
 from ..outcome import Outcome
@@ -104,10 +103,10 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
         got = rs.fractions(**stats)
         names = [k for k in got["effects"] if rounds > 1 or k != "rounds_fought"]
         down = got["effects"]["defender_downed"]
-        out = pipeline.exact_outcome(KEY, "close_combat", inputs, np.array([float(1 - down), float(down)]),
-                                     got["stages"], {k: float(got["effects"][k]) for k in names},
-                                     attacks=got["attacks"], notes=notes, label="defenders downed",
-                                     **ownfile.terms(KEY, "close_combat"))
+        out = Outcome(KEY, "close_combat", inputs, np.array([float(1 - down), float(down)]),
+                      got["stages"], {k: float(got["effects"][k]) for k in names},
+                      attacks=got["attacks"], notes=notes, label="defenders downed",
+                      **ownfile.terms(KEY, "close_combat"))
         return out.replace(stage_pmfs={k: readonly(x) for k, x in got["stage_pmfs"].items()})
     o = rs.attack(method=method, samples=samples, seed=seed, **stats)
     names = [k for k in o.effects if rounds > 1 or k != "rounds_fought"]
