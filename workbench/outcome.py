@@ -20,12 +20,6 @@ __all__ = ["Stage", "Outcome", "EFFECT_KINDS"]
 EFFECT_KINDS = ("probability", "expected")
 
 
-def _checked_kinds(effect_kinds: Mapping[str, str]) -> Mapping[str, str]:
-    for effect, kind in effect_kinds.items():
-        choice(f"effect_kinds[{effect!r}]", kind, EFFECT_KINDS)
-    return MappingProxyType(dict(effect_kinds))
-
-
 @dataclass(frozen=True)
 class Stage:
     """One per-attack step: its name, exact probability, and how it is reached.
@@ -149,9 +143,11 @@ class Outcome:
                   "effects": MappingProxyType({k: float(x) for k, x in self.effects.items()}),
                   "effects_stderr": MappingProxyType({k: float(x) for k, x in self.effects_stderr.items()}),
                   "stages": tuple(self.stages), "notes": tuple(self.notes),
-                  "effect_kinds": _checked_kinds(self.effect_kinds or {}),
+                  "effect_kinds": MappingProxyType(dict(self.effect_kinds or {})),
                   "effect_labels": MappingProxyType(dict(self.effect_labels)),
                   "trial": "test" if self.trial is None else self.trial}
+        for effect, kind in frozen["effect_kinds"].items():
+            choice(f"effect_kinds[{effect!r}]", kind, EFFECT_KINDS)
         if self.tokens is not None:
             integer("tokens", self.tokens, 2)
         for name, value in frozen.items():
@@ -199,7 +195,7 @@ class Outcome:
     @property
     def per_attack(self) -> Fraction | None:
         """Product of the stage probabilities (None when there are no stages)."""
-        return math.prod(s.probability for s in self.stages) if self.stages else None
+        return math.prod((s.probability for s in self.stages), start=Fraction(1)) if self.stages else None
 
     def per_attack_of_tokens(self) -> tuple[Fraction | float, Fraction | float] | None:
         """(expected final successes of one attack, P(it scores at least one)) where an attack

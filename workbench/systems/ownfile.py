@@ -232,7 +232,7 @@ def one_roll(system: str, function: str, inputs: Mapping[str, Any], stages: Sequ
     the inputs with the samples when ``record_samples`` (``fields``: attacks, notes, label)."""
     fields.update(terms(system, function))
     if method == "exact":
-        return Outcome(system, function, inputs, pmf, stages, effects, **fields)
+        return Outcome(system, function, inputs, pmf, tuple(stages), effects, **fields)
     tally = pipeline.tally_sampled(samples, dice, roll, len(pmf))
     inputs = dict(inputs, samples=samples) if record_samples else inputs
     return pipeline.tally_outcome(system, function, inputs, tally, stages, **fields)
