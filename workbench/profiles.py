@@ -225,10 +225,8 @@ def list_units(system: str | None = None) -> list[Unit]:
     for s in keys:
         found: dict[str, Path] = {}
         for base in folders:
-            folder = base / s
-            if folder.is_dir():
-                for p in folder.glob("*.toml"):
-                    found.setdefault(p.stem, p)
+            for p in (base / s).glob("*.toml"):   # nothing from a folder that is not there
+                found.setdefault(p.stem, p)
         out.extend(load_unit(found[k]) for k in sorted(found))
     return out
 
