@@ -204,8 +204,7 @@ def integers(name: str, value: Any, lo: int, hi: int):
     if arr.size == 0:
         raise InputError(name, "a non-empty array of " + expected, value)
     if arr.dtype.kind == "f":
-        finite = np.isfinite(arr)
-        bad = ~finite | (np.where(finite, arr, 0) != np.round(np.where(finite, arr, 0)))
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
         if bad.any():
             raise InputError(name, expected, arr[bad].ravel()[0].item())
     bad = (arr < lo) | (arr > hi)   # before the cast, which would wrap numbers beyond int64
