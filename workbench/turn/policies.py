@@ -37,10 +37,7 @@ __all__ = ["Policy", "FocusFire", "SpreadFire", "Greedy", "POLICIES", "get_polic
 @lru_cache(maxsize=4096)
 def _rate(tests: tuple) -> float:
     """P(one attack passes all three tests) (the battle's ``gun_tests``)."""
-    p = 1.0
-    for t in tests:
-        p *= float(t.success)
-    return p
+    return math.prod(float(t.success) for t in tests)
 
 
 #: exact P(destroyed) of a volley, shared by every Greedy policy of the process
@@ -120,11 +117,11 @@ class Policy:
         raise NotImplementedError
 
     def attack_action(self, battle, unit, target) -> str:
-        if self.charge and not unit.gone_to_ground and (
-                target.status == FIGHTING or unit.spec.melee_weapon.name != "bare hands"):
+        if self.charge and not unit.gone_to_ground:
             if target.status == FIGHTING:
                 return "tactical_charge"
-            return "desperate_charge" if self.charge_kind == "desperate" else "furious_charge"
+            if unit.spec.melee_weapon.name != "bare hands":
+                return f"{self.charge_kind}_charge"
         return "hold_ground"  # "•••": every model fires at full BS (it stays still)
 
     def charge_distance_to(self, battle, unit, target) -> float:
@@ -172,8 +169,7 @@ class Policy:
             others = [c for c, kind in unit.charged_by if kind != "desperate_charge"]
             if not others:
                 return "block", None
-            c = max(others, key=lambda c: c.models)
-            return "tactical_charge", c
+            return "tactical_charge", max(others, key=lambda c: c.models)
         foes = [a for a in attackers if a.alive and a.status != FIGHTING]
         if not foes:
             return None, None
@@ -272,13 +268,12 @@ class Greedy(Policy):
     def _fewest(self, battle, ready, foe):
         shooters = sorted((u for u in ready if expected_wounds(battle, u, foe) > 0),
                           key=lambda u: (expected_wounds(battle, u, foe), u.name), reverse=True)
-        best = (0.0, shooters)
+        p = 0.0
         for k in range(1, len(shooters) + 1):
             p = self.p_destroyed(battle, shooters[:k], foe)
             if p >= self.kill_probability:
                 return True, p, shooters[:k]
-            best = (p, shooters[:k])
-        return False, best[0], best[1]
+        return False, p, shooters
 
     def targets(self, battle, side):
         ready = list(battle.ready(side))

@@ -24,6 +24,7 @@ from ..errors import InputError
 from ..dice import roll_faces
 from ..systems import changes
 from .forces import UnitSpec, shot_of
+from .policies import get_policy
 from .state import (ATTACK_ACTIONS, CHARGES, ENGAGED, EVADING, FIGHTING, GONE_TO_GROUND, OCCUPIED,
                     POSTPONED, READY, RESPONSES, SIDES, UNDER_FIRE, Tally, Unit)
 from .table import Table
@@ -351,10 +352,8 @@ class Battle(Table):
                 continue
             action, foe = choice
             action = v.choice("action", action, ("hold_ground", "tactical_charge", "go_to_ground"))
-            if action not in ("hold_ground", "tactical_charge"):
-                # "They can only shoot after HOLD GROUND or TACTICAL CHARGE actions"
-                if action == "go_to_ground":
-                    u.place(GONE_TO_GROUND)
+            if action == "go_to_ground":  # "They can only shoot after HOLD GROUND or TACTICAL CHARGE actions"
+                u.place(GONE_TO_GROUND)
                 continue
             u.took_part = True
             self._act(rng, u, foe, action, fc, locked_now)
@@ -398,7 +397,6 @@ class Battle(Table):
 
 
 def _policies(policy_a: Any, policy_b: Any) -> dict:
-    from .policies import get_policy
     return {"A": get_policy(policy_a, "policy_a"), "B": get_policy(policy_b, "policy_b")}
 
 
