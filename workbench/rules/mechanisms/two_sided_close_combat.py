@@ -463,24 +463,20 @@ def read(r, table: dict, names) -> Spec:
             if required:
                 r.fail(f"mechanism.{key}", f"a [mechanism.{key}] table", "nothing")
             return None
-        t = r.table(table[key], f"mechanism.{key}")
-        return _group(r, t, f"mechanism.{key}", keys, names)
+        return _group(r, table[key], f"mechanism.{key}", keys, names)
 
     blocks = table.get("block", [])
     if not isinstance(blocks, list):
         r.fail("mechanism.block", "[[mechanism.block]] tables with dice, target and modifier", blocks)
-    steps = r.table(table.get("steps", {}), "mechanism.steps")
-    r.known(steps, "mechanism.steps", STEPS)
-    says = r.table(table.get("says", {}), "mechanism.says")
-    r.known(says, "mechanism.says", STEPS[:-1])
+    steps = r.table(table.get("steps", {}), "mechanism.steps", STEPS)
+    says = r.table(table.get("says", {}), "mechanism.says", STEPS[:-1])
     return Spec(
         rounds=r.expr(table, "rounds", "mechanism", names, "1"), states=(states[0], states[1]),
         tough=(r.expr(table, "attacker_tough", "mechanism", names, "0"),
                r.expr(table, "defender_tough", "mechanism", names, "0")),
         label=r.string(table, "label", "mechanism", "defenders downed"),
         attack=dice("attack", _DICE_KEYS),
-        block=tuple(_group(r, r.table(b, f"mechanism.block[{i}]"), f"mechanism.block[{i}]", _DICE_KEYS,
-                           names) for i, b in enumerate(blocks)),
+        block=tuple(_group(r, b, f"mechanism.block[{i}]", _DICE_KEYS, names) for i, b in enumerate(blocks)),
         counter=dice("counter", _DICE_KEYS, False), strike=dice("strike", _DIE_KEYS),
         counter_damage=dice("counter_damage", _DIE_KEYS, False),
         saves=(dice("attacker_save", _SAVE_KEYS, False), dice("defender_save", _SAVE_KEYS, False)),
@@ -488,8 +484,9 @@ def read(r, table: dict, names) -> Spec:
         says={s: x for s in STEPS[:-1] if (x := read_says(r, says, "mechanism.says", names, s)) is not None})
 
 
-def _group(r, t: dict, field: str, keys: tuple[str, ...], names) -> tuple:
-    r.known(t, field, keys)
+def _group(r, data, field: str, keys: tuple[str, ...], names) -> tuple:
+    """A die table's expressions, after its ``field`` name: ``keys`` in order, each at its default."""
+    t = r.table(data, field, keys)
     defaults = {"dice": "1", "die": None, "when": "1", "modifier": "0", "hurt": "0", "wounded": "0"}
     return (field,) + tuple(r.expr(t, k, field, names, defaults.get(k, ...)) for k in keys)
 
@@ -605,11 +602,6 @@ def _ratio(p: Fraction, sides: int | None = None) -> str:
     return faces_text(p, sides) if sides else f"{p.numerator}/{p.denominator}"
 
 
-def _chance(die: StageDie) -> Fraction:
-    passed, faces = _p(die)
-    return Fraction(passed, faces)
-
-
 def stages_of(spec: Spec, env: Mapping[str, int], r: Round, first: Fight, kw: Mapping[str, Any],
               downed: Fraction) -> tuple[tuple[Stage, ...], dict[str, str]]:
     """The outcome's stages, whose product is exactly P(the defender is downed), and for each
@@ -627,7 +619,7 @@ def stages_of(spec: Spec, env: Mapping[str, int], r: Round, first: Fight, kw: Ma
 
     names, out, shown = spec.steps, [], {}
     dice = len(r.attack)
-    p_die = _chance(r.attack[0]) if dice else Fraction(0)
+    p_die = Fraction(*_p(r.attack[0])) if dice else Fraction(0)
     p_any = 1 - (1 - p_die) ** dice
     faces = r.attack[0].sides if dice == 1 else None
     hit = lead("hits") + _need(r.attack[0]) if dice else "no attack dice"
@@ -645,13 +637,13 @@ def stages_of(spec: Spec, env: Mapping[str, int], r: Round, first: Fight, kw: Ma
         shown[names["unblocked"]] = "unblocked"
     saves = r.defender_saves
     if dice == 1 and not kw["defender_tough"]:
-        p = _chance(r.strike)
+        p = Fraction(*_p(r.strike))
         out.append(Stage(names["kills"], p, f"{lead('kills')}{_need(r.strike)}: goes on "
                          f"{_ratio(p, r.strike.sides)}", faces=r.strike.sides))
         shown[names["kills"]] = "kills"
         if saves is not None:
             save = saves[1 if kw["defender_wounded"] else 0]
-            p = 1 - _chance(save)
+            p = 1 - Fraction(*_p(save))
             out.append(Stage(names["unsaved"], p, f"{lead('unsaved')}{_need(save)}; passed when the roll "
                              f"fails: goes on {_ratio(p, save.sides)}", faces=save.sides))
             shown[names["unsaved"]] = "unsaved"
