@@ -101,8 +101,10 @@ class Table:
 
     def engaged_with(self, unit: Unit) -> list[Unit]:
         """The enemy units ``unit`` fights: those it is locked with, except a lock
-        made by a DESPERATE CHARGE this turn ("only begins fighting in the next turn")."""
-        return [o for o in unit.locked if o.alive and frozenset((unit, o)) not in self.waiting]
+        made by a DESPERATE CHARGE this turn ("only begins fighting in the next turn"), by name: the
+        order the fights' dice are rolled in, the same in every run."""
+        return [o for o in sorted(unit.locked, key=lambda o: o.name)
+                if o.alive and frozenset((unit, o)) not in self.waiting]
 
     def _say(self, text: str) -> None:
         if self.log:
