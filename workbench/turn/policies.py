@@ -245,21 +245,20 @@ class Greedy(Policy):
         A target with a damaged model is treated as undamaged (the exact volley
         knows whole models only), which under-states the chance slightly.
         """
-        evading = target.status == EVADING
         entries = []
         for u in attackers:
             shot = battle.shot_at(u, target, "aimed")
             for w in battle.weapons_for(u, shot):
                 entries.append((u.spec.bs, w.s, w.ap, w.shots * u.models, w.kind, shot,
                                 u.gone_to_ground, u.spec.cover))
+        if not entries:
+            return 0.0
         spec, rules = target.spec, battle.rules
         shared = dict(t=spec.t, sv=spec.sv, inv=spec.inv, cover=spec.cover, models=target.models, wounds=spec.w,
-                      go_to_ground=target.gone_to_ground, evading=evading,
+                      go_to_ground=target.gone_to_ground, evading=target.status == EVADING,
                       natural_12_always_succeeds=rules.natural_12_always_succeeds,
                       natural_1_always_fails=rules.natural_1_always_fails, firer_cover_rule=rules.firer_cover_rule,
                       heavy_shot=rules.heavy_shot)
-        if not entries:
-            return 0.0
         keys = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
         shooting = battle.files["shot"]  # the shooting file's [volley], as changes.volley resolves it
         return remember(_P_DESTROYED, (shooting, tuple(sorted(entries)), *shared.values()), lambda: float(

@@ -112,8 +112,6 @@ class Battle(Table):
         transport counts as 2), each READY, EVADING or FIGHTING; attackers READY
         active units, each declared once."""
         plan = [(t, list(a)) for t, a in plan if a]
-        if not plan:
-            return []
         targets = [t for t, _ in plan]
         if len(set(targets)) != len(targets):
             raise InputError("targets", "distinct target units", [t.name for t in targets])
@@ -208,7 +206,6 @@ class Battle(Table):
                         denied = foe if foe in chargers else max(chargers, key=lambda c: c.models)
                         fc = [(c, x) for c, x in fc if not (c is denied and x is tg)]
                         self._say(f"{tg.name} blocks {denied.name}")
-                    tg.state = ENGAGED
                     continue
                 if tg.charged_by and foe not in [c for c, _ in tg.charged_by]:
                     raise InputError("target", "one of the units that charged it", foe.name)

@@ -584,7 +584,7 @@ def exact(spec: Spec, env: Mapping[str, int], sides: int) -> dict:
     got = fight(round_at, **kw)
     first = got if kw["rounds"] == 1 else fight(round_at, **dict(kw, rounds=1))
     down = got.effects["defender_downed"]
-    stages, shown = stages_of(spec, env, r, first, kw, got.effects["defender_downed"])
+    stages, shown = stages_of(spec, env, r, first, kw, down)
     return {"pmf": (1 - down, down), "effects": got.effects, "passes": got.passes, "labels": spec.steps,
             "stages": stages, "stage_pmfs": {name: got.passes[step] for name, step in shown.items()},
             "attacks": 1 if kw["rounds"] == 1 else None}
