@@ -91,7 +91,11 @@ def _faces_passed(key: tuple) -> tuple[bool, ...]:
     """Per natural face of a die (the mechanism's dice are rolled once: no re-roll, no long shot):
     does it pass (a success or a critical)?"""
     die = StageDie(*key)
-    return tuple(bool(x) for x in np.isin(die.classify(np.arange(1, die.sides + 1)), (SUCCESS, CRITICAL)))
+    return tuple(bool(x) for x in _passed(die, np.arange(1, die.sides + 1)))
+
+
+def _passed(die: StageDie, faces: np.ndarray) -> np.ndarray:
+    return np.isin(die.classify(faces), (SUCCESS, CRITICAL))
 
 
 def _p(die: StageDie) -> tuple[int, int]:
@@ -185,7 +189,7 @@ def _pushback(r: Round) -> tuple[Fraction, Fraction, Fraction]:
     (att, da), (dfn, dd) = _best(r.attack), _best(r.block + r.counter)
     for a, pa in att.items():
         for d, pd in dfn.items():
-            win = 0 if a == d or (a is None and d is None) else 1 if d is None or (a is not None and a > d) else 2
+            win = 0 if a == d else 1 if d is None or (a is not None and a > d) else 2
             out[win] += pa * pd
     return Fraction(out[0], da * dd), Fraction(out[1], da * dd), Fraction(out[2], da * dd)
 
@@ -310,10 +314,6 @@ def fight(round_at: Callable[[bool, bool], Round], *, rounds: int, attacker_toug
 # sampled: every die rolled
 # ---------------------------------------------------------------------------
 _LOW = -(10 ** 6)
-
-
-def _passed(die: StageDie, faces: np.ndarray) -> np.ndarray:
-    return np.isin(die.classify(faces), (SUCCESS, CRITICAL))
 
 
 def _throw(dice, rng, m: int, also=()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
