@@ -28,9 +28,8 @@ __all__ = ["Table"]
 
 def _files(system: Any) -> dict[str, Any]:
     """The rule files a shot and a strike roll the stages of: the folder ``system``'s (None: the built-in's)."""
-    if system is None:
-        return {"shot": ownfile.load(changes.KEY), "strike": ownfile.load(changes.KEY, changes.MELEE_PART)}
-    return {"shot": system.part("shooting"), "strike": system.part(changes.MELEE_PART)}
+    folder = ownfile.system(changes.KEY) if system is None else system
+    return {"shot": folder.part("shooting"), "strike": folder.part(changes.MELEE_PART)}
 
 
 @lru_cache(maxsize=4096)
@@ -50,8 +49,7 @@ class Table:
         self.rules = _rules(rules)
         #: the rule files a shot and a strike roll (see :func:`_files`)
         self.files = _files(self.rules.system)
-        self.units = {"A": [Unit(s, "A") for s in force(force_a)],
-                      "B": [Unit(s, "B") for s in force(force_b)]}
+        self.units = {side: [Unit(s, side) for s in force(f)] for side, f in zip(SIDES, (force_a, force_b))}
         self.log = v.boolean("log", log)
         self.tally = Tally()
         self.active = "A"
