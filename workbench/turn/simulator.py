@@ -7,11 +7,8 @@ ACTIVE UNITS." :meth:`Battle.turn` plays the EARLY COMBATS, the ACTIVE PLAYER
 PHASES (each in the seed's nine steps, numbered as in the comments of
 :meth:`Battle._phase`), the REMAINING UNITS PHASE and the LATE COMBATS.
 ``docs/rules/changes_turn.md`` ("The turn sequence, rule by rule") quotes the
-seed for every step with the method that models it and the test that checks it.
-
-Every shot and strike rolls the stages of the Changes rule files
-(:mod:`workbench.turn.table`), with a numpy Generator passed in. Where the seed leaves a step open the reading taken is
-named in :class:`~workbench.turn.state.Rules` and in ``docs/rules/changes_turn.md``.
+seed for every step with the method that models it and the test that checks it; where the seed
+leaves a step open, the reading taken is named in :class:`~workbench.turn.state.Rules`.
 """
 from __future__ import annotations
 
