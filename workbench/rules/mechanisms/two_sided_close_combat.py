@@ -260,35 +260,34 @@ def fight(round_at: Callable[[bool, bool], Round], *, rounds: int, attacker_toug
     outcomes = {state: [(key, q * (den // d)) for key, q in got.items()] for state, (got, d) in by_state.items()}
 
     # Numerators: a fight still going after round i over den ** i; what has ended, over den ** rounds.
-    # (state, step) -> {count so far: numerator} for fights still going; ends: (final state, who is down)
+    # (state, step) -> {count so far: numerator} for fights still going (each step's numerators add up
+    # to the fights going in that state); ends: (final state, who is down)
     going: dict = {start: [{0: 1} for _ in STEPS]}
-    weight = {start: 1}
     finished: list[dict] = [dict() for _ in STEPS]
     ends: dict = {}
     fought = 0
     for i in range(rounds):
         later = den ** (rounds - i - 1)          # what ends in this round, brought over den ** rounds
         nxt: dict = {}
-        nxt_weight: dict = {}
         for state, per_step in going.items():
-            fought += weight[state] * den * later
+            weight = sum(per_step[0].values())
+            fought += weight * den * later
             for (steps, new_state, down), q in outcomes[state]:
                 target = None
                 if down is None:
                     target = nxt.setdefault(new_state, [dict() for _ in STEPS])
-                    _add(nxt_weight, new_state, weight[state] * q)
                 else:
-                    _add(ends, (new_state, down), weight[state] * q * later)
+                    _add(ends, (new_state, down), weight * q * later)
                 for j, inc in enumerate(steps):
                     into, scale = (finished[j], q * later) if target is None else (target[j], q)
                     for k, p in per_step[j].items():
                         _add(into, k + inc, p * scale)
-        going, weight = nxt, nxt_weight
+        going = nxt
     for state, per_step in going.items():
-        _add(ends, (state, None), weight[state])
-        for j in range(len(STEPS)):
-            for k, p in per_step[j].items():
-                _add(finished[j], k, p)
+        _add(ends, (state, None), sum(per_step[0].values()))
+        for into, counts in zip(finished, per_step):
+            for k, p in counts.items():
+                _add(into, k, p)
     whole = den ** rounds
     passes = {name: tuple(Fraction(d.get(k, 0), whole) for k in range(max(d) + 1))
               for name, d in zip(STEPS, finished)}
