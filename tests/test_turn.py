@@ -196,6 +196,17 @@ def test_fights_strike_in_initiative_order(i_a, i_b, a_left, b_left):
     assert (b.unit("A", "A1").models, b.unit("B", "B1").models) == (a_left, b_left)
 
 
+def test_units_locked_together_fight_in_the_order_of_their_names_the_same_in_every_run():
+    b = Battle([marine("A1")], [marine(n) for n in ("B3", "B1", "B2")])
+    for n in ("B2", "B3", "B1"):
+        b.lock("A1", n)
+    assert [u.name for u in b.engaged_with(b.unit("A", "A1"))] == ["B1", "B2", "B3"]
+    a = [marine("A1"), marine("A2"), marine("A3")]
+    rows = [study(a, [marine("B1", models=10)], policy_a=("focus", {"charge": True}), game_turns=2, turns=40,
+                  seed=5, progress=False)[["lost_A", "lost_B"]].to_numpy().tolist() for _ in range(3)]
+    assert rows[0] == rows[1] == rows[2]
+
+
 @pytest.mark.parametrize("ld, broke", [(13, 1), (1, 0)])
 def test_the_loser_takes_a_morale_test_and_breaks_off_if_it_fails(ld, broke):
     b = Battle([brute("A1")], [soft("B1", models=10, a=0, ld=ld)])

@@ -7,6 +7,7 @@ three an AIMED SHOT (:func:`shot_of`).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Sequence
 
 from .. import profiles
@@ -121,20 +122,16 @@ class UnitSpec:
             if not isinstance(wpn, Weapon):
                 raise InputError(f"{self.name}.weapons[{i}]", "a workbench.turn.Weapon", wpn)
         object.__setattr__(self, "weapons", weapons)
-        object.__setattr__(self, "_guns", tuple(w for w in weapons if w.kind != "melee"))
 
-    @property
+    @cached_property
     def guns(self) -> tuple[Weapon, ...]:
         """The weapons that shoot (every weapon but the melee ones)."""
-        return self._guns  # type: ignore[attr-defined]  # a cache __post_init__ sets on the frozen instance, not a field
+        return tuple(w for w in self.weapons if w.kind != "melee")
 
     @property
     def melee_weapon(self) -> Weapon:
         """The unit's melee weapon (the first one listed), or :func:`BARE_HANDS`."""
-        for w in self.weapons:
-            if w.kind == "melee":
-                return w
-        return BARE_HANDS(self.s)
+        return next((w for w in self.weapons if w.kind == "melee"), None) or BARE_HANDS(self.s)
 
     def with_(self, **changes_: Any) -> "UnitSpec":
         """A copy with some fields changed (``unit.with_(models=10, cover=2)``)."""

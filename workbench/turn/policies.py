@@ -37,10 +37,7 @@ __all__ = ["Policy", "FocusFire", "SpreadFire", "Greedy", "POLICIES", "get_polic
 @lru_cache(maxsize=4096)
 def _rate(tests: tuple) -> float:
     """P(one attack passes all three tests) (the battle's ``gun_tests``)."""
-    p = 1.0
-    for t in tests:
-        p *= float(t.success)
-    return p
+    return math.prod(float(t.success) for t in tests)
 
 
 #: exact P(destroyed) of a volley, shared by every Greedy policy of the process
@@ -120,11 +117,11 @@ class Policy:
         raise NotImplementedError
 
     def attack_action(self, battle, unit, target) -> str:
-        if self.charge and not unit.gone_to_ground and (
-                target.status == FIGHTING or unit.spec.melee_weapon.name != "bare hands"):
+        if self.charge and not unit.gone_to_ground:
             if target.status == FIGHTING:
                 return "tactical_charge"
-            return "desperate_charge" if self.charge_kind == "desperate" else "furious_charge"
+            if unit.spec.melee_weapon.name != "bare hands":
+                return f"{self.charge_kind}_charge"
         return "hold_ground"  # "•••": every model fires at full BS (it stays still)
 
     def charge_distance_to(self, battle, unit, target) -> float:
@@ -172,8 +169,7 @@ class Policy:
             others = [c for c, kind in unit.charged_by if kind != "desperate_charge"]
             if not others:
                 return "block", None
-            c = max(others, key=lambda c: c.models)
-            return "tactical_charge", c
+            return "tactical_charge", max(others, key=lambda c: c.models)
         foes = [a for a in attackers if a.alive and a.status != FIGHTING]
         if not foes:
             return None, None
@@ -249,21 +245,20 @@ class Greedy(Policy):
         A target with a damaged model is treated as undamaged (the exact volley
         knows whole models only), which under-states the chance slightly.
         """
-        evading = target.status == EVADING
         entries = []
         for u in attackers:
             shot = battle.shot_at(u, target, "aimed")
             for w in battle.weapons_for(u, shot):
                 entries.append((u.spec.bs, w.s, w.ap, w.shots * u.models, w.kind, shot,
                                 u.gone_to_ground, u.spec.cover))
+        if not entries:
+            return 0.0
         spec, rules = target.spec, battle.rules
         shared = dict(t=spec.t, sv=spec.sv, inv=spec.inv, cover=spec.cover, models=target.models, wounds=spec.w,
-                      go_to_ground=target.gone_to_ground, evading=evading,
+                      go_to_ground=target.gone_to_ground, evading=target.status == EVADING,
                       natural_12_always_succeeds=rules.natural_12_always_succeeds,
                       natural_1_always_fails=rules.natural_1_always_fails, firer_cover_rule=rules.firer_cover_rule,
                       heavy_shot=rules.heavy_shot)
-        if not entries:
-            return 0.0
         keys = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
         shooting = battle.files["shot"]  # the shooting file's [volley], as changes.volley resolves it
         return remember(_P_DESTROYED, (shooting, tuple(sorted(entries)), *shared.values()), lambda: float(
@@ -272,13 +267,12 @@ class Greedy(Policy):
     def _fewest(self, battle, ready, foe):
         shooters = sorted((u for u in ready if expected_wounds(battle, u, foe) > 0),
                           key=lambda u: (expected_wounds(battle, u, foe), u.name), reverse=True)
-        best = (0.0, shooters)
+        p = 0.0
         for k in range(1, len(shooters) + 1):
             p = self.p_destroyed(battle, shooters[:k], foe)
             if p >= self.kill_probability:
                 return True, p, shooters[:k]
-            best = (p, shooters[:k])
-        return False, best[0], best[1]
+        return False, p, shooters
 
     def targets(self, battle, side):
         ready = list(battle.ready(side))

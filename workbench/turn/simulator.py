@@ -7,11 +7,8 @@ ACTIVE UNITS." :meth:`Battle.turn` plays the EARLY COMBATS, the ACTIVE PLAYER
 PHASES (each in the seed's nine steps, numbered as in the comments of
 :meth:`Battle._phase`), the REMAINING UNITS PHASE and the LATE COMBATS.
 ``docs/rules/changes_turn.md`` ("The turn sequence, rule by rule") quotes the
-seed for every step with the method that models it and the test that checks it.
-
-Every shot and strike rolls the stages of the Changes rule files
-(:mod:`workbench.turn.table`), with a numpy Generator passed in. Where the seed leaves a step open the reading taken is
-named in :class:`~workbench.turn.state.Rules` and in ``docs/rules/changes_turn.md``.
+seed for every step with the method that models it and the test that checks it; where the seed
+leaves a step open, the reading taken is named in :class:`~workbench.turn.state.Rules`.
 """
 from __future__ import annotations
 
@@ -24,6 +21,7 @@ from ..errors import InputError
 from ..dice import roll_faces
 from ..systems import changes
 from .forces import UnitSpec, shot_of
+from .policies import get_policy
 from .state import (ATTACK_ACTIONS, CHARGES, ENGAGED, EVADING, FIGHTING, GONE_TO_GROUND, OCCUPIED,
                     POSTPONED, READY, RESPONSES, SIDES, UNDER_FIRE, Tally, Unit)
 from .table import Table
@@ -111,8 +109,6 @@ class Battle(Table):
         transport counts as 2), each READY, EVADING or FIGHTING; attackers READY
         active units, each declared once."""
         plan = [(t, list(a)) for t, a in plan if a]
-        if not plan:
-            return []
         targets = [t for t, _ in plan]
         if len(set(targets)) != len(targets):
             raise InputError("targets", "distinct target units", [t.name for t in targets])
@@ -207,7 +203,6 @@ class Battle(Table):
                         denied = foe if foe in chargers else max(chargers, key=lambda c: c.models)
                         fc = [(c, x) for c, x in fc if not (c is denied and x is tg)]
                         self._say(f"{tg.name} blocks {denied.name}")
-                    tg.state = ENGAGED
                     continue
                 if tg.charged_by and foe not in [c for c, _ in tg.charged_by]:
                     raise InputError("target", "one of the units that charged it", foe.name)
@@ -351,10 +346,8 @@ class Battle(Table):
                 continue
             action, foe = choice
             action = v.choice("action", action, ("hold_ground", "tactical_charge", "go_to_ground"))
-            if action not in ("hold_ground", "tactical_charge"):
-                # "They can only shoot after HOLD GROUND or TACTICAL CHARGE actions"
-                if action == "go_to_ground":
-                    u.place(GONE_TO_GROUND)
+            if action == "go_to_ground":  # "They can only shoot after HOLD GROUND or TACTICAL CHARGE actions"
+                u.place(GONE_TO_GROUND)
                 continue
             u.took_part = True
             self._act(rng, u, foe, action, fc, locked_now)
@@ -398,7 +391,6 @@ class Battle(Table):
 
 
 def _policies(policy_a: Any, policy_b: Any) -> dict:
-    from .policies import get_policy
     return {"A": get_policy(policy_a, "policy_a"), "B": get_policy(policy_b, "policy_b")}
 
 

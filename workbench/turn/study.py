@@ -52,21 +52,21 @@ def _row(t) -> tuple:
     return tuple(getattr(t, k)[side] for k in _PER_SIDE for side in SIDES) + tuple(getattr(t, k) for k in _COUNTS)
 
 
-def _turn_block(force_a, force_b, policy_a, policy_b, rules, mode, active, n, seed,
-                game_turns=1) -> np.ndarray:
-    """``n`` samples from fresh forces with one Generator; an int array (n, len(COLUMNS)).
+def _turn_block(sc: dict, n: int, seed) -> np.ndarray:
+    """``n`` samples of the scenario ``sc`` (:func:`_scenario`) from fresh forces with one Generator;
+    an int array (n, len(COLUMNS)).
 
     A sample is ``game_turns`` turns in a row on the same table, the ACTIVE
     PLAYER alternating from ``active`` (I-go-you-go: that many rounds, ``active``
     first in each); its row sums the turns' tallies.
     """
     rng = np.random.default_rng(seed)
-    pols = {"A": policy_a, "B": policy_b}
+    pols, active = {"A": sc["policy_a"], "B": sc["policy_b"]}, sc["active"]
     out = np.zeros((n, len(COLUMNS)), dtype=np.int64)
     for i in range(n):
-        b = Battle(force_a, force_b, rules=rules)
-        for k in range(game_turns):
-            if mode == "seed":
+        b = Battle(sc["force_a"], sc["force_b"], rules=sc["rules"])
+        for k in range(sc["game_turns"]):
+            if sc["mode"] == "seed":
                 t = b.turn(active if k % 2 == 0 else b.other(active), pols, rng)
             else:
                 t = b.igougo(active, pols, rng)
@@ -89,7 +89,7 @@ def _force(name: str, units: Any) -> tuple[UnitSpec, ...]:
 def _scenario(force_a, force_b, policy_a, policy_b, rules, mode, active, game_turns=1) -> dict:
     return dict(force_a=force_a, force_b=force_b, policy_a=get_policy(policy_a, "policy_a"),
                 policy_b=get_policy(policy_b, "policy_b"), rules=_rules(rules),
-                mode=v.choice("mode", mode, ("seed", "igougo")), active=v.choice("active", active, ("A", "B")),
+                mode=v.choice("mode", mode, ("seed", "igougo")), active=v.choice("active", active, SIDES),
                 game_turns=v.integer("game_turns", game_turns, 1, 100))
 
 
@@ -98,8 +98,7 @@ def _run(scenarios: Sequence[dict], turns: int, seed: Any, client: Any, block: i
     turns = v.integer("turns", turns, 1, MAX_TURNS)
     sizes = studies.block_sizes(turns, block)
     seeds = studies.spawn(seed, len(sizes))  # the same dice stream for every scenario
-    tasks = [(sc["force_a"], sc["force_b"], sc["policy_a"], sc["policy_b"], sc["rules"], sc["mode"],
-              sc["active"], n, ss, sc["game_turns"]) for sc in scenarios for n, ss in zip(sizes, seeds)]
+    tasks = [(sc, n, ss) for sc in scenarios for n, ss in zip(sizes, seeds)]
     parts = studies.run(_turn_block, tasks, client=client, progress=progress, desc="turns")
     k = len(sizes)
     return [np.concatenate(parts[i * k:(i + 1) * k]) for i in range(len(scenarios))]

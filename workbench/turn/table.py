@@ -28,9 +28,8 @@ __all__ = ["Table"]
 
 def _files(system: Any) -> dict[str, Any]:
     """The rule files a shot and a strike roll the stages of: the folder ``system``'s (None: the built-in's)."""
-    if system is None:
-        return {"shot": ownfile.load(changes.KEY), "strike": ownfile.load(changes.KEY, changes.MELEE_PART)}
-    return {"shot": system.part("shooting"), "strike": system.part(changes.MELEE_PART)}
+    folder = ownfile.system(changes.KEY) if system is None else system
+    return {"shot": folder.part("shooting"), "strike": folder.part(changes.MELEE_PART)}
 
 
 @lru_cache(maxsize=4096)
@@ -50,8 +49,7 @@ class Table:
         self.rules = _rules(rules)
         #: the rule files a shot and a strike roll (see :func:`_files`)
         self.files = _files(self.rules.system)
-        self.units = {"A": [Unit(s, "A") for s in force(force_a)],
-                      "B": [Unit(s, "B") for s in force(force_b)]}
+        self.units = {side: [Unit(s, side) for s in force(f)] for side, f in zip(SIDES, (force_a, force_b))}
         self.log = v.boolean("log", log)
         self.tally = Tally()
         self.active = "A"
@@ -101,25 +99,22 @@ class Table:
 
     def engaged_with(self, unit: Unit) -> list[Unit]:
         """The enemy units ``unit`` fights: those it is locked with, except a lock
-        made by a DESPERATE CHARGE this turn ("only begins fighting in the next turn")."""
-        if not self.waiting:
-            return [o for o in unit.locked if o.alive]
-        return [o for o in unit.locked if o.alive and frozenset((unit, o)) not in self.waiting]
+        made by a DESPERATE CHARGE this turn ("only begins fighting in the next turn"), by name: the
+        order the fights' dice are rolled in, the same in every run."""
+        return [o for o in sorted(unit.locked, key=lambda o: o.name)
+                if o.alive and frozenset((unit, o)) not in self.waiting]
 
     def _say(self, text: str) -> None:
         if self.log:
             self.tally.events.append(text)
 
     # -- dice --------------------------------------------------------------
-    def _flags(self):
-        return self.rules.natural_12_always_succeeds, self.rules.natural_1_always_fails
-
     def _target_stats(self, weapon: Weapon, target: Unit) -> tuple:
         """The stats both rule files take from the weapon, the target and the variant switches."""
-        n12, n1 = self._flags()
-        spec = target.spec
+        spec, rules = target.spec, self.rules
         return (("s", weapon.s), ("ap", weapon.ap), ("t", spec.t), ("sv", spec.sv), ("inv", spec.inv),
-                ("natural_12_always_succeeds", n12), ("natural_1_always_fails", n1))
+                ("natural_12_always_succeeds", rules.natural_12_always_succeeds),
+                ("natural_1_always_fails", rules.natural_1_always_fails))
 
     def gun_tests(self, firer: Unit, weapon: Weapon, shot: str, target: Unit):
         """The three D12 tests of one shot, the stages of ``rules/changes/shooting.toml`` (the
@@ -256,7 +251,7 @@ class Table:
         """
         self.tally.fights += 1
         suffered = {"A": 0, "B": 0}
-        lost = {"A": 0, "B": 0}
+        start = dict(self.tally.lost)
         for u in group:
             if u.gone_to_ground:
                 u.place(None)
@@ -265,11 +260,10 @@ class Table:
             for u in strikers:
                 foe = max(self.engaged_with(u), key=lambda o: (o.models, o.name))
                 suffered[foe.side] += self.strike(rng, u, foe, u.models * u.spec.a)
-            before = {s: self.tally.lost[s] for s in SIDES}
             self.remove_casualties()
-            for s in SIDES:
-                lost[s] += self.tally.lost[s] - before[s]
-        return suffered if self.rules.loser == "wounds" else lost
+        if self.rules.loser == "wounds":
+            return suffered
+        return {s: self.tally.lost[s] - start[s] for s in SIDES}
 
     def early_combats(self, rng: np.random.Generator) -> None:
         for group in self._groups():
@@ -282,7 +276,7 @@ class Table:
                 self._say(f"{u.side}:{u.name} after early combat: {u.status}")
 
     def late_combats(self, rng: np.random.Generator) -> None:
-        n12, n1 = self._flags()
+        n12, n1 = self.rules.natural_12_always_succeeds, self.rules.natural_1_always_fails
         for group in self._groups():
             if not any(u.status == FIGHTING for u in group):
                 continue

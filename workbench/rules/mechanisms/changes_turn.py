@@ -5,13 +5,9 @@ its rule folder (:data:`PAGE`), not a mode: it resolves nothing into an Outcome.
 by :mod:`workbench.turn`, each shot and strike rolling the stages of the folder's files beside it;
 what a playtester sets on the page is this file's.
 
-Every control of the page is a stat of the file, with its range, label and help (:data:`STATS`):
-the run (``turns``, ``dice_seed``), a side's ``plan``, ``kill`` and ``units``, a unit slot's ``models``
-and ``cover`` (one stat each side and each slot repeats), the passive player's ``answer``, and the
-readings of the seed a designer may flip (:data:`READINGS`, the fields of
-:class:`workbench.turn.Rules`). The ``[mechanism]`` table (:func:`read`) says what only the page
-has: each side's title, what it does, its plan and its units at the start, and the unit picker's
-label and help (its choices are the system's unit profiles).
+Every control of the page is a stat of the file, with its range, label and help (:data:`STATS`, one
+stat each side and each unit slot repeats, and the readings of the seed a designer may flip,
+:data:`READINGS`); the ``[mechanism]`` table (:func:`read`) says what only the page has.
 """
 from __future__ import annotations
 
@@ -44,9 +40,6 @@ STATS: Mapping[str, tuple[str, tuple[str, ...], tuple[int, int]]] = {
 READINGS: Mapping[str, tuple[str, ...]] = {
     "charge_needs_engaged_target": (), "morale": ("plain", "difference"), "loser": ("wounds", "models"),
     "snap_at_evading": ("downgrade", "refuse"), "passive_sees_results": (), "wrecked_transport": ("unharmed", "lost")}
-_KEYS = ("unit_label", "unit_help", "sides")
-_SIDE = ("title", "does", "plan", "units")
-_UNIT = ("unit", "models", "cover")
 
 
 @dataclass(frozen=True)
@@ -74,7 +67,7 @@ class Spec:
 def read(r, table: dict, names) -> Spec:
     """Read the ``[mechanism]`` table of a file (``r``: the loader's reader, which names the field and
     its line in every error); :func:`check` then checks the file's stats."""
-    r.known(table, "mechanism", _KEYS)
+    r.known(table, "mechanism", ("unit_label", "unit_help", "sides"))
     missing = [n for n in (*STATS, *READINGS) if n not in names]
     if missing:
         r.fail("stats", "a stat for every control of the turn page: " + ", ".join((*STATS, *READINGS)),
@@ -83,7 +76,7 @@ def read(r, table: dict, names) -> Spec:
     out = {}
     for key in SIDES:
         where = f"mechanism.sides.{key}"
-        side = r.table(sides.get(key), where, _SIDE)
+        side = r.table(sides.get(key), where, ("title", "does", "plan", "units"))
         plan = r.string(side, "plan", where)
         if plan not in PLANS:
             r.fail(f"{where}.plan", "one of " + ", ".join(PLANS), plan)
@@ -93,7 +86,7 @@ def read(r, table: dict, names) -> Spec:
         slots = []
         for i, u in enumerate(units):
             at = f"{where}.units[{i}]"
-            u = r.table(u, at, _UNIT)
+            u = r.table(u, at, ("unit", "models", "cover"))
             slots.append((r.string(u, "unit", at), r.integer(u, "models", at, 1, MAX_MODELS, None),
                           r.integer(u, "cover", at, 0, 12, None)))
         out[key] = Side(r.string(side, "title", where), r.string(side, "does", where), plan, tuple(slots))
