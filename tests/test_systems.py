@@ -303,6 +303,19 @@ def test_bad_description_fields_name_the_field_the_allowed_values_and_the_value(
                           colour="#000000", modes=(Mode("fly", "fly", "Fly", ()),), functions=("shooting",))
 
 
+@pytest.mark.parametrize("kind, value, got", [
+    ("int", float("inf"), "inf"), ("int", float("-inf"), "-inf"), ("int", 10 ** 30, str(10 ** 30)),
+    ("int", 4.5, "4.5"), ("float", float("inf"), "inf"), ("optint", float("nan"), "nan"),
+])
+def test_a_control_refuses_an_infinity_or_a_huge_number_by_name(kind, value, got):
+    control = Control("bs", kind, 4, 2, 6, help="BS")
+    with pytest.raises(InputError, match=rf"^bs: expected a (whole )?number from 2 to 6.*, got {got}$"):
+        control.check(value)
+    for text in ("inf", "-inf", "1e400", "nan"):   # written in a link or a variant
+        with pytest.raises(InputError, match=rf"^bs: expected .*, got '{text}'$"):
+            control.parse(text)
+
+
 def test_a_description_naming_a_stat_its_function_lacks_is_refused():
     antares_ = systems.get("antares")
     with pytest.raises(InputError, match=r"^SystemDescription.seed_matchup: expected arguments of shooting: acc, "

@@ -115,6 +115,9 @@ def test_variants_are_immutable_values_that_read_and_write_their_spec():
     ("changes:heavy_shoot=flat_4", "setting", "did you mean 'heavy_shot'"),
     ("changes:heavy_shot=flat_5", "heavy_shot", "one of bs_plus_4, flat_4"),
     ("changes:bs=14", "bs", "a whole number from 1 to 13"),
+    # an infinity is a bad value like any other, never an OverflowError from int()
+    ("changes:bs=inf", "bs", "a whole number from 1 to 13, got 'inf'"),
+    ("changes:bs=1e400", "bs", "a whole number from 1 to 13, got '1e400'"),
     ("changes:bs", "variant", "name=value"),
     ("kill6:stationary=maybe", "stationary", "true or false"),
 ])

@@ -8,6 +8,8 @@ controls; the dashboards only draw them. :func:`slider`, :func:`optional_slider`
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,8 +115,8 @@ class Control:
         if self.kind == "optint" and value is None:
             return None
         whole = self.kind != "float"
-        number_ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
-                     and (not whole or float(value) == int(value)))
+        number_ok = (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and math.isfinite(value) and (not whole or value.is_integer()))
         lo, hi = self.bounds
         if not number_ok or not (lo <= value <= hi):
             expected = f"a {'whole ' if whole else ''}number from {lo:g} to {hi:g}"
@@ -141,9 +143,9 @@ class Control:
             number = float(raw)
         except ValueError:
             number = None
-        if number is None or number != number:  # NaN
-            return self.check(raw)  # raises with the expected text
-        if self.kind != "float" and number == int(number):
+        if number is None or not math.isfinite(number):
+            return self.check(raw)  # raises with the expected text, naming the text given
+        if self.kind != "float" and number.is_integer():
             number = int(number)
         return self.check(number)
 
