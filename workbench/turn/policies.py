@@ -261,7 +261,7 @@ class Greedy(Policy):
                       heavy_shot=rules.heavy_shot)
         keys = ("bs", "s", "ap", "shots", "weapon", "action", "firer_gone_to_ground", "firer_cover")
         shooting = battle.files["shot"]  # the shooting file's [volley], as changes.volley resolves it
-        return remember(_P_DESTROYED, (shooting, tuple(sorted(entries)), *shared.values()), lambda: float(
+        return remember(_P_DESTROYED, (shooting, tuple(entries), *shared.values()), lambda: float(
             shooting.volley([dict(zip(keys, e)) for e in entries], **shared).effects["destroyed"]), _P_MAX)
 
     def _fewest(self, battle, ready, foe):
