@@ -101,8 +101,7 @@ def _outcome(part, function, args, n, method, samples, seed) -> tuple[Outcome, s
     method, samples, rng = v.method_args(method, samples, seed)
     o, inputs = resolve(ownfile.load(KEY, part).attack, args, method, samples, rng)
     return ownfile.outcome(o, system=KEY, function=function, inputs=inputs, effects=_effects(args),
-                           width=_width(n, args["models"], args["wounds"]), stages=o.stages, attacks=n,
-                           notes=o.notes), method
+                           width=_width(n, args["models"], args["wounds"]), attacks=n, notes=o.notes), method
 
 
 @v.stat_function

@@ -116,7 +116,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     inputs = dict(attackers=inputs["attackers"], **recorded)
     names = dict(_VOLLEY_EFFECTS, **{f"unsaved_wounds[{i}]": f"unsaved_wounds[{i}]" for i in range(len(units))})
     o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names, width=models + 1,
-                        stages=o.stages, attacks=total_shots, notes=(NOTE_SIMULTANEOUS, *o.notes, *unit_notes))
+                        attacks=total_shots, notes=(NOTE_SIMULTANEOUS, *o.notes, *unit_notes))
     # the target fires back with every model (casualties are removed at step 8); what would be left standing
     effects = dict(o.effects, return_fire_models=models, surviving_models=models - o.mean)
     if method == "exact":

@@ -112,4 +112,4 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
     o = rs.attack(method=method, samples=samples, seed=seed, **stats)
     names = [k for k in o.effects if rounds > 1 or k != "rounds_fought"]
     return ownfile.outcome(o, system=KEY, function="close_combat", inputs=inputs, effects={k: k for k in names},
-                           width=2, stages=o.stages, attacks=o.attacks, notes=notes)
+                           width=2, attacks=o.attacks, notes=notes)

@@ -4,7 +4,7 @@ of them as a system of its own.
 
 A built-in's stat-level function checks its arguments as the file states its stats (:func:`checked`),
 resolves through the file's engine (:func:`resolve`, :func:`grid_table`) and turns the answer into the
-function's own (:func:`outcome`, :func:`table`: its system key and function name, inputs, effect names,
+function's own (:func:`outcome`, :func:`grid_table`: its system key and function name, inputs, effect names,
 stages, notes and pmf width). Its description is its files' (:func:`describe`), with only what the
 built-in's Python adds. :func:`listed` and :func:`keyed` check a list argument's tables (a volley's units
 or weapons), :func:`one_roll` makes the Outcome of one roll, a test or a distance.
@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..outcome import Outcome, Stage
 from ..resources import data_dir
 
-__all__ = ["system", "load", "page", "describe", "own_controls", "width", "outcome", "table", "flat_grid", "fit", "checked",
+__all__ = ["system", "load", "page", "describe", "own_controls", "width", "outcome", "flat_grid", "fit", "checked",
            "resolve", "grid_table", "listed", "keyed", "one_roll"]
 
 
@@ -127,12 +127,12 @@ def width(shots: Any, models: Any) -> int:
 
 
 def outcome(o: Outcome, *, system: str, function: str, inputs: Mapping[str, Any], effects: Mapping[str, str],
-            width: int, stages: Sequence[Stage], attacks: int | None, notes: Sequence[str]) -> Outcome:
-    """The engine's outcome ``o`` as the built-in function's: ``effects`` maps the
+            width: int, attacks: int | None, notes: Sequence[str]) -> Outcome:
+    """The engine's outcome ``o`` (its stages too) as the built-in function's: ``effects`` maps the
     function's effect names to the file's."""
     return o.replace(system=system, function=function, inputs=dict(inputs), pmf=fit(o.pmf, width),
                      pmf_stderr=None if o.pmf_stderr is None else fit(o.pmf_stderr, width),
-                     stages=tuple(stages), effects={b: o.effects[f] for b, f in effects.items()},
+                     effects={b: o.effects[f] for b, f in effects.items()},
                      effects_stderr={b: o.effects_stderr[f] for b, f in effects.items() if f in o.effects_stderr},
                      attacks=attacks, notes=tuple(notes), per_attack_mean=None, per_attack_any=None,
                      success_label=None, **terms(system, function))
@@ -145,14 +145,6 @@ def flat_grid(values: Mapping[str, Any]) -> tuple[tuple[int, ...], dict[str, Any
     flat = {k: (None if x is None else np.broadcast_to(np.asarray(x), shape).reshape(-1))
             for k, x in values.items()}
     return shape, flat
-
-
-def table(out: Mapping[str, Any], shape: tuple[int, ...], effects: Mapping[str, str], width: int) -> dict:
-    """The engine's table ``out`` over a flattened grid, back in the grid's ``shape``, with the
-    function's effect names and pmf width."""
-    pmf = fit(out["pmf"], width).reshape(shape + (width,))
-    return {"pmf": pmf, "effects": {b: np.asarray(out["effects"][f], dtype=float).reshape(shape)
-                                    for b, f in effects.items()}}
 
 
 def checked(rule_system: Any, given: Mapping[str, Any], names: Sequence[str], arrays: bool = False, *,
@@ -195,7 +187,9 @@ def grid_table(rule_system: Any, stats: Mapping[str, Any], grid: Sequence[str], 
     ``{"pmf": array S + (width,), "effects": {name: array S}}`` (``effects``: its names -> the file's)."""
     shape, flat = flat_grid({k: stats[k] for k in grid if k in stats})
     v.table_size(shape, int(np.max(shots)) + 1, name)
-    return table(rule_system.attack_table(**dict(stats, **flat)), shape, effects, width)
+    out = rule_system.attack_table(**dict(stats, **flat))
+    return {"pmf": fit(out["pmf"], width).reshape(shape + (width,)),
+            "effects": {b: np.asarray(out["effects"][f], dtype=float).reshape(shape) for b, f in effects.items()}}
 
 
 def listed(field: str, value: Any, expected: str) -> Sequence:
