@@ -12,6 +12,7 @@ rule with its seed quotation: docs/rules/antares.md.
 """
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 
 from .. import validate as v
@@ -19,6 +20,7 @@ from ..errors import InputError
 from ..outcome import Outcome
 from . import ownfile
 from .ownfile import checked, grid_table, keyed, listed, resolve
+from .records import SHOTS, ProfileField, Profiles, whole_fields
 from .antares_rules import (DIE, KEY, MOD_RANGE, NAME, SEED, STAT_RANGE, VALUE_RANGE, combat_status, movement_test,
                             reaction, stat_test, test)
 
@@ -27,10 +29,7 @@ __all__ = ["KEY", "NAME", "SEED", "DIE", "test", "stat_test", "reaction", "comba
            "VALUE_RANGE"]
 
 
-
-# ---------------------------------------------------------------------------
-# shooting
-# ---------------------------------------------------------------------------
+# -- shooting --------------------------------------------------------------------
 def _check(kw: dict, arrays: bool, where: str = "") -> dict:
     """The checked shooting arguments, each whole number in its stat's range in ``rules/antares.toml``;
     ``where`` prefixes the messages (``"weapons[1]."`` in a volley, whose target is checked already)."""
@@ -92,11 +91,9 @@ def _as_function(o: Outcome, function: str, inputs: dict, effects: dict, width: 
     """The engine's outcome ``o`` as the built-in ``function``'s, with the engine's stages, attacks and
     per-shot figures: what a copy of the rule file shows."""
     out = ownfile.outcome(o, system=KEY, function=function, inputs=inputs, effects=effects, width=width,
-                          stages=o.stages, attacks=o.attacks, notes=notes)
+                          attacks=o.attacks, notes=notes)
     return out.replace(per_attack_mean=o.per_attack_mean, per_attack_any=o.per_attack_any,
                        success_label=o.success_label, tokens=o.tokens, token=o.token)
-
-
 
 
 #: blast weapons' random number of hits ("D4s, D6s, D8s and D12s are also used to generate random values, most
@@ -113,9 +110,7 @@ def _blast(field: str, shots):
     return BLAST_DICE[blast][0], blast
 
 
-# ---------------------------------------------------------------------------
-# a volley of mixed weapons at one target
-# ---------------------------------------------------------------------------
+# -- a volley of mixed weapons at one target ------------------------------------------
 #: the keys of one weapon of a volley
 WEAPON_KEYS = ("acc", "sv", "acc_mod", "shots", "name")
 #: weapons in one volley at most: the profiles of the rule file's [volley]
@@ -222,17 +217,7 @@ def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
     return groups, tuple(notes), inputs, total_shots
 
 
-
-# ---------------------------------------------------------------------------
-# the system's description (workbench.systems): dashboards, diagnostics,
-# compare page, profiles and forum posts read it
-# ---------------------------------------------------------------------------
-import sys as _sys
-
-from .description import ProfileField as _Field, Profiles as _Profiles
-from .records import SHOTS as _SHOTS, whole_fields as _whole_fields
-
-
+# -- the system's description: dashboards, diagnostics, compare page, profiles and forum posts read it --
 def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
     """``("shooting", keyword arguments of :func:`shooting`)`` for ``attacker``
     firing ``weapon`` at ``target``."""
@@ -244,15 +229,15 @@ def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
 #: :func:`test`, the one stat :func:`shooting` does not take, the unit profiles' fields with the
 #: function that reads them
 SYSTEM = ownfile.describe(
-    KEY, _sys.modules[__name__], title="Antares", colour="#C44E52", names=_EFFECTS, seed=SEED,
+    KEY, sys.modules[__name__], title="Antares", colour="#C44E52", names=_EFFECTS, seed=SEED,
     effects={"critical": "probability"}, effect_words={"critical": "the test is a critical success"},
     # shooting takes no blast: a blast weapon is the volley's, each weapon its own
     modes=ownfile.own_controls({"blast": None}),
-    profiles=_Profiles(
-        unit={**_whole_fields(0, 10, "; out of 10", ag="Agility", acc="Accuracy", res="Resist", str="Strength",
-                              init="Initiative", cou="Courage", tech="Technology", com="Compute"),
-              "armour": _Field("int", 0, 10, default=0, doc="armour bonus to Res")},
-        weapon={"sv": _Field("int", 0, 10, doc="strike value, subtracted from Res"), "shots": _SHOTS},
+    profiles=Profiles(
+        unit={**whole_fields(0, 10, "; out of 10", ag="Agility", acc="Accuracy", res="Resist", str="Strength",
+                             init="Initiative", cou="Courage", tech="Technology", com="Compute"),
+              "armour": ProfileField("int", 0, 10, default=0, doc="armour bonus to Res")},
+        weapon={"sv": ProfileField("int", 0, 10, doc="strike value, subtracted from Res"), "shots": SHOTS},
         basic=("rever", "Carbine", "rever"),
         to_kwargs=profile_kwargs),
 )

@@ -1,8 +1,7 @@
 """The Forgotten: the rule pieces its shooting (:mod:`workbench.systems.forgotten`)
 and its close combat (:mod:`workbench.systems.forgotten_cc`) share: the dice, the
 choices they take None for, their arguments as the files' stats, the damage v1 table;
-and the names and tables its description (:mod:`workbench.systems.forgotten_description`)
-reads. Seed 002, RULES.md section 2.
+and the names and tables its description reads. Seed 002, RULES.md section 2.
 """
 from __future__ import annotations
 
