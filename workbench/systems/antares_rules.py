@@ -45,9 +45,6 @@ MOD_RANGE = (_FILE.stat("acc_mod").min, _FILE.stat("acc_mod").max)
 #: value below 1 behaves as 0 (1/100) and any value from 9 up as 9 (9/10)
 VALUE_RANGE = (-40, 40)
 
-#: the stat test's note: the first of the rule file's (rules/antares.toml), which a shooting shows too
-NOTES = _FILE.notes[:1]
-
 
 # ---------------------------------------------------------------------------
 # plain words
@@ -113,7 +110,7 @@ def _test_outcome(function: str, stat_name: str, stat: int, modifier: int, metho
     die = _stat_die(value)
     p, crit = die.success, die.p("critical")
     stage = Stage(f"{stat_name} test", p, _test_words(stat_name, stat, modifier, p, crit), faces=DIE)
-    notes = NOTES + extra_notes
+    notes = _FILE.notes[:1] + extra_notes  # the rule file's first note, which a shooting shows too
 
     def one_chunk(n: int) -> dict:
         codes = die.roll(rng, (n,))

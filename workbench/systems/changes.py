@@ -25,9 +25,9 @@ from ..outcome import Outcome, Stage
 from . import ownfile
 from .changes_distances import (ACTION_DISTANCES, action_distance, charge_distance, distance_pmf, move_distance,
                                 reach_probability)
-from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
-                            MAX_MODELS, MAX_WOUNDS, MODIFIER, NAME, ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS,
-                            _checked, _flag_notes, _flags, _int, _one_test, _test, _width, test)
+from .changes_rules import (ACTIONS, DIE, GO_TO_GROUND_COVER, KEY, MAX_DICE, MAX_MODELS, MAX_WOUNDS, MODIFIER, NAME,
+                            ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _checked, _flag_notes, _flags, _int,
+                            _one_test, _test, _width, test)
 from .changes_volley import volley, volley_mode
 from .records import ProfileField, Profiles
 from .ownfile import grid_table, resolve
@@ -38,8 +38,7 @@ __all__ = [
     "leadership", "distance_pmf", "action_distance", "charge_distance",
     "move_distance", "reach_probability", "ACTION_DISTANCES",
     # the ranges and choices of the stats, as the turn simulator's units check them
-    "ROLL_STAT", "MODIFIER", "MAX_DICE", "MAX_MODELS", "MAX_WOUNDS", "WEAPONS", "ACTIONS", "HEAVY_SHOT_RULES",
-    "FIRER_COVER_RULES", "GO_TO_GROUND_COVER",
+    "ROLL_STAT", "MODIFIER", "MAX_DICE", "MAX_MODELS", "MAX_WOUNDS", "WEAPONS", "ACTIONS", "GO_TO_GROUND_COVER",
 ]
 
 

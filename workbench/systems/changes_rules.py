@@ -29,11 +29,7 @@ ROLL_STAT = (_FILE.stat("bs").min, _FILE.stat("bs").max)  #: "5+" is written 5 (
 MODIFIER = (_FILE.stat("t").min, _FILE.stat("t").max)     #: "+2" is written 2
 MAX_DICE, MAX_WOUNDS, MAX_MODELS = (_FILE.stat(k).max for k in ("shots", "wounds", "models"))  # per resolution
 MAX_UNITS = _FILE.volley_spec.max_profiles                #: attacking units in one volley
-WEAPONS, ACTIONS, HEAVY_SHOT_RULES, FIRER_COVER_RULES = (
-    tuple(o for o, _ in _FILE.stat(k).options) for k in ("weapon", "action", "heavy_shot", "firer_cover_rule"))
-
-#: the seed's rule a volley's target is refused by when it has gone to ground and is EVADING
-NOTE_ONE_MARKER = "Every unit may only have one status marker"
+WEAPONS, ACTIONS = (tuple(o for o, _ in _FILE.stat(k).options) for k in ("weapon", "action"))
 
 
 # -- argument checks ----------------------------------------------------------

@@ -14,7 +14,7 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, cast
+from typing import Any, Callable, Mapping
 
 import attrs
 
@@ -258,12 +258,6 @@ def stat_control(stat: Any, view: Any) -> Control:
                   view.steps.get(stat.name, 1))
 
 
-def _whole_steps(c: Control) -> tuple[int, ...]:
-    """Every value of a whole-number stat's slider, ``lo`` to ``hi`` (both whole numbers)."""
-    lo, hi = cast("tuple[int, int]", c.bounds)
-    return tuple(range(lo, hi + 1))
-
-
 def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
     """The description of a loaded rule file (a ``RuleSystem``, see ``workbench.rules``): one mode,
     "attack", with a control per stat, and what the file's ``[view]`` says (docs/rulefiles.md, "How
@@ -281,7 +275,7 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
     controls = tuple(stat_control(s, view) for s in shown)
     stats = tuple(StatInfo(name, side, -1 if better == "lower" else +1, values, doc)
                   for name, side, better, values, doc in view.diagnostics) or tuple(
-        StatInfo(s.name, "either", +1, _whole_steps(c),
+        StatInfo(s.name, "either", +1, tuple(range(int(c.bounds[0]), int(c.bounds[1]) + 1)),
                  (s.help or (s.label or s.name)) + "; the rule file says not which side a higher value helps")
         for s, c in zip(shown, controls) if s.kind == "int" and c.bounds[1] > c.bounds[0])
     notes = tuple(getattr(rule_system, "notes", ()) or ())
@@ -303,12 +297,6 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
         path=path, functions=("attack",))
 
 
-def mode_title(part: str) -> str:
-    """A part's name as its dashboard mode reads: ``close_combat`` -> "Close combat"."""
-    words = part.replace("_", " ").strip()
-    return words[:1].upper() + words[1:]
-
-
 def describe_folder(folder: Any, colour: str) -> SystemDescription:
     """The description of the loaded rule folder ``folder``, one system of several rule files, one
     dashboard mode per file, made of its parts' (:func:`describe_rules` of each file): a mode per
@@ -319,8 +307,8 @@ def describe_folder(folder: Any, colour: str) -> SystemDescription:
     system's diagnostics and its place on the compare page read its first mode)."""
     parts = {name: describe_rules(part, colour) for name, part in folder.parts.items()}
     first = parts[folder.functions[0]]
-    modes = tuple(attrs.evolve(d.modes[0], key=name, function=name, title=mode_title(name))
-                  for name, d in parts.items())
+    modes = tuple(attrs.evolve(d.modes[0], key=name, function=name,
+                               title=name.replace("_", " ").strip().capitalize()) for name, d in parts.items())
     effects: dict[str, str] = {}
     words: dict[str, str] = {}
     for d in parts.values():

@@ -7,6 +7,7 @@ end farther from the default until the grid fits :data:`GRANULARITY_CELLS` or
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..errors import WorkbenchError
@@ -41,14 +42,7 @@ def _read_by_the_rolls(rule_system: Any) -> set[str]:
 def _narrowed(ranges: dict[str, list[int]], defaults: dict[str, int], budget: int) -> dict[str, list[int]]:
     """Each range cut, the widest first, at its end farther from the default, until the product fits."""
     out = {k: list(v) for k, v in ranges.items()}
-
-    def cells() -> int:
-        n = 1
-        for vals in out.values():
-            n *= len(vals)
-        return n
-
-    while cells() > budget:
+    while math.prod(len(vals) for vals in out.values()) > budget:
         name = max(out, key=lambda k: (len(out[k]), k))
         vals, d = out[name], defaults[name]
         if d - vals[0] >= vals[-1] - d:

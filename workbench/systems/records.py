@@ -138,11 +138,8 @@ class Mode:
     #: how its keywords read in a forum post's matchup line (None: every keyword is the situation)
     sides: Sides | None = attrs.field(default=None)
 
-    def resolve(self, module) -> Callable:
-        return getattr(module, self.function)
-
     def run(self, module, values: dict[str, Any], **extra: Any):
-        fn = self.resolve(module)
+        fn = getattr(module, self.function)
         if self.call is not None:
             return self.call(fn, values, **extra)
         return fn(**values, **extra)
