@@ -43,23 +43,6 @@ def _colour(record, attribute, value) -> None:
         _fail(record, attribute, "a colour written #rrggbb", value)
 
 
-def _function_names(module) -> tuple[str, ...]:
-    """The stat-level functions of a module: public callables that take ``method``."""
-    tables = set(getattr(module, "TABLES", {}).values())
-    out = []
-    for name in getattr(module, "__all__", dir(module)):
-        obj = getattr(module, name, None)
-        if (callable(obj) and not isinstance(obj, type) and not name.startswith("_")
-                and not name.isupper() and obj not in tables and not name.endswith("_table")):
-            try:
-                params = inspect.signature(obj).parameters
-            except (TypeError, ValueError):
-                continue
-            if "method" in params:
-                out.append(name)
-    return tuple(out)
-
-
 @attrs.frozen
 class SystemDescription:
     """Everything the workbench knows about one rule system (see the module docstring).
@@ -106,11 +89,7 @@ class SystemDescription:
     profiles: Profiles | None = attrs.field(default=None)
     seed: str | None = None
     path: Path | None = None
-    functions: tuple[str, ...] = attrs.field()
-
-    @functions.default
-    def _functions(self) -> tuple[str, ...]:
-        return _function_names(self.module)
+    functions: tuple[str, ...] = attrs.field(kw_only=True)
 
     @modes.validator
     def _some_modes(self, attribute, value) -> None:

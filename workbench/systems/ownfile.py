@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import inspect
 from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any
 
@@ -86,7 +87,7 @@ def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[s
     functions' effect names -> the file's; ``modes(the files' modes)``, when its modes differ from the
     files'; the ``effects`` and ``effect_words`` of its hand-written functions; its ``profiles``; and
     the ``seed`` post it implements."""
-    from .description import _function_names, describe_folder, describe_rules
+    from .description import describe_folder, describe_rules
     rs = system(key)
     own = describe_folder(rs, colour) if getattr(rs, "parts", None) is not None else describe_rules(rs, colour)
     own_modes = own.modes
@@ -95,8 +96,11 @@ def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[s
     file_names = {f: b for b, f in names.items()}
     kinds = {b: own.effect_kind(f) for b, f in names.items()}
     words = {file_names.get(f, f): w for f, w in own.effect_words.items()}
+    # its stat-level functions: those of its module's names that take ``method``
+    functions = tuple(name for name in module.__all__ if callable(fn := getattr(module, name))
+                      and "method" in inspect.signature(fn).parameters)
     described = _DESCRIBED[key] = attrs.evolve(
-        own, title=title, module=module, functions=_function_names(module), modes=tuple(modes(own_modes)) if modes else own_modes,
+        own, title=title, module=module, functions=functions, modes=tuple(modes(own_modes)) if modes else own_modes,
         effects={**{b: k for b, k in kinds.items() if k != "expected"}, **(effects or {})},
         effect_words={**words, **(effect_words or {})}, profiles=profiles, seed=seed, path=None)
     return described
