@@ -46,13 +46,7 @@ MOD_RANGE = (_FILE.stat("acc_mod").min, _FILE.stat("acc_mod").max)
 VALUE_RANGE = (-40, 40)
 
 
-# ---------------------------------------------------------------------------
-# plain words
-# ---------------------------------------------------------------------------
-def _ratio(p: Fraction) -> str:
-    return faces_text(p, 10)
-
-
+# -- plain words -------------------------------------------------------------------
 def _pass_words(value: int) -> str:
     if value < 1:
         return "below 1: needs a 1 then another 1 on a d10"
@@ -61,23 +55,17 @@ def _pass_words(value: int) -> str:
     return f"needs {value} or less on a d10"
 
 
-def _signed(x: int) -> str:
-    return str(x) if x >= 0 else f"−{-x}"
-
-
 def _test_words(stat_name: str, stat: int, modifier: int, p: Fraction, crit: Fraction) -> str:
     """'Init 5 + modifier 1 = 6: needs 6 or less on a d10: 6/10 (a 1 is a critical success: 1/10)': a
     stat test's words, its chance ``p`` and its critical chance ``crit``."""
     value, text = stat + modifier, f"{stat_name} {stat}"
     if modifier:
-        text += f" {'+' if modifier > 0 else '−'} modifier {abs(modifier)} = {_signed(value)}"
-    crit_text = f" (a 1 is a critical success: {_ratio(crit)})" if value >= 2 else " (no critical possible)"
-    return f"{text}: {_pass_words(value)}: {_ratio(p)}{crit_text}"
+        text += f" {'+' if modifier > 0 else '−'} modifier {abs(modifier)} = {value if value >= 0 else f'−{-value}'}"
+    crit_text = f" (a 1 is a critical success: {faces_text(crit, 10)})" if value >= 2 else " (no critical possible)"
+    return f"{text}: {_pass_words(value)}: {faces_text(p, 10)}{crit_text}"
 
 
-# ---------------------------------------------------------------------------
-# the basic test
-# ---------------------------------------------------------------------------
+# -- the basic test ------------------------------------------------------------------
 def _stat_die(value: int) -> DieRoll:
     """The seed's stat test at ``value``, as ``rules/antares.toml`` states it for
     its stages: a d10 at or under the value succeeds, a 10 always fails, below

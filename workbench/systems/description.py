@@ -12,6 +12,7 @@ fields) are in :mod:`workbench.systems.records` and are importable from here as 
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
@@ -28,9 +29,7 @@ __all__ = ["Mode", "Sides", "STYLES", "StatInfo", "Rung", "Step", "ProfileField"
            "BrokenSystem", "describe_rules", "describe_folder", "stat_control", "EFFECT_KINDS", "CONCEPT_NAMES", "OWNERS", "MISSING"]
 
 
-# ---------------------------------------------------------------------------
-# the description
-# ---------------------------------------------------------------------------
+# -- the description ------------------------------------------------------------------
 def _is_key(record, attribute, value) -> None:
     if not (isinstance(value, str) and value[:1].isalpha() and value.replace("_", "a").isalnum()
             and value == value.lower()):
@@ -38,8 +37,7 @@ def _is_key(record, attribute, value) -> None:
 
 
 def _colour(record, attribute, value) -> None:
-    if not (isinstance(value, str) and len(value) == 7 and value[0] == "#"
-            and all(c in "0123456789abcdefABCDEF" for c in value[1:])):
+    if not (isinstance(value, str) and re.fullmatch(r"#[0-9a-fA-F]{6}", value)):
         _fail(record, attribute, "a colour written #rrggbb", value)
 
 
@@ -213,9 +211,7 @@ class BrokenSystem:
     key: str | None = None
 
 
-# ---------------------------------------------------------------------------
-# a rule file's description
-# ---------------------------------------------------------------------------
+# -- a rule file's description -------------------------------------------------------------
 def stat_control(stat: Any, view: Any) -> Control:
     """A stat's control: its kind, label and help, where it starts (the file's ``[view.start]``,
     else the stat's default), its slider's range (``[view.sliders]``, else the stat's ``min``..``max``)

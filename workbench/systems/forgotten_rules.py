@@ -47,9 +47,7 @@ def _file_stats(rs, a: dict, **more) -> dict:
     return dict(out, **more)
 
 
-# ---------------------------------------------------------------------------
-# shared rule pieces
-# ---------------------------------------------------------------------------
+# -- shared rule pieces --------------------------------------------------------------------
 def _damage_v1_given(rs, kw: dict, a: dict, names: tuple[str, ...], needed, v1_why: str, v2_why: str) -> bool:
     """Whether the damage v1 stats ``names`` are read (``damage_rule="v1"``): each of ``needed`` is
     then required (a number in its stat's range in ``rs``); under v2 each must be None and is set

@@ -74,9 +74,7 @@ def _optional_map(value: Any) -> Mapping | None:
     return None if value is None else MappingProxyType(dict(value))
 
 
-# ---------------------------------------------------------------------------
-# dashboard modes
-# ---------------------------------------------------------------------------
+# -- dashboard modes -----------------------------------------------------------------------
 #: how a stat's value is written: "plus" a roll needed ("5+"), "mod" a modifier ("+2"), "plain" as it is
 STYLES = ("plus", "mod", "plain")
 
@@ -145,9 +143,7 @@ class Mode:
         return fn(**values, **extra)
 
 
-# ---------------------------------------------------------------------------
-# the diagnostics' stats and the compare page's concepts
-# ---------------------------------------------------------------------------
+# -- the diagnostics' stats and the compare page's concepts --------------------------------
 @attrs.frozen
 class StatInfo:
     """One stat of a system for the diagnostics (value of +1, sweeps, equivalence sliders).
@@ -200,9 +196,7 @@ class Step:
         return f"{self.label} {styled(value, self.style)}"
 
 
-# ---------------------------------------------------------------------------
-# unit profiles
-# ---------------------------------------------------------------------------
+# -- unit profiles -------------------------------------------------------------------------
 class _MissingType:
     def __repr__(self) -> str:
         return "nothing (the key is missing)"
