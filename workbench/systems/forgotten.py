@@ -140,30 +140,27 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     rs = ownfile.load(KEY)
     stats = _stats(a)
     n_shots, models = a["shots"], a["models"]
-    notes = rs.notes_at(**stats)
     shown = rs.shown_at(**dict(stats, models=models))   # one chance per shot: read with the unit's size
+    fields = dict(attacks=n_shots, notes=rs.notes_at(**stats), label=rs.view.label, blows_vary=shown["blows_vary"],
+                  **ownfile.terms(KEY, "shooting"))
     if method == "exact":
         o = _within_budget(lambda: rs.attack(**stats))
-        down = o.pmf
-        effects = {k: float(x) for k, x in _effects(o.effects, down).items()}
-        out = pipeline.exact_outcome(KEY, "shooting", inputs, _capped(down, models, n_shots), shown["stages"],
-                                     effects, attacks=n_shots, notes=notes, label=rs.view.label,
-                                     blows_vary=shown["blows_vary"],
-                                     **ownfile.terms(KEY, "shooting"))
+        effects = {k: float(x) for k, x in _effects(o.effects, o.pmf).items()}
+        out = pipeline.exact_outcome(KEY, "shooting", inputs, _capped(o.pmf, models, n_shots), shown["stages"],
+                                     effects, **fields)
         return out.replace(stage_pmfs=o.stage_pmfs)
 
     if rng is None:  # method_args gives a Generator for every method but "exact"
         raise RuntimeError("no random generator for a sampled resolution")
-    width = ownfile.width(n_shots, models)
 
     def per_sample(got: dict) -> dict:
         down = got["removed"]                   # the unit without a size: every model downed
         return {"removed": down if models is None else np.minimum(down, models), "shock": got["shock"],
                 "hits": got["hits"], "near_misses": got["near_misses"], "non_damaging_hits": got["hits"] - down}
 
-    tally = rs.sample_tally(rng, samples, per_sample, **stats)
-    o = pipeline.tally_outcome(KEY, "shooting", inputs, tally, shown["stages"], attacks=n_shots, notes=notes,
-                               label=rs.view.label, blows_vary=shown["blows_vary"], **ownfile.terms(KEY, "shooting"))
+    o = pipeline.tally_outcome(KEY, "shooting", inputs, rs.sample_tally(rng, samples, per_sample, **stats),
+                               shown["stages"], **fields)
+    width = ownfile.width(n_shots, models)
     return o.replace(pmf=ownfile.fit(o.pmf, width),
                      pmf_stderr=None if o.pmf_stderr is None else ownfile.fit(o.pmf_stderr, width))
 

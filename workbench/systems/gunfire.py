@@ -62,7 +62,7 @@ def models_removed(pens, s, t, explosive=None, models=None):
     on T1 Laansguard). Scalars give an int; arrays broadcast and give an array.
     """
     a = dict(pens=v.integers("pens", pens, 0, 1_000_000), **checked(
-        ownfile.load(KEY), locals(), ("s", "t", "explosive", "models"), True, optional=("explosive", "models")))
+        _FILE, locals(), ("s", "t", "explosive", "models"), True, optional=("explosive", "models")))
     v.broadcastable(a)
     out = _removed(**a)
     return int(out) if out.ndim == 0 else out
@@ -72,7 +72,7 @@ def models_removed(pens, s, t, explosive=None, models=None):
 #: the function's effect names -> the rule file's
 _EFFECTS = {"suppressed": "suppressed", "hits": "hits", "penetrating_hits": "penetrating_hits"}
 #: the dice the rule file's die switch offers, by their faces
-DICE = tuple(faces for _, faces in ownfile.load(KEY).stat("die").options)
+DICE = tuple(faces for _, faces in _FILE.stat("die").options)
 _GRID = ("bs", "ev", "ap", "av", "s", "t", "shots", "models", "hit_mod", "pen_mod", "explosive", "suppression_hits")
 #: the test's variant switches, one value for a whole table
 _SWITCHES = ("base", "natural_max_always_succeeds", "natural_1_always_fails")
@@ -80,11 +80,10 @@ _SWITCHES = ("base", "natural_max_always_succeeds", "natural_1_always_fails")
 
 def _check(kw: dict, arrays: bool) -> dict:
     """The checked arguments, each whole number in its stat's range in ``rules/gunfire.toml``."""
-    rs = ownfile.load(KEY)
-    a = checked(rs, kw, _GRID[:-1], arrays, optional=("models", "explosive"))
+    a = checked(_FILE, kw, _GRID[:-1], arrays, optional=("models", "explosive"))
     a["suppression_fraction"] = v.real("suppression_fraction", kw["suppression_fraction"], 0, 1, lo_open=True)
     a["die"] = v.integer("die", kw["die"], 2, 100)
-    a.update(checked(rs, kw, _SWITCHES))
+    a.update(checked(_FILE, kw, _SWITCHES))
     v.broadcastable({k: a[k] for k in _GRID[:-1]})
     return a
 
@@ -123,8 +122,7 @@ def shooting_table(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen
     "penetrating_hits": arrays S}}``; pmf[..., k] = P(k models removed).
     """
     a = _check(locals(), arrays=True)
-    stats = _file_stats(a)
-    return grid_table(ownfile.load(KEY), stats, _GRID, a["shots"], _EFFECTS, _width(a))
+    return grid_table(_FILE, _file_stats(a), _GRID, a["shots"], _EFFECTS, _width(a))
 
 
 TABLES = {"shooting": shooting_table}
@@ -152,9 +150,9 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
     """
     a = _check(locals(), arrays=False)
     method = v.method_args(method, samples, seed)[0]
-    rs, stats = ownfile.load(KEY), _file_stats(a)
-    o = rs.attack(**stats, method=method, samples=samples, seed=seed)
-    notes = rs.notes_at(**stats)
+    stats = _file_stats(a)
+    o = _FILE.attack(**stats, method=method, samples=samples, seed=seed)
+    notes = _FILE.notes_at(**stats)
     if a["models"] is not None:
         notes += (f"Suppressed if a shot penetrates or {stats['suppression_hits']} or more of the {a['shots']} "
                   f"shots hit ({a['suppression_fraction']:g} of {a['models']} models, rounded up).",)
