@@ -284,11 +284,8 @@ def describe_folder(folder: Any, colour: str) -> SystemDescription:
     first = parts[folder.functions[0]]
     modes = tuple(attrs.evolve(d.modes[0], key=name, function=name,
                                title=name.replace("_", " ").strip().capitalize()) for name, d in parts.items())
-    effects: dict[str, str] = {}
-    words: dict[str, str] = {}
-    for d in parts.values():
-        effects.update(d.effects)
-        words.update(d.effect_words)
+    effects = {k: x for d in parts.values() for k, x in d.effects.items()}
+    words = {k: x for d in parts.values() for k, x in d.effect_words.items()}
     return SystemDescription(
         key=folder.key, name=folder.name, module=folder, die=folder.die,
         title=first.title if first.title != first.name else folder.name, blurb=first.blurb,
