@@ -23,7 +23,7 @@ from ..controls import Control, dropdown, optional_slider, slider, toggle
 from ..errors import InputError
 from ..outcome import EFFECT_KINDS
 from .records import (CONCEPT_NAMES, MISSING, OWNERS, STYLES, Mode, ProfileField, Profiles, Rung, Sides, StatInfo,
-                      Step, _as_tuple, _fail, _frozen_map, _optional_map, _text, _tuple_of, _whole)
+                      Step, _as_tuple, _fail, _frozen_map, _optional_map, _text, _tuple_of)
 
 __all__ = ["Mode", "Sides", "STYLES", "StatInfo", "Rung", "Step", "ProfileField", "Profiles", "SystemDescription",
            "BrokenSystem", "describe_rules", "describe_folder", "stat_control", "EFFECT_KINDS", "CONCEPT_NAMES", "OWNERS", "MISSING"]
@@ -34,6 +34,11 @@ def _is_key(record, attribute, value) -> None:
     if not (isinstance(value, str) and value[:1].isalpha() and value.replace("_", "a").isalnum()
             and value == value.lower()):
         _fail(record, attribute, "a key of lower-case letters, digits and _ starting with a letter", value)
+
+
+def _die(record, attribute, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= 1000:
+        _fail(record, attribute, "a whole number from 2 to 1000", value)
 
 
 def _colour(record, attribute, value) -> None:
@@ -71,7 +76,7 @@ class SystemDescription:
     key: str = attrs.field(validator=_is_key)
     name: str = attrs.field(validator=_text)
     module: Any = attrs.field()
-    die: int = attrs.field(validator=_whole(2, 1000))
+    die: int = attrs.field(validator=_die)
     title: str = attrs.field(validator=_text)
     blurb: str = attrs.field(validator=_text)
     colour: str = attrs.field(validator=_colour)

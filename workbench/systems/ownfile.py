@@ -3,11 +3,11 @@ file) or the folder ``rules/<key>/`` (one file per mode), keyed as the built-in,
 of them as a system of its own.
 
 A built-in's stat-level function checks its arguments as the file states its stats (:func:`checked`),
-resolves through the file's engine (:func:`resolve`, :func:`grid_table`) and turns the answer into the
-function's own (:func:`outcome`, :func:`grid_table`: its system key and function name, inputs, effect names,
-stages, notes and pmf width). Its description is its files' (:func:`describe`), with only what the
-built-in's Python adds. :func:`listed` and :func:`keyed` check a list argument's tables (a volley's units
-or weapons), :func:`one_roll` makes the Outcome of one roll, a test or a distance.
+resolves through the file's engine (:func:`resolve`; a table: :func:`grid_table`) and turns the answer into
+the function's own (:func:`outcome`: its system key and function name, inputs, effect names, notes and pmf
+width). Its description is its files' (:func:`describe`), with only what the built-in's Python adds.
+:func:`listed` and :func:`keyed` check a list argument's tables (a volley's units or weapons),
+:func:`one_roll` makes the Outcome of one roll, a test or a distance.
 """
 from __future__ import annotations
 

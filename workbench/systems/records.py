@@ -57,15 +57,6 @@ def _tuple_of(kind: type, what: str) -> Callable:
     return check
 
 
-def _whole(lo: int, hi: int | None = None) -> Callable:
-    def check(record, attribute, value) -> None:
-        if (isinstance(value, bool) or not isinstance(value, int) or value < lo
-                or (hi is not None and value > hi)):
-            _fail(record, attribute, f"a whole number from {lo}" + (f" to {hi}" if hi is not None else " up"),
-                  value)
-    return check
-
-
 def _frozen_map(value: Any) -> Mapping:
     return MappingProxyType(dict(value))
 
