@@ -178,5 +178,4 @@ def volley_mode(shooting: Mode) -> Mode:
                     help="units declared at the target, resolved together")
     return Mode("volley", "volley", "Volley", (count,) + units + target, trial="shot", call=volley_call,
                 sides=Sides(target=shooting.sides.target if shooting.sides else (),
-                            unit=tuple(t for t in (shooting.sides.firer + shooting.sides.weapon
-                                                   if shooting.sides else ()))))
+                            unit=shooting.sides.firer + shooting.sides.weapon if shooting.sides else ()))
