@@ -69,8 +69,8 @@ def _volley_setup(attackers, given: dict):
     target = _checked(given, _TARGET_CHECKS, optional=(), whole=_int)
     if target["go_to_ground"] and target["evading"]:
         raise InputError("go_to_ground", "False with evading=True", target["go_to_ground"],
-                         "Every unit may only have one status marker: a target cannot both have gone to ground and be "
-                         "EVADING")
+                         "Every unit may only have one status marker: a target cannot both have gone to ground "
+                         "and be EVADING")
     listed("attackers", attackers, "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action")
     if len(attackers) > MAX_UNITS:
         raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
