@@ -291,9 +291,6 @@ def describe_folder(folder: Any, colour: str) -> SystemDescription:
                                title=name.replace("_", " ").strip().capitalize()) for name, d in parts.items())
     effects = {k: x for d in parts.values() for k, x in d.effects.items()}
     words = {k: x for d in parts.values() for k, x in d.effect_words.items()}
-    return SystemDescription(
-        key=folder.key, name=folder.name, module=folder, die=folder.die,
-        title=first.title if first.title != first.name else folder.name, blurb=first.blurb,
-        colour=first.colour, modes=modes, concepts=first.concepts, effects=effects, effect_words=words, stats=first.stats,
-        seed_matchup=first.seed_matchup, granularity_grid=first.granularity_grid,
-        equivalence_search=first.equivalence_search, path=folder.path, functions=folder.functions)
+    return attrs.evolve(first, key=folder.key, name=folder.name, module=folder, die=folder.die,
+                        title=first.title if first.title != first.name else folder.name, modes=modes,
+                        effects=effects, effect_words=words, path=folder.path, functions=folder.functions)
