@@ -31,7 +31,7 @@ from .changes_rules import (ACTIONS, DIE, GO_TO_GROUND_COVER, KEY, MAX_DICE, MAX
                             ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _checked, _flag_notes, _flags, _int,
                             _one_test, _test, _width, test)
 from .changes_volley import volley, volley_mode
-from .records import ProfileField, Profiles
+from .records import SHOTS, ProfileField, Profiles, whole_fields
 from .ownfile import grid_table, one_roll, resolve
 
 __all__ = [
@@ -319,14 +319,6 @@ def reach_probability(distance, kind="desperate_charge", *, method="exact", samp
 
 
 # -- unit profiles: the fields profile_kwargs reads ------------------------------------
-def _roll(doc: str) -> ProfileField:
-    return ProfileField("int", *ROLL_STAT, doc=f"{doc}; the D12 target, 5 means 5+")
-
-
-def _modifier(doc: str) -> ProfileField:
-    return ProfileField("int", *MODIFIER, doc=f"{doc}; the modifier added, 2 means +2")
-
-
 def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
     """``(mode, keyword arguments)`` of ``attacker`` using ``weapon`` on
     ``target``: :func:`shooting` for a light or heavy weapon, :func:`melee`
@@ -340,15 +332,16 @@ def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
                             inv=target["inv"], wounds=target["w"], weapon=weapon["class"], shots=weapon["shots"])
 
 
+#: what a roll stat's and a modifier's profile field says after its name
+_ROLL, _MODIFIER = "; the D12 target, 5 means 5+", "; the modifier added, 2 means +2"
 _PROFILES = Profiles(
-    unit={"ws": _roll("Weapon Skill"), "bs": _roll("Ballistic Skill"), "s": _roll("Strength"),
-          "t": _modifier("Toughness"), "w": ProfileField("int", 1, MAX_WOUNDS, doc="Wounds"),
+    unit={**whole_fields(*ROLL_STAT, _ROLL, ws="Weapon Skill", bs="Ballistic Skill", s="Strength"),
+          **whole_fields(*MODIFIER, _MODIFIER, t="Toughness"), "w": ProfileField("int", 1, MAX_WOUNDS, doc="Wounds"),
           "i": ProfileField("int", 0, 20, doc="Initiative"), "a": ProfileField("int", 0, 100, doc="Attacks"),
-          "ld": _roll("Leadership"), "sv": _modifier("armour Save"), "d": _modifier("Dodge"),
-          "inv": _modifier("Invulnerable")},
-    weapon={"s": _roll("Strength"), "ap": _roll("Armour Piercing"),
-            "shots": ProfileField("int", 1, 100, doc="dice per model"),
-            "class": ProfileField("choice", allowed=("light", "heavy", "melee"), doc="weapon class")},
+          **whole_fields(*ROLL_STAT, _ROLL, ld="Leadership"),
+          **whole_fields(*MODIFIER, _MODIFIER, sv="armour Save", d="Dodge", inv="Invulnerable")},
+    weapon={**whole_fields(*ROLL_STAT, _ROLL, s="Strength", ap="Armour Piercing"), "shots": SHOTS,
+            "class": ProfileField("choice", allowed=WEAPONS + ("melee",), doc="weapon class")},
     basic=("space_marine", "Boltgun", "space_marine"), to_kwargs=profile_kwargs)
 
 SYSTEM = ownfile.describe(
