@@ -27,9 +27,8 @@ from ..errors import InputError
 from ..outcome import Outcome, Stage
 from ..rules.die import roll_high
 from . import ownfile
-from .changes_rules import (ACTIONS, DIE, GO_TO_GROUND_COVER, KEY, MAX_DICE, MAX_MODELS, MAX_WOUNDS, MODIFIER, NAME,
-                            ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS, _checked, _flag_notes, _flags, _int,
-                            _one_test, _test, _width, test)
+from .changes_rules import (_FILE, ACTIONS, DIE, GO_TO_GROUND_COVER, KEY, MAX_DICE, MAX_MODELS, MAX_WOUNDS, MODIFIER,
+                            NAME, ROLL_STAT, SEED, WEAPONS, _checked, _flags, _int, _one_test, _test, test)
 from .changes_volley import volley, volley_mode
 from .records import SHOTS, ProfileField, Profiles, whole_fields
 from .ownfile import grid_table, one_roll, resolve
@@ -65,6 +64,18 @@ def _checked_args(part, given: Mapping[str, Any], table: bool) -> dict:
     args = _checked(dict(given), _ARGS[part], table, part=part)
     v.broadcastable({k: args[k] for k in _GRIDS[part]})
     return args
+
+
+#: the function's effect names -> the rule file's (rules/changes/shooting.toml); with a unit size also
+_EFFECTS = {"hits": "to hit", "pierced": "to pierce", "unsaved_wounds": "to wound"}
+_CAPPED = dict(_EFFECTS, wasted_wounds="wasted_damage", destroyed="destroyed")
+
+
+def _width(shots, models, wounds) -> int:
+    """Counts of models removed the pmf runs over: to the unit size, or every wound removing."""
+    if models is not None:
+        return int(np.max(models)) + 1
+    return int(np.max(shots)) // int(np.min(wounds)) + 1
 
 
 def _effects(args) -> dict:
@@ -187,6 +198,13 @@ def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
 
 
 # -- leadership ----------------------------------------------------------------
+def _flag_notes(n12: bool, n1: bool) -> tuple[str, ...]:
+    """The notes of the natural 12 / natural 1 variants, the shooting file's (a test that is no resolution of
+    the file shows them): those it shows at its defaults with these switches and not without them."""
+    return tuple(n for n in _FILE.notes_at(natural_12_always_succeeds=n12, natural_1_always_fails=n1)
+                 if n not in _FILE.notes)
+
+
 @v.stat_function
 def leadership(ld, modifier=0, *, natural_12_always_succeeds=False, natural_1_always_fails=False,
                method="exact", samples=100_000, seed=0) -> Outcome:

@@ -82,13 +82,6 @@ def _flags(n12, n1) -> tuple[bool, bool]:
     return (v.boolean("natural_12_always_succeeds", n12), v.boolean("natural_1_always_fails", n1))
 
 
-def _flag_notes(n12: bool, n1: bool) -> tuple[str, ...]:
-    """The notes of the natural 12 / natural 1 variants, the shooting file's (a test that is no resolution of
-    the file shows them): those it shows at its defaults with these switches and not without them."""
-    return tuple(n for n in _FILE.notes_at(natural_12_always_succeeds=n12, natural_1_always_fails=n1)
-                 if n not in _FILE.notes)
-
-
 # -- the test ------------------------------------------------------------------
 @lru_cache(maxsize=4096)
 def _test(target: int, n12: bool, n1: bool) -> DieRoll:
@@ -124,19 +117,7 @@ def _one_test(function: str, inputs: dict, stage: Stage, die: DieRoll | None, ef
                             one_chunk, **fields)
 
 
-# -- shooting ------------------------------------------------------------------
-#: the function's effect names -> the rule file's (rules/changes/shooting.toml); with a unit size also
-_EFFECTS = {"hits": "to hit", "pierced": "to pierce", "unsaved_wounds": "to wound"}
-_CAPPED = dict(_EFFECTS, wasted_wounds="wasted_damage", destroyed="destroyed")
-
-
-def _width(shots, models, wounds) -> int:
-    """Counts of models removed the pmf runs over: to the unit size, or every wound removing."""
-    if models is not None:
-        return int(np.max(models)) + 1
-    return int(np.max(shots)) // int(np.min(wounds)) + 1
-
-
+# -- the turn's dice -------------------------------------------------------------
 def _roll_counts(rng, tests, shape):
     """Roll every die of every attack; return hits, pierced and wounds per sample.
 
