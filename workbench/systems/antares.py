@@ -69,7 +69,8 @@ def _test_words(stat_name: str, stat: int, modifier: int, p: Fraction, crit: Fra
     stat test's words, its chance ``p`` and its critical chance ``crit``."""
     value, text = stat + modifier, f"{stat_name} {stat}"
     if modifier:
-        text += f" {'+' if modifier > 0 else '−'} modifier {abs(modifier)} = {value if value >= 0 else f'−{-value}'}"
+        signed = value if value >= 0 else f"−{-value}"
+        text += f" {'+' if modifier > 0 else '−'} modifier {abs(modifier)} = {signed}"
     crit_text = f" (a 1 is a critical success: {faces_text(crit, 10)})" if value >= 2 else " (no critical possible)"
     return f"{text}: {_pass_words(value)}: {faces_text(p, 10)}{crit_text}"
 
@@ -349,23 +350,23 @@ def _volley_setup(weapons, res, armour, cover, models, critical_ignores_res):
     listed("weapons", weapons, "a non-empty list of dicts with keys acc, sv, acc_mod, shots, name")
     if len(weapons) > MAX_WEAPONS:
         raise InputError("weapons", f"at most {MAX_WEAPONS} weapons", len(weapons), "weapons given")
-    rs = _FILE
-    target = checked(rs, locals(), ("res", "armour", "cover", "models", "critical_ignores_res"))
+    target = checked(_FILE, locals(), ("res", "armour", "cover", "models", "critical_ignores_res"))
     res, armour, cover, models, critical_ignores_res = target.values()
     groups = [_weapon(i, w, res, armour, cover, critical_ignores_res) for i, w in enumerate(weapons)]
     total_shots = sum(g["shots"] for g in groups)
-    if total_shots > rs.stat("shots").max:
-        raise InputError("weapons", f"{rs.stat('shots').max:,} shots or fewer in all", total_shots,
+    if total_shots > _FILE.stat("shots").max:
+        raise InputError("weapons", f"{_FILE.stat('shots').max:,} shots or fewer in all", total_shots,
                          "shots of all weapons; a blast die counts as its largest number")
     blast = next((g["blast"] for g in groups if g["blast"]), "none")   # the variant's and a blast weapon's notes
-    variant = [n for n in rs.notes_at(critical_ignores_res=critical_ignores_res, blast=blast) if n not in rs.notes]
-    notes = list(rs.notes) + [VOLLEY_NOTE, VOLLEY_ALLOCATION_NOTE]
+    variant = [n for n in _FILE.notes_at(critical_ignores_res=critical_ignores_res, blast=blast)
+               if n not in _FILE.notes]
+    notes = list(_FILE.notes) + [VOLLEY_NOTE, VOLLEY_ALLOCATION_NOTE]
     for i, g in enumerate(groups):
         count = (f"{g['blast']} shots ({BLAST_DICE[g['blast']][1]})" if g["blast"]
                  else f"{g['shots']} " + ("shot" if g["shots"] == 1 else "shots"))
         # one shot of the weapon, as the file resolves and words it
-        shot = rs.attack(**dict(_volley_profile(g), shots=1, blast="none"), res=res, armour=armour, cover=cover,
-                         critical_ignores_res=critical_ignores_res)
+        shot = _FILE.attack(**dict(_volley_profile(g), shots=1, blast="none"), res=res, armour=armour, cover=cover,
+                            critical_ignores_res=critical_ignores_res)
         per = shot.per_attack if shot.per_attack_mean is None else Fraction(shot.per_attack_mean)
         notes.append(f"weapons[{i}] ({g['name']}, SV {g['sv']}): {count}; "
                      + "; ".join(f"{x.name}: {x.detail}" for x in shot.stages)
