@@ -255,7 +255,7 @@ def _as_function(o: Outcome, function: str, inputs: dict, effects: dict, width: 
     out = ownfile.outcome(o, system=KEY, function=function, inputs=inputs, effects=effects, width=width,
                           attacks=o.attacks, notes=notes)
     return out.replace(per_attack_mean=o.per_attack_mean, per_attack_any=o.per_attack_any,
-                       success_label=o.success_label, tokens=o.tokens, token=o.token)
+                       success_label=o.success_label)
 
 
 #: blast weapons' random number of hits ("D4s, D6s, D8s and D12s are also used to generate random values, most
