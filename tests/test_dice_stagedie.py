@@ -21,7 +21,7 @@ from reference.dice import RollHigh, RollUnder
 from workbench.rules import engine
 from workbench.rules.die import DieRoll, StageDie, roll_high
 from workbench.systems import antares, changes, ownfile
-from workbench.systems.antares_rules import _stat_die
+from workbench.systems.antares import _stat_die
 
 SIDES = (2, 3, 4, 6, 8, 10, 12, 20)
 NATURALS = list(itertools.product([False, True], repeat=2))

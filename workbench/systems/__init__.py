@@ -93,7 +93,6 @@ def _load_rules() -> tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...
     stamp = _stamp(entries)
     if stamp in _CACHE:
         return _CACHE[stamp]
-    taken = set(BUILTINS)
     found: dict[str, SystemDescription] = {}
     bad: list[BrokenSystem] = []
     shipped = CHECKOUT_RULES.resolve()
@@ -104,7 +103,7 @@ def _load_rules() -> tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...
             key = rs.key
             if key in BUILTINS and path.parent.resolve() == shipped:  # a built-in's own file or folder
                 continue
-            if key in taken:
+            if key in BUILTINS or key in found:
                 where = "a built-in system" if key in BUILTINS else str(found[key].path)
                 raise WorkbenchError(f"{path}: system.key: expected a key no other system uses, "
                                      f"got {key!r} (already used by {where})")
@@ -115,7 +114,6 @@ def _load_rules() -> tuple[dict[str, SystemDescription], tuple[BrokenSystem, ...
             at = Path(exc.path) if path.is_dir() and isinstance(exc, rules.RuleFileError) else path
             bad.append(BrokenSystem(path=at, message=str(exc) or type(exc).__name__, key=key))
             continue
-        taken.add(rs.key)
         found[rs.key] = desc
     _CACHE.clear()
     _CACHE[stamp] = (found, tuple(bad))

@@ -14,23 +14,24 @@ interpretation and variant switch in ``docs/rules/changes.md``.
 """
 from __future__ import annotations
 
+import math
 import sys
+from fractions import Fraction
 from typing import Any, Mapping
 
 import numpy as np
 
 from .. import validate as v
+from ..dice import roll_faces
 from ..errors import InputError
 from ..outcome import Outcome, Stage
+from ..rules.die import roll_high
 from . import ownfile
-from .changes_distances import (ACTION_DISTANCES, action_distance, charge_distance, distance_pmf, move_distance,
-                                reach_probability)
-from .changes_rules import (ACTIONS, DIE, FIRER_COVER_RULES, GO_TO_GROUND_COVER, HEAVY_SHOT_RULES, KEY, MAX_DICE,
-                            MAX_MODELS, MAX_WOUNDS, MODIFIER, NAME, ROLL_STAT, SEED, WEAPONS, _CAPPED, _EFFECTS,
-                            _checked, _flag_notes, _flags, _int, _one_test, _test, _width, test)
+from .changes_rules import (_FILE, ACTIONS, DIE, GO_TO_GROUND_COVER, KEY, MAX_DICE, MAX_MODELS, MAX_WOUNDS, MODIFIER,
+                            NAME, ROLL_STAT, SEED, WEAPONS, _checked, _flags, _int, _one_test, _test, test)
 from .changes_volley import volley, volley_mode
-from .records import ProfileField, Profiles
-from .ownfile import grid_table, resolve
+from .records import SHOTS, ProfileField, Profiles, whole_fields
+from .ownfile import grid_table, one_roll, resolve
 
 __all__ = [
     "KEY", "NAME", "SEED", "DIE", "TABLES",
@@ -38,8 +39,7 @@ __all__ = [
     "leadership", "distance_pmf", "action_distance", "charge_distance",
     "move_distance", "reach_probability", "ACTION_DISTANCES",
     # the ranges and choices of the stats, as the turn simulator's units check them
-    "ROLL_STAT", "MODIFIER", "MAX_DICE", "MAX_MODELS", "MAX_WOUNDS", "WEAPONS", "ACTIONS", "HEAVY_SHOT_RULES",
-    "FIRER_COVER_RULES", "GO_TO_GROUND_COVER",
+    "ROLL_STAT", "MODIFIER", "MAX_DICE", "MAX_MODELS", "MAX_WOUNDS", "WEAPONS", "ACTIONS", "GO_TO_GROUND_COVER",
 ]
 
 
@@ -64,6 +64,18 @@ def _checked_args(part, given: Mapping[str, Any], table: bool) -> dict:
     args = _checked(dict(given), _ARGS[part], table, part=part)
     v.broadcastable({k: args[k] for k in _GRIDS[part]})
     return args
+
+
+#: the function's effect names -> the rule file's (rules/changes/shooting.toml); with a unit size also
+_EFFECTS = {"hits": "to hit", "pierced": "to pierce", "unsaved_wounds": "to wound"}
+_CAPPED = dict(_EFFECTS, wasted_wounds="wasted_damage", destroyed="destroyed")
+
+
+def _width(shots, models, wounds) -> int:
+    """Counts of models removed the pmf runs over: to the unit size, or every wound removing."""
+    if models is not None:
+        return int(np.max(models)) + 1
+    return int(np.max(shots)) // int(np.min(wounds)) + 1
 
 
 def _effects(args) -> dict:
@@ -101,8 +113,7 @@ def _outcome(part, function, args, n, method, samples, seed) -> tuple[Outcome, s
     method, samples, rng = v.method_args(method, samples, seed)
     o, inputs = resolve(ownfile.load(KEY, part).attack, args, method, samples, rng)
     return ownfile.outcome(o, system=KEY, function=function, inputs=inputs, effects=_effects(args),
-                           width=_width(n, args["models"], args["wounds"]), stages=o.stages, attacks=n,
-                           notes=o.notes), method
+                           width=_width(n, args["models"], args["wounds"]), attacks=n, notes=o.notes), method
 
 
 @v.stat_function
@@ -187,6 +198,13 @@ def melee(*, ws, s, ap, attacks=1, d=0, inv=0, t=0, sv=0, models=None, wounds=1,
 
 
 # -- leadership ----------------------------------------------------------------
+def _flag_notes(n12: bool, n1: bool) -> tuple[str, ...]:
+    """The notes of the natural 12 / natural 1 variants, the shooting file's (a test that is no resolution of
+    the file shows them): those it shows at its defaults with these switches and not without them."""
+    return tuple(n for n in _FILE.notes_at(natural_12_always_succeeds=n12, natural_1_always_fails=n1)
+                 if n not in _FILE.notes)
+
+
 @v.stat_function
 def leadership(ld, modifier=0, *, natural_12_always_succeeds=False, natural_1_always_fails=False,
                method="exact", samples=100_000, seed=0) -> Outcome:
@@ -215,15 +233,110 @@ def leadership(ld, modifier=0, *, natural_12_always_succeeds=False, natural_1_al
 TABLES = {"shooting": shooting_table, "melee": melee_table}
 
 
+# -- distances: the maximum move of each seed action ("the maximal distance every model can move during this
+# action"), fixed inches or a base plus a die, and the chance an action reaches a distance
+#: the seed's infantry actions: the name it prints, word for word with its bullets (• snap, •• shot,
+#: ••• aimed), and how far the unit moves (fixed inches, sides of an added die or 0; None: it does not move)
+SEED_ACTIONS: dict[str, tuple[str, tuple[int, int] | None]] = {
+    "move": ('Move 6" ••', (6, 0)),
+    "disembark": ('Disembark 6" ••', (6, 0)),
+    "tactical_charge": ('Tactical Charge 6" •', (6, 0)),
+    "furious_charge": ("Furious Charge 5”", (5, 0)),
+    "desperate_charge": ('Desperate Charge 6+D6"', (6, 6)),
+    "hold_ground": ('Hold Ground 3" •••', (3, 0)),
+    "move_9_d3": ('Move 9+d3"', (9, 3)),
+    "embark": ('Embark 6"', (6, 0)),
+    "block": ("Block", None),
+    "go_to_ground": ("Go to ground •", None),
+    "get_up": ("Get up", None),
+    "postpone": ('Postpone 6"', (6, 0)),
+    "evade": ("Evade 4”", (4, 0)),
+}
+#: action -> (fixed inches, sides of the added die or 0, the seed's name without bullets)
+ACTION_DISTANCES: dict[str, tuple[int, int, str]] = {
+    k: (*move, name.rstrip(" •").replace("”", '"')) for k, (name, move) in SEED_ACTIONS.items() if move}
+CHARGES = ("tactical", "furious", "desperate")
+
+
+@v.stat_function
+def distance_pmf(kind: str = "desperate_charge") -> dict[int, Fraction]:
+    """Exact distribution of an action's maximum move in inches (a D3 is a fair
+    three-sided die: 1, 2, 3 with 1/3 each)."""
+    kind = v.choice("kind", kind, tuple(ACTION_DISTANCES))
+    base, die, _ = ACTION_DISTANCES[kind]
+    if not die:
+        return {base: Fraction(1)}
+    return {base + f: Fraction(1, die) for f in range(1, die + 1)}
+
+
+def _distance_outcome(function, kind, allowed, method, samples, seed, suffix: str = "") -> Outcome:
+    """The Outcome over inches of the action ``kind`` (one of ``allowed``, then with ``suffix``)."""
+    kind = v.choice("kind", kind, tuple(allowed)) + suffix
+    base, die, words = ACTION_DISTANCES[kind]
+    method, samples, rng = v.method_args(method, samples, seed)
+    notes = ("The distance in an action's name is \"the maximal distance every model can move "
+             "during this action\"; pmf index = inches.",)
+    pmf = np.zeros(base + die + 1)
+    for inches, p in distance_pmf(kind).items():
+        pmf[inches] = float(p)
+
+    def one_chunk(k):
+        return {"removed": base + roll_faces(rng, die, (k,)) if die else np.full(k, base)}
+
+    return one_roll(KEY, function, dict(kind=kind, method=method), (), method, samples, pmf, {}, one_chunk,
+                    notes=notes, label=f"inches ({words})")
+
+
+@v.stat_function
+def action_distance(kind="desperate_charge", *, method="exact", samples=100_000, seed=0) -> Outcome:
+    """The maximum move of any seed action (``ACTION_DISTANCES``) as an Outcome over inches."""
+    return _distance_outcome("action_distance", kind, ACTION_DISTANCES, method, samples, seed)
+
+
+@v.stat_function
+def charge_distance(kind="desperate", *, method="exact", samples=100_000, seed=0) -> Outcome:
+    """Charge distance in inches: "tactical" 6", "furious" 5", "desperate" 6+D6"."""
+    return _distance_outcome("charge_distance", kind, CHARGES, method, samples, seed, "_charge")
+
+
+@v.stat_function
+def move_distance(kind="move_9_d3", *, method="exact", samples=100_000, seed=0) -> Outcome:
+    """Move distance in inches: "move_9_d3" (the seed's "Move 9+d3"", default) or "move" (6")."""
+    return _distance_outcome("move_distance", kind, ("move_9_d3", "move"), method, samples, seed)
+
+
+@v.stat_function
+def reach_probability(distance, kind="desperate_charge", *, method="exact", samples=100_000,
+                      seed=0) -> Outcome:
+    """P(an action's maximum move is at least ``distance`` inches).
+
+    ``kind`` is a key of ``ACTION_DISTANCES`` (or "tactical"/"furious"/
+    "desperate" for the charges). A dice distance base + dX reaches when the
+    die rolls ceil(distance - base) or more: a roll-high test on that die.
+    Outcome: pmf = [P(short), P(reached)], label "reached"; the stage holds
+    P(reached) as a Fraction.
+    """
+    distance = v.real("distance", distance, 0, 1000)
+    if isinstance(kind, str) and kind in CHARGES:
+        kind = f"{kind}_charge"
+    kind = v.choice("kind", kind, tuple(ACTION_DISTANCES))
+    method, samples, rng = v.method_args(method, samples, seed)
+    base, die, words = ACTION_DISTANCES[kind]
+    need = math.ceil(distance - base - 1e-12)
+    tst = roll_high(need, die) if die else None
+    if tst is not None:
+        p = tst.success
+        detail = f'{words} reaches {distance:g}" ' + (
+            f"on a D{die} roll of {need}+" if 1 < need <= die else
+            ("on any roll" if need <= 1 else "on no roll"))
+    else:
+        p = Fraction(int(base >= distance))
+        detail = f'{words} {"reaches" if p else "falls short of"} {distance:g}"'
+    return _one_test("reach_probability", dict(distance=distance, kind=kind, method=method), Stage("reach", p, detail),
+                     tst, "reached", method, samples, rng, label="reached")
+
+
 # -- unit profiles: the fields profile_kwargs reads ------------------------------------
-def _roll(doc: str) -> ProfileField:
-    return ProfileField("int", *ROLL_STAT, doc=f"{doc}; the D12 target, 5 means 5+")
-
-
-def _modifier(doc: str) -> ProfileField:
-    return ProfileField("int", *MODIFIER, doc=f"{doc}; the modifier added, 2 means +2")
-
-
 def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
     """``(mode, keyword arguments)`` of ``attacker`` using ``weapon`` on
     ``target``: :func:`shooting` for a light or heavy weapon, :func:`melee`
@@ -237,15 +350,16 @@ def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
                             inv=target["inv"], wounds=target["w"], weapon=weapon["class"], shots=weapon["shots"])
 
 
+#: what a roll stat's and a modifier's profile field says after its name
+_ROLL, _MODIFIER = "; the D12 target, 5 means 5+", "; the modifier added, 2 means +2"
 _PROFILES = Profiles(
-    unit={"ws": _roll("Weapon Skill"), "bs": _roll("Ballistic Skill"), "s": _roll("Strength"),
-          "t": _modifier("Toughness"), "w": ProfileField("int", 1, MAX_WOUNDS, doc="Wounds"),
+    unit={**whole_fields(*ROLL_STAT, _ROLL, ws="Weapon Skill", bs="Ballistic Skill", s="Strength"),
+          **whole_fields(*MODIFIER, _MODIFIER, t="Toughness"), "w": ProfileField("int", 1, MAX_WOUNDS, doc="Wounds"),
           "i": ProfileField("int", 0, 20, doc="Initiative"), "a": ProfileField("int", 0, 100, doc="Attacks"),
-          "ld": _roll("Leadership"), "sv": _modifier("armour Save"), "d": _modifier("Dodge"),
-          "inv": _modifier("Invulnerable")},
-    weapon={"s": _roll("Strength"), "ap": _roll("Armour Piercing"),
-            "shots": ProfileField("int", 1, 100, doc="dice per model"),
-            "class": ProfileField("choice", allowed=("light", "heavy", "melee"), doc="weapon class")},
+          **whole_fields(*ROLL_STAT, _ROLL, ld="Leadership"),
+          **whole_fields(*MODIFIER, _MODIFIER, sv="armour Save", d="Dodge", inv="Invulnerable")},
+    weapon={**whole_fields(*ROLL_STAT, _ROLL, s="Strength", ap="Armour Piercing"), "shots": SHOTS,
+            "class": ProfileField("choice", allowed=WEAPONS + ("melee",), doc="weapon class")},
     basic=("space_marine", "Boltgun", "space_marine"), to_kwargs=profile_kwargs)
 
 SYSTEM = ownfile.describe(

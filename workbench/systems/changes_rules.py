@@ -29,11 +29,7 @@ ROLL_STAT = (_FILE.stat("bs").min, _FILE.stat("bs").max)  #: "5+" is written 5 (
 MODIFIER = (_FILE.stat("t").min, _FILE.stat("t").max)     #: "+2" is written 2
 MAX_DICE, MAX_WOUNDS, MAX_MODELS = (_FILE.stat(k).max for k in ("shots", "wounds", "models"))  # per resolution
 MAX_UNITS = _FILE.volley_spec.max_profiles                #: attacking units in one volley
-WEAPONS, ACTIONS, HEAVY_SHOT_RULES, FIRER_COVER_RULES = (
-    tuple(o for o, _ in _FILE.stat(k).options) for k in ("weapon", "action", "heavy_shot", "firer_cover_rule"))
-
-#: the seed's rule a volley's target is refused by when it has gone to ground and is EVADING
-NOTE_ONE_MARKER = "Every unit may only have one status marker"
+WEAPONS, ACTIONS = (tuple(o for o, _ in _FILE.stat(k).options) for k in ("weapon", "action"))
 
 
 # -- argument checks ----------------------------------------------------------
@@ -86,13 +82,6 @@ def _flags(n12, n1) -> tuple[bool, bool]:
     return (v.boolean("natural_12_always_succeeds", n12), v.boolean("natural_1_always_fails", n1))
 
 
-def _flag_notes(n12: bool, n1: bool) -> tuple[str, ...]:
-    """The notes of the natural 12 / natural 1 variants, the shooting file's (a test that is no resolution of
-    the file shows them): those it shows at its defaults with these switches and not without them."""
-    return tuple(n for n in _FILE.notes_at(natural_12_always_succeeds=n12, natural_1_always_fails=n1)
-                 if n not in _FILE.notes)
-
-
 # -- the test ------------------------------------------------------------------
 @lru_cache(maxsize=4096)
 def _test(target: int, n12: bool, n1: bool) -> DieRoll:
@@ -128,19 +117,7 @@ def _one_test(function: str, inputs: dict, stage: Stage, die: DieRoll | None, ef
                             one_chunk, **fields)
 
 
-# -- shooting ------------------------------------------------------------------
-#: the function's effect names -> the rule file's (rules/changes/shooting.toml); with a unit size also
-_EFFECTS = {"hits": "to hit", "pierced": "to pierce", "unsaved_wounds": "to wound"}
-_CAPPED = dict(_EFFECTS, wasted_wounds="wasted_damage", destroyed="destroyed")
-
-
-def _width(shots, models, wounds) -> int:
-    """Counts of models removed the pmf runs over: to the unit size, or every wound removing."""
-    if models is not None:
-        return int(np.max(models)) + 1
-    return int(np.max(shots)) // int(np.min(wounds)) + 1
-
-
+# -- the turn's dice -------------------------------------------------------------
 def _roll_counts(rng, tests, shape):
     """Roll every die of every attack; return hits, pierced and wounds per sample.
 

@@ -18,7 +18,7 @@ from ..outcome import Outcome
 from . import ownfile
 from .records import Mode, Sides
 from .ownfile import keyed, listed, resolve
-from .changes_rules import KEY, MAX_DICE, MAX_UNITS, NOTE_ONE_MARKER, ROLL_STAT, _checked, _int
+from .changes_rules import KEY, MAX_DICE, MAX_UNITS, ROLL_STAT, _checked, _int
 
 __all__ = ["volley", "volley_mode", "volley_call", "ATTACKER_KEYS", "ATTACKER_REQUIRED", "VOLLEY_UNITS"]
 
@@ -69,7 +69,8 @@ def _volley_setup(attackers, given: dict):
     target = _checked(given, _TARGET_CHECKS, optional=(), whole=_int)
     if target["go_to_ground"] and target["evading"]:
         raise InputError("go_to_ground", "False with evading=True", target["go_to_ground"],
-                         f"{NOTE_ONE_MARKER}: a target cannot both have gone to ground and be EVADING")
+                         "Every unit may only have one status marker: a target cannot both have gone to ground "
+                         "and be EVADING")
     listed("attackers", attackers, "a non-empty list of dicts with keys bs, s, ap, shots, weapon, action")
     if len(attackers) > MAX_UNITS:
         raise InputError("attackers", f"at most {MAX_UNITS} units", f"{len(attackers)} units")
@@ -116,7 +117,7 @@ def volley(attackers, *, t=0, sv=0, inv=0, cover=0, models, wounds=1, go_to_grou
     inputs = dict(attackers=inputs["attackers"], **recorded)
     names = dict(_VOLLEY_EFFECTS, **{f"unsaved_wounds[{i}]": f"unsaved_wounds[{i}]" for i in range(len(units))})
     o = ownfile.outcome(o, system=KEY, function="volley", inputs=inputs, effects=names, width=models + 1,
-                        stages=o.stages, attacks=total_shots, notes=(NOTE_SIMULTANEOUS, *o.notes, *unit_notes))
+                        attacks=total_shots, notes=(NOTE_SIMULTANEOUS, *o.notes, *unit_notes))
     # the target fires back with every model (casualties are removed at step 8); what would be left standing
     effects = dict(o.effects, return_fire_models=models, surviving_models=models - o.mean)
     if method == "exact":
@@ -177,5 +178,4 @@ def volley_mode(shooting: Mode) -> Mode:
                     help="units declared at the target, resolved together")
     return Mode("volley", "volley", "Volley", (count,) + units + target, trial="shot", call=volley_call,
                 sides=Sides(target=shooting.sides.target if shooting.sides else (),
-                            unit=tuple(t for t in (shooting.sides.firer + shooting.sides.weapon
-                                                   if shooting.sides else ()))))
+                            unit=shooting.sides.firer + shooting.sides.weapon if shooting.sides else ()))

@@ -12,9 +12,10 @@ fields) are in :mod:`workbench.systems.records` and are importable from here as 
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, cast
+from typing import Any, Callable, Mapping
 
 import attrs
 
@@ -22,42 +23,27 @@ from ..controls import Control, dropdown, optional_slider, slider, toggle
 from ..errors import InputError
 from ..outcome import EFFECT_KINDS
 from .records import (CONCEPT_NAMES, MISSING, OWNERS, STYLES, Mode, ProfileField, Profiles, Rung, Sides, StatInfo,
-                      Step, _as_tuple, _fail, _frozen_map, _optional_map, _text, _tuple_of, _whole)
+                      Step, _as_tuple, _fail, _frozen_map, _optional_map, _text, _tuple_of)
 
 __all__ = ["Mode", "Sides", "STYLES", "StatInfo", "Rung", "Step", "ProfileField", "Profiles", "SystemDescription",
            "BrokenSystem", "describe_rules", "describe_folder", "stat_control", "EFFECT_KINDS", "CONCEPT_NAMES", "OWNERS", "MISSING"]
 
 
-# ---------------------------------------------------------------------------
-# the description
-# ---------------------------------------------------------------------------
+# -- the description ------------------------------------------------------------------
 def _is_key(record, attribute, value) -> None:
     if not (isinstance(value, str) and value[:1].isalpha() and value.replace("_", "a").isalnum()
             and value == value.lower()):
         _fail(record, attribute, "a key of lower-case letters, digits and _ starting with a letter", value)
 
 
+def _die(record, attribute, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= 1000:
+        _fail(record, attribute, "a whole number from 2 to 1000", value)
+
+
 def _colour(record, attribute, value) -> None:
-    if not (isinstance(value, str) and len(value) == 7 and value[0] == "#"
-            and all(c in "0123456789abcdefABCDEF" for c in value[1:])):
+    if not (isinstance(value, str) and re.fullmatch(r"#[0-9a-fA-F]{6}", value)):
         _fail(record, attribute, "a colour written #rrggbb", value)
-
-
-def _function_names(module) -> tuple[str, ...]:
-    """The stat-level functions of a module: public callables that take ``method``."""
-    tables = set(getattr(module, "TABLES", {}).values())
-    out = []
-    for name in getattr(module, "__all__", dir(module)):
-        obj = getattr(module, name, None)
-        if (callable(obj) and not isinstance(obj, type) and not name.startswith("_")
-                and not name.isupper() and obj not in tables and not name.endswith("_table")):
-            try:
-                params = inspect.signature(obj).parameters
-            except (TypeError, ValueError):
-                continue
-            if "method" in params:
-                out.append(name)
-    return tuple(out)
 
 
 @attrs.frozen
@@ -90,7 +76,7 @@ class SystemDescription:
     key: str = attrs.field(validator=_is_key)
     name: str = attrs.field(validator=_text)
     module: Any = attrs.field()
-    die: int = attrs.field(validator=_whole(2, 1000))
+    die: int = attrs.field(validator=_die)
     title: str = attrs.field(validator=_text)
     blurb: str = attrs.field(validator=_text)
     colour: str = attrs.field(validator=_colour)
@@ -106,11 +92,7 @@ class SystemDescription:
     profiles: Profiles | None = attrs.field(default=None)
     seed: str | None = None
     path: Path | None = None
-    functions: tuple[str, ...] = attrs.field()
-
-    @functions.default
-    def _functions(self) -> tuple[str, ...]:
-        return _function_names(self.module)
+    functions: tuple[str, ...] = attrs.field(kw_only=True)
 
     @modes.validator
     def _some_modes(self, attribute, value) -> None:
@@ -234,9 +216,7 @@ class BrokenSystem:
     key: str | None = None
 
 
-# ---------------------------------------------------------------------------
-# a rule file's description
-# ---------------------------------------------------------------------------
+# -- a rule file's description -------------------------------------------------------------
 def stat_control(stat: Any, view: Any) -> Control:
     """A stat's control: its kind, label and help, where it starts (the file's ``[view.start]``,
     else the stat's default), its slider's range (``[view.sliders]``, else the stat's ``min``..``max``)
@@ -258,12 +238,6 @@ def stat_control(stat: Any, view: Any) -> Control:
                   view.steps.get(stat.name, 1))
 
 
-def _whole_steps(c: Control) -> tuple[int, ...]:
-    """Every value of a whole-number stat's slider, ``lo`` to ``hi`` (both whole numbers)."""
-    lo, hi = cast("tuple[int, int]", c.bounds)
-    return tuple(range(lo, hi + 1))
-
-
 def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
     """The description of a loaded rule file (a ``RuleSystem``, see ``workbench.rules``): one mode,
     "attack", with a control per stat, and what the file's ``[view]`` says (docs/rulefiles.md, "How
@@ -281,7 +255,7 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
     controls = tuple(stat_control(s, view) for s in shown)
     stats = tuple(StatInfo(name, side, -1 if better == "lower" else +1, values, doc)
                   for name, side, better, values, doc in view.diagnostics) or tuple(
-        StatInfo(s.name, "either", +1, _whole_steps(c),
+        StatInfo(s.name, "either", +1, tuple(range(int(c.bounds[0]), int(c.bounds[1]) + 1)),
                  (s.help or (s.label or s.name)) + "; the rule file says not which side a higher value helps")
         for s, c in zip(shown, controls) if s.kind == "int" and c.bounds[1] > c.bounds[0])
     notes = tuple(getattr(rule_system, "notes", ()) or ())
@@ -303,12 +277,6 @@ def describe_rules(rule_system: Any, colour: str) -> SystemDescription:
         path=path, functions=("attack",))
 
 
-def mode_title(part: str) -> str:
-    """A part's name as its dashboard mode reads: ``close_combat`` -> "Close combat"."""
-    words = part.replace("_", " ").strip()
-    return words[:1].upper() + words[1:]
-
-
 def describe_folder(folder: Any, colour: str) -> SystemDescription:
     """The description of the loaded rule folder ``folder``, one system of several rule files, one
     dashboard mode per file, made of its parts' (:func:`describe_rules` of each file): a mode per
@@ -319,16 +287,10 @@ def describe_folder(folder: Any, colour: str) -> SystemDescription:
     system's diagnostics and its place on the compare page read its first mode)."""
     parts = {name: describe_rules(part, colour) for name, part in folder.parts.items()}
     first = parts[folder.functions[0]]
-    modes = tuple(attrs.evolve(d.modes[0], key=name, function=name, title=mode_title(name))
-                  for name, d in parts.items())
-    effects: dict[str, str] = {}
-    words: dict[str, str] = {}
-    for d in parts.values():
-        effects.update(d.effects)
-        words.update(d.effect_words)
-    return SystemDescription(
-        key=folder.key, name=folder.name, module=folder, die=folder.die,
-        title=first.title if first.title != first.name else folder.name, blurb=first.blurb,
-        colour=first.colour, modes=modes, concepts=first.concepts, effects=effects, effect_words=words, stats=first.stats,
-        seed_matchup=first.seed_matchup, granularity_grid=first.granularity_grid,
-        equivalence_search=first.equivalence_search, path=folder.path, functions=folder.functions)
+    modes = tuple(attrs.evolve(d.modes[0], key=name, function=name,
+                               title=name.replace("_", " ").strip().capitalize()) for name, d in parts.items())
+    effects = {k: x for d in parts.values() for k, x in d.effects.items()}
+    words = {k: x for d in parts.values() for k, x in d.effect_words.items()}
+    return attrs.evolve(first, key=folder.key, name=folder.name, module=folder, die=folder.die,
+                        title=first.title if first.title != first.name else folder.name, modes=modes,
+                        effects=effects, effect_words=words, path=folder.path, functions=folder.functions)

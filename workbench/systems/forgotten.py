@@ -13,7 +13,10 @@ argument: its stat's help in ``rules/forgotten/shooting.toml``.
 
 Close combat: :func:`close_combat`, defined in :mod:`workbench.systems.forgotten_cc`
 and re-exported here. The shooting's stages and notes, words included, are the file's (its stages'
-``says``); the system's description is :mod:`~workbench.systems.forgotten_description`.
+``says``). The description (``SYSTEM``) is the rule folder's, with what only this Python says: the
+controls of arguments the functions take otherwise than the files state them (None for "not used"
+where a file has a number and a switch: a hero's save, a rule v1 number, a second weapon), the
+effects the close-combat mechanism and the shooting's Python make, and the unit profiles' fields.
 """
 from __future__ import annotations
 
@@ -24,22 +27,22 @@ import numpy as np
 
 from .. import engine, pipeline
 from .. import validate as v
+from ..controls import Control, dropdown, optional_slider
 from ..errors import InputError
 from ..outcome import Outcome
 from ..rules.errors import BudgetError
 from . import ownfile
 from .forgotten_cc import close_combat
-from .forgotten_description import describe
 from .forgotten_rules import (AIMED, ARMOUR, COVER_LEVEL, DAMAGE_V1_DIE, DIE, KEY, MOVED, NAME, RANGES, SEED,
-                              _damage_v1_given, _file_stats, v1_target)
+                              _damage_v1_given, _file_stats, none_options, v1_target)
 from .ownfile import checked
+from .records import SHOTS, ProfileField, Profiles, whole_fields
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "DAMAGE_V1_DIE", "shooting", "shooting_table", "close_combat",
            "v1_target", "TABLES", "MOVED", "RANGES", "ARMOUR", "COVER_LEVEL"]
 
-# ---------------------------------------------------------------------------
-# shooting
-# ---------------------------------------------------------------------------
+
+# -- shooting --------------------------------------------------------------------
 def _stats(a: dict) -> dict:
     """The checked arguments as the stats of rules/forgotten/shooting.toml, the unit without a size (the
     function caps the models downed itself, and counts the hits that down nobody without it)."""
@@ -106,7 +109,6 @@ def _effects(got: Mapping, down: np.ndarray, shape: tuple = ()) -> dict:
 TABLES = {"shooting": shooting_table}
 
 
-
 @v.stat_function
 def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", range="medium",
              facing_away=False, cover=False, flanked=False, armour="none", cover_level="none", aimed=None,
@@ -138,30 +140,26 @@ def shooting(*, shoot, attack_power, shots=1, models=None, moved="cautious", ran
     rs = ownfile.load(KEY)
     stats = _stats(a)
     n_shots, models = a["shots"], a["models"]
-    notes = rs.notes_at(**stats)
     shown = rs.shown_at(**dict(stats, models=models))   # one chance per shot: read with the unit's size
+    fields = dict(attacks=n_shots, notes=rs.notes_at(**stats), label=rs.view.label, blows_vary=shown["blows_vary"],
+                  **ownfile.terms(KEY, "shooting"))
     if method == "exact":
         o = _within_budget(lambda: rs.attack(**stats))
-        down = o.pmf
-        effects = {k: float(x) for k, x in _effects(o.effects, down).items()}
-        out = Outcome(KEY, "shooting", inputs, _capped(down, models, n_shots), shown["stages"],
-                      effects, attacks=n_shots, notes=notes, label=rs.view.label,
-                      blows_vary=shown["blows_vary"],
-                      **ownfile.terms(KEY, "shooting"))
+        effects = {k: float(x) for k, x in _effects(o.effects, o.pmf).items()}
+        out = Outcome(KEY, "shooting", inputs, _capped(o.pmf, models, n_shots), shown["stages"], effects, **fields)
         return out.replace(stage_pmfs=o.stage_pmfs)
 
     if rng is None:  # method_args gives a Generator for every method but "exact"
         raise RuntimeError("no random generator for a sampled resolution")
-    width = ownfile.width(n_shots, models)
 
     def per_sample(got: dict) -> dict:
         down = got["removed"]                   # the unit without a size: every model downed
         return {"removed": down if models is None else np.minimum(down, models), "shock": got["shock"],
                 "hits": got["hits"], "near_misses": got["near_misses"], "non_damaging_hits": got["hits"] - down}
 
-    tally = rs.sample_tally(rng, samples, per_sample, **stats)
-    o = pipeline.tally_outcome(KEY, "shooting", inputs, tally, shown["stages"], attacks=n_shots, notes=notes,
-                               label=rs.view.label, blows_vary=shown["blows_vary"], **ownfile.terms(KEY, "shooting"))
+    o = pipeline.tally_outcome(KEY, "shooting", inputs, rs.sample_tally(rng, samples, per_sample, **stats),
+                               shown["stages"], **fields)
+    width = ownfile.width(n_shots, models)
     return o.replace(pmf=ownfile.fit(o.pmf, width),
                      pmf_stderr=None if o.pmf_stderr is None else ownfile.fit(o.pmf_stderr, width))
 
@@ -187,4 +185,72 @@ def _capped(down: np.ndarray, models, n_max: int) -> np.ndarray:
     return ownfile.fit(engine.cap(down, models), ownfile.width(n_max, models))
 
 
-SYSTEM = describe(sys.modules[__name__])
+# -- the system's description: dashboards, diagnostics, compare page, profiles and forum posts read it --
+def _own(part: str, name: str, none: str | None = "not used") -> Control:
+    """The control of the stat ``name`` of the file ``part`` for a function that takes None for it,
+    at its leftmost notch: the file's label and help, 1 to 12, starting at None and saying what it
+    means (``none``; None: starting at the file's default); a choice's options are the file's, None
+    for its "none"."""
+    rs = ownfile.load(KEY, part)
+    stat = rs.stat(name)
+    if stat.kind == "choice":
+        return dropdown(name, None, none_options(stat), stat.label, stat.help, words=dict(rs.view.words.get(name, ())))
+    return optional_slider(name, None if none else stat.default, 1, 12, stat.label,
+                           stat.help + (f"; the leftmost notch means {none}" if none else ""))
+
+
+#: shooting's arguments whose values are not the file's: none is "not used" / "no hero"
+_SHOOTING_OWN = tuple(_own("shooting", k, none) for k, none in (
+    ("aimed", None), ("damage", "not used"), ("defence", "not used"), ("heroic_save", "no hero")))
+#: close combat's arguments whose values are not the file's
+_CC_OWN = tuple(_own("close_combat", f"{side}_{k}", none) for side in ("attacker", "defender") for k, none in (
+    ("phys", None), ("heroic_save", "no hero"), ("damage", "not used"), ("strength", "not used"),
+    ("defence", "not used"))) + (_own("close_combat", "dual_weapons"), _own("close_combat", "defender_dual_weapons"))
+#: the files' hero switches, which the functions' heroic saves hold (none: no hero)
+_HEROES = ("hero", "attacker_hero", "defender_hero")
+
+
+#: where the close-combat page starts that neither the file nor the function start: light armour on
+#: both sides (a copy of the file starts at its defaults, as forgotten.close_combat does)
+_CC_START = {"attacker_armour": "light", "defender_armour": "light"}
+
+
+def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
+    """``("shooting", keyword arguments of :func:`shooting`)`` for ``attacker``
+    firing ``weapon`` at ``target``; a melee weapon is an InputError."""
+    if weapon["class"] == "melee":
+        raise InputError("weapon", "a ranged weapon (shooting)", weapon.name, f"{weapon.name} is a melee weapon")
+    out = dict(shoot=attacker["shoot"], attack_power=weapon["attack_power"], shots=weapon["shots"])
+    if situation.get("damage_rule") == "v1":
+        # the d6 damage v1 compares the weapon's Damage with the target's
+        # Defence (which already counts its armour): no armour level
+        out["damage"] = weapon["damage"]
+        out["defence"] = target["defence"]
+        if target["shield"]:
+            # seed: a shield "adds +1 DEF vs shooting" (damage v1 only)
+            out["shield"] = True
+    else:
+        out["armour"] = target["armour"]
+    return "shooting", out
+
+
+SYSTEM = ownfile.describe(
+    KEY, sys.modules[__name__], title="Forgotten", colour="#DD8452", names={"shock": "shock"}, seed=SEED,
+    modes=ownfile.own_controls({**{c.name: c for c in _SHOOTING_OWN + _CC_OWN}, **dict.fromkeys(_HEROES)},
+                               start=_CC_START),
+    effects={k: "probability" for k in ("defender_downed", "attacker_downed", "defender_newly_wounded",
+                                        "attacker_newly_wounded", "pushback_none", "pushback_attacker",
+                                        "pushback_defender", "downed")},
+    effect_words={"downed": "the model is downed", "non_damaging_hits": "hits that do no damage"},
+    profiles=Profiles(
+        unit={**whole_fields(1, 11, "; d10 target number, 6 means 6+", shoot="SHOOT", cqc="CQC", phys="PHYS"),
+              "armour": ProfileField("choice", allowed=tuple(ARMOUR), doc="armour level"),
+              "defence": ProfileField("int", 0, 20, default=None, doc="damage v1 Defence"),
+              "shield": ProfileField("bool", default=False, doc="carries a shield")},
+        weapon={"shots": SHOTS,
+                "attack_power": ProfileField("int", 0, 11, doc="ATTACK POWER, roll above it to kill"),
+                "damage": ProfileField("int", 0, 20, default=None, doc="damage v1 Damage"),
+                "class": ProfileField("choice", allowed=("ranged", "melee"), default="ranged", doc="weapon class")},
+        basic=("trooper", "Rifle", "trooper"),
+        to_kwargs=profile_kwargs),
+)

@@ -7,7 +7,7 @@ re-exports it. The pieces it shares with the shooting are :mod:`workbench.system
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -42,10 +42,9 @@ def _check_cc(kw: dict) -> dict:
                         "Damage, Strength and Defence are damage v1 stats"):
         a.update(checked(rs, kw, v1_names, optional=v1_names))
     else:
-        strike_phys = "attacker_phys" if a["melee_phys"] == "attacker" else "defender_phys"
-        counter_phys = "defender_phys" if a["melee_phys"] == "attacker" else "attacker_phys"
-        needed: Sequence[str] = [strike_phys] + ([counter_phys] if counter else [])
-        for name in needed:
+        phys = ["attacker_phys", "defender_phys"]
+        needed = phys if a["melee_phys"] == "attacker" else phys[::-1]   # the striker's, then the counter's
+        for name in needed if counter else needed[:1]:
             if a[name] is None:
                 v.forbid(name, None, f"a whole number from {rs.stat(name).min} to {rs.stat(name).max}",
                          f"melee damage v2 rolls above the {a['melee_phys']}'s PHYS"
@@ -111,4 +110,4 @@ def close_combat(*, attacker_cqc, defender_cqc, attacker_phys=None, defender_phy
     o = rs.attack(method=method, samples=samples, seed=seed, **stats)
     names = [k for k in o.effects if rounds > 1 or k != "rounds_fought"]
     return ownfile.outcome(o, system=KEY, function="close_combat", inputs=inputs, effects={k: k for k in names},
-                           width=2, stages=o.stages, attacks=o.attacks, notes=notes)
+                           width=2, attacks=o.attacks, notes=notes)

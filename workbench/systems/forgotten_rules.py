@@ -1,8 +1,7 @@
 """The Forgotten: the rule pieces its shooting (:mod:`workbench.systems.forgotten`)
 and its close combat (:mod:`workbench.systems.forgotten_cc`) share: the dice, the
 choices they take None for, their arguments as the files' stats, the damage v1 table;
-and the names and tables its description (:mod:`workbench.systems.forgotten_description`)
-reads. Seed 002, RULES.md section 2.
+and the names and tables its description reads. Seed 002, RULES.md section 2.
 """
 from __future__ import annotations
 
@@ -48,9 +47,7 @@ def _file_stats(rs, a: dict, **more) -> dict:
     return dict(out, **more)
 
 
-# ---------------------------------------------------------------------------
-# shared rule pieces
-# ---------------------------------------------------------------------------
+# -- shared rule pieces --------------------------------------------------------------------
 def _damage_v1_given(rs, kw: dict, a: dict, names: tuple[str, ...], needed, v1_why: str, v2_why: str) -> bool:
     """Whether the damage v1 stats ``names`` are read (``damage_rule="v1"``): each of ``needed`` is
     then required (a number in its stat's range in ``rs``); under v2 each must be None and is set

@@ -7,6 +7,7 @@ end farther from the default until the grid fits :data:`GRANULARITY_CELLS` or
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..errors import WorkbenchError
@@ -28,27 +29,15 @@ def _bare_name(expr: Any) -> str | None:
 
 
 def _read_by_the_rolls(rule_system: Any) -> set[str]:
-    names: set[str] = set()
-    exprs: list[Any] = [rule_system.tokens_die]
-    for st in rule_system.stages:
-        exprs += [st.target, st.modifier, st.critical_when, st.on_critical_when]
-    for e in exprs:
-        if e is not None:
-            names |= set(e.names)
-    return names
+    exprs = [rule_system.tokens_die] + [e for st in rule_system.stages
+                                        for e in (st.target, st.modifier, st.critical_when, st.on_critical_when)]
+    return {name for e in exprs if e is not None for name in e.names}
 
 
 def _narrowed(ranges: dict[str, list[int]], defaults: dict[str, int], budget: int) -> dict[str, list[int]]:
     """Each range cut, the widest first, at its end farther from the default, until the product fits."""
     out = {k: list(v) for k, v in ranges.items()}
-
-    def cells() -> int:
-        n = 1
-        for vals in out.values():
-            n *= len(vals)
-        return n
-
-    while cells() > budget:
+    while math.prod(len(vals) for vals in out.values()) > budget:
         name = max(out, key=lambda k: (len(out[k]), k))
         vals, d = out[name], defaults[name]
         if d - vals[0] >= vals[-1] - d:
@@ -82,8 +71,8 @@ def rule_grids(rule_system: Any) -> tuple[dict[str, Any] | None, dict[str, Any] 
     if fixed is None:
         return None, None
     by_name = {s.name: s for s in rule_system.stats}
-    models = _bare_name(rule_system.removal.models)
-    read = _read_by_the_rolls(rule_system) - set(fixed) - {models, _bare_name(rule_system.removal.wounds)}
+    models, wounds = _bare_name(rule_system.removal.models), _bare_name(rule_system.removal.wounds)
+    read = _read_by_the_rolls(rule_system) - set(fixed) - {models, wounds}
     stats = [s for s in rule_system.stats if s.name in read and s.kind == "int" and not s.optional
              and s.min is not None and s.max is not None and s.max > s.min]
     if not stats:
@@ -92,7 +81,6 @@ def rule_grids(rule_system: Any) -> tuple[dict[str, Any] | None, dict[str, Any] 
     defaults = {s.name: s.default for s in stats}
     if models is not None and by_name[models].optional:
         fixed[models] = None
-    wounds = _bare_name(rule_system.removal.wounds)
     if wounds is not None and by_name[wounds].kind == "int" and by_name[wounds].min is not None \
             and by_name[wounds].min <= 1:
         fixed[wounds] = 1  # one success removes a model: the chance is the dice's

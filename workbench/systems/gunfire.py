@@ -14,15 +14,18 @@ at least a certain percentage of that unit's models"): docs/rules/gunfire.md.
 """
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 
 import numpy as np
 
 from .. import validate as v
+from ..controls import dropdown, fine_slider, optional_slider
 from ..errors import InputError
 from ..outcome import Outcome
 from . import ownfile
 from .ownfile import checked, grid_table
+from .records import SHOTS, ProfileField, Profiles, whole_fields
 
 __all__ = ["KEY", "NAME", "SEED", "DIE", "BASE", "shooting", "shooting_table", "models_removed", "TABLES"]
 
@@ -36,9 +39,7 @@ DIE = dict(_FILE.stat("die").options)[_FILE.stat("die").default]
 BASE = _FILE.stat("base").default
 
 
-# ---------------------------------------------------------------------------
-# the division step
-# ---------------------------------------------------------------------------
+# -- the division step ----------------------------------------------------------------
 def _removed(pens, s, t, explosive, models):
     """Vectorised models removed (inputs already checked): the file's ``[removal] removed`` of the
     penetrating hits, capped at ``models`` when given."""
@@ -61,19 +62,17 @@ def models_removed(pens, s, t, explosive=None, models=None):
     on T1 Laansguard). Scalars give an int; arrays broadcast and give an array.
     """
     a = dict(pens=v.integers("pens", pens, 0, 1_000_000), **checked(
-        ownfile.load(KEY), locals(), ("s", "t", "explosive", "models"), True, optional=("explosive", "models")))
+        _FILE, locals(), ("s", "t", "explosive", "models"), True, optional=("explosive", "models")))
     v.broadcastable(a)
     out = _removed(**a)
     return int(out) if out.ndim == 0 else out
 
 
-# ---------------------------------------------------------------------------
-# the stat-level functions: checked here, resolved by rules/gunfire.toml
-# ---------------------------------------------------------------------------
+# -- the stat-level functions: checked here, resolved by rules/gunfire.toml ----------------
 #: the function's effect names -> the rule file's
 _EFFECTS = {"suppressed": "suppressed", "hits": "hits", "penetrating_hits": "penetrating_hits"}
 #: the dice the rule file's die switch offers, by their faces
-DICE = tuple(faces for _, faces in ownfile.load(KEY).stat("die").options)
+DICE = tuple(faces for _, faces in _FILE.stat("die").options)
 _GRID = ("bs", "ev", "ap", "av", "s", "t", "shots", "models", "hit_mod", "pen_mod", "explosive", "suppression_hits")
 #: the test's variant switches, one value for a whole table
 _SWITCHES = ("base", "natural_max_always_succeeds", "natural_1_always_fails")
@@ -81,11 +80,10 @@ _SWITCHES = ("base", "natural_max_always_succeeds", "natural_1_always_fails")
 
 def _check(kw: dict, arrays: bool) -> dict:
     """The checked arguments, each whole number in its stat's range in ``rules/gunfire.toml``."""
-    rs = ownfile.load(KEY)
-    a = checked(rs, kw, _GRID[:-1], arrays, optional=("models", "explosive"))
+    a = checked(_FILE, kw, _GRID[:-1], arrays, optional=("models", "explosive"))
     a["suppression_fraction"] = v.real("suppression_fraction", kw["suppression_fraction"], 0, 1, lo_open=True)
     a["die"] = v.integer("die", kw["die"], 2, 100)
-    a.update(checked(rs, kw, _SWITCHES))
+    a.update(checked(_FILE, kw, _SWITCHES))
     v.broadcastable({k: a[k] for k in _GRID[:-1]})
     return a
 
@@ -124,8 +122,7 @@ def shooting_table(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen
     "penetrating_hits": arrays S}}``; pmf[..., k] = P(k models removed).
     """
     a = _check(locals(), arrays=True)
-    stats = _file_stats(a)
-    return grid_table(ownfile.load(KEY), stats, _GRID, a["shots"], _EFFECTS, _width(a))
+    return grid_table(_FILE, _file_stats(a), _GRID, a["shots"], _EFFECTS, _width(a))
 
 
 TABLES = {"shooting": shooting_table}
@@ -153,37 +150,27 @@ def shooting(*, bs, ev, ap, av, s, t, shots=1, models=None, hit_mod=0, pen_mod=0
     """
     a = _check(locals(), arrays=False)
     method = v.method_args(method, samples, seed)[0]
-    rs, stats = ownfile.load(KEY), _file_stats(a)
-    o = rs.attack(**stats, method=method, samples=samples, seed=seed)
-    notes = rs.notes_at(**stats)
+    stats = _file_stats(a)
+    o = _FILE.attack(**stats, method=method, samples=samples, seed=seed)
+    notes = _FILE.notes_at(**stats)
     if a["models"] is not None:
         notes += (f"Suppressed if a shot penetrates or {stats['suppression_hits']} or more of the {a['shots']} "
                   f"shots hit ({a['suppression_fraction']:g} of {a['models']} models, rounded up).",)
     return ownfile.outcome(o, system=KEY, function="shooting", inputs=dict(a, method=method), effects=_EFFECTS,
-                           width=_width(a), stages=o.stages, attacks=a["shots"], notes=notes)
+                           width=_width(a), attacks=a["shots"], notes=notes)
 
 
-# ---------------------------------------------------------------------------
-# the system's description (workbench.systems): dashboards, diagnostics,
-# compare page, profiles and forum posts read it
-# ---------------------------------------------------------------------------
-import sys as _sys
-
-from ..controls import dropdown as _dropdown, fine_slider as _fine, optional_slider as _optional
-from .description import ProfileField as _Field, Profiles as _Profiles
-from .records import SHOTS as _SHOTS, whole_fields as _whole_fields
-
-
+# -- the system's description: dashboards, diagnostics, compare page, profiles and forum posts read it --
 #: the three controls whose values :func:`shooting` takes otherwise than ``rules/gunfire.toml`` states
 #: them, by the file's stat: Explosive X or none (the file's 1 is a weapon without Explosive), the
 #: suppression threshold as a share of the unit (the file counts hits, the function computes them)
 #: and the die by its faces (the file's options are named d6..d20)
 _OWN_CONTROLS = {
-    "explosive": _optional("explosive", None, 1, 6, "Explosive X", "an explosive weapon's X; the leftmost notch "
-                           "means not explosive"),
-    "suppression_hits": _fine("suppression_fraction", 0.25, 0.05, 1.0, 0.05, "suppression fraction",
-                              "the share of the unit that must be hit for it to be suppressed"),
-    "die": _dropdown("die", DIE, DICE, "die", "the die every test rolls")}
+    "explosive": optional_slider("explosive", None, 1, 6, _FILE.stat("explosive").label,
+                                 "an explosive weapon's X; the leftmost notch means not explosive"),
+    "suppression_hits": fine_slider("suppression_fraction", 0.25, 0.05, 1.0, 0.05, "suppression fraction",
+                                    "the share of the unit that must be hit for it to be suppressed"),
+    "die": dropdown("die", DIE, DICE, _FILE.stat("die").label, _FILE.stat("die").help)}
 
 
 def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
@@ -199,13 +186,13 @@ def profile_kwargs(attacker, weapon, target, situation) -> tuple[str, dict]:
 #: the rule file's (its stats and [view]), with what only this Python says: the controls of
 #: :func:`shooting`'s own signature, the unit profiles' fields with the function that reads them
 SYSTEM = ownfile.describe(
-    KEY, _sys.modules[__name__], title="Gunfire", colour="#55A868", names=_EFFECTS, seed=SEED,
+    KEY, sys.modules[__name__], title="Gunfire", colour="#55A868", names=_EFFECTS, seed=SEED,
     modes=ownfile.own_controls(_OWN_CONTROLS),
-    profiles=_Profiles(
-        unit={**_whole_fields(0, 20, bs="Ballistic Skill", ev="Evasion", av="Armour Value"),
-              "t": _Field("int", 1, 20, doc="Toughness")},
-        weapon={"s": _Field("int", 1, 20, doc="Strength"), "ap": _Field("int", 0, 20, doc="Armour Piercing"),
-                "shots": _SHOTS, "explosive": _Field("int", 1, 20, default=None, doc="Explosive X")},
+    profiles=Profiles(
+        unit={**whole_fields(0, 20, bs="Ballistic Skill", ev="Evasion", av="Armour Value"),
+              "t": ProfileField("int", 1, 20, doc="Toughness")},
+        weapon={"s": ProfileField("int", 1, 20, doc="Strength"),
+                "ap": ProfileField("int", 0, 20, doc="Armour Piercing"), "shots": SHOTS, "explosive": ProfileField("int", 1, 20, default=None, doc="Explosive X")},
         basic=("laansguard", "Rifle", "laansguard"),
         to_kwargs=profile_kwargs),
 )

@@ -3,17 +3,18 @@ file) or the folder ``rules/<key>/`` (one file per mode), keyed as the built-in,
 of them as a system of its own.
 
 A built-in's stat-level function checks its arguments as the file states its stats (:func:`checked`),
-resolves through the file's engine (:func:`resolve`, :func:`grid_table`) and turns the answer into the
-function's own (:func:`outcome`, :func:`table`: its system key and function name, inputs, effect names,
-stages, notes and pmf width). Its description is its files' (:func:`describe`), with only what the
-built-in's Python adds. :func:`listed` and :func:`keyed` check a list argument's tables (a volley's units
-or weapons), :func:`one_roll` makes the Outcome of one roll, a test or a distance.
+resolves through the file's engine (:func:`resolve`; a table: :func:`grid_table`) and turns the answer into
+the function's own (:func:`outcome`: its system key and function name, inputs, effect names, notes and pmf
+width). Its description is its files' (:func:`describe`), with only what the built-in's Python adds.
+:func:`listed` and :func:`keyed` check a list argument's tables (a volley's units or weapons),
+:func:`one_roll` makes the Outcome of one roll, a test or a distance.
 """
 from __future__ import annotations
 
 import dataclasses
 import difflib
 import functools
+import inspect
 from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any
 
@@ -26,7 +27,7 @@ from ..errors import InputError
 from ..outcome import Outcome, Stage
 from ..resources import data_dir
 
-__all__ = ["system", "load", "page", "describe", "own_controls", "width", "outcome", "table", "flat_grid", "fit", "checked",
+__all__ = ["system", "load", "page", "describe", "own_controls", "width", "outcome", "flat_grid", "fit", "checked",
            "resolve", "grid_table", "listed", "keyed", "one_roll"]
 
 
@@ -86,7 +87,7 @@ def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[s
     functions' effect names -> the file's; ``modes(the files' modes)``, when its modes differ from the
     files'; the ``effects`` and ``effect_words`` of its hand-written functions; its ``profiles``; and
     the ``seed`` post it implements."""
-    from .description import _function_names, describe_folder, describe_rules
+    from .description import describe_folder, describe_rules
     rs = system(key)
     own = describe_folder(rs, colour) if getattr(rs, "parts", None) is not None else describe_rules(rs, colour)
     own_modes = own.modes
@@ -95,8 +96,11 @@ def describe(key: str, module: Any, *, title: str, colour: str, names: Mapping[s
     file_names = {f: b for b, f in names.items()}
     kinds = {b: own.effect_kind(f) for b, f in names.items()}
     words = {file_names.get(f, f): w for f, w in own.effect_words.items()}
+    # its stat-level functions: those of its module's names that take ``method``
+    functions = tuple(name for name in module.__all__ if callable(fn := getattr(module, name))
+                      and "method" in inspect.signature(fn).parameters)
     described = _DESCRIBED[key] = attrs.evolve(
-        own, title=title, module=module, functions=_function_names(module), modes=tuple(modes(own_modes)) if modes else own_modes,
+        own, title=title, module=module, functions=functions, modes=tuple(modes(own_modes)) if modes else own_modes,
         effects={**{b: k for b, k in kinds.items() if k != "expected"}, **(effects or {})},
         effect_words={**words, **(effect_words or {})}, profiles=profiles, seed=seed, path=None)
     return described
@@ -127,12 +131,12 @@ def width(shots: Any, models: Any) -> int:
 
 
 def outcome(o: Outcome, *, system: str, function: str, inputs: Mapping[str, Any], effects: Mapping[str, str],
-            width: int, stages: Sequence[Stage], attacks: int | None, notes: Sequence[str]) -> Outcome:
-    """The engine's outcome ``o`` as the built-in function's: ``effects`` maps the
+            width: int, attacks: int | None, notes: Sequence[str]) -> Outcome:
+    """The engine's outcome ``o`` (its stages too) as the built-in function's: ``effects`` maps the
     function's effect names to the file's."""
     return o.replace(system=system, function=function, inputs=dict(inputs), pmf=fit(o.pmf, width),
                      pmf_stderr=None if o.pmf_stderr is None else fit(o.pmf_stderr, width),
-                     stages=tuple(stages), effects={b: o.effects[f] for b, f in effects.items()},
+                     effects={b: o.effects[f] for b, f in effects.items()},
                      effects_stderr={b: o.effects_stderr[f] for b, f in effects.items() if f in o.effects_stderr},
                      attacks=attacks, notes=tuple(notes), per_attack_mean=None, per_attack_any=None,
                      success_label=None, **terms(system, function))
@@ -145,14 +149,6 @@ def flat_grid(values: Mapping[str, Any]) -> tuple[tuple[int, ...], dict[str, Any
     flat = {k: (None if x is None else np.broadcast_to(np.asarray(x), shape).reshape(-1))
             for k, x in values.items()}
     return shape, flat
-
-
-def table(out: Mapping[str, Any], shape: tuple[int, ...], effects: Mapping[str, str], width: int) -> dict:
-    """The engine's table ``out`` over a flattened grid, back in the grid's ``shape``, with the
-    function's effect names and pmf width."""
-    pmf = fit(out["pmf"], width).reshape(shape + (width,))
-    return {"pmf": pmf, "effects": {b: np.asarray(out["effects"][f], dtype=float).reshape(shape)
-                                    for b, f in effects.items()}}
 
 
 def checked(rule_system: Any, given: Mapping[str, Any], names: Sequence[str], arrays: bool = False, *,
@@ -195,7 +191,9 @@ def grid_table(rule_system: Any, stats: Mapping[str, Any], grid: Sequence[str], 
     ``{"pmf": array S + (width,), "effects": {name: array S}}`` (``effects``: its names -> the file's)."""
     shape, flat = flat_grid({k: stats[k] for k in grid if k in stats})
     v.table_size(shape, int(np.max(shots)) + 1, name)
-    return table(rule_system.attack_table(**dict(stats, **flat)), shape, effects, width)
+    out = rule_system.attack_table(**dict(stats, **flat))
+    return {"pmf": fit(out["pmf"], width).reshape(shape + (width,)),
+            "effects": {b: np.asarray(out["effects"][f], dtype=float).reshape(shape) for b, f in effects.items()}}
 
 
 def listed(field: str, value: Any, expected: str) -> Sequence:

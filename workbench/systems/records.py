@@ -57,15 +57,6 @@ def _tuple_of(kind: type, what: str) -> Callable:
     return check
 
 
-def _whole(lo: int, hi: int | None = None) -> Callable:
-    def check(record, attribute, value) -> None:
-        if (isinstance(value, bool) or not isinstance(value, int) or value < lo
-                or (hi is not None and value > hi)):
-            _fail(record, attribute, f"a whole number from {lo}" + (f" to {hi}" if hi is not None else " up"),
-                  value)
-    return check
-
-
 def _frozen_map(value: Any) -> Mapping:
     return MappingProxyType(dict(value))
 
@@ -74,9 +65,7 @@ def _optional_map(value: Any) -> Mapping | None:
     return None if value is None else MappingProxyType(dict(value))
 
 
-# ---------------------------------------------------------------------------
-# dashboard modes
-# ---------------------------------------------------------------------------
+# -- dashboard modes -----------------------------------------------------------------------
 #: how a stat's value is written: "plus" a roll needed ("5+"), "mod" a modifier ("+2"), "plain" as it is
 STYLES = ("plus", "mod", "plain")
 
@@ -138,19 +127,14 @@ class Mode:
     #: how its keywords read in a forum post's matchup line (None: every keyword is the situation)
     sides: Sides | None = attrs.field(default=None)
 
-    def resolve(self, module) -> Callable:
-        return getattr(module, self.function)
-
     def run(self, module, values: dict[str, Any], **extra: Any):
-        fn = self.resolve(module)
+        fn = getattr(module, self.function)
         if self.call is not None:
             return self.call(fn, values, **extra)
         return fn(**values, **extra)
 
 
-# ---------------------------------------------------------------------------
-# the diagnostics' stats and the compare page's concepts
-# ---------------------------------------------------------------------------
+# -- the diagnostics' stats and the compare page's concepts --------------------------------
 @attrs.frozen
 class StatInfo:
     """One stat of a system for the diagnostics (value of +1, sweeps, equivalence sliders).
@@ -203,9 +187,7 @@ class Step:
         return f"{self.label} {styled(value, self.style)}"
 
 
-# ---------------------------------------------------------------------------
-# unit profiles
-# ---------------------------------------------------------------------------
+# -- unit profiles -------------------------------------------------------------------------
 class _MissingType:
     def __repr__(self) -> str:
         return "nothing (the key is missing)"

@@ -15,7 +15,7 @@ from .. import validate as v
 from ..validate import stat_function
 from ..errors import InputError
 from ..systems import changes
-from ..systems.changes_distances import SEED_ACTIONS
+from ..systems.changes import SEED_ACTIONS
 
 __all__ = ["Weapon", "UnitSpec", "from_profile", "ACTIONS", "SHOTS", "shot_of", "force",
            "target_count", "BARE_HANDS"]
