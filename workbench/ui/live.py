@@ -14,9 +14,8 @@ from ..controls import Control
 from ..errors import InputError
 from . import guard
 from .controlwidgets import SharedLooks, _to_arg, _to_widget, declared, enforce, make_control
-from .link import LinkBar
 from .looks import html_widget, page_style, show_widget
-from .query import request_query
+from .query import LinkBar, request_query
 
 
 def error_html(message: str, more: str = "") -> str:

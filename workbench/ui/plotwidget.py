@@ -20,7 +20,7 @@ see VENDORED.md there), so a page works offline and loads no CDN.
   heatmap, histogram, box, contour) a page that shows a heatmap.
 * :class:`Feed` carries the numbers of a whole page in one message per
   recompute: a plot made with ``feed=`` (and a :class:`FedHTML`, a
-  :class:`~workbench.ui.link.LinkBar`) sends its changing trait (``delta``,
+  :class:`~workbench.ui.query.LinkBar`) sends its changing trait (``delta``,
   ``value``, ``query``) through the page's feed instead of a message of its
   own, and the dashboard sends the feed once when its recompute is over
   (:meth:`Feed.batch`). Each widget message costs a kernel as much CPU as a
