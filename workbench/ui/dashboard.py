@@ -56,8 +56,6 @@ class _Controls(dict):
 
     def __missing__(self, name: str) -> W.ValueWidget:
         d = self._dashboard
-        if name not in d.specs:
-            raise KeyError(name)
         w = self[name] = d._controls({name: d.specs[name]}, d._looks)[name]
         return w
 
@@ -226,7 +224,7 @@ class SystemDashboard(LiveDashboard):
 
     def _help(self, key: str) -> W.HTML:
         """What each control of a mode means, folded: the hover tooltips' words for a tap on a phone."""
-        items = "".join(f"<dt>{html.escape(self.specs[c.name].label or c.name.replace('_', ' '))}</dt>"
+        items = "".join(f"<dt>{html.escape(self.specs[c.name].text)}</dt>"
                         f"<dd>{html.escape(self.specs[c.name].help)}</dd>"
                         for c in self.modes[key].controls if self.specs[c.name].help)
         return W.HTML(f"<details><summary>What the controls mean</summary><dl>{items}</dl></details>" if items else "",
@@ -262,17 +260,13 @@ class SystemDashboard(LiveDashboard):
         self._draw(out, sampled)
         self.error.value = ""
         self._stale(False)
-        self._update_link(kwargs)
+        self._valid_query = self.link.query = self.query_string(kwargs)  # the link of the result on show
         return True
 
     def _failed(self, text: str) -> None:
         self._error_text = plain_words(text, self.specs)
         self._show_error(self._error_text)
         self._stale(True)
-
-    def _update_link(self, values: dict[str, Any] | None = None) -> None:
-        """The link (and the address bar) to the values of the result on show."""
-        self._valid_query = self.link.query = self.query_string(values)
 
     def _stale(self, stale: bool) -> None:
         """Grey every result while the controls hold values that give none (the
@@ -332,8 +326,7 @@ def plain_words(message: str, specs: dict[str, Control]) -> str:
     controls' labels, ``evading=True`` becomes '"target EVADING" ticked',
     ``'snap'`` becomes snap, "expected A, got B" becomes "must be A; it is B"."""
     def label(name: str) -> str:
-        c = specs.get(name)
-        return (c.label if c is not None and c.label else name.replace("_", " "))
+        return specs[name].text if name in specs else name.replace("_", " ")
 
     def assign(m: re.Match) -> str:
         name, value = m.group(1), m.group(2).strip("'")
