@@ -1,7 +1,7 @@
 """The widget of each control spec, and a widget's value read against its spec.
 
 :func:`make_control` builds the slider, checkbox or dropdown of one
-:class:`~workbench.ui.specs.Control` (one shared :class:`SharedLooks` per
+:class:`~workbench.controls.Control` (one shared :class:`SharedLooks` per
 page); :func:`declared` and :func:`enforce` hold what a viewer sends over the
 page's websocket to the control's declared range, options and type (the
 widget's own ``min``/``max`` are never trusted); ``_to_arg`` and
@@ -18,7 +18,7 @@ from ipywidgets.widgets.widget_bool import CheckboxStyle
 from ipywidgets.widgets.widget_description import DescriptionStyle
 
 from . import guard
-from .specs import Control
+from ..controls import Control
 
 
 class SharedLooks:

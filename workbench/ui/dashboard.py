@@ -22,8 +22,10 @@ from typing import Any
 
 import ipywidgets as W
 from .. import figures, systems
+from ..controls import Control
 from ..errors import InputError
 from ..outcome import Outcome
+from ..systems.description import Mode
 from ..teach import plain_note, ratio
 from . import guard
 from .controlwidgets import SharedLooks, _to_widget, make_control
@@ -31,8 +33,7 @@ from .live import FOLLOWS, LiveDashboard, checked, error_html, on_page
 from .looks import row as _row
 from .numbers import effect_label, effect_value, expected_text, number_rows
 from .plotwidget import Feed, FedHTML, Plot
-from .query import MODE_KEY, controls_of, format_query, parse_query as _parse_query_any
-from .specs import Control, Mode, modes_for
+from .query import MODE_KEY, controls_of, format_query, modes_for, parse_query as _parse_query_any
 from .stagecharts import StageCharts
 
 __all__ = ["SystemDashboard", "make_control", "SAMPLED_SAMPLES", "SAMPLED_SEED"]

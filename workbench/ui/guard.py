@@ -10,7 +10,7 @@ dropdown does not list. Two rules keep that harmless:
   value (or the index of a choice) and nothing else (no range, no options,
   no description); anything the widget refuses puts the page back to the
   kernel's state. The dashboards then read each value against the control's
-  declared range (``workbench.ui.specs.Control``), never against the
+  declared range (``workbench.controls.Control``), never against the
   widget's own ``min``/``max``.
 * **the viewer reads plain messages.** Every callback runs through
   :func:`guarded`: a :class:`~workbench.errors.WorkbenchError` shows its own

@@ -14,6 +14,7 @@ that opened the page.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import os
 import re
@@ -22,18 +23,42 @@ import warnings
 from typing import Any, Iterable
 
 import anywidget
+import attrs
 import traitlets
 
+from ..controls import NONE_TOKEN, RESERVED, Control
 from ..errors import InputError
+from ..systems.description import Mode, SystemDescription
 from .guard import log_to_server
 from .plotwidget import Fed, Module, static_text
 from .preheat import wait_for_request
-from .specs import NONE_TOKEN, Control, Mode, modes_for
 
 __all__ = ["parse_query", "parse_controls", "parse_value", "format_query", "request_query",
-           "controls_of", "split_query", "LinkBar", "MODE_KEY", "IGNORED_KEYS"]
+           "modes_for", "controls_of", "split_query", "LinkBar", "MODE_KEY", "IGNORED_KEYS"]
 
 MODE_KEY = "mode"
+
+
+def modes_for(system: SystemDescription) -> tuple[Mode, ...]:
+    """The modes of ``system``'s description (its dashboard's modes, each a stat-level function
+    with its controls), each with the controls of the arguments its function accepts, in the
+    function's argument order: the names of a link's values. A mode with its own ``call``
+    (changes' volley), or whose function takes any keyword (a rule file's ``attack``), keeps its
+    controls as described."""
+    out = []
+    for mode in system.modes:
+        fn = getattr(system.module, mode.function, None)
+        if fn is None:
+            continue
+        params = list(inspect.signature(fn).parameters.values())
+        if mode.call is not None or any(p.kind is p.VAR_KEYWORD for p in params):
+            out.append(mode)
+            continue
+        spec = {c.name: c for c in mode.controls}
+        controls = tuple(spec[p.name] for p in params if p.name in spec and p.name not in RESERVED
+                         and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
+        out.append(attrs.evolve(mode, controls=controls))
+    return tuple(out)
 
 
 def controls_of(modes: Iterable[Mode]) -> dict[str, Control]:
