@@ -6,13 +6,9 @@ the headline numbers, the live plots, the Numbers table, the folded "Stage by
 stage" section (:mod:`workbench.ui.stagecharts`), a message line, a shareable
 link and a ``panels`` area where other widgets can be appended.
 
-Every change of a control recomputes the exact outcome once and updates the
-figures in place. A combination the rules forbid raises
-:class:`~workbench.errors.WorkbenchError` in the system module: its message
-is shown and the previous results stay, greyed, as the last allowed settings'
-results. Each value is read against its control's declared range
-(:mod:`workbench.ui.controlwidgets`), and nothing a viewer does puts a
-traceback on the page (:mod:`workbench.ui.guard`).
+Every change of a control recomputes the exact outcome once and updates the figures in place;
+a combination the rules forbid shows the rule's message, and the previous results stay, greyed
+(:meth:`SystemDashboard.refresh`).
 """
 from __future__ import annotations
 
@@ -32,6 +28,7 @@ from .controlwidgets import SharedLooks, _to_widget, make_control
 from .live import FOLLOWS, LiveDashboard, checked, error_html, on_page
 from .looks import row as _row
 from .numbers import effect_label, effect_value, expected_text, number_rows
+from .picker import ProfilePicker
 from .plotwidget import Feed, FedHTML, Plot
 from .query import MODE_KEY, controls_of, format_query, modes_for, parse_query as _parse_query_any
 from .stagecharts import StageCharts
@@ -121,10 +118,7 @@ class SystemDashboard(LiveDashboard):
                                                              for k in ("dist", "at-least", "stages"))
         self.stage_charts = StageCharts(self._show_error, self.feed)
 
-        self.profile_picker = None
-        if profiles and self.description.profiles is not None:
-            from .picker import ProfilePicker
-            self.profile_picker = ProfilePicker(self)
+        self.profile_picker = ProfilePicker(self) if profiles and self.description.profiles is not None else None
 
         self.controls_box = W.VBox([]).add_class("wb-controls")
         d = self.description
@@ -217,9 +211,8 @@ class SystemDashboard(LiveDashboard):
     def mode_box(self, key: str) -> W.Box:
         """The box of one mode's controls (built on first use)."""
         if key not in self.mode_boxes:
-            box = _row([self.controls[c.name] for c in self.modes[key].controls] + [self._help(key)],
-                       f"wb-controls-{key}")
-            self.mode_boxes[key] = box
+            box = self.mode_boxes[key] = _row([self.controls[c.name] for c in self.modes[key].controls]
+                                              + [self._help(key)], f"wb-controls-{key}")
             self.controls_box.children = (*self.controls_box.children, box)
         return self.mode_boxes[key]
 
