@@ -141,14 +141,10 @@ class ProfilePicker:
 
     def holds_loaded(self) -> bool:
         """Whether the controls still hold the units last loaded."""
-        if self.loaded is None:
+        if self.loaded is None or self.dashboard.mode.key != self.loaded[0]:
             return False
-        mode, kwargs = self.loaded
-        d = self.dashboard
-        if d.mode.key != mode:
-            return False
-        values = d.values()
-        return all(values.get(k) == v for k, v in kwargs.items())
+        values = self.dashboard.values()
+        return all(values.get(k) == v for k, v in self.loaded[1].items())
 
     def _check(self) -> None:
         """After a recompute: back to "custom values" once the controls left the loaded units."""

@@ -136,12 +136,11 @@ def parse_controls(qs: str, controls: dict[str, Control], errors: list[str] | No
     if len(text) > MAX_QUERY:
         refuse(InputError("link", f"at most {MAX_QUERY:,} characters after the '?'", _short(text)))
         return out
-    pairs = urllib.parse.parse_qsl(text, keep_blank_values=True)
     given: dict[str, list[str]] = {}
-    for key, value in pairs:
+    for key, value in urllib.parse.parse_qsl(text, keep_blank_values=True):
         given.setdefault(key, []).append(value)
     for key, values in given.items():
-        if key in IGNORED_KEYS or (key == "" and values == [""] * len(values)):
+        if key in IGNORED_KEYS or not (key or any(values)):
             continue
         value = values[0]
         try:
