@@ -329,7 +329,7 @@ def plain_words(message: str, specs: dict[str, Control]) -> str:
         return f"({inner})" if m.group(0).startswith("(") else inner
 
     text = _ASSIGN.sub(assign, message)
-    text = _EXPECTED.sub(lambda m: f"must be {m.group(1)}; it is {m.group(2)}", text)
+    text = _EXPECTED.sub(r"must be \1; it is \2", text)
     field, sep, rest = text.partition(": ")
     if sep and field in specs:
         text = f"{label(field)}: {rest}"

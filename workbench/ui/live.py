@@ -99,16 +99,10 @@ class Page:
 
 
 class LiveDashboard(Page):
-    """Base of :class:`~workbench.ui.SystemDashboard` and
-    :class:`~workbench.ui.CompareDashboard`.
-
-    A subclass sets ``widget`` (what is put on the page) and ``error`` (its
-    message line) and implements ``_recompute()`` (the one recompute) and
-    ``_apply_query(qs, errors)``; its controls call :meth:`_on_change`.
-    :meth:`on_refresh` registers a callback run after each recompute that did
-    not fail (the profile picker uses it to notice that the controls no longer
-    hold the chosen units).
-    """
+    """Base of the slider pages (:class:`~workbench.ui.SystemDashboard`, the compare, before/after
+    and turn pages). A subclass sets ``widget`` and ``error`` and implements ``_recompute()`` (the
+    one recompute), ``_shown()`` and ``_apply_query(qs, errors)``; its controls call
+    :meth:`_on_change`."""
 
     current_outcome: Callable[[], Any]  # what a forum post explains (pages with one)
     recomputes = 0
