@@ -116,7 +116,11 @@ class LiveDashboard(Page):
         except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
             self._failed(guard.plain_message(exc))
             return False
-        self._refreshed()
+        for callback in self.__dict__.get("_refresh_callbacks", ()):
+            try:
+                callback()
+            except Exception as exc:  # noqa: BLE001 - a helper's failure is a message, not a traceback
+                self._show_error(guard.plain_message(exc))
         return ok
 
     def _failed(self, text: str) -> None:
@@ -156,13 +160,6 @@ class LiveDashboard(Page):
     def on_refresh(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` after every valid recompute."""
         self.__dict__.setdefault("_refresh_callbacks", []).append(callback)
-
-    def _refreshed(self) -> None:
-        for callback in self.__dict__.get("_refresh_callbacks", ()):
-            try:
-                callback()
-            except Exception as exc:  # noqa: BLE001 - a helper's failure is a message, not a traceback
-                self._show_error(guard.plain_message(exc))
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:

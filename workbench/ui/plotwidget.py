@@ -342,17 +342,13 @@ def _types(data: list[dict]) -> list[str]:
 
 
 class Plot(Fed, anywidget.AnyWidget):
-    """One plot of a dashboard. ``Plot(figure)``, then ``show(figure)`` for
-    each new figure (a :mod:`workbench.figures` dict or a plotly ``Figure``).
-
-    ``figure`` is what the browser draws (``base`` merged with ``delta``);
-    ``data`` reads its traces as plotly objects and ``figure["layout"]`` its
-    layout (``layout`` stays the widget's own CSS layout) (for tests and scripts;
-    building them costs time, the dashboards never do). ``bundle`` picks the
-    plotly.js bundle: ``"basic"``, ``"cartesian"``, or ``None`` to pick by
-    the first figure's trace types. The CSS class ``wb-plot`` makes it as
-    wide as its place on the page (:mod:`workbench.ui.looks`). ``feed``:
-    the page's :class:`Feed`, which then carries ``delta``.
+    """One plot of a dashboard. ``Plot(figure)``, then ``show(figure)`` for each new figure (a
+    :mod:`workbench.figures` dict or a plotly ``Figure``); ``figure`` (``base`` merged with
+    ``delta``; ``layout`` stays the widget's own CSS layout), ``data`` and :meth:`plotly` read what
+    the browser draws, for tests and scripts (building them costs time, the dashboards never do).
+    ``bundle`` picks the plotly.js bundle: ``"basic"``, ``"cartesian"``, or ``None`` to pick by the
+    first figure's trace types. The CSS class ``wb-plot`` makes it as wide as its place on the page
+    (:mod:`workbench.ui.looks`). ``feed``: the page's :class:`Feed`, which then carries ``delta``.
     """
 
     _fed = "delta"
