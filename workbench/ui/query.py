@@ -26,6 +26,7 @@ import anywidget
 import attrs
 import traitlets
 
+from .. import systems
 from ..controls import NONE_TOKEN, RESERVED, Control
 from ..errors import InputError
 from ..systems.description import Mode, SystemDescription
@@ -116,7 +117,6 @@ def parse_query(system: str, qs: str, errors: list[str] | None = None) -> dict[s
     value was taken. The server's ``token`` is not a dashboard value and is
     skipped.
     """
-    from .. import systems
     modes = modes_for(systems.get(system))
     return parse_controls(qs, controls_of(modes), errors, modes=[m.key for m in modes])
 
