@@ -343,9 +343,12 @@ def _types(data: list[dict]) -> list[str]:
 
 class Plot(Fed, anywidget.AnyWidget):
     """One plot of a dashboard. ``Plot(figure)``, then ``show(figure)`` for each new figure (a
-    :mod:`workbench.figures` dict or a plotly ``Figure``); ``figure`` (``base`` merged with
-    ``delta``; ``layout`` stays the widget's own CSS layout), ``data`` and :meth:`plotly` read what
-    the browser draws, for tests and scripts (building them costs time, the dashboards never do).
+    :mod:`workbench.figures` dict or a plotly ``Figure``). It syncs ``base``, the figure as first
+    shown (styles, words, layout), and ``delta``, what the current figure changes in it (the
+    numbers and titles): a slider move sends the new numbers and nothing else, and the browser's
+    view never writes back. ``figure`` (``base`` merged with ``delta``; ``layout`` stays the
+    widget's own CSS layout), ``data`` and :meth:`plotly` read what the browser draws, for tests
+    and scripts (building them costs time, the dashboards never do).
     ``bundle`` picks the plotly.js bundle: ``"basic"``, ``"cartesian"``, or ``None`` to pick by the
     first figure's trace types. The CSS class ``wb-plot`` makes it as wide as its place on the page
     (:mod:`workbench.ui.looks`). ``feed``: the page's :class:`Feed`, which then carries ``delta``.
