@@ -73,7 +73,7 @@ def test_a_plot_made_empty_with_its_bundle_named_has_its_library_before_its_firs
 
 def _widgets():
     from workbench.ui.forum import CopyButton
-    from workbench.ui.link import LinkBar
+    from workbench.ui.query import LinkBar
     from workbench.ui.plotwidget import Feed, FedHTML, Plot
 
     return [Plot(), FedHTML(), Feed(), PlotlyLibrary.shared("basic"), LinkBar(), CopyButton()]

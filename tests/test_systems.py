@@ -31,7 +31,7 @@ from workbench.controls import Control
 from workbench.errors import InputError, WorkbenchError
 from workbench.outcome import Outcome, Stage
 from workbench.systems.description import Mode, StatInfo, Step, SystemDescription
-from workbench.ui.specs import modes_for
+from workbench.ui.query import modes_for
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -99,12 +99,11 @@ def matchup_outcome(system: str, query: str = "", *, samples: int | None = None,
 
     The query picks the function (``mode=``, else the dashboard's first one)
     and sets stats; every stat it leaves out keeps the dashboard's default
-    (:mod:`workbench.ui.specs`). A key the chosen function does not take
+    (:func:`workbench.ui.query.modes_for`). A key the chosen function does not take
     raises :class:`~workbench.errors.InputError`. ``samples``: resolve by
     sampling that many volleys with ``seed`` instead of exactly.
     """
-    from .ui.query import MODE_KEY, parse_query
-    from .ui.specs import modes_for
+    from .ui.query import MODE_KEY, modes_for, parse_query
 
     description = systems.get(system)
     values = parse_query(system, query)

@@ -8,11 +8,12 @@ A notebook builds a dashboard in one line::
 One widget class per page; docs/architecture.md, "Pages and the server", says which module
 holds what (links, guards, looks, the plot widget).
 """
+from ..controls import Control
+from ..systems.description import Mode
 from .compare import CompareDashboard, compare_kwargs, concept_table
 from .dashboard import SystemDashboard
 from .picker import ProfilePicker
-from .query import format_query, parse_query, request_query
-from .specs import Control, Mode, modes_for
+from .query import format_query, modes_for, parse_query, request_query
 
 __all__ = [
     "SystemDashboard", "CompareDashboard", "ProfilePicker", "parse_query", "format_query", "request_query",

@@ -1,7 +1,7 @@
 """The widget of each control spec, and a widget's value read against its spec.
 
 :func:`make_control` builds the slider, checkbox or dropdown of one
-:class:`~workbench.ui.specs.Control` (one shared :class:`SharedLooks` per
+:class:`~workbench.controls.Control` (one shared :class:`SharedLooks` per
 page); :func:`declared` and :func:`enforce` hold what a viewer sends over the
 page's websocket to the control's declared range, options and type (the
 widget's own ``min``/``max`` are never trusted); ``_to_arg`` and
@@ -14,9 +14,12 @@ import math
 from typing import Any
 
 import ipywidgets as W
+from ipywidgets.widgets.widget_bool import CheckboxStyle
+from ipywidgets.widgets.widget_description import DescriptionStyle
 
 from . import guard
-from .specs import Control
+from ..controls import Control
+
 
 class SharedLooks:
     """One ``Layout`` and one style object per kind of control, shared by
@@ -28,8 +31,6 @@ class SharedLooks:
     def __init__(self, width: str = "340px", label_width: str = "150px"):
         self.layout = W.Layout(width=width, max_width="100%")
         self.slider_style = W.SliderStyle(description_width=label_width)
-        from ipywidgets.widgets.widget_bool import CheckboxStyle
-        from ipywidgets.widgets.widget_description import DescriptionStyle
         self.checkbox_style = CheckboxStyle()
         self.dropdown_style = DescriptionStyle(description_width=label_width)
 
@@ -42,8 +43,8 @@ def make_control(c: Control, looks: SharedLooks | None = None) -> W.ValueWidget:
     its value from the page (:class:`workbench.ui.guard.ViewerSafe`); its
     tooltip is the control's help, or none."""
     looks = looks or SharedLooks()
-    if c.kind in ("int", "optint", "float"):
-        bounds = _bounds(c)
+    bounds = _bounds(c)
+    if bounds:
         text = c.text + (f" ({bounds['min']}=none)" if c.kind == "optint" else "")
         slider, more = (guard.FloatSlider, {"readout_format": ".2f"}) if c.kind == "float" else (guard.IntSlider, {})
         w = slider(value=bounds["min"] if c.default is None else c.default, continuous_update=False, description=text,
@@ -72,7 +73,7 @@ def _choices(c: Control) -> list[tuple[str, Any]]:
 
 
 def _to_arg(c: Control, value: Any) -> Any:
-    if value is _NONE or (isinstance(value, str) and value == _NONE):
+    if isinstance(value, str) and value == _NONE:
         return None
     if c.kind == "optint":
         return None if value == int(c.bounds[0]) - 1 else int(value)
@@ -95,18 +96,16 @@ def declared(c: Control, value: Any) -> Any:
     control), anything the control cannot show (NaN, a string in a slider,
     an option it does not list) becomes its default; a whole-number control
     with steps of more than one snaps onto them."""
-    if c.kind in ("int", "optint", "float"):
-        low, hi = c.bounds
-        lo = int(low) - 1 if c.kind == "optint" else low
+    bounds = _bounds(c)
+    if bounds:
+        lo, hi, step = bounds["min"], bounds["max"], bounds["step"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return _to_widget(c, c.default)
         value = min(max(value, lo), hi)
         if c.kind == "float":
-            snapped = lo + round((value - lo) / c.step) * c.step if c.step else value
+            snapped = lo + round((value - lo) / step) * step if step else value
             return float(round(min(max(snapped, lo), hi), 10))
-        if c.kind == "int" and c.step != 1:
-            return int(lo + round((value - lo) / c.step) * c.step)
-        return int(round(value))
+        return int(lo + round((value - lo) / step) * step) if step != 1 else int(round(value))
     if c.kind == "bool":
         return value if isinstance(value, bool) else c.default
     allowed = [_to_widget(c, o) for o in c.options]

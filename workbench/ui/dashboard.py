@@ -6,13 +6,9 @@ the headline numbers, the live plots, the Numbers table, the folded "Stage by
 stage" section (:mod:`workbench.ui.stagecharts`), a message line, a shareable
 link and a ``panels`` area where other widgets can be appended.
 
-Every change of a control recomputes the exact outcome once and updates the
-figures in place. A combination the rules forbid raises
-:class:`~workbench.errors.WorkbenchError` in the system module: its message
-is shown and the previous results stay, greyed, as the last allowed settings'
-results. Each value is read against its control's declared range
-(:mod:`workbench.ui.controlwidgets`), and nothing a viewer does puts a
-traceback on the page (:mod:`workbench.ui.guard`).
+Every change of a control recomputes the exact outcome once and updates the figures in place;
+a combination the rules forbid shows the rule's message, and the previous results stay, greyed
+(:meth:`SystemDashboard.refresh`).
 """
 from __future__ import annotations
 
@@ -22,17 +18,19 @@ from typing import Any
 
 import ipywidgets as W
 from .. import figures, systems
+from ..controls import Control
 from ..errors import InputError
 from ..outcome import Outcome
+from ..systems.description import Mode
 from ..teach import plain_note, ratio
 from . import guard
 from .controlwidgets import SharedLooks, _to_widget, make_control
 from .live import FOLLOWS, LiveDashboard, checked, error_html, on_page
 from .looks import row as _row
 from .numbers import effect_label, effect_value, expected_text, number_rows
+from .picker import ProfilePicker
 from .plotwidget import Feed, FedHTML, Plot
-from .query import MODE_KEY, controls_of, format_query, parse_query as _parse_query_any
-from .specs import Control, Mode, modes_for
+from .query import MODE_KEY, controls_of, format_query, modes_for, parse_query as _parse_query_any
 from .stagecharts import StageCharts
 
 __all__ = ["SystemDashboard", "make_control", "SAMPLED_SAMPLES", "SAMPLED_SEED"]
@@ -56,8 +54,6 @@ class _Controls(dict):
 
     def __missing__(self, name: str) -> W.ValueWidget:
         d = self._dashboard
-        if name not in d.specs:
-            raise KeyError(name)
         w = self[name] = d._controls({name: d.specs[name]}, d._looks)[name]
         return w
 
@@ -122,10 +118,7 @@ class SystemDashboard(LiveDashboard):
                                                              for k in ("dist", "at-least", "stages"))
         self.stage_charts = StageCharts(self._show_error, self.feed)
 
-        self.profile_picker = None
-        if profiles and self.description.profiles is not None:
-            from .picker import ProfilePicker
-            self.profile_picker = ProfilePicker(self)
+        self.profile_picker = ProfilePicker(self) if profiles and self.description.profiles is not None else None
 
         self.controls_box = W.VBox([]).add_class("wb-controls")
         d = self.description
@@ -218,15 +211,14 @@ class SystemDashboard(LiveDashboard):
     def mode_box(self, key: str) -> W.Box:
         """The box of one mode's controls (built on first use)."""
         if key not in self.mode_boxes:
-            box = _row([self.controls[c.name] for c in self.modes[key].controls] + [self._help(key)],
-                       f"wb-controls-{key}")
-            self.mode_boxes[key] = box
+            box = self.mode_boxes[key] = _row([self.controls[c.name] for c in self.modes[key].controls]
+                                              + [self._help(key)], f"wb-controls-{key}")
             self.controls_box.children = (*self.controls_box.children, box)
         return self.mode_boxes[key]
 
     def _help(self, key: str) -> W.HTML:
         """What each control of a mode means, folded: the hover tooltips' words for a tap on a phone."""
-        items = "".join(f"<dt>{html.escape(self.specs[c.name].label or c.name.replace('_', ' '))}</dt>"
+        items = "".join(f"<dt>{html.escape(self.specs[c.name].text)}</dt>"
                         f"<dd>{html.escape(self.specs[c.name].help)}</dd>"
                         for c in self.modes[key].controls if self.specs[c.name].help)
         return W.HTML(f"<details><summary>What the controls mean</summary><dl>{items}</dl></details>" if items else "",
@@ -262,17 +254,13 @@ class SystemDashboard(LiveDashboard):
         self._draw(out, sampled)
         self.error.value = ""
         self._stale(False)
-        self._update_link(kwargs)
+        self._valid_query = self.link.query = self.query_string(kwargs)  # the link of the result on show
         return True
 
     def _failed(self, text: str) -> None:
         self._error_text = plain_words(text, self.specs)
         self._show_error(self._error_text)
         self._stale(True)
-
-    def _update_link(self, values: dict[str, Any] | None = None) -> None:
-        """The link (and the address bar) to the values of the result on show."""
-        self._valid_query = self.link.query = self.query_string(values)
 
     def _stale(self, stale: bool) -> None:
         """Grey every result while the controls hold values that give none (the
@@ -332,8 +320,7 @@ def plain_words(message: str, specs: dict[str, Control]) -> str:
     controls' labels, ``evading=True`` becomes '"target EVADING" ticked',
     ``'snap'`` becomes snap, "expected A, got B" becomes "must be A; it is B"."""
     def label(name: str) -> str:
-        c = specs.get(name)
-        return (c.label if c is not None and c.label else name.replace("_", " "))
+        return specs[name].text if name in specs else name.replace("_", " ")
 
     def assign(m: re.Match) -> str:
         name, value = m.group(1), m.group(2).strip("'")
@@ -342,7 +329,7 @@ def plain_words(message: str, specs: dict[str, Control]) -> str:
         return f"({inner})" if m.group(0).startswith("(") else inner
 
     text = _ASSIGN.sub(assign, message)
-    text = _EXPECTED.sub(lambda m: f"must be {m.group(1)}; it is {m.group(2)}", text)
+    text = _EXPECTED.sub(r"must be \1; it is \2", text)
     field, sep, rest = text.partition(": ")
     if sep and field in specs:
         text = f"{label(field)}: {rest}"

@@ -1,22 +1,14 @@
 """What a viewer may change on a served page, and what a viewer may read.
 
-A dashboard served by Voila gets its widget changes from the viewer's
-browser over the kernel's websocket, and anyone with a script can send any
-widget state there: a new ``max`` for a slider, a value of 5000, an option a
-dropdown does not list. Two rules keep that harmless:
+A dashboard served by Voila gets its widget changes from the viewer's browser over the kernel's
+websocket, and anyone with a script can send any widget state there: a new ``max`` for a slider,
+a value of 5000, an option a dropdown does not list. Two rules keep that harmless:
 
-* **the viewer changes values only.** The controls of the dashboards are
-  :class:`ViewerSafe` widgets: a state update from the page may carry the
-  value (or the index of a choice) and nothing else (no range, no options,
-  no description); anything the widget refuses puts the page back to the
-  kernel's state. The dashboards then read each value against the control's
-  declared range (``workbench.ui.specs.Control``), never against the
-  widget's own ``min``/``max``.
-* **the viewer reads plain messages.** Every callback runs through
-  :func:`guarded`: a :class:`~workbench.errors.WorkbenchError` shows its own
-  message (it names the field, what is allowed and what was given); anything
-  else shows :data:`SOMETHING_WENT_WRONG`, and its traceback goes to the
-  server's log only (:func:`log_to_server`), never to the page or the
+* **the viewer changes values only**: the controls are :class:`ViewerSafe` widgets, and the
+  dashboards read each value against the control's declared range
+  (``workbench.controls.Control``), never against the widget's own ``min``/``max``;
+* **the viewer reads plain messages**: every callback runs through :func:`guarded`, and a
+  traceback goes to the server's log only (:func:`log_to_server`), never to the page or the
   websocket.
 """
 from __future__ import annotations

@@ -14,9 +14,8 @@ from ..controls import Control
 from ..errors import InputError
 from . import guard
 from .controlwidgets import SharedLooks, _to_arg, _to_widget, declared, enforce, make_control
-from .link import LinkBar
 from .looks import html_widget, page_style, show_widget
-from .query import request_query
+from .query import LinkBar, request_query
 
 
 def error_html(message: str, more: str = "") -> str:
@@ -100,16 +99,10 @@ class Page:
 
 
 class LiveDashboard(Page):
-    """Base of :class:`~workbench.ui.SystemDashboard` and
-    :class:`~workbench.ui.CompareDashboard`.
-
-    A subclass sets ``widget`` (what is put on the page) and ``error`` (its
-    message line) and implements ``_recompute()`` (the one recompute) and
-    ``_apply_query(qs, errors)``; its controls call :meth:`_on_change`.
-    :meth:`on_refresh` registers a callback run after each recompute that did
-    not fail (the profile picker uses it to notice that the controls no longer
-    hold the chosen units).
-    """
+    """Base of the slider pages (:class:`~workbench.ui.SystemDashboard`, the compare, before/after
+    and turn pages). A subclass sets ``widget`` and ``error`` and implements ``_recompute()`` (the
+    one recompute), ``_shown()`` and ``_apply_query(qs, errors)``; its controls call
+    :meth:`_on_change`."""
 
     current_outcome: Callable[[], Any]  # what a forum post explains (pages with one)
     recomputes = 0
@@ -123,7 +116,11 @@ class LiveDashboard(Page):
         except Exception as exc:  # noqa: BLE001 - a viewer reads a plain message, never a traceback
             self._failed(guard.plain_message(exc))
             return False
-        self._refreshed()
+        for callback in self.__dict__.get("_refresh_callbacks", ()):
+            try:
+                callback()
+            except Exception as exc:  # noqa: BLE001 - a helper's failure is a message, not a traceback
+                self._show_error(guard.plain_message(exc))
         return ok
 
     def _failed(self, text: str) -> None:
@@ -163,13 +160,6 @@ class LiveDashboard(Page):
     def on_refresh(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` after every valid recompute."""
         self.__dict__.setdefault("_refresh_callbacks", []).append(callback)
-
-    def _refreshed(self) -> None:
-        for callback in self.__dict__.get("_refresh_callbacks", ()):
-            try:
-                callback()
-            except Exception as exc:  # noqa: BLE001 - a helper's failure is a message, not a traceback
-                self._show_error(guard.plain_message(exc))
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:

@@ -1,15 +1,10 @@
 """How the dashboards fit any screen, from a desktop to a 390 px wide phone.
 
-* :func:`plot_layout`: a plotly layout with no fixed width (``autosize``):
-  a plot is as wide as its place on the page, and follows the window when it
-  is resized;
-* :func:`page_style`: one stylesheet for every dashboard, as an HTML widget
-  at the top of the dashboard. Plots share a row on a wide screen and stack
-  on a narrow one; control labels wrap instead of being cut off; dropdowns
-  keep a readable width; on a phone every control takes the full width and
-  tables become one block per row, so nothing needs sideways scrolling;
-* :func:`row`: widgets side by side on a wide screen, one under the other
-  on a narrow one.
+One stylesheet for every dashboard (``static/page.css``, :func:`page_style`): plots share a row
+on a wide screen and stack on a narrow one (:func:`row`), control labels wrap instead of being
+cut off, and on a phone every control takes the full width and tables become one block per row
+(:func:`table_html`), so nothing needs sideways scrolling. A plot has no fixed width
+(``plot_layout``, of :mod:`workbench.figures`): it is as wide as its place on the page.
 """
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """The Numbers table of a dashboard: expected counts and chances, each said as such.
 
-A side effect of an :class:`~workbench.outcome.Outcome` is either an
-expected count ("Expected hits: 6.67") or a chance ("Chance the unit is
-destroyed: 0.0 %", always as a percentage). Which one it is is decided in
-one place, :func:`is_chance`, so that it can follow the outcome's own
-description of its effects when the outcome carries one.
+A side effect of an :class:`~workbench.outcome.Outcome` is either an expected count ("Expected
+hits: 6.67") or a chance ("Chance the unit is destroyed: 0.0 %", always as a percentage), as
+:func:`is_chance` says.
 """
 from __future__ import annotations
 
@@ -23,7 +21,8 @@ def is_chance(outcome: Outcome, name: str) -> bool:
     return outcome.effect_kind(name.split("[", 1)[0]) == "probability"
 
 
-def _words(outcome: Outcome, name: str) -> str:
+def effect_label(outcome: Outcome, name: str) -> str:
+    """"Chance the unit is suppressed" or "Expected hits"."""
     base, _, index = name.partition("[")
     words = outcome.effect_words(base)
     if index:  # per-unit values of a volley: "unsaved_wounds[0]" -> "... (unit 1)"
@@ -31,12 +30,6 @@ def _words(outcome: Outcome, name: str) -> str:
             words += f" (unit {int(index.rstrip(']')) + 1})"
         except ValueError:
             words += f" ({index.rstrip(']')})"
-    return words
-
-
-def effect_label(outcome: Outcome, name: str) -> str:
-    """"Chance the unit is suppressed" or "Expected hits"."""
-    words = _words(outcome, name)
     return f"Chance {words}" if is_chance(outcome, name) else f"Expected {words}"
 
 

@@ -77,14 +77,11 @@ class ProfilePicker:
 
     def _fill_weapons(self) -> None:
         unit = self.units.get(self.attacker.value)
+        weapons = () if unit is None else unit.weapons
         keep = self.weapon.value
-        if unit is None:
-            self.weapon.options = [CUSTOM]
-            return
-        options = [(w.name + (f" ({w.stats['class']})" if "class" in w.stats else ""), w.name)
-                   for w in unit.weapons]
-        self.weapon.options = [CUSTOM] + options
-        names = [o[1] for o in options]
+        self.weapon.options = [CUSTOM] + [(w.name + (f" ({w.stats['class']})" if "class" in w.stats else ""), w.name)
+                                          for w in weapons]
+        names = [w.name for w in weapons]
         self.weapon.value = keep if keep in names else (names[0] if names else "")
 
     @guard.guarded(lambda self, text: self.dashboard._show_error(text))
@@ -141,14 +138,10 @@ class ProfilePicker:
 
     def holds_loaded(self) -> bool:
         """Whether the controls still hold the units last loaded."""
-        if self.loaded is None:
+        if self.loaded is None or self.dashboard.mode.key != self.loaded[0]:
             return False
-        mode, kwargs = self.loaded
-        d = self.dashboard
-        if d.mode.key != mode:
-            return False
-        values = d.values()
-        return all(values.get(k) == v for k, v in kwargs.items())
+        values = self.dashboard.values()
+        return all(values.get(k) == v for k, v in self.loaded[1].items())
 
     def _check(self) -> None:
         """After a recompute: back to "custom values" once the controls left the loaded units."""

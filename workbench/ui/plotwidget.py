@@ -1,45 +1,26 @@
-"""The workbench's own plot widget: a plotly figure drawn by plotly.js's
-prebuilt bundles, which the workbench vendors (``workbench/ui/static/``,
-see VENDORED.md there), so a page works offline and loads no CDN.
+"""The workbench's own plot widget, and what the page's other widgets of the workbench share.
 
-* :class:`Plot` (an anywidget) holds a figure as plotly JSON, the plain dict
-  of :mod:`workbench.figures`. It syncs two traits: ``base``, the figure as
-  first shown (styles, words, layout), and ``delta``, what the current
-  figure changes in it (the numbers and titles). :meth:`Plot.show` sets only
-  ``delta`` while the figure keeps its traces, so a slider move sends the
-  new numbers and nothing else; the browser's view never writes back.
-* :class:`PlotlyLibrary` names plotly.js for the plots of a page: one per
-  bundle and kernel, shared by every plot of the page (each plot names it).
-  Under the dashboard server (``$WORKBENCH_PLOTLY_URL`` set) it holds the
-  bundle's address under the page's base URL, and the browser fetches the
-  file as any static file: gzip-compressed by the server and cached by the
-  browser for every later page (:func:`library_route`). Anywhere else (a
-  designer's notebook in JupyterLab) it carries the bundle itself,
-  gzip-compressed, as a binary buffer over the kernel's websocket.
-  ``"basic"`` (scatter, bar, pie) draws every plot; ``"cartesian"`` (adds
-  heatmap, histogram, box, contour) a page that shows a heatmap.
-* :class:`Feed` carries the numbers of a whole page in one message per
-  recompute: a plot made with ``feed=`` (and a :class:`FedHTML`, a
-  :class:`~workbench.ui.link.LinkBar`) sends its changing trait (``delta``,
-  ``value``, ``query``) through the page's feed instead of a message of its
-  own, and the dashboard sends the feed once when its recompute is over
-  (:meth:`Feed.batch`). Each widget message costs a kernel as much CPU as a
-  few small plots' numbers, so a move sends one, not six.
+* :class:`Plot` (an anywidget) draws a plotly figure with plotly.js's prebuilt bundles, which
+  the workbench vendors (``workbench/ui/static/``, see VENDORED.md there), so a page works
+  offline and loads no CDN; :class:`PlotlyLibrary` names the bundle for the plots of a page.
+* :class:`Feed` carries the numbers of a whole page in one message per recompute.
+* :class:`Module` is a widget class's JavaScript (files of ``workbench/ui/static/``), served
+  by the dashboard server (:func:`module_route`, :func:`library_route`).
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import gzip
 import hashlib
+import itertools
 import json
 import math
 import os
-from importlib import resources
 from collections.abc import Mapping
+from importlib import resources
 from typing import Any
-
-import contextlib
 
 import anywidget
 import ipywidgets as W
@@ -156,10 +137,14 @@ def module_route(server_url: str = "/") -> tuple[str, type]:
 
 
 class PlotlyLibrary(anywidget.AnyWidget):
-    """plotly.js (one vendored bundle) for the plots of a page: its address
-    under the page's base URL (``url``), or, without a server that serves it,
-    the bundle itself gzip-compressed (``code``). Use :meth:`shared`: one per
-    bundle in a kernel."""
+    """plotly.js (one vendored bundle) for the plots of a page. Under the dashboard server
+    (``$WORKBENCH_PLOTLY_URL`` set) it holds the bundle's address under the page's base URL
+    (``url``), and the browser fetches the file as any static file: gzip-compressed by the server
+    and cached for every later page (:func:`library_route`). Anywhere else (a designer's notebook)
+    it carries the bundle itself, gzip-compressed (``code``), over the kernel's websocket.
+    ``"basic"`` (scatter, bar, pie) draws every plot; ``"cartesian"`` (adds heatmap, histogram,
+    box, contour) a page that shows a heatmap. Use :meth:`shared`: one per bundle in a kernel,
+    shared by every plot of the page."""
 
     _esm = Module("empty", "export default {};")
     bundle = T.Unicode("basic").tag(sync=True)
@@ -174,11 +159,8 @@ class PlotlyLibrary(anywidget.AnyWidget):
         lib = _LIBRARIES.get(bundle)
         if lib is None or lib.comm is None:  # closed (a kernel's widgets were closed): make another
             prefix = os.environ.get(LIBRARY_ENV)
-            if prefix:
-                lib = cls(bundle=bundle, url=library_url(bundle, prefix))
-            else:
-                lib = cls(bundle=bundle, code=_compressed(bundle))
-            _LIBRARIES[bundle] = lib
+            source = {"url": library_url(bundle, prefix)} if prefix else {"code": _compressed(bundle)}
+            lib = _LIBRARIES[bundle] = cls(bundle=bundle, **source)
         return lib
 
 
@@ -199,11 +181,15 @@ class KernelOnly:
 
 
 class Feed(KernelOnly, anywidget.AnyWidget):
-    """The numbers of a page, one message per recompute. ``frame`` maps each
-    fed widget's ``key`` to the current value of its fed trait; the page's
-    fed widgets read their own entry (never shown itself, never written by
-    the page). :meth:`post` sets one entry; inside :meth:`batch` the entries
-    are gathered and sent together at its end (nothing when none changed)."""
+    """The numbers of a page, one message per recompute: a widget made with ``feed=`` (a
+    :class:`Plot`, a :class:`FedHTML`, a :class:`~workbench.ui.query.LinkBar`) sends its changing
+    trait through the page's feed instead of a message of its own. Each widget message costs a
+    kernel as much CPU as a few small plots' numbers, so a move sends one, not six.
+
+    ``frame`` maps each fed widget's ``key`` to the current value of its fed trait; the page's
+    fed widgets read their own entry (never shown itself, never written by the page).
+    :meth:`post` sets one entry; inside :meth:`batch` the entries are gathered and sent together
+    at its end (nothing when none changed)."""
 
     _esm = Module("empty", "export default {};")
     frame = T.Dict().tag(sync=True)
@@ -212,11 +198,10 @@ class Feed(KernelOnly, anywidget.AnyWidget):
         super().__init__(**kwargs)
         self._held = 0
         self._pending: dict[str, Any] = {}
-        self._keys = 0
+        self._keys = itertools.count(1)
 
     def new_key(self) -> str:
-        self._keys += 1
-        return str(self._keys)
+        return str(next(self._keys))
 
     def post(self, key: str, value: Any) -> None:
         """The entry of ``key`` is now ``value`` (sent now, or at the end of the batch)."""
@@ -265,7 +250,7 @@ class Fed(KernelOnly, W.DOMWidget):
 
     @T.default("keys")
     def _default_keys(self):
-        names = [name for name in self.traits(sync=True)]
+        names = list(self.traits(sync=True))
         return [n for n in names if n != self._fed] if self._by_feed else names
 
 
@@ -319,16 +304,12 @@ def diff(base: Any, new: Any) -> Any:
     if base == new:
         return None
     if isinstance(base, dict) and isinstance(new, dict):
-        out: dict[Any, Any] = {}
-        for k in base.keys() | new.keys():
-            if k not in new:
-                out[k] = None
-            elif k not in base:
-                out[k] = new[k]
-            else:
-                d = diff(base[k], new[k])
-                if d is not None:
-                    out[k] = d
+        out: dict[Any, Any] = dict.fromkeys(base.keys() - new.keys())
+        for k, v in new.items():
+            if k not in base:
+                out[k] = v
+            elif (d := diff(base[k], v)) is not None:
+                out[k] = d
         return out
     if (isinstance(base, list) and isinstance(new, list) and len(base) == len(new)
             and all(isinstance(x, dict) for x in base + new)):
@@ -356,26 +337,21 @@ def merge(base: Any, delta: Any) -> Any:
     return delta
 
 
-def _same_traces(a: list[dict], b: list[dict]) -> bool:
-    return len(a) == len(b) and all(x.get("type", "scatter") == y.get("type", "scatter") for x, y in zip(a, b))
-
-
-def _bundle_for(data: list[dict]) -> str:
-    return "basic" if all(t.get("type", "scatter") in BASIC_TYPES for t in data) else "cartesian"
+def _types(data: list[dict]) -> list[str]:
+    return [t.get("type", "scatter") for t in data]
 
 
 class Plot(Fed, anywidget.AnyWidget):
-    """One plot of a dashboard. ``Plot(figure)``, then ``show(figure)`` for
-    each new figure (a :mod:`workbench.figures` dict or a plotly ``Figure``).
-
-    ``figure`` is what the browser draws (``base`` merged with ``delta``);
-    ``data`` reads its traces as plotly objects and ``figure["layout"]`` its
-    layout (``layout`` stays the widget's own CSS layout) (for tests and scripts;
-    building them costs time, the dashboards never do). ``bundle`` picks the
-    plotly.js bundle: ``"basic"``, ``"cartesian"``, or ``None`` to pick by
-    the first figure's trace types. The CSS class ``wb-plot`` makes it as
-    wide as its place on the page (:mod:`workbench.ui.looks`). ``feed``:
-    the page's :class:`Feed`, which then carries ``delta``.
+    """One plot of a dashboard. ``Plot(figure)``, then ``show(figure)`` for each new figure (a
+    :mod:`workbench.figures` dict or a plotly ``Figure``). It syncs ``base``, the figure as first
+    shown (styles, words, layout), and ``delta``, what the current figure changes in it (the
+    numbers and titles): a slider move sends the new numbers and nothing else, and the browser's
+    view never writes back. ``figure`` (``base`` merged with ``delta``; ``layout`` stays the
+    widget's own CSS layout), ``data`` and :meth:`plotly` read what the browser draws, for tests
+    and scripts (building them costs time, the dashboards never do).
+    ``bundle`` picks the plotly.js bundle: ``"basic"``, ``"cartesian"``, or ``None`` to pick by the
+    first figure's trace types. The CSS class ``wb-plot`` makes it as wide as its place on the page
+    (:mod:`workbench.ui.looks`). ``feed``: the page's :class:`Feed`, which then carries ``delta``.
     """
 
     _fed = "delta"
@@ -387,7 +363,6 @@ class Plot(Fed, anywidget.AnyWidget):
 
     def __init__(self, figure: Any = None, *, bundle: str | None = None, feed: Feed | None = None, **kwargs: Any):
         super().__init__(feed=feed, **kwargs)
-        self._bundle = bundle
         self.add_class("wb-plot")
         if bundle is not None:  # known now: a plot shown empty and drawn later finds its library when it renders
             self.library = PlotlyLibrary.shared(bundle)
@@ -405,9 +380,10 @@ class Plot(Fed, anywidget.AnyWidget):
         the whole figure replaces it. ``plain``: the figure is plotly JSON
         already (a :mod:`workbench.figures` dict), so it is not checked."""
         fig = {"data": figure["data"], "layout": figure["layout"]} if plain else as_json(figure)
-        if self.library is None:
-            self.library = PlotlyLibrary.shared(self._bundle or _bundle_for(fig["data"]))
-        if self.base and _same_traces(self.base.get("data", []), fig["data"]):
+        types = _types(fig["data"])
+        if self.library is None:  # no bundle named: the first figure's trace types pick it
+            self.library = PlotlyLibrary.shared("basic" if set(types) <= BASIC_TYPES else "cartesian")
+        if self.base and _types(self.base.get("data", [])) == types:
             delta = diff(self.base, fig) or {}
             if delta != self.delta:
                 self.delta = delta

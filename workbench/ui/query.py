@@ -1,4 +1,4 @@
-"""Shareable links: dashboard values <-> URL query string.
+"""Shareable links: dashboard values <-> URL query string, and the link on the page.
 
 The scheme: one ``name=value`` pair per stat-level argument, named as in the
 system's function (``?bs=4&ap=6&shots=10&action=snap``), plus ``mode`` to pick
@@ -7,25 +7,59 @@ the function (``mode=melee``). Whole numbers are written plainly, booleans as
 ``None`` as ``none`` (a uncapped unit: ``models=none``), choices by their
 value. Keys and values are URL-encoded.
 
-Under Voila the query string of the page is in the kernel's ``QUERY_STRING``
-environment variable; with preheated kernels it arrives only once a viewer
-opens the page, so :func:`request_query` first calls
-``voila.utils.wait_for_request()``.
+:class:`LinkBar` puts the link on the page and in the address bar
+(docs/dashboards.md, "Shared links"); :func:`request_query` reads the link
+that opened the page.
 """
 from __future__ import annotations
 
+import contextlib
+import inspect
+import io
 import os
 import re
 import urllib.parse
+import warnings
 from typing import Any, Iterable
 
+import anywidget
+import attrs
+import traitlets
+
+from .. import systems
+from ..controls import NONE_TOKEN, RESERVED, Control
 from ..errors import InputError
-from .specs import NONE_TOKEN, Control, Mode, modes_for
+from ..systems.description import Mode, SystemDescription
+from .guard import log_to_server
+from .plotwidget import Fed, Module, static_text
+from .preheat import wait_for_request
 
 __all__ = ["parse_query", "parse_controls", "parse_value", "format_query", "request_query",
-           "controls_of", "split_query", "MODE_KEY", "IGNORED_KEYS"]
+           "modes_for", "controls_of", "split_query", "LinkBar", "MODE_KEY", "IGNORED_KEYS"]
 
 MODE_KEY = "mode"
+
+
+def modes_for(system: SystemDescription) -> tuple[Mode, ...]:
+    """The modes of ``system``'s description (its dashboard's modes, each a stat-level function
+    with its controls), each with the controls of the arguments its function accepts, in the
+    function's argument order: the names of a link's values. A mode with its own ``call``
+    (changes' volley), or whose function takes any keyword (a rule file's ``attack``), keeps its
+    controls as described."""
+    out = []
+    for mode in system.modes:
+        fn = getattr(system.module, mode.function, None)
+        if fn is None:
+            continue
+        params = list(inspect.signature(fn).parameters.values())
+        if mode.call is not None or any(p.kind is p.VAR_KEYWORD for p in params):
+            out.append(mode)
+            continue
+        spec = {c.name: c for c in mode.controls}
+        controls = tuple(spec[p.name] for p in params if p.name in spec and p.name not in RESERVED
+                         and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
+        out.append(attrs.evolve(mode, controls=controls))
+    return tuple(out)
 
 
 def controls_of(modes: Iterable[Mode]) -> dict[str, Control]:
@@ -83,7 +117,6 @@ def parse_query(system: str, qs: str, errors: list[str] | None = None) -> dict[s
     value was taken. The server's ``token`` is not a dashboard value and is
     skipped.
     """
-    from .. import systems
     modes = modes_for(systems.get(system))
     return parse_controls(qs, controls_of(modes), errors, modes=[m.key for m in modes])
 
@@ -103,12 +136,11 @@ def parse_controls(qs: str, controls: dict[str, Control], errors: list[str] | No
     if len(text) > MAX_QUERY:
         refuse(InputError("link", f"at most {MAX_QUERY:,} characters after the '?'", _short(text)))
         return out
-    pairs = urllib.parse.parse_qsl(text, keep_blank_values=True)
     given: dict[str, list[str]] = {}
-    for key, value in pairs:
+    for key, value in urllib.parse.parse_qsl(text, keep_blank_values=True):
         given.setdefault(key, []).append(value)
     for key, values in given.items():
-        if key in IGNORED_KEYS or (key == "" and values == [""] * len(values)):
+        if key in IGNORED_KEYS or not (key or any(values)):
             continue
         value = values[0]
         try:
@@ -145,6 +177,24 @@ def split_query(qs: str, keys: Iterable[str]) -> tuple[list[tuple[str, str]], st
     return [p for p in pairs if p[0] in keys], urllib.parse.urlencode([p for p in pairs if p[0] not in keys])
 
 
+class LinkBar(Fed, anywidget.AnyWidget):
+    """The link to a dashboard's values: whenever the kernel sets ``query`` (``?name=value&...``),
+    the page replaces the address bar's query with it (``history.replaceState``: no reload, no new
+    history entry) and shows the full link, built in the browser from its own address, with a
+    "Copy link" button. ``keep``: keys of the page's own address to carry over (the server's
+    ``token``); ``follow``: whether the address bar follows ``query``; ``refit``: bump it to make
+    the page's plots fit their width again (after a tab with plots is shown); ``feed``: the page's
+    :class:`~workbench.ui.plotwidget.Feed`, which then carries ``query``."""
+
+    _fed = "query"
+    _esm = Module("link", static_text("feed.js", "copy.js", "link.js"))
+    _css = static_text("link.css")
+    query = traitlets.Unicode("").tag(sync=True)
+    keep = traitlets.List(traitlets.Unicode(), default_value=["token"]).tag(sync=True)
+    follow = traitlets.Bool(True).tag(sync=True)
+    refit = traitlets.Int(0).tag(sync=True)
+
+
 _REQUEST_SEEN = False
 
 #: what a viewer reads when the page's link could not be read (the page shows its starting values)
@@ -153,45 +203,26 @@ LINK_UNREAD = ("This page could not read the values in its link, so it shows its
 
 
 def request_query() -> str:
-    """The query string of the page that opened this kernel ("" outside Voila).
+    """The query string of the page that opened this kernel ("" outside Voila: under Voila it is
+    the kernel's ``QUERY_STRING``).
 
-    With Voila's preheated kernels the request arrives after the notebook has
-    run up to here: wait for it once (:func:`workbench.ui.preheat.wait_for_request`,
-    Voila's protocol without Voila's server in the kernel). When
-    it never arrives (the kernel could not reach the server), raise
-    :class:`~workbench.errors.InputError` whose message is
-    :data:`LINK_UNREAD`, so that the page says so instead of silently showing
-    its starting values; why goes to the server's log.
+    A preheated kernel gets the request only once a viewer opens the page: wait for it once
+    (:func:`workbench.ui.preheat.wait_for_request`). When it never arrives (the kernel could not
+    reach the server), raise :class:`~workbench.errors.InputError` whose message is
+    :data:`LINK_UNREAD`, so that the page says so instead of silently showing its starting
+    values; why goes to the server's log.
     """
     global _REQUEST_SEEN
     if not _REQUEST_SEEN and os.environ.get("VOILA_PREHEAT", "False") != "False":
-        import contextlib
-        import io
-        import warnings
-
-        from .preheat import wait_for_request
-
         said = io.StringIO()  # Voila warns (and its thread may print) on stderr, which a viewer never reads
         with contextlib.redirect_stderr(said), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             wait_for_request()
         _REQUEST_SEEN = True
         if "QUERY_STRING" not in os.environ:
-            from .guard import log_to_server
             log_to_server("workbench dashboard: the page's link was not received: "
                           + " ".join([str(w.message) for w in caught] + [said.getvalue().strip()]))
-            raise _LinkUnread()
+            unread = InputError("link", "the values of the page's link", "none received")
+            unread.args = (LINK_UNREAD,)  # its message is LINK_UNREAD alone
+            raise unread
     return os.environ.get("QUERY_STRING", "")
-
-
-class _LinkUnread(InputError):
-    """The page's link never reached its kernel; the message is :data:`LINK_UNREAD` alone."""
-
-    def __init__(self):
-        super().__init__("link", "the values of the page's link", "none received")
-        self.args = (LINK_UNREAD,)
-
-    def __str__(self) -> str:
-        return LINK_UNREAD
-
-

@@ -51,7 +51,7 @@ class StageCharts:
     def show(self, outcome: Outcome) -> None:
         """The outcome on show: drawn now when the section is open, else when it is opened."""
         self._outcome = outcome
-        display = "none" if outcome.stage_pmfs is None or len(outcome.stage_pmfs) == 0 else ""
+        display = "" if outcome.stage_pmfs else "none"
         if self.widget.layout.display != display:
             self.widget.layout.display = display
         self._draw()

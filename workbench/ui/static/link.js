@@ -1,4 +1,4 @@
-// LinkBar (workbench/ui/link.py): the address bar and the link on the page follow the dashboard's values.
+// LinkBar (workbench/ui/query.py): the address bar and the link on the page follow the dashboard's values.
 function relative(model, feed) {
   const here = new URLSearchParams(window.location.search);
   const next = new URLSearchParams(String(fedValue(model, feed, "query") || "").replace(/^\?/, ""));

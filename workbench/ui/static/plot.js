@@ -44,18 +44,6 @@ function bytesOf(value) {
   throw new Error("the plot library widget holds no code");
 }
 
-async function libraryModel(model) {
-  const id = String(model.get("library")).replace(/^IPY_MODEL_/, "");
-  // the library's model may be registered after this plot's (its message is the page's
-  // largest: on a busy machine or a slow phone network it can come many seconds later)
-  for (let i = 0; ; i++) {
-    try { return await model.widget_manager.get_model(id); } catch (err) {
-      if (i > 6000) { throw err; }  // 300 s, as long as the template lets anywidget wait for a module
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-
 // The page's base URL (Voila's page config: "/", or a prefix such as "/dice/"), as an absolute URL.
 function baseUrl() {
   const config = document.getElementById("jupyter-config-data");
@@ -96,7 +84,8 @@ async function evaluated(lib) {
 }
 
 async function plotly(model) {
-  const lib = await libraryModel(model);
+  const lib = await modelOf(model, "library");
+  if (!lib) { throw new Error("the plot has no plotly.js library"); }
   if (!lib[KEY]) {
     const url = lib.get("url");
     lib[KEY] = url ? loadScript(url) : evaluated(lib);
