@@ -193,20 +193,18 @@ def value_of_plus_one(system: Any, stat: str | Sequence[str] | None = None, **ma
         raise InputError("system", "a system whose description lists diagnostics stats", key)
     names = [s.name for s in desc.stats] if stat is None else ([stat] if isinstance(stat, str) else list(stat))
     base = {**desc.seed_matchup, **matchup}
-    frames = []
+    rows = []
     for name in names:
         info = desc.stat(name)
         df = sweep(key, None, progress=False, **{**base, name: list(info.values)})
         means = dict(zip(df[name].tolist(), df["mean"].tolist()))
-        rows = []
         for x in info.values:
             y = x + info.step
             if y in means:
                 rows.append(dict(stat=name, owner=info.owner,
                                  step_text=f"{name} {x} -> {y}", value=x, improved=y,
                                  mean=means[x], improved_mean=means[y], delta=float(_clean(means[y] - means[x]))))
-        frames.append(pd.DataFrame(rows))
-    out = pd.concat(frames, ignore_index=True)
+    out = pd.DataFrame(rows)
     out.attrs["system"] = key
     out.attrs["matchup"] = base
     return out
@@ -378,40 +376,35 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
     shared = {k: matchup[k] for k in ("shots", "models") if k in matchup}
     # the input's own values, its defaults filling what the matchup leaves out
     full = {**{k: d for k, d in desc.arguments(name).items() if d is not inspect.Parameter.empty}, **matchup}
-    frames = []
+    rows = []
     for tkey in targets:
-        tdesc = systems.get(tkey)
-        _tn = _function(tdesc, None if tkey != key else name)[0]
+        tdesc, own = systems.get(tkey), tkey == key
+        tname = _function(tdesc, name if own else None)[0]
         search = {k: list(vals) for k, vals in (tdesc.equivalence_search or {}).items()}
-        if tkey == key:
+        if own:
             grid = dict(matchup)
             for k, vals in search.items():
-                own = full.get(k)
-                grid[k] = sorted(set(vals) | ({own} if own is not None else set()))
+                grid[k] = sorted(set(vals) | ({full[k]} if full.get(k) is not None else set()))
         else:
-            grid = {**search, **{k: val for k, val in shared.items() if k in tdesc.arguments(_tn)}}
-        cells, pmf, _eff, _path = evaluate(tdesc, _tn, progress=False, **grid)
+            grid = {**search, **{k: val for k, val in shared.items() if k in tdesc.arguments(tname)}}
+        cells, pmf, _eff, _path = evaluate(tdesc, tname, progress=False, **grid)
         width = max(pmf.shape[1], src.size)
         q = _pad(pmf, width)
         tv = _clean(0.5 * np.abs(q - _pad(src, width)).sum(axis=1))
         means = q @ np.arange(width)
         dmean = _clean(means - src_mean)
-        if tkey == key:
-            changed = sum((cells[k].to_numpy() != full.get(k)).astype(int) for k in search)
-        else:
-            changed = np.zeros(len(cells), dtype=int)
+        changed = (sum((cells[k].to_numpy() != full.get(k)).astype(int) for k in search) if own
+                   else np.zeros(len(cells), dtype=int))
         order = np.lexsort((changed, np.round(np.abs(dmean), 12), np.round(tv, 12)))[:best]
-        shown = [k for k in grid if k in search or k in shared]
-        rows = []
+        shown = grid if own else [k for k in grid if k in search or k in shared]
         records = cells.to_dict("records")  # Python values, not numpy scalars
         for rank, i in enumerate(order, 1):
-            setting = {k: records[int(i)][k] for k in (grid if tkey == key else shown)}
+            setting = {k: records[int(i)][k] for k in shown}
             rows.append(dict(system=tkey, rank=rank, setting=setting,
                              setting_text=", ".join(f"{k}={val}" for k, val in setting.items()),
                              tv_distance=float(tv[i]), mean=float(means[i]),
                              mean_difference=float(dmean[i]), input_mean=src_mean))
-        frames.append(pd.DataFrame(rows))
-    out = pd.concat(frames, ignore_index=True)
+    out = pd.DataFrame(rows)
     out.attrs["distance"] = DISTANCE
     out.attrs["system"] = key
     out.attrs["matchup"] = dict(matchup)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from . import systems
 from . import validate as v
+from .controls import RESERVED
 from .engine import pad
 from .errors import InputError, UnknownArgumentError
 from .progress import bar, quiet
@@ -27,7 +28,7 @@ __all__ = ["METHOD_KEYS", "MAX_TABLE_CELLS", "MAX_LOOP_CELLS", "MAX_SWEEP_ROWS",
            "scalar_text", "values_text", "parse_grid"]
 
 #: keywords a sweep passes through unchanged (they pick the method, not a stat)
-METHOD_KEYS = ("method", "samples", "seed")
+METHOD_KEYS = RESERVED
 #: the largest sweeps: through a vectorised twin, and with one call per cell
 MAX_TABLE_CELLS = 1_000_000
 MAX_LOOP_CELLS = 20_000

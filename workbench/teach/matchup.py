@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Mapping, Sequence
 
+from ..controls import RESERVED
 from ..errors import InputError
 from ..outcome import Outcome
 from ..systems.records import styled
@@ -26,7 +27,6 @@ def _sides(o: Outcome):
 #: counts written in the parentheses: (keyword, side, singular, plural)
 _COUNTS = (("shots", 0, "shot", "shots"), ("attacks", 0, "attack", "attacks"),
            ("models", 2, "model", "models"))
-_HIDDEN = ("method", "samples", "seed")
 
 
 def _defaults(o: Outcome) -> dict[str, Any]:
@@ -81,7 +81,7 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
     default.
     """
     o = _check(outcome)
-    inputs = {k: v for k, v in o.inputs.items() if k not in _HIDDEN}
+    inputs = {k: v for k, v in o.inputs.items() if k not in RESERVED}
     if names is not None and (isinstance(names, str) or len(names) != 3 or not all(isinstance(n, str) for n in names)):
         raise InputError("names", "three names: (firer, weapon, target)", names)
     hand_to_hand = o.function in ("melee", "close_combat")
@@ -150,7 +150,7 @@ def dashboard_link(outcome: Outcome, base: str = "") -> str | None:
     if mode is None:
         return None
     controls = {c.name: c for c in mode.controls}
-    values = {k: v for k, v in o.inputs.items() if k not in _HIDDEN}
+    values = {k: v for k, v in o.inputs.items() if k not in RESERVED}
     if isinstance(values.get("attackers"), (list, tuple)):  # a volley: its units as the dashboard's u1_bs, ...
         units = [u for u in values.pop("attackers") if isinstance(u, Mapping)]
         values["units"] = len(units)
