@@ -24,6 +24,7 @@ from . import validate as v
 from .errors import InputError
 from .grid import METHOD_KEYS as _METHOD_KEYS, evaluate, function_of as _function, pad as _pad, system_keys
 from .systems import SystemDescription
+from .variants import diff  # variant b against variant a over a grid (the before-and-after page)
 
 __all__ = [
     "sweep", "heatmap", "lines",
@@ -87,18 +88,6 @@ def sweep(system: Any, function: Any = None, *, progress: bool = True, client: A
     df.attrs["path"] = path
     df.attrs["system"] = systems.get(system).key
     return df
-
-
-def diff(a: Any, b: Any, grid: Mapping[str, Any], matchup: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """Variant ``b`` against variant ``a`` over a grid of one or two stats: expected models
-    removed and the chance of at least one, before, after and the signed change, one row per
-    cell (:func:`workbench.variants.diff`; a variant is a system with some settings fixed,
-    ``"changes:heavy_shot=flat_4"`` or :func:`workbench.variants.variant`).
-
-    >>> diff("changes", "changes:heavy_shot=flat_4", grid=dict(bs=range(1, 13), t=range(-2, 5)))  # doctest: +SKIP
-    """
-    from .variants import diff as variants_diff
-    return variants_diff(a, b, grid, matchup)
 
 
 # ---------------------------------------------------------------------------

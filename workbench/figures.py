@@ -162,7 +162,6 @@ def outcome_figure(outcome: Outcome, title: str | None = None) -> dict[str, Any]
 
     o = _check(outcome)
     fig = distribution(o)
-    line = at_least(o)["data"][0]
     per = o.per_attack
     sub = f"on average {o.mean:.2f} {o.label}"
     if per is not None:
@@ -173,7 +172,7 @@ def outcome_figure(outcome: Outcome, title: str | None = None) -> dict[str, Any]
     layout["legend"] = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0}
     layout["margin"] = {"l": 60, "r": 20, "t": 90, "b": 50}
     layout.pop("height", None)
-    return {"data": [fig["data"][0], line], "layout": layout}
+    return {"data": [fig["data"][0], at_least_line(o)], "layout": layout}
 
 
 def stage_passes(outcome: Outcome) -> tuple[tuple[str, np.ndarray], ...]:
@@ -195,15 +194,6 @@ def stage_passes(outcome: Outcome) -> tuple[tuple[str, np.ndarray], ...]:
     return tuple((label, np.asarray(pmfs[name], dtype=float)) for label, name in zip(labels, names))
 
 
-def _stage_title(label: str, pmf: np.ndarray) -> str:
-    """"to hit", then how many on average and the chance of at least one, written as the
-    page's numbers are (only a certain result reads 100.0 %)."""
-    from .teach import pct
-
-    mean = float(pmf @ np.arange(pmf.size))
-    return f"<b>{html.escape(label)}</b><br>on average {mean:.2f} · at least one {pct(float(pmf[1:].sum()))}"
-
-
 def stage_by_stage(outcome: Outcome) -> dict[str, Any]:
     """Stage by stage, one small bar chart per step, one under the other (so
     that on a phone each takes the screen's width): the chance that exactly N
@@ -213,6 +203,8 @@ def stage_by_stage(outcome: Outcome) -> dict[str, Any]:
     :data:`STAGE_TAIL` are left off (the average counts them). One figure, so
     that a slider move sends its numbers as one message and an export is one
     picture; an outcome without ``stage_pmfs`` gives a figure with no traces."""
+    from .teach import pct
+
     passes = stage_passes(outcome)
     n = max(len(passes), 1)
     area = n * STAGE_ROW_HEIGHT
@@ -236,7 +228,10 @@ def stage_by_stage(outcome: Outcome) -> dict[str, Any]:
         # the bars' own height sets the scale (a step that rarely passes still shows its shape), in percentages
         layout[f"yaxis{axis}"] = {"title": {"text": "chance"}, "tickformat": ".0%", "rangemode": "tozero",
                                   "anchor": f"x{axis}", "domain": [max(plot_bottom, 0), plot_top]}
-        annotations.append({"text": _stage_title(label, pmf), "x": 0, "xref": "paper", "xanchor": "left",
+        # what gets through, how many on average and the chance of at least one (only a certain one reads 100.0 %)
+        title = (f"<b>{html.escape(label)}</b><br>on average {float(pmf @ np.arange(pmf.size)):.2f}"
+                 f" · at least one {pct(float(pmf[1:].sum()))}")
+        annotations.append({"text": title, "x": 0, "xref": "paper", "xanchor": "left",
                             "y": row, "yref": "paper", "yanchor": "top", "showarrow": False, "align": "left",
                             "font": {"size": 13}})
     layout["annotations"] = annotations

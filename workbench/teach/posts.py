@@ -137,19 +137,13 @@ def _compare_rows(many: Mapping[str, Outcome], digits: int) -> tuple[list[str], 
     return head, rows
 
 
-def _names_for(names: Any, key: str) -> Sequence[str] | None:
-    if names is None:
-        return None
-    if not isinstance(names, Mapping):
+def _compare(many: Mapping[str, Outcome], m: Marks, digits: int, names: Any, inputs: bool, tables: bool) -> str:
+    if names is not None and not isinstance(names, Mapping):
         raise InputError("names", "a mapping of the outcomes' names to (firer, weapon, target) names",
                          type(names).__name__)
-    return names.get(key)
-
-
-def _compare(many: Mapping[str, Outcome], m: Marks, digits: int, names: Any, inputs: bool, tables: bool) -> str:
     head, rows = _compare_rows(many, digits)
     lines = [m.bold.format("Side by side: " + ", ".join(_column_name(k, o) for k, o in many.items())), *m.gap]
-    lines += m.items([f"{m.bold.format(_column_name(k, o))}: {matchup_line(o, _names_for(names, k), system=False)}"
+    lines += m.items([f"{m.bold.format(_column_name(k, o))}: {matchup_line(o, (names or {}).get(k), system=False)}"
                       for k, o in many.items()])
     lines += [*m.gap, *m.table(head, rows, left=1, tables=tables), *m.gap]
     for k, o in many.items():
