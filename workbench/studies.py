@@ -173,11 +173,8 @@ def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool 
     cells = grid_.cells_of(g)
     records = [{k: x for k, x in r.items() if k not in grid_.METHOD_KEYS}
                for r in cells.to_dict("records")]
-    cell_seeds = spawn(seed, len(records))
-    tasks = []
-    for kwargs, css in zip(records, cell_seeds):
-        for n, bss in zip(sizes, css.spawn(len(sizes))):
-            tasks.append((key, name, kwargs, n, bss))
+    tasks = [(key, name, kwargs, n, block_seed) for kwargs, cell_seed in zip(records, spawn(seed, len(records)))
+             for n, block_seed in zip(sizes, cell_seed.spawn(len(sizes)))]
     parts = run(_sweep_block, tasks, client=client, progress=progress, desc=f"sweep {key}.{name}")
     per_cell = [parts[i * len(sizes):(i + 1) * len(sizes)] for i in range(len(records))]
     pmfs, means, stderrs = zip(*(_combine(p) for p in per_cell))
