@@ -130,20 +130,18 @@ def _sweep_block(system: str, function: str, kwargs: dict, n: int,
     with quiet():
         out = fn(**kwargs, method="sampled", samples=n, seed=np.random.default_rng(seed))
     counts = np.rint(np.asarray(out.pmf) * n).astype(np.int64)
-    eff = {k: (float(m) * n, (float(out.effects_stderr.get(k, 0.0)) ** 2 * n) * (n - 1))
-           for k, m in out.effects.items()}
-    return {"n": n, "counts": counts, "effects": eff}
+    return {"n": n, "counts": counts, "effects": {k: float(m) * n for k, m in out.effects.items()}}
 
 
 def _combine(parts: Sequence[dict]) -> tuple[np.ndarray, dict[str, float], float]:
-    """Blocks of one cell -> (pmf, effect means, the mean's standard error), in block order (Chan
-    et al.'s pooled sums)."""
+    """Blocks of one cell -> (pmf, effect means, the mean's standard error), from the pooled counts
+    and sums in block order."""
     width = max(p["counts"].size for p in parts)
     counts = np.sum([grid_.pad(p["counts"], width) for p in parts], axis=0, dtype=np.int64)
     total = sum(p["n"] for p in parts)
     pmf = counts / total
     names = list(dict.fromkeys(k for p in parts for k in p["effects"]))
-    effects = {k: sum(p["effects"][k][0] for p in parts if k in p["effects"]) / total for k in names}
+    effects = {k: sum(p["effects"][k] for p in parts if k in p["effects"]) / total for k in names}
     k = np.arange(width)
     var = float(pmf @ (k * k) - (pmf @ k) ** 2) * total / max(total - 1, 1)
     return pmf, effects, float(np.sqrt(max(var, 0.0) / total))
