@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from . import validate as v
+from . import figures, validate as v
 from .errors import InputError, WorkbenchError
 from .outcome import Outcome
 
@@ -91,8 +91,6 @@ def outcome_figure(outcome: Outcome, title: str | None = None):
     of the dashboards' plots) as a plotly figure."""
     import plotly.graph_objects as go
 
-    from . import figures
-
     return go.Figure(figures.outcome_figure(outcome, title))
 
 
@@ -100,8 +98,6 @@ def outcomes_figure(outcomes: Mapping[str, Outcome], title: str | None = None):
     """Several outcomes side by side (the compare dashboard's systems):
     :func:`workbench.figures.side_by_side` as a plotly figure."""
     import plotly.graph_objects as go
-
-    from . import figures
 
     if not isinstance(outcomes, Mapping):
         raise InputError("outcomes", "a mapping of names to workbench Outcomes", type(outcomes).__name__)

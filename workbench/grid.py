@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import math
 import numbers
 from typing import Any, Mapping, Sequence
 
@@ -157,7 +158,7 @@ def evaluate(system: Any, function: Any = None, progress: bool = True,
     g = checked_grid(qual, desc.arguments(name), grid)
     method = g.get("method", ["exact"])[0]
     table = desc.tables.get(name) if method == "exact" else None
-    cells = int(np.prod([len(vals) for vals in g.values()], dtype=object)) if g else 1
+    cells = math.prod(len(vals) for vals in g.values())
     limit, each = (MAX_TABLE_CELLS, "") if table is not None else (MAX_LOOP_CELLS, "one call per cell: ")
     if cells > limit:
         raise InputError("grid", f"at most {limit:,} cells for {qual}() ({each}the product of the list lengths)",

@@ -93,13 +93,12 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
     parts_firer: list[str] = []
     parts_target: list[str] = []
     if sides is not None:
-        firer, weapon, target = sides.firer, sides.weapon, sides.target
-        parts_firer = _stat_text(firer, inputs, defaults)
-        wtext = _stat_text(weapon, inputs, defaults)
+        parts_firer = _stat_text(sides.firer, inputs, defaults)
+        wtext = _stat_text(sides.weapon, inputs, defaults)
         if wtext or weapon_name:
             parts_firer.append(" ".join(([weapon_name] if weapon_name else []) + wtext))
-        parts_target = _stat_text(target, inputs, defaults)
-        used |= {k for k, _l, _h in firer + weapon + target}
+        parts_target = _stat_text(sides.target, inputs, defaults)
+        used |= {k for k, _l, _h in sides.firer + sides.weapon + sides.target}
     if isinstance(inputs.get("attackers"), (list, tuple)):  # several firing units (a volley)
         units = [u for u in inputs["attackers"] if isinstance(u, Mapping)]
         unit = sides.unit if sides is not None else ()

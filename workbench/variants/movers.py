@@ -6,7 +6,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, WorkbenchError
 from .sweep import NOISE
 from .variant import Variant, _as_variant, _controls, stat_words
 
@@ -85,7 +85,6 @@ def movers(a: Any, b: Any, df: pd.DataFrame | None = None, top: int = 8) -> pd.D
     left out. Only matchups that move are listed. Columns: ``matchup``,
     ``mean_a``, ``mean_b``, ``mean_diff``, ``p_at_least_1_diff``.
     """
-    from ..errors import WorkbenchError
     a, b = _as_variant(a, "a"), _as_variant(b, "b")
     rows = []
     plain: dict[str, tuple[float, float]] = {}
