@@ -187,25 +187,18 @@ def _table_groups(table, g: dict[str, list[Any]], arrays: list[str], progress: b
     mesh = np.meshgrid(*(np.asarray(g[k]) for k in arrays), indexing="ij") if arrays else []
     flat = [m.ravel() for m in mesh]
     n = flat[0].size if flat else 1
-    pmfs: list[np.ndarray] = []
-    effects: dict[str, dict[int, np.ndarray]] = {}  # effect name -> group index -> its values
-    for gi, combo in enumerate(bar(groups, total=len(groups), desc="sweep", unit="group",
-                                   enabled=progress and len(groups) > 1)):
+    pmfs, effects = [], []
+    for combo in bar(groups, total=len(groups), desc="sweep", unit="group", enabled=progress and len(groups) > 1):
         kwargs = dict(zip(group_keys, combo))
         kwargs.update(zip(arrays, flat))
         out = table(**kwargs)
         pmf = np.asarray(out["pmf"], dtype=float)
-        pmf = np.broadcast_to(pmf, (n, pmf.shape[-1])) if pmf.ndim == 1 else pmf.reshape(n, -1)
-        pmfs.append(pmf)
-        for ename, arr in out.get("effects", {}).items():
-            arr = np.asarray(arr, dtype=float)
-            effects.setdefault(ename, {})[gi] = np.broadcast_to(arr, (n,)) if arr.ndim == 0 else arr.reshape(n)
-    width = max(p.shape[-1] for p in pmfs)
-    pmf = np.concatenate([pad(p, width) for p in pmfs], axis=0)
-    cells = cells_of({k: g[k] for k in group_keys + arrays})[keys]  # groups outer, as the tables ran
+        pmfs.append(np.broadcast_to(pmf, (n, pmf.shape[-1])) if pmf.ndim == 1 else pmf.reshape(n, -1))
+        effects.append({name: np.reshape(arr, n) if np.ndim(arr) else arr
+                        for name, arr in out.get("effects", {}).items()})
     # an effect some groups do not have (wasted_wounds without a unit size) is NaN there
-    eff = {ename: np.concatenate([parts.get(i, np.full(n, np.nan)) for i in range(len(pmfs))])
-           for ename, parts in effects.items()}
+    pmf, eff = stack(pmfs, effects)
+    cells = cells_of({k: g[k] for k in group_keys + arrays})[keys]  # groups outer, as the tables ran
     return cells, pmf, eff
 
 
@@ -225,13 +218,16 @@ def _via_loop(fn, g: dict[str, list[Any]], progress: bool, qual: str):
     return cells, pmf, eff
 
 
-def stack(pmfs: Sequence[np.ndarray], effects: Sequence[Mapping[str, float]]) -> tuple[np.ndarray, dict]:
+def stack(pmfs: Sequence[np.ndarray], effects: Sequence[Mapping[str, Any]]) -> tuple[np.ndarray, dict]:
     """The cells' pmfs padded to one width (cells, width), and each side effect's value per cell
-    (NaN in the cells that do not have it)."""
-    width = max(p.size for p in pmfs)
+    (NaN in the cells that do not have it). A pmf may be a block of cells, one per row, its effects
+    then a value per row or one for them all."""
+    blocks = [np.atleast_2d(p) for p in pmfs]
+    width = max(b.shape[-1] for b in blocks)
     names = list(dict.fromkeys(k for e in effects for k in e))
-    return (np.stack([pad(p, width) for p in pmfs]),
-            {k: np.array([e.get(k, np.nan) for e in effects], dtype=float) for k in names})
+    return (np.concatenate([pad(b, width) for b in blocks]),
+            {k: np.concatenate([np.broadcast_to(np.asarray(e.get(k, np.nan), dtype=float), len(b))
+                                for b, e in zip(blocks, effects)]) for k in names})
 
 
 # ---------------------------------------------------------------------------
