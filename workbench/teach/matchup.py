@@ -14,16 +14,6 @@ from .words import _check, _controls, _description, _setting
 
 __all__ = ["matchup_line", "dashboard_link"]
 
-def _sides(o: Outcome):
-    """How ``o``'s keywords read in the matchup line: its mode's
-    :class:`~workbench.systems.description.Sides` in the system's description
-    (None: every keyword is the situation)."""
-    desc = _description(o)
-    if desc is None:
-        return None
-    return next((m.sides for m in desc.modes if m.function == o.function), None)
-
-
 #: counts written in the parentheses: (keyword, side, singular, plural)
 _COUNTS = (("shots", 0, "shot", "shots"), ("attacks", 0, "attack", "attacks"),
            ("models", 2, "model", "models"))
@@ -87,7 +77,8 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
     hand_to_hand = o.function in ("melee", "close_combat")
     firer_name, weapon_name, target_name = names or (("Attacker", "", "defender") if hand_to_hand
                                                      else ("Firer", "", "target"))
-    sides = _sides(o)
+    desc = _description(o)  # its mode's Sides say how the keywords read (None: all are the situation)
+    sides = None if desc is None else next((m.sides for m in desc.modes if m.function == o.function), None)
     defaults = _defaults(o)
     used: set[str] = set()
     parts_firer: list[str] = []
