@@ -259,8 +259,7 @@ def granularity(system: Any) -> Granularity:
     is read from its stats, see :mod:`workbench.systems.grids`); it is
     evaluated through the system's vectorised twin, and each distinct value is
     then taken exactly, as a Fraction, from ``Outcome.per_attack_any`` (or
-    ``per_attack``) of one cell that produces it. ``steps`` are the differences between consecutive
-    distinct values.
+    ``per_attack``) of one cell that produces it. ``steps``: the differences between neighbours.
     """
     desc = systems.get(system)
     if desc.granularity_grid is None:
@@ -273,8 +272,7 @@ def granularity(system: Any) -> Granularity:
     name, fn = _function(desc, None)
     cells, pmf, _eff, _path = evaluate(desc, name, progress=False, **grid)
     p = 1.0 - pmf[:, 0]
-    rounded = np.round(p, 12)
-    _, first = np.unique(rounded, return_index=True)
+    _, first = np.unique(np.round(p, 12), return_index=True)
     records = cells.to_dict("records")
     values = set()
     for i in first:
