@@ -86,9 +86,8 @@ def browser_path() -> str:
 # figures
 # ---------------------------------------------------------------------------
 def outcome_figure(outcome: Outcome, title: str | None = None):
-    """Bars of the chance of exactly N and a line of the chance of at least N,
-    N = 0 .. max: :func:`workbench.figures.outcome_figure` (the very traces
-    of the dashboards' plots) as a plotly figure."""
+    """:func:`workbench.figures.outcome_figure` (bars of the chance of exactly N, a line of the chance
+    of at least N: the very traces of the dashboards' plots) as a plotly figure."""
     import plotly.graph_objects as go
 
     return go.Figure(figures.outcome_figure(outcome, title))

@@ -34,8 +34,7 @@ def _product(o: Outcome) -> str | None:
         return None
     parts = [_ratio_in(st.detail, st.probability, st.faces) for st in o.stages]
     reduced = ratio(per)
-    chain = " × ".join(parts)
-    product = reduced if len(parts) == 1 and parts[0] == reduced else f"{chain} = {reduced}"
+    product = reduced if parts == [reduced] else f"{' × '.join(parts)} = {reduced}"
     return f"{product} ({pct(per)})"
 
 

@@ -66,14 +66,9 @@ def to_markdown(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
 def to_bbcode(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
               names: Sequence[str] | Mapping[str, Sequence[str]] | None = None, inputs: bool = True,
               tables: bool = False, link_base: str = "") -> str:
-    """A BBCode post for a stock phpBB board: the matchup in one bold line,
-    the per-stage math as a [list] and the product, the totals, then the
-    table of N, P(exactly N), P(at least N) as aligned text in a [code]
-    block; every setting last (unless ``inputs=False``). Only the tags of
-    :data:`PHPBB_TAGS` are used, every one closed. ``tables=True`` writes a
-    [table] instead of the [code] block, for boards that have that tag.
-
-    A mapping of outcomes gives one side-by-side table instead."""
+    """The post of :func:`to_markdown` for a stock phpBB board: the per-stage math as a [list], the
+    table as aligned text in a [code] block (``tables=True``: a [table], for boards that have that
+    tag). Only the tags of :data:`PHPBB_TAGS` are used, every one closed."""
     return _post(outcome, BBCODE, digits, names, inputs, tables, link_base)
 
 
