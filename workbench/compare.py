@@ -41,18 +41,6 @@ DISTANCE = ("total variation distance between the two distributions of models re
             "fewest stats changed from the input")
 
 
-def _frame(cells: pd.DataFrame, pmf: np.ndarray, effects: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    df = cells.copy()
-    df["mean"] = pmf @ np.arange(pmf.shape[-1])
-    tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
-    for k in range(1, pmf.shape[-1]):
-        df[f"p_at_least_{k}"] = np.clip(tail[:, k], 0.0, 1.0)
-    for name, arr in effects.items():
-        col = name if name not in df.columns else f"effect_{name}"
-        df[col] = arr
-    return df
-
-
 def sweep(system: Any, function: Any = None, *, progress: bool = True, client: Any = None,
           **grid: Any) -> pd.DataFrame:
     """Evaluate ``system.function`` over the cartesian grid of ``grid``.
@@ -84,7 +72,13 @@ def sweep(system: Any, function: Any = None, *, progress: bool = True, client: A
                                                      **grid)
     else:
         cells, pmf, effects, path = evaluate(system, function, progress=progress, **grid)
-    df = _frame(cells, pmf, effects)
+    df = cells.copy()
+    df["mean"] = pmf @ np.arange(pmf.shape[-1])
+    tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
+    for k in range(1, pmf.shape[-1]):
+        df[f"p_at_least_{k}"] = np.clip(tail[:, k], 0.0, 1.0)
+    for name, arr in effects.items():
+        df[name if name not in df.columns else f"effect_{name}"] = arr
     df.attrs["path"] = path
     df.attrs["system"] = systems.get(system).key
     return df
