@@ -323,11 +323,10 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
     """Settings in other systems closest to a matchup's distribution of models removed.
 
     The distance and its ties are :data:`DISTANCE` (below 1e-12, float noise, it is reported as 0).
-    Each target system is searched over
-    its description's ``equivalence_search`` with the matchup's ``shots`` and
-    ``models`` (through its first mode's function); in the
-    input's own system the search also contains the input's values and keeps
-    its other keywords, so the input itself is found at distance 0.
+    Each target system is searched over its description's ``equivalence_search`` with the
+    matchup's ``shots`` and ``models`` (through its first mode's function); in the input's own
+    system the search also holds the input's values and keeps its other keywords, so the input
+    itself is found at distance 0.
     ``target_systems`` defaults to every other system with an equivalence search.
 
     Returns ``best`` rows per target system: ``system, rank, setting`` (a
