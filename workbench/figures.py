@@ -215,7 +215,7 @@ def stage_by_stage(outcome: Outcome) -> dict[str, Any]:
         # the bars' own height sets the scale (a step that rarely passes still shows its shape), in percentages
         layout[f"yaxis{axis}"] = {"title": {"text": "chance"}, "tickformat": ".0%", "rangemode": "tozero",
                                   "anchor": f"x{axis}", "domain": [max(plot_bottom, 0), plot_top]}
-        # pct: only a certain result reads 100.0 %
+        # the average and the chance of at least one, as the page writes chances (pct)
         title = (f"<b>{html.escape(label)}</b><br>on average {float(pmf @ np.arange(pmf.size)):.2f}"
                  f" · at least one {pct(float(pmf[1:].sum()))}")
         annotations.append({"text": title, "x": 0, "xref": "paper", "xanchor": "left",
