@@ -186,16 +186,14 @@ def rank(pairs: Sequence[tuple[str, Any, Any, Any]] | None = None, *, by: str = 
                    matchup=f"{eff.firers:g} {eff.attacker} ({eff.weapon}) at {eff.target}", order=i)
         rows.append(row)
     df = pd.DataFrame(rows)
-    sys_order = {k: n for n, k in enumerate(systems.keys())}
-    df["_sys"] = df["system"].map(sys_order)
+    df["_sys"] = df["system"].map({k: n for n, k in enumerate(systems.keys())})
     df["_exact"] = [_exact(v) for v in df[by]]
     df = df.sort_values(["_exact", "_sys", "order"], ascending=[False, True, True], kind="stable")
     # a tie shows one number: the float noise that the exact comparison ignored would otherwise
     # print a tied pair as 30.000000000000004 above 29.99999999999998
     df[by] = df.groupby("_exact", sort=False)[by].transform("first")
-    df = df.drop(columns=["_exact", "_sys", "order"]).reset_index(drop=True)
-    df.insert(0, "rank", range(1, len(df) + 1))
-    df = df[list(RANK_COLUMNS)]
+    df["rank"] = range(1, len(df) + 1)
+    df = df[list(RANK_COLUMNS)].reset_index(drop=True)  # without the sorting keys
     df.attrs["by"] = by
     return df
 
