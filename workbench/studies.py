@@ -174,8 +174,7 @@ def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool 
     tasks = [(key, name, kwargs, n, block_seed) for kwargs, cell_seed in zip(records, spawn(seed, len(records)))
              for n, block_seed in zip(sizes, cell_seed.spawn(len(sizes)))]
     parts = run(_sweep_block, tasks, client=client, progress=progress, desc=f"sweep {key}.{name}")
-    per_cell = [parts[i * len(sizes):(i + 1) * len(sizes)] for i in range(len(records))]
-    pmfs, means, stderrs = zip(*(_combine(p) for p in per_cell))
+    pmfs, means, stderrs = zip(*(_combine(parts[i:i + len(sizes)]) for i in range(0, len(parts), len(sizes))))
     pmf, effects = grid_.stack(pmfs, means)
     effects["mean_stderr"] = np.array(stderrs, dtype=float)
     return cells, pmf, effects, "blocks"
