@@ -24,6 +24,7 @@ from . import validate as v
 from .errors import InputError
 from .grid import METHOD_KEYS as _METHOD_KEYS, evaluate, function_of as _function, pad as _pad, system_keys
 from .systems import SystemDescription
+from .variants import diff  # variant b against variant a over a grid (the before-and-after page)
 
 __all__ = [
     "sweep", "heatmap", "lines",
@@ -38,18 +39,6 @@ DISTANCE = ("total variation distance between the two distributions of models re
             "TV(p, q) = 1/2 x sum over N of |p(N) - q(N)| (0 = identical, 1 = disjoint); "
             "ties broken by |difference of expected removals|, then (same system) by the "
             "fewest stats changed from the input")
-
-
-def _frame(cells: pd.DataFrame, pmf: np.ndarray, effects: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    df = cells.copy()
-    df["mean"] = pmf @ np.arange(pmf.shape[-1])
-    tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
-    for k in range(1, pmf.shape[-1]):
-        df[f"p_at_least_{k}"] = np.clip(tail[:, k], 0.0, 1.0)
-    for name, arr in effects.items():
-        col = name if name not in df.columns else f"effect_{name}"
-        df[col] = arr
-    return df
 
 
 def sweep(system: Any, function: Any = None, *, progress: bool = True, client: Any = None,
@@ -83,22 +72,16 @@ def sweep(system: Any, function: Any = None, *, progress: bool = True, client: A
                                                      **grid)
     else:
         cells, pmf, effects, path = evaluate(system, function, progress=progress, **grid)
-    df = _frame(cells, pmf, effects)
+    df = cells.copy()
+    df["mean"] = pmf @ np.arange(pmf.shape[-1])
+    tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
+    for k in range(1, pmf.shape[-1]):
+        df[f"p_at_least_{k}"] = np.clip(tail[:, k], 0.0, 1.0)
+    for name, arr in effects.items():
+        df[name if name not in df.columns else f"effect_{name}"] = arr
     df.attrs["path"] = path
     df.attrs["system"] = systems.get(system).key
     return df
-
-
-def diff(a: Any, b: Any, grid: Mapping[str, Any], matchup: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """Variant ``b`` against variant ``a`` over a grid of one or two stats: expected models
-    removed and the chance of at least one, before, after and the signed change, one row per
-    cell (:func:`workbench.variants.diff`; a variant is a system with some settings fixed,
-    ``"changes:heavy_shot=flat_4"`` or :func:`workbench.variants.variant`).
-
-    >>> diff("changes", "changes:heavy_shot=flat_4", grid=dict(bs=range(1, 13), t=range(-2, 5)))  # doctest: +SKIP
-    """
-    from .variants import diff as variants_diff
-    return variants_diff(a, b, grid, matchup)
 
 
 # ---------------------------------------------------------------------------
@@ -193,20 +176,18 @@ def value_of_plus_one(system: Any, stat: str | Sequence[str] | None = None, **ma
         raise InputError("system", "a system whose description lists diagnostics stats", key)
     names = [s.name for s in desc.stats] if stat is None else ([stat] if isinstance(stat, str) else list(stat))
     base = {**desc.seed_matchup, **matchup}
-    frames = []
+    rows = []
     for name in names:
         info = desc.stat(name)
         df = sweep(key, None, progress=False, **{**base, name: list(info.values)})
         means = dict(zip(df[name].tolist(), df["mean"].tolist()))
-        rows = []
         for x in info.values:
             y = x + info.step
             if y in means:
                 rows.append(dict(stat=name, owner=info.owner,
                                  step_text=f"{name} {x} -> {y}", value=x, improved=y,
                                  mean=means[x], improved_mean=means[y], delta=float(_clean(means[y] - means[x]))))
-        frames.append(pd.DataFrame(rows))
-    out = pd.concat(frames, ignore_index=True)
+    out = pd.DataFrame(rows)
     out.attrs["system"] = key
     out.attrs["matchup"] = base
     return out
@@ -272,8 +253,7 @@ def granularity(system: Any) -> Granularity:
     is read from its stats, see :mod:`workbench.systems.grids`); it is
     evaluated through the system's vectorised twin, and each distinct value is
     then taken exactly, as a Fraction, from ``Outcome.per_attack_any`` (or
-    ``per_attack``) of one cell that produces it. ``steps`` are the differences between consecutive
-    distinct values.
+    ``per_attack``) of one cell that produces it. ``steps``: the differences between neighbours.
     """
     desc = systems.get(system)
     if desc.granularity_grid is None:
@@ -286,8 +266,7 @@ def granularity(system: Any) -> Granularity:
     name, fn = _function(desc, None)
     cells, pmf, _eff, _path = evaluate(desc, name, progress=False, **grid)
     p = 1.0 - pmf[:, 0]
-    rounded = np.round(p, 12)
-    _, first = np.unique(rounded, return_index=True)
+    _, first = np.unique(np.round(p, 12), return_index=True)
     records = cells.to_dict("records")
     values = set()
     for i in first:
@@ -344,11 +323,10 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
     """Settings in other systems closest to a matchup's distribution of models removed.
 
     The distance and its ties are :data:`DISTANCE` (below 1e-12, float noise, it is reported as 0).
-    Each target system is searched over
-    its description's ``equivalence_search`` with the matchup's ``shots`` and
-    ``models`` (through its first mode's function); in the
-    input's own system the search also contains the input's values and keeps
-    its other keywords, so the input itself is found at distance 0.
+    Each target system is searched over its description's ``equivalence_search`` with the
+    matchup's ``shots`` and ``models`` (through its first mode's function); in the input's own
+    system the search also holds the input's values and keeps its other keywords, so the input
+    itself is found at distance 0.
     ``target_systems`` defaults to every other system with an equivalence search.
 
     Returns ``best`` rows per target system: ``system, rank, setting`` (a
@@ -378,40 +356,35 @@ def equivalent(system: Any, matchup: Mapping[str, Any], target_systems: Iterable
     shared = {k: matchup[k] for k in ("shots", "models") if k in matchup}
     # the input's own values, its defaults filling what the matchup leaves out
     full = {**{k: d for k, d in desc.arguments(name).items() if d is not inspect.Parameter.empty}, **matchup}
-    frames = []
+    rows = []
     for tkey in targets:
-        tdesc = systems.get(tkey)
-        _tn = _function(tdesc, None if tkey != key else name)[0]
+        tdesc, own = systems.get(tkey), tkey == key
+        tname = _function(tdesc, name if own else None)[0]
         search = {k: list(vals) for k, vals in (tdesc.equivalence_search or {}).items()}
-        if tkey == key:
+        if own:
             grid = dict(matchup)
             for k, vals in search.items():
-                own = full.get(k)
-                grid[k] = sorted(set(vals) | ({own} if own is not None else set()))
+                grid[k] = sorted(set(vals) | ({full[k]} if full.get(k) is not None else set()))
         else:
-            grid = {**search, **{k: val for k, val in shared.items() if k in tdesc.arguments(_tn)}}
-        cells, pmf, _eff, _path = evaluate(tdesc, _tn, progress=False, **grid)
+            grid = {**search, **{k: val for k, val in shared.items() if k in tdesc.arguments(tname)}}
+        cells, pmf, _eff, _path = evaluate(tdesc, tname, progress=False, **grid)
         width = max(pmf.shape[1], src.size)
         q = _pad(pmf, width)
         tv = _clean(0.5 * np.abs(q - _pad(src, width)).sum(axis=1))
         means = q @ np.arange(width)
         dmean = _clean(means - src_mean)
-        if tkey == key:
-            changed = sum((cells[k].to_numpy() != full.get(k)).astype(int) for k in search)
-        else:
-            changed = np.zeros(len(cells), dtype=int)
+        changed = (sum((cells[k].to_numpy() != full.get(k)).astype(int) for k in search) if own
+                   else np.zeros(len(cells), dtype=int))
         order = np.lexsort((changed, np.round(np.abs(dmean), 12), np.round(tv, 12)))[:best]
-        shown = [k for k in grid if k in search or k in shared]
-        rows = []
+        shown = grid if own else [k for k in grid if k in search or k in shared]
         records = cells.to_dict("records")  # Python values, not numpy scalars
         for rank, i in enumerate(order, 1):
-            setting = {k: records[int(i)][k] for k in (grid if tkey == key else shown)}
+            setting = {k: records[int(i)][k] for k in shown}
             rows.append(dict(system=tkey, rank=rank, setting=setting,
                              setting_text=", ".join(f"{k}={val}" for k, val in setting.items()),
                              tv_distance=float(tv[i]), mean=float(means[i]),
                              mean_difference=float(dmean[i]), input_mean=src_mean))
-        frames.append(pd.DataFrame(rows))
-    out = pd.concat(frames, ignore_index=True)
+    out = pd.DataFrame(rows)
     out.attrs["distance"] = DISTANCE
     out.attrs["system"] = key
     out.attrs["matchup"] = dict(matchup)

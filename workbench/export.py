@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from . import validate as v
+from . import figures, validate as v
 from .errors import InputError, WorkbenchError
 from .outcome import Outcome
 
@@ -86,12 +86,9 @@ def browser_path() -> str:
 # figures
 # ---------------------------------------------------------------------------
 def outcome_figure(outcome: Outcome, title: str | None = None):
-    """Bars of the chance of exactly N and a line of the chance of at least N,
-    N = 0 .. max: :func:`workbench.figures.outcome_figure` (the very traces
-    of the dashboards' plots) as a plotly figure."""
+    """:func:`workbench.figures.outcome_figure` (bars of the chance of exactly N, a line of the chance
+    of at least N: the very traces of the dashboards' plots) as a plotly figure."""
     import plotly.graph_objects as go
-
-    from . import figures
 
     return go.Figure(figures.outcome_figure(outcome, title))
 
@@ -100,8 +97,6 @@ def outcomes_figure(outcomes: Mapping[str, Outcome], title: str | None = None):
     """Several outcomes side by side (the compare dashboard's systems):
     :func:`workbench.figures.side_by_side` as a plotly figure."""
     import plotly.graph_objects as go
-
-    from . import figures
 
     if not isinstance(outcomes, Mapping):
         raise InputError("outcomes", "a mapping of names to workbench Outcomes", type(outcomes).__name__)

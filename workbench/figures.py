@@ -1,14 +1,8 @@
-"""What a plot of an outcome shows, as plotly JSON: one description for the
-dashboards' plots and the exported figures (PNG, SVG, HTML).
-
-Each function returns a plain ``{"data": [...], "layout": {...}}`` dict of
-Python lists, floats and strings (no plotly objects, no numpy): the
-dashboards' plot widget (:class:`workbench.ui.plotwidget.Plot`) draws it as
-it is, and :mod:`workbench.export` turns the same dict into a plotly figure
-for kaleido, so a plot on a page and its download never disagree.
-
-Chances are drawn on a percentage axis (0 % .. 100 %), as every number
-beside the plots is written.
+"""What a plot of an outcome shows, as a plain plotly JSON dict (``{"data": [...], "layout": {...}}``
+of lists, floats and strings, no plotly objects, no numpy): the dashboards' plot widget
+(:class:`workbench.ui.plotwidget.Plot`) draws it and :mod:`workbench.export` renders the same dict
+(PNG, SVG, HTML), so a plot on a page and its download never disagree. Chances are drawn on a
+percentage axis (0 % .. 100 %), as every number beside the plots is written.
 """
 from __future__ import annotations
 
@@ -162,7 +156,6 @@ def outcome_figure(outcome: Outcome, title: str | None = None) -> dict[str, Any]
 
     o = _check(outcome)
     fig = distribution(o)
-    line = at_least(o)["data"][0]
     per = o.per_attack
     sub = f"on average {o.mean:.2f} {o.label}"
     if per is not None:
@@ -173,18 +166,14 @@ def outcome_figure(outcome: Outcome, title: str | None = None) -> dict[str, Any]
     layout["legend"] = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0}
     layout["margin"] = {"l": 60, "r": 20, "t": 90, "b": 50}
     layout.pop("height", None)
-    return {"data": [fig["data"][0], line], "layout": layout}
+    return {"data": [fig["data"][0], at_least_line(o)], "layout": layout}
 
 
 def stage_passes(outcome: Outcome) -> tuple[tuple[str, np.ndarray], ...]:
-    """Stage by stage, how many get through each step over all the attacks:
-    ``(label, pmf)`` in the order of the steps, ``pmf[k]`` the exact chance
-    that ``k`` pass it (``Outcome.stage_pmfs``); empty when the outcome has none.
-
-    ``label`` is what passes the step in the system's words: the name of the
-    outcome's stage at the same place (``stage_pmfs`` and ``stages`` list the
-    same steps in the same order), so that a step passed on a failed roll
-    reads as what passes it ("save failed") and not as the roll ("save")."""
+    """Stage by stage, how many get through each step over all the attacks: ``(label, pmf)`` in
+    the order of the steps, ``pmf[k]`` the exact chance that ``k`` pass it (``Outcome.stage_pmfs``;
+    empty without). ``label`` is the name of the outcome's stage at the same place, what passes
+    the step ("save failed"), not the roll ("save")."""
     o = _check(outcome)
     pmfs = o.stage_pmfs
     if not pmfs:
@@ -195,24 +184,14 @@ def stage_passes(outcome: Outcome) -> tuple[tuple[str, np.ndarray], ...]:
     return tuple((label, np.asarray(pmfs[name], dtype=float)) for label, name in zip(labels, names))
 
 
-def _stage_title(label: str, pmf: np.ndarray) -> str:
-    """"to hit", then how many on average and the chance of at least one, written as the
-    page's numbers are (only a certain result reads 100.0 %)."""
+def stage_by_stage(outcome: Outcome) -> dict[str, Any]:
+    """Stage by stage, one small bar chart per step, one under the other (each takes a phone's
+    width): the chance that exactly N of all the attacks get through, titled with
+    :func:`stage_passes`'s label, the average and the chance of at least one; the top end below
+    :data:`STAGE_TAIL` is left off (the average counts it). One figure: a slider move sends one
+    message and an export is one picture. No ``stage_pmfs``: no traces."""
     from .teach import pct
 
-    mean = float(pmf @ np.arange(pmf.size))
-    return f"<b>{html.escape(label)}</b><br>on average {mean:.2f} · at least one {pct(float(pmf[1:].sum()))}"
-
-
-def stage_by_stage(outcome: Outcome) -> dict[str, Any]:
-    """Stage by stage, one small bar chart per step, one under the other (so
-    that on a phone each takes the screen's width): the chance that exactly N
-    of all the attacks get through the step, on a percentage axis, titled with
-    what gets through it (:func:`stage_passes`), how many on average and the
-    chance that at least one does. The chances at the top end below
-    :data:`STAGE_TAIL` are left off (the average counts them). One figure, so
-    that a slider move sends its numbers as one message and an export is one
-    picture; an outcome without ``stage_pmfs`` gives a figure with no traces."""
     passes = stage_passes(outcome)
     n = max(len(passes), 1)
     area = n * STAGE_ROW_HEIGHT
@@ -236,7 +215,10 @@ def stage_by_stage(outcome: Outcome) -> dict[str, Any]:
         # the bars' own height sets the scale (a step that rarely passes still shows its shape), in percentages
         layout[f"yaxis{axis}"] = {"title": {"text": "chance"}, "tickformat": ".0%", "rangemode": "tozero",
                                   "anchor": f"x{axis}", "domain": [max(plot_bottom, 0), plot_top]}
-        annotations.append({"text": _stage_title(label, pmf), "x": 0, "xref": "paper", "xanchor": "left",
+        # the average and the chance of at least one, as the page writes chances (pct)
+        title = (f"<b>{html.escape(label)}</b><br>on average {float(pmf @ np.arange(pmf.size)):.2f}"
+                 f" · at least one {pct(float(pmf[1:].sum()))}")
+        annotations.append({"text": title, "x": 0, "xref": "paper", "xanchor": "left",
                             "y": row, "yref": "paper", "yanchor": "top", "showarrow": False, "align": "left",
                             "font": {"size": 13}})
     layout["annotations"] = annotations

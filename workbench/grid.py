@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import math
 import numbers
 from typing import Any, Mapping, Sequence
 
@@ -17,6 +18,7 @@ import pandas as pd
 
 from . import systems
 from . import validate as v
+from .controls import RESERVED
 from .engine import pad
 from .errors import InputError, UnknownArgumentError
 from .progress import bar, quiet
@@ -27,7 +29,7 @@ __all__ = ["METHOD_KEYS", "MAX_TABLE_CELLS", "MAX_LOOP_CELLS", "MAX_SWEEP_ROWS",
            "scalar_text", "values_text", "parse_grid"]
 
 #: keywords a sweep passes through unchanged (they pick the method, not a stat)
-METHOD_KEYS = ("method", "samples", "seed")
+METHOD_KEYS = RESERVED
 #: the largest sweeps: through a vectorised twin, and with one call per cell
 MAX_TABLE_CELLS = 1_000_000
 MAX_LOOP_CELLS = 20_000
@@ -156,7 +158,7 @@ def evaluate(system: Any, function: Any = None, progress: bool = True,
     g = checked_grid(qual, desc.arguments(name), grid)
     method = g.get("method", ["exact"])[0]
     table = desc.tables.get(name) if method == "exact" else None
-    cells = int(np.prod([len(vals) for vals in g.values()], dtype=object)) if g else 1
+    cells = math.prod(len(vals) for vals in g.values())
     limit, each = (MAX_TABLE_CELLS, "") if table is not None else (MAX_LOOP_CELLS, "one call per cell: ")
     if cells > limit:
         raise InputError("grid", f"at most {limit:,} cells for {qual}() ({each}the product of the list lengths)",
@@ -185,25 +187,18 @@ def _table_groups(table, g: dict[str, list[Any]], arrays: list[str], progress: b
     mesh = np.meshgrid(*(np.asarray(g[k]) for k in arrays), indexing="ij") if arrays else []
     flat = [m.ravel() for m in mesh]
     n = flat[0].size if flat else 1
-    pmfs: list[np.ndarray] = []
-    effects: dict[str, dict[int, np.ndarray]] = {}  # effect name -> group index -> its values
-    for gi, combo in enumerate(bar(groups, total=len(groups), desc="sweep", unit="group",
-                                   enabled=progress and len(groups) > 1)):
+    pmfs, effects = [], []
+    for combo in bar(groups, total=len(groups), desc="sweep", unit="group", enabled=progress and len(groups) > 1):
         kwargs = dict(zip(group_keys, combo))
         kwargs.update(zip(arrays, flat))
         out = table(**kwargs)
         pmf = np.asarray(out["pmf"], dtype=float)
-        pmf = np.broadcast_to(pmf, (n, pmf.shape[-1])) if pmf.ndim == 1 else pmf.reshape(n, -1)
-        pmfs.append(pmf)
-        for ename, arr in out.get("effects", {}).items():
-            arr = np.asarray(arr, dtype=float)
-            effects.setdefault(ename, {})[gi] = np.broadcast_to(arr, (n,)) if arr.ndim == 0 else arr.reshape(n)
-    width = max(p.shape[-1] for p in pmfs)
-    pmf = np.concatenate([pad(p, width) for p in pmfs], axis=0)
-    cells = cells_of({k: g[k] for k in group_keys + arrays})[keys]  # groups outer, as the tables ran
+        pmfs.append(np.broadcast_to(pmf, (n, pmf.shape[-1])) if pmf.ndim == 1 else pmf.reshape(n, -1))
+        effects.append({name: np.reshape(arr, n) if np.ndim(arr) else arr
+                        for name, arr in out.get("effects", {}).items()})
     # an effect some groups do not have (wasted_wounds without a unit size) is NaN there
-    eff = {ename: np.concatenate([parts.get(i, np.full(n, np.nan)) for i in range(len(pmfs))])
-           for ename, parts in effects.items()}
+    pmf, eff = stack(pmfs, effects)
+    cells = cells_of({k: g[k] for k in group_keys + arrays})[keys]  # groups outer, as the tables ran
     return cells, pmf, eff
 
 
@@ -223,13 +218,16 @@ def _via_loop(fn, g: dict[str, list[Any]], progress: bool, qual: str):
     return cells, pmf, eff
 
 
-def stack(pmfs: Sequence[np.ndarray], effects: Sequence[Mapping[str, float]]) -> tuple[np.ndarray, dict]:
+def stack(pmfs: Sequence[np.ndarray], effects: Sequence[Mapping[str, Any]]) -> tuple[np.ndarray, dict]:
     """The cells' pmfs padded to one width (cells, width), and each side effect's value per cell
-    (NaN in the cells that do not have it)."""
-    width = max(p.size for p in pmfs)
+    (NaN in the cells that do not have it). A pmf may be a block of cells, one per row, its effects
+    then a value per row or one for them all."""
+    blocks = [np.atleast_2d(p) for p in pmfs]
+    width = max(b.shape[-1] for b in blocks)
     names = list(dict.fromkeys(k for e in effects for k in e))
-    return (np.stack([pad(p, width) for p in pmfs]),
-            {k: np.array([e.get(k, np.nan) for e in effects], dtype=float) for k in names})
+    return (np.concatenate([pad(b, width) for b in blocks]),
+            {k: np.concatenate([np.broadcast_to(np.asarray(e.get(k, np.nan), dtype=float), len(b))
+                                for b, e in zip(blocks, effects)]) for k in names})
 
 
 # ---------------------------------------------------------------------------

@@ -42,9 +42,9 @@ __all__ = ["Efficiency", "efficiency", "matchup", "matchups", "rank", "table_htm
 #: points the figures are given per
 PER = 100
 #: the columns of :func:`rank`, in order
-RANK_COLUMNS = tuple(["rank", "system", "system_name", "attacker", "weapon", "target", "matchup", "firers",
-                              "shots", "points_per_model", "points_spent", "expected_removed", "removed_per_100",
-                              "target_points_per_model", "points_removed_per_100", "illustrative"])
+RANK_COLUMNS = ("rank", "system", "system_name", "attacker", "weapon", "target", "matchup", "firers", "shots",
+                "points_per_model", "points_spent", "expected_removed", "removed_per_100", "target_points_per_model",
+                "points_removed_per_100", "illustrative")
 #: what :func:`rank` can sort by (column name -> words)
 BY = {"removed_per_100": "models removed per 100 points",
       "points_removed_per_100": "target points removed per 100 points"}
@@ -135,15 +135,11 @@ def matchup(system: str, attacker: Unit | str, weapon: Weapon | str, target: Uni
 def matchups(systems_: Iterable[str] | None = None) -> list[tuple[str, Unit, Weapon, Unit]]:
     """Every shipped (system, attacker, ranged weapon, target) of one system
     against its own units, for the units that carry points."""
-    keys = system_keys(systems_, profiles.profile_systems())
     out = []
-    for key in keys:
+    for key in system_keys(systems_, profiles.profile_systems()):
         units = [u for u in profiles.list_units(key) if u.points is not None]
-        for attacker, target in itertools.product(units, units):
-            for weapon in attacker.weapons:
-                if weapon.stats.get("class") == "melee":
-                    continue
-                out.append((key, attacker, weapon, target))
+        out += [(key, attacker, weapon, target) for attacker, target in itertools.product(units, units)
+                for weapon in attacker.weapons if weapon.stats.get("class") != "melee"]
     return out
 
 
@@ -152,13 +148,9 @@ EXACT_DENOMINATOR = 10**6
 
 
 def _exact(value: float | None) -> Fraction:
-    """The measure as a Fraction: the nearest one with a denominator up to
-    :data:`EXACT_DENOMINATOR`. Two matchups whose exact values are equal come
-    out of a float pipeline a few units of 1e-14 apart, in a direction that
-    depends on the machine's arithmetic (29.99999999999999 against
-    29.999999999999982); both are the Fraction 30, so a tie is a tie
-    everywhere and is broken by the systems' order. A measure without a value
-    (no target points) ranks last."""
+    """The measure as the nearest Fraction with a denominator up to :data:`EXACT_DENOMINATOR`, so
+    that equal values a float pipeline leaves 1e-14 apart, either way (29.99999999999999 and
+    29.999999999999982), tie on every machine; a measure without a value (no target points) ranks last."""
     if value is None or value != value:  # None or NaN
         return Fraction(-1)
     return Fraction(value).limit_denominator(EXACT_DENOMINATOR)
@@ -194,16 +186,14 @@ def rank(pairs: Sequence[tuple[str, Any, Any, Any]] | None = None, *, by: str = 
                    matchup=f"{eff.firers:g} {eff.attacker} ({eff.weapon}) at {eff.target}", order=i)
         rows.append(row)
     df = pd.DataFrame(rows)
-    sys_order = {k: n for n, k in enumerate(systems.keys())}
-    df["_sys"] = df["system"].map(sys_order)
+    df["_sys"] = df["system"].map({k: n for n, k in enumerate(systems.keys())})
     df["_exact"] = [_exact(v) for v in df[by]]
     df = df.sort_values(["_exact", "_sys", "order"], ascending=[False, True, True], kind="stable")
     # a tie shows one number: the float noise that the exact comparison ignored would otherwise
     # print a tied pair as 30.000000000000004 above 29.99999999999998
     df[by] = df.groupby("_exact", sort=False)[by].transform("first")
-    df = df.drop(columns=["_exact", "_sys", "order"]).reset_index(drop=True)
-    df.insert(0, "rank", range(1, len(df) + 1))
-    df = df[list(RANK_COLUMNS)]
+    df["rank"] = range(1, len(df) + 1)
+    df = df[list(RANK_COLUMNS)].reset_index(drop=True)  # without the sorting keys
     df.attrs["by"] = by
     return df
 

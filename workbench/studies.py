@@ -130,20 +130,18 @@ def _sweep_block(system: str, function: str, kwargs: dict, n: int,
     with quiet():
         out = fn(**kwargs, method="sampled", samples=n, seed=np.random.default_rng(seed))
     counts = np.rint(np.asarray(out.pmf) * n).astype(np.int64)
-    eff = {k: (float(m) * n, (float(out.effects_stderr.get(k, 0.0)) ** 2 * n) * (n - 1))
-           for k, m in out.effects.items()}
-    return {"n": n, "counts": counts, "effects": eff}
+    return {"n": n, "counts": counts, "effects": {k: float(m) * n for k, m in out.effects.items()}}
 
 
 def _combine(parts: Sequence[dict]) -> tuple[np.ndarray, dict[str, float], float]:
-    """Blocks of one cell -> (pmf, effect means, the mean's standard error), in block order (Chan
-    et al.'s pooled sums)."""
+    """Blocks of one cell -> (pmf, effect means, the mean's standard error), from the pooled counts
+    and sums in block order."""
     width = max(p["counts"].size for p in parts)
     counts = np.sum([grid_.pad(p["counts"], width) for p in parts], axis=0, dtype=np.int64)
     total = sum(p["n"] for p in parts)
     pmf = counts / total
     names = list(dict.fromkeys(k for p in parts for k in p["effects"]))
-    effects = {k: sum(p["effects"][k][0] for p in parts if k in p["effects"]) / total for k in names}
+    effects = {k: sum(p["effects"][k] for p in parts if k in p["effects"]) / total for k in names}
     k = np.arange(width)
     var = float(pmf @ (k * k) - (pmf @ k) ** 2) * total / max(total - 1, 1)
     return pmf, effects, float(np.sqrt(max(var, 0.0) / total))
@@ -173,14 +171,10 @@ def sampled_evaluate(system: Any, function: Any = "shooting", *, progress: bool 
     cells = grid_.cells_of(g)
     records = [{k: x for k, x in r.items() if k not in grid_.METHOD_KEYS}
                for r in cells.to_dict("records")]
-    cell_seeds = spawn(seed, len(records))
-    tasks = []
-    for kwargs, css in zip(records, cell_seeds):
-        for n, bss in zip(sizes, css.spawn(len(sizes))):
-            tasks.append((key, name, kwargs, n, bss))
+    tasks = [(key, name, kwargs, n, block_seed) for kwargs, cell_seed in zip(records, spawn(seed, len(records)))
+             for n, block_seed in zip(sizes, cell_seed.spawn(len(sizes)))]
     parts = run(_sweep_block, tasks, client=client, progress=progress, desc=f"sweep {key}.{name}")
-    per_cell = [parts[i * len(sizes):(i + 1) * len(sizes)] for i in range(len(records))]
-    pmfs, means, stderrs = zip(*(_combine(p) for p in per_cell))
+    pmfs, means, stderrs = zip(*(_combine(parts[i:i + len(sizes)]) for i in range(0, len(parts), len(sizes))))
     pmf, effects = grid_.stack(pmfs, means)
     effects["mean_stderr"] = np.array(stderrs, dtype=float)
     return cells, pmf, effects, "blocks"

@@ -23,7 +23,6 @@ __all__ = ["explain", "to_markdown", "to_bbcode", "ratio", "pct", "title", "inpu
 
 # methods patched onto Outcome here (outcome.py cannot import teach, which imports it); a notebook
 # shows an Outcome as its Markdown post without the settings
-Outcome.explain = explain  # type: ignore[attr-defined]  # patched in at import
-Outcome.to_markdown = to_markdown  # type: ignore[attr-defined]  # patched in at import
-Outcome.to_bbcode = to_bbcode  # type: ignore[attr-defined]  # patched in at import
-Outcome._repr_markdown_ = partialmethod(to_markdown, inputs=False)  # type: ignore[attr-defined]  # patched in at import
+for _name, _method in (("explain", explain), ("to_markdown", to_markdown), ("to_bbcode", to_bbcode),
+                       ("_repr_markdown_", partialmethod(to_markdown, inputs=False))):
+    setattr(Outcome, _name, _method)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Mapping, Sequence
 
+from ..controls import RESERVED
 from ..errors import InputError
 from ..outcome import Outcome
 from ..systems.records import styled
@@ -13,20 +14,9 @@ from .words import _check, _controls, _description, _setting
 
 __all__ = ["matchup_line", "dashboard_link"]
 
-def _sides(o: Outcome):
-    """How ``o``'s keywords read in the matchup line: its mode's
-    :class:`~workbench.systems.description.Sides` in the system's description
-    (None: every keyword is the situation)."""
-    desc = _description(o)
-    if desc is None:
-        return None
-    return next((m.sides for m in desc.modes if m.function == o.function), None)
-
-
 #: counts written in the parentheses: (keyword, side, singular, plural)
 _COUNTS = (("shots", 0, "shot", "shots"), ("attacks", 0, "attack", "attacks"),
            ("models", 2, "model", "models"))
-_HIDDEN = ("method", "samples", "seed")
 
 
 def _defaults(o: Outcome) -> dict[str, Any]:
@@ -81,25 +71,25 @@ def matchup_line(outcome: Outcome, names: Sequence[str] | None = None, *, system
     default.
     """
     o = _check(outcome)
-    inputs = {k: v for k, v in o.inputs.items() if k not in _HIDDEN}
+    inputs = {k: v for k, v in o.inputs.items() if k not in RESERVED}
     if names is not None and (isinstance(names, str) or len(names) != 3 or not all(isinstance(n, str) for n in names)):
         raise InputError("names", "three names: (firer, weapon, target)", names)
     hand_to_hand = o.function in ("melee", "close_combat")
     firer_name, weapon_name, target_name = names or (("Attacker", "", "defender") if hand_to_hand
                                                      else ("Firer", "", "target"))
-    sides = _sides(o)
+    desc = _description(o)  # its mode's Sides say how the keywords read (None: all are the situation)
+    sides = None if desc is None else next((m.sides for m in desc.modes if m.function == o.function), None)
     defaults = _defaults(o)
     used: set[str] = set()
     parts_firer: list[str] = []
     parts_target: list[str] = []
     if sides is not None:
-        firer, weapon, target = sides.firer, sides.weapon, sides.target
-        parts_firer = _stat_text(firer, inputs, defaults)
-        wtext = _stat_text(weapon, inputs, defaults)
+        parts_firer = _stat_text(sides.firer, inputs, defaults)
+        wtext = _stat_text(sides.weapon, inputs, defaults)
         if wtext or weapon_name:
             parts_firer.append(" ".join(([weapon_name] if weapon_name else []) + wtext))
-        parts_target = _stat_text(target, inputs, defaults)
-        used |= {k for k, _l, _h in firer + weapon + target}
+        parts_target = _stat_text(sides.target, inputs, defaults)
+        used |= {k for k, _l, _h in sides.firer + sides.weapon + sides.target}
     if isinstance(inputs.get("attackers"), (list, tuple)):  # several firing units (a volley)
         units = [u for u in inputs["attackers"] if isinstance(u, Mapping)]
         unit = sides.unit if sides is not None else ()
@@ -150,7 +140,7 @@ def dashboard_link(outcome: Outcome, base: str = "") -> str | None:
     if mode is None:
         return None
     controls = {c.name: c for c in mode.controls}
-    values = {k: v for k, v in o.inputs.items() if k not in _HIDDEN}
+    values = {k: v for k, v in o.inputs.items() if k not in RESERVED}
     if isinstance(values.get("attackers"), (list, tuple)):  # a volley: its units as the dashboard's u1_bs, ...
         units = [u for u in values.pop("attackers") if isinstance(u, Mapping)]
         values["units"] = len(units)

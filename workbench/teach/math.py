@@ -34,22 +34,19 @@ def _product(o: Outcome) -> str | None:
         return None
     parts = [_ratio_in(st.detail, st.probability, st.faces) for st in o.stages]
     reduced = ratio(per)
-    chain = " × ".join(parts)
-    product = reduced if len(parts) == 1 and parts[0] == reduced else f"{chain} = {reduced}"
+    product = reduced if parts == [reduced] else f"{' × '.join(parts)} = {reduced}"
     return f"{product} ({pct(per)})"
 
 
-def _exact_text(x: Fraction | float) -> str:
-    """A Fraction as a fraction when a reader can take it in, with its decimal; a float alone."""
-    if isinstance(x, Fraction) and x.denominator < 10 ** 7:
-        return f"{ratio(x)} = {float(x):.3f}" if x.denominator != 1 else str(x.numerator)
-    return f"{float(x):.3f}"
-
-
-def _any_text(p: Fraction | float) -> str:
-    if isinstance(p, Fraction) and p.denominator < 10 ** 7:
-        return f"{ratio(p)} ({pct(p)})"
-    return pct(p)
+def _figures_text(what: str, mean: Fraction | float, any_one: Fraction | float) -> str:
+    """'expected unsaved 14/81 = 0.173; P(at least one unsaved) = 119/729 (16.3 %)': a Fraction as a
+    fraction when a reader can take it in (with its decimal), a float alone."""
+    exact, chance = f"{float(mean):.3f}", pct(any_one)
+    if isinstance(mean, Fraction) and mean.denominator < 10 ** 7:
+        exact = str(mean.numerator) if mean.denominator == 1 else f"{ratio(mean)} = {exact}"
+    if isinstance(any_one, Fraction) and any_one.denominator < 10 ** 7:
+        chance = f"{ratio(any_one)} ({chance})"
+    return f"expected {what} {exact}; P(at least one {what}) = {chance}"
 
 
 def per_attack_line(outcome: Outcome) -> str | None:
@@ -69,7 +66,7 @@ def per_attack_line(outcome: Outcome) -> str | None:
     any_one = getattr(o, "per_attack_any", None)
     if mean is not None and any_one is not None:
         what = o.success_label or "successes"
-        line = f"Per {word}: expected {what} {_exact_text(mean)}; P(at least one {what}) = {_any_text(any_one)}"
+        line = f"Per {word}: {_figures_text(what, mean, any_one)}"
     else:
         product = _product(o)
         if product is None:
@@ -95,8 +92,8 @@ def _of_tokens_line(o: Outcome) -> str | None:
         return None
     mean, any_one = figures
     what = o.success_label or (o.stages[-1].name if o.stages else "successes")
-    return (f"Per {_attack_word(o, 1)} ({_tokens_text(o)}, each number equally likely): expected {what} "
-            f"{_exact_text(mean)}; P(at least one {what}) = {_any_text(any_one)}.")
+    return (f"Per {_attack_word(o, 1)} ({_tokens_text(o)}, each number equally likely): "
+            f"{_figures_text(what, mean, any_one)}.")
 
 
 def _per_attack_cell(o: Outcome, digits: int) -> str:

@@ -66,14 +66,9 @@ def to_markdown(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
 def to_bbcode(outcome: Outcome | Mapping[str, Outcome], digits: int = 2, *,
               names: Sequence[str] | Mapping[str, Sequence[str]] | None = None, inputs: bool = True,
               tables: bool = False, link_base: str = "") -> str:
-    """A BBCode post for a stock phpBB board: the matchup in one bold line,
-    the per-stage math as a [list] and the product, the totals, then the
-    table of N, P(exactly N), P(at least N) as aligned text in a [code]
-    block; every setting last (unless ``inputs=False``). Only the tags of
-    :data:`PHPBB_TAGS` are used, every one closed. ``tables=True`` writes a
-    [table] instead of the [code] block, for boards that have that tag.
-
-    A mapping of outcomes gives one side-by-side table instead."""
+    """The post of :func:`to_markdown` for a stock phpBB board: the per-stage math as a [list], the
+    table as aligned text in a [code] block (``tables=True``: a [table], for boards that have that
+    tag). Only the tags of :data:`PHPBB_TAGS` are used, every one closed."""
     return _post(outcome, BBCODE, digits, names, inputs, tables, link_base)
 
 
@@ -137,19 +132,13 @@ def _compare_rows(many: Mapping[str, Outcome], digits: int) -> tuple[list[str], 
     return head, rows
 
 
-def _names_for(names: Any, key: str) -> Sequence[str] | None:
-    if names is None:
-        return None
-    if not isinstance(names, Mapping):
+def _compare(many: Mapping[str, Outcome], m: Marks, digits: int, names: Any, inputs: bool, tables: bool) -> str:
+    if names is not None and not isinstance(names, Mapping):
         raise InputError("names", "a mapping of the outcomes' names to (firer, weapon, target) names",
                          type(names).__name__)
-    return names.get(key)
-
-
-def _compare(many: Mapping[str, Outcome], m: Marks, digits: int, names: Any, inputs: bool, tables: bool) -> str:
     head, rows = _compare_rows(many, digits)
     lines = [m.bold.format("Side by side: " + ", ".join(_column_name(k, o) for k, o in many.items())), *m.gap]
-    lines += m.items([f"{m.bold.format(_column_name(k, o))}: {matchup_line(o, _names_for(names, k), system=False)}"
+    lines += m.items([f"{m.bold.format(_column_name(k, o))}: {matchup_line(o, (names or {}).get(k), system=False)}"
                       for k, o in many.items()])
     lines += [*m.gap, *m.table(head, rows, left=1, tables=tables), *m.gap]
     for k, o in many.items():

@@ -27,18 +27,15 @@ def code_table(head: Sequence[str], rows: Sequence[Sequence[str]], left: int = 0
     return [line(cells[0]), "  ".join("-" * w for w in widths)] + [line(r) for r in cells[1:]]
 
 
-def _bb_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    """A [table] for boards that have it."""
-    out = ["[table]", "[tr]" + "".join(f"[td][b]{h}[/b][/td]" for h in head) + "[/tr]"]
-    out += ["[tr]" + "".join(f"[td]{c}[/td]" for c in r) + "[/tr]" for r in rows]
-    return out + ["[/table]"]
-
-
 def bb_block(head: Sequence[str], rows: Sequence[Sequence[str]], tables: bool, left: int = 0) -> list[str]:
+    """A BBCode table: a [table] for boards that have it, else :func:`code_table` in a [code] block."""
     if tables:
-        return _bb_table(head, rows)
-    body = code_table(head, rows, left)
-    return ["[code]" + body[0]] + body[1:-1] + [body[-1] + "[/code]"] if len(body) > 1 else [f"[code]{body[0]}[/code]"]
+        out = ["[table]", "[tr]" + "".join(f"[td][b]{h}[/b][/td]" for h in head) + "[/tr]"]
+        out += ["[tr]" + "".join(f"[td]{c}[/td]" for c in r) + "[/tr]" for r in rows]
+        return out + ["[/table]"]
+    body = code_table(head, rows, left)  # a head and its rule at least
+    body[0], body[-1] = "[code]" + body[0], body[-1] + "[/code]"
+    return body
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import re
 from fractions import Fraction
 from typing import Any, Mapping
 
-from ..controls import value_words
+from ..controls import RESERVED, value_words
 from ..errors import InputError
 from ..outcome import Outcome
 
@@ -131,7 +131,7 @@ def input_lines(outcome: Outcome) -> list[str]:
     ("heavy weapon in a SHOT action: BS +4", "firer gone to ground: no")."""
     o = _check(outcome)
     controls = _controls(o)
-    return [_setting(controls, k, v) for k, v in o.inputs.items() if k not in ("method", "samples", "seed")]
+    return [_setting(controls, k, v) for k, v in o.inputs.items() if k not in RESERVED]
 
 
 def _is(p: float | Fraction, digits: int = 1) -> str:

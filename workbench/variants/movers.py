@@ -6,7 +6,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, WorkbenchError
 from .sweep import NOISE
 from .variant import Variant, _as_variant, _controls, stat_words
 
@@ -85,7 +85,6 @@ def movers(a: Any, b: Any, df: pd.DataFrame | None = None, top: int = 8) -> pd.D
     left out. Only matchups that move are listed. Columns: ``matchup``,
     ``mean_a``, ``mean_b``, ``mean_diff``, ``p_at_least_1_diff``.
     """
-    from ..errors import WorkbenchError
     a, b = _as_variant(a, "a"), _as_variant(b, "b")
     rows = []
     plain: dict[str, tuple[float, float]] = {}
@@ -103,8 +102,7 @@ def movers(a: Any, b: Any, df: pd.DataFrame | None = None, top: int = 8) -> pd.D
     if not rows and df is not None:
         for rec in df.to_dict("records"):
             words = ", ".join(stat_words(a.description, a.function, k, rec[k]) for k in df.attrs["grid"])
-            rows.append(dict(matchup=words, **{k: rec[k] for k in ("mean_a", "mean_b", "mean_diff",
-                                                                 "p_at_least_1_diff")}))
+            rows.append(dict(rec, matchup=words))  # the columns below pick what the table shows
     out = pd.DataFrame(rows, columns=["matchup", "mean_a", "mean_b", "mean_diff", "p_at_least_1_diff"])
     out["mean_diff"] = out["mean_diff"].where(out["mean_diff"].abs() >= NOISE, 0.0)
     out = out[out["mean_diff"] != 0]

@@ -84,7 +84,7 @@ class Variant:
         if len(head) == 1 and rest[:1] in ("\\", "/"):  # a Windows drive letter, C:\...
             drive, _, rest2 = rest.partition(":")
             head, rest = head + ":" + drive, rest2
-        desc = _describe(head)
+        desc, path = _describe(head)
         function = desc.modes[0].function
         controls = _controls(desc, function)
         settings = {}
@@ -97,23 +97,22 @@ class Variant:
             if name in settings:
                 raise InputError(name, "one value per setting", item)
             settings[name] = controls[name].parse(value) if name in controls else scalar_text(value)
-        return variant(desc, function, label=label, path=head if _is_path(head) else None, **settings)
+        return variant(desc, function, label=label, path=path, **settings)
 
 
 def _is_path(text: str) -> bool:
     return text.endswith(".toml") or os.sep in text or "/" in text
 
 
-def _describe(system: Any) -> SystemDescription:
-    """A registered system by key or description, or a rule file by path."""
+def _describe(system: Any) -> tuple[SystemDescription, str | None]:
+    """A registered system by key or description (and None), or a rule file by path (and its path)."""
     if isinstance(system, (str, os.PathLike)) and _is_path(str(system)):
         from .. import rules
         from ..systems.description import describe_rules
-        path = Path(system)
-        if not path.is_file():
+        if not Path(system).is_file():
             raise InputError("variant", "a registered system's key or a rule file that exists", str(system))
-        return describe_rules(rules.load(path), systems.RULE_COLOURS[0])  # on no shared plot
-    return systems.get(system)
+        return describe_rules(rules.load(Path(system)), systems.RULE_COLOURS[0]), str(system)  # on no shared plot
+    return systems.get(system), None
 
 
 def _controls(desc: SystemDescription, function: str) -> dict[str, Control]:
@@ -129,9 +128,8 @@ def variant(system: Any, function: str | None = None, *, label: str = "", path: 
     choices, a stat within its range); ``method``/``samples``/``seed`` are
     not settings.
     """
-    desc = _describe(system)
-    if path is None and isinstance(system, (str, os.PathLike)) and _is_path(str(system)):
-        path = str(system)
+    desc, found = _describe(system)
+    path = found if path is None else path
     function = desc.modes[0].function if function is None else function
     desc.function(function)  # an unknown name raises, listing the system's functions
     if not isinstance(label, str):
