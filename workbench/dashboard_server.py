@@ -39,7 +39,7 @@ from . import kernelchannel
 from .compressed import precompressed
 from .kernelcull import DashboardKernelManager
 from .kernelpool import PacedRefill
-from .servepages import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, landing_page,
+from .serve import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, landing_page,
                          refuse, shutdown_every_kernel, token_cookie_value)
 from .voila_internals import has_pools, pooled, pooled_kernel_id
 
@@ -104,7 +104,7 @@ class TokenIdentity(IdentityProvider):
     """The dashboards' access token (``--token``), as Jupyter Server's identity provider.
 
     A viewer carries the token in ``?token=`` (which sets the access cookie,
-    :func:`workbench.servepages.token_cookie_value`), an ``Authorization:
+    :func:`workbench.serve.token_cookie_value`), an ``Authorization:
     token ...`` header, or that cookie; without a token every request is a
     viewer. A preheated kernel's link channel (``voila/query/<kernel id>``) is
     admitted without it when the id names a kernel this server runs
@@ -237,7 +237,7 @@ class GuardedConnection(ZMQChannelsWebsocketConnection):
     """Jupyter Server's kernel websocket connection, guarded (:mod:`workbench.kernelchannel`):
     only the v1 framing (an upgrade without its subprotocol is a 400), each frame checked
     before it is read, outgoing messages scrubbed, and a kernel whose last websocket closed
-    shut down after :data:`~workbench.servepages.DISCONNECT_GRACE` seconds unless a page
+    shut down after :data:`~workbench.serve.DISCONNECT_GRACE` seconds unless a page
     reconnected (a page closed without Voila's shutdown beacon)."""
 
     async def prepare(self):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-from .servepages import Dashboard
+from .serve import TURN_LINE, Dashboard
 
 __all__ = ["RulePages", "stage_rule_pages", "rule_notebook", "rule_dashboard", "BrokenRulePage"]
 
@@ -161,7 +161,6 @@ def stage_rule_pages(dest: Path, taken: tuple[str, ...] = ()) -> RulePages:
         pages.append(Dashboard(name, d.title, f"{d.blurb} (rule {kind} {where})"))
         turn = getattr(d.module, "pages", {}).get("turn")
         if turn is not None:
-            from .servepages import TURN_LINE
             name, title = f"{key}-turn.ipynb", turn.view.title or turn.name
             try:
                 nbformat.write(rule_notebook(key, title, TURN_LINE, where, "turn"), dest / name)
