@@ -208,17 +208,13 @@ def check_grid_size(grid: dict[str, Any], limit: int = MAX_SWEEP_ROWS) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 a usage mistake or a refused value)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "serve":  # the server's options live in one place: workbench.serve
+    if argv and argv[0] in ("serve", "deploy"):  # workbench.serve and workbench.deploy own their options
         import importlib.util
-        if importlib.util.find_spec("voila") is None:
+        if argv[0] == "serve" and importlib.util.find_spec("voila") is None:
             print(f"{PROG} serve: error: the dashboards need Voila, which is not installed here: "
                   "pip install 'dice-workbench[dashboard]'", file=sys.stderr)
             return 1
-        from . import serve
-        return serve.main(argv[1:], prog=f"{PROG} serve") or 0
-    if argv and argv[0] == "deploy":  # likewise, workbench.deploy owns its options
-        from . import deploy
-        return deploy.main(argv[1:], prog=f"{PROG} deploy")
+        return importlib.import_module(f"{__package__}.{argv[0]}").main(argv[1:], prog=f"{PROG} {argv[0]}")
     try:
         return _run(argv)
     except BrokenPipeError:  # `dice-workbench table | head`: the reader left, nothing is wrong
