@@ -43,7 +43,12 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         self._pages: dict[asyncio.Task, set[str]] = {}  # a running render request -> the kernels it took
         taken = getattr(self, "get_rendered_notebook", None)
         if taken is not None:  # Voila's pooling manager, made on this class: a viewer takes a preheated kernel
-            self.get_rendered_notebook = self._claiming(taken)
+            async def get_rendered_notebook(*args, **kwargs):
+                result = await taken(*args, **kwargs)
+                self._claim(result[2])  # Voila's (render task, rendered cells, kernel id)
+                return result
+
+            self.get_rendered_notebook = get_rendered_notebook
 
     @contextlib.contextmanager
     def rendering_page(self) -> Iterator[set[str]]:
@@ -72,14 +77,6 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         kernels = self._pages.get(asyncio.current_task())  # type: ignore[arg-type]
         if kernels is not None:
             kernels.add(kernel_id)
-
-    def _claiming(self, taken):
-        async def get_rendered_notebook(*args, **kwargs):
-            result = await taken(*args, **kwargs)
-            self._claim(result[2])  # Voila's (render task, rendered cells, kernel id)
-            return result
-
-        return get_rendered_notebook
 
     async def start_kernel(self, **kwargs: Any) -> str:  # type: ignore[override]  # (async, as Jupyter Server's is)
         kernel_id = await super().start_kernel(**kwargs)
