@@ -151,24 +151,20 @@ def stage_rule_pages(dest: Path, taken: tuple[str, ...] = ()) -> RulePages:
         if name in taken:
             refused.append((where, f"its key {key!r} is the name of another page; give it another key"))
             continue
-        target = dest / name
-        try:
-            nbformat.write(rule_notebook(key, d.title, d.blurb, where), target)
-            target.chmod(0o444)
-        except (OSError, ValueError) as exc:  # one file's page never stops the others
-            refused.append((where, f"its page could not be written ({exc})"))
-            continue
-        pages.append(Dashboard(name, d.title, f"{d.blurb} (rule {kind} {where})"))
+        # (notebook, title, blurb, the file it shows, its page of the folder or "", where the file is)
+        staged = [(name, d.title, d.blurb, where, "", f"rule {kind} {where}")]
         turn = getattr(d.module, "pages", {}).get("turn")
         if turn is not None:
-            name, title = f"{key}-turn.ipynb", turn.view.title or turn.name
+            staged.append((f"{key}-turn.ipynb", turn.view.title or turn.name, TURN_LINE, f"{where}/turn.toml", "turn",
+                           f"rule folder {where}"))
+        for name, title, blurb, shown, page, source in staged:
             try:
-                nbformat.write(rule_notebook(key, title, TURN_LINE, where, "turn"), dest / name)
+                nbformat.write(rule_notebook(key, title, blurb, where, page), dest / name)
                 (dest / name).chmod(0o444)
-            except (OSError, ValueError) as exc:
-                refused.append((f"{where}/turn.toml", f"its page could not be written ({exc})"))
-                continue
-            pages.append(Dashboard(name, title, f"{TURN_LINE} (rule folder {where})"))
+            except (OSError, ValueError) as exc:  # one file's page never stops the others
+                refused.append((shown, f"its page could not be written ({exc})"))
+                break
+            pages.append(Dashboard(name, title, f"{blurb} ({source})"))
     return RulePages(tuple(pages), tuple(broken + refused), tuple(refused))
 
 
