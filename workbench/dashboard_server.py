@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import hmac
-import inspect
 import logging
 import shutil
 import socket
@@ -39,6 +38,7 @@ from . import kernelchannel
 from .compressed import precompressed
 from .kernelcull import DashboardKernelManager
 from .kernelpool import PacedRefill
+from .rulepages import RulePages
 from .serve import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, landing_page,
                          refuse, shutdown_every_kernel, token_cookie_value)
 from .voila_internals import has_pools, pooled, pooled_kernel_id
@@ -279,9 +279,7 @@ async def _shutdown_if_abandoned(km, kernel_id: str, log) -> None:
         return
     log.info("Shutting down kernel %s: its page has been gone for %.0f s", kernel_id, DISCONNECT_GRACE)
     try:
-        result = km.shutdown_kernel(kernel_id)
-        if inspect.isawaitable(result):
-            await result
+        await km.shutdown_kernel(kernel_id)
     except Exception:  # noqa: BLE001 - already gone (the beacon or the culler first): any error of its manager
         pass
 
@@ -310,9 +308,7 @@ class DashboardServer(Voila):
 
     name = "workbench-dashboards"
     dashboards = DASHBOARDS
-    rule_pages = None  # the staged rule-file pages (workbench.rulepages.RulePages), listed as they are now
-    workbench_max_kernels: int = 0
-    workbench_release_after: int = BUSY_RETRY_S  # a never-connected page's kernel is released within this (s)
+    rule_pages: RulePages | None = None  # the staged rule-file pages, listed as they are now
 
     @default("config_file_paths")
     def _config_file_paths_default(self):
@@ -354,9 +350,7 @@ class DashboardServer(Voila):
         # browser keeps them instead of asking again on every view (Voila serves them no-cache:
         # a second view was 15 revalidations)
         settings.update(compress_response=True, websocket_compression_options={},
-                        static_immutable_cache=[self.server_url + "voila/labextensions/"],
-                        workbench_max_kernels=self.workbench_max_kernels,
-                        workbench_release_after=self.workbench_release_after)
+                        static_immutable_cache=[self.server_url + "voila/labextensions/"])
         return settings
 
     def init_handlers(self):

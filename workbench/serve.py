@@ -517,8 +517,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         app.dashboards, app.rule_pages = dashboards, rule_pages
         app.port = port
         app.token = token  # read by the identity provider (workbench.dashboard_server.TokenIdentity)
-        app.workbench_max_kernels = max_kernels
-        app.workbench_release_after = release_after
+        # read by the render route (workbench.dashboard_server.DashboardRender); Voila adds them to Tornado's settings
+        app.tornado_settings = {"workbench_max_kernels": max_kernels, "workbench_release_after": release_after}
         if release_after != BUSY_RETRY_S:  # voila.json's culler is the default's
             for name, value in cull_settings(release_after).items():
                 setattr(app.config.MappingKernelManager, name, value)
