@@ -148,24 +148,21 @@ def build_parser() -> argparse.ArgumentParser:
                        description="The four systems side by side: a basic trooper firing at a basic trooper "
                                    "(seed profiles, exact odds).")
 
-    def matchup_args(p: argparse.ArgumentParser) -> None:
-        p.add_argument("system", choices=systems.keys(), help="the rule system")
-        p.add_argument("query", nargs="?", default="",
-                       help="the values of a dashboard link, e.g. 'bs=4&shots=10' or '?mode=melee&ws=3' "
-                            "(quote it: & means something to the shell); left out: the dashboard's defaults")
-        p.add_argument("--sampled", type=int, metavar="VOLLEYS", default=None,
-                       help="resolve by simulating this many volleys instead of exactly")
-        p.add_argument("--seed", type=int, default=1, help="the seed of --sampled (default 1)")
-
-    p = sub.add_parser("explain", help="the math of one matchup, step by step",
-                       description="The math of one matchup, step by step, with fractions.")
-    matchup_args(p)
-
-    p = sub.add_parser("post", help="a forum post of one matchup (text, Markdown, BBCode, PNG, SVG, HTML)",
+    matchup = argparse.ArgumentParser(add_help=False)  # the arguments of explain and post
+    matchup.add_argument("system", choices=systems.keys(), help="the rule system")
+    matchup.add_argument("query", nargs="?", default="",
+                         help="the values of a dashboard link, e.g. 'bs=4&shots=10' or '?mode=melee&ws=3' "
+                              "(quote it: & means something to the shell); left out: the dashboard's defaults")
+    matchup.add_argument("--sampled", type=int, metavar="VOLLEYS", default=None,
+                         help="resolve by simulating this many volleys instead of exactly")
+    matchup.add_argument("--seed", type=int, default=1, help="the seed of --sampled (default 1)")
+    sub.add_parser("explain", parents=[matchup], help="the math of one matchup, step by step",
+                   description="The math of one matchup, step by step, with fractions.")
+    p = sub.add_parser("post", parents=[matchup],
+                       help="a forum post of one matchup (text, Markdown, BBCode, PNG, SVG, HTML)",
                        description="A forum post of one matchup: text, Markdown or BBCode to paste, "
                                    "a PNG or SVG picture, or an HTML page that works offline.",
                        epilog=EXIT_STATUSES)
-    matchup_args(p)
     p.add_argument("--format", "-f", choices=POST_FORMATS, default="text", help="default: text")
     p.add_argument("--out", "-o", default=None, metavar="FILE",
                    help="the file to write, in a folder that exists; - is standard output (text formats: "
