@@ -1,9 +1,7 @@
 """Serve the dashboards, read-only, with Voila (``make run``).
 
 ``python -m workbench.serve`` serves the built-in dashboard notebooks of
-``notebooks/`` (:data:`DASHBOARDS`: one per built-in system, titled and
-described by its description, the compare page, the design diagnostics, the
-Changes turn and the before-and-after page; each rendered by Voila at
+``notebooks/`` (:data:`DASHBOARDS`, each rendered by Voila at
 ``/voila/render/<notebook>``) and one generated dashboard per rule file
 (:mod:`workbench.rulepages`: the broken ones are listed on the landing page
 with their error), and nothing else. Every option is also an environment
@@ -41,8 +39,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, overload
 
+from . import systems
 from .errors import InputError
 from .resources import data_dir
+from .systems import changes, ownfile
 
 # ---------------------------------------------------------------- pages, refusals, times
 
@@ -78,28 +78,17 @@ class Dashboard:
         return f"/voila/render/{self.notebook}"
 
 
-def _system_dashboards() -> tuple[Dashboard, ...]:
-    """One dashboard per built-in system, titled and described by its description (workbench.systems)."""
-    from . import systems
-    return tuple(Dashboard(f"{key}.ipynb", d.title, d.blurb) for key, d in systems.builtins().items())
-
-
 #: the landing page's line of a turn page (the built-in's, and a copy's of the Changes folder)
 TURN_LINE = ("Two forces play a whole Changes turn again and again: each player's plan, engage or stay under fire, "
              "wasted shots, and the same forces under I-go-you-go.")
+_TURN = ownfile.page(changes.KEY, "turn")  # the built-in turn page, titled by its rule file (rules/changes/turn.toml)
 
-
-def _turn_dashboard() -> Dashboard:
-    """The built-in Changes turn page, titled by its rule file (rules/changes/turn.toml)."""
-    from .systems import changes, ownfile
-    turn = ownfile.page(changes.KEY, "turn")
-    return Dashboard("changes_turn.ipynb", turn.view.title or turn.name, TURN_LINE)
-
-
-DASHBOARDS: tuple[Dashboard, ...] = _system_dashboards() + (
+#: one page per built-in system, titled and described by its description, then the other pages
+DASHBOARDS: tuple[Dashboard, ...] = tuple(Dashboard(f"{key}.ipynb", d.title, d.blurb)
+                                          for key, d in systems.builtins().items()) + (
     Dashboard("compare.ipynb", "Four systems side by side", "One matchup in each system, shared sliders, overlaid distributions."),
     Dashboard("diagnostics.ipynb", "Design diagnostics", "Sweeps over two stats, the value of +1, granularity, equivalent settings across systems."),
-    _turn_dashboard(),
+    Dashboard("changes_turn.ipynb", _TURN.view.title or _TURN.name, TURN_LINE),
     Dashboard("before_after.ipynb", "Before and after", "What one rule change does: the change of models removed "
               "over a grid of two stats, the matchups it moves most, and a forum post of it."),
 )
