@@ -1,13 +1,9 @@
-"""The Voila application that serves the dashboards, on Voila's and Jupyter Server's own hooks.
+"""The Voila application that serves the dashboards, on Voila's and Jupyter Server's own hooks
+(each class's docstring names its hook).
 
 :mod:`workbench.serve` reads the options and stages the pages; this module is
-the server itself (imported only when one starts: importing Voila is slow):
-who a request is (:class:`TokenIdentity`) and the page a refused one gets
-(:class:`Gate`), the guarded kernel websocket (:class:`GuardedConnection`),
-the render route limited to the dashboards and to ``--max-kernels`` viewers
-(:class:`DashboardRender`), the page config (:func:`dashboard_page_config`)
-and the application (:class:`DashboardServer`), each on the hook its docstring
-names. The private names of Voila it still needs are all in :mod:`workbench.voila_internals`.
+the server itself, imported only when one starts (importing Voila is slow). The
+private names of Voila it still needs are all in :mod:`workbench.voila_internals`.
 """
 from __future__ import annotations
 

@@ -509,8 +509,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
         # read by the render route (workbench.dashboard_server.DashboardRender); Voila adds them to Tornado's settings
         app.tornado_settings = {"workbench_max_kernels": max_kernels, "workbench_release_after": release_after}
         if release_after != BUSY_RETRY_S:  # voila.json's culler is the default's
-            for name, value in cull_settings(release_after).items():
-                setattr(app.config.MappingKernelManager, name, value)
+            app.config.MappingKernelManager.update(cull_settings(release_after))
         pools = pool_plan(pool_size, host, dashboards)
         app.voila_configuration.default_pool_size = pools["default"]
         app.voila_configuration.preheat_kernel = any(n > 0 for n in pools.values())
