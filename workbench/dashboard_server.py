@@ -339,12 +339,8 @@ class DashboardServer(Voila):
         settings = super().init_settings()
         if has_pools(self.kernel_manager):  # preheated kernels: refills paced (workbench.kernelpool)
             PacedRefill().install(self.kernel_manager)
-        # websocket_compression_options: permessage-deflate on the kernel websocket (a slider
-        # move's messages repeat each other's headers and ids; compressed, they are a fraction)
-        # static_immutable_cache: the lab extensions' files carry their content hash in their
-        # names (remoteEntry.<hash>.js, <chunk>.<hash>.js; a new version is a new name), so the
-        # browser keeps them instead of asking again on every view (Voila serves them no-cache:
-        # a second view was 15 revalidations)
+        # answers gzipped, the kernel websocket permessage-deflated, and the lab extensions' files (their
+        # content hash in their names) kept by the browser: docs/dashboards.md, "Compressed for phones"
         settings.update(compress_response=True, websocket_compression_options={},
                         static_immutable_cache=[self.server_url + "voila/labextensions/"])
         return settings
