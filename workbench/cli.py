@@ -52,19 +52,16 @@ def comparison_rows(shot_counts: Sequence[int] = SHOT_COUNTS) -> list[dict]:
     for key in profiles.profile_systems():
         attacker, weapon, target = profiles.basic_matchup(key)
         module = systems.get(key)
-        row: dict[str, Any] = {"system": key, "name": module.name,
-                               "matchup": f"{attacker.name} ({weapon.name}) at {target.name}"}
-        one = module.shooting(**profiles.matchup_kwargs(key, attacker, weapon, target, shots=1, models=None))
-        row["stages"] = [(s.name, ratio(s.probability, s.detail, s.faces), s.probability, s.detail)
-                         for s in one.stages]
-        row["per_shot"] = one.per_attack if one.per_attack is not None else Fraction(0)
-        row["expected"] = {}
-        for n in shot_counts:
-            out = one if n == 1 else module.shooting(
-                **profiles.matchup_kwargs(key, attacker, weapon, target, shots=n, models=None))
-            row["expected"][n] = out.mean
-        row["effects"] = dict(one.effects)
-        rows.append(row)
+        outcomes = {n: module.shooting(**profiles.matchup_kwargs(key, attacker, weapon, target, shots=n, models=None))
+                    for n in {1, *shot_counts}}
+        one = outcomes[1]
+        rows.append({"system": key, "name": module.name,
+                     "matchup": f"{attacker.name} ({weapon.name}) at {target.name}",
+                     "stages": [(s.name, ratio(s.probability, s.detail, s.faces), s.probability, s.detail)
+                                for s in one.stages],
+                     "per_shot": one.per_attack if one.per_attack is not None else Fraction(0),
+                     "expected": {n: outcomes[n].mean for n in shot_counts},
+                     "effects": dict(one.effects)})
     return rows
 
 
