@@ -7,7 +7,6 @@ private names of Voila it still needs are all in :mod:`workbench.voila_internals
 """
 from __future__ import annotations
 
-import contextlib
 import errno
 import hmac
 import logging
@@ -21,7 +20,6 @@ import tornado.netutil
 import tornado.web
 from jupyter_server.auth.identity import IdentityProvider, User
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
-from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from traitlets import default
 from voila.app import Voila
 from voila.request_info_handler import RequestInfoSocketHandler
@@ -32,7 +30,6 @@ from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
 from . import kernelchannel
 from .compressed import precompressed
-from .kernelcull import DashboardKernelManager
 from .kernelpool import PacedRefill
 from .rulepages import RulePages
 from .serve import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, landing_page,
@@ -224,8 +221,7 @@ class DashboardRender(TornadoVoilaHandler):
             refuse(self, "busy", retry, **{"Retry-After": str(retry)})
             return
         self.xsrf_token  # noqa: B018 - reading it sets the _xsrf cookie
-        km = self.kernel_manager
-        with km.rendering_page() if isinstance(km, DashboardKernelManager) else contextlib.nullcontext():
+        with self.kernel_manager.rendering_page():
             return await super().get(path)
 
 
@@ -320,10 +316,8 @@ class DashboardServer(Voila):
 
     def initialize(self, argv=None):
         super().initialize(argv)
-        if self.voila_configuration.page_config_hook is None:  # read by the kernel manager made in start()
-            self.voila_configuration.page_config_hook = dashboard_page_config
-        if self.voila_configuration.multi_kernel_manager_class is AsyncMappingKernelManager:  # Voila's default
-            self.voila_configuration.multi_kernel_manager_class = DashboardKernelManager  # (start() pools it)
+        # read by the kernel manager made in start() (its class, kernelcull's, is named in voila.json)
+        self.voila_configuration.page_config_hook = dashboard_page_config
         # the page template's (workbench/index.html.j2) guard of its kernel's start
         self.config.VoilaExporter.filters = {**self.config.VoilaExporter.get("filters", {}),
                                              "workbench_kernel_started": kernel_started}
