@@ -18,6 +18,7 @@ import tornado.httpserver
 import tornado.ioloop
 import tornado.netutil
 import tornado.web
+from jupyter_core.utils import run_sync
 from jupyter_server.auth.identity import IdentityProvider, User
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from traitlets import default
@@ -197,14 +198,10 @@ class TemplateFiles(TemplateStaticFileHandler):
 
 def viewer_kernels(km) -> int:
     """Kernels handed to viewers: every running kernel but the preheated pool's."""
-    pool = pending = 0
     unstarted = getattr(getattr(km, "workbench_refill", None), "unstarted", ())
-    for task in pooled(km):
-        if task.done():
-            pool += 1 if task.exception() is None else 0
-        elif task not in unstarted:
-            pending += 1  # its kernel is starting: counted as the pool's
-    return max(0, len(km.list_kernel_ids()) - pool - pending)
+    # the pool's kernels: started well, or starting (a paced replacement not started yet has none)
+    pool = sum(1 for task in pooled(km) if (task.exception() is None if task.done() else task not in unstarted))
+    return max(0, len(km.list_kernel_ids()) - pool)
 
 
 class DashboardRender(TornadoVoilaHandler):
@@ -371,8 +368,6 @@ class DashboardServer(Voila):
         still running its notebook (a preheated one waiting for its viewer), a
         kernel prints a ZMQ traceback per kernel into the log at every Ctrl-C."""
         shutil.rmtree(self.connection_dir, ignore_errors=True)
-        from jupyter_core.utils import run_sync
-
         run_sync(shutdown_every_kernel)(self.kernel_manager)
 
     def start(self):
