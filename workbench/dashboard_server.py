@@ -33,7 +33,7 @@ from . import kernelchannel
 from .compressed import precompressed
 from .kernelpool import PacedRefill
 from .rulepages import RulePages
-from .serve import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, landing_page,
+from .serve import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, ListenError, landing_page,
                          refuse, shutdown_every_kernel, token_cookie_value)
 from .voila_internals import has_pools, pooled, pooled_kernel_id
 
@@ -74,10 +74,6 @@ VIEWER, KERNEL = User(username="viewer"), User(username="kernel")
 
 def _same(given: str | None, secret: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), secret.encode())
-
-
-class ListenError(Exception):
-    """The server could not listen on its host and port (the message says why, in one line)."""
 
 
 def bind_error(exc: OSError, host: str, port: int) -> str:

@@ -448,6 +448,10 @@ def sign_notebooks(folder: Path, notary_dir: Path) -> None:
 
 # ---------------------------------------------------------------- the server
 
+class ListenError(Exception):
+    """The server could not listen on its host and port (the message says why, in one line)."""
+
+
 def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve") -> int:
     """Serve the dashboards until interrupted (Ctrl-C or SIGTERM). Returns the exit status."""
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
@@ -460,14 +464,14 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
                                                                        for d in DASHBOARDS) + ")")
     parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS_DIR, help="folder holding the dashboard notebooks")
     args = parser.parse_args(argv)
-    try:
-        port, host, base_url, token, max_kernels, pool_size, release_after = (
-            read(getattr(args, flag.replace("-", "_"))) for flag, (read, _) in OPTIONS.items())
-        dashboards = select_dashboards(args.dashboards)
-        if token is None and not is_loopback(host) and not args.public:
-            token = secrets.token_urlsafe(24)
-        tmp = Path(tempfile.mkdtemp(prefix="workbench-dashboards-"))
+    with tempfile.TemporaryDirectory(prefix="workbench-dashboards-", ignore_cleanup_errors=True) as folder:
+        tmp = Path(folder)  # the staged pages, the kernels' home and connection files: removed at exit
         try:
+            port, host, base_url, token, max_kernels, pool_size, release_after = (
+                read(getattr(args, flag.replace("-", "_"))) for flag, (read, _) in OPTIONS.items())
+            dashboards = select_dashboards(args.dashboards)
+            if token is None and not is_loopback(host) and not args.public:
+                token = secrets.token_urlsafe(24)
             served = tmp / "dashboards"
             stage_notebooks(args.notebooks.resolve(), served, dashboards)
             rule_pages = None
@@ -475,55 +479,44 @@ def main(argv: list[str] | None = None, prog: str = "python -m workbench.serve")
                 from .rulepages import stage_rule_pages
                 rule_pages = stage_rule_pages(served, tuple(d.notebook for d in dashboards))
                 dashboards += rule_pages.dashboards
-        except Exception:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+            os.environ["IPYTHONDIR"] = str(_quiet_kernel_home(tmp))
+            os.environ["JUPYTER_PATH"] = os.pathsep.join(
+                [str(TEMPLATE_ROOT)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+            )
+            os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+            os.environ.update(kernel_environment(host))  # the kernels' link channel dials this server's own host
+            from .ui.forum import DOWNLOAD_DIR_ENV, DOWNLOAD_ENV, DOWNLOAD_PATH
+            os.environ[DOWNLOAD_DIR_ENV] = str(tmp / "downloads")  # this server's own, removed at exit
+            os.environ[DOWNLOAD_ENV] = base_url.rstrip("/") + "/" + DOWNLOAD_PATH  # a path on the page's own host
+            from .ui.plotwidget import LIBRARY_ENV, LIBRARY_PATH
+            os.environ[LIBRARY_ENV] = LIBRARY_PATH  # the plots fetch plotly.js there, under the page's base URL
+            os.environ.pop("WORKBENCH_TOKEN", None)  # kernels need no secret
+            sign_notebooks(served, tmp / "notary")
+            from .dashboard_server import DashboardServer  # (importing Voila is slow: only now)
 
-    try:
-        os.environ["IPYTHONDIR"] = str(_quiet_kernel_home(tmp))
-        os.environ["JUPYTER_PATH"] = os.pathsep.join(
-            [str(TEMPLATE_ROOT)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
-        )
-        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
-        os.environ.update(kernel_environment(host))  # the kernels' link channel dials this server's own host
-        from .ui.forum import DOWNLOAD_DIR_ENV, DOWNLOAD_ENV, DOWNLOAD_PATH
-        os.environ[DOWNLOAD_DIR_ENV] = str(tmp / "downloads")  # this server's own, removed at exit
-        os.environ[DOWNLOAD_ENV] = base_url.rstrip("/") + "/" + DOWNLOAD_PATH  # a path on the page's own host
-        from .ui.plotwidget import LIBRARY_ENV, LIBRARY_PATH
-        os.environ[LIBRARY_ENV] = LIBRARY_PATH  # the plots fetch plotly.js there, under the page's base URL
-        os.environ.pop("WORKBENCH_TOKEN", None)  # kernels need no secret
-        sign_notebooks(served, tmp / "notary")
-        from .dashboard_server import DashboardServer, ListenError  # (importing Voila is slow: only now)
-
-        app = DashboardServer()
-        app.initialize([str(served), f"--Voila.connection_dir_root={tmp}", f"--Voila.base_url={base_url}",
-                        f"--Voila.server_url={base_url}"])
-        app.config.NotebookNotary.data_dir = str(tmp / "notary")  # the staged pages' signatures
-        app.ip = host
-        app.dashboards, app.rule_pages = dashboards, rule_pages
-        app.port = port
-        app.token = token  # read by the identity provider (workbench.dashboard_server.TokenIdentity)
-        # read by the render route (workbench.dashboard_server.DashboardRender); Voila adds them to Tornado's settings
-        app.tornado_settings = {"workbench_max_kernels": max_kernels, "workbench_release_after": release_after}
-        if release_after != BUSY_RETRY_S:  # voila.json's culler is the default's
-            app.config.MappingKernelManager.update(cull_settings(release_after))
-        pools = pool_plan(pool_size, host, dashboards)
-        app.voila_configuration.default_pool_size = pools["default"]
-        app.voila_configuration.preheat_kernel = any(n > 0 for n in pools.values())
-        app.config.VoilaKernelManager.kernel_pools_config = {name: {"pool_size": n} for name, n in pools.items()}
-        if importlib.util.find_spec("anywidget"):  # plots are FigureWidgets: the 5 MB plotly mime renderer is never used
-            app.voila_configuration.extension_denylist = [
-                *(app.voila_configuration.extension_denylist or []), "jupyterlab-plotly"]
-        try:
+            app = DashboardServer()
+            app.initialize([str(served), f"--Voila.connection_dir_root={tmp}", f"--Voila.base_url={base_url}",
+                            f"--Voila.server_url={base_url}"])
+            app.config.NotebookNotary.data_dir = str(tmp / "notary")  # the staged pages' signatures
+            app.ip = host
+            app.dashboards, app.rule_pages = dashboards, rule_pages
+            app.port = port
+            app.token = token  # read by the identity provider (workbench.dashboard_server.TokenIdentity)
+            # read by the render route (dashboard_server.DashboardRender); Voila adds them to Tornado's settings
+            app.tornado_settings = {"workbench_max_kernels": max_kernels, "workbench_release_after": release_after}
+            if release_after != BUSY_RETRY_S:  # voila.json's culler is the default's
+                app.config.MappingKernelManager.update(cull_settings(release_after))
+            pools = pool_plan(pool_size, host, dashboards)
+            app.voila_configuration.default_pool_size = pools["default"]
+            app.voila_configuration.preheat_kernel = any(n > 0 for n in pools.values())
+            app.config.VoilaKernelManager.kernel_pools_config = {name: {"pool_size": n} for name, n in pools.items()}
+            if importlib.util.find_spec("anywidget"):  # plots are FigureWidgets: plotly's 5 MB mime renderer is unused
+                app.voila_configuration.extension_denylist = [
+                    *(app.voila_configuration.extension_denylist or []), "jupyterlab-plotly"]
             app.start()
-        except ListenError as exc:
+        except (InputError, ListenError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
