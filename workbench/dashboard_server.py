@@ -34,7 +34,7 @@ from .compressed import precompressed
 from .kernelpool import PacedRefill
 from .rulepages import RulePages
 from .serve import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, ListenError, landing_page,
-                         refuse, shutdown_every_kernel, token_cookie_value)
+                    refuse, shutdown_every_kernel, token_cookie_value)
 from .voila_internals import has_pools, pooled, pooled_kernel_id
 
 #: what a viewer reads when the page's kernel could not be started
