@@ -16,7 +16,6 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from traitlets import Float
 
 #: seconds a kernel may stay ``starting`` (its process launched, not answering yet) and still be spared
 START_LIMIT_S = 120.0
@@ -34,9 +33,6 @@ class DashboardKernelManager(AsyncMappingKernelManager):
     (:meth:`start_kernel`) or takes from Voila's pool (``get_rendered_notebook``)
     is that page's until the request ends.
     """
-
-    start_limit = Float(START_LIMIT_S, config=True,
-                        help="Seconds a kernel that is still starting is spared by the idle culler.")
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -92,7 +88,7 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         if state == "busy":
             return "it is running code"
         last = getattr(kernel, "last_activity", None)
-        if state == "starting" and (last is None or _now() - last < timedelta(seconds=self.start_limit)):
+        if state == "starting" and (last is None or _now() - last < timedelta(seconds=START_LIMIT_S)):
             return "it is still starting"
         return None
 
