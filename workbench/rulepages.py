@@ -144,7 +144,7 @@ def stage_rule_pages(dest: Path, taken: tuple[str, ...] = ()) -> RulePages:
         if name in taken:
             refused.append((where, f"its key {key!r} is the name of another page; give it another key"))
             continue
-        # (notebook, title, blurb, the file it shows, its page of the folder or "", where the file is)
+        # (notebook, title, blurb, the file a refusal names, its page of the folder or "", where the file is)
         staged = [(name, d.title, d.blurb, where, "", f"rule {kind} {where}")]
         turn = getattr(d.module, "pages", {}).get("turn")
         if turn is not None:
