@@ -128,7 +128,7 @@ assert o.per_attack == Fraction(8, 12) * Fraction(5, 12) * Fraction(6, 12), o.pe
 assert antares.shooting(acc=5, res=5, sv=1, shots=1).per_attack == Fraction(3, 10)
 df = compare.sweep("changes", "shooting", bs=[3, 4, 5], s=5, ap=5, t=2, sv=3, progress=False)
 assert len(df) == 3
-serve._make_server_class()  # the Voila internals serve.py relies on exist at the floor
+import workbench.dashboard_server  # the Voila internals the server relies on exist at the floor
 import workbench.ui, plotly.graph_objects as go
 go.FigureWidget()  # live figures are anywidgets at the plotly floor
 print(" ".join(f"{n}=={md.version(n)}" for n in sys.argv[1:]))

@@ -52,19 +52,16 @@ def comparison_rows(shot_counts: Sequence[int] = SHOT_COUNTS) -> list[dict]:
     for key in profiles.profile_systems():
         attacker, weapon, target = profiles.basic_matchup(key)
         module = systems.get(key)
-        row: dict[str, Any] = {"system": key, "name": module.name,
-                               "matchup": f"{attacker.name} ({weapon.name}) at {target.name}"}
-        one = module.shooting(**profiles.matchup_kwargs(key, attacker, weapon, target, shots=1, models=None))
-        row["stages"] = [(s.name, ratio(s.probability, s.detail, s.faces), s.probability, s.detail)
-                         for s in one.stages]
-        row["per_shot"] = one.per_attack if one.per_attack is not None else Fraction(0)
-        row["expected"] = {}
-        for n in shot_counts:
-            out = one if n == 1 else module.shooting(
-                **profiles.matchup_kwargs(key, attacker, weapon, target, shots=n, models=None))
-            row["expected"][n] = out.mean
-        row["effects"] = dict(one.effects)
-        rows.append(row)
+        outcomes = {n: module.shooting(**profiles.matchup_kwargs(key, attacker, weapon, target, shots=n, models=None))
+                    for n in {1, *shot_counts}}
+        one = outcomes[1]
+        rows.append({"system": key, "name": module.name,
+                     "matchup": f"{attacker.name} ({weapon.name}) at {target.name}",
+                     "stages": [(s.name, ratio(s.probability, s.detail, s.faces), s.probability, s.detail)
+                                for s in one.stages],
+                     "per_shot": one.per_attack if one.per_attack is not None else Fraction(0),
+                     "expected": {n: outcomes[n].mean for n in shot_counts},
+                     "effects": dict(one.effects)})
     return rows
 
 
@@ -147,24 +144,21 @@ def build_parser() -> argparse.ArgumentParser:
                        description="The four systems side by side: a basic trooper firing at a basic trooper "
                                    "(seed profiles, exact odds).")
 
-    def matchup_args(p: argparse.ArgumentParser) -> None:
-        p.add_argument("system", choices=systems.keys(), help="the rule system")
-        p.add_argument("query", nargs="?", default="",
-                       help="the values of a dashboard link, e.g. 'bs=4&shots=10' or '?mode=melee&ws=3' "
-                            "(quote it: & means something to the shell); left out: the dashboard's defaults")
-        p.add_argument("--sampled", type=int, metavar="VOLLEYS", default=None,
-                       help="resolve by simulating this many volleys instead of exactly")
-        p.add_argument("--seed", type=int, default=1, help="the seed of --sampled (default 1)")
-
-    p = sub.add_parser("explain", help="the math of one matchup, step by step",
-                       description="The math of one matchup, step by step, with fractions.")
-    matchup_args(p)
-
-    p = sub.add_parser("post", help="a forum post of one matchup (text, Markdown, BBCode, PNG, SVG, HTML)",
+    matchup = argparse.ArgumentParser(add_help=False)  # the arguments of explain and post
+    matchup.add_argument("system", choices=systems.keys(), help="the rule system")
+    matchup.add_argument("query", nargs="?", default="",
+                         help="the values of a dashboard link, e.g. 'bs=4&shots=10' or '?mode=melee&ws=3' "
+                              "(quote it: & means something to the shell); left out: the dashboard's defaults")
+    matchup.add_argument("--sampled", type=int, metavar="VOLLEYS", default=None,
+                         help="resolve by simulating this many volleys instead of exactly")
+    matchup.add_argument("--seed", type=int, default=1, help="the seed of --sampled (default 1)")
+    sub.add_parser("explain", parents=[matchup], help="the math of one matchup, step by step",
+                   description="The math of one matchup, step by step, with fractions.")
+    p = sub.add_parser("post", parents=[matchup],
+                       help="a forum post of one matchup (text, Markdown, BBCode, PNG, SVG, HTML)",
                        description="A forum post of one matchup: text, Markdown or BBCode to paste, "
                                    "a PNG or SVG picture, or an HTML page that works offline.",
                        epilog=EXIT_STATUSES)
-    matchup_args(p)
     p.add_argument("--format", "-f", choices=POST_FORMATS, default="text", help="default: text")
     p.add_argument("--out", "-o", default=None, metavar="FILE",
                    help="the file to write, in a folder that exists; - is standard output (text formats: "
@@ -207,17 +201,13 @@ def check_grid_size(grid: dict[str, Any], limit: int = MAX_SWEEP_ROWS) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 a usage mistake or a refused value)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "serve":  # the server's options live in one place: workbench.serve
+    if argv and argv[0] in ("serve", "deploy"):  # workbench.serve and workbench.deploy own their options
         import importlib.util
-        if importlib.util.find_spec("voila") is None:
+        if argv[0] == "serve" and importlib.util.find_spec("voila") is None:
             print(f"{PROG} serve: error: the dashboards need Voila, which is not installed here: "
                   "pip install 'dice-workbench[dashboard]'", file=sys.stderr)
             return 1
-        from . import serve
-        return serve.main(argv[1:], prog=f"{PROG} serve") or 0
-    if argv and argv[0] == "deploy":  # likewise, workbench.deploy owns its options
-        from . import deploy
-        return deploy.main(argv[1:], prog=f"{PROG} deploy")
+        return importlib.import_module(f"{__package__}.{argv[0]}").main(argv[1:], prog=f"{PROG} {argv[0]}")
     try:
         return _run(argv)
     except BrokenPipeError:  # `dice-workbench table | head`: the reader left, nothing is wrong

@@ -1,20 +1,14 @@
-"""The Voila application that serves the dashboards, on Voila's and Jupyter Server's own hooks.
+"""The Voila application that serves the dashboards, on Voila's and Jupyter Server's own hooks
+(each class's docstring names its hook).
 
 :mod:`workbench.serve` reads the options and stages the pages; this module is
-the server itself (imported only when one starts: importing Voila is slow):
-who a request is (:class:`TokenIdentity`) and the page a refused one gets
-(:class:`Gate`), the guarded kernel websocket (:class:`GuardedConnection`),
-the render route limited to the dashboards and to ``--max-kernels`` viewers
-(:class:`DashboardRender`), the page config (:func:`dashboard_page_config`)
-and the application (:class:`DashboardServer`), each on the hook its docstring
-names. The private names of Voila it still needs are all in :mod:`workbench.voila_internals`.
+the server itself, imported only when one starts (importing Voila is slow). The
+private names of Voila it still needs are all in :mod:`workbench.voila_internals`.
 """
 from __future__ import annotations
 
-import contextlib
 import errno
 import hmac
-import inspect
 import logging
 import shutil
 import socket
@@ -24,9 +18,9 @@ import tornado.httpserver
 import tornado.ioloop
 import tornado.netutil
 import tornado.web
+from jupyter_core.utils import run_sync
 from jupyter_server.auth.identity import IdentityProvider, User
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
-from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from traitlets import default
 from voila.app import Voila
 from voila.request_info_handler import RequestInfoSocketHandler
@@ -37,10 +31,10 @@ from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
 from . import kernelchannel
 from .compressed import precompressed
-from .kernelcull import DashboardKernelManager
 from .kernelpool import PacedRefill
-from .servepages import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, landing_page,
-                         refuse, shutdown_every_kernel, token_cookie_value)
+from .rulepages import RulePages
+from .serve import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, ListenError, landing_page,
+                    refuse, shutdown_every_kernel, token_cookie_value)
 from .voila_internals import has_pools, pooled, pooled_kernel_id
 
 #: what a viewer reads when the page's kernel could not be started
@@ -82,10 +76,6 @@ def _same(given: str | None, secret: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), secret.encode())
 
 
-class ListenError(Exception):
-    """The server could not listen on its host and port (the message says why, in one line)."""
-
-
 def bind_error(exc: OSError, host: str, port: int) -> str:
     """One line saying why the server could not listen."""
     if exc.errno == errno.EADDRINUSE:
@@ -104,7 +94,7 @@ class TokenIdentity(IdentityProvider):
     """The dashboards' access token (``--token``), as Jupyter Server's identity provider.
 
     A viewer carries the token in ``?token=`` (which sets the access cookie,
-    :func:`workbench.servepages.token_cookie_value`), an ``Authorization:
+    :func:`workbench.serve.token_cookie_value`), an ``Authorization:
     token ...`` header, or that cookie; without a token every request is a
     viewer. A preheated kernel's link channel (``voila/query/<kernel id>``) is
     admitted without it when the id names a kernel this server runs
@@ -204,14 +194,10 @@ class TemplateFiles(TemplateStaticFileHandler):
 
 def viewer_kernels(km) -> int:
     """Kernels handed to viewers: every running kernel but the preheated pool's."""
-    pool = pending = 0
     unstarted = getattr(getattr(km, "workbench_refill", None), "unstarted", ())
-    for task in pooled(km):
-        if task.done():
-            pool += 1 if task.exception() is None else 0
-        elif task not in unstarted:
-            pending += 1  # its kernel is starting: counted as the pool's
-    return max(0, len(km.list_kernel_ids()) - pool - pending)
+    # the pool's kernels: started well, or starting (a paced replacement not started yet has none)
+    pool = sum(1 for task in pooled(km) if (task.exception() is None if task.done() else task not in unstarted))
+    return max(0, len(km.list_kernel_ids()) - pool)
 
 
 class DashboardRender(TornadoVoilaHandler):
@@ -228,8 +214,7 @@ class DashboardRender(TornadoVoilaHandler):
             refuse(self, "busy", retry, **{"Retry-After": str(retry)})
             return
         self.xsrf_token  # noqa: B018 - reading it sets the _xsrf cookie
-        km = self.kernel_manager
-        with km.rendering_page() if isinstance(km, DashboardKernelManager) else contextlib.nullcontext():
+        with self.kernel_manager.rendering_page():
             return await super().get(path)
 
 
@@ -237,7 +222,7 @@ class GuardedConnection(ZMQChannelsWebsocketConnection):
     """Jupyter Server's kernel websocket connection, guarded (:mod:`workbench.kernelchannel`):
     only the v1 framing (an upgrade without its subprotocol is a 400), each frame checked
     before it is read, outgoing messages scrubbed, and a kernel whose last websocket closed
-    shut down after :data:`~workbench.servepages.DISCONNECT_GRACE` seconds unless a page
+    shut down after :data:`~workbench.serve.DISCONNECT_GRACE` seconds unless a page
     reconnected (a page closed without Voila's shutdown beacon)."""
 
     async def prepare(self):
@@ -279,9 +264,7 @@ async def _shutdown_if_abandoned(km, kernel_id: str, log) -> None:
         return
     log.info("Shutting down kernel %s: its page has been gone for %.0f s", kernel_id, DISCONNECT_GRACE)
     try:
-        result = km.shutdown_kernel(kernel_id)
-        if inspect.isawaitable(result):
-            await result
+        await km.shutdown_kernel(kernel_id)
     except Exception:  # noqa: BLE001 - already gone (the beacon or the culler first): any error of its manager
         pass
 
@@ -310,9 +293,7 @@ class DashboardServer(Voila):
 
     name = "workbench-dashboards"
     dashboards = DASHBOARDS
-    rule_pages = None  # the staged rule-file pages (workbench.rulepages.RulePages), listed as they are now
-    workbench_max_kernels: int = 0
-    workbench_release_after: int = BUSY_RETRY_S  # a never-connected page's kernel is released within this (s)
+    rule_pages: RulePages | None = None  # the staged rule-file pages, listed as they are now
 
     @default("config_file_paths")
     def _config_file_paths_default(self):
@@ -328,10 +309,8 @@ class DashboardServer(Voila):
 
     def initialize(self, argv=None):
         super().initialize(argv)
-        if self.voila_configuration.page_config_hook is None:  # read by the kernel manager made in start()
-            self.voila_configuration.page_config_hook = dashboard_page_config
-        if self.voila_configuration.multi_kernel_manager_class is AsyncMappingKernelManager:  # Voila's default
-            self.voila_configuration.multi_kernel_manager_class = DashboardKernelManager  # (start() pools it)
+        # read by the kernel manager made in start() (its class, kernelcull's, is named in voila.json)
+        self.voila_configuration.page_config_hook = dashboard_page_config
         # the page template's (workbench/index.html.j2) guard of its kernel's start
         self.config.VoilaExporter.filters = {**self.config.VoilaExporter.get("filters", {}),
                                              "workbench_kernel_started": kernel_started}
@@ -347,16 +326,10 @@ class DashboardServer(Voila):
         settings = super().init_settings()
         if has_pools(self.kernel_manager):  # preheated kernels: refills paced (workbench.kernelpool)
             PacedRefill().install(self.kernel_manager)
-        # websocket_compression_options: permessage-deflate on the kernel websocket (a slider
-        # move's messages repeat each other's headers and ids; compressed, they are a fraction)
-        # static_immutable_cache: the lab extensions' files carry their content hash in their
-        # names (remoteEntry.<hash>.js, <chunk>.<hash>.js; a new version is a new name), so the
-        # browser keeps them instead of asking again on every view (Voila serves them no-cache:
-        # a second view was 15 revalidations)
+        # answers gzipped, the kernel websocket permessage-deflated, and the lab extensions' files (their
+        # content hash in their names) kept by the browser: docs/dashboards.md, "Compressed for phones"
         settings.update(compress_response=True, websocket_compression_options={},
-                        static_immutable_cache=[self.server_url + "voila/labextensions/"],
-                        workbench_max_kernels=self.workbench_max_kernels,
-                        workbench_release_after=self.workbench_release_after)
+                        static_immutable_cache=[self.server_url + "voila/labextensions/"])
         return settings
 
     def init_handlers(self):
@@ -391,8 +364,6 @@ class DashboardServer(Voila):
         still running its notebook (a preheated one waiting for its viewer), a
         kernel prints a ZMQ traceback per kernel into the log at every Ctrl-C."""
         shutil.rmtree(self.connection_dir, ignore_errors=True)
-        from jupyter_core.utils import run_sync
-
         run_sync(shutdown_every_kernel)(self.kernel_manager)
 
     def start(self):

@@ -16,7 +16,6 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from traitlets import Float
 
 #: seconds a kernel may stay ``starting`` (its process launched, not answering yet) and still be spared
 START_LIMIT_S = 120.0
@@ -35,15 +34,17 @@ class DashboardKernelManager(AsyncMappingKernelManager):
     is that page's until the request ends.
     """
 
-    start_limit = Float(START_LIMIT_S, config=True,
-                        help="Seconds a kernel that is still starting is spared by the idle culler.")
-
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._pages: dict[asyncio.Task, set[str]] = {}  # a running render request -> the kernels it took
         taken = getattr(self, "get_rendered_notebook", None)
         if taken is not None:  # Voila's pooling manager, made on this class: a viewer takes a preheated kernel
-            self.get_rendered_notebook = self._claiming(taken)
+            async def get_rendered_notebook(*args, **kwargs):
+                result = await taken(*args, **kwargs)
+                self._claim(result[2])  # Voila's (render task, rendered cells, kernel id)
+                return result
+
+            self.get_rendered_notebook = get_rendered_notebook
 
     @contextlib.contextmanager
     def rendering_page(self) -> Iterator[set[str]]:
@@ -73,14 +74,6 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         if kernels is not None:
             kernels.add(kernel_id)
 
-    def _claiming(self, taken):
-        async def get_rendered_notebook(*args, **kwargs):
-            result = await taken(*args, **kwargs)
-            self._claim(result[2])  # Voila's (render task, rendered cells, kernel id)
-            return result
-
-        return get_rendered_notebook
-
     async def start_kernel(self, **kwargs: Any) -> str:  # type: ignore[override]  # (async, as Jupyter Server's is)
         kernel_id = await super().start_kernel(**kwargs)
         self._claim(kernel_id)
@@ -95,7 +88,7 @@ class DashboardKernelManager(AsyncMappingKernelManager):
         if state == "busy":
             return "it is running code"
         last = getattr(kernel, "last_activity", None)
-        if state == "starting" and (last is None or _now() - last < timedelta(seconds=self.start_limit)):
+        if state == "starting" and (last is None or _now() - last < timedelta(seconds=START_LIMIT_S)):
             return "it is still starting"
         return None
 

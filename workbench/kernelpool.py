@@ -15,7 +15,7 @@ import collections
 import time
 from typing import Any, Callable
 
-from .voila_internals import initializer, pooled, swap_initializer, waiting_for_viewer
+from .voila_internals import initializer, initializer_replaced, pooled, waiting_for_viewer
 
 #: during a burst: seconds without a viewer taking a kernel before a replacement starts
 QUIET_S = 12.0
@@ -63,24 +63,19 @@ class PacedRefill:
     def install(self, km) -> "PacedRefill":
         self._km, self._fill, self._initialize = km, km.fill_if_needed, initializer(km)
         km.fill_if_needed = self.fill_if_needed
-        km.workbench_refill = self  # read by counts of the kernels viewers hold (workbench.serve)
+        km.workbench_refill = self  # read by the count of the kernels viewers hold (dashboard_server.viewer_kernels)
         return self
 
     def fill_if_needed(self, delay: float | None = None, notebook_name: str | None = None, **kwargs):
-        fill = self._fill
         if delay is not None:  # the first fill, or an explicit delay: Voila's own
-            return fill(delay=delay, notebook_name=notebook_name, **kwargs)
-        self.last_taken = self.clock()
-        asked = self.last_taken
+            return self._fill(delay=delay, notebook_name=notebook_name, **kwargs)
+        asked = self.last_taken = self.clock()
         self.takes.append(asked)
-        km = self._km
         # Voila's fill_if_needed creates each replacement's coroutine with its initializer:
         # while it runs, that is the paced one
-        swap_initializer(km, lambda name, kernel_id=None, **kw: self._paced(asked, name, kernel_id, **kw))
-        try:
-            return fill(delay=0, notebook_name=notebook_name, **kwargs)
-        finally:
-            swap_initializer(km, None)
+        paced = lambda name, kernel_id=None, **kw: self._paced(asked, name, kernel_id, **kw)
+        with initializer_replaced(self._km, paced):
+            return self._fill(delay=0, notebook_name=notebook_name, **kwargs)
 
     async def _paced(self, asked: float, notebook_name: str, kernel_id: str | None = None, **kwargs):
         me = asyncio.current_task()  # the pool's entry for this replacement (Voila's task)

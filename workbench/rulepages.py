@@ -21,7 +21,8 @@ from pathlib import Path
 
 import nbformat
 
-from .servepages import Dashboard
+from . import systems
+from .serve import TURN_LINE, Dashboard
 
 __all__ = ["RulePages", "stage_rule_pages", "rule_notebook", "rule_dashboard", "BrokenRulePage"]
 
@@ -42,8 +43,6 @@ class RulePages:
         longer loads moves to the broken ones (with the loader's message), and
         back once the file is fixed. Pages are staged once, at start: a file
         added while serving gets no page until the server is restarted."""
-        from . import systems
-
         loaded = set(systems.keys())
         broken = _broken()
         names = {name for name, _ in broken}
@@ -76,8 +75,6 @@ def _file_of(dashboard: Dashboard) -> str:
 def shown_name(path: Path) -> str:
     """A rule file as a page names it: its file name; a file of a rule folder with the folder's
     name before it (``my_changes/melee.toml``)."""
-    from . import systems
-
     path = Path(path)
     top = {f.resolve() for f in systems.rule_folders()}
     if path.parent.resolve() in top or path.is_dir():
@@ -92,8 +89,6 @@ def _covers(where: str, names) -> bool:
 
 def _broken() -> list[tuple[str, str]]:
     """(shown name, message in a designer's words) of every rule file the registry could not load."""
-    from . import systems
-
     return [(shown_name(b.path), _plain(b.message, Path(b.path))) for b in systems.broken()]
 
 
@@ -136,8 +131,6 @@ def stage_rule_pages(dest: Path, taken: tuple[str, ...] = ()) -> RulePages:
     (read-only, like the staged built-in notebooks); ``taken`` are the
     notebook names the server already serves. Returns what was staged and
     what is not served, with why."""
-    from . import systems
-
     builtin = set(systems.builtins())
     pages, refused = [], []
     broken = _broken()
@@ -151,25 +144,20 @@ def stage_rule_pages(dest: Path, taken: tuple[str, ...] = ()) -> RulePages:
         if name in taken:
             refused.append((where, f"its key {key!r} is the name of another page; give it another key"))
             continue
-        target = dest / name
-        try:
-            nbformat.write(rule_notebook(key, d.title, d.blurb, where), target)
-            target.chmod(0o444)
-        except (OSError, ValueError) as exc:  # one file's page never stops the others
-            refused.append((where, f"its page could not be written ({exc})"))
-            continue
-        pages.append(Dashboard(name, d.title, f"{d.blurb} (rule {kind} {where})"))
+        # (notebook, title, blurb, the file a refusal names, its page of the folder or "", where the file is)
+        staged = [(name, d.title, d.blurb, where, "", f"rule {kind} {where}")]
         turn = getattr(d.module, "pages", {}).get("turn")
         if turn is not None:
-            from .servepages import TURN_LINE
-            name, title = f"{key}-turn.ipynb", turn.view.title or turn.name
+            staged.append((f"{key}-turn.ipynb", turn.view.title or turn.name, TURN_LINE, f"{where}/turn.toml", "turn",
+                           f"rule folder {where}"))
+        for name, title, blurb, shown, page, source in staged:
             try:
-                nbformat.write(rule_notebook(key, title, TURN_LINE, where, "turn"), dest / name)
+                nbformat.write(rule_notebook(key, title, blurb, where, page), dest / name)
                 (dest / name).chmod(0o444)
-            except (OSError, ValueError) as exc:
-                refused.append((f"{where}/turn.toml", f"its page could not be written ({exc})"))
-                continue
-            pages.append(Dashboard(name, title, f"{TURN_LINE} (rule folder {where})"))
+            except (OSError, ValueError) as exc:  # one file's page never stops the others
+                refused.append((shown, f"its page could not be written ({exc})"))
+                break
+            pages.append(Dashboard(name, title, f"{blurb} ({source})"))
     return RulePages(tuple(pages), tuple(broken + refused), tuple(refused))
 
 
@@ -206,8 +194,6 @@ def rule_dashboard(key: str, file_name: str, page: str | None = None):
     :class:`~workbench.ui.SystemDashboard`, or with ``page="turn"`` the folder's turn page
     (:class:`~workbench.ui.turn.TurnDashboard`), or a :class:`BrokenRulePage` with
     the file's error when the file no longer loads (it broke while the server runs)."""
-    from . import systems
-
     if key in systems.keys():
         if page == "turn":
             if "turn" not in getattr(systems.get(key).module, "pages", {}):

@@ -9,6 +9,7 @@ imports the server at the lowest supported versions to find out).
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Callable, Iterator
 
 
@@ -46,13 +47,15 @@ def initializer(km) -> Callable[..., Any]:
     return km._initialize
 
 
-def swap_initializer(km, stand_in: Callable[..., Any] | None) -> None:
-    """Put ``stand_in`` where Voila's ``fill_if_needed`` looks up ``_initialize``
-    (an instance attribute over the class's method), or take it away (None)."""
-    if stand_in is None:
+@contextlib.contextmanager
+def initializer_replaced(km, stand_in: Callable[..., Any]) -> Iterator[None]:
+    """``stand_in`` where Voila's ``fill_if_needed`` looks up ``_initialize`` (an
+    instance attribute over the class's method) while the ``with`` block runs."""
+    km._initialize = stand_in
+    try:
+        yield
+    finally:
         del km._initialize
-    else:
-        km._initialize = stand_in
 
 
 def waiting_for_viewer(kernel_id: str) -> bool:
