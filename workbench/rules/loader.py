@@ -368,10 +368,7 @@ def _stat(r: Reader, sname: Any, sd: Any) -> RuleStat:
     kind = r.option(sd, "kind", field, ("int", "bool", "choice"), "choice" if "options" in sd else "int")
     if kind == "bool":
         r.known(sd, field, ("kind", "default", "label", "help"))
-        if "default" not in sd:
-            r.fail(f"{field}.default", "true or false (required)", "nothing")
-        flag = r.boolean(sd, "default", field, False)
-        return RuleStat(sname, "bool", flag, label=label, help=help_)
+        return RuleStat(sname, "bool", r.boolean(sd, "default", field, ...), label=label, help=help_)
     if kind == "choice":
         r.known(sd, field, _STAT_CHOICE)
         opts = sd.get("options", None)
@@ -380,11 +377,8 @@ def _stat(r: Reader, sname: Any, sd: Any) -> RuleStat:
         for oname, oval in opts.items():
             if isinstance(oval, bool) or not isinstance(oval, int) or abs(oval) > MAX_LITERAL:
                 r.fail(f"{field}.options.{oname}", f"an integer up to {MAX_LITERAL} in size", oval)
-        if "default" not in sd:
-            r.fail(f"{field}.default", "one of the option names (required)", "nothing")
-        default = sd["default"]
-        if not isinstance(default, str) or default not in opts:
-            r.fail(f"{field}.default", "one of the option names " + ", ".join(map(repr, opts)), default)
+        default = r.value(sd, "default", field, "one of the option names", lambda x: isinstance(x, str) and x in opts,
+                          ..., "one of the option names " + ", ".join(map(repr, opts)))
         return RuleStat(sname, "choice", default, options=tuple(opts.items()), label=label, help=help_)
     r.known(sd, field, _STAT_INT)
     lo = r.integer(sd, "min", field, -MAX_LITERAL, MAX_LITERAL)

@@ -31,11 +31,17 @@ class Reader:
     def fail(self, field: str, expected: str, got: Any) -> NoReturn:
         raise RuleFileError(self.path, field, expected, got, line_of(self.lines, field))
 
-    def _absent(self, field: str, what: str, default: Any) -> Any:
-        """The value of a key not written: ``default``, or (``...``) a refusal saying it is required."""
-        if default is ...:
-            self.fail(field, f"{what} (required)", "nothing")
-        return default
+    def value(self, data: dict, key: str, field: str, expected: str, ok, default: Any, wrong: str = "") -> Any:
+        """``data[key]`` if ``ok`` of it, else refused as not ``wrong or expected``; a key not
+        written gives ``default``, or (``...``) a refusal saying ``expected`` is required."""
+        if key not in data:
+            if default is ...:
+                self.fail(f"{field}.{key}", f"{expected} (required)", "nothing")
+            return default
+        x = data[key]
+        if not ok(x):
+            self.fail(f"{field}.{key}", wrong or expected, x)
+        return x
 
     # -- typed getters ---------------------------------------------------
     def table(self, data: Any, field: str, keys: tuple[str, ...] | None = None) -> dict:
@@ -62,35 +68,20 @@ class Reader:
                 self.fail(f"{field}.{k}" if field else k, "one of the keys " + ", ".join(keys), k)
 
     def integer(self, data: dict, key: str, field: str, lo: int, hi: int, default: Any = ...) -> int:
-        if key not in data:
-            return self._absent(f"{field}.{key}", f"a whole number from {lo} to {hi}", default)
-        x = data[key]
-        if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
-            self.fail(f"{field}.{key}", f"a whole number from {lo} to {hi}", x)
-        return x
+        return self.value(data, key, field, f"a whole number from {lo} to {hi}",
+                         lambda x: not isinstance(x, bool) and isinstance(x, int) and lo <= x <= hi, default)
 
     def string(self, data: dict, key: str, field: str, default: Any = ..., *, nonempty=True) -> str:
-        if key not in data:
-            return self._absent(f"{field}.{key}", "a string", default)
-        x = data[key]
-        if not isinstance(x, str) or (nonempty and not x.strip()):
-            self.fail(f"{field}.{key}", "a non-empty string" if nonempty else "a string", x)
-        return x
+        return self.value(data, key, field, "a string", lambda x: isinstance(x, str) and (x.strip() or not nonempty),
+                         default, "a non-empty string" if nonempty else "a string")
 
     def option(self, data: dict, key: str, field: str, allowed: tuple[str, ...], default: Any = ...) -> str:
-        words = "one of " + ", ".join(f'"{a}"' for a in allowed)
-        if key not in data:
-            return self._absent(f"{field}.{key}", words, default)
-        x = data[key]
-        if not isinstance(x, str) or x not in allowed:
-            self.fail(f"{field}.{key}", words, x)
-        return x
+        return self.value(data, key, field, "one of " + ", ".join(f'"{a}"' for a in allowed),
+                         lambda x: isinstance(x, str) and x in allowed, default)
 
-    def boolean(self, data: dict, key: str, field: str, default: bool) -> bool:
-        x = data.get(key, default)
-        if not isinstance(x, bool):
-            self.fail(f"{field}.{key}", "true or false", x)
-        return x
+    def boolean(self, data: dict, key: str, field: str, default: Any) -> bool:
+        """``data[key]``, true or false (``default``: ``...`` when it is required)."""
+        return self.value(data, key, field, "true or false", lambda x: isinstance(x, bool), default)
 
     @overload
     def expr(self, data: dict, key: str, field: str, names, default: None) -> Expr | None: ...
@@ -101,7 +92,7 @@ class Reader:
         """The expression at ``data[key]``; without one ``default`` parsed (``...``: required,
         ``None``: None)."""
         if key not in data:
-            source = self._absent(f"{field}.{key}", "an expression", default)
+            source = self.value(data, key, field, "an expression", None, default)
             return None if source is None else parse(source, names)
         try:
             return parse(data[key], names)

@@ -237,7 +237,7 @@ def remove(removal: Removal, env: Mapping[str, np.ndarray], p_n: np.ndarray, mod
         pmf = pooled_removal(p_n, removal.removed, env, models)
         wasted = np.zeros(cells)
     elif removal.by_model:  # a save reading wounded, tough models, models that start wounded
-        unit = by_model.unit(removal, env, cells, models, check_value)
+        unit = by_model.unit(removal, env, cells, models)
         pmf, wasted = by_model.exact(p_n, models, unit, path)
     elif cells == 1 and removal.damage_roll is None:  # one cell of a fixed damage: Python integers
         one, waste = fixed_damage_removal(p_n[0], None if models is None else int(models[0]),

@@ -168,7 +168,7 @@ def unit_of(removal: Removal, env: Mapping[str, Any], models: int | None):
     """The unit of a model-by-model removal (:func:`workbench.rules.wounds.unit`) for one cell, else None."""
     if not removal.by_model:
         return None
-    return by_model.unit(removal, one_cell_env(env), 1, one_cell(models), check_value)
+    return by_model.unit(removal, one_cell_env(env), 1, one_cell(models))
 
 
 def remove(rng: np.random.Generator, s: np.ndarray, removal: Removal, env: Mapping[str, Any],

@@ -19,9 +19,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..engine import _binomial_log_space, binomial_pmf, cap
-
 from ..errors import InputError
 from . import condition
+from .budget import MAX_TABLE
 from .spec import Chance, RuleStage
 from .tokens import _conv_joint as _conv, _shift, _sum, mixture, repeat, walk_back
 
@@ -30,8 +30,6 @@ __all__ = ["uses_counts", "tokens", "split_criticals", "per_token", "token_count
 
 #: the tally of every critical roll at every stage (the "criticals" effect)
 CRITICALS = "criticals"
-#: numbers one count's distribution over all cells may hold
-MAX_TABLE = 20_000_000
 
 
 def uses_counts(parts: Mapping[str, Any]) -> bool:
@@ -55,22 +53,14 @@ def tokens(parts: Mapping[str, Any], env: Mapping[str, Any], cells: int, checked
 
 def critical_flags(stages: Sequence[RuleStage], env: Mapping[str, Any], cells: int) -> list[np.ndarray]:
     """Per stage, where (1.0) its ``on_critical`` applies."""
-    out = []
-    for i, st in enumerate(stages):
-        if st.on_critical_when is None:
-            out.append(np.ones(cells))
-        else:
-            f = st.on_critical_when.evaluate(env, f"stages[{i}].on_critical_when") != 0
-            out.append(np.broadcast_to(f, (cells,)).astype(float))
-    return out
+    return [np.ones(cells) if st.on_critical_when is None else np.broadcast_to(
+        st.on_critical_when.evaluate(env, f"stages[{i}].on_critical_when") != 0, (cells,)).astype(float)
+        for i, st in enumerate(stages)]
 
 
 def split_criticals(probs: Sequence[np.ndarray], flags: Sequence[np.ndarray]) -> list[np.ndarray]:
     """The probabilities the token rule sees: a critical whose rule is off is an ordinary success."""
-    out = []
-    for (pf, ps, pc), f in zip(probs, flags):
-        out.append(np.stack([pf, ps + pc * (1.0 - f), pc * f]))
-    return out
+    return [np.stack([pf, ps + pc * (1.0 - f), pc * f]) for (pf, ps, pc), f in zip(probs, flags)]
 
 
 def per_token(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
@@ -94,14 +84,8 @@ def per_token(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], flags: S
 
 def near_chances(stages: Sequence[RuleStage], dice: Sequence, cells: int) -> list[np.ndarray]:
     """Per stage, each cell's chance of a near miss (0 where the stage counts none)."""
-    out = []
-    for st, die in zip(stages, dice):
-        if st.near_miss_tally:
-            c, denom = die.near_counts()
-            out.append(np.broadcast_to(c / denom, (cells,)))
-        else:
-            out.append(np.zeros(cells))
-    return out
+    return [np.broadcast_to(np.divide(*die.near_counts()), (cells,)) if st.near_miss_tally else np.zeros(cells)
+            for st, die in zip(stages, dice)]
 
 
 def _events(stages: Sequence[RuleStage], names: Sequence[str], finals: bool = False) -> tuple[list, list, list]:
