@@ -72,11 +72,8 @@ def load_folder(path: str | Path) -> "RuleFolder":
 def loads_folder(texts: Mapping[str, str], path: str | Path = "<rule folder>") -> "RuleFolder":
     """:func:`load_folder` of texts: part file name (``melee.toml``) -> its TOML text."""
     folder = Path(str(path))
-    read = []
-    for file_name, text in sorted(texts.items()):
-        file = folder / file_name
-        read.append((_part_name(file), file, parse_text(text, file), text))
-    return RuleFolder(folder, read)
+    files = [(folder / name, text) for name, text in sorted(texts.items())]
+    return RuleFolder(folder, [(_part_name(file), file, parse_text(text, file), text) for file, text in files])
 
 
 class RuleFolder(Immutable):

@@ -69,12 +69,6 @@ def figures(played: Sequence[RuleStage], fractions: Sequence[tuple]) -> dict:
             "success_label": passing_name(played[-1])}
 
 
-def token_words(view, n_tokens: int | None) -> dict:
-    """The outcome's words of an attack of 1..``n_tokens`` tokens: their number and the file's word
-    for one (``[view] token``); nothing for one token an attack."""
-    return {} if (n_tokens or 1) == 1 else {"tokens": n_tokens, "token": view.token}
-
-
 class StagePmfs(Mapping):
     """``Outcome.stage_pmfs`` of a rule file: stage name -> P(k tokens pass it over all
     attacks), each computed on first reading (a plain dict when pickled). ``save``: the

@@ -42,13 +42,6 @@ def near_key(i: int) -> str:
     return f"near misses at stage {i}"
 
 
-def start_tokens(rng: np.random.Generator, count: int, tokens_die: int, n: int) -> np.ndarray:
-    """Tokens entering the first stage per sample: ``count`` attacks of 1..``tokens_die`` tokens each."""
-    if tokens_die <= 1:
-        return np.full(n, count, dtype=np.int64)
-    return rng.integers(1, tokens_die + 1, size=(n, count)).sum(axis=1, dtype=np.int64)
-
-
 def _group_sums(flags: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """Sums of ``flags`` over consecutive groups: group i is ``flags[bounds[i]:bounds[i + 1]]``."""
     cs = np.concatenate([[0], np.cumsum(flags, dtype=np.int64)])
@@ -67,7 +60,8 @@ def roll_tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int,
     """``n`` samples of ``count`` attacks, every die rolled: per sample the tokens passing each
     stage (by its name), its critical rolls (:func:`critical_key`), near misses where counted
     (:func:`near_key`), all the critical rolls ("criticals") and the final successes ("finals")."""
-    rolling = start_tokens(rng, count, tokens_die, n)
+    rolling = (np.full(n, count, dtype=np.int64) if tokens_die <= 1 else   # 1..tokens_die tokens an attack
+               rng.integers(1, tokens_die + 1, size=(n, count)).sum(axis=1, dtype=np.int64))
     skipping = np.zeros(n, dtype=np.int64)
     to_end = np.zeros(n, dtype=np.int64)
     crits = np.zeros(n, dtype=np.int64)

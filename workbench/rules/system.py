@@ -28,7 +28,7 @@ from .engine import one_cell, one_cell_env
 from .budget import RANGES, check_tokens, check_value, checked, token_bounds, unit_values
 from .expr import Expr
 from .loader import COUNTS, MAX_DIE, unit_size_stat
-from .plan import Plan, StagePmfs, make_plan, token_words
+from .plan import Plan, StagePmfs, make_plan
 from .words import said, save_stage
 from .volley import resolve as resolve_volley, sampled_tally
 from .sampled import unit_of
@@ -49,9 +49,6 @@ class RuleSystem(StatChecks, Immutable):
     ``stages`` (:class:`RuleStage` records), ``count`` (the attacks
     expression), ``removal``, ``forbids``. Immutable.
     """
-
-    #: what the side effects of every rule file are
-    _KINDS = {"criticals": "expected", "wasted_damage": "expected"}
 
     # the attributes __init__ writes into __dict__ (declared only, for the type checker)
     stages: tuple[RuleStage, ...]
@@ -97,7 +94,8 @@ class RuleSystem(StatChecks, Immutable):
         d["_switched"] = tuple(i for i, st in enumerate(self.stages)
                                if st.critical_when is not None or st.on_critical_when is not None)
         #: what the side effects are: expected counts, and the file's chances probabilities
-        d["_effect_kinds"] = dict(self._KINDS, **{c.name: "probability" for c in self.chances})
+        d["_effect_kinds"] = {"criticals": "expected", "wasted_damage": "expected",
+                              **{c.name: "probability" for c in self.chances}}
         d["KEY"], d["NAME"], d["DIE"], d["SEED"] = self.key, self.name, self.die, None
         d["attack"] = self._entry("attack", f"{self.name}: one resolution of the rule file's attack (missing stats "
                                   "take their defaults).")
@@ -246,7 +244,7 @@ class RuleSystem(StatChecks, Immutable):
         return self._shown(env, self._plan(env), count, n_tokens)
 
     def _shown(self, env, plan: Plan, count: int, n_tokens: int | None) -> dict[str, Any]:
-        saved, blows_vary = self._save_stage(env, plan, count * (n_tokens or 1))
+        saved, blows_vary = self._save_stage(env, count * (n_tokens or 1) * token_bounds(plan.played)[0])
         return {"stages": said(plan.stages, plan.staged, env) + saved, "blows_vary": blows_vary,
                 "save": saved[0] if saved else None}
 
@@ -266,14 +264,13 @@ class RuleSystem(StatChecks, Immutable):
         return sampled_tally(self, rng, samples, [env], [plan], [count], [n_tokens], self._removal(env), models,
                              wounds, damage, chances, bounds=token_bounds(plan.played), per_sample=per_sample)
 
-    def _save_stage(self, env, plan: Plan, tokens: int) -> tuple[tuple[Stage, ...], bool]:
+    def _save_stage(self, env, blows: int) -> tuple[tuple[Stage, ...], bool]:
         """:func:`~workbench.rules.words.save_stage` of a removal model by model at these stats, whose
-        ``tokens`` (all the attacks') can make at most that many times the plan's most blows."""
+        attacks (a volley's: all its profiles') make at most ``blows`` blows."""
         removal = self._removal(env)
         if not removal.by_model:
             return (), False
         models = self._unit(env)[0]
-        blows = tokens * token_bounds(plan.played)[0]
         return save_stage(removal, env, unit_of(removal, env, models), blows if models is None else min(models, blows))
 
     def _value(self, expr, env, field) -> int:
@@ -355,7 +352,9 @@ class RuleSystem(StatChecks, Immutable):
         env, method, rng, record = self._begin(given, method, samples, seed, scalar=True)
         count, n_tokens = self._checked_attacks(env)
         plan = self._plan(env)
-        per_attack = dict(plan.figures, **token_words(self.view, n_tokens))
+        per_attack = dict(plan.figures)
+        if (n_tokens or 1) > 1:   # an attack of 1..n_tokens tokens: their number and the file's word for one
+            per_attack.update(tokens=n_tokens, token=self.view.token)
         words = dict(effect_kinds=self._effect_kinds, trial=self.view.trial, system_title=self.name,
                      effect_labels=self.effect_labels, label=self.view.label or "models removed", **per_attack)
         shown = self._shown(env, plan, count, n_tokens)
