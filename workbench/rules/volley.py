@@ -28,8 +28,7 @@ from .budget import MAX_ATTACKS, check_tokens
 from .errors import BudgetError, ForbiddenError, RuleFileError
 from .expr import parse
 from .loader import COUNTS
-from .sampled import (_counted, check_sampled, expected_work, remove, removal_width, roll_tokens,
-                      unit_of)
+from .sampled import check_sampled, expected_work, remove, removal_width, roll_tokens, unit_of
 from .removal import advance, pooled_removal, remove as remove_exact
 from .spec import Removal, Volley
 from .tokens import _conv, successes, token_bounds
@@ -274,7 +273,7 @@ def sampled_tally(rs, rng, samples, envs, plans, counts, tokens, removal, models
                 not_needed += before >= models
             got = roll_tokens(rng, plan.played, plan.dice, count, n, n_tokens or 1)
             s = got.pop("finals")
-            for k, x in _counted(plan.played, (), env, got, s).items():
+            for k, x in got.items():
                 summed[k] = summed[k] + x if k in summed else x
             if spec is not None:
                 out[f"{spec.each}[{i}]"] = s
