@@ -16,7 +16,7 @@ from .spec import RuleStage
 from .tokens import expected_tokens, per_attack, per_attack_figures, stage_pass_pmfs, trim
 from .words import outcome_stages, passing_name
 
-__all__ = ["Plan", "make_plan", "figures", "StagePmfs", "readonly"]
+__all__ = ["Plan", "make_plan", "StagePmfs", "readonly"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Plan:
     crits: float
     #: the outcome's stages, in words
     stages: tuple[Stage, ...]
-    #: the outcome's per-attack figures (see :func:`figures`)
+    #: the outcome's per-attack figures (see :func:`make_plan`)
     figures: dict
     #: :func:`engine.prepare` for these dice, by the tokens die (None: one token), filled on first use
     prepared: dict = dataclasses.field(default_factory=dict)
@@ -52,21 +52,15 @@ def make_plan(staged: tuple[RuleStage, ...], on_critical: Sequence[bool], env: M
     probs, counts = stage_probabilities(dice, 1)
     fractions = tuple(tuple(Fraction(int(c), denom) for c in np.ravel(cs)) for cs, denom in counts)
     passes, crits = expected_tokens(played, probs)
+    # one token's (one attack's, unless the file rolls its tokens) expected final successes and P(at least one)
+    # where criticals add tokens or skip stages: the product of the stage chances is then neither
+    figures: dict = {}
+    if any(st.critical and st.passes_on != "fail" and st.on_critical != "none" for st in played):
+        mean, any_ = per_attack_figures(played, fractions)
+        figures = {"per_attack_mean": mean, "per_attack_any": any_, "success_label": passing_name(played[-1])}
     return Plan(staged=staged, played=played, dice=tuple(dice), probs=tuple(probs),
                 g0=trim(per_attack(played, probs)), passes=tuple(float(x[0]) for x in passes),
-                crits=float(crits[0]), stages=outcome_stages(staged, dice, fractions, on_critical),
-                figures=figures(played, fractions))
-
-
-def figures(played: Sequence[RuleStage], fractions: Sequence[tuple]) -> dict:
-    """The outcome's figures of one token (one attack, unless the file rolls how many tokens an
-    attack makes) when criticals add tokens or skip stages, where the product of the stage
-    chances means neither: its expected final successes and P(at least one)."""
-    if not any(st.critical and st.passes_on != "fail" and st.on_critical != "none" for st in played):
-        return {}
-    mean, any_ = per_attack_figures(played, fractions)
-    return {"per_attack_mean": mean, "per_attack_any": any_,
-            "success_label": passing_name(played[-1])}
+                crits=float(crits[0]), stages=outcome_stages(staged, dice, fractions, on_critical), figures=figures)
 
 
 class StagePmfs(Mapping):

@@ -173,19 +173,13 @@ class StatChecks:
                     continue
             hit = np.asarray(f.when.evaluate(env, f"forbid[{f.index}].when")) != 0
             if hit.any():
-                shown = {}
-                for name in sorted(f.when.names):
+                shown: dict[str, int | bool | str] = {}
+                for name in sorted(f.when.names):   # each stat's value in the first cell hit, as it is given
                     val = np.asarray(env[name])
-                    if val.ndim:
-                        val = np.broadcast_to(val, hit.shape)[hit][0]
+                    number = int(np.broadcast_to(val, hit.shape)[hit][0] if val.ndim else val)
                     stat = self._by_name[name]
-                    number = int(val)
-                    said: int | bool | str = number
-                    if stat.kind == "bool":
-                        said = bool(number)
-                    elif stat.kind == "choice":
-                        said = next(o for o, x in stat.options if x == number)
-                    shown[name] = said
+                    shown[name] = (bool(number) if stat.kind == "bool" else number if stat.kind == "int"
+                                   else next(o for o, x in stat.options if x == number))
                 raise ForbiddenError(", ".join(sorted(f.when.names)) or f"forbid[{f.index}]", f.message,
                                      f.when.source, shown)
 

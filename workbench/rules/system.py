@@ -11,7 +11,6 @@ modules take a rule system as it is.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
@@ -172,23 +171,6 @@ class RuleSystem(StatChecks, Immutable):
             return self.chances
         return tuple(c for c in self.chances if size not in c.when.names)
 
-    def _removal_chances(self, env: Mapping[str, Any], pmf: np.ndarray, p_n: np.ndarray) -> dict[str, float]:
-        """The chances over ``removed`` or ``successes`` alone (no tally) for one cell, read from the
-        pmf of models removed and the successes' distribution (no count beside them needed): each
-        chance's condition over the counts is remembered by the values of the stats it reads."""
-        def condition(c: Chance, size: int) -> np.ndarray:   # at each count k (at most up_to when it says so)
-            k = np.arange(size)
-            read = dict(env, **{str(c.count): k if c.up_to is None else np.minimum(k, c.up_to)})
-            return np.broadcast_to(c.when.evaluate(read, f"chances[{c.index}].when") != 0, k.shape).astype(float)
-
-        out = {}
-        for c in self._defined(env):
-            dist = pmf if c.count == "removed" else p_n[0]
-            key = ("chance", c.index, dist.size, *(env[n] for n in sorted(c.when.names - {c.count})))
-            cond = remember(self.__dict__["_values"], key, functools.partial(condition, c, dist.size))
-            out[c.name] = float(np.clip(dist @ cond, 0.0, 1.0))
-        return out
-
     def _removal(self, env: Mapping[str, Any]):
         """The removal for these stats: an optional stat left "none" as ``models`` is a unit without a size."""
         r = self.removal
@@ -334,8 +316,8 @@ class RuleSystem(StatChecks, Immutable):
             pmfs, waste, _ = remove(r, one_cell_env(env), p_n, one_cell(models), one_cell(wounds), None, self.path)
             pmf, wasted = pmfs[0], float(waste[0])
         effects["wasted_damage"] = wasted
-        if self.chances:   # only chances over removed or successes come this way (see _counted)
-            effects.update(self._removal_chances(env, pmf, p_n))
+        for c in self._defined(env):   # only chances over removed or successes come this way (see _counted)
+            effects[c.name] = float(tally.chance(c, pmf[None] if c.count == "removed" else p_n, env)[0])
         return pmf, effects
 
     def _general(self, env, plan: Plan, count: int, n_tokens: int | None) -> tuple[np.ndarray, dict]:

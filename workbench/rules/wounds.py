@@ -186,13 +186,6 @@ def reads_removal(c: Chance) -> bool:
     return isinstance(c.count, tuple) and "removed" in c.count
 
 
-def attack_joint(c: Chance, stages, probs, flags, p_near, n_tokens) -> np.ndarray:
-    """One attack's joint distribution (cells, *tallies, F) of the increments of the tallies the
-    chance reads (in its order) and its final successes (the tokens passing the last stage;
-    the loader refuses a last stage whose criticals add tokens); ``p_near``: :func:`tally.token_counts`'."""
-    return tally._one(stages, probs, flags, p_near, n_tokens, [n for n in c.count if n != "removed"], finals=True)
-
-
 #: multiply-adds of the attack-to-attack matrices of a chance reading removed beside tallies
 MAX_JOINT_WORK = 1_000_000_000
 
