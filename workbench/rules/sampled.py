@@ -70,7 +70,7 @@ def roll_tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int,
         crits += n_crit
         out[st.name], rolling, skipping, to_end = step_forward(st, _group_sums(go, bounds), n_crit, skipping,
                                                                to_end)
-        counted = {st.tally: out[st.name], st.critical_tally: n_crit, st.near_miss_tally: near}
+        counted: dict[str, Any] = {st.tally: out[st.name], st.critical_tally: n_crit, st.near_miss_tally: near}
         tallies.update((name, x) for name, x in counted.items() if name)
     return {**out, "finals": to_end + rolling + skipping, "criticals": crits, **tallies}
 

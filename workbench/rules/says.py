@@ -51,7 +51,7 @@ class Says:
     def text(self, env: Mapping[str, Any], field: str) -> str:
         """The words at the scalar stats ``env`` (a placeholder's refusal names ``field``), remembered
         by the values of the stats they read (a dashboard asks again at every move)."""
-        key = (field, *(x.item() if hasattr(x := env.get(n), "item") else x for n in self.order))  # numpy as Python
+        key = (field, *(_scalar_key(env.get(n)) for n in self.order))
         return remember(self._texts, key, lambda: self._text(env, field), 256)
 
     @functools.cached_property
@@ -70,6 +70,11 @@ class Says:
             if words.strip():
                 out.append(words.strip())
         return " ".join(out)
+
+
+def _scalar_key(x: Any) -> Any:
+    """A stat's value as a key: numpy scalars and 0-d arrays as Python numbers."""
+    return x.item() if hasattr(x, "item") else x
 
 
 def _template(r: Any, text: str, field: str, names) -> tuple[str | tuple[Expr, bool], ...]:

@@ -228,7 +228,7 @@ def read(r: Reader, data: Any, stats: tuple[RuleStat, ...]) -> View:
     # stat -> a value (the seed's matchup) or values (a range or a list: the grids searched)
     grids: dict[str, Any] = {k: _values(r, data[k], f"view.{k}", by_name, k != "seed") if k in data else None
                              for k in ("seed", "granularity", "equivalence")}
-    texts = {k: r.string(data, k, "view", getattr(View, k)) for k in ("title", "blurb", "trial", "token", "label")}
+    texts: dict[str, Any] = {k: r.string(data, k, "view", getattr(View, k)) for k in ("title", "blurb", "trial", "token", "label")}
     return View(
         **texts, colour=colour, controls=controls,
         start=_values(r, data.get("start", {}), "view.start", by_name, False), sliders=sliders, steps=steps,
