@@ -127,16 +127,13 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     stats_data = r.table(data.get("stats", {}), "stats")
     if len(stats_data) > MAX_STATS:
         r.fail("stats", f"at most {MAX_STATS} stats", len(stats_data))
-    stats = []
-    for sname, sd in stats_data.items():
-        stats.append(_stat(r, sname, sd))
+    stats = tuple(_stat(r, sname, sd) for sname, sd in stats_data.items())
     names = frozenset(s.name for s in stats)
     notes = _notes(r, system.get("notes", []), names - {s.name for s in stats if s.optional})
-    view = read_view(r, data.get("view"), tuple(stats))  # how the workbench shows it: no number reads it
-
+    view = read_view(r, data.get("view"), stats)  # how the workbench shows it: no number reads it
+    parts = dict(key=key, name=name, die=die, notes=notes, stats=stats, order=order, view=view)
     if "mechanism" in data:
-        return _mechanism_file(r, data, dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats),
-                                             order=order, view=view), names)
+        return _mechanism_file(r, data, parts, names)
 
     # [attack]
     attack = r.table(data.get("attack", {}), "attack", ("count", "tokens_die"))
@@ -169,9 +166,8 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
         volley = _volley(r, r.table(data["volley"], "volley"), stats, removal, chances,
                          set(seen) | set(tallies) | {c.name for c in chances})
 
-    return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), order=order, count=count,
-                stages=stages, removal=removal, forbids=tuple(forbids), tokens_die=tokens_die,
-                chances=chances, volley=volley, view=view)
+    return dict(parts, count=count, stages=stages, removal=removal, forbids=forbids, tokens_die=tokens_die,
+                chances=chances, volley=volley)
 
 
 def _notes(r: Reader, data: Any, names) -> tuple[Note, ...]:
