@@ -23,7 +23,7 @@ from ..errors import InputError
 from . import condition
 from .budget import MAX_TABLE
 from .spec import Chance, RuleStage
-from .tokens import _conv_joint as _conv, _shift, _sum, mixture, repeat, walk_back
+from .tokens import _conv_joint as _conv, _shift, _sum, mixture, power, walk_back
 
 __all__ = ["uses_counts", "tokens", "split_criticals", "per_token", "token_counts",
            "chances", "chance", "CRITICALS"]
@@ -78,7 +78,7 @@ def per_token(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], flags: S
              "later": [add(zero, *passed[i + 1:]) for i in range(n)]}
     one = np.ones((probs[0].shape[1],) + (1,) * len(zero))
     counted = [p_near[i] if p_near is not None and any(near[i]) else None for i in range(n)]
-    return walk_back(stages, probs, one, one, one, one, repeat, _sum,
+    return walk_back(stages, probs, one, one, one, one, power, _sum,
                      lambda x, i, event: _shift(x, moves[event][i]), flags, counted)
 
 
