@@ -1,13 +1,4 @@
-"""A loaded rule file as a system: the same face as a built-in system module.
-
-:class:`RuleSystem` holds the checked parts of one file and resolves attacks
-with them: ``attack(**stats)`` returns the workbench's one
-:class:`~workbench.outcome.Outcome` (exact or sampled) and
-``attack_table(**stats)`` is its vectorised twin for sweeps (integer stats
-may be 1-D arrays that broadcast together). Module-like aliases (``KEY``,
-``NAME``, ``DIE``, ``SEED``, ``TABLES``) let code written for the built-in
-modules take a rule system as it is.
-"""
+"""A loaded rule file as a system: the same face as a built-in system module (:class:`RuleSystem`)."""
 from __future__ import annotations
 
 import dataclasses
@@ -31,7 +22,7 @@ from .plan import Plan, StagePmfs, make_plan
 from .words import said, save_stage
 from .volley import resolve as resolve_volley, sampled_tally
 from .sampled import unit_of
-from .removal import fixed_damage_removal, remove
+from .removal import remove
 from .spec import Chance, Removal, RuleStage, Volley
 from .stats import StatChecks
 from .tokens import successes
@@ -41,12 +32,15 @@ __all__ = ["RuleSystem", "StatChecks"]
 
 
 class RuleSystem(StatChecks, Immutable):
-    """One rule file, resolved like a built-in system (see docs/rulefiles.md).
+    """One rule file, resolved like a built-in system (see docs/rulefiles.md): ``attack(**stats)``
+    returns the workbench's one :class:`~workbench.outcome.Outcome` (exact or sampled) and
+    ``attack_table(**stats)`` is its vectorised twin for sweeps (integer stats may be 1-D arrays
+    that broadcast together); module-like aliases (``KEY``, ``NAME``, ``DIE``, ``SEED``, ``TABLES``)
+    let code written for the built-in modules take it as it is.
 
-    Attributes: ``key``, ``name``, ``die``, ``notes``, ``path``, ``source``
-    (the TOML text), ``stats`` (:class:`RuleStat` records in file order),
-    ``stages`` (:class:`RuleStage` records), ``count`` (the attacks
-    expression), ``removal``, ``forbids``. Immutable.
+    Attributes: ``key``, ``name``, ``die``, ``notes``, ``path``, ``source`` (the TOML text),
+    ``stats`` (:class:`RuleStat` records in file order), ``stages`` (:class:`RuleStage` records),
+    ``count`` (the attacks expression), ``removal``, ``forbids``. Immutable.
     """
 
     # the attributes __init__ writes into __dict__ (declared only, for the type checker)
@@ -309,16 +303,12 @@ class RuleSystem(StatChecks, Immutable):
         models removed and the effects."""
         models, wounds, damage = self._unit(env)
         p_n, effects = self._plain(count, plan)
-        r = self._removal(env)
-        if not r.pooled and not r.by_model and r.damage_roll is None:   # a fixed damage: Python integers, no cell arrays
-            pmf, wasted = fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
-        else:
-            pmfs, waste, _ = remove(r, one_cell_env(env), p_n, one_cell(models), one_cell(wounds), None, self.path)
-            pmf, wasted = pmfs[0], float(waste[0])
-        effects["wasted_damage"] = wasted
+        pmf, wasted, _ = remove(self._removal(env), one_cell_env(env), p_n, one_cell(models), one_cell(wounds),
+                                one_cell(damage), self.path)
+        effects["wasted_damage"] = float(wasted[0])
         for c in self._defined(env):   # only chances over removed or successes come this way (see _counted)
-            effects[c.name] = float(tally.chance(c, pmf[None] if c.count == "removed" else p_n, env)[0])
-        return pmf, effects
+            effects[c.name] = float(tally.chance(c, pmf if c.count == "removed" else p_n, env)[0])
+        return pmf[0], effects
 
     def _general(self, env, plan: Plan, count: int, n_tokens: int | None) -> tuple[np.ndarray, dict]:
         """One cell of :func:`engine.finish`: files with random tokens per attack, tallies or
