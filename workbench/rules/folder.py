@@ -1,20 +1,15 @@
 """A rule folder: one system of several rule files, one dashboard mode per file.
 
-A folder of rule files (``rules/changes/shooting.toml`` and
-``rules/changes/melee.toml``) is ONE system: every file in it is a complete
-rule file (of stages or of a named mechanism) with the same ``[system] key``;
-each file is a part of the system, named by its file name (``shooting``,
-``melee``, ``close_combat``): a function of the system and a mode of its
-dashboard. A file of a page mechanism (the Changes turn: ``rules/changes/turn.toml``) is a page of
-the system instead (``folder.pages``), which no view resolves. The parts come in ``[system] order`` (1 first; a tie, and the
-parts without one after them, in file-name order); the first part's name, die
+Every file of the folder (``rules/changes/shooting.toml``, ``melee.toml``) is a complete rule file
+with the same ``[system] key`` and a part of the system named by its file name: a function of the
+system and a mode of its dashboard; a file of a page mechanism (``rules/changes/turn.toml``) is a
+page instead (``folder.pages``), which no view resolves. The parts come in ``[system] order`` (1
+first; a tie, and the parts without one after them, in file-name order); the first part's name, die
 and notes are the system's. See "A system of several files" in docs/rulefiles.md.
 
-A folder is checked as a whole: a part that does not load, a part keyed
-otherwise than the first, a file name that cannot name a function, a folder
-with no file, each raises the :class:`~workbench.rules.errors.RuleFileError`
-of the file at fault (its field and line), so the registry lists that file
-among the broken ones.
+A folder is checked as a whole: whatever is wrong raises the
+:class:`~workbench.rules.errors.RuleFileError` of the file at fault (its field and line), so the
+registry lists that file among the broken ones.
 """
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""Reading the values of a rule file's TOML tables, each checked as it is read.
-
-:class:`Reader` holds one file's path, text and the line of every key
-(:mod:`workbench.rules.lines`); its typed getters (a table, whole numbers in a
-range, strings, options, true/false, expressions, die faces) return a value or
-raise :class:`~workbench.rules.errors.RuleFileError` naming the file, the field,
-what is allowed, what was found and the field's line. The core format's checks
-(:mod:`workbench.rules.loader`) and every named mechanism's reading of its
-``[mechanism]`` table are written with them.
-"""
+"""Reading the values of a rule file's TOML tables, each checked as it is read: the core format's
+checks (:mod:`workbench.rules.loader`) and every named mechanism's reading of its ``[mechanism]``
+table are written with :class:`Reader`'s typed getters."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,7 +14,9 @@ __all__ = ["Reader"]
 
 
 class Reader:
-    """One rule file's text, read key by key (see the module docstring)."""
+    """One rule file's path, text and the line of every key (:mod:`workbench.rules.lines`); its
+    getters return a value or raise :class:`~workbench.rules.errors.RuleFileError` naming the file,
+    the field, what is allowed, what was found and the field's line."""
 
     def __init__(self, path: Path, text: str):
         self.path = path

@@ -183,12 +183,9 @@ class RuleSystem(StatChecks, Immutable):
         return {"pmf": pmf, "effects": effects}
 
     def _plan(self, env: Mapping[str, Any]) -> Plan:
-        """Everything one scalar resolution needs from the stages' dice, cached by the dice
-        (each stage's target, modifier and, where the file switches them, whether its criticals
-        are criticals and whether its ``on_critical`` applies): the stages as played for these
-        stats (``on_critical = "none"`` where it does not apply), the per-stage probabilities,
-        one attack's distribution of final successes, the expected tokens passing each stage,
-        the outcome's stages in words and the per-attack figures."""
+        """Everything one scalar resolution needs from the stages' dice (:class:`~workbench.rules.plan.Plan`),
+        cached by the dice: each stage's target, modifier and die and, where the file switches them,
+        whether its criticals are criticals and whether its ``on_critical`` applies."""
         stages = self._staged(env)
         key: tuple[object, ...] = tuple((self._value(st.target, env, f"stages[{i}].target"),
                      0 if st.modifier is None else self._value(st.modifier, env, f"stages[{i}].modifier"),
@@ -288,9 +285,8 @@ class RuleSystem(StatChecks, Immutable):
 
     def _prepared(self, env, plan: Plan, n_tokens: int | None) -> tuple[dict, dict, np.ndarray | None, dict]:
         """What :func:`engine.finish` reads for these stats: the parts, the one cell, the tokens die
-        as a cell (None: one token an attack) and :func:`engine.prepare`'s half, which depends neither
-        on the attacks nor on the unit and is kept with the plan by the tokens die (made with every
-        chance: the one kept serves stats that leave one out too)."""
+        as a cell (None: one token an attack) and :func:`engine.prepare`'s half, kept with the plan by
+        the tokens die (made with every chance: it serves stats that leave one out too)."""
         parts = dict(self._parts(env), stages=plan.staged)
         flat = one_cell_env(env)
         tokens = None if (n_tokens or 1) == 1 else np.array([n_tokens])
