@@ -23,10 +23,10 @@ from typing import Any, Callable
 from ..outcome import Outcome
 from .frozen import Immutable
 from .errors import RuleFileError
-from .lines import key_lines, line_of
 from .loader import IDENT, RESERVED, parse_text, read_file
 from .mechanism_system import MechanismPage, MechanismSystem
 from .mechanisms import MECHANISMS
+from .reader import Reader
 from .system import RuleSystem
 
 __all__ = ["RuleFolder", "load_folder", "loads_folder", "MAX_PARTS", "TAKEN"]
@@ -97,9 +97,8 @@ class RuleFolder(Immutable):
         first = order[0]
         for _name, file, parts, text in order:
             if parts["key"] != first[2]["key"]:
-                raise RuleFileError(file, "system.key", f"the key of every file of the folder {path.name} "
-                                    f"({first[2]['key']!r}, in {first[1].name})", parts["key"],
-                                    line_of(key_lines(text), "system.key"))
+                Reader(file, text).fail("system.key", f"the key of every file of the folder {path.name} "
+                                        f"({first[2]['key']!r}, in {first[1].name})", parts["key"])
         d = self.__dict__
         every = {name: _part(parts, file, text) for name, file, parts, text in order}
         built = {name: part for name, part in every.items() if not isinstance(part, MechanismPage)}
