@@ -267,7 +267,7 @@ def _optional_reads(r: Reader, stats, count, tokens_die, stages, removal, forbid
     exprs += [(f"forbid[{f.index}].when", f.when) for f in forbids]
     size = unit_size_stat(removal, optional)
     exprs += [(f"chances[{c.index}].when", c.when) for c in chances if not c.when.names & optional <= {size}]
-    if removal.models is not None and (removal.models.names & optional) and removal.models.source.strip() not in optional:
+    if size is None:   # models is not the whole of an optional stat: it may read none
         exprs.append(("removal.models", removal.models))
     for field, e in exprs:
         if e is not None and e.names & optional:

@@ -233,7 +233,7 @@ def remove(removal: Removal, env: Mapping[str, np.ndarray], p_n: np.ndarray, mod
     removal or None). With a unit size the pmf runs 0..models, as the built-in systems' do."""
     cells = p_n.shape[0]
     unit = None  # a model-by-model removal's saves, tough models and wounded models
-    if removal.removed is not None:  # removal.pooled
+    if removal.removed is not None:  # a pooled formula
         pmf = pooled_removal(p_n, removal.removed, env, models)
         wasted = np.zeros(cells)
     elif removal.by_model:  # a save reading wounded, tough models, models that start wounded

@@ -138,7 +138,7 @@ def remove(rng: np.random.Generator, s: np.ndarray, removal: Removal, env: Mappi
            models: int | None, wounds: int | None, damage: int | None, unit=None) -> tuple[np.ndarray, np.ndarray]:
     """The file's removal of each sample's final successes ``s``: (models removed, wasted damage)
     per sample; ``unit``: :func:`unit_of` for a model-by-model removal."""
-    if removal.removed is not None:  # removal.pooled
+    if removal.removed is not None:  # a pooled formula
         env2 = {k: np.asarray(v) for k, v in env.items()}
         env2["successes"] = s
         removed = removal.removed.evaluate(env2, "removal.removed")

@@ -19,7 +19,6 @@ __all__ = ["StatChecks"]
 
 #: the keywords of a resolution beside the stats, with their defaults
 _RUN = (("method", "exact"), ("samples", 100_000), ("seed", 0))
-_METHOD = tuple(n for n, _ in _RUN)
 
 
 class StatChecks:
@@ -108,7 +107,7 @@ class StatChecks:
             if k not in self._by_name:
                 names = [s.name for s in self.stats]
                 raise UnknownArgumentError(
-                    "argument name", f"one of {', '.join(names + list(_METHOD))} for {self.key}.attack()",
+                    "argument name", f"one of {', '.join(names + [n for n, _ in _RUN])} for {self.key}.attack()",
                     k, v.did_you_mean(k, names))
         inputs: dict[str, Any] = {}  # stat name -> its checked value
         env: dict[str, Any] = {}     # stat name -> the number the expressions read

@@ -64,20 +64,18 @@ def split_criticals(probs: Sequence[np.ndarray], flags: Sequence[np.ndarray]) ->
 
 
 def per_token(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
-              passed: Sequence, crits: Sequence, near: Sequence | None = None,
-              p_near: Sequence | None = None) -> np.ndarray:
+              passed: Sequence, crits: Sequence, near: Sequence, p_near: Sequence) -> np.ndarray:
     """Distribution (cells, *dims) of one token's counts of events, one dimension per count:
     a token passing stage i adds ``passed[i]`` (a tuple, one 0 or 1 per count), a critical roll
     there ``crits[i]``, a near miss ``near[i]`` (with probability ``p_near[i]``, part of a failure):
     :func:`~workbench.rules.tokens.walk_back` over distributions of counts, each event a shift."""
     n = len(stages)
     zero = (0,) * len(passed[0])
-    near = near or [zero] * n
     add = lambda *vs: tuple(map(sum, zip(*vs)))
     moves = {"pass": list(passed) + [zero], "crit": [add(p, c) for p, c in zip(passed, crits)], "near": near,
              "later": [add(zero, *passed[i + 1:]) for i in range(n)]}
     one = np.ones((probs[0].shape[1],) + (1,) * len(zero))
-    counted = [p_near[i] if p_near is not None and any(near[i]) else None for i in range(n)]
+    counted = [p_near[i] if any(near[i]) else None for i in range(n)]
     return walk_back(stages, probs, one, one, one, one, power, _sum,
                      lambda x, i, event: _shift(x, moves[event][i]), flags, counted)
 
