@@ -3,6 +3,7 @@ each set of dice (:meth:`~workbench.rules.RuleSystem._plan` keeps it by the dice
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Sequence
@@ -72,33 +73,29 @@ class StagePmfs(Mapping):
     def __init__(self, stages, probs, count: int, n_tokens: int | None = None, save: Stage | None = None):
         self._args = (stages, probs, np.array([count]), None if n_tokens is None else np.array([n_tokens]))
         self._save = save
-        self._done: dict | None = None
+        self._names = [st.name for st in stages] + ([save.name] if save is not None else [])
 
+    @functools.cached_property
     def _all(self) -> dict:
-        if self._done is None:
-            pmfs = {k: v[0] for k, v in stage_pass_pmfs(*self._args).items()}
-            if self._save is not None:
-                last = pmfs[self._args[0][-1].name]
-                q = float(self._save.probability)
-                pmfs[self._save.name] = sum(p * np.pad(binomial_pmf(n, q), (0, last.size - n - 1))
-                                            for n, p in enumerate(last))
-            self._done = {k: readonly(v) for k, v in pmfs.items()}
-        return self._done
+        pmfs = {k: v[0] for k, v in stage_pass_pmfs(*self._args).items()}
+        if self._save is not None:
+            last = pmfs[self._args[0][-1].name]
+            q = float(self._save.probability)
+            pmfs[self._save.name] = sum(p * np.pad(binomial_pmf(n, q), (0, last.size - n - 1))
+                                        for n, p in enumerate(last))
+        return {k: readonly(v) for k, v in pmfs.items()}
 
     def __getitem__(self, name):
-        return self._all()[name]
-
-    def _names(self) -> list[str]:
-        return [st.name for st in self._args[0]] + ([self._save.name] if self._save is not None else [])
+        return self._all[name]
 
     def __iter__(self):
-        return iter(self._names())
+        return iter(self._names)
 
     def __len__(self) -> int:
-        return len(self._names())
+        return len(self._names)
 
     def __reduce__(self):
-        return (dict, (self._all(),))
+        return (dict, (self._all,))
 
 
 def readonly(a) -> np.ndarray:
