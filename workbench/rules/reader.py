@@ -78,13 +78,12 @@ def line_of(lines: dict[str, int], field: str) -> int | None:
 
 
 class Reader:
-    """One rule file's path, text and the line of every key (:func:`key_lines`); its
+    """One rule file's path and the line of every key (:func:`key_lines`); its
     getters return a value or raise :class:`~workbench.rules.errors.RuleFileError` naming the file,
     the field, what is allowed, what was found and the field's line."""
 
     def __init__(self, path: Path, text: str):
         self.path = path
-        self.text = text
         self.lines = key_lines(text)
 
     def fail(self, field: str, expected: str, got: Any) -> NoReturn:
