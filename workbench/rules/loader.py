@@ -53,18 +53,14 @@ _NOT_WITH_MECHANISM = ("attack", "stages", "removal", "chances", "volley")
 _SYSTEM = ("key", "name", "die", "notes", "order")
 #: the most parts one rule folder's ``order`` may place
 MAX_ORDER = 99
-_STAT_INT = ("kind", "min", "max", "default", "label", "help", "optional")
-_STAT_CHOICE = ("kind", "options", "default", "label", "help")
 #: a stage's keys: its record's fields (``die`` an integer or an expression)
 _STAGE = tuple(f.name for f in fields(RuleStage) if f.name != "die_expr")
 _REMOVAL = tuple(f.name for f in fields(Removal))
 #: the keys of a removal model by model (a save, tough models, models that start wounded)
 _BY_MODEL = ("save", "save_die", "save_name", "save_says", "tough", "already_wounded")
-ON_CRITICAL = ("none", "extra", "skip_next", "to_end")
-REROLL = ("none", "ones", "failed")
 #: a stage's keys read as one of a few words: key -> (the words, the default)
-_STAGE_OPTIONS = {"roll": (("high", "low"), "high"), "on_critical": (ON_CRITICAL, "none"),
-                  "reroll": (REROLL, "none"), "passes_on": (("success", "fail"), "success")}
+_STAGE_OPTIONS = {"roll": (("high", "low"), "high"), "on_critical": (("none", "extra", "skip_next", "to_end"), "none"),
+                  "reroll": (("none", "ones", "failed"), "none"), "passes_on": (("success", "fail"), "success")}
 
 
 def read_file(path: str | Path) -> tuple[dict, str]:
@@ -366,7 +362,7 @@ def _stat(r: Reader, sname: Any, sd: Any) -> RuleStat:
         r.known(sd, field, ("kind", "default", "label", "help"))
         return RuleStat(sname, "bool", r.boolean(sd, "default", field, ...), label=label, help=help_)
     if kind == "choice":
-        r.known(sd, field, _STAT_CHOICE)
+        r.known(sd, field, ("kind", "options", "default", "label", "help"))
         opts = sd.get("options", None)
         if not isinstance(opts, dict) or not opts:
             r.fail(f"{field}.options", "a table of option name = integer", opts if opts is not None else "nothing")
@@ -376,7 +372,7 @@ def _stat(r: Reader, sname: Any, sd: Any) -> RuleStat:
         default = r.value(sd, "default", field, "one of the option names", lambda x: isinstance(x, str) and x in opts,
                           ..., "one of the option names " + ", ".join(map(repr, opts)))
         return RuleStat(sname, "choice", default, options=tuple(opts.items()), label=label, help=help_)
-    r.known(sd, field, _STAT_INT)
+    r.known(sd, field, ("kind", "min", "max", "default", "label", "help", "optional"))
     lo = r.integer(sd, "min", field, -MAX_LITERAL, MAX_LITERAL)
     hi = r.integer(sd, "max", field, -MAX_LITERAL, MAX_LITERAL)
     if hi < lo:
