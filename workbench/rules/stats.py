@@ -44,7 +44,6 @@ class StatChecks:
     view: View
     effect_labels: dict[str, str]
     _by_name: dict[str, RuleStat]
-    _options: dict[str, dict[str, int]]
     _value: Callable[..., int]
     _attack: Callable[..., Outcome]
 

@@ -43,22 +43,15 @@ class RuleSystem(StatChecks, Immutable):
     ``count`` (the attacks expression), ``removal``, ``forbids``. Immutable.
     """
 
-    # the attributes __init__ writes into __dict__ (declared only, for the type checker)
+    # the attributes __init__ writes into __dict__ and others read by name (declared only, for the type checker)
     stages: tuple[RuleStage, ...]
     count: Expr
     removal: Removal
     tokens_die: Expr | None
     chances: tuple[Chance, ...]
     volley_spec: Volley | None
-    _optional: bool
-    _plans: dict[Any, Any]
-    _values: dict[Any, Any]
-    _staged_by: dict[Any, Any]
     _bounds: tuple[int, int]
-    _die_switched: bool
     _counted: bool
-    _size: str | None
-    _switched: tuple[int, ...]
     _effect_kinds: dict[str, str]
 
     def __init__(self, parts: Mapping[str, Any], path: str | Path, source: str):
