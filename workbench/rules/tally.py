@@ -278,11 +278,8 @@ def chance(c: Chance, dist: np.ndarray, env: Mapping[str, Any], names: Sequence[
 
 def sampled_chance(c: Chance, counts: Mapping[str, np.ndarray], env: Mapping[str, Any]) -> np.ndarray:
     """Per sample: is ``c.when`` true for the sample's count(s) (``counts``: name -> per sample)."""
-    names = c.reads
     env2 = {k: np.asarray(v) for k, v in env.items()}
-    n = np.shape(counts[names[0]])
-    for name in names:
-        env2[name] = np.asarray(counts[name], dtype=np.int64)
-        if c.up_to is not None:
-            env2[name] = np.minimum(env2[name], c.up_to)
-    return np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, n)
+    for name in c.reads:
+        x = np.asarray(counts[name], dtype=np.int64)
+        env2[name] = x if c.up_to is None else np.minimum(x, c.up_to)
+    return np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, np.shape(counts[c.reads[0]]))
