@@ -127,7 +127,7 @@ def _chain(p_n: np.ndarray, models: int | None, wounds: int, damage: Sequence[tu
     if M is not None:
         r, w = np.append(r, M), np.append(w, 0)
     dead = w == 0
-    dests, weights = [], []
+    dests = []
     wexp = np.zeros(n_states)
     for d, q in damage:
         kill = (d >= w) & ~dead
@@ -139,17 +139,16 @@ def _chain(p_n: np.ndarray, models: int | None, wounds: int, damage: Sequence[tu
         else:
             dest = np.where(dead | (nr >= M), M * W, np.minimum(nr, M - 1) * W + (W - nw))
         dests.append(dest)
-        weights.append(q)
         wexp += q * np.where(dead, d, np.where(kill, d - w, 0))
     dest = np.concatenate(dests)
-    q_all = np.repeat(np.asarray(weights), n_states)
+    q_all = np.repeat([q for _, q in damage], n_states)
     V = np.empty((n_max + 1, n_states))
     v = np.zeros(n_states)
     v[M * W if M == 0 else 0] = 1.0
     for n in range(n_max + 1):
         V[n] = v
         if n < n_max:
-            v = np.bincount(dest, weights=q_all * np.tile(v, len(weights)), minlength=n_states)
+            v = np.bincount(dest, weights=q_all * np.tile(v, len(damage)), minlength=n_states)
     removed = r if M is None else np.append(np.repeat(np.arange(M), W), M)
     by_removed = np.zeros((n_states, int(removed.max()) + 1))
     by_removed[np.arange(n_states), removed] = 1.0

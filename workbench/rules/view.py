@@ -136,15 +136,13 @@ def _matchup(r: Reader, data: Any, by_name) -> dict[str, tuple]:
         if side == "always":
             out[side] = tuple(_stat(r, by_name, x, f"{where}[{i}]").name for i, x in enumerate(items))
             continue
-        triples = []
         for i, item in enumerate(items):
             if not (isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) for x in item)
                     and item[2] in STYLES):
                 r.fail(f"{where}[{i}]", '["stat", "label", "style"] with style one of '
                        + ", ".join(f'"{s}"' for s in STYLES), item)
             _stat(r, by_name, item[0], f"{where}[{i}]")
-            triples.append(tuple(item))
-        out[side] = tuple(triples)
+        out[side] = tuple(map(tuple, items))
     return out
 
 
