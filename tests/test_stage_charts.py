@@ -133,7 +133,7 @@ def test_folded_the_section_costs_nothing_opened_it_draws_a_chart_per_step(monke
     assert section.widget.get_title(0) == SECTION_TITLE
     dash.set_values(shots=3, **KILL6_ARGS)
     assert section.plot is None and section.box.children == ()
-    assert dash.current_outcome().stage_pmfs._done is None  # not even computed
+    assert "_all" not in vars(dash.current_outcome().stage_pmfs)  # not even computed (a cached property)
     section.widget.set_state({"selected_index": 0})  # a viewer opens it
     assert section.box.children == (section.plot,) and "wb-plot-stage" in section.plot._dom_classes
     shown = charts(section.plot.figure)

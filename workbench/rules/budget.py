@@ -80,13 +80,13 @@ def unit_values(removal: Any, read) -> tuple:
                                    ("damage", removal.damage)))
 
 
-def check_tokens(stages: Sequence[RuleStage], attacks: int, path: Any = "<rule file>",
-                 bounds: tuple[int, int] | None = None, tokens_die: int = 1) -> None:
+def check_tokens(stages: Sequence[RuleStage], attacks: int, path: Any, bounds: tuple[int, int],
+                 tokens_die: int) -> None:
     """Refuse, before any work, a resolution whose tokens could pass :data:`MAX_SUCCESSES`
     (exact and sampled alike: the sampled path holds every token of a sample); ``bounds``:
-    :func:`token_bounds` of the stages when already known; ``tokens_die``: the most tokens
-    an attack enters as (``attack.tokens_die``)."""
-    finals, rolling = bounds or token_bounds(stages)
+    :func:`token_bounds` of the stages; ``tokens_die``: the most tokens an attack enters as
+    (``attack.tokens_die``)."""
+    finals, rolling = bounds
     most = max(finals, rolling)
     if most > MAX_SUCCESSES:
         i = next(i for i, st in enumerate(stages) if multiplies(st))

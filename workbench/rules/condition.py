@@ -33,11 +33,6 @@ from .expr import Expr, _eval
 __all__ = ["runs", "nested_chance"]
 
 
-def _children(t: tuple) -> tuple:
-    """The sub-expressions of a node of :mod:`~workbench.rules.expr`'s tree."""
-    return tuple(_KIDS[t[0]](t))
-
-
 #: node kind -> its sub-expressions (the tuples :func:`~workbench.rules.expr.parse` builds)
 _KIDS = {"const": lambda t: (), "name": lambda t: (), "neg": lambda t: t[1:], "not": lambda t: t[1:],
          "bin": lambda t: t[2:], "cmp": lambda t: t[2], "call": lambda t: t[2], "and": lambda t: t[1],
@@ -49,7 +44,7 @@ def _parts(t: tuple, counts: frozenset, out: list) -> frozenset:
     appended to ``out`` as (sub-expression, count) when ``t`` reads more than one."""
     if t[0] == "name":
         return frozenset((t[1],)) & counts
-    kids = _children(t)
+    kids = tuple(_KIDS[t[0]](t))
     read = [_parts(k, counts, out) for k in kids]
     mine = frozenset().union(*read)
     if len(mine) > 1:

@@ -206,10 +206,6 @@ class DieRoll:
     def labels(self) -> tuple[str, ...]:
         return _labels(self.die)
 
-    @property
-    def success_labels(self) -> frozenset[str]:
-        return frozenset({"success", "critical"})
-
     # -- exact ---------------------------------------------------------------
     @cached_property
     def probabilities(self) -> dict[str, Fraction]:
@@ -223,7 +219,7 @@ class DieRoll:
     @property
     def success(self) -> Fraction:
         """Exact P(success), a critical included."""
-        return sum((p for k, p in self.probabilities.items() if k in self.success_labels), Fraction(0))
+        return self.probabilities["success"] + self.probabilities.get("critical", Fraction(0))
 
     def p(self, label: str) -> Fraction:
         return self.probabilities[label]

@@ -81,8 +81,10 @@ def prepare(parts: Mapping[str, Any], env: Mapping[str, np.ndarray], cells: int,
     if n_tokens is not None:
         g0 = mixture(g0, n_tokens)
     passes, crits = expected_tokens(stages, probs)
-    # one attack's joint of the tallies and final successes of each chance reading removed beside them
-    joints = {c.name: by_model.attack_joint(c, stages, dice_probs, flags, counts["p_near"], n_tokens)
+    # one attack's joint (cells, *tallies, F) of the tallies and final successes (the loader refuses a last
+    # stage whose criticals add tokens) of each chance reading removed beside them, in the chance's order
+    joints = {c.name: tally._one(stages, dice_probs, flags, counts["p_near"], n_tokens,
+                                 [n for n in c.count if n != "removed"], finals=True)
               for c in parts.get("chances", ()) if counts is not None and by_model.reads_removal(c)}
     return {"dice": dice, "probs": probs, "counts": all_counts, "g0": g0, "passes": passes, "crits": crits,
             "tally": counts, "dice_probs": dice_probs, "flags": flags, "joints": joints}

@@ -1,20 +1,15 @@
 """A rule folder: one system of several rule files, one dashboard mode per file.
 
-A folder of rule files (``rules/changes/shooting.toml`` and
-``rules/changes/melee.toml``) is ONE system: every file in it is a complete
-rule file (of stages or of a named mechanism) with the same ``[system] key``;
-each file is a part of the system, named by its file name (``shooting``,
-``melee``, ``close_combat``): a function of the system and a mode of its
-dashboard. A file of a page mechanism (the Changes turn: ``rules/changes/turn.toml``) is a page of
-the system instead (``folder.pages``), which no view resolves. The parts come in ``[system] order`` (1 first; a tie, and the
-parts without one after them, in file-name order); the first part's name, die
+Every file of the folder (``rules/changes/shooting.toml``, ``melee.toml``) is a complete rule file
+with the same ``[system] key`` and a part of the system named by its file name: a function of the
+system and a mode of its dashboard; a file of a page mechanism (``rules/changes/turn.toml``) is a
+page instead (``folder.pages``), which no view resolves. The parts come in ``[system] order`` (1
+first; a tie, and the parts without one after them, in file-name order); the first part's name, die
 and notes are the system's. See "A system of several files" in docs/rulefiles.md.
 
-A folder is checked as a whole: a part that does not load, a part keyed
-otherwise than the first, a file name that cannot name a function, a folder
-with no file, each raises the :class:`~workbench.rules.errors.RuleFileError`
-of the file at fault (its field and line), so the registry lists that file
-among the broken ones.
+A folder is checked as a whole: whatever is wrong raises the
+:class:`~workbench.rules.errors.RuleFileError` of the file at fault (its field and line), so the
+registry lists that file among the broken ones.
 """
 from __future__ import annotations
 
@@ -28,10 +23,10 @@ from typing import Any, Callable
 from ..outcome import Outcome
 from .frozen import Immutable
 from .errors import RuleFileError
-from .lines import key_lines, line_of
 from .loader import IDENT, RESERVED, parse_text, read_file
 from .mechanism_system import MechanismPage, MechanismSystem
 from .mechanisms import MECHANISMS
+from .reader import Reader
 from .system import RuleSystem
 
 __all__ = ["RuleFolder", "load_folder", "loads_folder", "MAX_PARTS", "TAKEN"]
@@ -72,11 +67,8 @@ def load_folder(path: str | Path) -> "RuleFolder":
 def loads_folder(texts: Mapping[str, str], path: str | Path = "<rule folder>") -> "RuleFolder":
     """:func:`load_folder` of texts: part file name (``melee.toml``) -> its TOML text."""
     folder = Path(str(path))
-    read = []
-    for file_name, text in sorted(texts.items()):
-        file = folder / file_name
-        read.append((_part_name(file), file, parse_text(text, file), text))
-    return RuleFolder(folder, read)
+    files = [(folder / name, text) for name, text in sorted(texts.items())]
+    return RuleFolder(folder, [(_part_name(file), file, parse_text(text, file), text) for file, text in files])
 
 
 class RuleFolder(Immutable):
@@ -105,9 +97,8 @@ class RuleFolder(Immutable):
         first = order[0]
         for _name, file, parts, text in order:
             if parts["key"] != first[2]["key"]:
-                raise RuleFileError(file, "system.key", f"the key of every file of the folder {path.name} "
-                                    f"({first[2]['key']!r}, in {first[1].name})", parts["key"],
-                                    line_of(key_lines(text), "system.key"))
+                Reader(file, text).fail("system.key", f"the key of every file of the folder {path.name} "
+                                        f"({first[2]['key']!r}, in {first[1].name})", parts["key"])
         d = self.__dict__
         every = {name: _part(parts, file, text) for name, file, parts, text in order}
         built = {name: part for name, part in every.items() if not isinstance(part, MechanismPage)}

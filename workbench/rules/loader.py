@@ -53,18 +53,14 @@ _NOT_WITH_MECHANISM = ("attack", "stages", "removal", "chances", "volley")
 _SYSTEM = ("key", "name", "die", "notes", "order")
 #: the most parts one rule folder's ``order`` may place
 MAX_ORDER = 99
-_STAT_INT = ("kind", "min", "max", "default", "label", "help", "optional")
-_STAT_CHOICE = ("kind", "options", "default", "label", "help")
 #: a stage's keys: its record's fields (``die`` an integer or an expression)
 _STAGE = tuple(f.name for f in fields(RuleStage) if f.name != "die_expr")
 _REMOVAL = tuple(f.name for f in fields(Removal))
 #: the keys of a removal model by model (a save, tough models, models that start wounded)
 _BY_MODEL = ("save", "save_die", "save_name", "save_says", "tough", "already_wounded")
-ON_CRITICAL = ("none", "extra", "skip_next", "to_end")
-REROLL = ("none", "ones", "failed")
 #: a stage's keys read as one of a few words: key -> (the words, the default)
-_STAGE_OPTIONS = {"roll": (("high", "low"), "high"), "on_critical": (ON_CRITICAL, "none"),
-                  "reroll": (REROLL, "none"), "passes_on": (("success", "fail"), "success")}
+_STAGE_OPTIONS = {"roll": (("high", "low"), "high"), "on_critical": (("none", "extra", "skip_next", "to_end"), "none"),
+                  "reroll": (("none", "ones", "failed"), "none"), "passes_on": (("success", "fail"), "success")}
 
 
 def read_file(path: str | Path) -> tuple[dict, str]:
@@ -127,16 +123,13 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
     stats_data = r.table(data.get("stats", {}), "stats")
     if len(stats_data) > MAX_STATS:
         r.fail("stats", f"at most {MAX_STATS} stats", len(stats_data))
-    stats = []
-    for sname, sd in stats_data.items():
-        stats.append(_stat(r, sname, sd))
+    stats = tuple(_stat(r, sname, sd) for sname, sd in stats_data.items())
     names = frozenset(s.name for s in stats)
     notes = _notes(r, system.get("notes", []), names - {s.name for s in stats if s.optional})
-    view = read_view(r, data.get("view"), tuple(stats))  # how the workbench shows it: no number reads it
-
+    view = read_view(r, data.get("view"), stats)  # how the workbench shows it: no number reads it
+    parts = dict(key=key, name=name, die=die, notes=notes, stats=stats, order=order, view=view)
     if "mechanism" in data:
-        return _mechanism_file(r, data, dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats),
-                                             order=order, view=view), names)
+        return _mechanism_file(r, data, parts, names)
 
     # [attack]
     attack = r.table(data.get("attack", {}), "attack", ("count", "tokens_die"))
@@ -169,9 +162,8 @@ def parse_text(text: str, path: str | Path = "<rule file>") -> dict:
         volley = _volley(r, r.table(data["volley"], "volley"), stats, removal, chances,
                          set(seen) | set(tallies) | {c.name for c in chances})
 
-    return dict(key=key, name=name, die=die, notes=tuple(notes), stats=tuple(stats), order=order, count=count,
-                stages=stages, removal=removal, forbids=tuple(forbids), tokens_die=tokens_die,
-                chances=chances, volley=volley, view=view)
+    return dict(parts, count=count, stages=stages, removal=removal, forbids=forbids, tokens_die=tokens_die,
+                chances=chances, volley=volley)
 
 
 def _notes(r: Reader, data: Any, names) -> tuple[Note, ...]:
@@ -271,7 +263,7 @@ def _optional_reads(r: Reader, stats, count, tokens_die, stages, removal, forbid
     exprs += [(f"forbid[{f.index}].when", f.when) for f in forbids]
     size = unit_size_stat(removal, optional)
     exprs += [(f"chances[{c.index}].when", c.when) for c in chances if not c.when.names & optional <= {size}]
-    if removal.models is not None and (removal.models.names & optional) and removal.models.source.strip() not in optional:
+    if size is None:   # models is not the whole of an optional stat: it may read none
         exprs.append(("removal.models", removal.models))
     for field, e in exprs:
         if e is not None and e.names & optional:
@@ -368,25 +360,19 @@ def _stat(r: Reader, sname: Any, sd: Any) -> RuleStat:
     kind = r.option(sd, "kind", field, ("int", "bool", "choice"), "choice" if "options" in sd else "int")
     if kind == "bool":
         r.known(sd, field, ("kind", "default", "label", "help"))
-        if "default" not in sd:
-            r.fail(f"{field}.default", "true or false (required)", "nothing")
-        flag = r.boolean(sd, "default", field, False)
-        return RuleStat(sname, "bool", flag, label=label, help=help_)
+        return RuleStat(sname, "bool", r.boolean(sd, "default", field, ...), label=label, help=help_)
     if kind == "choice":
-        r.known(sd, field, _STAT_CHOICE)
+        r.known(sd, field, ("kind", "options", "default", "label", "help"))
         opts = sd.get("options", None)
         if not isinstance(opts, dict) or not opts:
             r.fail(f"{field}.options", "a table of option name = integer", opts if opts is not None else "nothing")
         for oname, oval in opts.items():
             if isinstance(oval, bool) or not isinstance(oval, int) or abs(oval) > MAX_LITERAL:
                 r.fail(f"{field}.options.{oname}", f"an integer up to {MAX_LITERAL} in size", oval)
-        if "default" not in sd:
-            r.fail(f"{field}.default", "one of the option names (required)", "nothing")
-        default = sd["default"]
-        if not isinstance(default, str) or default not in opts:
-            r.fail(f"{field}.default", "one of the option names " + ", ".join(map(repr, opts)), default)
+        default = r.value(sd, "default", field, "one of the option names", lambda x: isinstance(x, str) and x in opts,
+                          ..., "one of the option names " + ", ".join(map(repr, opts)))
         return RuleStat(sname, "choice", default, options=tuple(opts.items()), label=label, help=help_)
-    r.known(sd, field, _STAT_INT)
+    r.known(sd, field, ("kind", "min", "max", "default", "label", "help", "optional"))
     lo = r.integer(sd, "min", field, -MAX_LITERAL, MAX_LITERAL)
     hi = r.integer(sd, "max", field, -MAX_LITERAL, MAX_LITERAL)
     if hi < lo:

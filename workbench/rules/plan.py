@@ -3,6 +3,7 @@ each set of dice (:meth:`~workbench.rules.RuleSystem._plan` keeps it by the dice
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Sequence
@@ -16,7 +17,7 @@ from .spec import RuleStage
 from .tokens import expected_tokens, per_attack, per_attack_figures, stage_pass_pmfs, trim
 from .words import outcome_stages, passing_name
 
-__all__ = ["Plan", "make_plan", "figures", "StagePmfs", "readonly"]
+__all__ = ["Plan", "make_plan", "StagePmfs", "readonly"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,7 +38,7 @@ class Plan:
     crits: float
     #: the outcome's stages, in words
     stages: tuple[Stage, ...]
-    #: the outcome's per-attack figures (see :func:`figures`)
+    #: the outcome's per-attack figures (see :func:`make_plan`)
     figures: dict
     #: :func:`engine.prepare` for these dice, by the tokens die (None: one token), filled on first use
     prepared: dict = dataclasses.field(default_factory=dict)
@@ -52,27 +53,15 @@ def make_plan(staged: tuple[RuleStage, ...], on_critical: Sequence[bool], env: M
     probs, counts = stage_probabilities(dice, 1)
     fractions = tuple(tuple(Fraction(int(c), denom) for c in np.ravel(cs)) for cs, denom in counts)
     passes, crits = expected_tokens(played, probs)
+    # one token's (one attack's, unless the file rolls its tokens) expected final successes and P(at least one)
+    # where criticals add tokens or skip stages: the product of the stage chances is then neither
+    figures: dict = {}
+    if any(st.critical and st.passes_on != "fail" and st.on_critical != "none" for st in played):
+        mean, any_ = per_attack_figures(played, fractions)
+        figures = {"per_attack_mean": mean, "per_attack_any": any_, "success_label": passing_name(played[-1])}
     return Plan(staged=staged, played=played, dice=tuple(dice), probs=tuple(probs),
                 g0=trim(per_attack(played, probs)), passes=tuple(float(x[0]) for x in passes),
-                crits=float(crits[0]), stages=outcome_stages(staged, dice, fractions, on_critical),
-                figures=figures(played, fractions))
-
-
-def figures(played: Sequence[RuleStage], fractions: Sequence[tuple]) -> dict:
-    """The outcome's figures of one token (one attack, unless the file rolls how many tokens an
-    attack makes) when criticals add tokens or skip stages, where the product of the stage
-    chances means neither: its expected final successes and P(at least one)."""
-    if not any(st.critical and st.passes_on != "fail" and st.on_critical != "none" for st in played):
-        return {}
-    mean, any_ = per_attack_figures(played, fractions)
-    return {"per_attack_mean": mean, "per_attack_any": any_,
-            "success_label": passing_name(played[-1])}
-
-
-def token_words(view, n_tokens: int | None) -> dict:
-    """The outcome's words of an attack of 1..``n_tokens`` tokens: their number and the file's word
-    for one (``[view] token``); nothing for one token an attack."""
-    return {} if (n_tokens or 1) == 1 else {"tokens": n_tokens, "token": view.token}
+                crits=float(crits[0]), stages=outcome_stages(staged, dice, fractions, on_critical), figures=figures)
 
 
 class StagePmfs(Mapping):
@@ -84,33 +73,29 @@ class StagePmfs(Mapping):
     def __init__(self, stages, probs, count: int, n_tokens: int | None = None, save: Stage | None = None):
         self._args = (stages, probs, np.array([count]), None if n_tokens is None else np.array([n_tokens]))
         self._save = save
-        self._done: dict | None = None
+        self._names = [st.name for st in stages] + ([save.name] if save is not None else [])
 
+    @functools.cached_property
     def _all(self) -> dict:
-        if self._done is None:
-            pmfs = {k: v[0] for k, v in stage_pass_pmfs(*self._args).items()}
-            if self._save is not None:
-                last = pmfs[self._args[0][-1].name]
-                q = float(self._save.probability)
-                pmfs[self._save.name] = sum(p * np.pad(binomial_pmf(n, q), (0, last.size - n - 1))
-                                            for n, p in enumerate(last))
-            self._done = {k: readonly(v) for k, v in pmfs.items()}
-        return self._done
+        pmfs = {k: v[0] for k, v in stage_pass_pmfs(*self._args).items()}
+        if self._save is not None:
+            last = pmfs[self._args[0][-1].name]
+            q = float(self._save.probability)
+            pmfs[self._save.name] = sum(p * np.pad(binomial_pmf(n, q), (0, last.size - n - 1))
+                                        for n, p in enumerate(last))
+        return {k: readonly(v) for k, v in pmfs.items()}
 
     def __getitem__(self, name):
-        return self._all()[name]
-
-    def _names(self) -> list[str]:
-        return [st.name for st in self._args[0]] + ([self._save.name] if self._save is not None else [])
+        return self._all[name]
 
     def __iter__(self):
-        return iter(self._names())
+        return iter(self._names)
 
     def __len__(self) -> int:
-        return len(self._names())
+        return len(self._names)
 
     def __reduce__(self):
-        return (dict, (self._all(),))
+        return (dict, (self._all,))
 
 
 def readonly(a) -> np.ndarray:

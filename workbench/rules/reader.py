@@ -1,41 +1,105 @@
-"""Reading the values of a rule file's TOML tables, each checked as it is read.
+"""Reading the values of a rule file's TOML tables, each checked as it is read: the core format's
+checks (:mod:`workbench.rules.loader`) and every named mechanism's reading of its ``[mechanism]``
+table are written with :class:`Reader`'s typed getters.
 
-:class:`Reader` holds one file's path, text and the line of every key
-(:mod:`workbench.rules.lines`); its typed getters (a table, whole numbers in a
-range, strings, options, true/false, expressions, die faces) return a value or
-raise :class:`~workbench.rules.errors.RuleFileError` naming the file, the field,
-what is allowed, what was found and the field's line. The core format's checks
-(:mod:`workbench.rules.loader`) and every named mechanism's reading of its
-``[mechanism]`` table are written with them.
+``tomllib`` reports the line of a syntax error but not where a parsed value came from, so an error
+finds the line of its field (``stages[1].target``, ``stats.bs.max``) in :func:`key_lines`: table
+headers (``[stats.bs]``, ``[[stages]]``, counting the array entries) and ``key =`` lines, nothing
+inside multi-line strings. A field not written in the file (a missing required key) falls back to
+its table's header line.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, NoReturn, overload
 
 from .errors import ExpressionError, RuleFileError
 from .expr import Expr, parse
-from .lines import key_lines, line_of
 
-__all__ = ["Reader"]
+__all__ = ["Reader", "key_lines", "line_of"]
+
+_ARRAY = re.compile(r"^\s*\[\[\s*([^\[\]]+?)\s*\]\]")
+_TABLE = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]")
+_KEY = re.compile(r"^\s*((?:[A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*'))*)\s*=")
+
+
+def _dotted(name: str) -> str:
+    parts = re.findall(r"[A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*'", name)
+    return ".".join(p.strip("\"'") for p in parts)
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """Map each field path written in ``text`` to its 1-based line."""
+    out: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    current = ""
+    in_string = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if in_string:
+            if in_string in line:
+                in_string = None
+            continue
+        m = _ARRAY.match(line)
+        if m:
+            name = _dotted(m.group(1))
+            i = counts.get(name, 0)
+            counts[name] = i + 1
+            current = f"{name}[{i}]"
+            out.setdefault(current, number)
+            continue
+        m = _TABLE.match(line)
+        if m:
+            current = _dotted(m.group(1))
+            out.setdefault(current, number)
+            continue
+        m = _KEY.match(line)
+        if m:
+            key = _dotted(m.group(1))
+            out.setdefault(f"{current}.{key}" if current else key, number)
+            rest = line[m.end():]
+            for quote in ('"""', "'''"):
+                if rest.count(quote) == 1:
+                    in_string = quote
+    return out
+
+
+def line_of(lines: dict[str, int], field: str) -> int | None:
+    """The line of ``field``, or of the nearest enclosing key or table that is written."""
+    path = field
+    while path:
+        if path in lines:
+            return lines[path]
+        cut = max(path.rfind("."), path.rfind("["))
+        if cut <= 0:
+            break
+        path = path[:cut]
+    return lines.get(path)
 
 
 class Reader:
-    """One rule file's text, read key by key (see the module docstring)."""
+    """One rule file's path and the line of every key (:func:`key_lines`); its
+    getters return a value or raise :class:`~workbench.rules.errors.RuleFileError` naming the file,
+    the field, what is allowed, what was found and the field's line."""
 
     def __init__(self, path: Path, text: str):
         self.path = path
-        self.text = text
         self.lines = key_lines(text)
 
     def fail(self, field: str, expected: str, got: Any) -> NoReturn:
         raise RuleFileError(self.path, field, expected, got, line_of(self.lines, field))
 
-    def _absent(self, field: str, what: str, default: Any) -> Any:
-        """The value of a key not written: ``default``, or (``...``) a refusal saying it is required."""
-        if default is ...:
-            self.fail(field, f"{what} (required)", "nothing")
-        return default
+    def value(self, data: dict, key: str, field: str, expected: str, ok, default: Any, wrong: str = "") -> Any:
+        """``data[key]`` if ``ok`` of it, else refused as not ``wrong or expected``; a key not
+        written gives ``default``, or (``...``) a refusal saying ``expected`` is required."""
+        if key not in data:
+            if default is ...:
+                self.fail(f"{field}.{key}", f"{expected} (required)", "nothing")
+            return default
+        x = data[key]
+        if not ok(x):
+            self.fail(f"{field}.{key}", wrong or expected, x)
+        return x
 
     # -- typed getters ---------------------------------------------------
     def table(self, data: Any, field: str, keys: tuple[str, ...] | None = None) -> dict:
@@ -62,35 +126,20 @@ class Reader:
                 self.fail(f"{field}.{k}" if field else k, "one of the keys " + ", ".join(keys), k)
 
     def integer(self, data: dict, key: str, field: str, lo: int, hi: int, default: Any = ...) -> int:
-        if key not in data:
-            return self._absent(f"{field}.{key}", f"a whole number from {lo} to {hi}", default)
-        x = data[key]
-        if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
-            self.fail(f"{field}.{key}", f"a whole number from {lo} to {hi}", x)
-        return x
+        return self.value(data, key, field, f"a whole number from {lo} to {hi}",
+                         lambda x: not isinstance(x, bool) and isinstance(x, int) and lo <= x <= hi, default)
 
     def string(self, data: dict, key: str, field: str, default: Any = ..., *, nonempty=True) -> str:
-        if key not in data:
-            return self._absent(f"{field}.{key}", "a string", default)
-        x = data[key]
-        if not isinstance(x, str) or (nonempty and not x.strip()):
-            self.fail(f"{field}.{key}", "a non-empty string" if nonempty else "a string", x)
-        return x
+        return self.value(data, key, field, "a string", lambda x: isinstance(x, str) and (x.strip() or not nonempty),
+                         default, "a non-empty string" if nonempty else "a string")
 
     def option(self, data: dict, key: str, field: str, allowed: tuple[str, ...], default: Any = ...) -> str:
-        words = "one of " + ", ".join(f'"{a}"' for a in allowed)
-        if key not in data:
-            return self._absent(f"{field}.{key}", words, default)
-        x = data[key]
-        if not isinstance(x, str) or x not in allowed:
-            self.fail(f"{field}.{key}", words, x)
-        return x
+        return self.value(data, key, field, "one of " + ", ".join(f'"{a}"' for a in allowed),
+                         lambda x: isinstance(x, str) and x in allowed, default)
 
-    def boolean(self, data: dict, key: str, field: str, default: bool) -> bool:
-        x = data.get(key, default)
-        if not isinstance(x, bool):
-            self.fail(f"{field}.{key}", "true or false", x)
-        return x
+    def boolean(self, data: dict, key: str, field: str, default: Any) -> bool:
+        """``data[key]``, true or false (``default``: ``...`` when it is required)."""
+        return self.value(data, key, field, "true or false", lambda x: isinstance(x, bool), default)
 
     @overload
     def expr(self, data: dict, key: str, field: str, names, default: None) -> Expr | None: ...
@@ -101,7 +150,7 @@ class Reader:
         """The expression at ``data[key]``; without one ``default`` parsed (``...``: required,
         ``None``: None)."""
         if key not in data:
-            source = self._absent(f"{field}.{key}", "an expression", default)
+            source = self.value(data, key, field, "an expression", None, default)
             return None if source is None else parse(source, names)
         try:
             return parse(data[key], names)

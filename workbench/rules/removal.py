@@ -127,7 +127,7 @@ def _chain(p_n: np.ndarray, models: int | None, wounds: int, damage: Sequence[tu
     if M is not None:
         r, w = np.append(r, M), np.append(w, 0)
     dead = w == 0
-    dests, weights = [], []
+    dests = []
     wexp = np.zeros(n_states)
     for d, q in damage:
         kill = (d >= w) & ~dead
@@ -139,17 +139,16 @@ def _chain(p_n: np.ndarray, models: int | None, wounds: int, damage: Sequence[tu
         else:
             dest = np.where(dead | (nr >= M), M * W, np.minimum(nr, M - 1) * W + (W - nw))
         dests.append(dest)
-        weights.append(q)
         wexp += q * np.where(dead, d, np.where(kill, d - w, 0))
     dest = np.concatenate(dests)
-    q_all = np.repeat(np.asarray(weights), n_states)
+    q_all = np.repeat([q for _, q in damage], n_states)
     V = np.empty((n_max + 1, n_states))
     v = np.zeros(n_states)
     v[M * W if M == 0 else 0] = 1.0
     for n in range(n_max + 1):
         V[n] = v
         if n < n_max:
-            v = np.bincount(dest, weights=q_all * np.tile(v, len(weights)), minlength=n_states)
+            v = np.bincount(dest, weights=q_all * np.tile(v, len(damage)), minlength=n_states)
     removed = r if M is None else np.append(np.repeat(np.arange(M), W), M)
     by_removed = np.zeros((n_states, int(removed.max()) + 1))
     by_removed[np.arange(n_states), removed] = 1.0
@@ -233,11 +232,11 @@ def remove(removal: Removal, env: Mapping[str, np.ndarray], p_n: np.ndarray, mod
     removal or None). With a unit size the pmf runs 0..models, as the built-in systems' do."""
     cells = p_n.shape[0]
     unit = None  # a model-by-model removal's saves, tough models and wounded models
-    if removal.removed is not None:  # removal.pooled
+    if removal.removed is not None:  # a pooled formula
         pmf = pooled_removal(p_n, removal.removed, env, models)
         wasted = np.zeros(cells)
     elif removal.by_model:  # a save reading wounded, tough models, models that start wounded
-        unit = by_model.unit(removal, env, cells, models, check_value)
+        unit = by_model.unit(removal, env, cells, models)
         pmf, wasted = by_model.exact(p_n, models, unit, path)
     elif cells == 1 and removal.damage_roll is None:  # one cell of a fixed damage: Python integers
         one, waste = fixed_damage_removal(p_n[0], None if models is None else int(models[0]),

@@ -20,33 +20,15 @@ from .budget import MAX_SUCCESSES, check_value
 from .engine import one_cell, one_cell_env
 from .errors import BudgetError
 from .removal import advance, given
-from .spec import Chance, DamageRoll, Removal, RuleStage
-from .tally import sampled_chance
+from .spec import DamageRoll, Removal, RuleStage
 from .tokens import step_forward
 from . import wounds as by_model
 
-__all__ = ["roll_tokens", "expected_work", "check_sampled", "MAX_SAMPLED_WORK", "critical_key", "near_key"]
+__all__ = ["roll_tokens", "expected_work", "check_sampled", "MAX_SAMPLED_WORK"]
 
 #: dice rolled and successes applied by one sampled call (samples x their expected number per
 #: sample): a couple of seconds on one core
 MAX_SAMPLED_WORK = 60_000_000
-
-
-def critical_key(i: int) -> str:
-    """The name under which :func:`roll_tokens` returns stage ``i``'s critical rolls per sample."""
-    return f"criticals at stage {i}"
-
-
-def near_key(i: int) -> str:
-    """The name under which :func:`roll_tokens` returns stage ``i``'s near misses per sample."""
-    return f"near misses at stage {i}"
-
-
-def start_tokens(rng: np.random.Generator, count: int, tokens_die: int, n: int) -> np.ndarray:
-    """Tokens entering the first stage per sample: ``count`` attacks of 1..``tokens_die`` tokens each."""
-    if tokens_die <= 1:
-        return np.full(n, count, dtype=np.int64)
-    return rng.integers(1, tokens_die + 1, size=(n, count)).sum(axis=1, dtype=np.int64)
 
 
 def _group_sums(flags: np.ndarray, bounds: np.ndarray) -> np.ndarray:
@@ -65,31 +47,32 @@ def _damage(rng: np.random.Generator, roll: DamageRoll, n: int) -> np.ndarray:
 def roll_tokens(rng, stages: Sequence[RuleStage], dice, count: int, n: int,
                 tokens_die: int = 1) -> dict[str, np.ndarray]:
     """``n`` samples of ``count`` attacks, every die rolled: per sample the tokens passing each
-    stage (by its name), its critical rolls (:func:`critical_key`), near misses where counted
-    (:func:`near_key`), all the critical rolls ("criticals") and the final successes ("finals")."""
-    rolling = start_tokens(rng, count, tokens_die, n)
+    stage (by its name), all the critical rolls ("criticals"), the final successes ("finals") and
+    the stages' tallies (by their names)."""
+    rolling = (np.full(n, count, dtype=np.int64) if tokens_die <= 1 else   # 1..tokens_die tokens an attack
+               rng.integers(1, tokens_die + 1, size=(n, count)).sum(axis=1, dtype=np.int64))
     skipping = np.zeros(n, dtype=np.int64)
     to_end = np.zeros(n, dtype=np.int64)
     crits = np.zeros(n, dtype=np.int64)
     out: dict[str, np.ndarray] = {}
-    for i, (st, die) in enumerate(zip(stages, dice)):
+    tallies: dict[str, np.ndarray] = {}
+    for st, die in zip(stages, dice):
         # each sample's tokens roll consecutive dice: sample i owns dice bounds[i]..bounds[i + 1]
         bounds = np.concatenate([[0], np.cumsum(rolling)])
         codes = die.roll(rng, int(bounds[-1]))
         crit = codes == CRITICAL
-        if getattr(die, "near_miss", False):  # a near miss is a failure, counted
-            near = codes == NEAR
-            out[near_key(i)] = _group_sums(near, bounds)
-            codes = np.where(near, np.int8(FAIL), codes)
+        near = None
+        if die.near_miss:  # a near miss is a failure, counted
+            near = _group_sums(codes == NEAR, bounds)
+            codes = np.where(codes == NEAR, np.int8(FAIL), codes)
         go = codes == FAIL if st.passes_on == "fail" else codes != FAIL
         n_crit = _group_sums(crit, bounds)
         crits += n_crit
-        out[critical_key(i)] = n_crit
         out[st.name], rolling, skipping, to_end = step_forward(st, _group_sums(go, bounds), n_crit, skipping,
                                                                to_end)
-    out["finals"] = to_end + rolling + skipping
-    out["criticals"] = crits
-    return out
+        counted: dict[str, Any] = {st.tally: out[st.name], st.critical_tally: n_crit, st.near_miss_tally: near}
+        tallies.update((name, x) for name, x in counted.items() if name)
+    return {**out, "finals": to_end + rolling + skipping, "criticals": crits, **tallies}
 
 
 def _one_at_a_time(rng, successes: np.ndarray, models: int | None, wounds: int,
@@ -120,26 +103,6 @@ def _spill(rng, successes: np.ndarray, models: int | None, wounds: int,
     return removed, wasted
 
 
-def _counted(stages: Sequence[RuleStage], chances: Sequence[Chance], env: Mapping[str, Any],
-             got: dict[str, np.ndarray], successes: np.ndarray) -> dict[str, np.ndarray]:
-    """One chunk's values per sample with the stages' named tallies in place of the per-stage
-    criticals and near misses, and a 0/1 per chance: did its condition hold in the sample."""
-    per_stage = {key(i) for i in range(len(stages)) for key in (critical_key, near_key)}
-    out = {k: x for k, x in got.items() if k not in per_stage}
-    for i, st in enumerate(stages):
-        if st.tally:
-            out[st.tally] = got[st.name]
-        if st.critical_tally:
-            out[st.critical_tally] = got[critical_key(i)]
-        if st.near_miss_tally:
-            out[st.near_miss_tally] = got[near_key(i)]
-    if chances:
-        counts = dict(out, successes=successes)
-        for c in chances:
-            out[c.name] = sampled_chance(c, counts, env).astype(np.int8)
-    return out
-
-
 def expected_work(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], count: int,
                   removal: Removal, tokens_die: int = 1) -> float:
     """Expected dice rolled and successes applied by one sample (an upper bound: every
@@ -168,14 +131,14 @@ def unit_of(removal: Removal, env: Mapping[str, Any], models: int | None):
     """The unit of a model-by-model removal (:func:`workbench.rules.wounds.unit`) for one cell, else None."""
     if not removal.by_model:
         return None
-    return by_model.unit(removal, one_cell_env(env), 1, one_cell(models), check_value)
+    return by_model.unit(removal, one_cell_env(env), 1, one_cell(models))
 
 
 def remove(rng: np.random.Generator, s: np.ndarray, removal: Removal, env: Mapping[str, Any],
            models: int | None, wounds: int | None, damage: int | None, unit=None) -> tuple[np.ndarray, np.ndarray]:
     """The file's removal of each sample's final successes ``s``: (models removed, wasted damage)
     per sample; ``unit``: :func:`unit_of` for a model-by-model removal."""
-    if removal.removed is not None:  # removal.pooled
+    if removal.removed is not None:  # a pooled formula
         env2 = {k: np.asarray(v) for k, v in env.items()}
         env2["successes"] = s
         removed = removal.removed.evaluate(env2, "removal.removed")

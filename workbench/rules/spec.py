@@ -107,10 +107,6 @@ class Removal:
     save_says: Says | None = None
 
     @property
-    def pooled(self) -> bool:
-        return self.removed is not None
-
-    @property
     def by_model(self) -> bool:
         """Is each success a blow to the model in front (a save, tough models or wounded models)?"""
         return self.save is not None or self.tough is not None or self.already_wounded is not None

@@ -19,7 +19,6 @@ __all__ = ["StatChecks"]
 
 #: the keywords of a resolution beside the stats, with their defaults
 _RUN = (("method", "exact"), ("samples", 100_000), ("seed", 0))
-_METHOD = tuple(n for n, _ in _RUN)
 
 
 class StatChecks:
@@ -45,7 +44,6 @@ class StatChecks:
     view: View
     effect_labels: dict[str, str]
     _by_name: dict[str, RuleStat]
-    _options: dict[str, dict[str, int]]
     _value: Callable[..., int]
     _attack: Callable[..., Outcome]
 
@@ -108,7 +106,7 @@ class StatChecks:
             if k not in self._by_name:
                 names = [s.name for s in self.stats]
                 raise UnknownArgumentError(
-                    "argument name", f"one of {', '.join(names + list(_METHOD))} for {self.key}.attack()",
+                    "argument name", f"one of {', '.join(names + [n for n, _ in _RUN])} for {self.key}.attack()",
                     k, v.did_you_mean(k, names))
         inputs: dict[str, Any] = {}  # stat name -> its checked value
         env: dict[str, Any] = {}     # stat name -> the number the expressions read
@@ -173,19 +171,13 @@ class StatChecks:
                     continue
             hit = np.asarray(f.when.evaluate(env, f"forbid[{f.index}].when")) != 0
             if hit.any():
-                shown = {}
-                for name in sorted(f.when.names):
+                shown: dict[str, int | bool | str] = {}
+                for name in sorted(f.when.names):   # each stat's value in the first cell hit, as it is given
                     val = np.asarray(env[name])
-                    if val.ndim:
-                        val = np.broadcast_to(val, hit.shape)[hit][0]
+                    number = int(np.broadcast_to(val, hit.shape)[hit][0] if val.ndim else val)
                     stat = self._by_name[name]
-                    number = int(val)
-                    said: int | bool | str = number
-                    if stat.kind == "bool":
-                        said = bool(number)
-                    elif stat.kind == "choice":
-                        said = next(o for o, x in stat.options if x == number)
-                    shown[name] = said
+                    shown[name] = (bool(number) if stat.kind == "bool" else number if stat.kind == "int"
+                                   else next(o for o, x in stat.options if x == number))
                 raise ForbiddenError(", ".join(sorted(f.when.names)) or f"forbid[{f.index}]", f.message,
                                      f.when.source, shown)
 

@@ -1,17 +1,7 @@
-"""A loaded rule file as a system: the same face as a built-in system module.
-
-:class:`RuleSystem` holds the checked parts of one file and resolves attacks
-with them: ``attack(**stats)`` returns the workbench's one
-:class:`~workbench.outcome.Outcome` (exact or sampled) and
-``attack_table(**stats)`` is its vectorised twin for sweeps (integer stats
-may be 1-D arrays that broadcast together). Module-like aliases (``KEY``,
-``NAME``, ``DIE``, ``SEED``, ``TABLES``) let code written for the built-in
-modules take a rule system as it is.
-"""
+"""A loaded rule file as a system: the same face as a built-in system module (:class:`RuleSystem`)."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
@@ -28,11 +18,11 @@ from .engine import one_cell, one_cell_env
 from .budget import RANGES, check_tokens, check_value, checked, token_bounds, unit_values
 from .expr import Expr
 from .loader import COUNTS, MAX_DIE, unit_size_stat
-from .plan import Plan, StagePmfs, make_plan, token_words
+from .plan import Plan, StagePmfs, make_plan
 from .words import said, save_stage
 from .volley import resolve as resolve_volley, sampled_tally
 from .sampled import unit_of
-from .removal import fixed_damage_removal, remove
+from .removal import remove
 from .spec import Chance, Removal, RuleStage, Volley
 from .stats import StatChecks
 from .tokens import successes
@@ -42,33 +32,26 @@ __all__ = ["RuleSystem", "StatChecks"]
 
 
 class RuleSystem(StatChecks, Immutable):
-    """One rule file, resolved like a built-in system (see docs/rulefiles.md).
+    """One rule file, resolved like a built-in system (see docs/rulefiles.md): ``attack(**stats)``
+    returns the workbench's one :class:`~workbench.outcome.Outcome` (exact or sampled) and
+    ``attack_table(**stats)`` is its vectorised twin for sweeps (integer stats may be 1-D arrays
+    that broadcast together); module-like aliases (``KEY``, ``NAME``, ``DIE``, ``SEED``, ``TABLES``)
+    let code written for the built-in modules take it as it is.
 
-    Attributes: ``key``, ``name``, ``die``, ``notes``, ``path``, ``source``
-    (the TOML text), ``stats`` (:class:`RuleStat` records in file order),
-    ``stages`` (:class:`RuleStage` records), ``count`` (the attacks
-    expression), ``removal``, ``forbids``. Immutable.
+    Attributes: ``key``, ``name``, ``die``, ``notes``, ``path``, ``source`` (the TOML text),
+    ``stats`` (:class:`RuleStat` records in file order), ``stages`` (:class:`RuleStage` records),
+    ``count`` (the attacks expression), ``removal``, ``forbids``. Immutable.
     """
 
-    #: what the side effects of every rule file are
-    _KINDS = {"criticals": "expected", "wasted_damage": "expected"}
-
-    # the attributes __init__ writes into __dict__ (declared only, for the type checker)
+    # the attributes __init__ writes into __dict__ and others read by name (declared only, for the type checker)
     stages: tuple[RuleStage, ...]
     count: Expr
     removal: Removal
     tokens_die: Expr | None
     chances: tuple[Chance, ...]
     volley_spec: Volley | None
-    _optional: bool
-    _plans: dict[Any, Any]
-    _values: dict[Any, Any]
-    _staged_by: dict[Any, Any]
     _bounds: tuple[int, int]
-    _die_switched: bool
     _counted: bool
-    _size: str | None
-    _switched: tuple[int, ...]
     _effect_kinds: dict[str, str]
 
     def __init__(self, parts: Mapping[str, Any], path: str | Path, source: str):
@@ -97,7 +80,8 @@ class RuleSystem(StatChecks, Immutable):
         d["_switched"] = tuple(i for i, st in enumerate(self.stages)
                                if st.critical_when is not None or st.on_critical_when is not None)
         #: what the side effects are: expected counts, and the file's chances probabilities
-        d["_effect_kinds"] = dict(self._KINDS, **{c.name: "probability" for c in self.chances})
+        d["_effect_kinds"] = {"criticals": "expected", "wasted_damage": "expected",
+                              **{c.name: "probability" for c in self.chances}}
         d["KEY"], d["NAME"], d["DIE"], d["SEED"] = self.key, self.name, self.die, None
         d["attack"] = self._entry("attack", f"{self.name}: one resolution of the rule file's attack (missing stats "
                                   "take their defaults).")
@@ -174,23 +158,6 @@ class RuleSystem(StatChecks, Immutable):
             return self.chances
         return tuple(c for c in self.chances if size not in c.when.names)
 
-    def _removal_chances(self, env: Mapping[str, Any], pmf: np.ndarray, p_n: np.ndarray) -> dict[str, float]:
-        """The chances over ``removed`` or ``successes`` alone (no tally) for one cell, read from the
-        pmf of models removed and the successes' distribution (no count beside them needed): each
-        chance's condition over the counts is remembered by the values of the stats it reads."""
-        def condition(c: Chance, size: int) -> np.ndarray:   # at each count k (at most up_to when it says so)
-            k = np.arange(size)
-            read = dict(env, **{str(c.count): k if c.up_to is None else np.minimum(k, c.up_to)})
-            return np.broadcast_to(c.when.evaluate(read, f"chances[{c.index}].when") != 0, k.shape).astype(float)
-
-        out = {}
-        for c in self._defined(env):
-            dist = pmf if c.count == "removed" else p_n[0]
-            key = ("chance", c.index, dist.size, *(env[n] for n in sorted(c.when.names - {c.count})))
-            cond = remember(self.__dict__["_values"], key, functools.partial(condition, c, dist.size))
-            out[c.name] = float(np.clip(dist @ cond, 0.0, 1.0))
-        return out
-
     def _removal(self, env: Mapping[str, Any]):
         """The removal for these stats: an optional stat left "none" as ``models`` is a unit without a size."""
         r = self.removal
@@ -209,12 +176,9 @@ class RuleSystem(StatChecks, Immutable):
         return {"pmf": pmf, "effects": effects}
 
     def _plan(self, env: Mapping[str, Any]) -> Plan:
-        """Everything one scalar resolution needs from the stages' dice, cached by the dice
-        (each stage's target, modifier and, where the file switches them, whether its criticals
-        are criticals and whether its ``on_critical`` applies): the stages as played for these
-        stats (``on_critical = "none"`` where it does not apply), the per-stage probabilities,
-        one attack's distribution of final successes, the expected tokens passing each stage,
-        the outcome's stages in words and the per-attack figures."""
+        """Everything one scalar resolution needs from the stages' dice (:class:`~workbench.rules.plan.Plan`),
+        cached by the dice: each stage's target, modifier and die and, where the file switches them,
+        whether its criticals are criticals and whether its ``on_critical`` applies."""
         stages = self._staged(env)
         key: tuple[object, ...] = tuple((self._value(st.target, env, f"stages[{i}].target"),
                      0 if st.modifier is None else self._value(st.modifier, env, f"stages[{i}].modifier"),
@@ -246,7 +210,7 @@ class RuleSystem(StatChecks, Immutable):
         return self._shown(env, self._plan(env), count, n_tokens)
 
     def _shown(self, env, plan: Plan, count: int, n_tokens: int | None) -> dict[str, Any]:
-        saved, blows_vary = self._save_stage(env, plan, count * (n_tokens or 1))
+        saved, blows_vary = self._save_stage(env, count * (n_tokens or 1) * token_bounds(plan.played)[0])
         return {"stages": said(plan.stages, plan.staged, env) + saved, "blows_vary": blows_vary,
                 "save": saved[0] if saved else None}
 
@@ -266,14 +230,13 @@ class RuleSystem(StatChecks, Immutable):
         return sampled_tally(self, rng, samples, [env], [plan], [count], [n_tokens], self._removal(env), models,
                              wounds, damage, chances, bounds=token_bounds(plan.played), per_sample=per_sample)
 
-    def _save_stage(self, env, plan: Plan, tokens: int) -> tuple[tuple[Stage, ...], bool]:
+    def _save_stage(self, env, blows: int) -> tuple[tuple[Stage, ...], bool]:
         """:func:`~workbench.rules.words.save_stage` of a removal model by model at these stats, whose
-        ``tokens`` (all the attacks') can make at most that many times the plan's most blows."""
+        attacks (a volley's: all its profiles') make at most ``blows`` blows."""
         removal = self._removal(env)
         if not removal.by_model:
             return (), False
         models = self._unit(env)[0]
-        blows = tokens * token_bounds(plan.played)[0]
         return save_stage(removal, env, unit_of(removal, env, models), blows if models is None else min(models, blows))
 
     def _value(self, expr, env, field) -> int:
@@ -315,9 +278,8 @@ class RuleSystem(StatChecks, Immutable):
 
     def _prepared(self, env, plan: Plan, n_tokens: int | None) -> tuple[dict, dict, np.ndarray | None, dict]:
         """What :func:`engine.finish` reads for these stats: the parts, the one cell, the tokens die
-        as a cell (None: one token an attack) and :func:`engine.prepare`'s half, which depends neither
-        on the attacks nor on the unit and is kept with the plan by the tokens die (made with every
-        chance: the one kept serves stats that leave one out too)."""
+        as a cell (None: one token an attack) and :func:`engine.prepare`'s half, kept with the plan by
+        the tokens die (made with every chance: it serves stats that leave one out too)."""
         parts = dict(self._parts(env), stages=plan.staged)
         flat = one_cell_env(env)
         tokens = None if (n_tokens or 1) == 1 else np.array([n_tokens])
@@ -330,16 +292,12 @@ class RuleSystem(StatChecks, Immutable):
         models removed and the effects."""
         models, wounds, damage = self._unit(env)
         p_n, effects = self._plain(count, plan)
-        r = self._removal(env)
-        if not r.pooled and not r.by_model and r.damage_roll is None:   # a fixed damage: Python integers, no cell arrays
-            pmf, wasted = fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
-        else:
-            pmfs, waste, _ = remove(r, one_cell_env(env), p_n, one_cell(models), one_cell(wounds), None, self.path)
-            pmf, wasted = pmfs[0], float(waste[0])
-        effects["wasted_damage"] = wasted
-        if self.chances:   # only chances over removed or successes come this way (see _counted)
-            effects.update(self._removal_chances(env, pmf, p_n))
-        return pmf, effects
+        pmf, wasted, _ = remove(self._removal(env), one_cell_env(env), p_n, one_cell(models), one_cell(wounds),
+                                one_cell(damage), self.path)
+        effects["wasted_damage"] = float(wasted[0])
+        for c in self._defined(env):   # only chances over removed or successes come this way (see _counted)
+            effects[c.name] = float(tally.chance(c, pmf if c.count == "removed" else p_n, env)[0])
+        return pmf[0], effects
 
     def _general(self, env, plan: Plan, count: int, n_tokens: int | None) -> tuple[np.ndarray, dict]:
         """One cell of :func:`engine.finish`: files with random tokens per attack, tallies or
@@ -355,7 +313,9 @@ class RuleSystem(StatChecks, Immutable):
         env, method, rng, record = self._begin(given, method, samples, seed, scalar=True)
         count, n_tokens = self._checked_attacks(env)
         plan = self._plan(env)
-        per_attack = dict(plan.figures, **token_words(self.view, n_tokens))
+        per_attack = dict(plan.figures)
+        if (n_tokens or 1) > 1:   # an attack of 1..n_tokens tokens: their number and the file's word for one
+            per_attack.update(tokens=n_tokens, token=self.view.token)
         words = dict(effect_kinds=self._effect_kinds, trial=self.view.trial, system_title=self.name,
                      effect_labels=self.effect_labels, label=self.view.label or "models removed", **per_attack)
         shown = self._shown(env, plan, count, n_tokens)

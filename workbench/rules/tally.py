@@ -19,19 +19,17 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..engine import _binomial_log_space, binomial_pmf, cap
-
 from ..errors import InputError
 from . import condition
+from .budget import MAX_TABLE
 from .spec import Chance, RuleStage
-from .tokens import _conv_joint as _conv, _shift, _sum, mixture, repeat, walk_back
+from .tokens import _conv_joint as _conv, _shift, _sum, mixture, power, walk_back
 
 __all__ = ["uses_counts", "tokens", "split_criticals", "per_token", "token_counts",
            "chances", "chance", "CRITICALS"]
 
 #: the tally of every critical roll at every stage (the "criticals" effect)
 CRITICALS = "criticals"
-#: numbers one count's distribution over all cells may hold
-MAX_TABLE = 20_000_000
 
 
 def uses_counts(parts: Mapping[str, Any]) -> bool:
@@ -55,53 +53,37 @@ def tokens(parts: Mapping[str, Any], env: Mapping[str, Any], cells: int, checked
 
 def critical_flags(stages: Sequence[RuleStage], env: Mapping[str, Any], cells: int) -> list[np.ndarray]:
     """Per stage, where (1.0) its ``on_critical`` applies."""
-    out = []
-    for i, st in enumerate(stages):
-        if st.on_critical_when is None:
-            out.append(np.ones(cells))
-        else:
-            f = st.on_critical_when.evaluate(env, f"stages[{i}].on_critical_when") != 0
-            out.append(np.broadcast_to(f, (cells,)).astype(float))
-    return out
+    return [np.ones(cells) if st.on_critical_when is None else np.broadcast_to(
+        st.on_critical_when.evaluate(env, f"stages[{i}].on_critical_when") != 0, (cells,)).astype(float)
+        for i, st in enumerate(stages)]
 
 
 def split_criticals(probs: Sequence[np.ndarray], flags: Sequence[np.ndarray]) -> list[np.ndarray]:
     """The probabilities the token rule sees: a critical whose rule is off is an ordinary success."""
-    out = []
-    for (pf, ps, pc), f in zip(probs, flags):
-        out.append(np.stack([pf, ps + pc * (1.0 - f), pc * f]))
-    return out
+    return [np.stack([pf, ps + pc * (1.0 - f), pc * f]) for (pf, ps, pc), f in zip(probs, flags)]
 
 
 def per_token(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], flags: Sequence[np.ndarray],
-              passed: Sequence, crits: Sequence, near: Sequence | None = None,
-              p_near: Sequence | None = None) -> np.ndarray:
+              passed: Sequence, crits: Sequence, near: Sequence, p_near: Sequence) -> np.ndarray:
     """Distribution (cells, *dims) of one token's counts of events, one dimension per count:
     a token passing stage i adds ``passed[i]`` (a tuple, one 0 or 1 per count), a critical roll
     there ``crits[i]``, a near miss ``near[i]`` (with probability ``p_near[i]``, part of a failure):
     :func:`~workbench.rules.tokens.walk_back` over distributions of counts, each event a shift."""
     n = len(stages)
     zero = (0,) * len(passed[0])
-    near = near or [zero] * n
     add = lambda *vs: tuple(map(sum, zip(*vs)))
     moves = {"pass": list(passed) + [zero], "crit": [add(p, c) for p, c in zip(passed, crits)], "near": near,
              "later": [add(zero, *passed[i + 1:]) for i in range(n)]}
     one = np.ones((probs[0].shape[1],) + (1,) * len(zero))
-    counted = [p_near[i] if p_near is not None and any(near[i]) else None for i in range(n)]
-    return walk_back(stages, probs, one, one, one, one, repeat, _sum,
+    counted = [p_near[i] if any(near[i]) else None for i in range(n)]
+    return walk_back(stages, probs, one, one, one, one, power, _sum,
                      lambda x, i, event: _shift(x, moves[event][i]), flags, counted)
 
 
 def near_chances(stages: Sequence[RuleStage], dice: Sequence, cells: int) -> list[np.ndarray]:
     """Per stage, each cell's chance of a near miss (0 where the stage counts none)."""
-    out = []
-    for st, die in zip(stages, dice):
-        if st.near_miss_tally:
-            c, denom = die.near_counts()
-            out.append(np.broadcast_to(c / denom, (cells,)))
-        else:
-            out.append(np.zeros(cells))
-    return out
+    return [np.broadcast_to(np.divide(*die.near_counts()), (cells,)) if st.near_miss_tally else np.zeros(cells)
+            for st, die in zip(stages, dice)]
 
 
 def _events(stages: Sequence[RuleStage], names: Sequence[str], finals: bool = False) -> tuple[list, list, list]:
@@ -296,11 +278,8 @@ def chance(c: Chance, dist: np.ndarray, env: Mapping[str, Any], names: Sequence[
 
 def sampled_chance(c: Chance, counts: Mapping[str, np.ndarray], env: Mapping[str, Any]) -> np.ndarray:
     """Per sample: is ``c.when`` true for the sample's count(s) (``counts``: name -> per sample)."""
-    names = c.reads
     env2 = {k: np.asarray(v) for k, v in env.items()}
-    n = np.shape(counts[names[0]])
-    for name in names:
-        env2[name] = np.asarray(counts[name], dtype=np.int64)
-        if c.up_to is not None:
-            env2[name] = np.minimum(env2[name], c.up_to)
-    return np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, n)
+    for name in c.reads:
+        x = np.asarray(counts[name], dtype=np.int64)
+        env2[name] = x if c.up_to is None else np.minimum(x, c.up_to)
+    return np.broadcast_to(c.when.evaluate(env2, f"chances[{c.index}].when") != 0, np.shape(counts[c.reads[0]]))

@@ -12,7 +12,7 @@ scores at most one success.
 
 Several counts at once (a tally, criticals, near misses) are a polynomial in one variable per
 count, a distribution (cells, *dims): the same walk builds it (:func:`walk_back`, each event a
-shift), and its arithmetic is here too (:func:`mixture` over a tokens die, :func:`repeat`).
+shift), and its arithmetic is here too (:func:`mixture` over a tokens die, :func:`power`).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ import numpy as np
 from .. import engine as core
 from .spec import RuleStage
 
-__all__ = ["mixture", "repeat", "per_attack", "expected_tokens", "successes", "per_attack_figures", "stage_pass_pmfs", "trim",
+__all__ = ["mixture", "power", "per_attack", "expected_tokens", "successes", "per_attack_figures", "stage_pass_pmfs", "trim",
            "walk_back", "step_forward", "multiplies", "token_bounds"]
 
 
@@ -68,14 +68,6 @@ def _conv_joint(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def repeat(g: np.ndarray, n: int) -> np.ndarray:
-    """The joint counts of ``n`` independent tokens of distribution ``g`` (cells, *dims), one at a time."""
-    out = np.ones((g.shape[0],) + (1,) * (g.ndim - 1))
-    for _ in range(n):
-        out = _conv_joint(out, g)
-    return out
-
-
 def mixture(g: np.ndarray, n: np.ndarray) -> np.ndarray:
     """(G + G^2 + ... + G^n) / n for each cell's n: 1..n tokens, equally likely."""
     top = int(n.max())
@@ -98,9 +90,9 @@ def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return core.convolve(a, b)   # (which loops over the shorter count axis)
 
 
-def _power(g: np.ndarray, n: int) -> np.ndarray:
-    """The sum of ``n`` independent counts of distribution ``g``, by repeated squaring."""
-    out = np.ones(g.shape[:-1] + (1,))
+def power(g: np.ndarray, n: int) -> np.ndarray:
+    """The sum of ``n`` independent counts of distribution ``g`` (cells, *dims), by repeated squaring."""
+    out = np.ones((g.shape[0],) + (1,) * (g.ndim - 1))
     base = g
     while n:
         if n & 1:
@@ -184,7 +176,7 @@ def _backward(stages: Sequence[RuleStage], probs: Sequence[np.ndarray], at_end: 
               past_end: np.ndarray) -> np.ndarray:
     """:func:`walk_back` over distributions (cells, k) of final successes."""
     cells = at_end.shape[0]
-    return walk_back(stages, probs, at_end, past_end, _point(cells, 0), _point(cells, 1), _power, _sum)
+    return walk_back(stages, probs, at_end, past_end, _point(cells, 0), _point(cells, 1), power, _sum)
 
 
 def per_attack(stages: Sequence[RuleStage], probs: Sequence[np.ndarray]) -> np.ndarray:
@@ -233,7 +225,7 @@ def successes(g0: np.ndarray, count: np.ndarray) -> np.ndarray:
         n = int(count[0]) if uniform else count
         return core.binomial_pmf(n, p, width=int(count.max()) + 1)
     if uniform:
-        return _power(g0, int(count[0]))
+        return power(g0, int(count[0]))
     n_max = int(count.max())
     out = np.zeros((g0.shape[0], n_max * (g0.shape[-1] - 1) + 1))
     p = np.ones((g0.shape[0], 1))

@@ -11,7 +11,7 @@ A range is written ``"lo..hi"`` (both ends included), as on the command line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
 from .reader import Reader
@@ -19,8 +19,6 @@ from .spec import RuleStat
 
 __all__ = ["View", "read", "KEYS", "SIDES", "BETTER", "STYLES", "CONCEPTS"]
 
-KEYS = ("title", "blurb", "colour", "trial", "token", "label", "controls", "start", "sliders", "steps", "words", "matchup", "seed", "diagnostics", "granularity",
-        "equivalence", "concepts", "effects")
 #: whose stat a diagnostics stat is
 SIDES = ("attacker", "defender")
 #: which way of a diagnostics stat helps its side
@@ -69,6 +67,10 @@ class View:
     equivalence: Mapping[str, Any] | None = None
     concepts: Mapping[str, tuple] = field(default_factory=dict)
     effects: Mapping[str, str] = field(default_factory=dict)
+
+
+#: the keys of ``[view]``: the fields of :class:`View`
+KEYS = tuple(f.name for f in fields(View))
 
 
 def effect_labels(chances: Any, view: View) -> dict[str, str]:
@@ -134,15 +136,13 @@ def _matchup(r: Reader, data: Any, by_name) -> dict[str, tuple]:
         if side == "always":
             out[side] = tuple(_stat(r, by_name, x, f"{where}[{i}]").name for i, x in enumerate(items))
             continue
-        triples = []
         for i, item in enumerate(items):
             if not (isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) for x in item)
                     and item[2] in STYLES):
                 r.fail(f"{where}[{i}]", '["stat", "label", "style"] with style one of '
                        + ", ".join(f'"{s}"' for s in STYLES), item)
             _stat(r, by_name, item[0], f"{where}[{i}]")
-            triples.append(tuple(item))
-        out[side] = tuple(triples)
+        out[side] = tuple(map(tuple, items))
     return out
 
 
@@ -226,10 +226,9 @@ def read(r: Reader, data: Any, stats: tuple[RuleStat, ...]) -> View:
     # stat -> a value (the seed's matchup) or values (a range or a list: the grids searched)
     grids: dict[str, Any] = {k: _values(r, data[k], f"view.{k}", by_name, k != "seed") if k in data else None
                              for k in ("seed", "granularity", "equivalence")}
+    texts: dict[str, Any] = {k: r.string(data, k, "view", getattr(View, k)) for k in ("title", "blurb", "trial", "token", "label")}
     return View(
-        title=r.string(data, "title", "view", ""), blurb=r.string(data, "blurb", "view", ""), colour=colour,
-        trial=r.string(data, "trial", "view", "attack"), token=r.string(data, "token", "view", "hit"),
-        label=r.string(data, "label", "view", ""), controls=controls,
+        **texts, colour=colour, controls=controls,
         start=_values(r, data.get("start", {}), "view.start", by_name, False), sliders=sliders, steps=steps,
         words=words, matchup=_matchup(r, data["matchup"], by_name) if "matchup" in data else None,
         diagnostics=_diagnostics(r, data.get("diagnostics", {}), by_name, sliders),

@@ -28,12 +28,11 @@ from .budget import MAX_ATTACKS, check_tokens
 from .errors import BudgetError, ForbiddenError, RuleFileError
 from .expr import parse
 from .loader import COUNTS
-from .sampled import (_counted, check_sampled, expected_work, remove, removal_width, roll_tokens,
-                      unit_of)
+from .sampled import check_sampled, expected_work, remove, removal_width, roll_tokens, unit_of
 from .removal import advance, pooled_removal, remove as remove_exact
 from .spec import Removal, Volley
 from .tokens import _conv, successes, token_bounds
-from .words import said, save_stage
+from .words import said
 
 #: a RuleSystem (rules/system.py): that module calls this one, so it is not imported here
 Rules = Any
@@ -121,8 +120,7 @@ def resolve(rs: Rules, profiles: Any, method: str, samples: Any, seed: Any, shar
                  trial=rs.view.trial, system_title=rs.name, effect_labels=rs.effect_labels,
                  label=rs.view.label or "models removed", **figures)
     blows = sum(c * (t or 1) * token_bounds(p.played)[0] for c, t, p in zip(counts, tokens, plans))
-    saved, words["blows_vary"] = save_stage(removal, env0, unit_of(removal, env0, models),
-                                            blows if models is None else min(models, blows))
+    saved, words["blows_vary"] = rs._save_stage(env0, blows)
     stages = said_stages[0] + saved if alike else ()
     attacks_n = sum(counts) if same else None
     if method == "exact":
@@ -275,7 +273,7 @@ def sampled_tally(rs, rng, samples, envs, plans, counts, tokens, removal, models
                 not_needed += before >= models
             got = roll_tokens(rng, plan.played, plan.dice, count, n, n_tokens or 1)
             s = got.pop("finals")
-            for k, x in _counted(plan.played, (), env, got, s).items():
+            for k, x in got.items():
                 summed[k] = summed[k] + x if k in summed else x
             if spec is not None:
                 out[f"{spec.each}[{i}]"] = s

@@ -18,6 +18,7 @@ import numpy as np
 from .. import engine as core
 from ..errors import InputError
 from . import tally
+from .budget import check_value
 from .errors import BudgetError
 from .frozen import remember
 from .spec import Chance, Removal
@@ -29,7 +30,7 @@ __all__ = ["unit", "exact", "sampled", "save_chances", "reads_removal", "joint_c
 MAX_CHAIN_WORK = 20_000_000
 
 
-def save_chances(removal: Removal, env: Mapping[str, Any], cells: int, check_value) -> tuple:
+def save_chances(removal: Removal, env: Mapping[str, Any], cells: int) -> tuple:
     """(P(save) of a fresh model, P(save) of a wounded one), arrays (cells,): a d``save_die`` roll
     at or above the ``save`` expression evaluated with ``wounded`` 0 and 1 (no save: zeros)."""
     if removal.save is None or removal.save_die is None:
@@ -49,15 +50,15 @@ def save_chances(removal: Removal, env: Mapping[str, Any], cells: int, check_val
 _UNITS: dict = {}
 
 
-def unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_value) -> dict:
+def unit(removal: Removal, env: Mapping[str, Any], cells: int, models) -> dict:
     """Every cell's tough flag, models that start wounded and save chances, checked."""
     exprs = (removal.save, removal.tough, removal.already_wounded)
     names = sorted(set().union(*(e.names for e in exprs if e is not None)) & env.keys())
     if cells != 1 or any(np.size(env[n]) != 1 for n in names):
-        return _unit(removal, env, cells, models, check_value)
+        return _unit(removal, env, cells, models)
 
     def kept() -> dict:   # read-only: every call of the same unit shares it
-        u = _unit(removal, env, cells, models, check_value)
+        u = _unit(removal, env, cells, models)
         for x in u.values():
             x.setflags(write=False)
         return u
@@ -67,7 +68,7 @@ def unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_val
     return remember(_UNITS, key, kept, 256)
 
 
-def _unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_value) -> dict:
+def _unit(removal: Removal, env: Mapping[str, Any], cells: int, models) -> dict:
     tough = (np.zeros(cells, dtype=bool) if removal.tough is None else
              np.broadcast_to(np.asarray(removal.tough.evaluate(env, "removal.tough")) != 0, (cells,)))
     k0 = np.zeros(cells, dtype=np.int64)
@@ -78,7 +79,7 @@ def _unit(removal: Removal, env: Mapping[str, Any], cells: int, models, check_va
             bad = int(np.flatnonzero(k0 > models)[0])
             raise InputError("removal.already_wounded", "at most the unit's models",
                              f"{int(k0[bad])} wounded models in a unit of {int(models[bad])}")
-    s0, s1 = save_chances(removal, env, cells, check_value)
+    s0, s1 = save_chances(removal, env, cells)
     return {"tough": tough, "k0": k0, "s0": s0, "s1": s1}
 
 
@@ -183,13 +184,6 @@ def _thinned(p_n: np.ndarray, q: np.ndarray, models: np.ndarray | None,
 def reads_removal(c: Chance) -> bool:
     """Does the chance read ``removed`` beside stage tallies (a joint chance of this module)?"""
     return isinstance(c.count, tuple) and "removed" in c.count
-
-
-def attack_joint(c: Chance, stages, probs, flags, p_near, n_tokens) -> np.ndarray:
-    """One attack's joint distribution (cells, *tallies, F) of the increments of the tallies the
-    chance reads (in its order) and its final successes (the tokens passing the last stage;
-    the loader refuses a last stage whose criticals add tokens); ``p_near``: :func:`tally.token_counts`'."""
-    return tally._one(stages, probs, flags, p_near, n_tokens, [n for n in c.count if n != "removed"], finals=True)
 
 
 #: multiply-adds of the attack-to-attack matrices of a chance reading removed beside tallies
