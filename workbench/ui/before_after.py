@@ -246,19 +246,14 @@ class BeforeAfterDashboard(LiveDashboard):
         self.enforce()
         df = variants.diff(self.a, self.b, grid=self.grid(), matchup=self.matchup())
         self.frame = df
-        self._draw(df)
+        figure = variants.diff_figure(df, title=" ")  # with the same two axes only the cells' values travel
+        figure.update_layout(height=460)
+        self.fig.show(figure)
         self.verdict.value = f"<p><b>{html.escape(variants.verdict(df))}</b></p>"
         self.movers.value = _movers_html(self._mover_table(df))
         self.link.query = self.query_string()
         self.error.value = ""
         return True
-
-    def _draw(self, df) -> None:
-        """The heatmaps of ``df``; with the same two axes only the cells' values travel to the
-        page (the plot sends what differs from the figure on show)."""
-        figure = variants.diff_figure(df, title=" ")
-        figure.update_layout(height=460)
-        self.fig.show(figure)
 
     def _mover_table(self, df):
         pair = (self.a, self.b)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import html
-from typing import Any, TypedDict
+from typing import Any
 
 import ipywidgets as W
 import pandas as pd
@@ -43,11 +43,7 @@ def _with(attribute: str) -> list[str]:
     return [k for k in systems.keys() if getattr(systems.get(k), attribute)]
 
 
-class _Shots(TypedDict, total=False):
-    shots: int
-
-
-def _shots(desc, shots: int) -> _Shots:
+def _shots(desc, shots: int) -> dict[str, Any]:
     """``{"shots": shots}`` when the system's first function takes shots."""
     return {"shots": shots} if "shots" in desc.arguments(desc.modes[0].function) else {}
 
