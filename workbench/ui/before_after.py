@@ -16,7 +16,7 @@ from typing import Any
 
 import ipywidgets as W
 
-from .. import systems, variants
+from .. import variants
 from ..controls import Control
 from ..errors import InputError, WorkbenchError
 from ..variants import Variant
@@ -63,15 +63,6 @@ def _free(a: Variant, b: Variant) -> dict[str, Control]:
 def _grid_stats(a: Variant, b: Variant) -> list[str]:
     """The stats a grid may step through: whole-number stats both take and neither fixes."""
     return [k for k, c in _free(a, b).items() if c.kind == "int"]
-
-
-def _placeholder_figure():
-    """The heatmaps' first figure, before a link is read: the first built-in system against
-    itself over two values of its first two stats (all zero; redrawn at once)."""
-    first = systems.get(systems.BUILTINS[0])
-    x, y = first.stats[:2]
-    grid = {x.name: list(x.values)[:2], y.name: list(y.values)[:2]}
-    return variants.diff_figure(variants.diff(first.key, first.key, grid=grid))
 
 
 def _axis_values(v: Variant, name: str) -> list[int]:
@@ -132,7 +123,7 @@ class BeforeAfterDashboard(LiveDashboard):
             w.observe(self._on_change, names="value")
         self.sliders: dict[str, W.ValueWidget] = {}
         self.slider_box = row([], "wb-controls")
-        self.fig = Plot(_placeholder_figure()).add_class("wb-diff-heatmap")
+        self.fig = Plot(bundle="cartesian").add_class("wb-diff-heatmap")
         from .forum import _FORMATS, PostTabs
         self.posts = PostTabs(_FORMATS[1:], tooltip="Markdown and BBCode of this change, and its heatmaps as a picture")
         self.posts.button.on_click(lambda _b: self.post())

@@ -98,6 +98,11 @@ def _tab_update(update):
     return run
 
 
+def _failing_in(line: str):
+    """A tab's redraw whose failure is the plain message in the tab's message line ``line``."""
+    return guard.guarded(lambda self, text: setattr(getattr(self, line), "value", error_html(text)))
+
+
 class DiagnosticsDashboard(Page, W.VBox):
     """Four tabs of design diagnostics and their link; see the module docstring.
 
@@ -242,6 +247,7 @@ class DiagnosticsDashboard(Page, W.VBox):
             self.sw_x.value, self.sw_y.value = names[0], names[-1] if len(names) > 1 else names[0]
 
     @_tab_update
+    @_failing_in("sw_msg")
     def update_sweep(self) -> pd.DataFrame | None:
         """Recompute the sweep tab; returns the sweep (None when the choice is invalid)."""
         key, x, y = self.sw_system.value, self.sw_x.value, self.sw_y.value
@@ -252,16 +258,12 @@ class DiagnosticsDashboard(Page, W.VBox):
         grid = {**desc.seed_matchup, **_shots(desc, self.sw_shots.value),
                 x: list(desc.stat(x).values), y: list(desc.stat(y).values)}
         value = self.sw_value.value
-        try:
-            df = compare.sweep(key, desc.modes[0].function, progress=False, **grid)
-            if value not in df.columns:
-                df[value] = 0.0
-            labels = stat_labels(key)
-            _show(self.sw_heat, compare.heatmap(df, x, y, value), labels)
-            _show(self.sw_lines, compare.lines(df, x, y, value), labels)
-        except Exception as exc:  # noqa: BLE001 - a plain message on the page, details in the log
-            self.sw_msg.value = error_html(guard.plain_message(exc))
-            return None
+        df = compare.sweep(key, desc.modes[0].function, progress=False, **grid)
+        if value not in df.columns:
+            df[value] = 0.0
+        labels = stat_labels(key)
+        _show(self.sw_heat, compare.heatmap(df, x, y, value), labels)
+        _show(self.sw_lines, compare.lines(df, x, y, value), labels)
         fixed = {k: v for k, v in desc.seed_matchup.items() if k not in (x, y, "shots")}
         words = {c.name: c for c in desc.modes[0].controls}
         self.sw_msg.value = ("The other stats stay at the basic matchup: "
@@ -348,13 +350,10 @@ class DiagnosticsDashboard(Page, W.VBox):
         return out
 
     @_tab_update
+    @_failing_in("eq_msg")
     def update_equivalence(self) -> pd.DataFrame | None:
         key, m = self.eq_system.value, self.matchup()
-        try:
-            res = compare.equivalent(key, m, best=3)
-        except Exception as exc:  # noqa: BLE001 - a plain message on the page, details in the log
-            self.eq_msg.value = error_html(guard.plain_message(exc))
-            return None
+        res = compare.equivalent(key, m, best=3)
         labels = {**{c.name: c.text for c in systems.get(key).modes[0].controls}, **stat_labels(key)}
         self.eq_msg.value = (f"Closest settings to {html.escape(systems.get(key).name)} "
                              f"({html.escape(', '.join(f'{labels.get(k, k)} {v}' for k, v in m.items()))}); distance: "
