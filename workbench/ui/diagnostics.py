@@ -17,7 +17,7 @@ import ipywidgets as W
 import pandas as pd
 
 from .. import compare, systems
-from ..controls import Control
+from ..controls import Control, dropdown, slider
 from . import guard
 from .controlwidgets import SharedLooks, make_control
 from .diagwords import _relabel, _show, _table, _words, stat_labels
@@ -58,15 +58,9 @@ def _view():
     return Plot(bundle="cartesian")
 
 
-def _menu(name: str, options, default: str, label: str, help: str, words=None) -> Control:
-    """A dropdown's control; ``words``: option -> how it reads (default: a system's name, "40k Changes")."""
-    says = words or {k: systems.get(k).name for k in options}
-    return Control(name, "choice", default, options=tuple(options), label=label, help=help,
-                   words=tuple((o, says[o]) for o in options))
-
-
-def _shots_slider(name: str, help: str) -> Control:
-    return Control(name, "int", 10, 1, 30, label="shots", help=help)
+def _names(keys: list[str]) -> dict[str, str]:
+    """System key -> how a menu of systems reads it, its name ("40k Changes")."""
+    return {k: systems.get(k).name for k in keys}
 
 
 def _page_controls(system: str) -> dict[str, Control]:
@@ -74,17 +68,18 @@ def _page_controls(system: str) -> dict[str, Control]:
     from .. import points
     with_stats, with_eq = _with("stats"), _with("equivalence_search")
     return {
-        "sweep_system": _menu("sweep_system", with_stats, system, "system", "the system swept"),
-        "sweep_show": _menu("sweep_show", VALUES, "mean", "show", "what the heatmap shows", VALUES),
-        "sweep_shots": _shots_slider("sweep_shots", "shots in each sweep cell"),
-        "plus_system": _menu("plus_system", with_stats, system, "system", "the system whose stats are stepped"),
-        "plus_shots": _shots_slider("plus_shots", "shots in the value-of-+1 matchup"),
-        "eq_system": _menu("eq_system", with_eq, system if system in with_eq else with_eq[0], "system",
-                           "the system of the matchup"),
-        "eq_shots": _shots_slider("eq_shots", "shots in the matchup"),
-        "eq_models": Control("eq_models", "int", 5, 1, 20, label="unit size", help="models in the target unit"),
-        "points_by": _menu("points_by", points.BY, "removed_per_100", "rank by", "what the ranking sorts by",
-                           points.BY),
+        "sweep_system": dropdown("sweep_system", system, with_stats, "system", "the system swept", _names(with_stats)),
+        "sweep_show": dropdown("sweep_show", "mean", VALUES, "show", "what the heatmap shows", VALUES),
+        "sweep_shots": slider("sweep_shots", 10, 1, 30, "shots", "shots in each sweep cell"),
+        "plus_system": dropdown("plus_system", system, with_stats, "system", "the system whose stats are stepped",
+                                _names(with_stats)),
+        "plus_shots": slider("plus_shots", 10, 1, 30, "shots", "shots in the value-of-+1 matchup"),
+        "eq_system": dropdown("eq_system", system if system in with_eq else with_eq[0], with_eq, "system",
+                              "the system of the matchup", _names(with_eq)),
+        "eq_shots": slider("eq_shots", 10, 1, 30, "shots", "shots in the matchup"),
+        "eq_models": slider("eq_models", 5, 1, 20, "unit size", "models in the target unit"),
+        "points_by": dropdown("points_by", "removed_per_100", points.BY, "rank by", "what the ranking sorts by",
+                              points.BY),
     }
 
 
