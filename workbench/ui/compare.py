@@ -189,7 +189,7 @@ class CompareDashboard(LiveDashboard):
 
     def query_string(self) -> str:
         qs = format_query(self.values(), COMPARE_CONTROLS)
-        return qs + (("&" if qs else "?") + "add=" + ",".join(self.added) if self.added else "")
+        return qs + ("&add=" + ",".join(self.added) if self.added else "")  # format_query's qs starts with "?"
 
     # -- the systems shown ---------------------------------------------------
     def add_system(self, key: str) -> None:

@@ -99,12 +99,8 @@ def _failing_in(line: str):
 
 
 class DiagnosticsDashboard(Page, W.VBox):
-    """Four tabs of design diagnostics and their link; see the module docstring.
-
-    ``controls()``: link key -> Control for the current choices;
-    ``query_string()`` / ``apply_query(qs)`` as the other dashboards;
-    ``show()`` applies the page's query string (under Voila), then displays.
-    """
+    """The tabs of design diagnostics and their link (see the module docstring); ``controls()``:
+    link key -> Control for the current choices."""
 
     def __init__(self, system: str | None = None, *, query: str | None = None):
         system = system or _with("stats")[0]

@@ -230,14 +230,11 @@ class PostTabs(W.VBox):
 class ForumPanel(PostTabs):
     """Buttons and boxes that turn the current outcome into a forum post.
 
-    ``get_outcome``: a callable returning the current
-    :class:`~workbench.outcome.Outcome` (or ``None`` while the inputs are
-    invalid), or a mapping of names to outcomes (the compare dashboard: one
-    side-by-side table and figure). ``images``: whether the one click also
-    renders PNG and SVG. After :meth:`generate`, ``outputs`` holds the texts
-    and the bytes of each figure download (keys ``explain, markdown, bbcode,
-    html, png, svg``); ``copy`` maps ``explain``/``markdown``/``bbcode`` to
-    the tab's :class:`CopyButton`.
+    ``get_outcome``: a callable returning the current :class:`~workbench.outcome.Outcome` (or
+    ``None`` while the inputs are invalid), or a mapping of names to outcomes (the compare
+    dashboard: one side-by-side table and figure). ``images``: whether the one click also renders
+    PNG and SVG. After :meth:`generate`, ``outputs`` holds the texts and the bytes of each figure
+    download (keys ``explain, markdown, bbcode, html, png, svg``).
     """
 
     def __init__(self, get_outcome: Callable[[], Outcome | Mapping[str, Outcome] | None], *, images: bool = True,

@@ -1,11 +1,10 @@
 """The Changes turn page: two forces, each player's plan, and what whole turns do.
 
 ``TurnDashboard()`` is the served page of :mod:`workbench.turn`: what a playtester sets is the
-turn's rule file, ``rules/changes/turn.toml`` (:mod:`workbench.ui.turncontrols`), the four scenarios it replays on the same dice, what it
-shows, its link and its measured redraw times are docs/dashboards.md, "The Changes turn page".
-As on the other dashboards, every control is read against its declared range
-(:mod:`workbench.ui.guard`), a bad link value leaves a working page with a message naming it,
-and nothing a viewer does puts a traceback on the page.
+turn's rule file, ``rules/changes/turn.toml`` (:mod:`workbench.ui.turncontrols`); the four
+scenarios it replays on the same dice, what it shows, its link and its measured redraw times are
+docs/dashboards.md, "The Changes turn page". As on the other dashboards (:mod:`workbench.ui.guard`),
+a bad link value leaves a working page with a message naming it, never a traceback.
 """
 from __future__ import annotations
 
@@ -53,14 +52,8 @@ class TurnDashboard(LiveDashboard):
     * ``TurnDashboard(system="my_changes")``: the page of a copy of the Changes folder (a key, a
       description or a :class:`~workbench.rules.RuleFolder`): its ``turn.toml``'s controls, and its
       shooting and melee files' dice;
-    * ``show()``: apply the page's link (under Voila), then display;
     * ``widget``: what is put on the page; ``controls``: link key -> Control;
       ``widgets``: link key -> widget;
-    * ``values()``: the current settings by link key (read against each
-      control's range); ``set_values(**values)``: set several with one redraw;
-      ``query_string()`` / ``apply_query(qs)``: the link;
-    * ``forces()``: the two forces (:class:`workbench.turn.UnitSpec` tuples);
-      ``policies()``: each player's policy as :func:`workbench.turn.study` takes it;
     * after a redraw, ``results``: scenario key (:data:`SCENARIOS`) -> the
       study's one-row-per-turn DataFrame, and ``numbers``: one row per
       scenario with what the Numbers table shows (as numbers).
@@ -97,11 +90,9 @@ class TurnDashboard(LiveDashboard):
         self.unit_rows: dict[str, list[W.Box]] = {}
         sides = []
         for side, (title, what) in self.sides.items():
-            rows = []
-            for i in range(1, self.turn.stat("units").max + 1):
-                rows.append(_row([self.widgets[f"{side}{i}_{k}"] for k in ("unit", "models", "cover")])
-                            .add_class(f"wb-unit-{side}{i}"))
-            self.unit_rows[side] = rows
+            rows = self.unit_rows[side] = [_row([self.widgets[f"{side}{i}_{k}"] for k in ("unit", "models", "cover")])
+                                           .add_class(f"wb-unit-{side}{i}")
+                                           for i in range(1, self.turn.stat("units").max + 1)]
             plan = [self.widgets[f"{side}_plan"], self.widgets[f"{side}_kill"]]
             if side == "b":
                 plan.append(self.widgets["b_answer"])
