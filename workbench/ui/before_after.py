@@ -216,17 +216,16 @@ class BeforeAfterDashboard(LiveDashboard):
                 except WorkbenchError as exc:
                     errors.append(str(exc))
         with self.hold():
-            if (a, b) != (self.a, self.b) or axes:
-                try:
-                    grid = None
-                    if axes:
-                        x = axes.get("x", (self.axes()[0], None))
-                        y = axes.get("y", (self.axes()[1], None))
-                        grid = {n: vals if vals is not None else _axis_values(a, n) for n, vals in (x, y)}
-                    if (a, b) != (self.a, self.b) or grid != self.grid():  # else: the page shows it already
-                        self._build(a, b, grid)
-                except WorkbenchError as exc:
-                    errors.append(str(exc))
+            try:
+                grid = None
+                if axes:
+                    x = axes.get("x", (self.axes()[0], None))
+                    y = axes.get("y", (self.axes()[1], None))
+                    grid = {n: vals if vals is not None else _axis_values(a, n) for n, vals in (x, y)}
+                if (a, b) != (self.a, self.b) or (grid is not None and grid != self.grid()):  # else: shown already
+                    self._build(a, b, grid)
+            except WorkbenchError as exc:
+                errors.append(str(exc))
             values = parse_controls(rest, self.controls, errors)
             if values:
                 self.set_values(**values)

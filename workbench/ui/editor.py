@@ -191,10 +191,8 @@ class RuleEditor:
     def outcomes(self):
         """``(baseline, current)`` outcomes at the dashboard's values (None where there is none:
         no baseline yet, or a value the baseline's stats do not take)."""
-        if self.dashboard is None or self.dashboard.current_outcome() is None:
-            return None, None
-        current = self.dashboard.current_outcome()
-        if self.baseline is None:
+        current = None if self.dashboard is None else self.dashboard.current_outcome()
+        if current is None or self.baseline is None:
             return None, current
         before = describe_rules(self.baseline, EDITOR_COLOUR)
         function = before.modes[0].function

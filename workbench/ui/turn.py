@@ -228,14 +228,12 @@ class TurnDashboard(LiveDashboard):
         own = self.folder is not turncontrols.folder()  # the built-in's folder is the simulator's own
         kw = dict(turns=values["turns"], seed=values["seed"], progress=False,
                   rules=dict(self.rules(), system=self.folder if own else None))
-        pol_a, _ = self.policies()
-        out = {}
-        for key, answer in (("engage", "engage"), ("under_fire", "under_fire")):
-            out[key] = study(a, b, policy_a=pol_a, policy_b=self.policies(answer)[1], **kw)
+        pol_a, pol_b = self.policies()
+        out = {answer: study(a, b, policy_a=pol_a, policy_b=self.policies(answer)[1], **kw)
+               for answer in ("engage", "under_fire")}
         chosen = values["b_answer"]
-        out["chosen"] = out[chosen] if chosen in out else study(a, b, policy_a=pol_a,
-                                                                policy_b=self.policies()[1], **kw)
-        out["igougo"] = study(a, b, policy_a=pol_a, policy_b=self.policies()[1], mode="igougo", **kw)
+        out["chosen"] = out[chosen] if chosen in out else study(a, b, policy_a=pol_a, policy_b=pol_b, **kw)
+        out["igougo"] = study(a, b, policy_a=pol_a, policy_b=pol_b, mode="igougo", **kw)
         return {k: out[k] for k in SCENARIOS}
 
     @staticmethod
