@@ -288,14 +288,13 @@ class ForumPanel(PostTabs):
         self._set_text("markdown", teach.to_markdown(target), f"{stem}.md")
         self._set_text("bbcode", teach.to_bbcode(target, tables=self.tables.value), f"{stem}.bbcode.txt")
         fig = export.outcome_figure(first) if len(many) == 1 else export.outcomes_figure(many)
-        width, height = self.size
         self.outputs["html"] = export.figure_html(fig).encode("utf-8")
         links = [file_link(self.outputs["html"], f"{stem}.html", "HTML (interactive, offline)")]
         note = ""
         if images:
             self.status.value = "Rendering PNG and SVG…"
             try:
-                imgs = export.figure_images(fig, ("png", "svg"), width=width, height=height)
+                imgs = export.figure_images(fig, ("png", "svg"), width=self.size[0], height=self.size[1])
             except WorkbenchError as exc:
                 note = f" <span style='color:#b00'>(no PNG/SVG: {html.escape(str(exc))})</span>"
             else:
