@@ -199,7 +199,7 @@ class CompareDashboard(LiveDashboard):
             return
         self.bases[d.key], self.names[d.key], self.colours[d.key] = base_kwargs(d.key), d.name, d.colour
         self.system_keys += (d.key,)
-        self.added += (d.key,)  # an added system is always shown: it was not, so it was not added
+        self.added += (d.key,)  # not shown, so not added yet
         if d.key in self.add_boxes and not self.add_boxes[d.key].value:
             self.add_boxes[d.key].value = True  # observed: comes back here and returns above
         self._on_change()
