@@ -16,7 +16,7 @@ from typing import Any
 
 import ipywidgets as W
 
-from .. import systems, variants
+from .. import variants
 from ..controls import Control
 from ..errors import InputError, WorkbenchError
 from ..variants import Variant
@@ -63,15 +63,6 @@ def _free(a: Variant, b: Variant) -> dict[str, Control]:
 def _grid_stats(a: Variant, b: Variant) -> list[str]:
     """The stats a grid may step through: whole-number stats both take and neither fixes."""
     return [k for k, c in _free(a, b).items() if c.kind == "int"]
-
-
-def _placeholder_figure():
-    """The heatmaps' first figure, before a link is read: the first built-in system against
-    itself over two values of its first two stats (all zero; redrawn at once)."""
-    first = systems.get(systems.BUILTINS[0])
-    x, y = first.stats[:2]
-    grid = {x.name: list(x.values)[:2], y.name: list(y.values)[:2]}
-    return variants.diff_figure(variants.diff(first.key, first.key, grid=grid))
 
 
 def _axis_values(v: Variant, name: str) -> list[int]:
@@ -132,7 +123,7 @@ class BeforeAfterDashboard(LiveDashboard):
             w.observe(self._on_change, names="value")
         self.sliders: dict[str, W.ValueWidget] = {}
         self.slider_box = row([], "wb-controls")
-        self.fig = Plot(_placeholder_figure()).add_class("wb-diff-heatmap")
+        self.fig = Plot(bundle="cartesian").add_class("wb-diff-heatmap")
         from .forum import _FORMATS, PostTabs
         self.posts = PostTabs(_FORMATS[1:], tooltip="Markdown and BBCode of this change, and its heatmaps as a picture")
         self.posts.button.on_click(lambda _b: self.post())
@@ -225,17 +216,16 @@ class BeforeAfterDashboard(LiveDashboard):
                 except WorkbenchError as exc:
                     errors.append(str(exc))
         with self.hold():
-            if (a, b) != (self.a, self.b) or axes:
-                try:
-                    grid = None
-                    if axes:
-                        x = axes.get("x", (self.axes()[0], None))
-                        y = axes.get("y", (self.axes()[1], None))
-                        grid = {n: vals if vals is not None else _axis_values(a, n) for n, vals in (x, y)}
-                    if (a, b) != (self.a, self.b) or grid != self.grid():  # else: the page shows it already
-                        self._build(a, b, grid)
-                except WorkbenchError as exc:
-                    errors.append(str(exc))
+            try:
+                grid = None
+                if axes:
+                    x = axes.get("x", (self.axes()[0], None))
+                    y = axes.get("y", (self.axes()[1], None))
+                    grid = {n: vals if vals is not None else _axis_values(a, n) for n, vals in (x, y)}
+                if (a, b) != (self.a, self.b) or (grid is not None and grid != self.grid()):  # else: shown already
+                    self._build(a, b, grid)
+            except WorkbenchError as exc:
+                errors.append(str(exc))
             values = parse_controls(rest, self.controls, errors)
             if values:
                 self.set_values(**values)
@@ -246,19 +236,14 @@ class BeforeAfterDashboard(LiveDashboard):
         self.enforce()
         df = variants.diff(self.a, self.b, grid=self.grid(), matchup=self.matchup())
         self.frame = df
-        self._draw(df)
+        figure = variants.diff_figure(df, title=" ")  # with the same two axes only the cells' values travel
+        figure.update_layout(height=460)
+        self.fig.show(figure)
         self.verdict.value = f"<p><b>{html.escape(variants.verdict(df))}</b></p>"
         self.movers.value = _movers_html(self._mover_table(df))
         self.link.query = self.query_string()
         self.error.value = ""
         return True
-
-    def _draw(self, df) -> None:
-        """The heatmaps of ``df``; with the same two axes only the cells' values travel to the
-        page (the plot sends what differs from the figure on show)."""
-        figure = variants.diff_figure(df, title=" ")
-        figure.update_layout(height=460)
-        self.fig.show(figure)
 
     def _mover_table(self, df):
         pair = (self.a, self.b)

@@ -138,7 +138,7 @@ class CompareDashboard(LiveDashboard):
         self.controls = self._controls(COMPARE_CONTROLS, SharedLooks())
         for w in self.controls.values():
             w.add_class("wb-concept")
-        self.table = self.effects = html_widget("wb-compare-table")
+        self.table = html_widget("wb-compare-table")
         self._message_and_link()
         from .. import points, profiles
         with_profiles = [s for s in self.system_keys if s in profiles.profile_systems()]
@@ -189,7 +189,7 @@ class CompareDashboard(LiveDashboard):
 
     def query_string(self) -> str:
         qs = format_query(self.values(), COMPARE_CONTROLS)
-        return qs + (("&" if qs else "?") + "add=" + ",".join(self.added) if self.added else "")
+        return qs + ("&add=" + ",".join(self.added) if self.added else "")  # format_query's qs starts with "?"
 
     # -- the systems shown ---------------------------------------------------
     def add_system(self, key: str) -> None:
@@ -199,8 +199,7 @@ class CompareDashboard(LiveDashboard):
             return
         self.bases[d.key], self.names[d.key], self.colours[d.key] = base_kwargs(d.key), d.name, d.colour
         self.system_keys += (d.key,)
-        if d.key not in self.added:
-            self.added += (d.key,)
+        self.added += (d.key,)  # not shown, so not added yet
         if d.key in self.add_boxes and not self.add_boxes[d.key].value:
             self.add_boxes[d.key].value = True  # observed: comes back here and returns above
         self._on_change()

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import functools
 import html
-from typing import Any, TypedDict
+from typing import Any
 
 import ipywidgets as W
 import pandas as pd
 
 from .. import compare, systems
-from ..controls import Control
+from ..controls import Control, dropdown, slider
 from . import guard
 from .controlwidgets import SharedLooks, make_control
 from .diagwords import _relabel, _show, _table, _words, stat_labels
@@ -43,11 +43,7 @@ def _with(attribute: str) -> list[str]:
     return [k for k in systems.keys() if getattr(systems.get(k), attribute)]
 
 
-class _Shots(TypedDict, total=False):
-    shots: int
-
-
-def _shots(desc, shots: int) -> _Shots:
+def _shots(desc, shots: int) -> dict[str, Any]:
     """``{"shots": shots}`` when the system's first function takes shots."""
     return {"shots": shots} if "shots" in desc.arguments(desc.modes[0].function) else {}
 
@@ -62,15 +58,9 @@ def _view():
     return Plot(bundle="cartesian")
 
 
-def _menu(name: str, options, default: str, label: str, help: str, words=None) -> Control:
-    """A dropdown's control; ``words``: option -> how it reads (default: a system's name, "40k Changes")."""
-    says = words or {k: systems.get(k).name for k in options}
-    return Control(name, "choice", default, options=tuple(options), label=label, help=help,
-                   words=tuple((o, says[o]) for o in options))
-
-
-def _shots_slider(name: str, help: str) -> Control:
-    return Control(name, "int", 10, 1, 30, label="shots", help=help)
+def _names(keys: list[str]) -> dict[str, str]:
+    """System key -> how a menu of systems reads it, its name ("40k Changes")."""
+    return {k: systems.get(k).name for k in keys}
 
 
 def _page_controls(system: str) -> dict[str, Control]:
@@ -78,17 +68,18 @@ def _page_controls(system: str) -> dict[str, Control]:
     from .. import points
     with_stats, with_eq = _with("stats"), _with("equivalence_search")
     return {
-        "sweep_system": _menu("sweep_system", with_stats, system, "system", "the system swept"),
-        "sweep_show": _menu("sweep_show", VALUES, "mean", "show", "what the heatmap shows", VALUES),
-        "sweep_shots": _shots_slider("sweep_shots", "shots in each sweep cell"),
-        "plus_system": _menu("plus_system", with_stats, system, "system", "the system whose stats are stepped"),
-        "plus_shots": _shots_slider("plus_shots", "shots in the value-of-+1 matchup"),
-        "eq_system": _menu("eq_system", with_eq, system if system in with_eq else with_eq[0], "system",
-                           "the system of the matchup"),
-        "eq_shots": _shots_slider("eq_shots", "shots in the matchup"),
-        "eq_models": Control("eq_models", "int", 5, 1, 20, label="unit size", help="models in the target unit"),
-        "points_by": _menu("points_by", points.BY, "removed_per_100", "rank by", "what the ranking sorts by",
-                           points.BY),
+        "sweep_system": dropdown("sweep_system", system, with_stats, "system", "the system swept", _names(with_stats)),
+        "sweep_show": dropdown("sweep_show", "mean", VALUES, "show", "what the heatmap shows", VALUES),
+        "sweep_shots": slider("sweep_shots", 10, 1, 30, "shots", "shots in each sweep cell"),
+        "plus_system": dropdown("plus_system", system, with_stats, "system", "the system whose stats are stepped",
+                                _names(with_stats)),
+        "plus_shots": slider("plus_shots", 10, 1, 30, "shots", "shots in the value-of-+1 matchup"),
+        "eq_system": dropdown("eq_system", system if system in with_eq else with_eq[0], with_eq, "system",
+                              "the system of the matchup", _names(with_eq)),
+        "eq_shots": slider("eq_shots", 10, 1, 30, "shots", "shots in the matchup"),
+        "eq_models": slider("eq_models", 5, 1, 20, "unit size", "models in the target unit"),
+        "points_by": dropdown("points_by", "removed_per_100", points.BY, "rank by", "what the ranking sorts by",
+                              points.BY),
     }
 
 
@@ -102,13 +93,14 @@ def _tab_update(update):
     return run
 
 
-class DiagnosticsDashboard(Page, W.VBox):
-    """Four tabs of design diagnostics and their link; see the module docstring.
+def _failing_in(line: str):
+    """A tab's redraw whose failure is the plain message in the tab's message line ``line``."""
+    return guard.guarded(lambda self, text: setattr(getattr(self, line), "value", error_html(text)))
 
-    ``controls()``: link key -> Control for the current choices;
-    ``query_string()`` / ``apply_query(qs)`` as the other dashboards;
-    ``show()`` applies the page's query string (under Voila), then displays.
-    """
+
+class DiagnosticsDashboard(Page, W.VBox):
+    """The tabs of design diagnostics and their link (see the module docstring); ``controls()``:
+    link key -> Control for the current choices."""
 
     def __init__(self, system: str | None = None, *, query: str | None = None):
         system = system or _with("stats")[0]
@@ -246,6 +238,7 @@ class DiagnosticsDashboard(Page, W.VBox):
             self.sw_x.value, self.sw_y.value = names[0], names[-1] if len(names) > 1 else names[0]
 
     @_tab_update
+    @_failing_in("sw_msg")
     def update_sweep(self) -> pd.DataFrame | None:
         """Recompute the sweep tab; returns the sweep (None when the choice is invalid)."""
         key, x, y = self.sw_system.value, self.sw_x.value, self.sw_y.value
@@ -256,16 +249,12 @@ class DiagnosticsDashboard(Page, W.VBox):
         grid = {**desc.seed_matchup, **_shots(desc, self.sw_shots.value),
                 x: list(desc.stat(x).values), y: list(desc.stat(y).values)}
         value = self.sw_value.value
-        try:
-            df = compare.sweep(key, desc.modes[0].function, progress=False, **grid)
-            if value not in df.columns:
-                df[value] = 0.0
-            labels = stat_labels(key)
-            _show(self.sw_heat, compare.heatmap(df, x, y, value), labels)
-            _show(self.sw_lines, compare.lines(df, x, y, value), labels)
-        except Exception as exc:  # noqa: BLE001 - a plain message on the page, details in the log
-            self.sw_msg.value = error_html(guard.plain_message(exc))
-            return None
+        df = compare.sweep(key, desc.modes[0].function, progress=False, **grid)
+        if value not in df.columns:
+            df[value] = 0.0
+        labels = stat_labels(key)
+        _show(self.sw_heat, compare.heatmap(df, x, y, value), labels)
+        _show(self.sw_lines, compare.lines(df, x, y, value), labels)
         fixed = {k: v for k, v in desc.seed_matchup.items() if k not in (x, y, "shots")}
         words = {c.name: c for c in desc.modes[0].controls}
         self.sw_msg.value = ("The other stats stay at the basic matchup: "
@@ -352,13 +341,10 @@ class DiagnosticsDashboard(Page, W.VBox):
         return out
 
     @_tab_update
+    @_failing_in("eq_msg")
     def update_equivalence(self) -> pd.DataFrame | None:
         key, m = self.eq_system.value, self.matchup()
-        try:
-            res = compare.equivalent(key, m, best=3)
-        except Exception as exc:  # noqa: BLE001 - a plain message on the page, details in the log
-            self.eq_msg.value = error_html(guard.plain_message(exc))
-            return None
+        res = compare.equivalent(key, m, best=3)
         labels = {**{c.name: c.text for c in systems.get(key).modes[0].controls}, **stat_labels(key)}
         self.eq_msg.value = (f"Closest settings to {html.escape(systems.get(key).name)} "
                              f"({html.escape(', '.join(f'{labels.get(k, k)} {v}' for k, v in m.items()))}); distance: "

@@ -57,10 +57,8 @@ def _table(df: pd.DataFrame, columns: list[str], floats: str = "{:.3f}") -> str:
 _CHANCE = re.compile(r"P\(([^()]*)\)")
 
 
-def _words(text):
+def _words(text: str) -> str:
     """"P(exactly N)" -> "chance (exactly N)"; argument names in words."""
-    if not isinstance(text, str):
-        return text
     return _CHANCE.sub(r"chance (\1)", text).replace("_", " ")
 
 

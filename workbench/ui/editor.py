@@ -111,16 +111,15 @@ class RuleEditor:
         if self._pending is not None:
             self._pending.cancel()
             self._pending = None
-        if self.debounce > 0:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                loop = None
-            if loop is not None:
-                self.status.value = _message_html("info", "reading the rule file…")
-                self._pending = loop.call_later(self.debounce, self.apply)
-                return
-        self.apply()
+        try:
+            loop = asyncio.get_running_loop() if self.debounce > 0 else None
+        except RuntimeError:  # no event loop running: parsed at once
+            loop = None
+        if loop is None:
+            self.apply()
+        else:
+            self.status.value = _message_html("info", "reading the rule file…")
+            self._pending = loop.call_later(self.debounce, self.apply)
 
     def apply(self) -> bool:
         """Parse the current text: redraw the dashboard if it parses, show the
@@ -135,10 +134,10 @@ class RuleEditor:
             self.error = exc
             self.status.value = _message_html("error", self._error_text(exc, text))
             return False
-        old, moved = {}, {}
+        moved = {}
         if self.dashboard is not None:
-            old, before = self.dashboard.values(), self.dashboard.defaults()
-            moved = {k: v for k, v in old.items() if before.get(k) != v}  # what the designer set by hand
+            before = self.dashboard.defaults()
+            moved = {k: v for k, v in self.dashboard.values().items() if before.get(k) != v}  # set by hand
         kept = {k: v for k, v in moved.items() if k in dashboard.specs and _fits(dashboard.specs[k], v)}
         if kept:
             dashboard.set_values(**kept)
@@ -192,10 +191,8 @@ class RuleEditor:
     def outcomes(self):
         """``(baseline, current)`` outcomes at the dashboard's values (None where there is none:
         no baseline yet, or a value the baseline's stats do not take)."""
-        if self.dashboard is None or self.dashboard.current_outcome() is None:
-            return None, None
-        current = self.dashboard.current_outcome()
-        if self.baseline is None:
+        current = None if self.dashboard is None else self.dashboard.current_outcome()
+        if current is None or self.baseline is None:
             return None, current
         before = describe_rules(self.baseline, EDITOR_COLOUR)
         function = before.modes[0].function

@@ -230,14 +230,11 @@ class PostTabs(W.VBox):
 class ForumPanel(PostTabs):
     """Buttons and boxes that turn the current outcome into a forum post.
 
-    ``get_outcome``: a callable returning the current
-    :class:`~workbench.outcome.Outcome` (or ``None`` while the inputs are
-    invalid), or a mapping of names to outcomes (the compare dashboard: one
-    side-by-side table and figure). ``images``: whether the one click also
-    renders PNG and SVG. After :meth:`generate`, ``outputs`` holds the texts
-    and the bytes of each figure download (keys ``explain, markdown, bbcode,
-    html, png, svg``); ``copy`` maps ``explain``/``markdown``/``bbcode`` to
-    the tab's :class:`CopyButton`.
+    ``get_outcome``: a callable returning the current :class:`~workbench.outcome.Outcome` (or
+    ``None`` while the inputs are invalid), or a mapping of names to outcomes (the compare
+    dashboard: one side-by-side table and figure). ``images``: whether the one click also renders
+    PNG and SVG. After :meth:`generate`, ``outputs`` holds the texts and the bytes of each figure
+    download (keys ``explain, markdown, bbcode, html, png, svg``).
     """
 
     def __init__(self, get_outcome: Callable[[], Outcome | Mapping[str, Outcome] | None], *, images: bool = True,
@@ -291,14 +288,13 @@ class ForumPanel(PostTabs):
         self._set_text("markdown", teach.to_markdown(target), f"{stem}.md")
         self._set_text("bbcode", teach.to_bbcode(target, tables=self.tables.value), f"{stem}.bbcode.txt")
         fig = export.outcome_figure(first) if len(many) == 1 else export.outcomes_figure(many)
-        width, height = self.size
         self.outputs["html"] = export.figure_html(fig).encode("utf-8")
         links = [file_link(self.outputs["html"], f"{stem}.html", "HTML (interactive, offline)")]
         note = ""
         if images:
             self.status.value = "Rendering PNG and SVG…"
             try:
-                imgs = export.figure_images(fig, ("png", "svg"), width=width, height=height)
+                imgs = export.figure_images(fig, ("png", "svg"), width=self.size[0], height=self.size[1])
             except WorkbenchError as exc:
                 note = f" <span style='color:#b00'>(no PNG/SVG: {html.escape(str(exc))})</span>"
             else:

@@ -1,11 +1,10 @@
 """The Changes turn page: two forces, each player's plan, and what whole turns do.
 
 ``TurnDashboard()`` is the served page of :mod:`workbench.turn`: what a playtester sets is the
-turn's rule file, ``rules/changes/turn.toml`` (:mod:`workbench.ui.turncontrols`), the four scenarios it replays on the same dice, what it
-shows, its link and its measured redraw times are docs/dashboards.md, "The Changes turn page".
-As on the other dashboards, every control is read against its declared range
-(:mod:`workbench.ui.guard`), a bad link value leaves a working page with a message naming it,
-and nothing a viewer does puts a traceback on the page.
+turn's rule file, ``rules/changes/turn.toml`` (:mod:`workbench.ui.turncontrols`); the four
+scenarios it replays on the same dice, what it shows, its link and its measured redraw times are
+docs/dashboards.md, "The Changes turn page". As on the other dashboards (:mod:`workbench.ui.guard`),
+a bad link value leaves a working page with a message naming it, never a traceback.
 """
 from __future__ import annotations
 
@@ -23,10 +22,11 @@ from ..controls import Control
 from ..rules.mechanisms.changes_turn import READINGS
 from ..turn import from_profile, study, summary
 from .controlwidgets import SharedLooks, declared
-from .live import FOLLOWS, LiveDashboard, checked
+from .live import FOLLOWS, LiveDashboard
 from .looks import PLOT_HEIGHT, html_widget, plot_layout, row as _row, table_html
 from .numbers import expected_text
 from .plotwidget import Plot
+from .query import format_query, parse_controls
 from . import turncontrols
 from .turncontrols import SHARED_READINGS, controls, unit_choices
 
@@ -35,6 +35,11 @@ SCENARIOS = {"chosen": "Changes turn, your answer",
              "engage": "Changes turn, passive always engages",
              "under_fire": "Changes turn, passive always stays under fire",
              "igougo": "I-go-you-go (active player first)"}
+#: scenario key -> how a chart's bar names it
+_SHORT = {"chosen": "your answer", "engage": "always engage", "under_fire": "always under fire",
+          "igougo": "I-go-you-go"}
+#: the readings of the rules a playtester may flip: the turn file's, then the four shared with shooting
+_READINGS = (*READINGS, *SHARED_READINGS)
 
 #: colours: the active player's losses, the passive player's
 _ACTIVE, _PASSIVE = "#4C72B0", "#C44E52"
@@ -47,14 +52,8 @@ class TurnDashboard(LiveDashboard):
     * ``TurnDashboard(system="my_changes")``: the page of a copy of the Changes folder (a key, a
       description or a :class:`~workbench.rules.RuleFolder`): its ``turn.toml``'s controls, and its
       shooting and melee files' dice;
-    * ``show()``: apply the page's link (under Voila), then display;
     * ``widget``: what is put on the page; ``controls``: link key -> Control;
       ``widgets``: link key -> widget;
-    * ``values()``: the current settings by link key (read against each
-      control's range); ``set_values(**values)``: set several with one redraw;
-      ``query_string()`` / ``apply_query(qs)``: the link;
-    * ``forces()``: the two forces (:class:`workbench.turn.UnitSpec` tuples);
-      ``policies()``: each player's policy as :func:`workbench.turn.study` takes it;
     * after a redraw, ``results``: scenario key (:data:`SCENARIOS`) -> the
       study's one-row-per-turn DataFrame, and ``numbers``: one row per
       scenario with what the Numbers table shows (as numbers).
@@ -91,11 +90,9 @@ class TurnDashboard(LiveDashboard):
         self.unit_rows: dict[str, list[W.Box]] = {}
         sides = []
         for side, (title, what) in self.sides.items():
-            rows = []
-            for i in range(1, self.turn.stat("units").max + 1):
-                rows.append(_row([self.widgets[f"{side}{i}_{k}"] for k in ("unit", "models", "cover")])
-                            .add_class(f"wb-unit-{side}{i}"))
-            self.unit_rows[side] = rows
+            rows = self.unit_rows[side] = [_row([self.widgets[f"{side}{i}_{k}"] for k in ("unit", "models", "cover")])
+                                           .add_class(f"wb-unit-{side}{i}")
+                                           for i in range(1, self.turn.stat("units").max + 1)]
             plan = [self.widgets[f"{side}_plan"], self.widgets[f"{side}_kill"]]
             if side == "b":
                 plan.append(self.widgets["b_answer"])
@@ -110,7 +107,7 @@ class TurnDashboard(LiveDashboard):
         run = _row([self.widgets["turns"], self.widgets["seed"]]).add_class("wb-turn-run")
         rules = W.VBox([W.HTML("<h3>Readings of the rules</h3><p>Where the rules can be read two ways: "
                                "each control says which reading is played.</p>"),
-                        _row([self.widgets[k] for k in self._readings])]).add_class("wb-turn-readings")
+                        _row([self.widgets[k] for k in _READINGS])]).add_class("wb-turn-readings")
         self._page("changes-turn", intro, [
             _row(sides), run, rules, self.error, self.status, self.notes,
             _row([self.figures["lost-active"], self.figures["lost-passive"]]),
@@ -132,14 +129,10 @@ class TurnDashboard(LiveDashboard):
     def _shown(self):
         return ((k, c, self.widgets[k]) for k, c in self.controls.items())
 
-    @property
-    def _readings(self) -> tuple[str, ...]:
-        return (*READINGS, *SHARED_READINGS)
-
     def rules(self) -> dict[str, Any]:
         """The readings of the current settings, as :func:`workbench.turn.study` takes them."""
         values = self.values()
-        return {k: values[k] for k in self._readings}
+        return {k: values[k] for k in _READINGS}
 
     def _shown_keys(self, values: dict[str, Any]) -> list[str]:
         """The link keys that matter for ``values``: the units on the table, the
@@ -150,11 +143,10 @@ class TurnDashboard(LiveDashboard):
             keys.append(f"{side}_units")
             for i in range(1, values[f"{side}_units"] + 1):
                 keys += [f"{side}{i}_unit", f"{side}{i}_models", f"{side}{i}_cover"]
-        return keys + ["turns", "seed"] + [k for k in self._readings if values[k] != self.controls[k].default]
+        return keys + ["turns", "seed"] + [k for k in _READINGS if values[k] != self.controls[k].default]
 
     def query_string(self) -> str:
         """``?a_plan=greedy&...``: the link to the current settings."""
-        from .query import format_query
         values = self.values()
         return format_query({k: values[k] for k in self._shown_keys(values)}, self.controls)
 
@@ -191,12 +183,10 @@ class TurnDashboard(LiveDashboard):
         """Set settings by link key with one redraw. A key the page has not, or a
         value its control cannot show, raises :class:`InputError` before anything
         changes. Returns whether the redraw succeeded."""
-        checked(values, self.controls, "setting")
         self._set(values, self.controls, self.widgets, "setting")
         return not self.error.value
 
     def _apply_query(self, qs: str, errors: list[str]) -> None:
-        from .query import parse_controls
         good = parse_controls(qs, self.controls, errors)
         if good or self.numbers is None:  # a link without settings keeps what is drawn
             with self.hold():
@@ -238,14 +228,12 @@ class TurnDashboard(LiveDashboard):
         own = self.folder is not turncontrols.folder()  # the built-in's folder is the simulator's own
         kw = dict(turns=values["turns"], seed=values["seed"], progress=False,
                   rules=dict(self.rules(), system=self.folder if own else None))
-        pol_a, _ = self.policies()
-        out = {}
-        for key, answer in (("engage", "engage"), ("under_fire", "under_fire")):
-            out[key] = study(a, b, policy_a=pol_a, policy_b=self.policies(answer)[1], **kw)
+        pol_a, pol_b = self.policies()
+        out = {answer: study(a, b, policy_a=pol_a, policy_b=self.policies(answer)[1], **kw)
+               for answer in ("engage", "under_fire")}
         chosen = values["b_answer"]
-        out["chosen"] = out[chosen] if chosen in out else study(a, b, policy_a=pol_a,
-                                                                policy_b=self.policies()[1], **kw)
-        out["igougo"] = study(a, b, policy_a=pol_a, policy_b=self.policies()[1], mode="igougo", **kw)
+        out["chosen"] = out[chosen] if chosen in out else study(a, b, policy_a=pol_a, policy_b=pol_b, **kw)
+        out["igougo"] = study(a, b, policy_a=pol_a, policy_b=pol_b, mode="igougo", **kw)
         return {k: out[k] for k in SCENARIOS}
 
     @staticmethod
@@ -282,7 +270,7 @@ class TurnDashboard(LiveDashboard):
             self.figures[key].show(fig)
 
         n = numbers.set_index("scenario")
-        names = [_short(k) for k in SCENARIOS]
+        names = [_SHORT[k] for k in SCENARIOS]
         ratios = [float(n.loc[k, "exchange"]) for k in SCENARIOS]
         shown = [r if math.isfinite(r) else 0.0 for r in ratios]
         fig = go.Figure(layout=self._layout("Passive models lost per active model lost", "",
@@ -342,11 +330,6 @@ class TurnDashboard(LiveDashboard):
 def _answer_words(control: Control, key: str) -> str:
     """"stay under fire": an answer as a table cell says it (the control's words without their note)."""
     return control.say(key).split(" (")[0].lower()
-
-
-def _short(key: str) -> str:
-    return {"chosen": "your answer", "engage": "always engage", "under_fire": "always under fire",
-            "igougo": "I-go-you-go"}[key]
 
 
 def _ratio_text(r: float) -> str:
