@@ -33,7 +33,7 @@ from . import kernelchannel
 from .compressed import precompressed
 from .kernelpool import PacedRefill
 from .rulepages import RulePages
-from .serve import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, ListenError, landing_page,
+from .servepages import (BUSY_RETRY_S, DASHBOARDS, DISCONNECT_GRACE, TOKEN_COOKIE, VOILA_DIR, ListenError, landing_page,
                     refuse, shutdown_every_kernel, token_cookie_value)
 from .voila_internals import has_pools, pooled, pooled_kernel_id
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 
 from . import systems
-from .serve import TURN_LINE, Dashboard
+from .servepages import TURN_LINE, Dashboard
 
 __all__ = ["RulePages", "stage_rule_pages", "rule_notebook", "rule_dashboard", "BrokenRulePage"]
 
