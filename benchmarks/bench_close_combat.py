@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from reference import forgotten_cc as ref  # noqa: E402  (the oracle lives beside the tests)
 
 from workbench.rules import die  # noqa: E402
-from workbench.rules.mechanisms import two_sided_close_combat  # noqa: E402
+from workbench.rules.mechanisms import two_sided, two_sided_close_combat  # noqa: E402
 from workbench.systems import forgotten as fg  # noqa: E402
 
 QUICK = "--quick" in sys.argv
@@ -45,7 +45,7 @@ CASES = {
 def forget() -> None:
     """Empty what the close-combat mechanism and the dice remember between calls."""
     two_sided_close_combat._VALUES.clear()
-    two_sided_close_combat._faces_passed.cache_clear()
+    two_sided._faces_passed.cache_clear()
     die._probabilities.cache_clear()
 
 
