@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from .plan import Plan, StagePmfs, make_plan
 from .words import said, save_stage
 from .volley import resolve as resolve_volley, sampled_tally
 from .sampled import unit_of
-from .removal import remove
+from .removal import fixed_damage_removal, remove
 from .spec import Chance, Removal, RuleStage, Volley
 from .stats import StatChecks
 from .tokens import successes
@@ -158,6 +159,23 @@ class RuleSystem(StatChecks, Immutable):
             return self.chances
         return tuple(c for c in self.chances if size not in c.when.names)
 
+    def _removal_chances(self, env: Mapping[str, Any], pmf: np.ndarray, p_n: np.ndarray) -> dict[str, float]:
+        """:func:`~workbench.rules.tally.chance` for one cell of scalar stats, without its arrays:
+        each chance's condition over the counts is remembered by the values of the stats it reads
+        (a dashboard's slider move resolves one cell again and again)."""
+        def condition(c: Chance, size: int) -> np.ndarray:   # at each count k (at most up_to when it says so)
+            k = np.arange(size)
+            read = dict(env, **{str(c.count): k if c.up_to is None else np.minimum(k, c.up_to)})
+            return np.broadcast_to(c.when.evaluate(read, f"chances[{c.index}].when") != 0, k.shape).astype(float)
+
+        out = {}
+        for c in self._defined(env):
+            dist = pmf if c.count == "removed" else p_n[0]
+            key = ("chance", c.index, dist.size, *(env[n] for n in sorted(c.when.names - {c.count})))
+            cond = remember(self.__dict__["_values"], key, functools.partial(condition, c, dist.size))
+            out[c.name] = float(np.clip(dist @ cond, 0.0, 1.0))
+        return out
+
     def _removal(self, env: Mapping[str, Any]):
         """The removal for these stats: an optional stat left "none" as ``models`` is a unit without a size."""
         r = self.removal
@@ -210,7 +228,7 @@ class RuleSystem(StatChecks, Immutable):
         return self._shown(env, self._plan(env), count, n_tokens)
 
     def _shown(self, env, plan: Plan, count: int, n_tokens: int | None) -> dict[str, Any]:
-        saved, blows_vary = self._save_stage(env, count * (n_tokens or 1) * token_bounds(plan.played)[0])
+        saved, blows_vary = self._save_stage(env, lambda: count * (n_tokens or 1) * token_bounds(plan.played)[0])
         return {"stages": said(plan.stages, plan.staged, env) + saved, "blows_vary": blows_vary,
                 "save": saved[0] if saved else None}
 
@@ -230,14 +248,14 @@ class RuleSystem(StatChecks, Immutable):
         return sampled_tally(self, rng, samples, [env], [plan], [count], [n_tokens], self._removal(env), models,
                              wounds, damage, chances, bounds=token_bounds(plan.played), per_sample=per_sample)
 
-    def _save_stage(self, env, blows: int) -> tuple[tuple[Stage, ...], bool]:
+    def _save_stage(self, env, blows: Callable[[], int]) -> tuple[tuple[Stage, ...], bool]:
         """:func:`~workbench.rules.words.save_stage` of a removal model by model at these stats, whose
-        attacks (a volley's: all its profiles') make at most ``blows`` blows."""
+        attacks (a volley's: all its profiles') make at most ``blows()`` blows (worked out only then)."""
         removal = self._removal(env)
         if not removal.by_model:
             return (), False
-        models = self._unit(env)[0]
-        return save_stage(removal, env, unit_of(removal, env, models), blows if models is None else min(models, blows))
+        models, most = self._unit(env)[0], blows()
+        return save_stage(removal, env, unit_of(removal, env, models), most if models is None else min(models, most))
 
     def _value(self, expr, env, field) -> int:
         """One expression's value for scalar stats, remembered by the values of the stats it reads."""
@@ -292,12 +310,16 @@ class RuleSystem(StatChecks, Immutable):
         models removed and the effects."""
         models, wounds, damage = self._unit(env)
         p_n, effects = self._plain(count, plan)
-        pmf, wasted, _ = remove(self._removal(env), one_cell_env(env), p_n, one_cell(models), one_cell(wounds),
-                                one_cell(damage), self.path)
-        effects["wasted_damage"] = float(wasted[0])
-        for c in self._defined(env):   # only chances over removed or successes come this way (see _counted)
-            effects[c.name] = float(tally.chance(c, pmf if c.count == "removed" else p_n, env)[0])
-        return pmf[0], effects
+        r = self._removal(env)
+        if r.removed is None and not r.by_model and r.damage_roll is None:   # a fixed damage: Python integers
+            pmf, wasted = fixed_damage_removal(p_n[0], models, wounds, damage, r.spill)
+        else:
+            pmfs, waste, _ = remove(r, one_cell_env(env), p_n, one_cell(models), one_cell(wounds), None, self.path)
+            pmf, wasted = pmfs[0], float(waste[0])
+        effects["wasted_damage"] = wasted
+        if self.chances:   # only chances over removed or successes come this way
+            effects.update(self._removal_chances(env, pmf, p_n))
+        return pmf, effects
 
     def _general(self, env, plan: Plan, count: int, n_tokens: int | None) -> tuple[np.ndarray, dict]:
         """One cell of :func:`engine.finish`: files with random tokens per attack, tallies or

@@ -119,8 +119,8 @@ def resolve(rs: Rules, profiles: Any, method: str, samples: Any, seed: Any, shar
     words = dict(effect_kinds=dict(rs._effect_kinds, **({spec.not_needed: "expected"} if spec.not_needed else {})),
                  trial=rs.view.trial, system_title=rs.name, effect_labels=rs.effect_labels,
                  label=rs.view.label or "models removed", **figures)
-    blows = sum(c * (t or 1) * token_bounds(p.played)[0] for c, t, p in zip(counts, tokens, plans))
-    saved, words["blows_vary"] = rs._save_stage(env0, blows)
+    saved, words["blows_vary"] = rs._save_stage(env0, lambda: sum(
+        c * (t or 1) * token_bounds(p.played)[0] for c, t, p in zip(counts, tokens, plans)))
     stages = said_stages[0] + saved if alike else ()
     attacks_n = sum(counts) if same else None
     if method == "exact":
