@@ -827,6 +827,21 @@ def test_diagnostics_bad_link_names_each_bad_value_and_keeps_working():
     assert "sweep_shots=11" in d.link.query
 
 
+def test_diagnostics_read_each_value_against_its_controls_declared_range():
+    """As on the other pages, a widget pushed past its control's range (as a browser could send)
+    reads as the declared value, in the values and in the link."""
+    from workbench.ui.diagnostics import DiagnosticsDashboard
+    d = DiagnosticsDashboard("changes")
+    with d.held():
+        d.sw_shots.max = 5000
+        d.sw_shots.value = 4000
+        d.eq_models.min = -50
+        d.eq_models.value = -7
+    values = d.values()
+    assert (values["sweep_shots"], values["eq_models"]) == (30, 1)
+    assert "sweep_shots=30" in d.query_string() and "eq_models=1" in d.query_string()
+
+
 def test_compare_link_out_of_one_systems_range_keeps_its_values_and_says_which():
     dash = CompareDashboard(query="?toughness=4&shots=3&bogus=1")
     text = _text(dash.error.value)

@@ -152,10 +152,13 @@ class DiagnosticsDashboard(Page, W.VBox):
         return {**self._made, "sweep_x": self.sw_x, "sweep_y": self.sw_y,
                 **{f"eq_{name}": s for name, s in zip(self._eq_names, self.eq_sliders.children)}}
 
+    def _shown(self):
+        controls = self.controls()
+        return [(k, controls[k], w) for k, w in self._widgets().items()]
+
     def values(self) -> dict[str, Any]:
-        """The current settings by link key."""
-        tab = list(TABS)[self.tabs.selected_index or 0]
-        return {"tab": tab, **{k: w.value for k, w in self._widgets().items()}}
+        """The current settings by link key, each read against its control's declared range."""
+        return {"tab": list(TABS)[self.tabs.selected_index or 0], **super().values()}
 
     def query_string(self) -> str:
         return format_query(self.values(), self.controls())

@@ -47,7 +47,8 @@ FOLLOWS = ("The charts and the numbers follow once you let go of a control; rest
 
 class Page:
     """What every page shares: ``widget`` (what is put on the page), its message line ``error``,
-    holding its recomputes (:meth:`held`), and :meth:`show` with the page's link applied."""
+    its values read against its controls (:meth:`values`, from each page's ``_shown()``), holding
+    its recomputes (:meth:`held`), and :meth:`show` with the page's link applied."""
 
     widget: Any  # what is put on the page: each subclass's __init__ sets it
     error: W.HTML  # the message line: each subclass's __init__ sets it (:meth:`_message_and_link`)
@@ -69,6 +70,20 @@ class Page:
 
     def _apply_query(self, qs: str, errors: list[str]) -> None:  # pragma: no cover - every subclass has one
         raise NotImplementedError
+
+    def _shown(self) -> Iterable[tuple[str, Control, W.ValueWidget]]:  # pragma: no cover - every subclass has one
+        """``(name, control, widget)`` of every control the page reads."""
+        raise NotImplementedError
+
+    def values(self) -> dict[str, Any]:
+        """The current values by name, each read against its control's declared range."""
+        return {k: _to_arg(c, declared(c, w.value)) for k, c, w in self._shown()}
+
+    def enforce(self) -> bool:
+        """Put every control back to its declared range, options and type (what a viewer may have
+        changed over the websocket), without a recompute; returns whether any changed."""
+        with self.held():
+            return any([enforce(c, w) for _, c, w in self._shown()])
 
     def _show_error(self, message: str) -> None:
         self.error.value = error_html(message)
@@ -168,20 +183,6 @@ class LiveDashboard(Page):
             yield
         if self._hold == 0:
             self.refresh()
-
-    def _shown(self) -> Iterable[tuple[str, Control, W.ValueWidget]]:  # pragma: no cover - every subclass has one
-        """``(name, control, widget)`` of every control the page reads."""
-        raise NotImplementedError
-
-    def values(self) -> dict[str, Any]:
-        """The current values by name, each read against its control's declared range."""
-        return {k: _to_arg(c, declared(c, w.value)) for k, c, w in self._shown()}
-
-    def enforce(self) -> bool:
-        """Put every control back to its declared range, options and type (what a viewer may have
-        changed over the websocket), without a recompute; returns whether any changed."""
-        with self.held():
-            return any([enforce(c, w) for _, c, w in self._shown()])
 
     @on_page
     def _on_change(self, change=None) -> None:
