@@ -173,9 +173,6 @@ class BeforeAfterDashboard(LiveDashboard):
             y = next(k for k in self.stats if k != x)
         return x, y
 
-    def _shown(self):
-        return ((k, self.controls[k], w) for k, w in self.sliders.items())
-
     def grid(self) -> dict[str, list[int]]:
         x, y = self.axes()
         return {x: self.axis_values[x], y: self.axis_values[y]}

@@ -175,9 +175,6 @@ class CompareDashboard(LiveDashboard):
             self.apply_query(query)
 
     # -- reading -----------------------------------------------------------
-    def _shown(self):
-        return ((k, COMPARE_CONTROLS[k], w) for k, w in self.controls.items())
-
     def kwargs(self, system: str) -> dict[str, Any]:
         """The stat-level arguments of ``system`` for the current sliders."""
         return compare_kwargs(system, self.bases[system], **self.values())

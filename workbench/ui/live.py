@@ -116,11 +116,12 @@ class Page:
 class LiveDashboard(Page):
     """Base of the slider pages (:class:`~workbench.ui.SystemDashboard`, the compare, before/after
     and turn pages). A subclass sets ``widget`` and ``error`` and implements ``_recompute()`` (the
-    one recompute), ``_shown()`` and ``_apply_query(qs, errors)``; its controls call
-    :meth:`_on_change`."""
+    one recompute) and ``_apply_query(qs, errors)``; its controls are made by :meth:`_controls`
+    (or call :meth:`_on_change`)."""
 
     current_outcome: Callable[[], Any]  # what a forum post explains (pages with one)
     recomputes = 0
+    _made_controls: list[tuple[str, Control, W.ValueWidget]] = []  # what _controls() made, none yet
 
     def refresh(self) -> bool:
         """The one recompute (:meth:`_recompute`), then the callbacks of :meth:`on_refresh`; on any
@@ -151,11 +152,17 @@ class LiveDashboard(Page):
         return W.VBox([ForumPanel(self.current_outcome)]).add_class("wb-panels")
 
     def _controls(self, specs: Mapping[str, Control], looks: SharedLooks | None = None) -> dict[str, W.ValueWidget]:
-        """A widget per control of ``specs`` (:func:`make_control`), each recomputing the page when moved."""
+        """A widget per control of ``specs`` (:func:`make_control`), each recomputing the page when moved;
+        by default they are the controls the page reads (``_shown()``)."""
         out = {k: make_control(c, looks) for k, c in specs.items()}
         for w in out.values():
             w.observe(self._on_change, names="value")
+        self._made_controls = [(k, specs[k], w) for k, w in out.items()]
         return out
+
+    def _shown(self) -> Iterable[tuple[str, Control, W.ValueWidget]]:
+        """``(name, control, widget)`` of every control the page reads: those :meth:`_controls` made last."""
+        return self._made_controls
 
     def _set(self, values: Mapping[str, Any], specs: Mapping[str, Control], widgets: Mapping[str, W.ValueWidget],
              field: str = "argument") -> None:

@@ -126,9 +126,6 @@ class TurnDashboard(LiveDashboard):
             self.refresh()
 
     # -- reading -----------------------------------------------------------
-    def _shown(self):
-        return ((k, c, self.widgets[k]) for k, c in self.controls.items())
-
     def rules(self) -> dict[str, Any]:
         """The readings of the current settings, as :func:`workbench.turn.study` takes them."""
         values = self.values()
