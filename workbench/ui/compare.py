@@ -29,7 +29,7 @@ from ..systems.description import CONCEPT_NAMES, Step
 from . import guard
 from .controlwidgets import SharedLooks
 from .live import LiveDashboard, error_html
-from .looks import html_widget, plot_layout, row, table_html
+from .looks import html_widget, row, table_html
 from .plotwidget import Plot
 from .query import format_query, parse_controls, split_query
 
@@ -146,8 +146,8 @@ class CompareDashboard(LiveDashboard):
         self.points = html_widget("wb-points-table", points.table_html(points.rank(systems_=with_profiles)))
         self.panels = self._forum_panels()
         # the legend sits under the axis, where it hides no bar
-        self._plot_layout = plot_layout(height=400, margin=dict(l=50, r=12, t=45, b=95), bargap=0.15,
-                                        legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
+        self._plot_layout = figures.plot_layout(height=400, margin=dict(l=50, r=12, t=45, b=95), bargap=0.15,
+                                                legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
         self.fig_dist, self.fig_means = (Plot(None).add_class(f"wb-plot-{k}") for k in ("compare", "means"))
         intro = ("<h2>Every system, one matchup</h2><p>In each system a basic trooper fires its basic "
                  "gun at a basic trooper of the same army list. Each slider moves every system's own stat "

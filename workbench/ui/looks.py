@@ -13,10 +13,9 @@ from typing import Iterable, Sequence
 
 import ipywidgets as W
 
-from ..figures import PLOT_HEIGHT, plot_layout
 from .plotwidget import static_text
 
-__all__ = ["PLOT_HEIGHT", "plot_layout", "page_style", "row", "show_widget", "table_html", "html_widget", "STYLE"]
+__all__ = ["page_style", "row", "show_widget", "table_html", "html_widget", "STYLE"]
 
 
 STYLE = static_text("page.css")

@@ -19,11 +19,12 @@ import plotly.graph_objects as go
 
 from .. import teach
 from ..controls import Control
+from ..figures import PLOT_HEIGHT, plot_layout
 from ..rules.mechanisms.changes_turn import READINGS
 from ..turn import from_profile, study, summary
 from .controlwidgets import SharedLooks, declared
 from .live import FOLLOWS, LiveDashboard
-from .looks import PLOT_HEIGHT, html_widget, plot_layout, row as _row, table_html
+from .looks import html_widget, row as _row, table_html
 from .numbers import expected_text
 from .plotwidget import Plot
 from .query import format_query, parse_controls
