@@ -18,7 +18,7 @@ from typing import Any
 from .errors import RuleFileError
 from .expr import MAX_LITERAL, Expr
 from .reader import Reader
-from .says import read_says
+from .says import read_says, text_when
 from .spec import Chance, DamageRoll, Forbid, Note, Removal, RuleStage, RuleStat, Volley
 from .view import read as read_view
 
@@ -171,17 +171,7 @@ def _notes(r: Reader, data: Any, names) -> tuple[Note, ...]:
     only where the stats make ``when`` (an expression of the stats ``names``: none optional) true."""
     if not isinstance(data, list):
         r.fail("system.notes", "a list of strings or { text, when } tables", data)
-    out = []
-    for i, n in enumerate(data):
-        field = f"system.notes[{i}]"
-        if isinstance(n, str):
-            out.append(Note(n, None, i))
-            continue
-        if not isinstance(n, dict):
-            r.fail(field, "a string or a { text, when } table", n)
-        r.known(n, field, ("text", "when"))
-        out.append(Note(r.string(n, "text", field), r.expr(n, "when", field, names), i))
-    return tuple(out)
+    return tuple(Note(*text_when(r, n, f"system.notes[{i}]", names), i) for i, n in enumerate(data))
 
 
 def _forbids(r: Reader, data: dict, names) -> tuple[Forbid, ...]:
