@@ -448,3 +448,11 @@ def test_a_rule_system_pickles_as_its_text():
     again = pickle.loads(pickle.dumps(k6))
     assert again.key == k6.key and again.source == k6.source and again.path == k6.path
     assert np.array_equal(again.attack(shots=9).pmf, k6.attack(shots=9).pmf)
+
+
+def test_an_optional_stat_refused_says_none_is_allowed():
+    system = rules.load(RULES / "antares.toml")
+    with pytest.raises(InputError) as exc:
+        system.attack(models=0)
+    assert exc.value.field == "models" and "a whole number from 1 to " in str(exc.value)
+    assert str(exc.value).split(", got")[0].endswith(" or None")

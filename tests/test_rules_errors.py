@@ -64,7 +64,7 @@ def test_the_good_file_loads():
     ("die = 6", "die = 1", "system.die", "die = 1", "from 2 to 100"),
     ("die = 6", 'die = "6"', "system.die", 'die = "6"', "whole number"),
     ('key = "errgame"', 'key = "Err Game"', "system.key", "key = ", "lower-case identifier"),
-    ('default = "none"', 'default = "light"', "stats.kind_of_cover.default", 'default = "light"', "option names"),
+    ('default = "none"', 'default = "light"', "stats.kind_of_cover.default", 'default = "light"', 'one of "none", "heavy"'),
     ('count = "3"', "count = 2.5", "attack.count", "count = 2.5", "expression"),
     ('models = "5"', 'models = "5"\nspill = "yes"', "removal.spill", "spill", "true or false"),
     ('models = "5"', 'models = "5"\nremoved = "successes"\ndamage = "2"', "removal.damage", "damage =", "pooled"),

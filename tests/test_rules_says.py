@@ -135,6 +135,7 @@ def test_braces_and_a_plain_string():
     ('["a", { text = "b", when = "zz" }]', "stages[0].says[1].when", "a stat name"),
     ('["a", { text = "b", where = "bs" }]', "stages[0].says[1].where", "one of the keys text, when"),
     ('["a", { text = "{bs:+" }]', "stages[0].says[1].text", "text whose braces hold an expression"),
+    ('["a", 5]', "stages[0].says[1]", "a string or a { text, when } table"),
 ])
 def test_a_broken_says_names_its_field_and_line(says, field, expected):
     text = HEAD + f'\n[[stages]]\nname = "to hit"\ntarget = "bs"\nsays = {says}\n'

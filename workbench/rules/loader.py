@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from dataclasses import fields
+from dataclasses import fields, replace
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from typing import Any
 from .errors import RuleFileError
 from .expr import MAX_LITERAL, Expr
 from .reader import Reader
-from .says import read_says
+from .says import read_says, text_when
 from .spec import Chance, DamageRoll, Forbid, Note, Removal, RuleStage, RuleStat, Volley
 from .view import read as read_view
 
@@ -171,17 +171,7 @@ def _notes(r: Reader, data: Any, names) -> tuple[Note, ...]:
     only where the stats make ``when`` (an expression of the stats ``names``: none optional) true."""
     if not isinstance(data, list):
         r.fail("system.notes", "a list of strings or { text, when } tables", data)
-    out = []
-    for i, n in enumerate(data):
-        field = f"system.notes[{i}]"
-        if isinstance(n, str):
-            out.append(Note(n, None, i))
-            continue
-        if not isinstance(n, dict):
-            r.fail(field, "a string or a { text, when } table", n)
-        r.known(n, field, ("text", "when"))
-        out.append(Note(r.string(n, "text", field), r.expr(n, "when", field, names), i))
-    return tuple(out)
+    return tuple(Note(*text_when(r, n, f"system.notes[{i}]", names), i) for i, n in enumerate(data))
 
 
 def _forbids(r: Reader, data: dict, names) -> tuple[Forbid, ...]:
@@ -360,8 +350,8 @@ def _stat(r: Reader, sname: Any, sd: Any) -> RuleStat:
     kind = r.option(sd, "kind", field, ("int", "bool", "choice"), "choice" if "options" in sd else "int")
     if kind == "bool":
         r.known(sd, field, ("kind", "default", "label", "help"))
-        return RuleStat(sname, "bool", r.boolean(sd, "default", field, ...), label=label, help=help_)
-    if kind == "choice":
+        stat = RuleStat(sname, "bool", None, label=label, help=help_)
+    elif kind == "choice":
         r.known(sd, field, ("kind", "options", "default", "label", "help"))
         opts = sd.get("options", None)
         if not isinstance(opts, dict) or not opts:
@@ -369,19 +359,19 @@ def _stat(r: Reader, sname: Any, sd: Any) -> RuleStat:
         for oname, oval in opts.items():
             if isinstance(oval, bool) or not isinstance(oval, int) or abs(oval) > MAX_LITERAL:
                 r.fail(f"{field}.options.{oname}", f"an integer up to {MAX_LITERAL} in size", oval)
-        default = r.value(sd, "default", field, "one of the option names", lambda x: isinstance(x, str) and x in opts,
-                          ..., "one of the option names " + ", ".join(map(repr, opts)))
-        return RuleStat(sname, "choice", default, options=tuple(opts.items()), label=label, help=help_)
-    r.known(sd, field, ("kind", "min", "max", "default", "label", "help", "optional"))
-    lo = r.integer(sd, "min", field, -MAX_LITERAL, MAX_LITERAL)
-    hi = r.integer(sd, "max", field, -MAX_LITERAL, MAX_LITERAL)
-    if hi < lo:
-        r.fail(f"{field}.max", f"a whole number at least min ({lo})", hi)
-    optional = r.boolean(sd, "optional", field, False)
-    if optional and sd.get("default") == "none":
-        return RuleStat(sname, "int", None, min=lo, max=hi, label=label, help=help_, optional=True)
-    default = r.integer(sd, "default", field, lo, hi)
-    return RuleStat(sname, "int", default, min=lo, max=hi, label=label, help=help_, optional=optional)
+        stat = RuleStat(sname, "choice", None, options=tuple(opts.items()), label=label, help=help_)
+    else:
+        r.known(sd, field, ("kind", "min", "max", "default", "label", "help", "optional"))
+        lo = r.integer(sd, "min", field, -MAX_LITERAL, MAX_LITERAL)
+        hi = r.integer(sd, "max", field, -MAX_LITERAL, MAX_LITERAL)
+        if hi < lo:
+            r.fail(f"{field}.max", f"a whole number at least min ({lo})", hi)
+        stat = RuleStat(sname, "int", None, min=lo, max=hi, label=label, help=help_,
+                        optional=r.boolean(sd, "optional", field, False))
+    default, wrong = stat.check(sd.get("default"), toml=True)   # None, no TOML value: refused as required
+    if wrong:
+        r.fail(f"{field}.default", wrong + ("" if "default" in sd else " (required)"), sd.get("default", "nothing"))
+    return replace(stat, default=default)
 
 
 def _stage(r: Reader, field: str, sd: dict, die: int, names) -> RuleStage:

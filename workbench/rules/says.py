@@ -14,13 +14,13 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .errors import ExpressionError
 from .expr import Expr, parse
 from .frozen import remember
 
-__all__ = ["Says", "read_says", "MAX_PIECES"]
+__all__ = ["Says", "read_says", "text_when", "MAX_PIECES"]
 
 #: pieces one stage's ``says`` may hold
 MAX_PIECES = 16
@@ -112,10 +112,19 @@ def read_says(r: Any, sd: Mapping[str, Any], field: str, names, key: str = "says
     pieces = []
     for i, piece in enumerate(listed):
         where = f"{field}[{i}]" if isinstance(data, list) else field
-        if isinstance(piece, str):
-            pieces.append(_Piece(_template(r, piece, where, names), None))
-            continue
-        r.table(piece, where, ("text", "when"))
-        pieces.append(_Piece(_template(r, r.string(piece, "text", where), f"{where}.text", names),
-                             r.expr(piece, "when", where, names)))
+        pieces.append(_Piece(*text_when(r, piece, where, names, lambda text, at: _template(r, text, at, names))))
     return Says(tuple(pieces))
+
+
+def text_when(r: Any, item: Any, field: str, names, read: Callable[[str, str], Any] = lambda text, at: text
+              ) -> tuple[Any, Expr | None]:
+    """(text, condition or None) of one item of a list of ``says`` pieces or of ``system.notes``: a
+    string, or a ``{ text, when }`` table; read with the :class:`~workbench.rules.reader.Reader` ``r``,
+    the text passed through ``read`` with its field before the condition is read."""
+    if isinstance(item, str):
+        return read(item, field), None
+    if not isinstance(item, dict):
+        r.fail(field, "a string or a { text, when } table", item)
+    r.known(item, field, ("text", "when"))
+    text = read(r.string(item, "text", field), f"{field}.text")
+    return text, r.expr(item, "when", field, names)

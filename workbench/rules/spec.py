@@ -4,6 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from .. import validate as v
+from ..errors import InputError
 from .expr import Expr
 from .says import Says
 
@@ -29,6 +33,30 @@ class RuleStat:
     help: str = ""
     #: an int stat that may be "none" (no value): only ``removal.models`` may read it, none = no unit size
     optional: bool = False
+
+    def check(self, x: Any, toml: bool) -> tuple[Any, str]:
+        """(``x`` as a value of this stat, "") or (None, what was expected), literals written as a rule
+        file writes them (``toml``: "none" for an optional stat's no value) or as Python does (numpy
+        scalars and whole floats too, None for no value)."""
+        if self.kind == "bool":
+            ok = isinstance(x, bool) or (not toml and isinstance(x, np.bool_))
+            return (bool(x), "") if ok else (None, "true or false" if toml else "True or False")
+        if self.kind == "choice":
+            if isinstance(x, str) and x in dict(self.options):
+                return str(x), ""
+            return None, "one of " + ", ".join(f'"{n}"' if toml else repr(n) for n, _ in self.options)
+        none = "none" if toml else None
+        if self.optional and type(x) is type(none) and x == none:
+            return None, ""
+        expected = f"a whole number from {self.min} to {self.max}" + (
+            (' or "none"' if toml else " or None") if self.optional else "")
+        if toml:
+            ok = isinstance(x, int) and not isinstance(x, bool) and self.min <= x <= self.max  # type: ignore[operator]
+            return (x, "") if ok else (None, expected)
+        try:
+            return v.integer("", x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x, self.min, self.max), ""
+        except InputError:
+            return None, expected
 
     def value_of(self, value: Any) -> Any:
         """The integer an expression sees for a checked value."""

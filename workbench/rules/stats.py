@@ -119,26 +119,17 @@ class StatChecks:
                     inputs[s.name] = value
                     env[s.name] = plain
                     continue
-            if s.kind == "int" and s.optional and value is None:
-                inputs[s.name] = None
-                continue
-            if s.kind == "int":
-                if s.min is None or s.max is None:  # the loader gives every whole-number stat both
-                    raise RuntimeError(f"stat {s.name!r} has no range")
-                if arrays:
-                    if isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) > 1:
-                        raise InputError(s.name, f"a whole number from {s.min} to {s.max} or a 1-D array",
-                                         value)
-                    value = v.integers(s.name, value, s.min, s.max)
-                else:
-                    value = v.integer(s.name, value.item() if isinstance(value, np.ndarray) and value.ndim == 0
-                                      else value, s.min, s.max)
-            elif s.kind == "bool":
-                value = v.boolean(s.name, value)
+            if arrays and s.kind == "int" and value is not None:
+                if isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) > 1:
+                    raise InputError(s.name, f"a whole number from {s.min} to {s.max} or a 1-D array", value)
+                checked = v.integers(s.name, value, s.min, s.max)  # type: ignore[arg-type]  # the loader gives both
             else:
-                value = v.choice(s.name, value, [o for o, _ in s.options])
-            inputs[s.name] = value
-            env[s.name] = s.value_of(value)
+                checked, wrong = s.check(value, toml=False)
+                if wrong:
+                    raise InputError(s.name, wrong, value, v.did_you_mean(value, options.get(s.name, ())))
+            inputs[s.name] = checked
+            if checked is not None:
+                env[s.name] = s.value_of(checked)
         return inputs, env
 
     def _begin(self, given: Mapping[str, Any], method, samples, seed, scalar: bool = False) -> tuple:

@@ -95,19 +95,10 @@ def _value(r: Reader, stat: RuleStat, x: Any, where: str, many: bool) -> Any:
         return list(range(a, b + 1))
     if many and isinstance(x, list):
         return [_value(r, stat, v, f"{where}[{i}]", False) for i, v in enumerate(x)]
-    if stat.kind == "bool":
-        ok = isinstance(x, bool)
-        expected = "true or false"
-    elif stat.kind == "choice":
-        ok = isinstance(x, str) and x in dict(stat.options)
-        expected = "one of the option names " + ", ".join(f'"{n}"' for n, _ in stat.options)
-    else:
-        ok = (isinstance(x, int) and not isinstance(x, bool) and stat.min is not None and stat.max is not None
-              and stat.min <= x <= stat.max) or (x == "none" and stat.optional)
-        expected = f"a whole number from {stat.min} to {stat.max}" + (' or "none"' if stat.optional else "")
-    if not ok:
-        r.fail(where, expected + (' (or a list of them, or a range "lo..hi")' if many else ""), x)
-    return None if stat.kind == "int" and x == "none" else x
+    value, wrong = stat.check(x, toml=True)
+    if wrong:
+        r.fail(where, wrong + (' (or a list of them, or a range "lo..hi")' if many else ""), x)
+    return value
 
 
 def _stat(r: Reader, by_name: Mapping[str, RuleStat], name: Any, where: str, kinds=("int", "bool", "choice")
