@@ -12,6 +12,7 @@ from .. import validate as v
 from ..errors import InputError, UnknownArgumentError
 from ..outcome import Outcome
 from .errors import ForbiddenError
+from .loader import parse_text
 from .spec import Forbid, Note, RuleStat
 from .view import View, effect_labels
 
@@ -19,6 +20,11 @@ __all__ = ["StatChecks"]
 
 #: the keywords of a resolution beside the stats, with their defaults
 _RUN = (("method", "exact"), ("samples", 100_000), ("seed", 0))
+
+
+def _from_text(cls, text: str, path: str):
+    """A system of class ``cls`` read from its rule file's ``text`` (how a pickled one comes back)."""
+    return cls(parse_text(text, path), Path(path), text)
 
 
 class StatChecks:
@@ -87,9 +93,8 @@ class StatChecks:
         return entry
 
     def __reduce__(self):
-        # pickled as its text (for worker processes): loading it again gives the same system
-        from . import loads_any
-        return (loads_any, (self.source, str(self.path)))
+        # pickled as its text (for worker processes): its class reading it again gives the same system
+        return (_from_text, (type(self), self.source, str(self.path)))
 
     def _keywords_only(self, args: tuple) -> None:
         if args:
